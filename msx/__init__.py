@@ -1,0 +1,15 @@
+"""msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code."""
+import jax as _jax
+
+_jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
+
+from .dtype import (Type, bfloat16, bool_, complex64, double, float16, float32, float64, float_, half,  # noqa: E402
+                    int8, int16, int32, int64, int_, uint8, uint32)
+from . import dtype  # noqa: E402
+from .tensor import Parameter, Tensor, from_numpy  # noqa: E402
+from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, get_seed, set_context, set_seed  # noqa: E402
+from . import errors, ops  # noqa: E402
+from .autograd import grad, value_and_grad  # noqa: E402
+from . import nn  # noqa: E402
+
+__version__ = "0.1.0"

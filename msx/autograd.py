@@ -1,0 +1,222 @@
+"""Autodiff: `grad`, `value_and_grad`, `GradOperation` on top of `jax.vjp`.
+
+The function is made pure by *functionalising* the Parameters it is
+differentiated against: their arrays are swapped for jax values for the call
+and restored afterwards (also on error). State the function writes while being
+differentiated (BatchNorm moving stats, the RNG state) is carried out of the
+jax trace and written back with concrete values, so nothing leaks.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import tensor as tensor_mod
+from .errors import GradError
+from .tensor import Parameter, Tensor
+
+
+def _positions(grad_position) -> tuple[tuple[int, ...] | None, bool]:
+    """(positions, single) from an int, a tuple of ints or None."""
+    if grad_position is None:
+        return None, False
+    if isinstance(grad_position, int):
+        return (grad_position,), True
+    if isinstance(grad_position, (tuple, list)) and all(isinstance(p, int) for p in grad_position):
+        return tuple(grad_position), False
+    raise GradError(f"grad_position must be an int, a tuple of ints or None, got {grad_position!r}")
+
+
+def _weights(weights) -> list[Parameter] | None:
+    if weights is None:
+        return None
+    if isinstance(weights, Parameter):
+        return [weights]
+    weights = list(weights)
+    bad = [type(w).__name__ for w in weights if not isinstance(w, Parameter)]
+    if bad:
+        raise GradError(f"weights must be Parameters, got {bad[0]}")
+    return weights
+
+
+@contextlib.contextmanager
+def _functionalised(params: Sequence[Parameter], arrays: Sequence[Any]):
+    """Swap `params`' arrays for `arrays` and log state writes; restore everything on exit."""
+    saved = [p._data for p in params]
+    log: list[tuple[Tensor, Any]] = []
+    tensor_mod._WRITE_LOGS.append(log)
+    try:
+        for p, a in zip(params, arrays):
+            p._data = a
+        yield log
+    finally:
+        tensor_mod._WRITE_LOGS.pop()
+        for p, a in zip(params, saved):
+            p._data = a
+
+
+def _to_arrays(out) -> Any:
+    return jax.tree_util.tree_map(lambda t: t._data if isinstance(t, Tensor) else jnp.asarray(t), out,
+                                  is_leaf=lambda t: isinstance(t, Tensor))
+
+
+def _to_tensors(out) -> Any:
+    return jax.tree_util.tree_map(Tensor._from, out)
+
+
+def _ones_cotangent(x):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.ones(x.shape, x.dtype)
+    return np.zeros(x.shape, jax.dtypes.float0)
+
+
+def _zeros_for(x: Tensor) -> Tensor:
+    return Tensor._from(jnp.zeros(x.shape, x._data.dtype))
+
+
+def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...] | None,
+             params: list[Parameter] | None, has_aux: bool, sens=None):
+    """Run `fn(*args)` and differentiate it; returns (value, arg grads, param grads) as Tensors."""
+    positions = positions or ()
+    params = params or []
+    for i in positions:
+        if i >= len(args) or not isinstance(args[i], Tensor):
+            got = type(args[i]).__name__ if i < len(args) else "nothing"
+            raise GradError(f"grad_position {i}: expected a Tensor argument, got {got} "
+                            f"(the function was called with {len(args)} positional arguments)")
+    trainable = [p for p in params if p.requires_grad]
+    arg_arrays = [args[i]._data for i in positions]
+    param_arrays = [p._data for p in trainable]
+    written_objs: list[Tensor] = []
+
+    def pure(arg_arrays, param_arrays):
+        new_args = list(args)
+        for i, a in zip(positions, arg_arrays):
+            new_args[i] = Tensor._from(a)
+        with _functionalised(trainable, param_arrays) as log:
+            out = fn(*new_args, **kwargs)
+            writes = _collect_writes(log)
+        written_objs[:] = [obj for obj, _ in writes]
+        out = _to_arrays(out)
+        new_state = [w for _, w in writes]
+        if not has_aux:
+            return out, ((), new_state)
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
+            raise GradError("has_aux=True needs the function to return (output, aux, ...)")
+        return out[0], (tuple(out[1:]), new_state)
+
+    main, vjp_fn, (aux, new_state) = jax.vjp(pure, arg_arrays, param_arrays, has_aux=True)
+    value = (main,) + aux if has_aux else main
+    cot = _ones_like_tree(main) if sens is None else _to_arrays(sens)
+    for obj, new in zip(written_objs, new_state):
+        obj._data = new
+    g_args, g_params = vjp_fn(cot)
+    arg_grads = tuple(_grad_tensor(g, args[i]) for g, i in zip(g_args, positions))
+    by_id = {id(p): _grad_tensor(g, p) for p, g in zip(trainable, g_params)}
+    param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
+    return _to_tensors(value), arg_grads, param_grads
+
+
+def _collect_writes(log) -> list[tuple[Tensor, Any]]:
+    """State written during the differentiated call as (object, new array); each object gets its old array back."""
+    first_old: dict[int, Any] = {}
+    objs: list[Tensor] = []
+    for obj, old in log:
+        if id(obj) not in first_old:
+            first_old[id(obj)] = old
+            objs.append(obj)
+    writes = [(obj, obj._data) for obj in objs]
+    for obj in objs:
+        obj._data = first_old[id(obj)]
+    return writes
+
+
+def _ones_like_tree(x):
+    return jax.tree_util.tree_map(_ones_cotangent, x)
+
+
+def _grad_tensor(g, like: Tensor) -> Tensor:
+    if getattr(g, "dtype", None) == jax.dtypes.float0:
+        return _zeros_for(like)
+    return Tensor._from(g)
+
+
+def _pack(arg_grads: tuple, param_grads: tuple, single: bool, has_positions: bool, has_weights: bool):
+    args_part = arg_grads[0] if single else arg_grads
+    if has_positions and has_weights:
+        return args_part, param_grads
+    if has_weights:
+        return param_grads
+    return args_part
+
+
+def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False) -> Callable:
+    """MindSpore's `value_and_grad`: returns `f(*args) -> (value, grads)`.
+
+    grads follow MindSpore: the input grad(s) for `grad_position` (a Tensor for an
+    int, a tuple for a tuple), the weight grads (a tuple) when `grad_position=None`,
+    or `(input grads, weight grads)` when both are given. With `has_aux=True`,
+    `fn` returns `(loss, aux...)` and only `loss` is differentiated.
+    """
+    positions, single = _positions(grad_position)
+    params = _weights(weights)
+    if positions is None and params is None:
+        raise GradError("value_and_grad: grad_position and weights cannot both be None")
+
+    def value_and_grad_fn(*args, **kwargs):
+        value, arg_grads, param_grads = vjp_call(fn, args, kwargs, positions, params, has_aux)
+        return value, _pack(arg_grads, param_grads, single, positions is not None, params is not None)
+
+    value_and_grad_fn.__wrapped__ = fn
+    return value_and_grad_fn
+
+
+def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False) -> Callable:
+    """MindSpore's `grad`: like `value_and_grad` without the value (aux is returned after the grads)."""
+    vg = value_and_grad(fn, grad_position, weights, has_aux)
+
+    def grad_fn(*args, **kwargs):
+        value, grads = vg(*args, **kwargs)
+        return (grads, value[1:]) if has_aux else grads
+
+    grad_fn.__wrapped__ = fn
+    return grad_fn
+
+
+class GradOperation:
+    """MindSpore's `ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)`.
+
+    `GradOperation(...)(fn[, weights])` returns a function of fn's inputs giving:
+    the first input's grad; all inputs' grads (`get_all`); the weights' grads
+    (`get_by_list`); or both as a pair. With `sens_param`, the last input is the
+    output's sensitivity (the cotangent) instead of ones.
+    """
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None:
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+
+    def __call__(self, fn: Callable, weights=None) -> Callable:
+        if self.get_by_list and weights is None:
+            raise GradError("GradOperation(get_by_list=True) needs weights: grad_op(fn, weights)")
+        params = _weights(weights) if self.get_by_list else None
+
+        def grad_fn(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise GradError("GradOperation(sens_param=True): the last input must be the sensitivity")
+                *args, sens = args
+                args = tuple(args)
+            positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor)) if self.get_all else (0,)
+            _, arg_grads, param_grads = vjp_call(fn, args, {}, positions, params, False, sens)
+            if self.get_by_list and self.get_all:
+                return arg_grads, param_grads
+            if self.get_by_list:
+                return param_grads
+            return arg_grads if self.get_all else arg_grads[0]
+
+        return grad_fn

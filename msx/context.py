@@ -1,0 +1,102 @@
+"""Global context (MindSpore's `set_context`/`get_context`) and the seeded RNG state."""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ContextError
+
+PYNATIVE_MODE = 1
+GRAPH_MODE = 0
+
+_VALID: dict[str, tuple] = {
+    "mode": (PYNATIVE_MODE, GRAPH_MODE),
+    "device_target": ("CPU", "GPU", "Ascend", "TPU"),
+    "save_graphs": (False, True, 0, 1, 2, 3),
+    "save_graphs_path": None,  # any str
+    "jit_level": ("O0", "O1"),
+    "device_id": None,  # any int >= 0
+    "recompile_warn_limit": None,  # any int >= 1
+}
+
+_DEFAULTS: dict[str, Any] = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "jit_level": "O0",
+    "device_id": 0,
+    "recompile_warn_limit": 8,
+}
+
+_context: dict[str, Any] = dict(_DEFAULTS)
+
+
+def _check(key: str, value: Any) -> None:
+    if key not in _VALID:
+        raise ContextError(f"set_context: unknown key {key!r}; valid keys are {sorted(_VALID)}")
+    valid = _VALID[key]
+    if valid is not None:
+        if value not in valid or type(value) not in {type(v) for v in valid}:
+            shown = ["PYNATIVE_MODE", "GRAPH_MODE"] if key == "mode" else list(valid)
+            raise ContextError(f"set_context: {key}={value!r} is not valid; choose one of {shown}")
+    elif key == "save_graphs_path" and not isinstance(value, str):
+        raise ContextError(f"set_context: save_graphs_path must be a str, got {type(value).__name__}")
+    elif key in ("device_id", "recompile_warn_limit") and (not isinstance(value, int) or value < (key == "recompile_warn_limit")):
+        raise ContextError(f"set_context: {key} must be a non-negative int, got {value!r}")
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set context keys (`mode`, `device_target`, `save_graphs`, `save_graphs_path`, `jit_level`, ...).
+
+    All keys are validated before any is applied, so a bad call changes nothing.
+    """
+    for key, value in kwargs.items():
+        _check(key, value)
+    _context.update(kwargs)
+
+
+def get_context(key: str) -> Any:
+    """The current value of a context key."""
+    if key not in _context:
+        raise ContextError(f"get_context: unknown key {key!r}; valid keys are {sorted(_VALID)}")
+    return _context[key]
+
+
+# ---------------------------------------------------------------- seeds
+_seed: int | None = None
+_rng_state = None  # a Parameter holding a raw jax PRNG key; created lazily
+
+
+def set_seed(seed: int) -> None:
+    """Seed every msx random source: initializers, dropout, `ops` random functions, datasets."""
+    global _seed, _rng_state
+    if not isinstance(seed, int) or seed < 0:
+        raise ContextError(f"set_seed: seed must be a non-negative int, got {seed!r}")
+    import numpy as np
+
+    _seed = seed
+    np.random.seed(seed)
+    if _rng_state is not None:
+        _rng_state.set_data(_key_data(seed))
+
+
+def get_seed() -> int | None:
+    return _seed
+
+
+def _key_data(seed: int):
+    import jax
+
+    return jax.random.key_data(jax.random.key(seed))
+
+
+def rng_state():
+    """The Parameter that holds msx's global PRNG key (state like any other Parameter)."""
+    global _rng_state
+    if _rng_state is None:
+        import secrets
+        from .tensor import Parameter
+
+        seed = _seed if _seed is not None else secrets.randbits(31)
+        _rng_state = Parameter(_key_data(seed), name="global_rng_state", requires_grad=False)
+    return _rng_state

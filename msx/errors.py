@@ -1,0 +1,105 @@
+"""msx's error family: every error names its stage and, when known, the user's line.
+
+`MsxError` renders as::
+
+    [capture] MatMul: contracting dims differ: (2, 5) @ (4, 3): 5 != 4
+      File "train.py", line 12, in forward
+        h = ops.matmul(x, w)
+            ^^^^^^^^^^^^^^^^
+
+Op errors subclass the builtin `TypeError`/`ValueError` too, so code that
+catches those (as numpy and jax code does) keeps working.
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """Where in the user's source a node or error comes from (1-based line, 0-based columns)."""
+
+    file: str
+    line: int
+    col: int = 0
+    end_col: int | None = None
+    func: str = ""
+
+    def short(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+    def render(self) -> str:
+        where = f'  File "{self.file}", line {self.line}' + (f", in {self.func}" if self.func else "")
+        text = linecache.getline(self.file, self.line).rstrip("\n")
+        if not text:
+            return where
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        start = max(self.col - indent, 0)
+        end = (self.end_col - indent) if self.end_col is not None and self.end_col > self.col else len(stripped)
+        underline = " " * start + "^" * max(end - start, 1)
+        return f"{where}\n    {stripped}\n    {underline}"
+
+
+class MsxError(Exception):
+    """Base of every msx error: a message, the stage that raised it and the user's line."""
+
+    stage = "run"
+
+    def __init__(self, message: str, *, stage: str | None = None, loc: SourceLoc | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if stage is not None:
+            self.stage = stage
+        self.loc = loc
+
+    def __str__(self) -> str:
+        text = f"[{self.stage}] {self.message}"
+        if self.loc is not None:
+            text += "\n" + self.loc.render()
+        return text
+
+
+class OpError(MsxError, ValueError):
+    """An op got inputs it cannot take: names the op, the shapes and dtypes."""
+
+
+class OpTypeError(MsxError, TypeError):
+    """An op got inputs of the wrong type or dtype."""
+
+
+class ContextError(MsxError, ValueError):
+    """A bad `set_context` key or value."""
+
+    stage = "context"
+
+
+class CaptureError(MsxError):
+    """Capturing a function into a graph failed."""
+
+    stage = "capture"
+
+
+class PassError(MsxError):
+    """A pass produced an invalid graph or failed."""
+
+    stage = "passes"
+
+
+class BackendError(MsxError):
+    """A backend could not build or run a graph."""
+
+    stage = "backend"
+
+
+class VerifyError(MsxError):
+    """A graph failed verification."""
+
+    stage = "verify"
+
+
+class GradError(MsxError):
+    """Autodiff could not differentiate the function as asked."""
+
+    stage = "grad"

@@ -1,0 +1,90 @@
+"""`msx.mint`: torch-style names over the same primitive registry as `msx.ops`."""
+from __future__ import annotations
+
+from ..ops import functional as F
+from ..ops.functional import (abs, add as _add, arange, argmax, broadcast_to, cat, clamp, cos, cumsum,  # noqa: F401
+                              eq, exp, eye, floor, full, full_like, ge, gt, isfinite, isnan, le, log, log1p, lt,
+                              matmul, maximum, minimum, mul, ne, neg, ones_like, pow, rand, randn, reciprocal,
+                              relu, rsqrt, sigmoid, sign, sin, sort, sqrt, square, stack, sub as _sub, tanh, where,
+                              zeros_like, split, topk, logical_and, logical_or, logical_not, div)
+from . import nn  # noqa: F401
+from .nn import functional  # noqa: F401
+
+
+def add(input, other, *, alpha=1):
+    return _add(input, other if alpha == 1 else F.mul(other, alpha))
+
+
+def sub(input, other, *, alpha=1):
+    return _sub(input, other if alpha == 1 else F.mul(other, alpha))
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    return F.sum(input, dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    out = F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
+    return out
+
+
+def max(input, dim=None, keepdim=False):
+    """torch.max: the maximum over all elements, or (values, indices) along `dim`."""
+    return F.amax(input) if dim is None else F.max(input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):
+    return F.amin(input) if dim is None else F.min(input, dim, keepdim)
+
+
+def reshape(input, shape):
+    return F.reshape(input, shape)
+
+
+def transpose(input, dim0, dim1):
+    return F.swapaxes(input, dim0, dim1)
+
+
+def permute(input, dims):
+    return F.transpose(input, dims)
+
+
+def squeeze(input, dim=None):
+    return F.squeeze(input, dim)
+
+
+def unsqueeze(input, dim):
+    return F.expand_dims(input, dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return F.flatten(input, start_dim=start_dim, end_dim=end_dim)
+
+
+def gather(input, dim, index):
+    """torch-style gather along `dim` (MindSpore's GatherD)."""
+    return F.gather_elements(input, dim, index)
+
+
+def ones(*size, dtype=None):
+    return F.ones(size[0] if len(size) == 1 else size, dtype)
+
+
+def zeros(*size, dtype=None):
+    return F.zeros(size[0] if len(size) == 1 else size, dtype)
+
+
+def normal(mean=0.0, std=1.0, size=None):
+    return F.normal(size, mean, std)
+
+
+def randint(low, high, size, *, dtype=None):
+    return F.randint(low, high, size, dtype=dtype)
+
+
+def softmax(input, dim, dtype=None):
+    return F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    return F.log_softmax(input if dtype is None else F.cast(input, dtype), -1 if dim is None else dim)

@@ -1,0 +1,296 @@
+"""Neural-network primitives: activations, conv/pool, normalisation, losses, dropout, random."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import dtype as mstype
+from .primitive import primitive
+
+
+def _shape(x) -> tuple:
+    return tuple(getattr(x, "shape", ()))
+
+
+def _unary(name, fn):
+    return primitive(name, category="elementwise")(fn)
+
+
+# ---------------------------------------------------------------- activations
+RELU = _unary("ReLU", jax.nn.relu)
+RELU6 = _unary("ReLU6", jax.nn.relu6)
+SIGMOID = _unary("Sigmoid", jax.nn.sigmoid)
+TANH = _unary("Tanh", jnp.tanh)
+SILU = _unary("SiLU", jax.nn.silu)
+SOFTPLUS = _unary("Softplus", jax.nn.softplus)
+
+
+@primitive("GeLU", attrs=("approximate",), category="elementwise")
+def gelu(x, *, approximate="none"):
+    """GELU; `approximate="tanh"` uses the tanh formula, `"none"` the exact erf."""
+    return jax.nn.gelu(x, approximate=approximate == "tanh")
+
+
+@primitive("LeakyReLU", attrs=("alpha",), category="elementwise")
+def leaky_relu(x, *, alpha=0.2):
+    return jax.nn.leaky_relu(x, alpha)
+
+
+def _axis_check(x, *, axis, **_) -> str | None:
+    rank = len(_shape(x))
+    axes = (axis,) if isinstance(axis, int) else axis
+    bad = [a for a in axes if not -rank <= a < max(rank, 1)]
+    return f"axis {bad[0]} is out of range for a tensor of rank {rank}" if bad else None
+
+
+@primitive("Softmax", attrs=("axis",), category="reduce", check=_axis_check)
+def softmax(x, *, axis=-1):
+    return jax.nn.softmax(x, axis=axis)
+
+
+@primitive("LogSoftmax", attrs=("axis",), category="reduce", check=_axis_check)
+def log_softmax(x, *, axis=-1):
+    return jax.nn.log_softmax(x, axis=axis)
+
+
+# ---------------------------------------------------------------- conv / pool
+def _conv_padding(pad_mode: str, padding) -> str | list:
+    if pad_mode == "same":
+        return "SAME"
+    if pad_mode == "valid":
+        return "VALID"
+    top, bottom, left, right = padding
+    return [(top, bottom), (left, right)]
+
+
+def _conv_check(x, w, *b, stride, pad_mode, padding, dilation, groups) -> str | None:
+    xs, ws = _shape(x), _shape(w)
+    if len(xs) != 4:
+        return f"input must be 4-D (N, C, H, W), got shape {xs}"
+    if len(ws) != 4:
+        return f"weight must be 4-D (out, in/groups, kH, kW), got shape {ws}"
+    if xs[1] != ws[1] * groups:
+        return f"input channels {xs[1]} != weight in_channels {ws[1]} * groups {groups}"
+    return None
+
+
+@primitive("Conv2D", attrs=("stride", "pad_mode", "padding", "dilation", "groups"), category="conv",
+           check=_conv_check)
+def conv2d(x, w, b=None, *, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    """NCHW convolution with OIHW weights; `padding` is (top, bottom, left, right) for pad_mode="pad"."""
+    y = lax.conv_general_dilated(x, w.astype(x.dtype), window_strides=stride, padding=_conv_padding(pad_mode, padding),
+                                 rhs_dilation=dilation, dimension_numbers=("NCHW", "OIHW", "NCHW"),
+                                 feature_group_count=groups)
+    return y if b is None else y + b.reshape(1, -1, 1, 1)
+
+
+def _pool_padding(pad_mode: str, padding, ceil_mode: bool, x_shape, kernel, stride):
+    if pad_mode == "same":
+        return "SAME"
+    if pad_mode == "valid" and not any(padding) and not ceil_mode:
+        return "VALID"
+    pads = []
+    for i, (lo, hi) in enumerate(((padding[0], padding[1]), (padding[2], padding[3]))):
+        if ceil_mode:
+            size = x_shape[2 + i] + lo + hi
+            rem = (size - kernel[i]) % stride[i]
+            hi += (stride[i] - rem) if rem else 0
+        pads.append((lo, hi))
+    return [(0, 0), (0, 0)] + pads
+
+
+@primitive("MaxPool", attrs=("kernel_size", "stride", "pad_mode", "padding", "ceil_mode"), category="reduce")
+def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False):
+    pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
+    init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
+    return lax.reduce_window(x, jnp.asarray(init, x.dtype), lax.max, (1, 1) + tuple(kernel_size),
+                             (1, 1) + tuple(stride), pads)
+
+
+@primitive("AvgPool", attrs=("kernel_size", "stride", "pad_mode", "padding", "ceil_mode", "count_include_pad"),
+           category="reduce")
+def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False,
+               count_include_pad=True):
+    pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
+    window, strides = (1, 1) + tuple(kernel_size), (1, 1) + tuple(stride)
+    total = lax.reduce_window(x, jnp.asarray(0, x.dtype), lax.add, window, strides, pads)
+    if count_include_pad and pad_mode != "same":
+        return total / float(np.prod(kernel_size))
+    counts = lax.reduce_window(jnp.ones(x.shape[2:], x.dtype), jnp.asarray(0, x.dtype), lax.add,
+                               tuple(kernel_size), tuple(stride), pads if isinstance(pads, str) else pads[2:])
+    return total / counts
+
+
+# ---------------------------------------------------------------- normalisation
+@primitive("BatchNorm", attrs=("is_training", "epsilon", "momentum", "axis"), category="other", multiple_results=True)
+def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, momentum=0.9, axis=1):
+    """Returns (y, new moving mean, new moving variance); momentum weighs the old moving stats (MindSpore)."""
+    reduce_axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
+    bshape = [1] * x.ndim
+    bshape[axis] = x.shape[axis]
+    if is_training:
+        batch_mean = jnp.mean(x, axis=reduce_axes)
+        batch_var = jnp.var(x, axis=reduce_axes)
+        n = int(np.prod([x.shape[i] for i in reduce_axes]))
+        unbiased = batch_var * (n / max(n - 1, 1))
+        new_mean = momentum * mean + (1 - momentum) * lax.stop_gradient(batch_mean)
+        new_var = momentum * var + (1 - momentum) * lax.stop_gradient(unbiased)
+        use_mean, use_var = batch_mean, batch_var
+    else:
+        new_mean, new_var, use_mean, use_var = mean, var, mean, var
+    inv = lax.rsqrt(use_var.reshape(bshape) + epsilon) * gamma.reshape(bshape)
+    y = (x - use_mean.reshape(bshape)) * inv + beta.reshape(bshape)
+    return y, new_mean, new_var
+
+
+@primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other")
+def layer_norm(x, gamma, beta, *, begin_norm_axis=-1, epsilon=1e-5):
+    axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.var(x, axis=axes, keepdims=True)
+    return (x - mean) * lax.rsqrt(var + epsilon) * gamma + beta
+
+
+# ---------------------------------------------------------------- losses
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return jnp.mean(loss)
+    if reduction == "sum":
+        return jnp.sum(loss)
+    return loss
+
+
+def _same_shape_check(x, y, *rest, **_) -> str | None:
+    if _shape(x) != _shape(y):
+        try:
+            np.broadcast_shapes(_shape(x), _shape(y))
+        except ValueError:
+            return f"logits/input shape {_shape(x)} and target shape {_shape(y)} differ"
+    return None
+
+
+@primitive("L1Loss", attrs=("reduction",), category="loss", check=_same_shape_check)
+def l1_loss(x, y, *, reduction="mean"):
+    return _reduce(jnp.abs(x - y), reduction)
+
+
+@primitive("MSELoss", attrs=("reduction",), category="loss", check=_same_shape_check)
+def mse_loss(x, y, *, reduction="mean"):
+    return _reduce(jnp.square(x - y), reduction)
+
+
+@primitive("SmoothL1Loss", attrs=("beta", "reduction"), category="loss", check=_same_shape_check)
+def smooth_l1_loss(x, y, *, beta=1.0, reduction="none"):
+    d = jnp.abs(x - y)
+    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+@primitive("BCEWithLogitsLoss", attrs=("reduction", "has_weight", "has_pos_weight"), category="loss",
+           check=_same_shape_check)
+def bce_with_logits(logits, target, *extra, reduction="mean", has_weight=False, has_pos_weight=False):
+    """Numerically stable binary cross-entropy on logits; optional `weight` and `pos_weight` inputs follow."""
+    extra = list(extra)
+    weight = extra.pop(0) if has_weight else None
+    pos_weight = extra.pop(0) if has_pos_weight else None
+    log_p = jax.nn.log_sigmoid(logits)
+    log_not_p = jax.nn.log_sigmoid(-logits)
+    if pos_weight is not None:
+        loss = -(pos_weight * target * log_p + (1 - target) * log_not_p)
+    else:
+        loss = -(target * log_p + (1 - target) * log_not_p)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _ce_check(logits, target, *weight, reduction, ignore_index, label_smoothing, has_weight) -> str | None:
+    ls, ts = _shape(logits), _shape(target)
+    if jnp.issubdtype(getattr(target, "dtype", np.float32), jnp.integer):
+        if len(ls) < 1 or ts != ls[:1] + ls[2:]:
+            return f"class-index target of shape {ts} does not match logits of shape {ls} (expected {ls[:1] + ls[2:]})"
+    elif ts != ls:
+        return f"probability target of shape {ts} does not match logits of shape {ls}"
+    return None
+
+
+@primitive("CrossEntropy", attrs=("reduction", "ignore_index", "label_smoothing", "has_weight"), category="loss",
+           check=_ce_check)
+def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, label_smoothing=0.0,
+                  has_weight=False):
+    """Softmax cross-entropy over axis 1 (axis 0 for 1-D logits); target is class indices or probabilities."""
+    axis = 1 if logits.ndim > 1 else 0
+    n_classes = logits.shape[axis]
+    logp = jax.nn.log_softmax(logits, axis=axis)
+    w = weight[0] if has_weight else None
+    wshape = [1] * logits.ndim
+    wshape[axis] = n_classes
+    if jnp.issubdtype(target.dtype, jnp.integer):
+        valid = target != ignore_index
+        safe = jnp.where(valid, target, 0)
+        picked = -jnp.take_along_axis(logp, jnp.expand_dims(safe, axis), axis=axis).squeeze(axis)
+        smooth = -jnp.sum(logp * (w.reshape(wshape) if w is not None else 1.0), axis=axis) / n_classes
+        cls_w = w[safe] if w is not None else jnp.ones_like(picked)
+        loss = (1 - label_smoothing) * picked * cls_w + label_smoothing * smooth
+        loss = jnp.where(valid, loss, 0.0)
+        if reduction == "mean":
+            return jnp.sum(loss) / jnp.sum(jnp.where(valid, cls_w, 0.0))
+        return _reduce(loss, reduction)
+    probs = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = probs * logp * (w.reshape(wshape) if w is not None else 1.0)
+    loss = -jnp.sum(terms, axis=axis)
+    return _reduce(loss, reduction)
+
+
+@primitive("NLLLoss", attrs=("reduction", "ignore_index"), category="loss")
+def nll_loss(logp, target, *, reduction="mean", ignore_index=-100):
+    valid = target != ignore_index
+    picked = -jnp.take_along_axis(logp, jnp.expand_dims(jnp.where(valid, target, 0), 1), axis=1).squeeze(1)
+    loss = jnp.where(valid, picked, 0.0)
+    if reduction == "mean":
+        return jnp.sum(loss) / jnp.maximum(jnp.sum(valid), 1)
+    return _reduce(loss, reduction)
+
+
+# ---------------------------------------------------------------- random (the key is an explicit input)
+def _key(raw):
+    return jax.random.wrap_key_data(raw)
+
+
+@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False)
+def random_split(state):
+    """(next state, a fresh key) from the global PRNG state."""
+    new, sub = jax.random.split(_key(state))
+    return jax.random.key_data(new), jax.random.key_data(sub)
+
+
+@primitive("UniformReal", attrs=("shape", "minval", "maxval", "dtype"), category="random", differentiable=False)
+def uniform(key, *, shape, minval=0.0, maxval=1.0, dtype=mstype.float32):
+    return jax.random.uniform(_key(key), shape, mstype.to_np(dtype), minval, maxval)
+
+
+@primitive("StandardNormal", attrs=("shape", "mean", "stddev", "dtype"), category="random", differentiable=False)
+def normal(key, *, shape, mean=0.0, stddev=1.0, dtype=mstype.float32):
+    return jax.random.normal(_key(key), shape, mstype.to_np(dtype)) * stddev + mean
+
+
+@primitive("UniformInt", attrs=("shape", "low", "high", "dtype"), category="random", differentiable=False)
+def randint(key, *, shape, low, high, dtype=mstype.int64):
+    return jax.random.randint(_key(key), shape, low, high, mstype.to_np(dtype))
+
+
+@primitive("Bernoulli", attrs=("p", "shape"), category="random", differentiable=False)
+def bernoulli(key, *, p, shape):
+    return jax.random.bernoulli(_key(key), p, shape)
+
+
+@primitive("Dropout", attrs=("p",), category="random")
+def dropout(x, key, *, p=0.5):
+    """Zero each element with probability `p` and scale the rest by 1/(1-p)."""
+    if p <= 0.0:
+        return x
+    if p >= 1.0:
+        return jnp.zeros_like(x)
+    keep = jax.random.bernoulli(_key(key), 1.0 - p, x.shape)
+    return jnp.where(keep, x / (1.0 - p), jnp.zeros((), x.dtype))

@@ -1,0 +1,128 @@
+"""The one primitive registry (ARCHITECTURE rule 1).
+
+A `Primitive` is plain data plus one function: its MindSpore name, the names of
+its static attributes, its jax implementation and, optionally, a `check` that
+explains bad inputs in words. Its shape/dtype rule is derived from the jax
+implementation (`jax.eval_shape`), so it can never disagree with what runs.
+Eager execution (`apply`), capture, emission, pattern matching, serialization
+and backend support tables all read the same entry in `REGISTRY`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from ..errors import OpError, OpTypeError
+from ..tensor import Tensor, _wrap
+
+REGISTRY: dict[str, "Primitive"] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class Primitive:
+    """One op: `impl(*arrays, **attrs)` is its meaning; everything else is derived."""
+
+    name: str
+    impl: Callable[..., Any]
+    attrs: tuple[str, ...] = ()
+    category: str = "other"  # elementwise | reduce | matmul | conv | shape | random | loss | state | other
+    multiple_results: bool = False
+    differentiable: bool = True
+    check: Callable[..., str | None] | None = field(default=None, repr=False)
+    doc: str = ""
+
+    def __call__(self, *inputs, **attrs):
+        return apply(self, inputs, attrs)
+
+    def abstract_eval(self, in_avals: list, attrs: dict) -> Any:
+        """Output `jax.ShapeDtypeStruct`(s) for input avals (arrays, ShapeDtypeStructs or Python scalars)."""
+        try:
+            return jax.eval_shape(lambda *xs: self.impl(*xs, **attrs), *in_avals)
+        except Exception as exc:  # jax raises TypeError/ValueError/IndexError for bad shapes
+            raise self.error(in_avals, attrs, exc) from None
+
+    def error(self, inputs, attrs: dict, cause: BaseException | None = None) -> OpError:
+        """A clear error naming this op, its inputs' shapes/dtypes and the reason."""
+        reason = None
+        if self.check is not None:
+            try:
+                reason = self.check(*[_aval(x) for x in inputs], **attrs)
+            except Exception:  # a check must never hide the original error
+                reason = None
+        if reason is None and cause is not None:
+            reason = str(cause).split("\n")[0]
+        got = ", ".join(describe(x) for x in inputs)
+        shown_attrs = "".join(f", {k}={v!r}" for k, v in attrs.items())
+        cls = OpTypeError if isinstance(cause, TypeError) and "dtype" in str(reason) else OpError
+        return cls(f"{self.name}: {reason}; got ({got}{shown_attrs})")
+
+
+def describe(x) -> str:
+    """`float32(2, 5)` for arrays and tensors, the repr for Python values."""
+    a = _aval(x)
+    if hasattr(a, "shape") and hasattr(a, "dtype"):
+        return f"{np.dtype(a.dtype).name}{tuple(a.shape)}"
+    return repr(x)
+
+
+def _aval(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def register(prim: Primitive) -> Primitive:
+    if prim.name in REGISTRY:
+        raise ValueError(f"primitive {prim.name!r} is already registered")
+    REGISTRY[prim.name] = prim
+    return prim
+
+
+def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other",
+              multiple_results: bool = False, differentiable: bool = True,
+              check: Callable[..., str | None] | None = None) -> Callable[[Callable], Primitive]:
+    """Decorator: declare and register a primitive whose jax implementation is the function."""
+
+    def declare(impl: Callable) -> Primitive:
+        return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
+                                  check, (impl.__doc__ or "").strip()))
+
+    return declare
+
+
+def get_primitive(name: str) -> Primitive:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown primitive {name!r}") from None
+
+
+# ----------------------------------------------------------------- eager dispatch
+class _Recording:
+    """Hook for capture: when `recorder` is set, every `apply` is reported to it."""
+
+    recorder: Any = None
+
+
+recording = _Recording()
+_NO_ATTRS: dict = {}
+
+
+def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
+    """Run `prim` now on `inputs` (Tensors or Python scalars) and return Tensor(s).
+
+    The hot path is one jax call plus wrapping; input validation costs nothing
+    unless jax rejects the inputs, in which case `prim.error` explains why.
+    """
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    try:
+        out = prim.impl(*arrays, **attrs)
+    except (TypeError, ValueError, IndexError) as exc:
+        if isinstance(exc, (OpError, OpTypeError)):
+            raise
+        raise prim.error(inputs, attrs, exc) from None
+    result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
+    if recording.recorder is not None:
+        recording.recorder.record(prim, inputs, attrs, result)
+    return result

@@ -1,0 +1,325 @@
+"""`Tensor` and `Parameter`: thin Python objects around a `jax.Array`.
+
+A Tensor owns one jax array (`_data`). Ops never mutate arrays; in-place
+MindSpore semantics (`t[i] = v`, `param.set_data(x)`, optimizer updates)
+rebind the Python object to a new array, which is what capture records as a
+write. Methods and operators are attached by `msx.ops.tensor_methods`, as thin
+views of the primitive registry.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtype as mstype
+
+
+def _default_np_dtype(value: np.ndarray) -> np.dtype:
+    """MindSpore's defaults for Python data: floats -> float32, ints -> int64, bools -> bool."""
+    kind = value.dtype.kind
+    if kind == "f":
+        return np.dtype(np.float32)
+    if kind in "iu":
+        return np.dtype(np.int64)
+    if kind == "b":
+        return np.dtype(np.bool_)
+    if kind == "c":
+        return np.dtype(np.complex64)
+    raise TypeError(f"Tensor: cannot make a tensor from data of numpy dtype {value.dtype}")
+
+
+def _to_array(input_data: Any, dtype) -> jax.Array:
+    np_dtype = mstype.to_np(dtype)
+    if isinstance(input_data, Tensor):
+        data = input_data._data
+    elif isinstance(input_data, jax.Array):
+        data = input_data
+    elif isinstance(input_data, np.ndarray):
+        if input_data.dtype == object:
+            raise TypeError("Tensor: cannot make a tensor from a numpy array of Python objects")
+        data = jnp.asarray(input_data)
+    else:
+        if isinstance(input_data, (list, tuple)) and any(isinstance(x, Tensor) for x in input_data):
+            input_data = [np.asarray(x.asnumpy()) if isinstance(x, Tensor) else x for x in input_data]
+        try:
+            value = np.asarray(input_data)
+        except ValueError as exc:
+            raise ValueError(f"Tensor: input_data is ragged or not numeric: {exc}") from None
+        if value.dtype == object:
+            raise TypeError(f"Tensor: cannot make a tensor from {type(input_data).__name__} {input_data!r}")
+        data = jnp.asarray(value, dtype=np_dtype or _default_np_dtype(value))
+    if np_dtype is not None and data.dtype != np_dtype:
+        data = data.astype(np_dtype)
+    return data
+
+
+class Tensor:
+    """MindSpore's Tensor: `Tensor(input_data=None, dtype=None, shape=None)`.
+
+    `Tensor(shape=[None, 784], dtype=msx.float32)` with no data is a
+    placeholder that only describes a signature (for `enable_dynamic`).
+    """
+
+    __array_priority__ = 100
+    __slots__ = ("_data", "_placeholder", "__weakref__")
+
+    def __init__(self, input_data: Any = None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
+        self._placeholder = None
+        if input_data is None:
+            if shape is None:
+                raise ValueError("Tensor: give input_data, or shape and dtype")
+            shape = (shape,) if isinstance(shape, int) else tuple(shape) if shape is not None else None
+            if shape is None or any(d is None or d == -1 for d in shape):
+                self._placeholder = (shape, mstype.to_msx(dtype or mstype.float32))
+                self._data = None
+                return
+            if init is not None:
+                from .nn.initializer import initializer
+
+                self._data = initializer(init, shape, dtype or mstype.float32)._data
+            else:
+                self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
+            return
+        data = _to_array(input_data, dtype)
+        if shape is not None:
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if tuple(data.shape) != shape:
+                if data.size != int(np.prod(shape)):
+                    raise ValueError(f"Tensor: data of shape {tuple(data.shape)} does not fit shape {shape}")
+                data = data.reshape(shape)
+        self._data = data
+
+    @classmethod
+    def _from(cls, array) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._data = array
+        t._placeholder = None
+        return t
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple:
+        if self._data is None:
+            return self._placeholder[0]
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> mstype.Type:
+        if self._data is None:
+            return self._placeholder[1]
+        return mstype.from_array(self._data)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    def is_placeholder(self) -> bool:
+        return self._data is None
+
+    # ------------------------------------------------------------ conversion
+    def _concrete(self, what: str):
+        """The concrete array, for a value that leaves the graph world (bool(), asnumpy(), ...)."""
+        from .ops.primitive import recording
+
+        if recording.recorder is not None:
+            recording.recorder.on_concrete(self, what)
+        if isinstance(self._data, jax.core.Tracer):
+            from .errors import CaptureError
+
+            raise CaptureError(f"{what} needs a concrete value, but this Tensor is abstract here "
+                               f"(inside grad/jit); shape {self.shape}, dtype {self.dtype}")
+        return self._data
+
+    def asnumpy(self) -> np.ndarray:
+        return np.asarray(self._concrete("Tensor.asnumpy()"))
+
+    def numpy(self) -> np.ndarray:
+        return self.asnumpy()
+
+    def item(self):
+        return self._single("Tensor.item()").item()
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def _single(self, what: str) -> np.ndarray:
+        if self._data.size != 1:
+            raise ValueError(f"{what} needs a tensor with one element, got shape {self.shape}")
+        return np.asarray(self._concrete(what)).reshape(())
+
+    def __bool__(self) -> bool:
+        return bool(self._single("bool(Tensor)"))
+
+    def __float__(self) -> float:
+        return float(self._single("float(Tensor)"))
+
+    def __int__(self) -> int:
+        return int(self._single("int(Tensor)"))
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating:
+            raise TypeError("only integer tensors can be used as an index")
+        return int(self._single("Tensor.__index__"))
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.asnumpy()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def __jax_array__(self):
+        return self._data
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return f"Tensor(shape={list(self.shape) if self.shape is not None else None}, dtype={self.dtype}, value=<placeholder>)"
+        if isinstance(self._data, jax.core.Tracer):
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<abstract>)"
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{np.asarray(self._data)})"
+
+    def __str__(self) -> str:
+        if self._data is None or isinstance(self._data, jax.core.Tracer):
+            return repr(self)
+        return str(np.asarray(self._data))
+
+    def __format__(self, spec: str) -> str:
+        if spec and self._data is not None and self._data.size == 1:
+            return format(self.item(), spec)
+        return str(self)
+
+    def __deepcopy__(self, memo):
+        return type(self)._copy_of(self)
+
+    @classmethod
+    def _copy_of(cls, t: "Tensor") -> "Tensor":
+        return Tensor._from(t._data)
+
+    # ------------------------------------------------------------ in place
+    def _rebind(self, new: "Tensor") -> "Tensor":
+        """MindSpore in-place semantics: this Python object now holds `new`'s value."""
+        from .ops.primitive import recording
+
+        if _WRITE_LOGS:
+            _WRITE_LOGS[-1].append((self, self._data))
+        self._data = new._data
+        if recording.recorder is not None:
+            recording.recorder.on_rebind(self, new)
+        return self
+
+    def assign_value(self, value: "Tensor") -> "Tensor":
+        value = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
+        if value.shape != self.shape:
+            raise ValueError(f"assign_value: shape {value.shape} does not match the tensor's shape {self.shape}")
+        if value.dtype != self.dtype:
+            value = value.astype(self.dtype)
+        return self._rebind(value)
+
+
+class Parameter(Tensor):
+    """A Tensor that a Cell owns and optimizers update: `Parameter(default_input, name=None, requires_grad=True)`."""
+
+    __slots__ = ("name", "requires_grad", "_layerwise_parallel", "__dict__")
+
+    def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True) -> None:
+        if isinstance(default_input, Tensor) and default_input._data is None:
+            raise ValueError("Parameter: default_input is a placeholder with no data")
+        if hasattr(default_input, "to_tensor"):  # an Initializer
+            default_input = default_input.to_tensor()
+        super().__init__(default_input)
+        self.name = name if name is not None else "Parameter"
+        self.requires_grad = bool(requires_grad)
+        self._layerwise_parallel = layerwise_parallel
+
+    @property
+    def data(self) -> "Parameter":
+        return self
+
+    def value(self) -> Tensor:
+        return Tensor._from(self._data)
+
+    def set_data(self, data: Any, slice_shape: bool = False) -> "Parameter":
+        """Replace the value; the new data may have another shape (MindSpore allows it)."""
+        new = data if isinstance(data, Tensor) else Tensor(data, dtype=self.dtype)
+        if new.dtype != self.dtype and new.shape == self.shape:
+            new = new.astype(self.dtype)
+        return self._rebind(new)
+
+    def clone(self, init: str = "same") -> "Parameter":
+        return Parameter(Tensor._from(self._data), name=self.name, requires_grad=self.requires_grad)
+
+    @classmethod
+    def _copy_of(cls, t: "Parameter") -> "Parameter":
+        return Parameter(Tensor._from(t._data), name=t.name, requires_grad=t.requires_grad)
+
+    def __repr__(self) -> str:
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    def __reduce__(self):
+        raise TypeError("msx Parameters are not picklable; use msx.save_checkpoint")
+
+
+_WRITE_LOGS: list[list] = []  # one log per active autodiff call; see autograd._functionalised
+
+
+def _wrap(x):
+    """A jax array (or Python scalar) as a Tensor; used on every op result."""
+    t = object.__new__(Tensor)
+    t._data = x if isinstance(x, jax.Array) else jnp.asarray(x)
+    t._placeholder = None
+    return t
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """MindSpore's `from_numpy`: a Tensor with the array's dtype."""
+    return Tensor(np.asarray(array))
+
+
+jax.tree_util.register_pytree_node(Tensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
+jax.tree_util.register_pytree_node(
+    Parameter,
+    lambda p: ((p._data,), (p.name, p.requires_grad)),
+    lambda aux, c: _param_from(c[0], *aux),
+)
+
+
+def _param_from(data, name: str, requires_grad: bool) -> Parameter:
+    p = object.__new__(Parameter)
+    p._data = data
+    p._placeholder = None
+    p.name = name
+    p.requires_grad = requires_grad
+    p._layerwise_parallel = False
+    return p
