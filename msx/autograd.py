@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import tensor as tensor_mod
+from .capture.builder import GraphBuilder, current_builder
 from .errors import GradError
 from .tensor import Parameter, Tensor
 
@@ -53,6 +54,10 @@ def _functionalised(params: Sequence[Parameter], arrays: Sequence[Any]):
         for p, a in zip(params, arrays):
             p._data = a
         yield log
+    except BaseException:
+        for obj, old in reversed(log):  # undo state writes of the failed call: no tracer may leak out
+            obj._data = old
+        raise
     finally:
         tensor_mod._WRITE_LOGS.pop()
         for p, a in zip(params, saved):
@@ -92,13 +97,22 @@ def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...]
     arg_arrays = [args[i]._data for i in positions]
     param_arrays = [p._data for p in trainable]
     written_objs: list[Tensor] = []
+    outer = current_builder()
+    body = GraphBuilder(f"{getattr(fn, '__name__', type(fn).__name__)}_grad_body", outer) if outer else None
 
     def pure(arg_arrays, param_arrays):
         new_args = list(args)
         for i, a in zip(positions, arg_arrays):
             new_args[i] = Tensor._from(a)
-        with _functionalised(trainable, param_arrays) as log:
+        with _functionalised(trainable, param_arrays) as log, (body.active() if body else contextlib.nullcontext()):
+            if body is not None:
+                for i in positions:
+                    body.add_input(new_args[i], f"arg{i}")
+                for p in trainable:
+                    body.add_input(p, p.name)
             out = fn(*new_args, **kwargs)
+            if body is not None:
+                body.set_outputs(_leaves(out))
             writes = _collect_writes(log)
         written_objs[:] = [obj for obj, _ in writes]
         out = _to_arrays(out)
@@ -110,15 +124,38 @@ def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...]
         return out[0], (tuple(out[1:]), new_state)
 
     main, vjp_fn, (aux, new_state) = jax.vjp(pure, arg_arrays, param_arrays, has_aux=True)
-    value = (main,) + aux if has_aux else main
+    value = _to_tensors((main,) + aux if has_aux else main)
     cot = _ones_like_tree(main) if sens is None else _to_arrays(sens)
-    for obj, new in zip(written_objs, new_state):
-        obj._data = new
     g_args, g_params = vjp_fn(cot)
     arg_grads = tuple(_grad_tensor(g, args[i]) for g, i in zip(g_args, positions))
-    by_id = {id(p): _grad_tensor(g, p) for p, g in zip(trainable, g_params)}
+    trainable_grads = [_grad_tensor(g, p) for p, g in zip(trainable, g_params)]
+    by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
     param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
-    return _to_tensors(value), arg_grads, param_grads
+    state = [Tensor._from(new) for new in new_state]
+    if body is not None:
+        _record_grad_node(outer, body, args, positions, trainable, sens, has_aux,
+                          _leaves(value) + list(arg_grads) + trainable_grads, dict(zip(map(id, written_objs), state)))
+    for obj, new in zip(written_objs, state):
+        # a write, not a plain assignment: an enclosing grad (nested autodiff) or capture must see it too
+        obj._rebind(new)
+    return value, arg_grads, param_grads
+
+
+def _leaves(tree) -> list:
+    return jax.tree_util.tree_leaves(tree, is_leaf=lambda t: isinstance(t, Tensor))
+
+
+def _record_grad_node(outer: GraphBuilder, body: GraphBuilder, args: tuple, positions: tuple, trainable: list,
+                      sens, has_aux: bool, results: list, state_by_id: dict) -> None:
+    """Capture: one `Grad` node over the body subgraph, whose outputs are the eager results."""
+    sub = body.finish()
+    inputs = [outer.operand(args[i]) for i in positions] + [outer.operand(p) for p in trainable]
+    inputs += [value for value, _ in body.free]
+    sens_leaves = _leaves(sens) if sens is not None else []
+    inputs += [outer.operand(s) for s in sens_leaves]
+    states = [state_by_id[id(obj)] for obj in sub.updated]
+    attrs = {"n_args": len(positions), "n_params": len(trainable), "has_aux": has_aux, "n_sens": len(sens_leaves)}
+    outer.add_node("Grad", inputs, results + states, attrs, {"body": sub.graph})
 
 
 def _collect_writes(log) -> list[tuple[Tensor, Any]]:

@@ -42,6 +42,33 @@ class SourceLoc:
         return f"{where}\n    {stripped}\n    {underline}"
 
 
+_MSX_DIR = __file__.rsplit("/", 1)[0] + "/"
+
+
+def user_loc(skip_msx: bool = True) -> SourceLoc | None:
+    """The innermost stack frame outside msx (the user's line), with its column span."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and skip_msx and (frame.f_code.co_filename.startswith(_MSX_DIR)
+                                              or frame.f_code.co_filename.startswith("<frozen")
+                                              or "/jax/" in frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    code = frame.f_code
+    line, col, end_col = frame.f_lineno, 0, None
+    try:
+        positions = list(code.co_positions())[frame.f_lasti // 2]
+        if positions[0] is not None:
+            line, _, col, end_col = positions[0], positions[1], positions[2] or 0, positions[3]
+            if positions[1] != positions[0]:
+                end_col = None  # spans lines: underline to the end of the first one
+    except (IndexError, AttributeError):
+        pass
+    return SourceLoc(code.co_filename, line, col, end_col, code.co_name)
+
+
 class MsxError(Exception):
     """Base of every msx error: a message, the stage that raised it and the user's line."""
 

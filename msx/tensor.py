@@ -232,9 +232,9 @@ class Tensor:
 
         if _WRITE_LOGS:
             _WRITE_LOGS[-1].append((self, self._data))
-        self._data = new._data
         if recording.recorder is not None:
             recording.recorder.on_rebind(self, new)
+        self._data = new._data
         return self
 
     def assign_value(self, value: "Tensor") -> "Tensor":

@@ -182,11 +182,14 @@ def _in_graph() -> bool:
 
 
 def _graph_call(cell: Cell, args: tuple, kwargs: dict):
-    """GRAPH_MODE: every top-level Cell call goes through `jit` (cached on the Cell)."""
+    """GRAPH_MODE: every top-level Cell call goes through `jit` (cached on the Cell).
+
+    Uses trace capture, the capture mode this version implements.
+    """
     from ..jit import jit
 
     if cell._jit_cache is None:
-        object.__setattr__(cell, "_jit_cache", jit(cell))
+        object.__setattr__(cell, "_jit_cache", jit(cell, capture_mode="trace"))
     return cell._jit_cache(*args, **kwargs)
 
 

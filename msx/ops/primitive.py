@@ -15,7 +15,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from ..errors import OpError, OpTypeError
+from ..errors import OpError, OpTypeError, user_loc
 from ..tensor import Tensor, _wrap
 
 REGISTRY: dict[str, "Primitive"] = {}
@@ -121,7 +121,11 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, (OpError, OpTypeError)):
             raise
-        raise prim.error(inputs, attrs, exc) from None
+        err = prim.error(inputs, attrs, exc)
+        err.loc = user_loc()
+        if recording.recorder is not None:
+            err.stage = "capture"
+        raise err from None
     result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
     if recording.recorder is not None:
         recording.recorder.record(prim, inputs, attrs, result)

@@ -1,0 +1,211 @@
+"""The one graph builder every capture mode uses (ARCHITECTURE rule 3).
+
+While a builder is active (`with builder.active():`), every primitive applied
+through `msx.ops.primitive.apply` is reported to it and becomes a `Node`;
+Tensors map to graph values by identity. Parameters read become parameter
+inputs, Parameters rebound (optimizer updates, BatchNorm statistics, the RNG
+state) become updates, and a Tensor's value leaving the graph world (`bool(t)`,
+`t.asnumpy()`) becomes a *guard*: the outcome seen at capture time that the
+runtime re-checks on every call.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import jax
+import numpy as np
+
+from ..errors import CaptureError, SourceLoc, user_loc
+from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ..ops.primitive import Primitive, recording
+from ..tensor import Parameter, Tensor
+
+
+def abstract_of(t: Tensor) -> Abstract:
+    data = t._data
+    name = np.dtype(data.dtype).name
+    return Abstract(tuple(data.shape), name)
+
+
+@dataclass
+class Guard:
+    """A capture-time decision on a tensor's value: `value` must come out the same at run time."""
+
+    var: Operand
+    value: np.ndarray
+    what: str
+    loc: SourceLoc | None
+
+    def describe(self) -> str:
+        where = f" at {self.loc.short()}" if self.loc else ""
+        return f"{self.what}{where}"
+
+
+@dataclass
+class Captured:
+    """What a capture produced: the graph plus what the runtime needs to bind it."""
+
+    graph: Graph
+    params: list[Parameter]            # objects behind graph.params, in order
+    updated: list[Parameter]           # objects behind graph.updates, in order
+    guards: list[Guard] = field(default_factory=list)
+    out_tree: Any = None               # pytree structure of the outputs
+    old_values: list = field(default_factory=list)  # arrays of `updated` from before the capture run
+
+    def restore(self) -> None:
+        """Undo the capture run's writes to Parameters (for stage calls that must not have effects)."""
+        for p, old in zip(self.updated, self.old_values):
+            p._data = old
+
+
+class GraphBuilder:
+    """Builds one Graph from recorded ops; a child builder builds a closed subgraph."""
+
+    def __init__(self, name: str, parent: "GraphBuilder | None" = None) -> None:
+        self.graph = Graph(name)
+        self.parent = parent
+        self._vars: dict[int, Operand] = {}
+        self._keep: list[Any] = []          # keeps mapped objects alive so ids stay unique
+        self.param_objs: list[Parameter] = []
+        self._param_names: set[str] = set()
+        self.free: list[tuple[Operand, Var]] = []   # (outer value, inner input) for subgraphs
+        self._updates: dict[int, tuple[Tensor, Operand]] = {}
+        self.guards: list[Guard] = []
+        self.old_values: dict[int, Any] = {}   # Parameters' arrays from before their first write
+
+    # ------------------------------------------------------------ values
+    def _bind(self, obj: Tensor, value: Operand) -> None:
+        self._vars[id(obj)] = value
+        self._keep.append(obj)
+
+    def knows(self, t: Tensor) -> bool:
+        return id(t) in self._vars or (self.parent is not None and self.parent.knows(t))
+
+    def add_input(self, t: Tensor, name: str | None = None) -> Var:
+        v = Var(abstract_of(t), name)
+        self.graph.inputs.append(v)
+        self._bind(t, v)
+        return v
+
+    def add_param(self, p: Parameter) -> Var:
+        name = p.name
+        k = 1
+        while name in self._param_names:  # two Parameter objects with one name stay distinct
+            name, k = f"{p.name}#{k}", k + 1
+        self._param_names.add(name)
+        v = Var(abstract_of(p), name)
+        self.graph.params.append(v)
+        self.param_objs.append(p)
+        self._bind(p, v)
+        return v
+
+    def operand(self, x: Any) -> Operand:
+        """The graph value for a Tensor, or a Const for Python/numpy data."""
+        if isinstance(x, Tensor):
+            v = self._vars.get(id(x))
+            return v if v is not None else self._capture(x)
+        if isinstance(x, (bool, int, float, complex, np.number)):
+            return Const(x.item() if isinstance(x, np.number) else x)
+        if isinstance(x, (np.ndarray, jax.Array)):
+            if isinstance(x, jax.core.Tracer):
+                raise CaptureError("a jax value from an enclosing jax transform reached a captured op; "
+                                   "wrap it in msx.Tensor outside the captured function", loc=user_loc())
+            return Const(np.asarray(x))
+        if x is None:
+            return Const(None)
+        raise CaptureError(f"cannot use a {type(x).__name__} as an op input in a graph", loc=user_loc())
+
+    def _capture(self, t: Tensor) -> Operand:
+        """A Tensor first seen inside the function: a Parameter read, a constant, or an outer value."""
+        if self.parent is not None and (self.parent.knows(t) or isinstance(t, Parameter)):
+            outer = self.parent.operand(t)
+            if isinstance(outer, Const):
+                self._bind(t, outer)
+                return outer
+            inner = Var(outer.abstract, outer.name)
+            self.graph.inputs.append(inner)
+            self.free.append((outer, inner))
+            self._bind(t, inner)
+            return inner
+        if isinstance(t, Parameter):
+            return self.add_param(t)
+        if t._data is None:
+            raise CaptureError("a placeholder Tensor (no data) was used as an op input", loc=user_loc())
+        if isinstance(t._data, jax.core.Tracer):
+            raise CaptureError(f"a Tensor of shape {t.shape} computed outside this graph under a jax transform was "
+                               f"used inside it; pass it as an argument", loc=user_loc())
+        const = Const(np.asarray(t._data))
+        self._bind(t, const)
+        return const
+
+    # ------------------------------------------------------------ recorder hooks (called by msx core)
+    def record(self, prim: Primitive, inputs: tuple, attrs: dict, result) -> None:
+        ins = [self.operand(x) for x in inputs]
+        results = result if prim.multiple_results else (result,)
+        outs = [Var(abstract_of(r)) for r in results]
+        self.graph.nodes.append(Node(prim.name, ins, outs, dict(attrs), user_loc()))
+        for r, v in zip(results, outs):
+            self._bind(r, v)
+
+    def add_node(self, op: str, inputs: list[Operand], results: list[Tensor], attrs: dict,
+                 subgraphs: dict[str, Graph]) -> Node:
+        """A higher-order node whose outputs are `results` (already computed eagerly)."""
+        outs = [Var(abstract_of(r)) for r in results]
+        node = Node(op, inputs, outs, attrs, user_loc(), subgraphs)
+        self.graph.nodes.append(node)
+        for r, v in zip(results, outs):
+            self._bind(r, v)
+        return node
+
+    def on_rebind(self, obj: Tensor, new: Tensor) -> None:
+        if any(v is self._vars.get(id(obj)) for v in self.graph.inputs) and not isinstance(obj, Parameter) \
+                and self.parent is None:
+            raise CaptureError(f"in-place write to an input Tensor of shape {obj.shape} inside a captured function "
+                               f"is not supported; write to a copy", loc=user_loc())
+        if isinstance(obj, Parameter) and id(obj) not in self._vars:
+            self._capture(obj)  # a write before any read still needs the Parameter bound
+        value = self.operand(new)
+        self._bind(obj, value)
+        if isinstance(obj, Parameter):
+            if id(obj) not in self._updates:
+                self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
+            self._updates[id(obj)] = (obj, value)
+
+    def on_concrete(self, t: Tensor, what: str) -> None:
+        value = self.operand(t)
+        if isinstance(value, Const):
+            return  # a constant's value cannot change between calls
+        data = t._data
+        if isinstance(data, jax.core.Tracer):
+            return  # Tensor._concrete raises a clear error right after this
+        self.guards.append(Guard(value, np.array(data), what, user_loc()))
+
+    # ------------------------------------------------------------ finishing
+    @contextlib.contextmanager
+    def active(self) -> Iterator["GraphBuilder"]:
+        previous = recording.recorder
+        recording.recorder = self
+        try:
+            yield self
+        finally:
+            recording.recorder = previous
+
+    def set_outputs(self, flat_outputs: list) -> None:
+        self.graph.outputs = [self.operand(o) for o in flat_outputs]
+
+    def finish(self) -> Captured:
+        updated = []
+        index = {id(p): i for i, p in enumerate(self.param_objs)}
+        for obj, value in self._updates.values():
+            pname = self.graph.params[index[id(obj)]].name if id(obj) in index else obj.name
+            self.graph.updates.append((pname, value))
+            updated.append(obj)
+        return Captured(self.graph, list(self.param_objs), updated, list(self.guards),
+                        old_values=[self.old_values[id(p)] for p in updated])
+
+
+def current_builder() -> GraphBuilder | None:
+    rec = recording.recorder
+    return rec if isinstance(rec, GraphBuilder) else None

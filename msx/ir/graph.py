@@ -1,0 +1,202 @@
+"""msx's graph IR as plain data: `Graph`, `Node`, `Var`, `Const`, `Abstract`.
+
+No jax objects live here (ARCHITECTURE rule 2): a graph can be printed,
+compared, rewritten, verified and serialized without running anything.
+
+A `Graph` has user `inputs`, the Parameters it reads (`params`, each a `Var`
+named after the Parameter), `nodes` in program order, flat `outputs`, and
+`updates`: the Parameters it writes, as (parameter name, value) pairs.
+Higher-order nodes (`Grad`, `Cond`, `While`, `Scan`, `Call`) hold subgraphs
+in `Node.subgraphs`.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..errors import SourceLoc
+
+
+@dataclass(frozen=True)
+class Abstract:
+    """What is known of a value before running: its shape and dtype name (`"float32"`)."""
+
+    shape: tuple
+    dtype: str
+
+    def __str__(self) -> str:
+        short = _SHORT.get(self.dtype, self.dtype)
+        return f"{short}[{','.join(str(d) for d in self.shape)}]"
+
+
+_SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
+          "int32": "i32", "int64": "i64", "uint8": "u8", "uint32": "u32", "bool": "bool", "complex64": "c64"}
+
+_ids = itertools.count()
+
+
+class Var:
+    """One value in a graph, defined once (by an input, a parameter or a node output)."""
+
+    __slots__ = ("abstract", "name", "id")
+
+    def __init__(self, abstract: Abstract, name: str | None = None) -> None:
+        self.abstract = abstract
+        self.name = name
+        self.id = next(_ids)
+
+    def __repr__(self) -> str:
+        return f"Var({self.name or self.id}: {self.abstract})"
+
+
+@dataclass(frozen=True, eq=False)
+class Const:
+    """A constant operand: a Python scalar, or a numpy array (stored by value)."""
+
+    value: Any
+
+    @property
+    def abstract(self) -> Abstract:
+        arr = np.asarray(self.value)
+        return Abstract(tuple(arr.shape), _dtype_name(arr.dtype) if not isinstance(self.value, (bool, int, float))
+                        else type(self.value).__name__)
+
+    def same(self, other: "Const") -> bool:
+        a, b = np.asarray(self.value), np.asarray(other.value)
+        return type(self.value) is type(other.value) and a.shape == b.shape and a.dtype == b.dtype and \
+            bool(np.array_equal(a, b, equal_nan=True))
+
+    def __repr__(self) -> str:
+        if isinstance(self.value, np.ndarray) and self.value.size > 4:
+            return f"Const({Abstract(tuple(self.value.shape), _dtype_name(self.value.dtype))})"
+        return repr(self.value.tolist() if isinstance(self.value, np.ndarray) else self.value)
+
+
+Operand = Var | Const
+
+
+def _dtype_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    return "bool" if name == "bool" else name
+
+
+@dataclass(eq=False)
+class Node:
+    """One operation: a registry primitive (`op` = its name) or a higher-order op over `subgraphs`."""
+
+    op: str
+    inputs: list[Operand]
+    outputs: list[Var]
+    attrs: dict = field(default_factory=dict)
+    loc: SourceLoc | None = None
+    subgraphs: dict[str, "Graph"] = field(default_factory=dict)
+
+    @property
+    def abstract(self) -> Abstract | tuple[Abstract, ...]:
+        if len(self.outputs) == 1:
+            return self.outputs[0].abstract
+        return tuple(v.abstract for v in self.outputs)
+
+    def __repr__(self) -> str:
+        return f"Node({self.op}, {len(self.inputs)} in, {len(self.outputs)} out)"
+
+
+@dataclass(eq=False)
+class Graph:
+    """A function graph: inputs and parameters in, outputs and parameter updates out."""
+
+    name: str
+    inputs: list[Var] = field(default_factory=list)
+    params: list[Var] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    outputs: list[Operand] = field(default_factory=list)
+    updates: list[tuple[str, Operand]] = field(default_factory=list)
+
+    @property
+    def param_names(self) -> list[str]:
+        return [v.name for v in self.params]
+
+    def subgraphs(self) -> Iterator["Graph"]:
+        """Every subgraph, depth first."""
+        for node in self.nodes:
+            for sub in node.subgraphs.values():
+                yield sub
+                yield from sub.subgraphs()
+
+    def primitives_used(self) -> set[str]:
+        ops = {n.op for n in self.nodes}
+        for sub in self.subgraphs():
+            ops |= {n.op for n in sub.nodes}
+        return ops
+
+    def __str__(self) -> str:
+        from .printer import format_graph
+
+        return format_graph(self)
+
+    def structurally_equal(self, other: "Graph") -> bool:
+        """Same ops, attrs, abstracts and wiring (names of intermediate values and locations don't matter)."""
+        return _equal(self, other, {})
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Graph) and self.structurally_equal(other)
+
+    __hash__ = object.__hash__
+
+
+def _equal(a: Graph, b: Graph, env: dict[int, int]) -> bool:
+    if len(a.inputs) != len(b.inputs) or len(a.params) != len(b.params) or len(a.nodes) != len(b.nodes):
+        return False
+    for x, y in zip(a.inputs + a.params, b.inputs + b.params):
+        if x.abstract != y.abstract:
+            return False
+        env[x.id] = y.id
+    if [v.name for v in a.params] != [v.name for v in b.params]:
+        return False
+    for n, m in zip(a.nodes, b.nodes):
+        if n.op != m.op or not _attrs_equal(n.attrs, m.attrs) or len(n.outputs) != len(m.outputs):
+            return False
+        if not _operands_equal(n.inputs, m.inputs, env):
+            return False
+        if n.subgraphs.keys() != m.subgraphs.keys():
+            return False
+        if not all(_equal(n.subgraphs[k], m.subgraphs[k], env) for k in n.subgraphs):
+            return False
+        for x, y in zip(n.outputs, m.outputs):
+            if x.abstract != y.abstract:
+                return False
+            env[x.id] = y.id
+    if [k for k, _ in a.updates] != [k for k, _ in b.updates]:
+        return False
+    return _operands_equal(a.outputs, b.outputs, env) and _operands_equal([v for _, v in a.updates],
+                                                                           [v for _, v in b.updates], env)
+
+
+def _operands_equal(xs, ys, env) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if isinstance(x, Const) != isinstance(y, Const):
+            return False
+        if isinstance(x, Const):
+            if not x.same(y):
+                return False
+        elif env.get(x.id) != y.id:
+            return False
+    return True
+
+
+def _attrs_equal(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        x, y = a[k], b[k]
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not np.array_equal(np.asarray(x), np.asarray(y)):
+                return False
+        elif x != y:
+            return False
+    return True

@@ -1,0 +1,404 @@
+"""`msx.jit`: capture -> optimise -> build -> run, with a cache keyed on the input signature.
+
+The stages are public objects (ARCHITECTURE rule 7)::
+
+    jf = msx.jit(step, capture_mode="trace")
+    graph = jf.capture(x, y)          # the captured Graph (no side effects)
+    lowered = jf.lower(x, y)          # .graph after passes, .as_text() = StableHLO
+    compiled = lowered.compile()      # runnable: compiled(x, y)
+
+Calling `jf(x, y)` composes the same stages and caches the result per
+signature (pytree structure, shapes, dtypes, static Python values, Cell
+identity and training flag). Every recompilation records why.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from . import context
+from .backends import BackendBase, BuildConfig, get_backend, list_backends
+from .capture.builder import Captured
+from .capture.trace import capture_trace
+from .errors import BackendError, CaptureError, MsxError
+from .ir.graph import Const, Graph
+from .ops.primitive import recording
+from .passes import optimise
+from .tensor import Tensor
+
+CAPTURE_MODES = ("ast", "bytecode", "trace")
+_LANDED_CAPTURE_MODES = ("trace",)
+JIT_LEVELS = ("O0", "O1")
+_OPTIONS: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JitConfig:
+    capture_mode: str = "ast"
+    jit_level: str = "O0"
+    dynamic: int = 0
+    fullgraph: bool = False
+    backend: str | None = None
+
+
+def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> JitConfig:
+    if capture_mode not in CAPTURE_MODES:
+        raise ValueError(f"jit: capture_mode={capture_mode!r} is not valid; choose one of {list(CAPTURE_MODES)}")
+    if capture_mode not in _LANDED_CAPTURE_MODES:
+        raise NotImplementedError(
+            f"jit: capture_mode={capture_mode!r} is not implemented in this msx version yet; "
+            f"available: {list(_LANDED_CAPTURE_MODES)} (use capture_mode='trace')")
+    if jit_level not in JIT_LEVELS:
+        raise ValueError(f"jit: jit_level={jit_level!r} is not valid; choose one of {list(JIT_LEVELS)}")
+    if dynamic not in (0, 1):
+        raise ValueError(f"jit: dynamic={dynamic!r} is not valid; choose 0 or 1")
+    if dynamic == 1:
+        raise NotImplementedError("jit: dynamic=1 (dynamic-shape compilation) is not implemented in this msx "
+                                  "version yet; use dynamic=0 (one compile per shape)")
+    if not isinstance(fullgraph, bool):
+        raise ValueError(f"jit: fullgraph must be True or False, got {fullgraph!r}")
+    if backend is not None and not isinstance(backend, str):
+        raise ValueError(f"jit: backend must be a backend name (str), got {type(backend).__name__}")
+    if backend is not None and backend != "ms_backend" and backend not in list_backends():
+        raise ValueError(f"jit: unknown backend {backend!r}; available: {list_backends() + ['ms_backend']}")
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(f"jit: unknown option(s) {unknown}; valid options: {list(_OPTIONS)}")
+    return JitConfig(capture_mode, jit_level, dynamic, fullgraph, backend)
+
+
+def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
+        fullgraph: bool = False, backend: str | None = None, **options) -> Any:
+    """Compile a function, a Cell instance or a `construct` method (`@jit`, `@jit(...)`, `jit(fn, ...)`)."""
+    config = _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options)
+
+    def wrap(fn: Callable) -> "JitFunction":
+        return JitFunction(fn, config)
+
+    return wrap if function is None else wrap(function)
+
+
+# ---------------------------------------------------------------- signatures
+def _is_leaf(x) -> bool:
+    from .nn.cell import Cell
+
+    return isinstance(x, (Tensor, Cell))
+
+
+def _leaf_key(x):
+    if isinstance(x, Tensor):
+        return x._data.shape, x._data.dtype
+    if hasattr(x, "training") and hasattr(x, "cells_and_names"):  # a Cell: identity and training flag
+        return "cell", id(x), x.training
+    try:
+        hash(x)
+        return type(x), x
+    except TypeError:
+        return "id", id(x)
+
+
+class Signature:
+    """The cache key of one call plus its Tensor leaves."""
+
+    __slots__ = ("key", "tensors", "args", "kwargs")
+
+    def __init__(self, args: tuple, kwargs: dict, cell) -> None:
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        if any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
+            leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+        self.args, self.kwargs = args, kwargs
+        self.tensors = [x for x in leaves if isinstance(x, Tensor)]
+        key = tuple(_leaf_key(x) for x in leaves)
+        self.key = (treedef, key, cell.training if cell is not None else None)
+
+    def has_tracer(self) -> bool:
+        return any(isinstance(t._data, jax.core.Tracer) for t in self.tensors)
+
+
+def _describe_change(old: Signature, new: Signature) -> str:
+    """Why `new` missed the cache entry made for `old`, in words."""
+    if old.key[0] != new.key[0]:
+        return f"argument structure changed: {old.key[0]} -> {new.key[0]}"
+    if old.key[2] != new.key[2]:
+        return f"training flag: {old.key[2]} -> {new.key[2]}"
+    paths = [jax.tree_util.keystr(p) for p, _ in
+             jax.tree_util.tree_flatten_with_path((new.args, new.kwargs), is_leaf=_is_leaf)[0]]
+    reasons = []
+    for path, a, b in zip(paths, old.key[1], new.key[1]):
+        if a == b:
+            continue
+        where = _readable_path(path)
+        if isinstance(a[0], tuple) and isinstance(b[0], tuple):
+            if a[0] != b[0]:
+                reasons.append(f"{where}: shape {a[0]} -> {b[0]}")
+            if a[1] != b[1]:
+                reasons.append(f"{where}: dtype {np.dtype(a[1]).name} -> {np.dtype(b[1]).name}")
+        elif a[0] == "cell" and b[0] == "cell" and a[1] == b[1]:
+            reasons.append(f"{where}: training flag {a[2]} -> {b[2]}")
+        else:
+            reasons.append(f"{where}: {_show(a)} -> {_show(b)}")
+    return "; ".join(reasons) or "new signature"
+
+
+def _readable_path(path: str) -> str:
+    # "[0][1]" (args, position 1) -> "arg 1"; "[1]['lr']" -> "kwarg 'lr'"
+    if path.startswith("[0]["):
+        rest = path[4:]
+        idx, _, tail = rest.partition("]")
+        return f"arg {idx}{tail}"
+    if path.startswith("[1]["):
+        return f"kwarg {path[4:].split(']')[0]}{path[4:].partition(']')[2]}"
+    return path
+
+
+def _show(k) -> str:
+    if isinstance(k[0], tuple):
+        return f"Tensor{k[0]} {np.dtype(k[1]).name}"
+    if k[0] == "id":
+        return f"object id {k[1]}"
+    if k[0] == "cell":
+        return f"Cell id {k[1]}"
+    return repr(k[1])
+
+
+# ---------------------------------------------------------------- stages
+_save_counter = itertools.count()
+
+
+def _save_stage(name: str, stage: str, text: str) -> None:
+    if not context.get_context("save_graphs"):
+        return
+    folder = context.get_context("save_graphs_path")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{next(_save_counter):04d}_{name}_{stage}.{'mlir' if stage == 'stablehlo' else 'ir'}")
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class Lowered:
+    """A captured graph after passes, bound to a backend; `.compile()` builds it."""
+
+    def __init__(self, captured: Captured, graph: Graph, backend: BackendBase, config: BuildConfig,
+                 signature: Signature, name: str) -> None:
+        self.captured, self.graph, self.backend, self.config = captured, graph, backend, config
+        self.signature, self.name = signature, name
+
+    def as_text(self) -> str:
+        """The backend's text for this graph: StableHLO for the XLA backends."""
+        lower = getattr(self.backend, "lower", None)
+        if lower is not None:
+            return lower(self.graph, self.config).as_text()
+        return self.backend.as_text(self.backend.build(self.graph, self.config))
+
+    def compile(self) -> "Compiled":
+        try:
+            handle = self.backend.build(self.graph, self.config)
+        except MsxError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"backend {self.backend.name!r} failed to build graph {self.graph.name}: {exc}") from exc
+        compiled = Compiled(self, handle)
+        if context.get_context("save_graphs"):
+            _save_stage(self.name, "stablehlo", compiled.as_text())
+        return compiled
+
+    def __str__(self) -> str:
+        return str(self.graph)
+
+
+_INLINE = object()  # run() could not use the executable: call the Python function instead
+
+
+class Compiled:
+    """A built executable plus the bindings to run it: Parameters in, updates written back."""
+
+    def __init__(self, lowered: Lowered, handle: Any) -> None:
+        self.lowered, self.handle = lowered, handle
+        captured, graph, config = lowered.captured, lowered.graph, lowered.config
+        rw = set(config.rw_params)
+        self.key = lowered.signature.key
+        self.backend = lowered.backend
+        self.ro = [p for i, p in enumerate(captured.params) if i not in rw]
+        self.rw = [captured.params[i] for i in config.rw_params]
+        self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
+        self.params = captured.params
+        by_name = {v.name: captured.params[i] for i, v in enumerate(graph.params)}
+        self.updated = [by_name[name] for name, _ in graph.updates]
+        self.guards = captured.guards
+        self.out_tree = captured.out_tree
+        slots, k = [], 0
+        for o in graph.outputs:
+            if isinstance(o, Const):
+                slots.append(o.value)
+            else:
+                slots.append(_SLOT)
+                k += 1
+        self.slots = slots if any(s is not _SLOT for s in slots) else None
+        self.failure = ""
+
+    def as_text(self) -> str:
+        return self.backend.as_text(self.handle)
+
+    def __str__(self) -> str:
+        return f"Compiled({self.lowered.graph.name} on backend {self.backend.name!r})"
+
+    def __call__(self, *args, **kwargs):
+        sig = Signature(args, kwargs, None)
+        if sig.key[:2] != self.key[:2]:
+            raise ValueError(f"Compiled({self.lowered.name}) was built for another signature: "
+                             f"{_describe_change(self.lowered.signature, sig)}")
+        out = self.run(sig)
+        if out is _INLINE:
+            raise CaptureError(f"Compiled({self.lowered.name}) cannot run this call: {self.failure}")
+        return out
+
+    def run(self, sig: Signature):
+        """Run on the call's Tensors; `_INLINE` when a guard or a Parameter's shape says the graph is stale."""
+        ro = [p._data for p in self.ro]
+        rw = [p._data for p in self.rw]
+        for p, (shape, dtype) in zip(self.params, self.param_avals):
+            data = p._data
+            if isinstance(data, jax.core.Tracer):
+                self.failure = ""
+                return _INLINE
+            if data.shape != shape or data.dtype != dtype:
+                self.failure = (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
+                                f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
+                return _INLINE
+        outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
+        for guard, value in zip(self.guards, extras):
+            if not np.array_equal(np.asarray(value), guard.value):
+                self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
+                                f"now {_short(np.asarray(value))}")
+                return _INLINE
+        for p, u in zip(self.updated, updates):
+            p._data = u
+        tensors = [Tensor._from(o) for o in outs]
+        if self.slots is not None:
+            it = iter(tensors)
+            tensors = [next(it) if s is _SLOT else s for s in self.slots]
+        return jax.tree_util.tree_unflatten(self.out_tree, tensors)
+
+
+_SLOT = object()
+
+
+def _short(v: np.ndarray) -> str:
+    return repr(v.item()) if v.size == 1 else f"array{v.shape}"
+
+
+# ---------------------------------------------------------------- the decorator's object
+class JitFunction:
+    """A function compiled on first call per signature; the stage calls expose each step."""
+
+    def __init__(self, fn: Callable, config: JitConfig) -> None:
+        from .nn.cell import Cell
+
+        self.fn = fn
+        self.config = config
+        self.cell = fn if isinstance(fn, Cell) else None
+        self.__name__ = type(fn).__name__ if self.cell is not None else getattr(fn, "__name__", "fn")
+        if self.cell is None:
+            functools.update_wrapper(self, fn)
+        self._cache: dict[Any, Compiled] = {}
+        self._last: Signature | None = None
+        self.recompile_reasons: list[str] = []
+        self.captures = 0
+        self.compiles = 0
+        self.hits = 0
+        self._warned = False
+
+    def __get__(self, obj, objtype=None):
+        """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, *args, **kwargs):
+        if recording.recorder is not None:
+            return self.fn(*args, **kwargs)  # inside another capture: inline
+        sig = Signature(args, kwargs, self.cell)
+        if sig.has_tracer():
+            return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
+        compiled = self._cache.get(sig.key)
+        if compiled is not None:
+            out = compiled.run(sig)
+            if out is not _INLINE:
+                self.hits += 1
+                return out
+            if not compiled.failure:
+                return self.fn(*sig.args, **sig.kwargs)
+            reason = compiled.failure
+        else:
+            reason = _describe_change(self._last, sig) if self._last is not None else None
+        return self._compile_and_run(sig, reason)
+
+    def _compile_and_run(self, sig: Signature, reason: str | None):
+        captured, result = self._capture(sig)
+        lowered = self._lower(captured, sig)
+        self._cache[sig.key] = lowered.compile()
+        self.compiles += 1
+        if reason is not None:
+            self._note_recompile(reason)
+        self._last = sig
+        return result
+
+    def _note_recompile(self, reason: str) -> None:
+        self.recompile_reasons.append(reason)
+        limit = context.get_context("recompile_warn_limit")
+        if len(self.recompile_reasons) >= limit and not self._warned:
+            self._warned = True
+            shown = "\n  ".join(self.recompile_reasons[-limit:])
+            warnings.warn(f"msx.jit: {self.__name__} was recompiled {len(self.recompile_reasons)} times; reasons:\n  "
+                          f"{shown}", stacklevel=3)
+
+    # ------------------------------------------------------------ stages
+    def _capture(self, sig: Signature) -> tuple[Captured, Any]:
+        self.captures += 1
+        fn = self.fn
+        return capture_trace(fn, sig.args, sig.kwargs, self.__name__)
+
+    def _lower(self, captured: Captured, sig: Signature) -> Lowered:
+        keep = tuple(g.var for g in captured.guards)
+        _save_stage(self.__name__, "captured", str(captured.graph))
+        graph = optimise(captured.graph, self.config.jit_level, keep)
+        _save_stage(self.__name__, "optimised", str(graph))
+        written = {name for name, _ in graph.updates}
+        rw = tuple(i for i, v in enumerate(graph.params) if v.name in written)
+        config = BuildConfig(rw_params=rw, donate=not captured.guards, extra_outputs=keep,
+                             jit_level=self.config.jit_level)
+        return Lowered(captured, graph, get_backend(self.config.backend), config, sig, self.__name__)
+
+    def capture(self, *args, **kwargs) -> Graph:
+        """The captured Graph for these arguments; Parameters written while capturing are restored."""
+        captured, _ = self._capture(Signature(args, kwargs, self.cell))
+        captured.restore()
+        return captured.graph
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Capture (without side effects) and run the passes; `.as_text()` gives StableHLO."""
+        sig = Signature(args, kwargs, self.cell)
+        captured, _ = self._capture(sig)
+        captured.restore()
+        return self._lower(captured, sig)
+
+    def cache_info(self) -> dict:
+        return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
+                "entries": len(self._cache), "recompile_reasons": list(self.recompile_reasons)}
+
+    def __repr__(self) -> str:
+        return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={len(self._cache)}>"
+
+
+__all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]
