@@ -83,6 +83,16 @@ class Tensor:
             else:
                 self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
             return
+        if isinstance(input_data, Tensor) and input_data._data is not None:
+            from .ops.primitive import recording
+
+            if recording.recorder is not None:  # a Tensor made from a Tensor inside a capture: same value
+                src = input_data if dtype is None or input_data.dtype == dtype else input_data.astype(dtype)
+                self._data = src._data
+                recording.recorder.on_alias(self, src)
+                if shape is not None and tuple(shape) != self.shape:
+                    raise ValueError(f"Tensor: data of shape {self.shape} does not fit shape {tuple(shape)}")
+                return
         data = _to_array(input_data, dtype)
         if shape is not None:
             shape = (shape,) if isinstance(shape, int) else tuple(shape)

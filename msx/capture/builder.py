@@ -173,6 +173,10 @@ class GraphBuilder:
                 self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
             self._updates[id(obj)] = (obj, value)
 
+    def on_alias(self, obj: Tensor, src: Tensor) -> None:
+        """`obj` is a new Tensor object holding `src`'s value (e.g. `Tensor(t)`)."""
+        self._bind(obj, self.operand(src))
+
     def on_concrete(self, t: Tensor, what: str) -> None:
         value = self.operand(t)
         if isinstance(value, Const):

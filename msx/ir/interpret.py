@@ -22,7 +22,7 @@ Env = dict[int, Any]
 
 def _read(env: Env, x):
     if isinstance(x, Const):
-        return x.value
+        return jnp.asarray(x.value) if isinstance(x.value, np.ndarray) else x.value
     return env[x.id]
 
 

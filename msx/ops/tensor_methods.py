@@ -33,7 +33,8 @@ _OPERATORS = {
     "__mod__": _binary(M.MOD), "__rmod__": _binary(M.MOD, True),
     "__pow__": _binary(M.POW), "__rpow__": _binary(M.POW, True),
     "__matmul__": _binary(M.matmul), "__rmatmul__": _binary(M.matmul, True),
-    "__eq__": _binary(M.EQUAL), "__ne__": _binary(M.NOT_EQUAL),
+    "__eq__": lambda self, other: False if other is None else apply(M.EQUAL, (self, other)),
+    "__ne__": lambda self, other: True if other is None else apply(M.NOT_EQUAL, (self, other)),
     "__lt__": _binary(M.LESS), "__le__": _binary(M.LESS_EQUAL),
     "__gt__": _binary(M.GREATER), "__ge__": _binary(M.GREATER_EQUAL),
     "__and__": _binary(M.LOGICAL_AND), "__rand__": _binary(M.LOGICAL_AND, True),
@@ -160,7 +161,7 @@ _METHODS = {
     "float": lambda self: F.cast(self, "float32"), "half": lambda self: F.cast(self, "float16"),
     "int": lambda self: F.cast(self, "int32"), "long": lambda self: F.cast(self, "int64"),
     "bool": lambda self: F.cast(self, "bool"),
-    "copy": lambda self: Tensor._from(self._data), "clone": lambda self: Tensor._from(self._data),
+    "copy": _unary(A.identity), "clone": _unary(A.identity),
     "stop_gradient": lambda self: F.stop_gradient(self),
 }
 
