@@ -10,6 +10,8 @@ from .tensor import Parameter, Tensor, from_numpy  # noqa: E402
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, get_seed, set_context, set_seed  # noqa: E402
 from . import errors, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
-from . import nn  # noqa: E402
+from . import nn, mint  # noqa: E402
+from .jit import jit  # noqa: E402
+from . import backends, ir, passes  # noqa: E402
 
 __version__ = "0.1.0"

@@ -27,6 +27,8 @@ class Type:
     def __eq__(self, other) -> bool:
         if isinstance(other, Type):
             return self.np_dtype == other.np_dtype
+        if other is None:  # np.dtype(None) is float64; None is no dtype
+            return False
         try:
             return self.np_dtype == np.dtype(other)
         except TypeError:

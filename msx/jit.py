@@ -86,16 +86,20 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
 
 
 # ---------------------------------------------------------------- signatures
-def _is_leaf(x) -> bool:
-    from .nn.cell import Cell
+_Cell: type | None = None
 
-    return isinstance(x, (Tensor, Cell))
+
+def _is_leaf(x) -> bool:
+    global _Cell
+    if _Cell is None:
+        from .nn.cell import Cell as _Cell
+    return isinstance(x, (Tensor, _Cell))
 
 
 def _leaf_key(x):
     if isinstance(x, Tensor):
         return x._data.shape, x._data.dtype
-    if hasattr(x, "training") and hasattr(x, "cells_and_names"):  # a Cell: identity and training flag
+    if _is_leaf(x):  # a Cell: identity and training flag
         return "cell", id(x), x.training
     try:
         hash(x)
@@ -105,34 +109,47 @@ def _leaf_key(x):
 
 
 class Signature:
-    """The cache key of one call plus its Tensor leaves."""
+    """The cache key of one call plus its Tensor leaves.
+
+    The common call — only Tensor positional arguments — skips pytree flattening.
+    """
 
     __slots__ = ("key", "tensors", "args", "kwargs")
 
     def __init__(self, args: tuple, kwargs: dict, cell) -> None:
+        training = cell.training if cell is not None else None
+        if not kwargs and all(type(a) is Tensor for a in args):
+            self.args, self.kwargs, self.tensors = args, kwargs, list(args)
+            self.key = (len(args), tuple((a._data.shape, a._data.dtype) for a in args), training)
+            return
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         if any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
             leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
             args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         self.args, self.kwargs = args, kwargs
         self.tensors = [x for x in leaves if isinstance(x, Tensor)]
-        key = tuple(_leaf_key(x) for x in leaves)
-        self.key = (treedef, key, cell.training if cell is not None else None)
+        self.key = (treedef, tuple(_leaf_key(x) for x in leaves), training)
 
     def has_tracer(self) -> bool:
         return any(isinstance(t._data, jax.core.Tracer) for t in self.tensors)
 
 
-def _describe_change(old: Signature, new: Signature) -> str:
-    """Why `new` missed the cache entry made for `old`, in words."""
-    if old.key[0] != new.key[0]:
-        return f"argument structure changed: {old.key[0]} -> {new.key[0]}"
-    if old.key[2] != new.key[2]:
-        return f"training flag: {old.key[2]} -> {new.key[2]}"
+def _full_key(sig: Signature) -> tuple:
+    leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
+    return treedef, tuple(_leaf_key(x) for x in leaves), sig.key[2]
+
+
+def _describe_change(old_sig: Signature, new_sig: Signature) -> str:
+    """Why `new_sig` missed the cache entry made for `old_sig`, in words."""
+    old, new = _full_key(old_sig), _full_key(new_sig)
+    if old[0] != new[0]:
+        return f"argument structure changed: {old[0]} -> {new[0]}"
+    if old[2] != new[2]:
+        return f"training flag: {old[2]} -> {new[2]}"
     paths = [jax.tree_util.keystr(p) for p, _ in
-             jax.tree_util.tree_flatten_with_path((new.args, new.kwargs), is_leaf=_is_leaf)[0]]
+             jax.tree_util.tree_flatten_with_path((new_sig.args, new_sig.kwargs), is_leaf=_is_leaf)[0]]
     reasons = []
-    for path, a, b in zip(paths, old.key[1], new.key[1]):
+    for path, a, b in zip(paths, old[1], new[1]):
         if a == b:
             continue
         where = _readable_path(path)

@@ -324,3 +324,32 @@ def test_grad_of_a_jitted_function_is_correct():
     x = msx.Tensor([1.0, 2.0])
     jf(x)
     _same(msx.grad(jf)(x), msx.Tensor([3.0, 12.0]))
+
+
+def test_print_runs_at_run_time_in_order(capfd):
+    def f(x):
+        ops.Print()("first", x)
+        y = x * 2
+        ops.print_("second", y)
+        return y
+
+    jf = msx.jit(f, capture_mode="trace")
+    for v in (1.0, 2.0, 3.0):
+        jf(msx.Tensor([v]))
+    lines = [line for line in capfd.readouterr().out.splitlines() if line]
+    assert lines == ["first [1.]", "second [2.]", "first [2.]", "second [4.]", "first [3.]", "second [6.]"]
+    assert jf.hits == 2
+
+
+def test_more_layers_differential():
+    msx.set_seed(4)
+    net = nn.SequentialCell([nn.AvgPool2d(2, 2), nn.Flatten(), nn.Dense(9, 6), nn.BatchNorm1d(6), nn.GELU(),
+                             nn.Dense(6, 4), nn.Tanh(), nn.Sigmoid(), nn.Softmax()])
+    net.set_train(True)
+    twin = copy.deepcopy(net)
+    jf = msx.jit(twin, capture_mode="trace")
+    for _ in range(3):
+        x = _t(4, 1, 6, 6)
+        _same(net(x), jf(x))
+    for p, q in zip(net.get_parameters(), twin.get_parameters()):
+        _same(p, q)

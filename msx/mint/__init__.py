@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from ..ops import functional as F
-from ..ops.functional import (abs, add as _add, arange, argmax, broadcast_to, cat, clamp, cos, cumsum,  # noqa: F401
+from ..ops.functional import (abs, add as _add, arange, argmax, broadcast_to, clamp, cos, cumsum,  # noqa: F401
                               eq, exp, eye, floor, full, full_like, ge, gt, isfinite, isnan, le, log, log1p, lt,
                               matmul, maximum, minimum, mul, ne, neg, ones_like, pow, rand, randn, reciprocal,
-                              relu, rsqrt, sigmoid, sign, sin, sort, sqrt, square, stack, sub as _sub, tanh, where,
-                              zeros_like, split, topk, logical_and, logical_or, logical_not, div)
+                              relu, rsqrt, sigmoid, sign, sin, sqrt, square, sub as _sub, tanh, where,
+                              zeros_like, topk, logical_and, logical_or, logical_xor, logical_not, div, atan2)
 from . import nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
@@ -35,6 +35,25 @@ def max(input, dim=None, keepdim=False):
 
 def min(input, dim=None, keepdim=False):
     return F.amin(input) if dim is None else F.min(input, dim, keepdim)
+
+
+def cat(tensors, dim=0):
+    return F.concat(tensors, dim)
+
+
+concat = cat
+
+
+def stack(tensors, dim=0):
+    return F.stack(tensors, dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return F.split(tensor, split_size_or_sections, dim)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    return F.sort(input, dim, descending)
 
 
 def reshape(input, shape):

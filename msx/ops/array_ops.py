@@ -251,6 +251,9 @@ def identity(x):
 @primitive("Print", attrs=("template",), multiple_results=True, differentiable=False)
 def print_(*xs, template):
     """Print `template` (a tuple of str pieces, None where a tensor goes) at run time, in order."""
-    fmt = " ".join("{}" if piece is None else piece.replace("{", "{{").replace("}", "}}") for piece in template)
-    jax.debug.print(fmt, *xs, ordered=True)
+    def emit(*values):
+        it = iter(values)
+        print(" ".join(str(np.asarray(next(it))) if piece is None else piece for piece in template), flush=True)
+
+    jax.debug.callback(emit, *xs, ordered=True)
     return ()

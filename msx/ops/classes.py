@@ -130,9 +130,10 @@ class Argmax(PrimitiveOp):
 
     def __init__(self, axis: int = -1, output_type=None) -> None:
         self.axis = axis
+        self.output_type = output_type if output_type is not None else "int32"  # MindSpore's default
 
     def __call__(self, x):
-        return F.argmax(x, self.axis)
+        return F.cast(F.argmax(x, self.axis), self.output_type)
 
 
 class Softmax(PrimitiveOp):

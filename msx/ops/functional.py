@@ -120,6 +120,13 @@ def cos(input):
     return apply(M.COS, (input,))
 
 
+def atan2(input, other):
+    return apply(M.ATAN2, (input, other))
+
+
+arctan2 = atan2
+
+
 def maximum(input, other):
     return apply(M.MAXIMUM, (input, other))
 
@@ -186,6 +193,10 @@ def logical_and(input, other):
 
 def logical_or(input, other):
     return apply(M.LOGICAL_OR, (input, other))
+
+
+def logical_xor(input, other):
+    return apply(M.LOGICAL_XOR, (input, other))
 
 
 def logical_not(input):
@@ -426,7 +437,18 @@ def sort(input_x, axis=-1, descending=False):
 
 
 def topk(input, k, dim=None, largest=True, sorted=True):
-    return apply(A.topk, (input,), {"k": int(k)})
+    """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last)."""
+    dim = -1 if dim is None else int(dim)
+    last = dim in (-1, input.ndim - 1)
+    x = input if last else swapaxes(input, dim, -1)
+    if not largest:
+        x = neg(x)
+    values, indices = apply(A.topk, (x,), {"k": int(k)})
+    if not largest:
+        values = neg(values)
+    if not last:
+        values, indices = swapaxes(values, dim, -1), swapaxes(indices, dim, -1)
+    return values, indices
 
 
 # ---------------------------------------------------------------- creation
@@ -534,8 +556,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
 
 
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-    return apply(N.nll_loss, (inputs, target), {"reduction": _check_reduction("nll_loss", reduction),
-                                                "ignore_index": int(ignore_index)})
+    if label_smoothing:
+        raise ValueError(f"nll_loss: label_smoothing is not supported, got {label_smoothing!r}")
+    return apply(N.nll_loss, (inputs, target) if weight is None else (inputs, target, weight),
+                 {"reduction": _check_reduction("nll_loss", reduction), "ignore_index": int(ignore_index),
+                  "has_weight": weight is not None})
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

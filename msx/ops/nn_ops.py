@@ -94,18 +94,26 @@ def _pool_padding(pad_mode: str, padding, ceil_mode: bool, x_shape, kernel, stri
     pads = []
     for i, (lo, hi) in enumerate(((padding[0], padding[1]), (padding[2], padding[3]))):
         if ceil_mode:
-            size = x_shape[2 + i] + lo + hi
-            rem = (size - kernel[i]) % stride[i]
-            hi += (stride[i] - rem) if rem else 0
+            size, k, s = x_shape[2 + i], kernel[i], stride[i]
+            out = -(-(size + lo + hi - k) // s) + 1  # ceil
+            if (out - 1) * s >= size + lo:  # torch/MindSpore: no window may start in the right padding
+                out -= 1
+            hi = max((out - 1) * s + k - size - lo, 0)
         pads.append((lo, hi))
     return [(0, 0), (0, 0)] + pads
+
+
+def _zero(x):
+    """A Python-scalar zero of x's kind, so reduce_window stays differentiable under jit."""
+    return 0.0 if jnp.issubdtype(x.dtype, jnp.inexact) else 0
 
 
 @primitive("MaxPool", attrs=("kernel_size", "stride", "pad_mode", "padding", "ceil_mode"), category="reduce")
 def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False):
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
-    init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-    return lax.reduce_window(x, jnp.asarray(init, x.dtype), lax.max, (1, 1) + tuple(kernel_size),
+    # a Python scalar init lets jax pick its differentiable max-pool reduction (also under jit)
+    init = -float("inf") if jnp.issubdtype(x.dtype, jnp.floating) else int(jnp.iinfo(x.dtype).min)
+    return lax.reduce_window(x, init, lax.max, (1, 1) + tuple(kernel_size),
                              (1, 1) + tuple(stride), pads)
 
 
@@ -115,10 +123,18 @@ def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0)
                count_include_pad=True):
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
     window, strides = (1, 1) + tuple(kernel_size), (1, 1) + tuple(stride)
-    total = lax.reduce_window(x, jnp.asarray(0, x.dtype), lax.add, window, strides, pads)
+    total = lax.reduce_window(x, _zero(x), lax.add, window, strides, pads)
     if count_include_pad and pad_mode != "same":
-        return total / float(np.prod(kernel_size))
-    counts = lax.reduce_window(jnp.ones(x.shape[2:], x.dtype), jnp.asarray(0, x.dtype), lax.add,
+        if not ceil_mode:
+            return total / float(np.prod(kernel_size))
+        # the explicit padding counts, the extra right overhang of ceil_mode does not (torch/MindSpore)
+        explicit = ((padding[0], padding[1]), (padding[2], padding[3]))
+        padded = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[2:], explicit))
+        overhang = [(0, max(p_hi - e_hi, 0)) for (_, p_hi), (_, e_hi) in zip(pads[2:], explicit)]
+        counts = lax.reduce_window(jnp.ones(padded, x.dtype), _zero(x), lax.add,
+                                   tuple(kernel_size), tuple(stride), overhang)
+        return total / counts[:total.shape[2], :total.shape[3]]
+    counts = lax.reduce_window(jnp.ones(x.shape[2:], x.dtype), _zero(x), lax.add,
                                tuple(kernel_size), tuple(stride), pads if isinstance(pads, str) else pads[2:])
     return total / counts
 
@@ -243,13 +259,17 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
     return _reduce(loss, reduction)
 
 
-@primitive("NLLLoss", attrs=("reduction", "ignore_index"), category="loss")
-def nll_loss(logp, target, *, reduction="mean", ignore_index=-100):
+@primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss")
+def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_weight=False):
+    """Negative log-likelihood of class indices over axis 1; an optional class `weight` input follows."""
     valid = target != ignore_index
-    picked = -jnp.take_along_axis(logp, jnp.expand_dims(jnp.where(valid, target, 0), 1), axis=1).squeeze(1)
-    loss = jnp.where(valid, picked, 0.0)
+    safe = jnp.where(valid, target, 0)
+    picked = -jnp.take_along_axis(logp, jnp.expand_dims(safe, 1), axis=1).squeeze(1)
+    cls_w = weight[0][safe] if has_weight else jnp.ones_like(picked)
+    cls_w = jnp.where(valid, cls_w, 0.0)
+    loss = picked * cls_w
     if reduction == "mean":
-        return jnp.sum(loss) / jnp.maximum(jnp.sum(valid), 1)
+        return jnp.sum(loss) / jnp.sum(cls_w)
     return _reduce(loss, reduction)
 
 

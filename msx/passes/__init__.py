@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 from ..ir.graph import Graph
-from ..ir.verify import verify
+from ..ir.verifier import verify
 from .dce import eliminate_dead_code
 
 _VERIFY_SHAPES = os.environ.get("MSX_VERIFY_SHAPES", "0") == "1"

@@ -1,0 +1,59 @@
+"""Helpers shared by the layers: parameter creation with the layer named in errors, dtype following."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import OpError
+from ...ops import functional as F
+from ...tensor import Parameter, Tensor
+from ..initializer import initializer
+
+
+def make_param(layer: str, what: str, init: Any, shape: tuple, dtype, requires_grad: bool = True) -> Parameter:
+    """A Parameter from `init`; a bad init is reported with the layer and argument that gave it."""
+    try:
+        value = initializer(init, shape, dtype)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"{layer}: {what}: {exc}") from None
+    return Parameter(value, requires_grad=requires_grad)
+
+
+def like(w: Tensor, x: Tensor) -> Tensor:
+    """`w` cast to `x`'s float dtype, so a Cell computed in float16 (`to_float`) stays in float16."""
+    if x.dtype.is_floating and w.dtype != x.dtype:
+        return F.cast(w, x.dtype)
+    return w
+
+
+def check_input(ok: bool, layer: str, x: Tensor, reason: str) -> None:
+    if not ok:
+        raise OpError(f"{layer} got input of shape {tuple(x.shape)}: {reason}")
+
+
+def pair(layer: str, name: str, v) -> tuple[int, int]:
+    """An int or (h, w) argument as a pair of positive ints."""
+    out = (int(v), int(v)) if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(out) != 2 or min(out) < 1:
+        raise ValueError(f"{layer}: {name} must be a positive int or a pair of them, got {v!r}")
+    return out
+
+
+def padding4(layer: str, v) -> tuple[int, int, int, int]:
+    """MindSpore's `padding`: an int, (h, w), or (top, bottom, left, right)."""
+    pads = (int(v),) * 4 if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(pads) == 2:
+        pads = (pads[0], pads[0], pads[1], pads[1])
+    if len(pads) != 4 or min(pads) < 0:
+        raise ValueError(f"{layer}: padding must be a non-negative int, (h, w) or (top, bottom, left, right), "
+                         f"got {v!r}")
+    return pads
+
+
+def pad_mode(layer: str, mode: str, padding: tuple[int, ...]) -> str:
+    """Validated lower-case pad_mode; a non-zero `padding` needs 'pad'."""
+    mode = mode.lower() if isinstance(mode, str) else mode
+    if mode not in ("same", "valid", "pad"):
+        raise ValueError(f"{layer}: pad_mode must be 'same', 'valid' or 'pad', got {mode!r}")
+    if mode != "pad" and any(padding):
+        raise ValueError(f"{layer}: padding {padding} needs pad_mode='pad' (got pad_mode={mode!r})")
+    return mode

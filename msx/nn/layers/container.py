@@ -1,0 +1,101 @@
+"""Containers: `SequentialCell` (runs its cells in order) and `CellList` (holds cells, runs nothing)."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from ..cell import Cell
+
+
+class _Container(Cell):
+    """Position-indexed sub-Cells; keys are '0', '1', ... unless given by an OrderedDict."""
+
+    def _put(self, key: str, cell: Cell) -> None:
+        """Store `cell` under `key`, keeping the order of an existing key and prefixing its parameter names."""
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{type(self).__name__}: items must be Cells, got {type(cell).__name__} for item {key!r}")
+        if self._auto_prefix:
+            cell.update_parameters_name(key + ".")
+        self._cells[key] = cell
+
+    def _keys(self) -> list[str]:
+        return list(self._cells.keys())
+
+    def _position(self, index: int) -> int:
+        n = len(self._cells)
+        if not isinstance(index, int) or not -n <= index < n:
+            raise IndexError(f"{type(self).__name__}: index {index!r} is out of range for {n} cells")
+        return index % n
+
+    def __getitem__(self, index: int | slice):
+        keys = self._keys()
+        if isinstance(index, slice):
+            out = type(self)()
+            for key in keys[index]:
+                out._cells[key] = self._cells[key]  # shared cells keep their parameter names
+            return out
+        return self._cells[keys[self._position(index)]]
+
+    def __setitem__(self, index: int, cell: Cell) -> None:
+        self._put(self._keys()[self._position(index)], cell)
+
+    def __delitem__(self, index: int | slice) -> None:
+        keys = self._keys()
+        for key in (keys[index] if isinstance(index, slice) else [keys[self._position(index)]]):
+            del self._cells[key]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self) -> Iterator[Cell]:
+        return iter(list(self._cells.values()))
+
+    def append(self, cell: Cell) -> "_Container":
+        self._put(str(len(self._cells)), cell)
+        return self
+
+
+class SequentialCell(_Container):
+    """`SequentialCell(c1, c2, ...)`, `SequentialCell([c1, c2])` or `SequentialCell(OrderedDict(name=cell))`:
+    `construct(x)` feeds each cell's output to the next."""
+
+    def __init__(self, *args) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], dict):
+            for name, cell in args[0].items():
+                self._put(str(name), cell)
+            return
+        cells = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        for i, cell in enumerate(cells):
+            self._put(str(i), cell)
+
+    def construct(self, input_data: Any) -> Any:
+        for cell in self._cells.values():
+            input_data = cell(input_data)
+        return input_data
+
+
+class CellList(_Container):
+    """A list of Cells whose parameters belong to the owner (MindSpore's `nn.CellList`)."""
+
+    def __init__(self, args: Iterable[Cell] | None = None) -> None:
+        super().__init__()
+        self.extend(args or ())
+
+    def extend(self, cells: Iterable[Cell]) -> "CellList":
+        if isinstance(cells, Cell) and not isinstance(cells, _Container):
+            raise TypeError("CellList.extend: expected an iterable of Cells, got a single Cell")
+        for cell in cells:
+            self.append(cell)
+        return self
+
+    def insert(self, index: int, cell: Cell) -> None:
+        """Insert before `index` (like list.insert); the cells keep their keys' order as '0', '1', ..."""
+        items = list(self._cells.values())
+        n = len(items)
+        index = max(0, min(n, index + n if index < 0 else index))
+        self._cells.clear()
+        for i, old in enumerate(items[:index] + [None] + items[index:]):
+            if old is None:
+                self._put(str(i), cell)
+            else:
+                self._cells[str(i)] = old

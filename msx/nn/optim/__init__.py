@@ -1,0 +1,8 @@
+"""msx optimizers: MindSpore's classes, optax's math, state held in Parameters."""
+from .adam import Adam, AdamW, AdamWeightDecay  # noqa: F401
+from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, LearningRateSchedule,  # noqa: F401
+                                     PolynomialDecayLR, WarmUpLR, cosine_decay_lr, exponential_decay_lr,
+                                     piecewise_constant_lr)
+from .momentum import Momentum  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401

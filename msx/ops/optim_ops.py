@@ -1,0 +1,97 @@
+"""The optimizer-update primitive: one registry entry whose meaning is an optax transformation.
+
+`OptimizerUpdate(lr, step, *params, *grads, *states)` returns `(*new_params,
+*new_states)`. Everything it needs is an explicit input or a plain-data attr,
+so a compile pipeline sees optimizer state as ordinary state inputs/outputs:
+the optax state is rebuilt from the arrays on every call (`count` leaves are
+`step`, the other leaves are `states` in optax's own flattening order) and
+flattened back afterwards.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from .primitive import primitive
+
+ATTRS = ("kind", "weight_decay", "loss_scale", "momentum", "dampening", "nesterov", "beta1", "beta2", "eps")
+KINDS = ("sgd", "adam", "adamw")
+
+
+def transformation(kind: str, lr, *, weight_decay: float = 0.0, loss_scale: float = 1.0, momentum: float = 0.0,
+                   dampening: float = 0.0, nesterov: bool = False, beta1: float = 0.9, beta2: float = 0.999,
+                   eps: float = 1e-8) -> optax.GradientTransformation:
+    """The optax chain an msx optimizer means: grads are unscaled, L2-decayed, then fed to the optax optimizer.
+
+    `sgd` with `dampening` scales every gradient but the first by `1 - dampening`
+    before the momentum trace (MindSpore's and torch's SGD); `adamw` decays
+    the weights decoupled from the gradient (optax.adamw).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"OptimizerUpdate: kind must be one of {KINDS}, got {kind!r}")
+    chain = []
+    if loss_scale != 1.0:
+        chain.append(optax.scale(1.0 / loss_scale))
+    if weight_decay and kind != "adamw":
+        chain.append(optax.add_decayed_weights(weight_decay))
+    if kind == "sgd":
+        if dampening:
+            chain.append(optax.scale_by_schedule(lambda count: jnp.where(count == 0, 1.0, 1.0 - dampening)))
+        chain.append(optax.sgd(lr, momentum=momentum or None, nesterov=nesterov))
+    elif kind == "adam":
+        chain.append(optax.adam(lr, b1=beta1, b2=beta2, eps=eps, nesterov=nesterov))
+    else:
+        chain.append(optax.adamw(lr, b1=beta1, b2=beta2, eps=eps, weight_decay=weight_decay, nesterov=nesterov))
+    return optax.chain(*chain)
+
+
+def _is_count(leaf) -> bool:
+    return leaf.shape == () and jnp.issubdtype(leaf.dtype, jnp.integer)
+
+
+def states_per_param(kind: str, **attrs) -> int:
+    """How many state arrays (moments, traces) the transformation keeps per parameter."""
+    leaves = jax.tree_util.tree_leaves(jax.eval_shape(transformation(kind, 0.0, **attrs).init,
+                                                      [jax.ShapeDtypeStruct((1,), jnp.float32)]))
+    return sum(not _is_count(leaf) for leaf in leaves)
+
+
+def _split(arrays: tuple, k: int) -> int:
+    """The number of parameters in (*params, *grads, *states); raises on a malformed input list."""
+    if len(arrays) % (2 + k):
+        raise ValueError(f"expected params, grads and {k} state(s) per param ({2 + k} arrays each), "
+                         f"got {len(arrays)} arrays")
+    n = len(arrays) // (2 + k)
+    for i, (p, g) in enumerate(zip(arrays[:n], arrays[n:2 * n])):
+        if p.shape != g.shape:
+            raise ValueError(f"gradient {i} has shape {tuple(g.shape)} but its parameter has shape {tuple(p.shape)}")
+    return n
+
+
+@primitive("OptimizerUpdate", attrs=ATTRS, category="state", multiple_results=True, differentiable=False)
+@functools.partial(jax.jit, static_argnames=ATTRS)
+def optimizer_update(lr, step, *arrays, kind: str, weight_decay: float = 0.0, loss_scale: float = 1.0,
+                     momentum: float = 0.0, dampening: float = 0.0, nesterov: bool = False, beta1: float = 0.9,
+                     beta2: float = 0.999, eps: float = 1e-8):
+    """One optimizer step: (lr, step, *params, *grads, *states) -> (*new params, *new states).
+
+    `step` is the number of updates already made (optax's `count`); states
+    are grouped by kind (all first moments, then all second moments).
+    """
+    tx = transformation(kind, jnp.reshape(lr, ()), weight_decay=weight_decay, loss_scale=loss_scale,
+                        momentum=momentum, dampening=dampening, nesterov=nesterov, beta1=beta1, beta2=beta2,
+                        eps=eps)
+    k = states_per_param(kind, weight_decay=weight_decay, loss_scale=loss_scale, momentum=momentum,
+                         dampening=dampening, nesterov=nesterov, beta1=beta1, beta2=beta2, eps=eps)
+    n = _split(arrays, k)
+    params, grads, states = list(arrays[:n]), list(arrays[n:2 * n]), iter(arrays[2 * n:])
+    shapes, treedef = jax.tree_util.tree_flatten(jax.eval_shape(tx.init, params))
+    count = jnp.reshape(step, ())
+    leaves = [count.astype(s.dtype) if _is_count(s) else next(states) for s in shapes]
+    updates, new_state = tx.update(grads, jax.tree_util.tree_unflatten(treedef, leaves), params)
+    new_params = optax.apply_updates(params, updates)
+    new_states = [leaf for leaf, s in zip(jax.tree_util.tree_leaves(new_state), shapes) if not _is_count(s)]
+    return (*new_params, *new_states)
