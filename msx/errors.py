@@ -108,6 +108,10 @@ class CaptureError(MsxError):
     stage = "capture"
 
 
+class CaptureFallback(CaptureError):
+    """This call cannot be captured (fullgraph=False): jit runs the signature eagerly and warns once."""
+
+
 class PassError(MsxError):
     """A pass produced an invalid graph or failed."""
 

@@ -26,15 +26,14 @@ import numpy as np
 from . import context
 from .backends import BackendBase, BuildConfig, get_backend, list_backends
 from .capture.builder import Captured
-from .capture.trace import capture_trace
-from .errors import BackendError, CaptureError, MsxError
+from .capture import CAPTURE_MODES, NOT_RUN
+from .errors import BackendError, CaptureError, CaptureFallback, MsxError
 from .ir.graph import Const, Graph
 from .ops.primitive import recording
 from .passes import optimise
 from .tensor import Tensor
 
-CAPTURE_MODES = ("ast", "bytecode", "trace")
-_LANDED_CAPTURE_MODES = ("trace",)
+CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
 JIT_LEVELS = ("O0", "O1")
 _OPTIONS: tuple[str, ...] = ()
 
@@ -49,12 +48,12 @@ class JitConfig:
 
 
 def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> JitConfig:
+    if capture_mode not in CAPTURE_MODE_NAMES:
+        raise ValueError(f"jit: capture_mode={capture_mode!r} is not valid; choose one of {list(CAPTURE_MODE_NAMES)}")
     if capture_mode not in CAPTURE_MODES:
-        raise ValueError(f"jit: capture_mode={capture_mode!r} is not valid; choose one of {list(CAPTURE_MODES)}")
-    if capture_mode not in _LANDED_CAPTURE_MODES:
         raise NotImplementedError(
             f"jit: capture_mode={capture_mode!r} is not implemented in this msx version yet; "
-            f"available: {list(_LANDED_CAPTURE_MODES)} (use capture_mode='trace')")
+            f"available: {sorted(CAPTURE_MODES)}")
     if jit_level not in JIT_LEVELS:
         raise ValueError(f"jit: jit_level={jit_level!r} is not valid; choose one of {list(JIT_LEVELS)}")
     if dynamic not in (0, 1):
@@ -234,6 +233,7 @@ class Lowered:
 
 
 _INLINE = object()  # run() could not use the executable: call the Python function instead
+_EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
 
 
 class Compiled:
@@ -349,6 +349,8 @@ class JitFunction:
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
         compiled = self._cache.get(sig.key)
+        if compiled is _EAGER:
+            return self.fn(*sig.args, **sig.kwargs)
         if compiled is not None:
             out = compiled.run(sig)
             if out is not _INLINE:
@@ -362,13 +364,23 @@ class JitFunction:
         return self._compile_and_run(sig, reason)
 
     def _compile_and_run(self, sig: Signature, reason: str | None):
-        captured, result = self._capture(sig)
+        try:
+            captured, result = self._capture(sig)
+        except CaptureFallback as exc:
+            self._cache[sig.key] = _EAGER
+            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
+            return self.fn(*sig.args, **sig.kwargs)
         lowered = self._lower(captured, sig)
-        self._cache[sig.key] = lowered.compile()
+        compiled = lowered.compile()
+        self._cache[sig.key] = compiled
         self.compiles += 1
         if reason is not None:
             self._note_recompile(reason)
         self._last = sig
+        if result is NOT_RUN:
+            result = compiled.run(sig)
+            if result is _INLINE:
+                raise CaptureError(f"{self.__name__}: the graph just compiled cannot run this call: {compiled.failure}")
         return result
 
     def _note_recompile(self, reason: str) -> None:
@@ -383,8 +395,7 @@ class JitFunction:
     # ------------------------------------------------------------ stages
     def _capture(self, sig: Signature) -> tuple[Captured, Any]:
         self.captures += 1
-        fn = self.fn
-        return capture_trace(fn, sig.args, sig.kwargs, self.__name__)
+        return CAPTURE_MODES[self.config.capture_mode](self.fn, sig.args, sig.kwargs, self.__name__, self.config)
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
