@@ -7,6 +7,7 @@ from .layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, CellList, Conv2d, Dens
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,  # noqa: F401
                    SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
 from .wrap import TrainOneStepCell, WithLossCell  # noqa: F401
+from .graph_cell import GraphCell  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)

@@ -70,9 +70,9 @@ class Cell:
         setattr(self, param_name, param)
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
-        for _, p in self.parameters_and_names(expand=recurse):
-            if not p.name.startswith(prefix):
-                p.name = prefix + p.name
+        """Name every Parameter `prefix` + its attribute path (MindSpore's auto_prefix naming)."""
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     # ------------------------------------------------------------ calling
     def construct(self, *args, **kwargs):

@@ -335,8 +335,12 @@ def cast(input, dtype):
 
 def _msx_dtype(dtype):
     from ..dtype import to_msx
+    from ..errors import OpTypeError
 
-    return to_msx(dtype)
+    try:
+        return to_msx(dtype)
+    except TypeError as exc:
+        raise OpTypeError(str(exc)) from None
 
 
 def reshape(input, shape):
@@ -517,9 +521,12 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k = _pair(kernel_size)
+    if divisor_override is not None and ceil_mode:
+        raise ValueError("avg_pool2d: divisor_override cannot be combined with ceil_mode=True")
     out = apply(N.avg_pool2d, (input_x,), {"kernel_size": k, "stride": _pair(stride), "pad_mode": "pad" if padding
                                            else "valid", "padding": _pad4(padding), "ceil_mode": bool(ceil_mode),
-                                           "count_include_pad": bool(count_include_pad)})
+                                           "count_include_pad": bool(count_include_pad or divisor_override)})
+    # with a divisor override every window holds k*k terms: rescale the mean to sum / divisor
     return out if divisor_override is None else mul(out, (k[0] * k[1]) / divisor_override)
 
 

@@ -1,21 +1,26 @@
-"""`msx.mint.nn`: torch-style layer names (views of `msx.nn`).
-
-The layer classes are looked up in `msx.nn` on first use, so importing `msx.mint`
-never depends on (or cycles through) the layer modules.
-"""
+"""`msx.mint.nn`: torch-style layer names and arguments over `msx.nn`."""
+from ... import nn as _nn
+from ...nn import (Flatten, Linear, ReLU, Sigmoid, Tanh,  # noqa: F401
+                   L1Loss, MSELoss, BCEWithLogitsLoss, CrossEntropyLoss)
 from . import functional  # noqa: F401
 
-_FROM_NN = ("Dropout", "Flatten", "GELU", "Linear", "ReLU", "Sigmoid", "Tanh", "Softmax",
-            "L1Loss", "MSELoss", "BCEWithLogitsLoss", "CrossEntropyLoss")
+
+class Dropout(_nn.Dropout):
+    """torch-style: `Dropout(p=0.5)` drops with probability p."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__(p=p)
 
 
-def __getattr__(name: str):
-    if name in _FROM_NN:
-        from ... import nn
+class GELU(_nn.GELU):
+    """torch-style: exact GELU unless `approximate="tanh"`."""
 
-        return getattr(nn, name)
-    raise AttributeError(f"module 'msx.mint.nn' has no attribute {name!r}")
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__(approximate=approximate)
 
 
-def __dir__():
-    return sorted(list(globals()) + list(_FROM_NN))
+class Softmax(_nn.Softmax):
+    """torch-style: `Softmax(dim=None)` (None means the last axis)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__(axis=-1 if dim is None else dim)
