@@ -18,6 +18,7 @@ import numpy as np
 from . import tensor as tensor_mod
 from .capture.builder import GraphBuilder, current_builder
 from .errors import GradError
+from .ops.primitive import recording
 from .tensor import Parameter, Tensor
 
 
@@ -110,7 +111,8 @@ def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...]
                     body.add_input(new_args[i], f"arg{i}")
                 for p in trainable:
                     body.add_input(p, p.name)
-            out = fn(*new_args, **kwargs)
+            converter = recording.converter  # source capture: the user's function is captured from its source
+            out = fn(*new_args, **kwargs) if converter is None else converter(fn, tuple(new_args), kwargs)
             if body is not None:
                 body.set_outputs(_leaves(out))
             writes = _collect_writes(log)
@@ -136,6 +138,8 @@ def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...]
         _record_grad_node(outer, body, args, positions, trainable, sens, has_aux,
                           _leaves(value) + list(arg_grads) + trainable_grads, dict(zip(map(id, written_objs), state)))
     for obj, new in zip(written_objs, state):
+        if body is not None and not isinstance(obj, Parameter):
+            continue  # captured: Parameters are the state a graph writes (the Grad node's outputs); others are local
         # a write, not a plain assignment: an enclosing grad (nested autodiff) or capture must see it too
         obj._rebind(new)
     return value, arg_grads, param_grads

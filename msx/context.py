@@ -16,6 +16,9 @@ _VALID: dict[str, tuple] = {
     "jit_level": ("O0", "O1"),
     "device_id": None,  # any int >= 0
     "recompile_warn_limit": None,  # any int >= 1
+    "ascend_config": None,  # {"precision_mode": ...} for the simulated Ascend backend
+    "disable_passes": None,  # a tuple/list of pass names (msx.passes.list_passes)
+    "verify_passes": ("structure", "full", "off"),
 }
 
 _DEFAULTS: dict[str, Any] = {
@@ -26,6 +29,9 @@ _DEFAULTS: dict[str, Any] = {
     "jit_level": "O0",
     "device_id": 0,
     "recompile_warn_limit": 8,
+    "ascend_config": {},
+    "disable_passes": (),
+    "verify_passes": "structure",
 }
 
 _context: dict[str, Any] = dict(_DEFAULTS)
@@ -39,10 +45,25 @@ def _check(key: str, value: Any) -> None:
         if value not in valid or type(value) not in {type(v) for v in valid}:
             shown = ["PYNATIVE_MODE", "GRAPH_MODE"] if key == "mode" else list(valid)
             raise ContextError(f"set_context: {key}={value!r} is not valid; choose one of {shown}")
+    elif key == "ascend_config":
+        _check_ascend_config(value)
     elif key == "save_graphs_path" and not isinstance(value, str):
         raise ContextError(f"set_context: save_graphs_path must be a str, got {type(value).__name__}")
-    elif key in ("device_id", "recompile_warn_limit") and (not isinstance(value, int) or value < (key == "recompile_warn_limit")):
+    elif key == "disable_passes" and (not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value)):
+        raise ContextError(f"set_context: disable_passes must be a list of pass names, got {value!r}")
+    elif key in ("device_id", "recompile_warn_limit") and (not isinstance(value, int) or isinstance(value, bool)
+                                                            or value < (key == "recompile_warn_limit")):
         raise ContextError(f"set_context: {key} must be a non-negative int, got {value!r}")
+
+
+def _check_ascend_config(value: Any) -> None:
+    from .backends.ascend_sim.precision import PRECISION_MODES
+
+    if not isinstance(value, dict) or set(value) - {"precision_mode"}:
+        raise ContextError(f"set_context: ascend_config must be a dict with the key 'precision_mode', got {value!r}")
+    if "precision_mode" in value and value["precision_mode"] not in PRECISION_MODES:
+        raise ContextError(f"set_context: ascend_config precision_mode={value['precision_mode']!r} is not valid; "
+                           f"choose one of {list(PRECISION_MODES)}")
 
 
 def set_context(**kwargs: Any) -> None:
@@ -70,7 +91,7 @@ _rng_state = None  # a Parameter holding a raw jax PRNG key; created lazily
 def set_seed(seed: int) -> None:
     """Seed every msx random source: initializers, dropout, `ops` random functions, datasets."""
     global _seed, _rng_state
-    if not isinstance(seed, int) or seed < 0:
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ContextError(f"set_seed: seed must be a non-negative int, got {seed!r}")
     import numpy as np
 

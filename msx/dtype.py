@@ -20,7 +20,12 @@ class Type:
         self.np_dtype = np.dtype(np_dtype)
 
     def __repr__(self) -> str:
-        return self.name[0].upper() + self.name[1:].rstrip("_")
+        """MindSpore's spelling: Float32, Int64, UInt8, BFloat16, Bool."""
+        name = self.name.rstrip("_")
+        for prefix, shown in (("uint", "UInt"), ("bfloat", "BFloat")):
+            if name.startswith(prefix):
+                return shown + name[len(prefix):]
+        return name[0].upper() + name[1:]
 
     __str__ = __repr__
 
@@ -55,16 +60,20 @@ int16 = Type("int16", jnp.int16)
 int32 = Type("int32", jnp.int32)
 int64 = Type("int64", jnp.int64)
 uint8 = Type("uint8", jnp.uint8)
+uint16 = Type("uint16", jnp.uint16)
 uint32 = Type("uint32", jnp.uint32)
+uint64 = Type("uint64", jnp.uint64)
 bool_ = Type("bool_", jnp.bool_)
 complex64 = Type("complex64", jnp.complex64)
+complex128 = Type("complex128", jnp.complex128)
 
 float_ = float32
 half = float16
 double = float64
 int_ = int32
 
-_ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint32, bool_, complex64)
+_ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
+        complex64, complex128)
 _BY_NP = {t.np_dtype: t for t in _ALL}
 
 

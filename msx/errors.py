@@ -44,6 +44,10 @@ class SourceLoc:
 
 _MSX_DIR = __file__.rsplit("/", 1)[0] + "/"
 
+# Code objects of msx functions that interpret user source (capture_mode="ast") -> a function giving the
+# user's line being interpreted: for such a frame that line, not the frame's own, is the user's.
+SOURCE_FRAMES: dict = {}
+
 
 def user_loc(skip_msx: bool = True) -> SourceLoc | None:
     """The innermost stack frame outside msx (the user's line), with its column span."""
@@ -53,6 +57,11 @@ def user_loc(skip_msx: bool = True) -> SourceLoc | None:
     while frame is not None and skip_msx and (frame.f_code.co_filename.startswith(_MSX_DIR)
                                               or frame.f_code.co_filename.startswith("<frozen")
                                               or "/jax/" in frame.f_code.co_filename):
+        interpreted = SOURCE_FRAMES.get(frame.f_code)
+        if interpreted is not None:
+            loc = interpreted()
+            if loc is not None:
+                return loc
         frame = frame.f_back
     if frame is None:
         return None
@@ -124,6 +133,10 @@ class BackendError(MsxError):
     stage = "backend"
 
 
+class BackendUnavailableError(BackendError, ValueError):
+    """An unknown backend name, or a backend whose device this machine lacks; the message lists what is available."""
+
+
 class VerifyError(MsxError):
     """A graph failed verification."""
 
@@ -134,3 +147,66 @@ class GradError(MsxError):
     """Autodiff could not differentiate the function as asked."""
 
     stage = "grad"
+
+
+class ExportError(MsxError):
+    """A network or graph could not be exported (capture, serialization or writing failed)."""
+
+    stage = "export"
+
+
+class LoadError(MsxError, ValueError):
+    """A file could not be loaded; the subclass says why. Raised before anything from the file runs."""
+
+    stage = "load"
+
+
+class BadMagicError(LoadError):
+    """The file does not start with the magic bytes of the expected format."""
+
+
+class FormatVersionError(LoadError):
+    """The file was written in a format version this msx cannot read (usually a newer one)."""
+
+
+class TruncatedFileError(LoadError):
+    """The file is shorter than its own header says: it was cut off."""
+
+
+class ChecksumError(LoadError):
+    """A part of the file does not match the checksum recorded for it: the file is corrupted."""
+
+
+class UnknownPrimitiveError(LoadError):
+    """The graph uses a primitive this msx does not have."""
+
+
+class MalformedFileError(LoadError):
+    """The file is structurally invalid (bad JSON, a graph that does not verify, mismatched weights, ...)."""
+
+
+class CheckpointError(MsxError, ValueError):
+    """Parameters could not be saved or loaded into a network: names the parameter, shapes and dtypes."""
+
+    stage = "checkpoint"
+
+
+class DatasetError(MsxError, ValueError):
+    """A dataset got data it cannot hold or a pipeline step failed: names the column, the row and the step."""
+
+    stage = "dataset"
+
+
+class CustomOpError(MsxError, ValueError):
+    """A custom op (`ops.CustomOpBuilder`, `ops.Custom`) could not be declared, built or loaded: names the op."""
+
+    stage = "custom_op"
+
+
+class CustomOpBuildError(CustomOpError):
+    """The compiler rejected a custom op's sources; `.command` and `.compiler_output` hold what it ran and said."""
+
+    def __init__(self, message: str, command: list[str], compiler_output: str) -> None:
+        super().__init__(message)
+        self.command = command
+        self.compiler_output = compiler_output

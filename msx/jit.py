@@ -24,18 +24,18 @@ import jax
 import numpy as np
 
 from . import context
-from .backends import BackendBase, BuildConfig, get_backend, list_backends
+from .backends import BackendBase, BuildConfig, get_backend
 from .capture.builder import Captured
-from .capture import CAPTURE_MODES, NOT_RUN
+from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
 from .errors import BackendError, CaptureError, CaptureFallback, MsxError
 from .ir.graph import Const, Graph
 from .ops.primitive import recording
-from .passes import optimise
+from .passes import optimise, pass_views
 from .tensor import Tensor
 
 CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
 JIT_LEVELS = ("O0", "O1")
-_OPTIONS: tuple[str, ...] = ()
+_OPTIONS: tuple[str, ...] = ("disable_passes",)
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class JitConfig:
     dynamic: int = 0
     fullgraph: bool = False
     backend: str | None = None
+    disable_passes: tuple[str, ...] = ()
+    backend_options: tuple = ()  # (name, value) pairs of the options meant for the backend (BuildConfig.options)
 
 
 def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> JitConfig:
@@ -54,6 +56,8 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
         raise NotImplementedError(
             f"jit: capture_mode={capture_mode!r} is not implemented in this msx version yet; "
             f"available: {sorted(CAPTURE_MODES)}")
+    if capture_mode in CAPTURE_CHECKS:
+        CAPTURE_CHECKS[capture_mode]()  # the mode can work here (bytecode: a supported Python version)
     if jit_level not in JIT_LEVELS:
         raise ValueError(f"jit: jit_level={jit_level!r} is not valid; choose one of {list(JIT_LEVELS)}")
     if dynamic not in (0, 1):
@@ -65,12 +69,27 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
         raise ValueError(f"jit: fullgraph must be True or False, got {fullgraph!r}")
     if backend is not None and not isinstance(backend, str):
         raise ValueError(f"jit: backend must be a backend name (str), got {type(backend).__name__}")
-    if backend is not None and backend != "ms_backend" and backend not in list_backends():
-        raise ValueError(f"jit: unknown backend {backend!r}; available: {list_backends() + ['ms_backend']}")
-    unknown = sorted(set(options) - set(_OPTIONS))
+    if backend is not None and backend != "ms_backend":
+        get_backend(backend)  # an unknown name or an absent device fails now, listing the available backends
+    backend_options = {k: v for k, v in options.items() if k not in _OPTIONS}
+    if backend_options:
+        _check_backend_options(get_backend(backend), backend_options)
+    disable = options.get("disable_passes", ())
+    disable = (disable,) if isinstance(disable, str) else disable
+    if not isinstance(disable, (list, tuple)) or not all(isinstance(n, str) for n in disable):
+        raise ValueError(f"jit: disable_passes must be a pass name or a list of them, got {disable!r}; "
+                         f"see msx.passes.list_passes()")
+    return JitConfig(capture_mode, jit_level, dynamic, fullgraph, backend, tuple(disable),
+                     tuple(sorted(backend_options.items())))
+
+
+def _check_backend_options(backend: BackendBase, options: dict) -> None:
+    """Options that are not jit's own belong to the backend (e.g. the simulated Ascend's precision_mode)."""
+    unknown = sorted(set(options) - set(backend.options))
     if unknown:
-        raise ValueError(f"jit: unknown option(s) {unknown}; valid options: {list(_OPTIONS)}")
-    return JitConfig(capture_mode, jit_level, dynamic, fullgraph, backend)
+        raise ValueError(f"jit: unknown option(s) {unknown}; valid options: {list(_OPTIONS) + list(backend.options)} "
+                         f"(backend {backend.name!r})")
+    backend.check_options(options)
 
 
 def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
@@ -189,12 +208,13 @@ def _show(k) -> str:
 _save_counter = itertools.count()
 
 
-def _save_stage(name: str, stage: str, text: str) -> None:
+def _save_stage(name: str, stage: str, text: str, ext: str | None = None) -> None:
     if not context.get_context("save_graphs"):
         return
     folder = context.get_context("save_graphs_path")
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"{next(_save_counter):04d}_{name}_{stage}.{'mlir' if stage == 'stablehlo' else 'ir'}")
+    ext = ext or ("mlir" if stage == "stablehlo" else "ir")
+    path = os.path.join(folder, f"{next(_save_counter):04d}_{name}_{stage}.{ext}")
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
@@ -202,12 +222,16 @@ def _save_stage(name: str, stage: str, text: str) -> None:
 
 
 class Lowered:
-    """A captured graph after passes, bound to a backend; `.compile()` builds it."""
+    """A captured graph after passes, bound to a backend; `.compile()` builds it.
+
+    `pass_records`: what each pass did (`msx.passes.PassRecord`: name, stage, time, before/after, `.diff()`).
+    """
 
     def __init__(self, captured: Captured, graph: Graph, backend: BackendBase, config: BuildConfig,
-                 signature: Signature, name: str) -> None:
+                 signature: Signature, name: str, pass_records: list | None = None) -> None:
         self.captured, self.graph, self.backend, self.config = captured, graph, backend, config
         self.signature, self.name = signature, name
+        self.pass_records = pass_records or []
 
     def as_text(self) -> str:
         """The backend's text for this graph: StableHLO for the XLA backends."""
@@ -245,6 +269,8 @@ class Compiled:
         rw = set(config.rw_params)
         self.key = lowered.signature.key
         self.backend = lowered.backend
+        for p in captured.params:  # Parameters live on the backend's device from now on
+            p._data = self.backend.place(p._data)
         self.ro = [p for i, p in enumerate(captured.params) if i not in rw]
         self.rw = [captured.params[i] for i in config.rw_params]
         self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
@@ -334,6 +360,8 @@ class JitFunction:
         self.compiles = 0
         self.hits = 0
         self._warned = False
+        runner = CAPTURE_RUNNERS.get(config.capture_mode)
+        self._runner = runner(self) if runner is not None else None  # a mode with its own cache (bytecode)
 
     def __get__(self, obj, objtype=None):
         """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""
@@ -343,8 +371,11 @@ class JitFunction:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        if recording.recorder is not None:
-            return self.fn(*args, **kwargs)  # inside another capture: inline
+        if recording.recorder is not None:  # inside another capture: inline
+            converter = recording.converter
+            return self.fn(*args, **kwargs) if converter is None else converter(self.fn, args, kwargs)
+        if self._runner is not None:  # guards and graph breaks: the capture mode runs the call
+            return self._runner(args, kwargs)
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
@@ -377,6 +408,9 @@ class JitFunction:
         if reason is not None:
             self._note_recompile(reason)
         self._last = sig
+        if result is not NOT_RUN and not compiled.backend.reproduces_eager:
+            captured.restore()  # the capture run's answer is eager's, not this backend's: undo its writes, run it
+            result = NOT_RUN
         if result is NOT_RUN:
             result = compiled.run(sig)
             if result is _INLINE:
@@ -400,19 +434,31 @@ class JitFunction:
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
         _save_stage(self.__name__, "captured", str(captured.graph))
-        graph = optimise(captured.graph, self.config.jit_level, keep)
+        backend = get_backend(self.config.backend)
+        result = optimise(captured.graph, self.config.jit_level, keep, backend, self.config.disable_passes)
+        graph, keep = result.graph, result.keep
+        if context.get_context("save_graphs"):
+            for stage, ext, text in pass_views(result.records):
+                _save_stage(self.__name__, stage, text, ext)
         _save_stage(self.__name__, "optimised", str(graph))
         written = {name for name, _ in graph.updates}
         rw = tuple(i for i, v in enumerate(graph.params) if v.name in written)
+        options = dict(self.config.backend_options)
+        if options:
+            _check_backend_options(backend, options)  # "ms_backend" resolves now, by device_target
         config = BuildConfig(rw_params=rw, donate=not captured.guards, extra_outputs=keep,
-                             jit_level=self.config.jit_level)
-        return Lowered(captured, graph, get_backend(self.config.backend), config, sig, self.__name__)
+                             jit_level=self.config.jit_level, fullgraph=self.config.fullgraph, options=options)
+        return Lowered(captured, graph, backend, config, sig, self.__name__, result.records)
 
     def capture(self, *args, **kwargs) -> Graph:
         """The captured Graph for these arguments; Parameters written while capturing are restored."""
+        return self.captured(*args, **kwargs).graph
+
+    def captured(self, *args, **kwargs) -> Captured:
+        """Like `capture`, with what binds the graph: the Parameter objects behind `graph.params` and the guards."""
         captured, _ = self._capture(Signature(args, kwargs, self.cell))
         captured.restore()
-        return captured.graph
+        return captured
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Capture (without side effects) and run the passes; `.as_text()` gives StableHLO."""
@@ -421,9 +467,18 @@ class JitFunction:
         captured.restore()
         return self._lower(captured, sig)
 
+    def explain(self, *args, **kwargs):
+        """Run this call and report what jit did: graphs, graph breaks (reason, line, suggestion), the guards of
+        each cache entry, recompilations (capture_mode="bytecode")."""
+        if self._runner is None:
+            raise ValueError(f"jit: explain() reports graph breaks and guards of capture_mode='bytecode'; "
+                             f"{self.__name__} uses capture_mode={self.config.capture_mode!r}")
+        return self._runner.explain(args, kwargs)
+
     def cache_info(self) -> dict:
+        entries = len(self._cache) if self._runner is None else self._runner.entry_count()
         return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
-                "entries": len(self._cache), "recompile_reasons": list(self.recompile_reasons)}
+                "entries": entries, "recompile_reasons": list(self.recompile_reasons)}
 
     def __repr__(self) -> str:
         return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={len(self._cache)}>"

@@ -37,7 +37,7 @@ def _to_array(input_data: Any, dtype) -> jax.Array:
         data = input_data._data
     elif isinstance(input_data, jax.Array):
         data = input_data
-    elif isinstance(input_data, np.ndarray):
+    elif isinstance(input_data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
         if input_data.dtype == object:
             raise TypeError("Tensor: cannot make a tensor from a numpy array of Python objects")
         data = jnp.asarray(input_data)
@@ -53,6 +53,7 @@ def _to_array(input_data: Any, dtype) -> jax.Array:
         data = jnp.asarray(value, dtype=np_dtype or _default_np_dtype(value))
     if np_dtype is not None and data.dtype != np_dtype:
         data = data.astype(np_dtype)
+    mstype.to_msx(data.dtype)  # a clear TypeError now for a dtype msx has no name for, not a KeyError later
     return data
 
 

@@ -309,8 +309,6 @@ def test_capture_error_names_stage_shapes_and_underlines_the_line():
 def test_jit_validates_its_options():
     with pytest.raises(ValueError, match="capture_mode='graph' is not valid; choose one of \\['ast', 'bytecode', 'trace'\\]"):
         msx.jit(lambda x: x, capture_mode="graph")
-    with pytest.raises(NotImplementedError, match="capture_mode='bytecode' is not implemented"):
-        msx.jit(lambda x: x, capture_mode="bytecode")
     with pytest.raises(ValueError, match="jit_level='O3'"):
         msx.jit(lambda x: x, capture_mode="trace", jit_level="O3")
     with pytest.raises(ValueError, match="unknown backend 'npu'"):

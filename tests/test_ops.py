@@ -11,6 +11,7 @@ Class-style ops, `msx.mint`, random ops and printing are tested below the table.
 from __future__ import annotations
 
 import math
+from functools import partial
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -66,6 +67,7 @@ def _same_pads(size, k, s, d=1):
     return total // 2, total - total // 2
 
 
+@partial(jax.jit, static_argnames=("stride", "pads", "dilation", "groups", "same"))
 def ref_conv2d(x, w, b=None, stride=(1, 1), pads=((0, 0), (0, 0)), dilation=(1, 1), groups=1, same=False):
     """Direct convolution: a sum over kernel taps of strided slices (no lax.conv)."""
     kh, kw = w.shape[2:]
@@ -101,10 +103,12 @@ def _windows(x, k, s, pads, fill):
     return jnp.stack(taps, axis=-1)
 
 
+@partial(jax.jit, static_argnums=(1, 2, 3))
 def ref_max_pool(x, k, s, pads=((0, 0), (0, 0))):
     return jnp.max(_windows(x, k, s, pads, -jnp.inf), axis=-1)
 
 
+@partial(jax.jit, static_argnums=(1, 2, 3, 4))
 def ref_avg_pool(x, k, s, pads=((0, 0), (0, 0)), count_include_pad=True):
     total = jnp.sum(_windows(x, k, s, pads, 0.0), axis=-1)
     if count_include_pad:
@@ -203,7 +207,7 @@ def _msx_div_trunc(x, y):
 
 
 def _msx_bn_train(x, g, b, m, v):
-    return ops.batch_norm(x, Tensor(m.asnumpy()), Tensor(v.asnumpy()), g, b, training=True)
+    return ops.batch_norm(x, m * 1.0, v * 1.0, g, b, training=True)  # copies: the update stays local
 
 
 def _msx_bn_prim_train(x, g, b, m, v):
@@ -550,7 +554,11 @@ TESTED_SEPARATELY = {"UniformReal", "StandardNormal", "UniformInt", "Bernoulli",
 
 
 def _owned_elsewhere(name: str) -> bool:
-    """Primitives of modules still in flight (optimizer updates, gradient clipping)."""
+    """Primitives of modules still in flight (optimizer updates, gradient clipping), and user custom ops
+    (category "custom", registered at run time by `ops.Custom`/`CustomOpBuilder` and tested with them)."""
+    prim = REGISTRY.get(name)
+    if prim is not None and prim.category == "custom":
+        return True
     return any(part in name for part in ("Optim", "Apply", "Clip"))
 
 
@@ -570,6 +578,10 @@ class _Spy:
 
 def _to_msx(a):
     return Tensor(a) if isinstance(a, np.ndarray) else a
+
+
+def _to_msx_traced(a):
+    return Tensor(a) if isinstance(a, jax.Array) else a
 
 
 def _to_jax(a):
@@ -636,14 +648,20 @@ def _grad_cases() -> list[Case]:
 GRAD_CASES = _grad_cases()
 
 
-@pytest.mark.parametrize("case", GRAD_CASES, ids=[c.id for c in GRAD_CASES])
-def test_grad(case: Case):
-    positions = case.positions()
+# msx.grad is compared inside one jax.jit together with the reference (one compile per case instead of
+# hundreds of eager dispatches); a sample also runs eagerly, the way users call it.
+EAGER_GRAD_IDS = {"add_broadcast", "matmul_batched", "conv_pad_stride_bias", "getitem_tensor", "setitem_row",
+                  "ce_index", "softmax", "layer_norm", "max_pool", "sort_grad", "split_size", "where_grad"}
+
+
+def _cotangents(case: Case) -> list:
     ref_out = _leaves(jax.eval_shape(case.ref, *[_to_jax(a) for a in case.inputs]))
     rng = np.random.default_rng(sum(map(ord, case.id)))
-    cots = [rng.standard_normal(o.shape).astype(o.dtype) if jnp.issubdtype(o.dtype, jnp.floating) else None
+    return [rng.standard_normal(o.shape).astype(o.dtype) if jnp.issubdtype(o.dtype, jnp.floating) else None
             for o in ref_out]
 
+
+def _losses(case: Case, cots: list):
     def msx_loss(*xs):
         total = 0.0
         for o, c in zip(_leaves(case.fn(*xs)), cots):
@@ -658,12 +676,44 @@ def test_grad(case: Case):
                 total = total + jnp.sum(o * c)
         return total
 
-    got = msx.grad(msx_loss, grad_position=positions)(*[_to_msx(a) for a in case.inputs])
-    want = jax.jit(jax.grad(ref_loss, argnums=positions))(*[_to_jax(a) for a in case.inputs])
+    return msx_loss, ref_loss
+
+
+def _check_grads(case: Case, got, want):
+    positions = case.positions()
     assert isinstance(got, tuple) and len(got) == len(positions)
     for p, g, w in zip(positions, got, want):
         assert g.shape == case.inputs[p].shape
         _assert_close(g, w, max(case.rtol, 1e-4), max(case.atol, 1e-5), True, f"{case.id} d/d input {p}")
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=[c.id for c in GRAD_CASES])
+def test_grad(case: Case):
+    positions = case.positions()
+    msx_loss, ref_loss = _losses(case, _cotangents(case))
+
+    def both(*arrays):
+        got = msx.grad(msx_loss, grad_position=positions)(*[_to_msx_traced(a) for a in arrays])
+        assert isinstance(got, tuple)
+        return tuple(g._data for g in got), jax.grad(ref_loss, argnums=positions)(*arrays)
+
+    got, want = jax.jit(both)(*[_to_jax(a) for a in case.inputs])
+    _check_grads(case, tuple(Tensor(g) for g in got), want)
+
+
+EAGER_GRAD_CASES = [c for c in GRAD_CASES if c.id in EAGER_GRAD_IDS]
+
+
+@pytest.mark.parametrize("case", EAGER_GRAD_CASES, ids=[c.id for c in EAGER_GRAD_CASES])
+def test_grad_eager(case: Case):
+    msx_loss, ref_loss = _losses(case, _cotangents(case))
+    got = msx.grad(msx_loss, grad_position=case.positions())(*[_to_msx(a) for a in case.inputs])
+    want = jax.jit(jax.grad(ref_loss, argnums=case.positions()))(*[_to_jax(a) for a in case.inputs])
+    _check_grads(case, got, want)
+
+
+def test_eager_grad_sample_is_complete():
+    assert {c.id for c in EAGER_GRAD_CASES} == EAGER_GRAD_IDS
 
 
 def test_table_covers_every_primitive():
@@ -720,6 +770,39 @@ def test_ops_max_min_return_values_and_indices():
     # the Tensor methods return values only, like MindSpore's
     np.testing.assert_array_equal(x.max(axis=1).asnumpy(), [5.0, 7.0])
     assert float(x.max()) == 7.0 and float(x.min()) == 0.0
+
+
+def test_div_rounding_modes_keep_integer_dtype():
+    a, b = Tensor([7, -7, 6]), Tensor([2, 2, -4])
+    trunc = ops.div(a, b, rounding_mode="trunc")
+    floor = ops.div(a, b, rounding_mode="floor")
+    assert trunc.dtype == msx.int64 and floor.dtype == msx.int64
+    np.testing.assert_array_equal(trunc.asnumpy(), [3, -3, -1])
+    np.testing.assert_array_equal(floor.asnumpy(), [3, -4, -2])
+    assert ops.div(Tensor([7, -7], msx.int32), 2, rounding_mode="trunc").dtype == msx.int32
+    assert ops.div(Tensor([7.0]), 2, rounding_mode="trunc").dtype == msx.float32
+
+
+def test_functional_batch_norm_updates_running_stats_in_training():
+    x = normal(8, 3, 2, 2)
+    mean, var = Tensor(np.zeros(3, np.float32)), msx.Parameter(Tensor(np.ones(3, np.float32)), name="var")
+    gamma, beta = Tensor(np.ones(3, np.float32)), Tensor(np.zeros(3, np.float32))
+    ops.batch_norm(Tensor(x), mean, var, gamma, beta, training=True, momentum=0.2)
+    n = 8 * 2 * 2
+    np.testing.assert_allclose(mean.asnumpy(), 0.2 * x.mean((0, 2, 3)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), 0.8 + 0.2 * x.var((0, 2, 3)) * n / (n - 1), rtol=1e-5)
+    assert isinstance(var, msx.Parameter) and var.name == "var"
+    before = mean.asnumpy().copy()
+    ops.batch_norm(Tensor(x), mean, var, gamma, beta, training=False)
+    np.testing.assert_array_equal(mean.asnumpy(), before)  # inference leaves the statistics alone
+
+
+def test_fill_values_may_be_tensors_and_clamp_needs_a_bound():
+    np.testing.assert_array_equal(ops.full((2,), Tensor(3.0)).asnumpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(ops.full_like(Tensor([1, 2]), Tensor(5)).asnumpy(), [5, 5])
+    np.testing.assert_array_equal(ops.clamp(Tensor([-2.0, 2.0]), Tensor(-1.0), Tensor(1.0)).asnumpy(), [-1, 1])
+    with pytest.raises(ValueError, match="clamp"):
+        ops.clamp(Tensor([1.0]))
 
 
 def test_ops_div_int_inputs_is_true_division():
@@ -892,6 +975,8 @@ MINT_CASES = [
     ("full", lambda x, y: mint.full((2, 3), 2.0), lambda x, y: np.full((2, 3), 2.0)),
     ("arange", lambda x, y: mint.arange(0, 6, 2), lambda x, y: np.arange(0, 6, 2)),
     ("eq", lambda x, y: mint.eq(x, x), lambda x, y: np.ones(x.shape, bool)),
+    ("cumsum_dim", lambda x, y: mint.cumsum(x, dim=1), lambda x, y: np.cumsum(x, 1)),
+    ("broadcast_to_size", lambda x, y: mint.broadcast_to(x[0], size=(2, 3)), lambda x, y: np.broadcast_to(x[0], (2, 3))),
 ]
 
 

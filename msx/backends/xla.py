@@ -1,13 +1,15 @@
-"""XLA backends: emit StableHLO by lowering the graph with jax, compile it, run it."""
+"""XLA backends: emit StableHLO by lowering the graph with jax, compile it for one device, run it there."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import jax
+from jax.sharding import SingleDeviceSharding
 
 from ..errors import BackendError
-from ..ir.graph import Const, Graph
+from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
 from .base import BackendBase, BuildConfig
 
@@ -17,22 +19,12 @@ def graph_function(graph: Graph, config: BuildConfig):
 
     Constant outputs are left to the runtime (they need not cross the device).
     """
-    rw = set(config.rw_params)
-    ro_index = [i for i in range(len(graph.params)) if i not in rw]
-    rw_index = list(config.rw_params)
-    var_outputs = [i for i, o in enumerate(graph.outputs) if not isinstance(o, Const)]
-    probe = Graph(graph.name, graph.inputs, graph.params, graph.nodes,
-                  [graph.outputs[i] for i in var_outputs] + list(config.extra_outputs), graph.updates)
+    outputs, _, extras = config.result_values(graph)
+    probe = Graph(graph.name, graph.inputs, graph.params, graph.nodes, outputs + extras, graph.updates)
 
     def fn(inputs, ro_params, rw_params):
-        params = [None] * len(graph.params)
-        for i, a in zip(ro_index, ro_params):
-            params[i] = a
-        for i, a in zip(rw_index, rw_params):
-            params[i] = a
-        outs, updates = evaluate(probe, inputs, params)
-        n = len(var_outputs)
-        return outs[:n], updates, outs[n:]
+        outs, updates = evaluate(probe, inputs, config.merge_params(graph, ro_params, rw_params))
+        return outs[:len(outputs)], updates, outs[len(outputs):]
 
     return fn
 
@@ -41,44 +33,82 @@ def graph_function(graph: Graph, config: BuildConfig):
 class XlaExecutable:
     lowered: Any
     compiled: Any
+    device: Any
 
     def as_text(self) -> str:
         return self.lowered.as_text()
 
 
 class XlaBackend(BackendBase):
-    """XLA on one jax platform ("cpu", "gpu" or "tpu")."""
+    """XLA on one device of a jax platform ("cpu", "gpu" or "tpu"); `device_id` picks the device."""
 
-    def __init__(self, platform: str) -> None:
-        self.name = platform
+    def __init__(self, platform: str, device_id: int = 0, name: str | None = None) -> None:
         self.platform = platform
+        self.device_id = device_id
+        self.name = name  # None: takes the name it is registered under
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.platform}:{self.device_id}"
+
+    @functools.cached_property
+    def _devices(self) -> list:
+        try:
+            return jax.devices(self.platform)
+        except RuntimeError:  # jax has no such platform here
+            return []
+
+    def available(self) -> bool:
+        return self.device_id < len(self._devices)
+
+    @property
+    def reproduces_eager(self) -> bool:
+        """Eager execution runs the same jax implementations, on jax's default device."""
+        return self.available() and self.device() == jax.devices()[0]
+
+    def place(self, array: Any) -> Any:
+        if isinstance(array, jax.core.Tracer) or self.device() in array.devices():
+            return array
+        return jax.device_put(array, self.device())
 
     def device(self):
-        try:
-            return jax.devices(self.platform)[0]
-        except RuntimeError:
-            return None
+        """The jax device this backend compiles for and places inputs and Parameters on."""
+        if not self.available():
+            have = sorted({d.platform for d in jax.devices()})
+            raise BackendError(f"backend {self.label!r}: this machine has no {self.platform} device "
+                               f"{self.device_id} (jax sees: {have})")
+        return self._devices[self.device_id]
 
     def lower(self, graph: Graph, config: BuildConfig):
-        """Emit StableHLO: jax lowers the graph's evaluation (a `jax.stages.Lowered`)."""
-        device = self.device()
-        if device is None:
-            raise BackendError(f"backend {self.name!r}: no {self.platform} device on this machine "
-                               f"(jax sees: {sorted({d.platform for d in jax.devices()})})")
-        fn = graph_function(graph, config)
+        """Emit StableHLO for this backend's device: jax lowers the graph's evaluation (a `jax.stages.Lowered`)."""
+        sharding = SingleDeviceSharding(self.device())
         rw = set(config.rw_params)
-        structs = ([to_struct(v.abstract) for v in graph.inputs],
-                   [to_struct(v.abstract) for i, v in enumerate(graph.params) if i not in rw],
-                   [to_struct(graph.params[i].abstract) for i in config.rw_params])
-        jitted = jax.jit(fn, donate_argnums=(2,) if config.donate and config.rw_params else ())
-        return jitted.lower(*structs)
+
+        def structs(values):
+            return [jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
+                    for s in (to_struct(v.abstract) for v in values)]
+
+        args = (structs(graph.inputs), structs([v for i, v in enumerate(graph.params) if i not in rw]),
+                structs([graph.params[i] for i in config.rw_params]))
+        jitted = jax.jit(graph_function(graph, config),
+                         donate_argnums=(2,) if config.donate and config.rw_params else ())
+        return jitted.lower(*args)
 
     def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable:
         lowered = self.lower(graph, config)
-        return XlaExecutable(lowered, lowered.compile())
+        return XlaExecutable(lowered, lowered.compile(), self.device())
 
     def run(self, handle: XlaExecutable, inputs: tuple) -> tuple:
-        return handle.compiled(*inputs)
+        try:
+            return handle.compiled(*inputs)
+        except ValueError:
+            # an argument is committed to another device (the output of a function on another backend):
+            # the executable checks placement before running, so nothing was donated; place it and retry
+            return handle.compiled(*jax.device_put(inputs, handle.device))
 
     def as_text(self, handle: XlaExecutable) -> str:
         return handle.as_text()
+
+    def __repr__(self) -> str:
+        where = f"{self.platform}:{self.device_id}" if self.available() else f"{self.platform} (absent)"
+        return f"<backend {self.label}: XLA on {where}>"

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import CaptureError, SourceLoc, user_loc
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ..ir.symbolic import plain_shape
 from ..ops.primitive import Primitive, recording
 from ..tensor import Parameter, Tensor
 
@@ -26,7 +27,7 @@ from ..tensor import Parameter, Tensor
 def abstract_of(t: Tensor) -> Abstract:
     data = t._data
     name = np.dtype(data.dtype).name
-    return Abstract(tuple(data.shape), name)
+    return Abstract(plain_shape(data.shape), name)  # a symbolic dim (dynamic shapes) becomes an ir Dim
 
 
 @dataclass
@@ -62,6 +63,8 @@ class Captured:
 
 class GraphBuilder:
     """Builds one Graph from recorded ops; a child builder builds a closed subgraph."""
+
+    guards_allowed = True  # False (set on the root by source capture): a tensor's value in Python is an error
 
     def __init__(self, name: str, parent: "GraphBuilder | None" = None) -> None:
         self.graph = Graph(name)
@@ -181,10 +184,32 @@ class GraphBuilder:
         value = self.operand(t)
         if isinstance(value, Const):
             return  # a constant's value cannot change between calls
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        if not root.guards_allowed:
+            raise CaptureError(f"{what} needs the value of a tensor that is only known when the graph runs",
+                               loc=user_loc())
         data = t._data
         if isinstance(data, jax.core.Tracer):
             return  # Tensor._concrete raises a clear error right after this
         self.guards.append(Guard(value, np.array(data), what, user_loc()))
+
+    # ------------------------------------------------------------ undo (bytecode capture: a call that must run in Python)
+    def checkpoint(self) -> tuple:
+        """A mark to `rollback` to, taken before a call whose recording may have to be undone."""
+        return len(self.graph.nodes), len(self.param_objs), dict(self._updates), dict(self.old_values)
+
+    def rollback(self, mark: tuple) -> None:
+        """Forget the nodes, Parameter reads and writes recorded since `mark` (the call will run in Python)."""
+        n_nodes, n_params, updates, old_values = mark
+        del self.graph.nodes[n_nodes:]
+        for p, v in zip(self.param_objs[n_params:], self.graph.params[n_params:]):
+            self._vars.pop(id(p), None)
+            self._param_names.discard(v.name)
+        del self.param_objs[n_params:]
+        del self.graph.params[n_params:]
+        self._updates, self.old_values = updates, old_values
 
     # ------------------------------------------------------------ finishing
     @contextlib.contextmanager

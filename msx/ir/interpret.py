@@ -3,7 +3,8 @@
 Run inside `jax.jit(...).lower(...)` this *is* StableHLO emission: the Python
 loop over nodes runs at trace time only. Higher-order nodes lower to jax:
 `Grad` to `jax.vjp`, `Cond` to `lax.cond`, `While` to `lax.while_loop`,
-`Scan` to `lax.scan`, `Call` to a nested evaluation.
+`Scan` to `lax.scan`, `Call` and `Fused` (a group of elementwise ops made by
+the O1 fusion pass) to a nested evaluation of their body.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from jax import lax
 
 from ..ops.primitive import get_primitive
 from .graph import Abstract, Const, Graph, Node
+from .symbolic import jax_shape, plain_shape
 
 Env = dict[int, Any]
 
@@ -139,17 +141,18 @@ def lower_scan(node: Node, args: list) -> list:
 
 HIGHER_ORDER: dict[str, Callable[[Node, list], list]] = {
     "Grad": lower_grad, "Call": lower_call, "Cond": lower_cond, "While": lower_while, "Scan": lower_scan,
+    "Fused": lower_call,
 }
 
 
 # ---------------------------------------------------------------- abstract evaluation
 def to_struct(a: Abstract) -> jax.ShapeDtypeStruct:
-    return jax.ShapeDtypeStruct(a.shape, np.dtype(a.dtype))
+    return jax.ShapeDtypeStruct(jax_shape(a.shape), np.dtype(a.dtype))
 
 
 def from_struct(s) -> Abstract:
     name = np.dtype(s.dtype).name
-    return Abstract(tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in s.shape), name)
+    return Abstract(plain_shape(s.shape), name)
 
 
 def infer_node(node: Node) -> list[Abstract]:

@@ -39,6 +39,14 @@ class _Names:
         return "%" + self.names.get(x.id, f"?{x.id}")
 
 
+def value_names(graph: Graph) -> dict[int, str]:
+    """The printed name (`%x`, `%3`) of each value `graph` defines (not its subgraphs'), by `Var.id`."""
+    names = _Names()
+    for v in [*graph.inputs, *graph.params, *(v for node in graph.nodes for v in node.outputs)]:
+        names.define(v)
+    return {k: "%" + name for k, name in names.names.items()}
+
+
 def _attr(v) -> str:
     if isinstance(v, str):
         return repr(v)

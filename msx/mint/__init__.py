@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ops import functional as F
-from ..ops.functional import (abs, add as _add, arange, argmax, broadcast_to, clamp, cos, cumsum,  # noqa: F401
+from ..ops.functional import (abs, add as _add, arange, argmax, clamp, cos,  # noqa: F401
                               eq, exp, eye, floor, full, full_like, ge, gt, isfinite, isnan, le, log, log1p, lt,
                               matmul, maximum, minimum, mul, ne, neg, ones_like, pow, rand, randn, reciprocal,
                               relu, rsqrt, sigmoid, sign, sin, sqrt, square, sub as _sub, tanh, where,
@@ -35,6 +35,14 @@ def max(input, dim=None, keepdim=False):
 
 def min(input, dim=None, keepdim=False):
     return F.amin(input) if dim is None else F.min(input, dim, keepdim)
+
+
+def cumsum(input, dim, dtype=None):
+    return F.cumsum(input, dim, dtype)
+
+
+def broadcast_to(input, size):
+    return F.broadcast_to(input, size)
 
 
 def cat(tensors, dim=0):

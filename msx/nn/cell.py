@@ -5,6 +5,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
 from .. import dtype as mstype
+from ..ops.primitive import recording
 from ..tensor import Parameter, Tensor
 
 
@@ -85,6 +86,9 @@ class Cell:
 
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
+        converter = recording.converter
+        if converter is not None:  # source capture: a user construct is captured from its source
+            return converter(self.construct, args, kwargs)
         return self.construct(*args, **kwargs)
 
     # ------------------------------------------------------------ traversal
@@ -182,14 +186,12 @@ def _in_graph() -> bool:
 
 
 def _graph_call(cell: Cell, args: tuple, kwargs: dict):
-    """GRAPH_MODE: every top-level Cell call goes through `jit` (cached on the Cell).
-
-    Uses trace capture, the capture mode this version implements.
-    """
+    """GRAPH_MODE: every top-level Cell call goes through `jit` (cached on the Cell), with jit's default
+    capture mode ("ast", MindSpore's: `construct` is captured from its source)."""
     from ..jit import jit
 
     if cell._jit_cache is None:
-        object.__setattr__(cell, "_jit_cache", jit(cell, capture_mode="trace"))
+        object.__setattr__(cell, "_jit_cache", jit(cell))
     return cell._jit_cache(*args, **kwargs)
 
 

@@ -9,6 +9,7 @@ from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveOp  # noqa: F401
 from .clip import clip_by_global_norm  # noqa: F401
 from ..autograd import GradOperation  # noqa: F401
+from .custom import Custom, CustomOpBuilder  # noqa: F401
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()

@@ -7,7 +7,8 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
-from .primitive import primitive
+from ..errors import OpError
+from .primitive import describe, primitive
 
 
 def _shape(x) -> tuple:
@@ -184,19 +185,31 @@ def decode_index(spec: tuple, tensors) -> tuple:
 
 def _index_check(x, *tensors, index) -> str | None:
     shape = _shape(x)
+    consumed = sum(1 for item in index if item[0] in ("int", "slice", "tensor"))
+    if consumed > len(shape):
+        return f"too many indices ({consumed}) for a tensor of rank {len(shape)}"
     dim = 0
     for item in index:
         if item[0] == "int":
-            if dim >= len(shape) or not -shape[dim] <= item[1] < shape[dim]:
+            if not -shape[dim] <= item[1] < shape[dim]:
                 return f"index {item[1]} is out of bounds for dim {dim} of shape {shape}"
             dim += 1
         elif item[0] in ("slice", "tensor"):
             dim += 1
         elif item[0] == "ellipsis":
-            return None
-    if dim > len(shape):
-        return f"too many indices ({dim}) for a tensor of rank {len(shape)}"
+            dim += len(shape) - consumed
     return None
+
+
+class IndexOpError(OpError, IndexError):
+    """An index out of range for the tensor's shape (an `IndexError`, as in MindSpore and numpy)."""
+
+
+def check_index(x, spec: tuple, op: str) -> None:
+    """Raise for a static int index out of range: jax would silently clamp it."""
+    reason = _index_check(x, index=spec)
+    if reason is not None:
+        raise IndexOpError(f"{op}: {reason}; got ({describe(x)}, index={decode_index(spec, ['<tensor>'] * len(spec))!r})")
 
 
 @primitive("GetItem", attrs=("index",), category="shape", check=_index_check)
@@ -248,12 +261,12 @@ def identity(x):
     return x
 
 
-@primitive("Print", attrs=("template",), multiple_results=True, differentiable=False)
-def print_(*xs, template):
-    """Print `template` (a tuple of str pieces, None where a tensor goes) at run time, in order."""
+@primitive("Print", attrs=("template", "sep"), multiple_results=True, differentiable=False)
+def print_(*xs, template, sep=" "):
+    """Print `template` (a tuple of str pieces, None where a tensor goes), joined by `sep`, at run time, in order."""
     def emit(*values):
         it = iter(values)
-        print(" ".join(str(np.asarray(next(it))) if piece is None else piece for piece in template), flush=True)
+        print(sep.join(str(np.asarray(next(it))) if piece is None else piece for piece in template), flush=True)
 
     jax.debug.callback(emit, *xs, ordered=True)
     return ()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import jax.numpy as jnp
+
 from .. import context
 from ..tensor import Tensor
 from . import array_ops as A
@@ -44,7 +46,11 @@ def div(input, other, rounding_mode=None):
         return apply(M.FLOOR_DIV, (input, other))
     if rounding_mode == "trunc":
         q = apply(M.DIV, (input, other))
-        return apply(M.MUL, (apply(M.SIGN, (q,)), apply(M.FLOOR, (apply(M.ABS, (q,)),))))
+        out = apply(M.MUL, (apply(M.SIGN, (q,)), apply(M.FLOOR, (apply(M.ABS, (q,)),))))
+        result = jnp.result_type(*[x._data if isinstance(x, Tensor) else x for x in (input, other)])
+        if jnp.issubdtype(result, jnp.integer):
+            out = cast(out, result)
+        return out  # integer inputs keep an integer result, as with rounding_mode="floor"
     raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
@@ -136,7 +142,9 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
-    return apply(M.clip, (input,), {"min": min, "max": max})
+    if min is None and max is None:
+        raise ValueError("clamp: min and max cannot both be None")
+    return apply(M.clip, (input,), {"min": _scalar(min), "max": _scalar(max)})
 
 
 clip_by_value = clamp
@@ -465,7 +473,7 @@ def zeros(size, dtype=None):
 
 
 def full(size, fill_value, *, dtype=None):
-    return apply(A.fill, (), {"shape": _shape_attr(size), "value": fill_value,
+    return apply(A.fill, (), {"shape": _shape_attr(size), "value": _scalar(fill_value),
                               "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
@@ -478,7 +486,7 @@ def zeros_like(input, *, dtype=None):
 
 
 def full_like(input, fill_value, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": fill_value, "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(A.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 def arange(start=0, end=None, step=1, *, dtype=None):
@@ -578,10 +586,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-5):
-    """Functional batch norm (torch's momentum convention); returns the normalised tensor only."""
-    return apply(N.batch_norm, (input_x, weight, bias, running_mean, running_var),
-                 {"is_training": bool(training), "epsilon": float(eps), "momentum": 1.0 - float(momentum),
-                  "axis": 1})[0]
+    """Functional batch norm: returns the normalised tensor; in training, `running_mean`/`running_var` are
+    updated in place as `(1 - momentum) * running + momentum * batch statistic` (MindSpore and torch)."""
+    y, new_mean, new_var = apply(N.batch_norm, (input_x, weight, bias, running_mean, running_var),
+                                 {"is_training": bool(training), "epsilon": float(eps),
+                                  "momentum": 1.0 - float(momentum), "axis": 1})
+    if training:
+        for stat, new in ((running_mean, new_mean), (running_var, new_var)):
+            if isinstance(stat, Tensor):
+                stat._rebind(new)
+    return y
 
 
 # ---------------------------------------------------------------- random (seeded by set_seed)

@@ -9,6 +9,7 @@ and backend support tables all read the same entry in `REGISTRY`.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -99,10 +100,14 @@ def get_primitive(name: str) -> Primitive:
 
 
 # ----------------------------------------------------------------- eager dispatch
-class _Recording:
-    """Hook for capture: when `recorder` is set, every `apply` is reported to it."""
+class _Recording(threading.local):
+    """Hooks for capture: when `recorder` is set, every `apply` is reported to it; when `converter` is set
+    (source capture), library code calling back into user code (a Cell's `construct`, a differentiated
+    function) calls `converter(fn, args, kwargs)` instead of `fn(*args, **kwargs)`, so the user code is captured
+    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured."""
 
     recorder: Any = None
+    converter: Any = None
 
 
 recording = _Recording()

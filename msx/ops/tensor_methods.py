@@ -52,11 +52,13 @@ def _shape_args(shape) -> tuple:
 
 def __getitem__(self, index):
     spec, tensors = A.encode_index(index)
+    A.check_index(self, spec, "GetItem")
     return apply(A.getitem, (self, *tensors), {"index": spec})
 
 
 def __setitem__(self, index, value) -> None:
     spec, tensors = A.encode_index(index)
+    A.check_index(self, spec, "SetItem")
     self._rebind(apply(A.setitem, (self, value, *tensors), {"index": spec}))
 
 

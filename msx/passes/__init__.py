@@ -1,21 +1,13 @@
-"""Graph -> graph passes (ARCHITECTURE rule 4). This module holds the pipeline `jit` runs."""
-from __future__ import annotations
+"""`msx.passes`: graph -> graph passes (ARCHITECTURE rule 4), the pipeline `jit` runs, and user passes.
 
-import os
-
-from ..ir.graph import Graph
-from ..ir.verifier import verify
-from .dce import eliminate_dead_code
-
-_VERIFY_SHAPES = os.environ.get("MSX_VERIFY_SHAPES", "0") == "1"
-
-
-def optimise(graph: Graph, jit_level: str = "O0", keep: tuple = ()) -> Graph:
-    """The frontend pipeline: dead-code elimination, then the verifier.
-
-    The verifier always checks structure; with MSX_VERIFY_SHAPES=1 (the test
-    suite sets it) it also re-infers every abstract value.
-    """
-    graph = eliminate_dead_code(graph, keep)
-    verify(graph, infer=_VERIFY_SHAPES)
-    return graph
+- `optimise(graph, jit_level, keep, backend, disabled)`: run the pipeline (see `manager`).
+- `list_passes(jit_level, backend)`: (stage, name) of the pipeline's passes, in order.
+- `PatternToPatternPass` and `replace_pattern(src_fn, dst_fn)`: pattern rewrites.
+- `register_custom_pass(pass_, backend="all", stage="frontend", priority=0)`, `unregister_custom_pass(pass_)`.
+- `Pass`: the base class of every pass (`run(graph) -> graph`).
+"""
+from .base import FunctionPass, Pass  # noqa: F401
+from .manager import Optimised, PassRecord, list_passes, optimise, pass_views, pipeline  # noqa: F401
+from .pattern import DstPattern, Match, PatternToPatternPass, SrcPattern  # noqa: F401
+from .registry import register_custom_pass, unregister_custom_pass  # noqa: F401
+from .replace import replace_pattern  # noqa: F401

@@ -1,0 +1,112 @@
+"""`python -m msx inspect FILE`: what an exported graph, a StableHLO artifact or a checkpoint holds.
+
+For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
+parameters, parts with checksums) and the graph's text form; for a
+checkpoint: its metadata and tensor table; for a STABLEHLO artifact: its
+signature and module (long constants elided). The file is checked as `load`
+checks it; a damaged file prints the error and exits with status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+import numpy as np
+
+from .errors import MsxError
+
+
+def _table(rows: list[tuple], header: tuple) -> str:
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header] + rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def inspect_msxir(path: str) -> str:
+    from .export import load
+
+    graph = load(path)  # checks everything first: what is printed below has been validated
+    manifest = graph.manifest
+    info = manifest.get("graph") if isinstance(manifest.get("graph"), dict) else {}
+    params = [(v.name, v.abstract.dtype, list(v.abstract.shape), graph.requires_grad[v.name]) for v in graph.params]
+    total = sum(w.nbytes for w in graph.weights.values())
+    lines = [f"MSXIR file {path}",
+             f"format version {manifest['format_version']}, written by msx {manifest.get('msx_version')} "
+             f"(jax {manifest.get('jax_version')})",
+             f"graph {graph.name}: capture_mode={info.get('capture_mode')}, training={info.get('training')}",
+             f"inputs:  {', '.join(f'{v.name}: {v.abstract}' for v in graph.inputs) or '()'}",
+             f"outputs: {', '.join(str(o.abstract) for o in graph.outputs) or '()'}",
+             f"primitives: {', '.join(manifest['primitives'])}", "",
+             f"parameters: {len(params)} tensors, {total} bytes",
+             _table(params, ("name", "dtype", "shape", "requires_grad")), "",
+             _table([(p["name"], p["offset"], p["length"], p["sha256"][:16] + "…") for p in manifest["parts"]],
+                    ("part", "offset", "length", "sha256")), "", str(graph)]
+    return "\n".join(lines)
+
+
+def inspect_checkpoint(path: str) -> str:
+    from .checkpoint import load_checkpoint
+    from . import tensorfile
+
+    params = load_checkpoint(path)
+    with open(path, "rb") as f:
+        _, metadata = tensorfile.parse(f.read(), path)
+    version = metadata.get("format_version")
+    head = (f"checkpoint {path} (msx.checkpoint version {version}, written by msx {metadata.get('msx_version')})"
+            if metadata.get("format") == "msx.checkpoint" else f"safetensors file {path} (not written by msx)")
+    rows = [(name, "str", repr(p), len(p.encode()), "") if isinstance(p, str) else
+            (name, np.dtype(p._data.dtype).name, list(p.shape), p.nbytes, p.requires_grad)
+            for name, p in params.items()]
+    total = sum(r[3] for r in rows)
+    return "\n".join([head, f"{len(rows)} entries, {total} bytes", "",
+                      _table(rows, ("name", "dtype", "shape", "bytes", "requires_grad"))])
+
+
+def inspect_stablehlo(path: str, blob: bytes) -> str:
+    import jax
+
+    try:
+        exported = jax.export.deserialize(bytearray(blob))
+    except Exception as exc:
+        raise MsxError(f"{path} is not an MSXIR file, a checkpoint or a jax.export artifact ({exc})",
+                       stage="load") from None
+    text = re.sub(r'dense<"0x([0-9A-F]{64,})">', lambda m: f'dense<"0x…({len(m.group(1)) // 2} bytes)">',
+                  exported.mlir_module())
+    return "\n".join([f"STABLEHLO (jax.export) artifact {path}",
+                      f"platforms: {', '.join(exported.platforms)}",
+                      f"inputs:  {', '.join(str(a) for a in exported.in_avals)}",
+                      f"outputs: {', '.join(str(a) for a in exported.out_avals)}",
+                      f"calling convention version {exported.calling_convention_version}", "", text])
+
+
+def inspect(path: str) -> str:
+    """The text `python -m msx inspect` prints for the file at `path`."""
+    from .export import MAGIC
+
+    with open(path, "rb") as f:
+        blob = f.read()
+    if blob[:len(MAGIC)] == MAGIC[:len(blob)]:
+        return inspect_msxir(path)
+    if blob[8:9] == b"{":
+        return inspect_checkpoint(path)
+    return inspect_stablehlo(path, blob)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m msx", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    cmd = sub.add_parser("inspect", help="print the manifest and graph of an exported file, or a checkpoint's tensors")
+    cmd.add_argument("file")
+    args = parser.parse_args(argv)
+    try:
+        print(inspect(args.file))
+    except (MsxError, OSError) as exc:
+        print(f"python -m msx inspect: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The cost model: one row per op the simulated chip runs, with Cube FLOPs, bytes moved and an estimated time.
+
+Per primitive node: the Cube does 2*M*N*K FLOPs for a matmul (2 * output
+elements * the contracted size; for a convolution the contracted size is
+in-channels/groups * kernel height * width) at the peak for its operands'
+dtype, while its operands and result cross device memory; Vector and AICPU
+ops cost their bytes (inputs read + outputs written) at their bandwidth.
+Every kernel adds a launch cost; a fused node is one kernel whose bytes are
+only its inputs and outputs. Views (reshape and friends) and the casts the
+precision rewrite adds only to model float16 storage are free.
+
+Higher-order nodes: a `Grad` runs its body forward, then a backward pass
+estimated per differentiable op as twice its forward work (a matmul's
+backward is two matmuls, dX and dW; an elementwise op reads the saved input
+and the incoming gradient), in reverse order; `Cond` counts its costlier
+branch; `Scan` its body times the trip count; `While` one iteration (the trip
+count is not known before running), said in the row's scope.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import jax.numpy as jnp
+
+from ...ir.graph import Const, Graph, Node, Operand
+from ...ops.primitive import REGISTRY
+from .report import AscendSpec, OpCost
+from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
+
+LOW_PRECISION = {"float16", "bfloat16", "int8"}
+
+
+class CostModel:
+    def __init__(self, spec: AscendSpec, storage: dict[int, str], free: set[int]) -> None:
+        self.spec, self.storage, self.free = spec, storage, free
+
+    # ------------------------------------------------------------ sizes
+    def dtype_of(self, x: Operand) -> str:
+        return x.abstract.dtype if isinstance(x, Const) else self.storage.get(x.id, x.abstract.dtype)
+
+    def nbytes(self, x: Operand) -> int:
+        if isinstance(x, Const):
+            value = x.value
+            return int(value.nbytes) if hasattr(value, "nbytes") else 0  # Python scalars are kernel arguments
+        return math.prod(x.abstract.shape) * jnp.dtype(self.dtype_of(x)).itemsize
+
+    def traffic(self, node: Node) -> int:
+        return sum(self.nbytes(x) for x in node.inputs) + sum(self.nbytes(v) for v in node.outputs)
+
+    # ------------------------------------------------------------ rows
+    def rows(self, graph: Graph, scope: str = "") -> list[OpCost]:
+        out: list[OpCost] = []
+        for node in graph.nodes:
+            out += self.node_rows(node, scope)
+        return out
+
+    def node_rows(self, node: Node, scope: str) -> list[OpCost]:
+        if id(node) in self.free:
+            return []
+        if node.op in REGISTRY:
+            return [self.primitive_row(node, scope)]
+        if node.op == "Grad":
+            return self.grad_rows(node, scope)
+        if node.op == "Call":
+            return self.rows(node.subgraphs["body"], scope)
+        if node.op == "Cond":
+            branches = {k: self.rows(g, _join(scope, f"cond {k}")) for k, g in node.subgraphs.items()}
+            return max(branches.values(), key=lambda rows: sum(r.time_us for r in rows))
+        if node.op == "While":
+            inner = _join(scope, "while, 1 iteration")
+            return self.rows(node.subgraphs["cond"], inner) + self.rows(node.subgraphs["body"], inner)
+        if node.op == "Scan":
+            return [_times(r, self.trip_count(node)) for r in
+                    self.rows(node.subgraphs["body"], _join(scope, f"scan x{self.trip_count(node)}"))]
+        return [self.fused_row(node, scope)]
+
+    def primitive_row(self, node: Node, scope: str) -> OpCost:
+        unit = unit_of(node)
+        flops = self.cube_flops(node) if unit == CUBE else 0
+        nbytes = 0 if unit == VIEW else self.traffic(node)
+        if unit == CUBE:  # the dtype the Cube multiplies in (constant operands were rounded when folded in)
+            operands = [self.dtype_of(x) for x in node.inputs[:2] if not isinstance(x, Const)]
+            dtype = operands[0] if operands and all(d in LOW_PRECISION for d in operands) else "float32"
+        else:
+            dtype = self.dtype_of(node.outputs[0]) if node.outputs else ""
+        kernels = 0 if unit == VIEW else 1
+        time = self.spec.time_us(unit, flops, nbytes, kernels, dtype in LOW_PRECISION)
+        return OpCost(node.op, unit, scope, _type(node), dtype, flops, nbytes, kernels, time, _where(node))
+
+    def cube_flops(self, node: Node) -> int:
+        out = math.prod(node.outputs[0].abstract.shape)
+        if REGISTRY[node.op].category == "conv":
+            contracted = math.prod(node.inputs[1].abstract.shape[1:])  # OIHW: in/groups * kh * kw
+        else:
+            contracted = node.inputs[0].abstract.shape[-1]
+        return 2 * out * contracted
+
+    def trip_count(self, node: Node) -> int:
+        length = node.attrs.get("length")
+        if length is None:
+            length = node.inputs[node.attrs["n_carry"]].abstract.shape[0]
+        return int(length)
+
+    def grad_rows(self, node: Node, scope: str) -> list[OpCost]:
+        forward = self.rows(node.subgraphs["body"], _join(scope, "grad fwd"))
+        backward = [self.backward(r, _join(scope, "grad bwd")) for r in reversed(forward)
+                    if r.kernels and _differentiable(r)]
+        return forward + backward
+
+    def backward(self, row: OpCost, scope: str) -> OpCost:
+        kernels = row.kernels * (2 if row.unit == CUBE else 1)
+        flops, nbytes = 2 * row.flops, 2 * row.bytes
+        time = self.spec.time_us(row.unit, flops, nbytes, kernels, row.dtype in LOW_PRECISION)
+        return replace(row, scope=scope, flops=flops, bytes=nbytes, kernels=kernels, time_us=time)
+
+    def fused_row(self, node: Node, scope: str) -> OpCost:
+        """Any other higher-order node is one kernel over its body (the `Fused` node of the O1 pipeline)."""
+        inner = [r for g in node.subgraphs.values() for r in self.rows(g)]
+        units = {r.unit for r in inner}
+        unit = CUBE if CUBE in units else AICPU if AICPU in units else VECTOR
+        flops, nbytes = sum(r.flops for r in inner), self.traffic(node)
+        dtype = self.dtype_of(node.outputs[0]) if node.outputs else ""
+        name = f"{node.op}({'+'.join(r.op for r in inner)})"
+        time = self.spec.time_us(unit, flops, nbytes, 1, dtype in LOW_PRECISION)
+        return OpCost(name, unit, scope, _type(node), dtype, flops, nbytes, 1, time, _where(node))
+
+
+def _differentiable(row: OpCost) -> bool:
+    prim = REGISTRY.get(row.op)
+    return (prim is None or prim.differentiable) and (row.dtype.startswith(("float", "bfloat")) or row.unit == CUBE)
+
+
+def _times(row: OpCost, n: int) -> OpCost:
+    return replace(row, flops=row.flops * n, bytes=row.bytes * n, kernels=row.kernels * n, time_us=row.time_us * n)
+
+
+def _join(scope: str, inner: str) -> str:
+    return f"{scope} / {inner}" if scope else inner
+
+
+def _type(node: Node) -> str:
+    if len(node.outputs) == 1:
+        return str(node.outputs[0].abstract)
+    return f"{len(node.outputs)} outputs"
+
+
+def _where(node: Node) -> str:
+    return node.loc.short() if node.loc is not None else ""

@@ -1,0 +1,132 @@
+"""The memory model: liveness-based peak device memory, checked against the chip's capacity.
+
+Walking the nodes in order, a value occupies device memory from the node that
+makes it to its last use; graph inputs and read-only Parameters stay resident
+throughout, Parameters the graph writes are freed after their last read when
+their buffers are donated, and results stay to the end. Views (and the casts
+that only model float16 storage) share their input's buffer. A higher-order
+node adds its own transient memory while it runs: a `Grad` keeps every value
+its body computes for the backward pass (no rematerialisation), `Call`,
+`Cond`, `While` and `Scan` the peak of their bodies; a fused node keeps its
+intermediates on chip.
+"""
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+
+from ...errors import BackendError
+from ...ir.graph import Graph, Node, Var
+from ...ir.printer import value_names
+from ...ops.primitive import REGISTRY
+from .report import format_size
+from .support import VIEW, unit_of
+
+
+class DeviceOutOfMemoryError(BackendError, MemoryError):
+    """The simulated device would run out of memory: names the value being allocated and the sizes."""
+
+
+class MemoryModel:
+    def __init__(self, storage: dict[int, str], free: set[int], names: dict[int, str] | None = None) -> None:
+        self.storage, self.free, self.names = storage, free, names or {}
+
+    def size(self, v: Var) -> int:
+        return math.prod(v.abstract.shape) * jnp.dtype(self.storage.get(v.id, v.abstract.dtype)).itemsize
+
+    def aliases(self, node: Node) -> bool:
+        """Whether the node's output is its first input's buffer (a view, or a storage-only cast)."""
+        if id(node) in self.free:
+            return True
+        return node.op in REGISTRY and unit_of(node) == VIEW and bool(node.inputs) and isinstance(node.inputs[0], Var)
+
+    def peak(self, graph: Graph, *, resident: bool = True, donated: tuple[int, ...] = (), keep: tuple = (),
+             capacity: int | None = None, what: str = "") -> tuple[int, str]:
+        """(peak bytes, where) for `graph`; `resident=False` leaves out its inputs (an enclosing graph holds them).
+
+        With `capacity`, raise `DeviceOutOfMemoryError` at the first node that would exceed it.
+        """
+        buffer: dict[int, int] = {}      # value id -> id of the value owning its buffer
+        owner: dict[int, Var] = {}       # owner id -> the value that owns the buffer
+        for v in graph.inputs + graph.params:
+            buffer[v.id], owner[v.id] = v.id, v
+        for node in graph.nodes:
+            for v in node.outputs:
+                if self.aliases(node):
+                    buffer[v.id] = buffer[node.inputs[0].id]
+                else:
+                    buffer[v.id], owner[v.id] = v.id, v
+        end = len(graph.nodes)
+        last: dict[int, int] = {}
+        for i, node in enumerate(graph.nodes):
+            for x in node.inputs:
+                if isinstance(x, Var):
+                    last[buffer[x.id]] = i
+        for x in list(graph.outputs) + [x for _, x in graph.updates] + list(keep):
+            if isinstance(x, Var):
+                last[buffer[x.id]] = end
+        donated_ids = {graph.params[i].id for i in donated}
+        live: dict[int, int] = {}
+        if resident:
+            for v in graph.inputs + graph.params:
+                live[v.id] = self.size(v)
+                if v.id not in donated_ids:
+                    last[v.id] = end
+        peak, where = sum(live.values()), "the inputs"
+        names = {**value_names(graph), **self.names}
+        for i, node in enumerate(graph.nodes):
+            new = [v for v in node.outputs if buffer[v.id] == v.id]
+            alloc = sum(self.size(v) for v in new)
+            work = self.transient(node)
+            total = sum(live.values()) + alloc + work
+            if total > peak:
+                peak, where = total, _describe(node, names)
+            if capacity is not None and total > capacity:
+                raise self._oom(node, new, work, live, owner, total, capacity, names, what)
+            for v in new:
+                live[v.id] = self.size(v)
+            for dead in [o for o in live if last.get(o, i) <= i]:
+                del live[dead]
+        return peak, where
+
+    def transient(self, node: Node) -> int:
+        if node.op in REGISTRY or id(node) in self.free:
+            return 0
+        if node.op == "Grad":  # everything the forward computes is kept for the backward pass
+            return sum(self.size(v) for inner in _walk_defs(node.subgraphs["body"]) if not self.aliases(inner)
+                       for v in inner.outputs)
+        if node.op in ("Call", "Cond", "While", "Scan"):
+            return max(self.peak(g, resident=False)[0] for g in node.subgraphs.values())
+        return 0  # a fused kernel: intermediates stay on chip
+
+    def _oom(self, node: Node, new: list[Var], work: int, live: dict[int, int], owner: dict[int, Var], total: int,
+             capacity: int, names: dict[int, str], what: str) -> DeviceOutOfMemoryError:
+        largest = sorted(live, key=lambda k: -live[k])[:3]
+        shown = ", ".join(f"{names.get(k, '%?')} {owner[k].abstract} ({format_size(live[k])})" for k in largest)
+        alloc = sum(self.size(v) for v in new)
+        if new and alloc >= work:
+            v = max(new, key=self.size)
+            making = f"allocating {names.get(v.id, '%?')} = {node.op}(...) : {v.abstract} ({format_size(alloc)})"
+        else:
+            making = f"running {node.op}, which needs {format_size(work)} for the values its body keeps"
+        return DeviceOutOfMemoryError(
+            f"{what}: out of device memory {making} while {format_size(sum(live.values()))} are live: "
+            f"{format_size(total)} needed > capacity {format_size(capacity)}. Largest live values: {shown or 'none'}. "
+            f"Use smaller inputs, precision_mode='allow_mix_precision' (float16 activations) or a larger hbm_gb",
+            loc=node.loc)
+
+
+def _walk_defs(graph: Graph):
+    """Every node of `graph` and of its subgraphs (each value is defined exactly once among them)."""
+    for node in graph.nodes:
+        yield node
+        for sub in node.subgraphs.values():
+            yield from _walk_defs(sub)
+
+
+def _describe(node: Node, names: dict[int, str]) -> str:
+    shown = [names.get(v.id, "%?") for v in node.outputs[:3]]
+    outs = ", ".join(shown) + (f", ... ({len(node.outputs)} outputs)" if len(node.outputs) > 3 else "") or "()"
+    where = f" at {node.loc.short()}" if node.loc is not None else ""
+    return f"{outs} = {node.op}{where}"

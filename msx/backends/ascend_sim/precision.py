@@ -1,0 +1,142 @@
+"""The precision rules of the simulated Ascend, as a graph -> graph rewrite.
+
+The Cube unit multiplies float16 (or bfloat16) operands and accumulates in
+float32. The rewrite makes that visible and exact on XLA CPU: each float32
+operand of a Cube op goes through `Cast(float16)` then `Cast(float32)`, so the
+op sees float16-rounded values in a float32 container and XLA accumulates in
+float32 — products of float16 values are exact in float32, so this is the
+Cube's arithmetic up to summation order. Under "allow_mix_precision" the
+float32 results of Cube ops and of elementwise Vector ops are also stored in
+float16, except precision-sensitive ops (`KEEP_FP32`).
+
+Besides the rewritten graph, the rewrite says how the device would store
+values (`storage`: value id -> dtype, where it differs from the graph's) and
+which of the inserted nodes cost nothing on the device (`free`: the cast back
+to the float32 container, and both casts that round a result the op would
+have written in float16 directly). The cost and memory models read both.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import jax.numpy as jnp
+import numpy as np
+
+from ... import dtype as mstype
+from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ...ops.primitive import REGISTRY
+from .support import CUBE, unit_of
+
+
+@dataclass(frozen=True)
+class PrecisionRule:
+    """`cube`: the dtype the Cube reads float32 operands in (None: as they are); `vector`: the dtype float32
+    elementwise results are stored in (None: float32)."""
+
+    cube: str | None
+    vector: str | None
+
+
+PRECISION_MODES: dict[str, PrecisionRule] = {
+    "force_fp16": PrecisionRule("float16", None),
+    "force_bf16": PrecisionRule("bfloat16", None),
+    "allow_mix_precision": PrecisionRule("float16", "float16"),
+    "allow_mix_precision_bf16": PrecisionRule("bfloat16", "bfloat16"),
+    "must_keep_origin_dtype": PrecisionRule(None, None),
+}
+
+KEEP_FP32 = {"Cast", "Exp", "Log", "Log1p", "Pow", "Sqrt", "Rsqrt", "Reciprocal", "RealDiv", "Softplus"}
+
+
+def check_precision_mode(mode) -> str:
+    if mode not in PRECISION_MODES:
+        raise ValueError(f"precision_mode={mode!r} is not valid; choose one of {list(PRECISION_MODES)}")
+    return mode
+
+
+@dataclass
+class Rewritten:
+    graph: Graph
+    storage: dict[int, str] = field(default_factory=dict)
+    free: set[int] = field(default_factory=set)  # id(node) of inserted nodes that are no kernel on the device
+    origin: dict[int, int] = field(default_factory=dict)  # id of an inserted value -> id of the value it rounds
+
+
+def apply_precision(graph: Graph, rule: PrecisionRule) -> Rewritten:
+    """`graph` with the rule's roundings made explicit (subgraphs included); the graph itself is not changed."""
+    out = Rewritten(graph)
+    if rule.cube is not None or rule.vector is not None:
+        out.graph = _Rewriter(rule, out).graph(graph)
+    return out
+
+
+def _is_f32(x: Operand) -> bool:
+    return not isinstance(x, Const) and x.abstract.dtype == "float32"
+
+
+def _stores_low(node: Node) -> bool:
+    prim = REGISTRY.get(node.op)
+    return prim is not None and node.op not in KEEP_FP32 and prim.category in ("elementwise", "matmul", "conv")
+
+
+class _Rewriter:
+    def __init__(self, rule: PrecisionRule, out: Rewritten) -> None:
+        self.rule, self.out = rule, out
+
+    def graph(self, graph: Graph) -> Graph:
+        nodes: list[Node] = []
+        subst: dict[int, Operand] = {}
+        rounded: dict[int, Var] = {}
+
+        def use(x: Operand) -> Operand:
+            return subst.get(x.id, x) if isinstance(x, Var) else x
+
+        def round_trip(x: Var, low: str, loc, kernel: bool) -> Var:
+            """`x` rounded to `low` and back in float32 (memoised per value)."""
+            if x.id not in rounded:
+                narrow, back = Var(Abstract(x.abstract.shape, low)), Var(x.abstract)
+                down = Node("Cast", [x], [narrow], {"dtype": mstype.to_msx(low)}, loc)
+                up = Node("Cast", [narrow], [back], {"dtype": mstype.float32}, loc)
+                nodes.extend((down, up))
+                self.out.free.add(id(up))
+                if not kernel:
+                    self.out.free.add(id(down))
+                self.out.storage[back.id] = self.out.storage[narrow.id] = low
+                self.out.origin[narrow.id] = self.out.origin[back.id] = x.id
+                rounded[x.id] = back
+            return rounded[x.id]
+
+        for node in graph.nodes:
+            inputs = [use(x) for x in node.inputs]
+            subgraphs = {k: self.graph(g) for k, g in node.subgraphs.items()}
+            is_primitive = node.op in REGISTRY
+            cube = is_primitive and self.rule.cube is not None and unit_of(node) == CUBE
+            if cube:
+                for i in (0, 1):
+                    if i < len(inputs) and self._storage_of(inputs[i]) == "float32":
+                        inputs[i] = self._round_const(inputs[i]) if isinstance(inputs[i], Const) else \
+                            round_trip(inputs[i], self.rule.cube, node.loc, kernel=True)
+            new = replace(node, inputs=inputs, subgraphs=subgraphs)
+            nodes.append(new)
+            if is_primitive and self.rule.vector is not None and _stores_low(node):
+                for v in node.outputs:
+                    if _is_f32(v):
+                        subst[v.id] = round_trip(v, self.rule.vector, node.loc, kernel=False)
+                        self.out.storage[v.id] = self.rule.vector
+            elif not is_primitive and list(subgraphs) == ["body"] and \
+                    len(subgraphs["body"].outputs) == len(node.outputs):
+                for v, inner in zip(node.outputs, subgraphs["body"].outputs):  # results that are its body's
+                    if isinstance(inner, Var) and inner.id in self.out.storage:
+                        self.out.storage[v.id] = self.out.storage[inner.id]
+        return Graph(graph.name, graph.inputs, graph.params, nodes, [use(x) for x in graph.outputs],
+                     [(name, use(x)) for name, x in graph.updates])
+
+    def _storage_of(self, x: Operand) -> str | None:
+        if isinstance(x, Const):
+            value = x.value
+            return "float32" if isinstance(value, np.ndarray) and value.dtype == np.float32 else None
+        return self.out.storage.get(x.id, x.abstract.dtype)
+
+    def _round_const(self, x: Const) -> Const:
+        low = jnp.dtype(self.rule.cube)
+        return Const(np.asarray(x.value).astype(low).astype(np.float32))

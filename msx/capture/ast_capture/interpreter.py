@@ -1,0 +1,1010 @@
+"""The abstract interpreter of `capture_mode="ast"`: it walks a function's AST and builds its graph.
+
+Python values are ordinary Python values, evaluated at compile time (what
+MindSpore calls JIT Fallback). Tensor values are Tensors whose data is an
+abstract jax value, so every op a statement applies is recorded by the
+GraphBuilder as it runs. Control flow on a Python value is decided here, at
+compile time; on a tensor it becomes a Cond, While or Scan node (see
+`control_flow`). Calls of user functions, methods and Cells are interpreted
+recursively; library code (msx, jax, numpy, the standard library) runs as it is.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import collections
+import functools
+import importlib
+import inspect
+import operator
+import types
+import weakref
+from typing import Any, Callable
+
+import jax
+
+from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
+from ...tensor import Tensor
+from . import control_flow
+from .failures import Unsupported, user_error
+from .source import FunctionSource, function_source, source_of_node
+from .values import DeferredString, Undefined, is_dynamic
+
+MAX_CALL_DEPTH = 48  # interpreted calls nested deeper than this are taken for unbounded recursion
+
+
+# ---------------------------------------------------------------- control signals (never leave a function)
+class _Signal(Exception):
+    pass
+
+
+class Return(_Signal):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(_Signal):
+    pass
+
+
+class _Continue(_Signal):
+    pass
+
+
+LOOP = "loop"  # marks a loop body on the continuation stack
+
+
+_CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                    jax.errors.TracerIntegerConversionError, jax.errors.UnexpectedTracerError)
+
+
+# ---------------------------------------------------------------- scopes
+class Scope:
+    """The variables of one function activation (or comprehension), and where its free names come from."""
+
+    __slots__ = ("vars", "local_names", "global_names", "nonlocal_names", "parent", "closure", "globals", "builtins")
+
+    def __init__(self, vars: dict, source: FunctionSource | None, parent: "Scope | None", closure: dict,
+                 globals_: dict, builtins_: dict, local_names: frozenset | None = None) -> None:
+        self.vars = vars
+        self.local_names = local_names if local_names is not None else source.local_names
+        self.global_names = source.global_names if source is not None else frozenset()
+        self.nonlocal_names = source.nonlocal_names if source is not None else frozenset()
+        self.parent, self.closure, self.globals, self.builtins = parent, closure, globals_, builtins_
+
+    def load(self, name: str) -> Any:
+        if name in self.local_names:
+            try:
+                value = self.vars[name]
+            except KeyError:
+                raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with "
+                                        f"a value") from None
+        elif name in self.global_names:
+            value = self.load_global(name)
+        else:
+            value = self._free(name)
+        if type(value) is Undefined:
+            raise Unsupported(value.reason)
+        return value
+
+    def _free(self, name: str) -> Any:
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is not self and name in scope.local_names:
+                try:
+                    return scope.vars[name]
+                except KeyError:
+                    raise NameError(f"cannot access free variable '{name}' where it is not associated with a "
+                                    f"value in enclosing scope") from None
+            cell = scope.closure.get(name)
+            if cell is not None:
+                try:
+                    return cell.cell_contents
+                except ValueError:
+                    raise NameError(f"cannot access free variable '{name}' where it is not associated with a "
+                                    f"value in enclosing scope") from None
+            scope = scope.parent
+        return self.load_global(name)
+
+    def load_global(self, name: str) -> Any:
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.builtins:
+            return self.builtins[name]
+        raise NameError(f"name '{name}' is not defined")
+
+    def store(self, name: str, value: Any, interp: "Interpreter") -> None:
+        if name in self.global_names:
+            raise Unsupported(f"`{name} = ...` writes the global variable `{name}`: a Python side effect that "
+                              f"would happen once, at compile time, not on every call; return the value instead")
+        if name in self.nonlocal_names:
+            scope = self.parent
+            while scope is not None and name not in scope.local_names:
+                scope = scope.parent
+            if scope is None or interp.branch_depth:
+                raise Unsupported(f"`{name} = ...` writes the variable `{name}` of an enclosing function "
+                                  f"(nonlocal){' inside tensor-dependent control flow' if scope else ''}; "
+                                  f"return the value instead")
+            scope.vars[name] = value
+            return
+        self.vars[name] = value
+
+
+class Frame:
+    """One interpreted call: its scope, its source, and the continuation (statements left in each open block)."""
+
+    __slots__ = ("scope", "filename", "name", "rest")
+
+    def __init__(self, scope: Scope, filename: str, name: str) -> None:
+        self.scope, self.filename, self.name = scope, filename, name
+        self.rest: list = []
+
+
+class InterpretedFunction:
+    """A `def` or `lambda` evaluated inside captured code: calling it interprets its body.
+
+    It closes over the scope it was defined in, as Python closures do, and can
+    be handed to library code (`value_and_grad(inner_fn, ...)`), which calls it.
+    Its internals live in slots, so `functools.wraps` (which copies `__dict__`)
+    cannot turn a wrapper into the function it wraps.
+    """
+
+    __slots__ = ("_interp", "_source", "_scope", "_signature", "__dict__", "__weakref__")
+
+    def __init__(self, interp: "Interpreter", source: FunctionSource, scope: Scope,
+                 signature: inspect.Signature) -> None:
+        self._interp, self._source, self._scope, self._signature = interp, source, scope, signature
+        self.__name__ = self.__qualname__ = source.name
+        self.__module__ = scope.globals.get("__name__")
+        node = source.node
+        self.__doc__ = ast.get_docstring(node) if isinstance(node, ast.FunctionDef) else None
+
+    def __call__(self, *args, **kwargs):
+        return self._interp.call_interpreted(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<function {self.__qualname__} (captured)>"
+
+
+# ---------------------------------------------------------------- the interpreter
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+           ast.MatMult: operator.matmul, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+           ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+_INPLACE = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul, ast.Div: operator.itruediv,
+            ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod, ast.Pow: operator.ipow,
+            ast.MatMult: operator.imatmul, ast.BitAnd: operator.iand, ast.BitOr: operator.ior,
+            ast.BitXor: operator.ixor, ast.LShift: operator.ilshift, ast.RShift: operator.irshift}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+_MUTATORS = {list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__",
+                    "__delitem__", "__iadd__"},
+             dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"},
+             set: {"add", "discard", "remove", "pop", "clear", "update", "difference_update",
+                   "intersection_update", "symmetric_difference_update"},
+             collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear",
+                                 "remove", "rotate", "insert"},
+             bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}}
+_FRESH = {list, dict, set, sorted}  # builtins whose result is a new container
+_FORBIDDEN = {builtins.eval: "eval()", builtins.exec: "exec()", builtins.compile: "compile()",
+              builtins.globals: "globals()", builtins.locals: "locals()", builtins.vars: "vars()",
+              builtins.input: "input()", builtins.breakpoint: "breakpoint()", builtins.open: "open()",
+              builtins.delattr: "delattr()"}
+_UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
+                           ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED_STATEMENTS[ast.TryStar] = "try"
+_SIGNATURES: "weakref.WeakKeyDictionary[Callable, tuple]" = weakref.WeakKeyDictionary()
+_ACTIVE: list["Interpreter"] = []
+
+
+def _active_loc() -> SourceLoc | None:
+    return _ACTIVE[-1].loc() if _ACTIVE else None
+
+
+class Interpreter:
+    """Interprets user functions into the active GraphBuilder; one per capture."""
+
+    def __init__(self) -> None:
+        self.frame: Frame | None = None
+        self.node: ast.AST | None = None
+        self.calls: list[str] = []
+        self.branch_depth = 0          # > 0 inside a tensor-dependent branch or loop body
+        self._local_ids: set[int] = set()
+        self._keep: list = []          # keeps locally created objects alive so their ids stay unique
+        self.active = False
+
+    # ------------------------------------------------------------ bookkeeping
+    def __enter__(self) -> "Interpreter":
+        _ACTIVE.append(self)
+        self.active = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.active = False
+        _ACTIVE.remove(self)
+
+    def loc(self) -> SourceLoc | None:
+        node, frame = self.node, self.frame
+        if frame is None or node is None or not hasattr(node, "lineno"):
+            return None
+        end = node.end_col_offset if node.end_lineno == node.lineno else None
+        return SourceLoc(frame.filename, node.lineno, node.col_offset, end, frame.name)
+
+    def unsupported(self, reason: str, loc: SourceLoc | None = None) -> Unsupported:
+        return Unsupported(reason, loc or self.loc())
+
+    def mark_local(self, obj: Any) -> Any:
+        """`obj` was created by the captured code: mutating it is not a side effect outside the function."""
+        self._local_ids.add(id(obj))
+        self._keep.append(obj)
+        return obj
+
+    def is_local(self, obj: Any) -> bool:
+        return id(obj) in self._local_ids
+
+    def check_mutable(self, obj: Any, what: str) -> None:
+        if isinstance(obj, Tensor):
+            if not is_dynamic(obj) and not self.is_local(obj):
+                raise self.unsupported(f"{what} writes into a Tensor created outside the captured function; only "
+                                       f"Parameters are state that a graph updates: make it a Parameter or work "
+                                       f"on a copy")
+            return
+        if not self.is_local(obj):
+            raise self.unsupported(f"{what} changes a {type(obj).__name__} created outside the captured function: a "
+                                   f"Python side effect that would happen once, at compile time, not on every call")
+
+    # ------------------------------------------------------------ calling
+    def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """Call `func` as the captured code would: user code is interpreted, library code runs."""
+        special = _SPECIAL.get(id(func))
+        if special is not None and special[0] is func:
+            return special[1](self, args, kwargs)
+        kind = type(func)
+        if kind is InterpretedFunction:
+            return self.call_interpreted(func, args, kwargs)
+        if kind is types.FunctionType:
+            source = function_source(func)
+            if source is not None:
+                return self.call_function(func, source, args, kwargs)
+        elif kind is types.MethodType:
+            inner = func.__func__
+            if type(inner) is types.FunctionType:
+                source = function_source(inner)
+                if source is not None:
+                    return self.call_function(inner, source, (func.__self__, *args), kwargs)
+            elif type(inner) is InterpretedFunction:
+                return self.call_interpreted(inner, (func.__self__, *args), kwargs)
+        elif kind is functools.partial:
+            return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
+        elif kind is _jit_function_type():
+            return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
+        elif not isinstance(func, type):
+            method = getattr(kind, "__call__", None)  # an object of a user class with __call__
+            if type(method) is types.FunctionType:
+                source = function_source(method)
+                if source is not None:
+                    return self.call_function(method, source, (func, *args), kwargs)
+        if func in _FORBIDDEN:
+            raise self.unsupported(f"{_FORBIDDEN[func]} cannot be captured into a graph")
+        return self._call_library(func, args, kwargs)
+
+    def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        result = func(*args, **kwargs)
+        fresh = type(result)
+        if fresh in (list, dict, set) and (func in _FRESH or isinstance(func, type)
+                                           or getattr(func, "__name__", "") == "copy"):
+            self.mark_local(result)
+        elif isinstance(result, Tensor) and not is_dynamic(result):
+            self.mark_local(result)
+        return result
+
+    def convert(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """The `recording.converter` hook: library code calling back into user code."""
+        return self.call(func, args, kwargs)
+
+    def call_function(self, fn: types.FunctionType, source: FunctionSource, args: tuple, kwargs: dict) -> Any:
+        if source.is_generator:
+            raise self.unsupported(f"`{source.name}` is a generator function (it uses `yield`); generators "
+                                   f"cannot be captured into a graph")
+        entry = _SIGNATURES.get(fn)
+        if entry is None or entry[0] is not fn.__defaults__ or entry[1] is not fn.__kwdefaults__:
+            entry = (fn.__defaults__, fn.__kwdefaults__, inspect.signature(fn, follow_wrapped=False))
+            _SIGNATURES[fn] = entry
+        vars_ = self._bind(entry[2], args, kwargs, source.name)
+        closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        builtins_ = fn.__globals__.get("__builtins__", builtins)
+        builtins_ = builtins_.__dict__ if isinstance(builtins_, types.ModuleType) else builtins_
+        scope = Scope(vars_, source, None, closure, fn.__globals__, builtins_)
+        return self._run(source, scope, fn.__code__.co_name)
+
+    def call_interpreted(self, fn: InterpretedFunction, args: tuple, kwargs: dict) -> Any:
+        if fn._interp is not self or not self.active:
+            raise CaptureError(f"{fn.__qualname__} was defined inside a captured function and cannot be called "
+                               f"after that capture")
+        vars_ = self._bind(fn._signature, args, kwargs, fn.__qualname__)
+        outer = fn._scope
+        scope = Scope(vars_, fn._source, outer, {}, outer.globals, outer.builtins)
+        return self._run(fn._source, scope, fn._source.name)
+
+    def _bind(self, signature: inspect.Signature, args: tuple, kwargs: dict, name: str) -> dict:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{name}() {exc}") from None
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        for param in signature.parameters.values():
+            if param.kind is inspect.Parameter.VAR_KEYWORD:
+                self.mark_local(arguments[param.name])
+        return arguments
+
+    def _run(self, source: FunctionSource, scope: Scope, name: str) -> Any:
+        if len(self.calls) >= MAX_CALL_DEPTH:
+            chain = " -> ".join(self.calls[-4:] + [name])
+            raise self.unsupported(f"calls nest deeper than {MAX_CALL_DEPTH} levels (... {chain}): a recursion "
+                                   f"whose end depends on a tensor value cannot be captured; make its depth depend "
+                                   f"on Python values (e.g. an int argument) or write it as a loop")
+        saved_frame, saved_node = self.frame, self.node
+        self.frame, self.node = Frame(scope, source.filename, name), source.node
+        self.calls.append(name)
+        try:
+            node = source.node
+            if isinstance(node, ast.Lambda):
+                return self.eval(node.body)
+            try:
+                self.exec_block(node.body)
+            except Return as ret:
+                return ret.value
+            return None
+        finally:
+            self.calls.pop()
+            self.frame, self.node = saved_frame, saved_node
+
+    # ------------------------------------------------------------ statements
+    def exec_block(self, stmts: list, start: int = 0) -> None:
+        rest = self.frame.rest
+        for i in range(start, len(stmts)):
+            rest.append((stmts, i + 1))
+            try:
+                self.exec_stmt(stmts[i])
+            finally:
+                rest.pop()
+
+    def run_continuation(self, saved: list) -> None:
+        """Run what follows a statement (the rest of each enclosing block), then return None from the function."""
+        for depth in range(len(saved) - 1, -1, -1):
+            stmts, start = saved[depth]
+            self.frame.rest = saved[:depth]
+            self.exec_block(stmts, start)
+        raise Return(None)
+
+    def exec_stmt(self, node: ast.stmt) -> None:
+        prev = self.node
+        self.node = node
+        try:
+            handler = _STATEMENTS.get(type(node))
+            if handler is None:
+                keyword = _UNSUPPORTED_STATEMENTS.get(type(node), type(node).__name__)
+                raise self.unsupported(f"`{keyword}` statements cannot be captured into a graph")
+            handler(self, node)
+        except (_Signal, Unsupported, MsxError) as exc:
+            if isinstance(exc, CaptureError):
+                raise self.unsupported(exc.message, exc.loc) from None
+            if isinstance(exc, Unsupported) and exc.loc is None:
+                exc.loc = self.loc()
+            raise
+        except _CONCRETE_ERRORS as exc:
+            raise self.unsupported(_concrete_reason(exc)) from None
+        except RecursionError:
+            raise self.unsupported("Python's recursion limit was reached while capturing: a recursion whose end "
+                                   "depends on a tensor value cannot be captured") from None
+        except Exception as exc:
+            raise user_error(exc, self.loc()) from exc
+        finally:
+            self.node = prev
+
+    def exec_Expr(self, node: ast.Expr) -> None:
+        self.eval(node.value)
+
+    def exec_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def exec_Return(self, node: ast.Return) -> None:
+        raise Return(self.eval(node.value) if node.value is not None else None)
+
+    def exec_Break(self, node: ast.Break) -> None:
+        raise _Break()
+
+    def exec_Continue(self, node: ast.Continue) -> None:
+        raise _Continue()
+
+    def exec_Assign(self, node: ast.Assign) -> None:
+        value = self.eval(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def exec_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.eval(node.value))
+
+    def exec_AugAssign(self, node: ast.AugAssign) -> None:
+        op = _INPLACE[type(node.op)]
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.frame.scope.load(target.id)
+            if isinstance(current, (list, dict, set, bytearray)):
+                self.check_mutable(current, f"`{target.id} {_op_text(node.op)}= ...`")
+            self.frame.scope.store(target.id, op(current, self.eval(node.value)), self)
+        elif isinstance(target, ast.Subscript):
+            obj, index = self.eval(target.value), self.eval(target.slice)
+            value = op(obj[index], self.eval(node.value))
+            self.set_item(obj, index, value)
+        else:
+            obj = self.eval(target.value)
+            value = op(getattr(obj, target.attr), self.eval(node.value))
+            self.set_attr(obj, target.attr, value)
+
+    def exec_If(self, node: ast.If) -> None:
+        test = self.eval(node.test)
+        if is_dynamic(test):
+            control_flow.tensor_if(self, node, test)
+        else:
+            self.exec_block(node.body if self.truth(test, "an `if` condition") else node.orelse)
+
+    def exec_While(self, node: ast.While) -> None:
+        self.frame.rest.append(LOOP)
+        try:
+            while True:
+                test = self.eval(node.test)
+                if is_dynamic(test):
+                    control_flow.tensor_while(self, node, test)
+                    return
+                if not self.truth(test, "a `while` condition"):
+                    self.exec_block(node.orelse)
+                    return
+                try:
+                    self.exec_block(node.body)
+                except _Break:
+                    return
+                except _Continue:
+                    pass
+        finally:
+            self.frame.rest.pop()
+
+    def exec_For(self, node: ast.For) -> None:
+        iterable = self.eval(node.iter)
+        if is_dynamic(iterable):
+            control_flow.tensor_for(self, node, iterable)
+            return
+        self.frame.rest.append(LOOP)
+        try:
+            for item in iterable:
+                self.assign(node.target, item)
+                try:
+                    self.exec_block(node.body)
+                except _Break:
+                    return
+                except _Continue:
+                    pass
+        finally:
+            self.frame.rest.pop()
+        self.exec_block(node.orelse)
+
+    def exec_Assert(self, node: ast.Assert) -> None:
+        test = self.eval(node.test)
+        if is_dynamic(test):
+            raise self.unsupported("`assert` on a tensor value: the value is only known when the graph runs; "
+                                   "check it outside the compiled function")
+        if not self.truth(test, "an `assert` condition"):
+            if self.branch_depth:
+                raise self.unsupported("an `assert` that fails inside tensor-dependent control flow: it would "
+                                       "fail only when that branch runs")
+            if node.msg is None:
+                raise AssertionError()
+            raise AssertionError(self.eval(node.msg))
+
+    def exec_Raise(self, node: ast.Raise) -> None:
+        if self.branch_depth:
+            raise self.unsupported("`raise` inside tensor-dependent control flow: whether it happens is only "
+                                   "known when the graph runs")
+        if node.exc is None:
+            raise self.unsupported("a bare `raise` (re-raise) cannot be captured")
+        exc = self.eval(node.exc)
+        cause = self.eval(node.cause) if node.cause is not None else None
+        if isinstance(exc, type):
+            exc = exc()
+        if cause is not None:
+            raise exc from cause
+        raise exc
+
+    def exec_FunctionDef(self, node: ast.FunctionDef) -> None:
+        decorators = [self.eval(d) for d in node.decorator_list]
+        fn: Any = self.make_function(node)
+        for decorator in reversed(decorators):
+            fn = self.call(decorator, (fn,), {})
+        self.frame.scope.store(node.name, fn, self)
+
+    def exec_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            module = importlib.import_module(alias.name)
+            if alias.asname:
+                self.frame.scope.store(alias.asname, module, self)
+            else:
+                top = alias.name.split(".")[0]
+                self.frame.scope.store(top, importlib.import_module(top), self)
+
+    def exec_ImportFrom(self, node: ast.ImportFrom) -> None:
+        package = self.frame.scope.globals.get("__package__")
+        base = importlib.import_module("." * node.level + (node.module or ""), package)
+        for alias in node.names:
+            if alias.name == "*":
+                raise self.unsupported("`from ... import *` inside a function cannot be captured")
+            try:
+                value = getattr(base, alias.name)
+            except AttributeError:
+                value = importlib.import_module(f"{base.__name__}.{alias.name}")
+            self.frame.scope.store(alias.asname or alias.name, value, self)
+
+    def exec_Global(self, node: ast.Global) -> None:
+        pass  # reads are fine; writes are refused where they happen (Scope.store)
+
+    exec_Nonlocal = exec_Global
+
+    def exec_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if self.frame.scope.vars.pop(target.id, _MISSING) is _MISSING:
+                    raise NameError(f"name '{target.id}' is not defined")
+            elif isinstance(target, ast.Subscript):
+                obj = self.eval(target.value)
+                index = self.eval(target.slice)
+                self.check_mutable(obj, "`del x[...]`")
+                del obj[index]
+            else:
+                raise self.unsupported(f"`del ...{target.attr}` deletes an attribute: a Python side effect")
+
+    # ------------------------------------------------------------ assignment
+    def assign(self, target: ast.expr, value: Any) -> None:
+        kind = type(target)
+        if kind is ast.Name:
+            self.frame.scope.store(target.id, value, self)
+        elif kind is ast.Tuple or kind is ast.List:
+            self._unpack(target.elts, value)
+        elif kind is ast.Subscript:
+            self.set_item(self.eval(target.value), self.eval(target.slice), value)
+        elif kind is ast.Attribute:
+            self.set_attr(self.eval(target.value), target.attr, value)
+        else:
+            raise self.unsupported(f"cannot assign to {type(target).__name__}")
+
+    def _unpack(self, targets: list, value: Any) -> None:
+        if isinstance(value, DeferredString):
+            raise self.unsupported("unpacking an f-string that holds tensors")
+        items = list(value)
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        if not starred:
+            if len(items) != len(targets):
+                if len(items) < len(targets):
+                    raise ValueError(f"not enough values to unpack (expected {len(targets)}, got {len(items)})")
+                raise ValueError(f"too many values to unpack (expected {len(targets)})")
+            for target, item in zip(targets, items):
+                self.assign(target, item)
+            return
+        k = starred[0]
+        after = len(targets) - k - 1
+        if len(items) < len(targets) - 1:
+            raise ValueError(f"not enough values to unpack (expected at least {len(targets) - 1}, got {len(items)})")
+        for target, item in zip(targets[:k], items[:k]):
+            self.assign(target, item)
+        self.assign(targets[k].value, self.mark_local(items[k:len(items) - after]))
+        for target, item in zip(targets[k + 1:], items[len(items) - after:]):
+            self.assign(target, item)
+
+    def set_item(self, obj: Any, index: Any, value: Any) -> None:
+        self.check_mutable(obj, "item assignment (`x[...] = ...`)")
+        obj[index] = value
+
+    def set_attr(self, obj: Any, name: str, value: Any) -> None:
+        if not self.is_local(obj):
+            raise self.unsupported(f"assigning `.{name}` on a {type(obj).__name__} object is a Python side effect "
+                                   f"that would happen once, at compile time, not on every call; keep state in "
+                                   f"Parameters (ops.assign, Parameter.set_data) or return the value")
+        setattr(obj, name, value)
+
+    # ------------------------------------------------------------ expressions
+    def eval(self, node: ast.expr) -> Any:
+        prev = self.node
+        self.node = node
+        try:
+            return _EXPRESSIONS[type(node)](self, node)
+        except (_Signal, Unsupported, MsxError) as exc:
+            if isinstance(exc, CaptureError):
+                raise self.unsupported(exc.message, exc.loc) from None
+            if isinstance(exc, Unsupported) and exc.loc is None:
+                exc.loc = self.loc()
+            raise
+        except KeyError as exc:
+            if type(node) not in _EXPRESSIONS:
+                raise self.unsupported(f"{type(node).__name__} expressions cannot be captured into a graph") from None
+            raise user_error(exc, self.loc()) from exc
+        except _CONCRETE_ERRORS as exc:
+            raise self.unsupported(_concrete_reason(exc)) from None
+        except RecursionError:
+            raise self.unsupported("Python's recursion limit was reached while capturing: a recursion whose end "
+                                   "depends on a tensor value cannot be captured") from None
+        except Exception as exc:
+            raise user_error(exc, self.loc()) from exc
+        finally:
+            self.node = prev
+
+    def truth(self, value: Any, what: str) -> bool:
+        if isinstance(value, DeferredString):
+            raise self.unsupported(f"{what} on an f-string that holds tensors")
+        return bool(value)
+
+    def eval_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        return self.frame.scope.load(node.id)
+
+    def eval_Attribute(self, node: ast.Attribute) -> Any:
+        return getattr(self.eval(node.value), node.attr)
+
+    def eval_Subscript(self, node: ast.Subscript) -> Any:
+        return self.eval(node.value)[self.eval(node.slice)]
+
+    def eval_Slice(self, node: ast.Slice) -> slice:
+        return slice(*(self.eval(x) if x is not None else None for x in (node.lower, node.upper, node.step)))
+
+    def eval_BinOp(self, node: ast.BinOp) -> Any:
+        left, right = self.eval(node.left), self.eval(node.right)
+        if isinstance(left, DeferredString) or isinstance(right, DeferredString):
+            raise self.unsupported("an f-string holding tensors can only be printed")
+        result = _BINOPS[type(node.op)](left, right)
+        if type(result) is list and result is not left and result is not right:
+            self.mark_local(result)  # `a + b` and `a * n` make a new list
+        return result
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        value = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            return control_flow.tensor_not(value) if is_dynamic(value) else not self.truth(value, "`not`")
+        return _UNARY[type(node.op)](value)
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        dynamic: list = []
+        value = None
+        for i, operand in enumerate(node.values):
+            value = self.eval(operand)
+            if is_dynamic(value):
+                dynamic.append(value)
+                continue
+            if self.truth(value, "`and`/`or`") != is_and:   # decides the result: and-falsy / or-truthy
+                if not dynamic:
+                    return value
+                dynamic.append(value)
+                break
+            if dynamic and i == len(node.values) - 1:
+                dynamic.append(value)
+        if not dynamic:
+            return value
+        return control_flow.tensor_bool_op(is_and, dynamic)
+
+    def eval_Compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        results: list = []
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator)
+            result = _COMPARE[type(op)](left, right)
+            if len(node.ops) == 1:
+                return result
+            if not is_dynamic(result) and not self.truth(result, "a comparison"):
+                if not results:
+                    return result
+                results.append(result)
+                break
+            results.append(result)
+            left = right
+        if not any(is_dynamic(r) for r in results):
+            return results[-1]
+        return control_flow.tensor_bool_op(True, results)
+
+    def eval_IfExp(self, node: ast.IfExp) -> Any:
+        test = self.eval(node.test)
+        if is_dynamic(test):
+            return control_flow.tensor_ifexp(self, node, test)
+        return self.eval(node.body if self.truth(test, "a conditional expression") else node.orelse)
+
+    def eval_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.eval(node.value)
+        self.assign(node.target, value)
+        return value
+
+    def eval_Call(self, node: ast.Call) -> Any:
+        func = self.eval(node.func)
+        args: list = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(self.eval(arg.value))
+            else:
+                args.append(self.eval(arg))
+        kwargs: dict = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                for key, value in self.eval(kw.value).items():
+                    if key in kwargs:
+                        raise TypeError(f"got multiple values for keyword argument '{key}'")
+                    kwargs[key] = value
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        receiver = getattr(func, "__self__", None)
+        if receiver is not None and type(receiver) in _MUTATORS and func.__name__ in _MUTATORS[type(receiver)]:
+            self.check_mutable(receiver, f"`.{func.__name__}(...)`")
+        return self.call(func, tuple(args), kwargs)
+
+    def _elements(self, elts: list) -> list:
+        out: list = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.eval(e.value))
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def eval_List(self, node: ast.List) -> list:
+        return self.mark_local(self._elements(node.elts))
+
+    def eval_Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self._elements(node.elts))
+
+    def eval_Set(self, node: ast.Set) -> set:
+        return self.mark_local(set(self._elements(node.elts)))
+
+    def eval_Dict(self, node: ast.Dict) -> dict:
+        out: dict = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                out.update(self.eval(value))
+            else:
+                k = self.eval(key)
+                out[k] = self.eval(value)
+        return self.mark_local(out)
+
+    def eval_Lambda(self, node: ast.Lambda) -> InterpretedFunction:
+        return self.make_function(node)
+
+    def make_function(self, node: ast.FunctionDef | ast.Lambda) -> InterpretedFunction:
+        source = source_of_node(node, self.frame.filename)
+        return InterpretedFunction(self, source, self.frame.scope, self._signature(node.args))
+
+    def _signature(self, args: ast.arguments) -> inspect.Signature:
+        P = inspect.Parameter
+        positional = args.posonlyargs + args.args
+        defaults = [self.eval(d) for d in args.defaults]
+        first_default = len(positional) - len(defaults)
+        params = []
+        for i, a in enumerate(positional):
+            kind = P.POSITIONAL_ONLY if i < len(args.posonlyargs) else P.POSITIONAL_OR_KEYWORD
+            params.append(P(a.arg, kind, default=defaults[i - first_default] if i >= first_default else P.empty))
+        if args.vararg:
+            params.append(P(args.vararg.arg, P.VAR_POSITIONAL))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            params.append(P(a.arg, P.KEYWORD_ONLY, default=self.eval(d) if d is not None else P.empty))
+        if args.kwarg:
+            params.append(P(args.kwarg.arg, P.VAR_KEYWORD))
+        return inspect.Signature(params)
+
+    # comprehensions run in their own scope, like Python's
+    def _comprehension(self, node, emit: Callable[[], None]) -> None:
+        generators = node.generators
+        first = self.eval(generators[0].iter)
+        names: set = set()
+        for gen in generators:
+            names |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        outer = self.frame.scope
+        scope = Scope({}, None, outer, {}, outer.globals, outer.builtins, local_names=frozenset(names))
+
+        def loop(k: int) -> None:
+            gen = generators[k]
+            iterable = first if k == 0 else self.eval(gen.iter)
+            for item in iterable:
+                self.assign(gen.target, item)
+                if all(self._filter(cond) for cond in gen.ifs):
+                    if k + 1 < len(generators):
+                        loop(k + 1)
+                    else:
+                        emit()
+
+        self.frame.scope = scope
+        try:
+            loop(0)
+        finally:
+            self.frame.scope = outer
+
+    def _filter(self, cond: ast.expr) -> bool:
+        value = self.eval(cond)
+        if is_dynamic(value):
+            raise self.unsupported("a comprehension's `if` on a tensor value: the number of elements would depend "
+                                   "on data; use ops.where or ops.masked_select-style ops instead")
+        return self.truth(value, "a comprehension's `if`")
+
+    def eval_ListComp(self, node: ast.ListComp) -> list:
+        out = self.mark_local([])
+        self._comprehension(node, lambda: out.append(self.eval(node.elt)))
+        return out
+
+    def eval_SetComp(self, node: ast.SetComp) -> set:
+        out = self.mark_local(set())
+        self._comprehension(node, lambda: out.add(self.eval(node.elt)))
+        return out
+
+    def eval_DictComp(self, node: ast.DictComp) -> dict:
+        out = self.mark_local({})
+
+        def emit() -> None:
+            key = self.eval(node.key)
+            out[key] = self.eval(node.value)
+
+        self._comprehension(node, emit)
+        return out
+
+    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        out: list = []
+        self._comprehension(node, lambda: out.append(self.eval(node.elt)))
+        return iter(out)  # evaluated eagerly: a graph has no lazy values
+
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        pieces: list = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                pieces.append(part.value)
+                continue
+            value = self.eval(part.value)
+            spec = self.eval(part.format_spec) if part.format_spec is not None else ""
+            if is_dynamic(value) or isinstance(value, DeferredString) or isinstance(spec, DeferredString):
+                if part.conversion != -1 or spec:
+                    raise self.unsupported("formatting a tensor value with a conversion or format spec "
+                                           "(`{x:.3f}`, `{x!r}`) needs its value at compile time; print it "
+                                           "without one")
+                pieces.extend(value.pieces if isinstance(value, DeferredString) else [value])
+                continue
+            if part.conversion == ord("r"):
+                value = repr(value)
+            elif part.conversion == ord("s"):
+                value = str(value)
+            elif part.conversion == ord("a"):
+                value = ascii(value)
+            pieces.append(format(value, spec))
+        if not any(isinstance(p, Tensor) for p in pieces):
+            return "".join(pieces)
+        return DeferredString(pieces)
+
+    def eval_FormattedValue(self, node: ast.FormattedValue) -> Any:
+        return self.eval_JoinedStr(ast.JoinedStr([node]))
+
+    def eval_Starred(self, node: ast.Starred) -> Any:
+        raise self.unsupported("a starred expression here cannot be captured")
+
+    def eval_Await(self, node) -> Any:
+        raise self.unsupported("`await` cannot be captured into a graph")
+
+    def eval_Yield(self, node) -> Any:
+        raise self.unsupported("`yield` (a generator) cannot be captured into a graph")
+
+    eval_YieldFrom = eval_Yield
+
+
+_MISSING = object()
+
+
+def _op_text(op: ast.operator) -> str:
+    return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(op), type(op).__name__)
+
+
+def _concrete_reason(exc: Exception) -> str:
+    first = str(exc).strip().split("\n")[0]
+    return f"this needs the value of a tensor that is only known when the graph runs ({first})"
+
+
+_JIT_FUNCTION: list = []
+
+
+def _jit_function_type() -> type:
+    if not _JIT_FUNCTION:
+        from ...jit import JitFunction  # msx.jit imports the capture modes: import it when first needed
+
+        _JIT_FUNCTION.append(JitFunction)
+    return _JIT_FUNCTION[0]
+
+
+# ---------------------------------------------------------------- builtins with a graph meaning
+def _print(interp: Interpreter, args: tuple, kwargs: dict) -> None:
+    """`print(...)` prints when the graph runs, in program order (a Print node), like `ops.Print`."""
+    sep = kwargs.pop("sep", " ")
+    end = kwargs.pop("end", "\n")
+    file = kwargs.pop("file", None)
+    kwargs.pop("flush", None)
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for print()")
+    if file is not None or end not in ("\n", None):
+        raise interp.unsupported("print(..., file=/end=) cannot be captured: the graph prints whole lines to "
+                                 "stdout")
+    sep = " " if sep is None else sep
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+    pieces: list = []
+    for i, arg in enumerate(args):
+        if i:
+            pieces.append(sep)
+        if isinstance(arg, DeferredString):
+            pieces.extend(arg.pieces)
+        elif isinstance(arg, Tensor) and is_dynamic(arg):
+            pieces.append(arg)
+        else:
+            pieces.append(str(arg))
+    control_flow.record_print(pieces)
+
+
+def _super(interp: Interpreter, args: tuple, kwargs: dict) -> Any:
+    if args or kwargs:
+        return super(*args, **kwargs)
+    scope = interp.frame.scope
+    try:
+        cls = scope.load("__class__")
+    except NameError:
+        raise RuntimeError("super(): __class__ cell not found") from None
+    first = next(iter(scope.vars.values()), None) if scope.vars else None
+    if first is None:
+        raise RuntimeError("super(): no arguments")
+    return super(cls, first)
+
+
+def _setattr(interp: Interpreter, args: tuple, kwargs: dict) -> None:
+    obj, name, value = args
+    interp.set_attr(obj, name, value)
+
+
+_SPECIAL: dict[int, tuple[Any, Callable]] = {id(f): (f, h) for f, h in
+                                             ((builtins.print, _print), (builtins.super, _super),
+                                              (builtins.setattr, _setattr))}
+
+
+def _dispatch(prefix: str) -> dict:
+    table = {}
+    for name, fn in vars(Interpreter).items():
+        if name.startswith(prefix):
+            node_type = getattr(ast, name[len(prefix):], None)
+            if node_type is not None:
+                table[node_type] = fn
+    return table
+
+
+_STATEMENTS = _dispatch("exec_")
+_EXPRESSIONS = _dispatch("eval_")
+
+
+def _register_source_frames(*namespaces) -> None:
+    """Frames running these functions interpret user source: their user line is the interpreter's."""
+    def codes(code: types.CodeType):
+        yield code
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                yield from codes(const)
+
+    for namespace in namespaces:
+        for value in vars(namespace).values():
+            fn = getattr(value, "__func__", value)
+            if isinstance(fn, types.FunctionType):
+                for code in codes(fn.__code__):
+                    SOURCE_FRAMES[code] = _active_loc
+
+
+_register_source_frames(Interpreter, InterpretedFunction, Scope, control_flow)
+for _fn in (_print, _super, _setattr):
+    SOURCE_FRAMES[_fn.__code__] = _active_loc

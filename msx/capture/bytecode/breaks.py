@@ -1,0 +1,73 @@
+"""Why capture stops: a graph break (Python must run this instruction) or something it cannot do at all.
+
+A `GraphBreak` carries the reason in plain words and a concrete suggestion;
+the interpreter fills in the user's line. Breaks that happen inside a call
+msx made on the user's behalf (a function differentiated by
+`value_and_grad`, a generator being unrolled) become a break of the outer
+call, keeping the inner reason and line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import CaptureError, SourceLoc
+
+STAGE = "capture: bytecode"
+
+
+class GraphBreak(Exception):
+    """The current instruction cannot be captured: the graph so far ends here and Python runs it."""
+
+    def __init__(self, reason: str, suggestion: str, loc: SourceLoc | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.suggestion = suggestion
+        self.loc = loc
+        self.inner: list[tuple[str, SourceLoc | None]] = []   # (what, where) of enclosing calls, innermost first
+
+    def within(self, what: str, loc: SourceLoc | None) -> "GraphBreak":
+        """This break happened inside `what` (a call the interpreter could not split): it breaks that call."""
+        self.inner.append((what, loc))
+        return self
+
+
+class Unsupported(Exception):
+    """The function cannot be captured from here on (fullgraph=False: it runs eagerly instead)."""
+
+    def __init__(self, reason: str, loc: SourceLoc | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.loc = loc
+
+
+@dataclass(frozen=True)
+class BreakInfo:
+    """A graph break as explain and error messages show it."""
+
+    reason: str
+    suggestion: str
+    loc: SourceLoc | None           # the user's line that could not be captured
+    at: SourceLoc | None            # where the graph was split (differs from `loc` for breaks inside calls)
+    inner: tuple = ()
+
+    def render(self, indent: str = "  ") -> str:
+        lines = [f"{indent}reason: {self.reason}"]
+        if self.loc is not None:
+            lines.append(indent + self.loc.render().replace("\n", "\n" + indent))
+        for what, where in self.inner:
+            lines.append(f"{indent}  inside {what}" + (f" at {where.short()}" if where is not None else ""))
+        lines.append(f"{indent}suggestion: {self.suggestion}")
+        return "\n".join(lines)
+
+
+def fullgraph_error(info: BreakInfo) -> CaptureError:
+    """fullgraph=True: a graph break is an error with the stage, the reason and the user's line underlined."""
+    inner = "".join(f"; inside {what}" + (f" at {where.short()}" if where else "") for what, where in info.inner)
+    return CaptureError(f"graph break: {info.reason}{inner}. Suggestion: {info.suggestion} (fullgraph=True: the "
+                        f"whole function must be one graph; with fullgraph=False this part would run in Python "
+                        f"between graphs)", stage=STAGE, loc=info.loc)
+
+
+def unsupported_error(reason: str, loc: SourceLoc | None) -> CaptureError:
+    return CaptureError(f"{reason} (fullgraph=True: the whole function must be one graph; with fullgraph=False it "
+                        f"would run eagerly instead)", stage=STAGE, loc=loc)

@@ -1,0 +1,264 @@
+"""Guards: what a cache entry assumed about the call, checked on every call before its graph runs.
+
+Each guard names a `Source` and a condition (a tensor's shape and dtype, a
+scalar's value, an object's identity or type, a container's length or keys),
+plus the user's line that made the assumption. `compile_check` turns an
+entry's guards into one generated Python function, so that a cache hit costs
+one call and a few comparisons per guard, with no interpretation: the function
+returns the entry's graph inputs and the values its outputs are rebuilt from,
+or the index of the first guard that failed (-1 if a source could not even be
+read). Only `describe`/`explain` (for recompile reasons) fetch sources slowly.
+"""
+from __future__ import annotations
+
+import linecache
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ...errors import SourceLoc
+from .sources import MISSING, Source, fetch_or_missing
+from .values import ListIterator
+
+ARRAY_TYPE = type(jnp.zeros(()))
+
+TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST = (
+    "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least")
+
+
+@dataclass(eq=False)
+class Guard:
+    """One assumption: `source` satisfies `kind` with `expected`; `loc` is the user line that made it."""
+
+    kind: str
+    source: Source
+    expected: Any
+    loc: SourceLoc | None = None
+    other: Source | None = None          # ALIAS: the source that must be the same object
+    extra: tuple = field(default=())     # TENSOR: (type, shape, dtype)
+    origin_note: str = "the call's arguments"   # what a guard without a line is about
+
+    # ------------------------------------------------------------ checking
+    def holds(self, value: Any, env: Any = None) -> bool:
+        """The slow check of one value (the generated code does the same, faster)."""
+        try:
+            return self._holds(value, env)
+        except Exception:
+            return False
+
+    def _holds(self, v: Any, env: Any) -> bool:
+        k, e = self.kind, self.expected
+        if k == TENSOR:
+            cls, shape, dtype = self.extra
+            return type(v) is cls and type(v._data) is ARRAY_TYPE and v._data.shape == shape and v._data.dtype == dtype
+        if k == ID:
+            return v is e
+        if k == EQUALS:
+            return type(v) is type(e) and (v == e or _both_nan(v, e))
+        if k == TYPE:
+            return type(v) is e
+        if k == LEN:
+            return type(v) is e[0] and len(v) == e[1]
+        if k == KEYS:
+            return type(v) is e[0] and tuple(v) == e[1]
+        if k == ARRAY:
+            return (type(v) is np.ndarray and v.shape == e.shape and v.dtype == e.dtype
+                    and bool(np.array_equal(v, e, equal_nan=True)))
+        if k == ALIAS:
+            return v is self.other.fetch(env)
+        if k == ITER_LEFT:
+            return type(v) is ListIterator and len(v.items) - v.index == e
+        if k == ITER_ATLEAST:
+            return type(v) is ListIterator and len(v.items) - v.index >= e
+        raise ValueError(f"unknown guard kind {k!r}")
+
+    def code(self, var: str, index: int, const: Callable[[Any], str], other_var: str | None = None) -> list[str]:
+        """Statements that `return index` when the guard fails."""
+        k, e, fail = self.kind, self.expected, f"return {index}"
+        if k == TENSOR:
+            cls, shape, dtype = self.extra
+            return [f"if type({var}) is not {const(cls)}: {fail}",
+                    f"d = {var}._data",
+                    f"if type(d) is not {const(ARRAY_TYPE)} or d.shape != {shape!r} or d.dtype != {const(dtype)}: "
+                    f"{fail}"]
+        if k == ID:
+            return [f"if {var} is not {const(e)}: {fail}"]
+        if k == EQUALS:
+            if type(e) is float and math.isnan(e):
+                return [f"if type({var}) is not float or {var} == {var}: {fail}"]
+            if type(e) in (bool, type(None)):
+                return [f"if {var} is not {e!r}: {fail}"]
+            return [f"if type({var}) is not {const(type(e))} or {var} != {const(e)}: {fail}"]
+        if k == TYPE:
+            return [f"if type({var}) is not {const(e)}: {fail}"]
+        if k == LEN:
+            return [f"if type({var}) is not {const(e[0])} or len({var}) != {e[1]}: {fail}"]
+        if k == KEYS:
+            return [f"if type({var}) is not {const(e[0])} or tuple({var}) != {const(e[1])}: {fail}"]
+        if k == ARRAY:
+            return [f"if type({var}) is not {const(np.ndarray)} or {var}.shape != {e.shape!r} or {var}.dtype != "
+                    f"{const(e.dtype)} or not {const(np.array_equal)}({var}, {const(e)}, equal_nan=True): {fail}"]
+        if k == ALIAS:
+            return [f"if {var} is not {other_var}: {fail}"]
+        if k == ITER_LEFT:
+            return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index != {e}: {fail}"]
+        if k == ITER_ATLEAST:
+            return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index < {e}: {fail}"]
+        raise ValueError(f"unknown guard kind {k!r}")
+
+    # ------------------------------------------------------------ words
+    def describe(self) -> str:
+        """`global SCALE == 2.0`, `arg x is Tensor float32(2, 4)`, ..."""
+        what = self.source.describe()
+        k, e = self.kind, self.expected
+        if k == TENSOR:
+            cls, shape, dtype = self.extra
+            return f"{what} is a {cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
+        if k == ID:
+            return f"{what} is {_short_obj(e)}"
+        if k == EQUALS:
+            return f"{what} == {_short(e)}"
+        if k == TYPE:
+            return f"{what} is a {e.__name__}"
+        if k == LEN:
+            return f"len({what}) == {e[1]} ({e[0].__name__})"
+        if k == KEYS:
+            return f"{what} has keys {list(e[1])}"
+        if k == ARRAY:
+            return f"{what} equals the numpy array {np.dtype(e.dtype).name}{e.shape} seen at capture"
+        if k == ALIAS:
+            return f"{what} is the same object as {self.other.describe()}"
+        if k == ITER_LEFT:
+            return f"{what} has {e} element(s) left"
+        if k == ITER_ATLEAST:
+            return f"{what} has at least {e} element(s) left"
+        return f"{what} ({k})"
+
+    def show(self, value: Any) -> str:
+        """A value as this guard's failure message shows it (the old one is `show_expected`)."""
+        if value is MISSING:
+            return "<missing>"
+        k = self.kind
+        if k == TENSOR:
+            data = getattr(value, "_data", None)
+            if data is None:
+                return type(value).__name__
+            if isinstance(data, jax.core.Tracer):
+                return f"{type(value).__name__} (abstract, under a jax transform)"
+            return f"{type(value).__name__} {np.dtype(data.dtype).name}{tuple(data.shape)}"
+        if k in (ID, ALIAS):
+            return _short_obj(value)
+        if k in (LEN,):
+            return f"len {len(value)}" if hasattr(value, "__len__") else type(value).__name__
+        if k == KEYS:
+            return f"keys {list(value)}" if isinstance(value, dict) else type(value).__name__
+        if k in (ITER_LEFT, ITER_ATLEAST):
+            return f"{len(value.items) - value.index} left" if isinstance(value, ListIterator) else _short_obj(value)
+        if k == TYPE:
+            return type(value).__name__
+        return _short(value)
+
+    def show_expected(self) -> str:
+        k, e = self.kind, self.expected
+        if k == TENSOR:
+            cls, shape, dtype = self.extra
+            return f"{cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
+        if k == LEN:
+            return f"len {e[1]}"
+        if k == KEYS:
+            return f"keys {list(e[1])}"
+        if k == TYPE:
+            return e.__name__
+        if k == ITER_LEFT:
+            return f"{e} left"
+        if k == ITER_ATLEAST:
+            return f"at least {e} left"
+        if k == ALIAS:
+            return f"the same object as {self.other.describe()}"
+        return _short(e) if k == EQUALS else _short_obj(e)
+
+    def origin(self) -> str:
+        """`prog.py:12 (y = x * SCALE)`: the line that introduced the guard."""
+        if self.loc is None:
+            return self.origin_note
+        text = linecache.getline(self.loc.file, self.loc.line).strip()
+        return f"{self.loc.short()}" + (f" `{text}`" if text else "")
+
+    def failure(self, env: Any) -> str | None:
+        """Why this guard fails for `env`, in words (None when it holds)."""
+        value = fetch_or_missing(self.source, env)
+        if value is not MISSING and self.holds(value, env):
+            return None
+        return (f"{self.source.describe()}: {self.show_expected()} -> {self.show(value)} "
+                f"(guard from {self.origin()})")
+
+
+def _both_nan(a: Any, b: Any) -> bool:
+    return type(a) is float and type(b) is float and math.isnan(a) and math.isnan(b)
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _short_obj(v: Any) -> str:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return repr(v)
+    name = getattr(v, "__qualname__", None) or getattr(v, "__name__", None)
+    if name is not None and not isinstance(v, type(None)):
+        kind = type(v).__name__
+        return f"{kind} {name}"
+    return f"<{type(v).__name__} object at {id(v):#x}>"
+
+
+# ---------------------------------------------------------------- code generation
+class _Emitter:
+    def __init__(self) -> None:
+        self.consts: list[Any] = []
+        self._const_ids: dict[int, str] = {}
+        self.lines: list[str] = []
+        self.vars: dict[Source, str] = {}
+
+    def const(self, obj: Any) -> str:
+        name = self._const_ids.get(id(obj))
+        if name is None:
+            name = f"K[{len(self.consts)}]"
+            self.consts.append(obj)
+            self._const_ids[id(obj)] = name
+        return name
+
+    def var(self, source: Source) -> str:
+        name = self.vars.get(source)
+        if name is not None:
+            return name
+        base = self.var(source.base) if source.base is not None else ""
+        name = f"v{len(self.vars)}"
+        self.lines.append(f"{name} = {source.expr(base, self.const)}")
+        self.vars[source] = name
+        return name
+
+
+def compile_check(guards: list[Guard], inputs: list[Source], values: list[Source],
+                  name: str = "check") -> Callable[[Any], Any]:
+    """`check(E)`: `(input Tensors, values)` when every guard holds, else the index of the failed guard (-1: a
+    source could not be read). Generated once per cache entry; see the module docstring."""
+    em = _Emitter()
+    for i, g in enumerate(guards):
+        var = em.var(g.source)
+        other = em.var(g.other) if g.other is not None else None
+        em.lines.extend(g.code(var, i, em.const, other))
+    ins = [em.var(s) for s in inputs]
+    vals = [em.var(s) for s in values]
+    em.lines.append(f"return [{', '.join(ins)}], [{', '.join(vals)}]")
+    body = "\n".join("        " + line for line in em.lines)
+    text = f"def {name}(E, K=K):\n    try:\n{body}\n    except Exception:\n        return -1\n"
+    namespace: dict[str, Any] = {"K": tuple(em.consts)}
+    exec(compile(text, f"<msx guards {name}>", "exec"), namespace)  # noqa: S102 - our own generated code
+    fn = namespace[name]
+    fn.source_text = text
+    return fn

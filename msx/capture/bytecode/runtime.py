@@ -1,0 +1,246 @@
+"""The cache of a bytecode-jitted function: graphs keyed by guards, joined by Python glue.
+
+A `Point` is a place where compiled code can start: the start of the function,
+or just after a graph break (a position in the interpreter's frames). Each
+point holds entries; an entry is one captured piece — its generated guard
+check, its compiled graph (msx's own stages: `JitFunction._lower` ->
+`Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
+chain: find the entry whose guards hold, run its graph, then either rebuild the
+return value or rebuild the frames, run the breaking instruction in Python and
+go on at the next point. No bytecode is interpreted on a hit.
+
+A miss captures again and says why, naming the failed guard, its old and new
+value and the line that made it. After `set_context(recompile_warn_limit=N)`
+recompiles of one function, msx warns with the reasons and stops compiling:
+calls that match no entry run eagerly from that point on.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import jax
+
+from ... import context
+from ...errors import CaptureError
+from ...tensor import Tensor
+from .breaks import STAGE, fullgraph_error, unsupported_error
+from .capture import BreakExit, CaptureFailed, Piece, capture_piece
+from .guards import Guard, compile_check
+from .reconstruct import BuildContext
+from .vm import VM, Frame
+
+
+class ResumeEnv(list):
+    """The frames a piece rebuilt, to continue from after a break; `fresh`: objects the function made."""
+
+    __slots__ = ("fresh",)
+
+
+class Point:
+    """Where compiled code can start; `where` says it in words."""
+
+    __slots__ = ("key", "where", "entries")
+
+    def __init__(self, key: Any, where: str) -> None:
+        self.key, self.where = key, where
+        self.entries: list[Entry] = []
+
+
+class _Inputs:
+    """What `Compiled.run` reads from a call: its Tensors."""
+
+    __slots__ = ("tensors",)
+
+
+class Entry:
+    """One cache entry: guards (compiled into `check`), a graph (or none), and what comes after it."""
+
+    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point")
+
+    def __init__(self, point: Point, guards: list[Guard], piece: Piece | None, compiled: Any,
+                 eager_reason: str | None = None) -> None:
+        self.point, self.guards, self.piece, self.compiled = point, guards, piece, compiled
+        self.eager_reason = eager_reason
+        inputs = piece.inputs if piece is not None else []
+        values = piece.values if piece is not None else []
+        self.check = compile_check(guards, inputs, values)
+
+    def run(self, fetched: tuple, env: Any, runner: "BytecodeRunner") -> Any:
+        if self.piece is None:   # runs eagerly from this point
+            if type(env) is tuple:
+                return runner.jf.fn(*env[0], **env[1])
+            return VM().run(list(env))
+        tensors, vals = fetched
+        outs: Any = ()
+        if self.compiled is not None:
+            inputs = _Inputs()
+            inputs.tensors = tensors
+            outs = self.compiled.run(inputs)
+            if outs is _INLINE:
+                raise _Stale(self.compiled.failure)
+        c = BuildContext(outs, vals, getattr(env, "fresh", None))
+        exit_ = self.piece.exit
+        if type(exit_) is not BreakExit:
+            return exit_.recipe.build(c)
+        frames = ResumeEnv(r.build(c) for r in exit_.frames)
+        frames.fresh = c.fresh
+        done = VM().step(frames)   # the Python glue: the instruction that broke the graph
+        if done is not None:
+            return done.value
+        return frames
+
+
+class _Stale(Exception):
+    """A Parameter changed shape or dtype since the graph was compiled."""
+
+
+class BytecodeRunner:
+    """The bytecode capture mode's cache for one `JitFunction` (see the module docstring)."""
+
+    def __init__(self, jf) -> None:
+        global _INLINE
+        from ...jit import _INLINE
+
+        self.jf = jf
+        self.root = Point(None, f"the start of {jf.__name__}")
+        self.points: dict[Any, Point] = {}
+        self.history: list[tuple[str, str]] = []    # (where, why) of each recompilation
+        self._warned: set = set()
+        self._limit_warned = False
+        self._eager: dict[Any, Entry] = {}
+        self.events: list | None = None             # set while `explain` records a call
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, args: tuple, kwargs: dict) -> Any:
+        point: Point = self.root
+        env: Any = (args, kwargs)
+        while True:
+            fetched = None
+            for entry in point.entries:
+                fetched = entry.check(env)
+                if type(fetched) is tuple:
+                    if point is self.root:
+                        self.jf.hits += 1
+                    break
+            else:
+                entry, fetched = self._miss(point, env)
+                if entry is None:
+                    return fetched   # ran eagerly (under a jax transform)
+            if self.events is not None:
+                self.events.append((point, entry))
+            try:
+                out = entry.run(fetched, env, self)
+            except _Stale as stale:
+                point.entries.remove(entry)
+                self._record(point, str(stale))
+                continue
+            if type(out) is not ResumeEnv:
+                return out
+            point = self._point(out)
+            env = out
+
+    def _point(self, frames: ResumeEnv) -> Point:
+        key = tuple((f.info.code, f.ip, len(f.stack)) for f in frames)
+        point = self.points.get(key)
+        if point is None:
+            top = frames[-1]
+            where = f"the point after the graph break at {top.info.loc(max(top.ip - 1, 0)).short()}"
+            point = self.points[key] = Point(key, f"{where} in {top.info.qualname}")
+        return point
+
+    def _miss(self, point: Point, env: Any) -> tuple[Entry | None, Any]:
+        jf = self.jf
+        if point is self.root and _has_tracer(env):
+            return None, jf.fn(*env[0], **env[1])   # under a jax transform (msx.grad of a jitted function)
+        if point.entries:
+            reason = self._why(point.entries[-1], env)
+            self._record(point, reason)
+            if len(self.history) >= context.get_context("recompile_warn_limit"):
+                return self._eager_entry(point), ([], [])
+        jf.captures += 1
+        try:
+            if type(env) is tuple:
+                piece = capture_piece(jf.__name__, jf.fn, env[0], env[1])
+            else:
+                piece = capture_piece(jf.__name__, None, None, None, list(env), env.fresh)
+        except CaptureFailed as exc:
+            if jf.config.fullgraph:
+                raise unsupported_error(exc.reason, exc.loc) from None
+            entry = Entry(point, exc.guards, None, None, exc.reason)
+            point.entries.append(entry)
+            self._warn_eager(point, exc.reason, exc.loc)
+            return entry, entry.check(env)
+        if jf.config.fullgraph and type(piece.exit) is BreakExit:
+            raise fullgraph_error(piece.exit.info)
+        compiled = None
+        if piece.has_graph:
+            from ...jit import Signature
+
+            lowered = jf._lower(piece.captured, Signature(tuple(piece.input_tensors), {}, None))
+            compiled = lowered.compile()
+            jf.compiles += 1
+        entry = Entry(point, piece.guards, piece, compiled)
+        point.entries.append(entry)
+        fetched = entry.check(env)
+        if type(fetched) is not tuple:
+            raise CaptureError(f"internal: the guards of the entry just captured do not hold for its own call "
+                               f"(guard {fetched}: {self._why(entry, env)})", stage=STAGE)
+        return entry, fetched
+
+    def _eager_entry(self, point: Point) -> Entry:
+        """The recompile limit is reached: calls that match no entry here run eagerly from this point."""
+        if self._eager.get(point.key) is None:
+            self._eager[point.key] = Entry(point, [], None, None, "the recompile limit is reached "
+                                           "(set_context(recompile_warn_limit=...))")
+        return self._eager[point.key]
+
+    def _why(self, entry: Entry, env: Any) -> str:
+        for guard in entry.guards:
+            failure = guard.failure(env)
+            if failure is not None:
+                return failure
+        return "a guard's source could not be read"
+
+    def _record(self, point: Point, reason: str) -> None:
+        self.history.append((point.where, reason))
+        self.jf.recompile_reasons.append(f"at {point.where}: {reason}")
+        limit = context.get_context("recompile_warn_limit")
+        if len(self.history) >= limit and not self._limit_warned:
+            self._limit_warned = True
+            shown = "\n  ".join(f"at {w}: {r}" for w, r in self.history[-limit:])
+            warnings.warn(f"msx.jit: {self.jf.__name__} was recompiled {len(self.history)} times (limit "
+                          f"recompile_warn_limit={limit}); calls that match no cached entry now run eagerly. "
+                          f"Reasons:\n  {shown}", stacklevel=4)
+
+    def _warn_eager(self, point: Point, reason: str, loc) -> None:
+        key = (point.key, reason)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        where = f" ({loc.short()})" if loc is not None else ""
+        warnings.warn(f"msx.jit: {self.jf.__name__} runs eagerly from {point.where} for calls like this one: "
+                      f"{reason}{where}", stacklevel=4)
+
+    # ------------------------------------------------------------ inspection
+    def entry_count(self) -> int:
+        return len(self.root.entries) + sum(len(p.entries) for p in self.points.values())
+
+    def explain(self, args: tuple, kwargs: dict):
+        from .explain import ExplainReport
+
+        self.events = []
+        n_history = len(self.history)
+        try:
+            result = self(args, kwargs)
+        finally:
+            events, self.events = self.events, None
+        return ExplainReport(self.jf.__name__, events, list(self.history), n_history, result)
+
+
+def _has_tracer(env: tuple) -> bool:
+    leaves = jax.tree_util.tree_leaves(env, is_leaf=lambda x: isinstance(x, Tensor))
+    return any(isinstance(x, Tensor) and isinstance(x._data, jax.core.Tracer) for x in leaves)
+
+
+_INLINE: Any = None   # msx.jit's "this graph cannot run this call" marker (set when the first runner is made)

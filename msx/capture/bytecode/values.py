@@ -1,0 +1,134 @@
+"""The values the interpreter keeps on its stacks, beside ordinary Python objects.
+
+Most values are the real objects (a Cell, a list, a Tensor whose value is
+being recorded into the graph). Three are the interpreter's own:
+
+* `NULL` and `UNBOUND`: CPython's empty stack slot and unassigned local.
+* `Box`: a Python scalar read from somewhere the caller can change (an
+  argument, a global, a Cell attribute, a value carried across a graph
+  break). The scalar's value is only *guarded* when the captured code uses it,
+  so an argument that is only passed through (or printed after a break) does
+  not cause a recompilation whenever it changes.
+* `ListIterator`: iteration over a sequence known at capture time, as a plain
+  list plus a position, so a loop interrupted by a graph break can be carried
+  across it and resumed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import types
+from typing import Any
+
+import numpy as np
+
+from ... import dtype as mstype
+
+
+class _Sentinel:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+NULL = _Sentinel("NULL")
+UNBOUND = _Sentinel("UNBOUND")
+
+
+class Box:
+    """A Python scalar from a source outside the function; guarded when used (see module docstring)."""
+
+    __slots__ = ("value", "source")
+
+    def __init__(self, value: Any, source: Any) -> None:
+        self.value = value
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Box({self.value!r} from {self.source.describe()})"
+
+
+class ListIterator:
+    """A materialised iterator: `items[index:]` are still to come."""
+
+    __slots__ = ("items", "index")
+
+    def __init__(self, items: list, index: int = 0) -> None:
+        self.items = items
+        self.index = index
+
+    def __iter__(self) -> "ListIterator":
+        return self
+
+    def __next__(self) -> Any:
+        if self.index >= len(self.items):
+            raise StopIteration
+        self.index += 1
+        return self.items[self.index - 1]
+
+    def __repr__(self) -> str:
+        return f"ListIterator({len(self.items) - self.index} left)"
+
+
+SCALAR_TYPES = (bool, int, float, complex, str, bytes, type(None))
+IMMUTABLE_TYPES = SCALAR_TYPES + (type(Ellipsis), type(NotImplemented), range, slice, np.dtype, np.generic,
+                                  mstype.Type, types.CodeType)
+
+
+def is_immutable_constant(x: Any) -> bool:
+    """Values that can be kept by reference in a cache entry: they cannot change between calls."""
+    if isinstance(x, IMMUTABLE_TYPES):
+        return True
+    if type(x) in (tuple, frozenset):
+        return all(is_immutable_constant(v) for v in x)
+    return False
+
+
+def _library_dirs() -> tuple[str, ...]:
+    msx_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    dirs = {msx_dir}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(path)
+    for mod in ("jax", "numpy", "optax", "flax"):
+        module = sys.modules.get(mod)
+        if module is not None and getattr(module, "__file__", None):
+            dirs.add(os.path.dirname(os.path.dirname(os.path.abspath(module.__file__))))
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs) + tuple(os.path.join(d, "") for d in dirs)
+
+
+_LIBRARY_DIRS = _library_dirs()
+_USER_FILE: dict[str, bool] = {}
+
+
+def is_user_code(code: types.CodeType) -> bool:
+    """Code the user wrote (a script, a test, a notebook cell, `exec`): interpreted; msx and libraries run as is."""
+    return is_user_file(code.co_filename)
+
+
+def is_user_file(filename: str) -> bool:
+    known = _USER_FILE.get(filename)
+    if known is None:
+        known = not (filename.startswith("<frozen") or filename.startswith(_LIBRARY_DIRS)
+                     or os.path.realpath(filename).startswith(_LIBRARY_DIRS))
+        _USER_FILE[filename] = known
+    return known
+
+
+def is_msx_object(obj: Any) -> bool:
+    """A function, method or class of msx itself (its ops record graph nodes when called)."""
+    module = getattr(obj, "__module__", None)
+    if module is None and hasattr(obj, "__func__"):
+        module = getattr(obj.__func__, "__module__", None)
+    if module is None:
+        module = getattr(type(obj), "__module__", None)
+    return isinstance(module, str) and (module == "msx" or module.startswith("msx."))

@@ -1,0 +1,60 @@
+"""Constant folding: a pure primitive whose operands are all constants becomes a constant.
+
+Results larger than `FOLD_LIMIT` elements stay computed (a big constant costs
+more to embed than to compute), and values a graph returns are never folded,
+so outputs keep their Tensor type and control-flow branches their dtypes.
+"""
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+
+from ..ir.graph import Const, Graph, Node
+from ..ops.primitive import get_primitive
+from .base import Pass
+from .cse import is_pure_primitive
+from .rewrite import Substitution, returned
+
+FOLD_LIMIT = 4096
+
+
+def _as_const(result) -> Const | None:
+    """A Const that behaves like `result` downstream: weakly typed scalars stay Python scalars."""
+    if getattr(result, "weak_type", False):
+        return Const(result.item()) if result.ndim == 0 else None
+    return Const(np.asarray(result))
+
+
+def fold(node: Node) -> list[Const] | None:
+    prim = get_primitive(node.op)
+    with jax.ensure_compile_time_eval():
+        out = prim.impl(*[x.value for x in node.inputs], **node.attrs)
+    outs = list(out) if prim.multiple_results else [out]
+    consts = [_as_const(o) for o in outs]
+    return None if any(c is None for c in consts) else consts
+
+
+class ConstantFolding(Pass):
+    name = "constant_fold"
+
+    def run(self, graph: Graph) -> Graph:
+        protected = returned(graph)
+        subst = Substitution()
+        nodes: list[Node] = []
+        for node in graph.nodes:
+            node = subst.node(node)
+            consts = None
+            if is_pure_primitive(node) and all(isinstance(x, Const) for x in node.inputs) \
+                    and not any(v.id in protected for v in node.outputs) \
+                    and sum(math.prod(v.abstract.shape) for v in node.outputs) <= FOLD_LIMIT:
+                consts = fold(node)
+            if consts is None:
+                nodes.append(node)
+                continue
+            for v, c in zip(node.outputs, consts):
+                subst.set(v, c)
+        if len(nodes) == len(graph.nodes):
+            return graph
+        return subst.graph(graph, nodes)
