@@ -138,7 +138,7 @@ class Signature:
         training = cell.training if cell is not None else None
         if not kwargs and all(type(a) is Tensor for a in args):
             self.args, self.kwargs, self.tensors = args, kwargs, list(args)
-            self.key = (len(args), tuple((a._data.shape, a._data.dtype) for a in args), training)
+            self.key = (len(args), tuple((a._data.shape, a._data.dtype) for a in args), training, _aliasing(args))
             return
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         if any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
@@ -146,15 +146,23 @@ class Signature:
             args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         self.args, self.kwargs = args, kwargs
         self.tensors = [x for x in leaves if isinstance(x, Tensor)]
-        self.key = (treedef, tuple(_leaf_key(x) for x in leaves), training)
+        self.key = (treedef, tuple(_leaf_key(x) for x in leaves), training, _aliasing(self.tensors))
 
     def has_tracer(self) -> bool:
         return any(isinstance(t._data, jax.core.Tracer) for t in self.tensors)
 
 
+def _aliasing(tensors) -> tuple | None:
+    """Which Tensor arguments are the same object (a graph traced with f(x, x) must not serve f(a, b))."""
+    ids = [id(t) for t in tensors]
+    if len(set(ids)) == len(ids):
+        return None
+    return tuple(ids.index(i) for i in ids)
+
+
 def _full_key(sig: Signature) -> tuple:
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
-    return treedef, tuple(_leaf_key(x) for x in leaves), sig.key[2]
+    return treedef, tuple(_leaf_key(x) for x in leaves), sig.key[2], sig.key[3]
 
 
 def _describe_change(old_sig: Signature, new_sig: Signature) -> str:
@@ -162,6 +170,8 @@ def _describe_change(old_sig: Signature, new_sig: Signature) -> str:
     old, new = _full_key(old_sig), _full_key(new_sig)
     if old[0] != new[0]:
         return f"argument structure changed: {old[0]} -> {new[0]}"
+    if old[3] != new[3]:
+        return f"argument aliasing changed: {old[3]} -> {new[3]} (the same Tensor passed in several places)"
     if old[2] != new[2]:
         return f"training flag: {old[2]} -> {new[2]}"
     paths = [jax.tree_util.keystr(p) for p, _ in
@@ -282,7 +292,7 @@ class Compiled:
         slots, k = [], 0
         for o in graph.outputs:
             if isinstance(o, Const):
-                slots.append(o.value)
+                slots.append(Tensor(o.value) if isinstance(o.value, np.ndarray) else o.value)
             else:
                 slots.append(_SLOT)
                 k += 1

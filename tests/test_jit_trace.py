@@ -351,3 +351,20 @@ def test_more_layers_differential():
         _same(net(x), jf(x))
     for p, q in zip(net.get_parameters(), twin.get_parameters()):
         _same(p, q)
+
+
+def test_the_same_tensor_passed_twice_does_not_serve_distinct_tensors():
+    jf = msx.jit(lambda x, y: x - y * 2, capture_mode="trace")
+    a, b = msx.Tensor([1.0, 2.0]), msx.Tensor([5.0, 7.0])
+    _same(jf(a, a), a - a * 2)
+    _same(jf(a, b), a - b * 2)
+    assert jf.recompile_reasons == ["argument aliasing changed: (0, 0) -> None (the same Tensor passed in several places)"]
+
+
+def test_a_returned_constant_tensor_is_a_tensor():
+    table = msx.Tensor([1.0, 2.0, 3.0])
+    jf = msx.jit(lambda x: (x + 1, table), capture_mode="trace")
+    jf(_t(2))
+    out, const = jf(_t(2))
+    assert isinstance(const, msx.Tensor)
+    _same(const, table)
