@@ -12,6 +12,7 @@ from . import errors, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
 from . import nn, mint  # noqa: E402
 from .jit import jit  # noqa: E402
+from .dynamic import Symbol, enable_dynamic  # noqa: E402
 from . import backends, ir, passes  # noqa: E402
 from .export import export, load  # noqa: E402
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402

@@ -30,6 +30,7 @@ from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
 from .errors import BackendError, CaptureError, CaptureFallback, MsxError
 from .ir.graph import Const, Graph
 from .ops.primitive import recording
+from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import optimise, pass_views
 from .tensor import Tensor
 
@@ -62,9 +63,9 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
         raise ValueError(f"jit: jit_level={jit_level!r} is not valid; choose one of {list(JIT_LEVELS)}")
     if dynamic not in (0, 1):
         raise ValueError(f"jit: dynamic={dynamic!r} is not valid; choose 0 or 1")
-    if dynamic == 1:
-        raise NotImplementedError("jit: dynamic=1 (dynamic-shape compilation) is not implemented in this msx "
-                                  "version yet; use dynamic=0 (one compile per shape)")
+    if dynamic == 1 and capture_mode == "bytecode":
+        raise ValueError("jit: dynamic=1 works with capture_mode 'ast' or 'trace' (bytecode capture keeps its own "
+                         "per-shape cache of guarded graphs)")
     if not isinstance(fullgraph, bool):
         raise ValueError(f"jit: fullgraph must be True or False, got {fullgraph!r}")
     if backend is not None and not isinstance(backend, str):
@@ -369,9 +370,16 @@ class JitFunction:
         self.captures = 0
         self.compiles = 0
         self.hits = 0
+        self.pass_runs = 0       # pass-pipeline runs
+        self.xla_compiles = 0    # backend compiles, one per concrete shape of a symbolic graph too
+        self.log: list[tuple[str, str]] = []  # (what ran: capture | xla_compile | static, why)
+        self._dynamic = None     # msx.dynamic.DynamicShapes under dynamic=1 or enable_dynamic
         self._warned = False
         runner = CAPTURE_RUNNERS.get(config.capture_mode)
         self._runner = runner(self) if runner is not None else None  # a mode with its own cache (bytecode)
+        spec = spec_of(fn)
+        if spec is not None or config.dynamic:
+            self.set_dynamic_spec(spec)
 
     def __get__(self, obj, objtype=None):
         """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""
@@ -402,7 +410,18 @@ class JitFunction:
             reason = compiled.failure
         else:
             reason = _describe_change(self._last, sig) if self._last is not None else None
+            if self._dynamic is not None:
+                out = self._dynamic.call(sig)
+                if out is not NOT_HANDLED:
+                    return out
         return self._compile_and_run(sig, reason)
+
+    def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
+        """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
+        if self._runner is not None:
+            raise ValueError(f"jit: dynamic shapes need capture_mode 'ast' or 'trace', {self.__name__} uses "
+                             f"{self.config.capture_mode!r}")
+        self._dynamic = DynamicShapes(self, spec)
 
     def _compile_and_run(self, sig: Signature, reason: str | None):
         try:
@@ -411,10 +430,13 @@ class JitFunction:
             self._cache[sig.key] = _EAGER
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
             return self.fn(*sig.args, **sig.kwargs)
+        self.log.append(("capture", reason or "first call"))
         lowered = self._lower(captured, sig)
         compiled = lowered.compile()
         self._cache[sig.key] = compiled
         self.compiles += 1
+        self.xla_compiles += 1
+        self.log.append(("xla_compile", f"static shapes {[list(t._data.shape) for t in sig.tensors]}"))
         if reason is not None:
             self._note_recompile(reason)
         self._last = sig
@@ -445,6 +467,7 @@ class JitFunction:
         keep = tuple(g.var for g in captured.guards)
         _save_stage(self.__name__, "captured", str(captured.graph))
         backend = get_backend(self.config.backend)
+        self.pass_runs += 1
         result = optimise(captured.graph, self.config.jit_level, keep, backend, self.config.disable_passes)
         graph, keep = result.graph, result.keep
         if context.get_context("save_graphs"):
@@ -488,7 +511,9 @@ class JitFunction:
     def cache_info(self) -> dict:
         entries = len(self._cache) if self._runner is None else self._runner.entry_count()
         return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
-                "entries": entries, "recompile_reasons": list(self.recompile_reasons)}
+                "entries": entries, "recompile_reasons": list(self.recompile_reasons),
+                "pass_runs": self.pass_runs, "xla_compiles": self.xla_compiles, "log": list(self.log),
+                "shape_families": len(self._dynamic.families) if self._dynamic is not None else 0}
 
     def __repr__(self) -> str:
         return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={len(self._cache)}>"

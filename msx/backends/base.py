@@ -63,6 +63,7 @@ class BackendBase:
     name = "base"
     options: tuple[str, ...] = ()
     reproduces_eager = False  # True: results equal eager execution's, so jit may keep a trace run's eager answer
+    supports_symbolic = False  # True: build() accepts graphs with symbolic input dims (dynamic shapes)
 
     def build(self, graph: Graph, config: BuildConfig) -> Any:
         raise NotImplementedError(f"backend {self.name!r} does not implement build()")

@@ -12,6 +12,7 @@ from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
 from .base import BackendBase, BuildConfig
+from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
 
 
 def graph_function(graph: Graph, config: BuildConfig):
@@ -94,17 +95,22 @@ class XlaBackend(BackendBase):
                          donate_argnums=(2,) if config.donate and config.rw_params else ())
         return jitted.lower(*args)
 
-    def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable:
+    supports_symbolic = True  # graphs with symbolic input dims build as shape-polymorphic executables
+
+    def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable | PolymorphicExecutable:
+        if has_symbolic_inputs(graph):
+            return build_polymorphic(graph_function(graph, config), graph, config, self.device())
         lowered = self.lower(graph, config)
         return XlaExecutable(lowered, lowered.compile(), self.device())
 
-    def run(self, handle: XlaExecutable, inputs: tuple) -> tuple:
+    def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
+        compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
         try:
-            return handle.compiled(*inputs)
+            return compiled(*inputs)
         except ValueError:
             # an argument is committed to another device (the output of a function on another backend):
             # the executable checks placement before running, so nothing was donated; place it and retry
-            return handle.compiled(*jax.device_put(inputs, handle.device))
+            return compiled(*jax.device_put(inputs, handle.device))
 
     def as_text(self, handle: XlaExecutable) -> str:
         return handle.as_text()

@@ -1,0 +1,370 @@
+"""Dynamic shapes for `msx.jit`: `Symbol`, `enable_dynamic`, and shape families of symbolic dims.
+
+A *family* is one captured and optimised graph whose inputs have symbolic
+dims (`f32[s0,784]`); every call whose shapes fit it (same structure, dtypes
+and ranks, equal static dims, equal values for dims sharing a symbol, declared
+constraints met) runs it, paying only an XLA compile per new concrete shape.
+
+- `jit(dynamic=1)`: the first call compiles static; when a later call changes
+  dims, the changed dims become symbols (dims that changed from the same value
+  to the same value share one symbol) and the function is captured once more.
+- `enable_dynamic(x=Tensor(shape=[None, 784], dtype=...))`: the symbolic dims
+  are declared up front, so the first call already captures symbolically.
+  `None` dims with equal sizes at capture share a symbol; the same `Symbol`
+  object in two places always does. `shape=None` (dynamic rank): one family
+  per rank, every dim symbolic.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jax
+
+from .capture import CAPTURE_MODES
+from .capture.builder import Captured
+from .capture.trace import input_names
+from .ir.symbolic import Dim, jax_shape
+from .tensor import Tensor
+
+Position = tuple[int, int]  # (index of the Tensor among the call's Tensor leaves, axis)
+
+
+class Symbol:
+    """MindSpore's `Symbol`: a dynamic dim with constraints, `min <= d`, `d <= max` (0: no bound),
+    `d % divisor == remainder`. One Symbol object used in several places means those dims are equal."""
+
+    def __init__(self, max: int = 0, min: int = 1, divisor: int = 1, remainder: int = 0) -> None:
+        for label, v in (("max", max), ("min", min), ("divisor", divisor), ("remainder", remainder)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"Symbol: {label} must be a non-negative int, got {v!r}")
+        if min < 1 or divisor < 1:
+            raise ValueError(f"Symbol: min and divisor must be >= 1, got min={min}, divisor={divisor}")
+        if max and max < min:
+            raise ValueError(f"Symbol: max={max} is below min={min}")
+        if remainder >= divisor and divisor > 1:
+            raise ValueError(f"Symbol: remainder={remainder} must be below divisor={divisor}")
+        self.max, self.min, self.divisor, self.remainder = max, min, divisor, remainder
+
+    def violation(self, value: int) -> str | None:
+        """Which constraint `value` breaks, in words; None when it meets them all."""
+        if value < self.min:
+            return f"min={self.min}"
+        if self.max and value > self.max:
+            return f"max={self.max}"
+        if value % self.divisor != self.remainder % self.divisor:
+            return f"divisor={self.divisor}" + (f", remainder={self.remainder}" if self.remainder else "")
+        return None
+
+    def __repr__(self) -> str:
+        shown = [f"max={self.max}"] if self.max else []
+        shown += [f"min={self.min}"] if self.min != 1 else []
+        shown += [f"divisor={self.divisor}"] if self.divisor != 1 else []
+        shown += [f"remainder={self.remainder}"] if self.remainder else []
+        return f"Symbol({', '.join(shown)})"
+
+
+# ---------------------------------------------------------------- enable_dynamic
+@dataclass(frozen=True)
+class DynamicSpec:
+    """The declared inputs: argument name -> (shape with None/Symbol dims, or None for dynamic rank; dtype)."""
+
+    args: dict
+
+    def positions(self, fn_name: str, names: list[str], tensors: list[Tensor]) -> tuple[dict, dict]:
+        """Check a call against the declaration; returns ({position: Symbol or None}, {name: index})."""
+        index = {n: i for i, n in enumerate(names)}
+        missing = [n for n in self.args if n not in index]
+        if missing:
+            raise ValueError(f"enable_dynamic: {fn_name} has no Tensor argument named {missing} in this call "
+                             f"(its Tensor arguments: {names})")
+        dims: dict[Position, Symbol | None] = {}
+        for name, (shape, dtype) in self.args.items():
+            t = tensors[index[name]]
+            got = tuple(t._data.shape)
+            if dtype is not None and t.dtype != dtype:
+                raise ValueError(f"enable_dynamic: argument '{name}' of {fn_name} is declared {dtype}, got {t.dtype}")
+            if shape is None:  # dynamic rank: every dim symbolic
+                dims.update({(index[name], a): None for a in range(len(got))})
+                continue
+            if len(shape) != len(got):
+                raise ValueError(f"enable_dynamic: argument '{name}' of {fn_name} is declared with rank {len(shape)} "
+                                 f"(shape {_show(shape)}), got shape {list(got)}")
+            for axis, (want, have) in enumerate(zip(shape, got)):
+                if isinstance(want, Symbol):
+                    broken = want.violation(have)
+                    if broken is not None:
+                        raise ValueError(f"enable_dynamic: argument '{name}' of {fn_name}: dim {axis} is {have}, "
+                                         f"which breaks its constraint {broken} ({want!r})")
+                    dims[(index[name], axis)] = want
+                elif want is None:
+                    dims[(index[name], axis)] = None
+                elif want != have:
+                    raise ValueError(f"enable_dynamic: argument '{name}' of {fn_name}: dim {axis} is declared static "
+                                     f"{want}, got {have} (shape {list(got)})")
+        return dims, index
+
+
+def _show(shape) -> str:
+    return "[" + ", ".join("None" if d is None else repr(d) if isinstance(d, Symbol) else str(d) for d in shape) + "]"
+
+
+def make_spec(kwargs: dict) -> DynamicSpec:
+    args = {}
+    for name, t in kwargs.items():
+        if not isinstance(t, Tensor):
+            raise TypeError(f"enable_dynamic: argument '{name}' must be declared with a Tensor(shape=..., dtype=...), "
+                            f"got {type(t).__name__}")
+        shape = t.shape
+        if shape is not None:
+            shape = tuple(None if d is None or (isinstance(d, int) and d == -1) else d for d in shape)
+            bad = [d for d in shape if not (d is None or isinstance(d, Symbol) or
+                                            (isinstance(d, int) and not isinstance(d, bool) and d >= 0))]
+            if bad:
+                raise TypeError(f"enable_dynamic: argument '{name}': dims must be ints, None or msx.Symbol, got {bad}")
+        args[name] = (shape, t.dtype)
+    if not args:
+        raise ValueError("enable_dynamic: name at least one argument, e.g. enable_dynamic(x=Tensor(shape=[None, 784], "
+                         "dtype=msx.float32))")
+    return DynamicSpec(args)
+
+
+def enable_dynamic(**kwargs) -> Callable:
+    """Declare dynamic dims of a jitted function's Tensor arguments before its first call.
+
+    Use above or below `@msx.jit`, or on a Cell's `construct`::
+
+        @msx.enable_dynamic(x=msx.Tensor(shape=[None, 784], dtype=msx.float32))
+        @msx.jit
+        def forward(x): ...
+    """
+    spec = make_spec(kwargs)
+
+    def decorate(fn):
+        from .jit import JitFunction
+
+        if isinstance(fn, JitFunction):
+            fn.set_dynamic_spec(spec)
+            return fn
+        fn.__msx_dynamic__ = spec  # read by jit() when it wraps this function (or Cell.construct)
+        return fn
+
+    return decorate
+
+
+def spec_of(fn: Any) -> DynamicSpec | None:
+    """The `enable_dynamic` declaration on a function, or on a Cell's construct."""
+    spec = getattr(fn, "__msx_dynamic__", None)
+    if spec is None:
+        spec = getattr(getattr(type(fn), "construct", None), "__msx_dynamic__", None)
+    return spec
+
+
+def argument_names(fn: Any, args: tuple, kwargs: dict) -> list[str]:
+    """Names of the call's Tensor leaves (`x`, `batch.0`); a Cell's are its construct's parameter names."""
+    target = getattr(fn, "construct", fn)
+    try:
+        inspect.signature(target)
+    except (TypeError, ValueError):
+        target = fn
+    return input_names(target, args, kwargs)
+
+
+# ---------------------------------------------------------------- families
+def masked_key(key: tuple, dims) -> tuple:
+    """A signature key with the symbolic dims (positions in `dims`) blanked out."""
+    entries, t = [], 0
+    for e in key[1]:
+        if isinstance(e[0], tuple):
+            entries.append((tuple(None if (t, a) in dims else d for a, d in enumerate(e[0])), e[1]))
+            t += 1
+        else:
+            entries.append(e)
+    return key[0], tuple(entries), key[2]
+
+
+def shape_changes(old, new) -> set[Position] | None:
+    """The dims that differ between two calls whose only difference is dims (else None)."""
+    if len(old.tensors) != len(new.tensors):
+        return None
+    changed = set()
+    for i, (a, b) in enumerate(zip(old.tensors, new.tensors)):
+        sa, sb = a._data.shape, b._data.shape
+        if len(sa) != len(sb):
+            return None
+        changed |= {(i, k) for k, (x, y) in enumerate(zip(sa, sb)) if x != y}
+    if not changed or masked_key(old.key, changed) != masked_key(new.key, changed):
+        return None
+    return changed
+
+
+def group_symbols(positions, by: Callable[[Position], Any]) -> dict[Position, str]:
+    """Symbol names `s0, s1, ...`: positions whose `by` value agrees share one (their dims are taken as equal)."""
+    names: dict[Any, str] = {}
+    return {p: names.setdefault(by(p), f"s{len(names)}") for p in sorted(positions)}
+
+
+@dataclass
+class Family:
+    """One symbolic capture: the blanked key it serves, its symbols by position, their constraints."""
+
+    key: tuple
+    dims: dict[Position, str]
+    compiled: Any
+    sample: Any  # the Signature it was captured for
+
+    def matches(self, sig) -> bool:
+        if masked_key(sig.key, self.dims) != self.key:
+            return False
+        values: dict[str, int] = {}
+        for (t, a), sym in self.dims.items():
+            v = sig.tensors[t]._data.shape[a]
+            if values.setdefault(sym, v) != v:
+                return False
+        return True
+
+    def describe(self, names: list[str]) -> str:
+        return ", ".join(f"{names[t] if t < len(names) else f'tensor {t}'} dim {a} -> {s}"
+                         for (t, a), s in sorted(self.dims.items()))
+
+
+def symbolic_arguments(sig, dims: dict[Position, str]) -> tuple[tuple, dict]:
+    """The call's (args, kwargs) with each Tensor that has symbolic dims replaced by an abstract one."""
+    from .jit import _is_leaf
+
+    leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
+    t = 0
+    for i, leaf in enumerate(leaves):
+        if isinstance(leaf, Tensor):
+            shape = tuple(Dim(dims[(t, a)]) if (t, a) in dims else d for a, d in enumerate(leaf._data.shape))
+            leaves[i] = Tensor._from(jax.ShapeDtypeStruct(jax_shape(shape), leaf._data.dtype))
+            t += 1
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, config) -> Captured:
+    """Capture `fn` with the dims in `dims` symbolic (source capture runs abstractly; trace runs under eval_shape)."""
+    args, kwargs = symbolic_arguments(sig, dims)
+    mode = config.capture_mode
+    if mode != "trace":
+        captured, _ = CAPTURE_MODES[mode](fn, args, kwargs, name, config)
+        return captured
+    box: list[Captured] = []
+
+    def run(*arrays):
+        rebuilt = iter(arrays)
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
+        call = jax.tree_util.tree_unflatten(treedef, [Tensor._from(next(rebuilt)) if isinstance(x, Tensor) else x
+                                                      for x in leaves])
+        captured, _ = CAPTURE_MODES[mode](fn, call[0], call[1], name, config)
+        captured.restore()  # the abstract run wrote tracers into Parameters
+        box.append(captured)
+
+    tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
+               if isinstance(x, Tensor)]
+    jax.eval_shape(run, *[t._data for t in tensors])
+    return box[0]
+
+
+# ---------------------------------------------------------------- the jitted function's dynamic-shape state
+NOT_HANDLED = object()  # this call is not for a shape family: jit compiles it for its static shapes
+
+
+class DynamicShapes:
+    """Finds or makes the shape family for a call of a `JitFunction` (jit(dynamic=1) or enable_dynamic)."""
+
+    def __init__(self, jf, spec: DynamicSpec | None) -> None:
+        self.jf, self.spec = jf, spec
+        self.families: list[Family] = []
+        self.failed: str | None = None  # dynamic=1 gave up on symbolic capture (why): static from then on
+
+    def call(self, sig) -> Any:
+        names = argument_names(self.jf.fn, sig.args, sig.kwargs)
+        declared = self.spec.positions(self.jf.__name__, names, sig.tensors)[0] if self.spec is not None else None
+        for family in self.families:
+            if family.matches(sig):
+                return self._run(family, sig)
+        dims = self._plan(sig, declared)
+        if dims is None:
+            return NOT_HANDLED
+        family = self._build(sig, dims, declared or {}, names)
+        return NOT_HANDLED if family is None else self._run(family, sig)
+
+    # ------------------------------------------------------------ which dims become symbols
+    def _plan(self, sig, declared: dict | None) -> dict[Position, str] | None:
+        if declared is not None:
+            shapes = [t._data.shape for t in sig.tensors]
+
+            def by(p, apart=False):
+                s = declared[p]
+                return ("symbol", id(s)) if s is not None else ("none", p if apart else shapes[p[0]][p[1]])
+
+            dims = group_symbols(declared, by)
+            if any(f.key == masked_key(sig.key, dims) and f.dims == dims for f in self.families):
+                dims = group_symbols(declared, lambda p: by(p, apart=True))  # equal-sized dims turned out unequal
+            return dims
+        last = self.jf._last
+        if self.failed is not None or last is None:
+            return None
+        changed = shape_changes(last, sig)
+        if changed is None:
+            return None
+        for family in self.families:  # dims already symbolic for this structure stay symbolic
+            both = changed | set(family.dims)
+            if masked_key(family.sample.key, both) == masked_key(sig.key, both):
+                changed = both
+        old = [t._data.shape for t in last.tensors]
+        new = [t._data.shape for t in sig.tensors]
+        return group_symbols(changed, lambda p: (old[p[0]][p[1]], new[p[0]][p[1]]))
+
+    # ------------------------------------------------------------ capture, passes, polymorphic build
+    def _build(self, sig, dims: dict[Position, str], declared: dict, names: list[str]) -> Family | None:
+        from .errors import BackendError, MsxError
+        from .ir.symbolic import SymbolicShapeError
+
+        jf = self.jf
+        family = Family(masked_key(sig.key, dims), dims, None, sig)
+        what = family.describe(names)
+        if self.spec is not None and any(s is None for s, _ in self.spec.args.values()):
+            what += " (dynamic rank: one capture per rank)"
+        jf.captures += 1
+        jf.log.append(("capture", f"symbolic dims: {what}"))
+        try:
+            captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
+        except MsxError as exc:
+            reason = f"{type(exc).__name__}: {exc.message if hasattr(exc, 'message') else exc}"
+            if self.spec is not None:
+                raise SymbolicShapeError(f"enable_dynamic: {jf.__name__} cannot be captured with symbolic dims "
+                                         f"({what}): {reason}") from None
+            self.failed = reason
+            jf.log.append(("static", f"dynamic=1: symbolic capture failed, compiling per shape from now on: {reason}"))
+            return None
+        lowered = jf._lower(captured, sig)
+        if not getattr(lowered.backend, "supports_symbolic", False):
+            message = (f"backend {lowered.backend.name!r} cannot build graphs with symbolic dims ({what}); "
+                       f"use an XLA backend, or static shapes")
+            if self.spec is not None:
+                raise BackendError(f"enable_dynamic: {message}")
+            self.failed = message
+            jf.log.append(("static", f"dynamic=1: {message}; compiling per shape from now on"))
+            return None
+        family.compiled = lowered.compile()
+        jf.compiles += 1
+        family.compiled.handle.on_compile = lambda shapes: self._on_xla_compile(family, shapes)
+        self.families.insert(0, family)
+        return family
+
+    def _on_xla_compile(self, family: Family, shapes: tuple) -> None:
+        self.jf.xla_compiles += 1
+        self.jf.log.append(("xla_compile", f"new concrete shape {[list(s) for s in shapes]} for symbolic "
+                                           f"graph {family.compiled.lowered.graph.name}"))
+
+    def _run(self, family: Family, sig) -> Any:
+        from .jit import _INLINE
+
+        out = family.compiled.run(sig)
+        if out is _INLINE:
+            return NOT_HANDLED
+        self.jf._cache[sig.key] = family.compiled  # this concrete shape is an exact cache hit from now on
+        return out
