@@ -16,16 +16,21 @@ constraints met) runs it, paying only an XLA compile per new concrete shape.
 """
 from __future__ import annotations
 
+import contextlib
+
 import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import jax
 
+from . import dtype as mstype
+from .backends import get_backend
 from .capture import CAPTURE_MODES
 from .capture.builder import Captured
 from .capture.trace import input_names
 from .ir.symbolic import Dim, jax_shape
+from . import tensor as tensor_mod
 from .tensor import Tensor
 
 Position = tuple[int, int]  # (index of the Tensor among the call's Tensor leaves, axis)
@@ -263,8 +268,25 @@ def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, co
 
     tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
                if isinstance(x, Tensor)]
-    jax.eval_shape(run, *[t._data for t in tensors])
+    with _undo_writes():  # also when capture fails part-way: no Parameter may keep a tracer
+        jax.eval_shape(run, *[t._data for t in tensors])
     return box[0]
+
+
+@contextlib.contextmanager
+def _undo_writes():
+    """Give every Tensor written inside the block its value from before the block back."""
+    log: list = []
+    tensor_mod._WRITE_LOGS.append(log)
+    try:
+        yield
+    finally:
+        tensor_mod._WRITE_LOGS.pop()
+        first: dict[int, tuple] = {}
+        for obj, old in log:
+            first.setdefault(id(obj), (obj, old))
+        for obj, old in first.values():
+            obj._data = old
 
 
 # ---------------------------------------------------------------- the jitted function's dynamic-shape state
@@ -279,7 +301,7 @@ class DynamicShapes:
         self.families: list[Family] = []
         self.failed: str | None = None  # dynamic=1 gave up on symbolic capture (why): static from then on
 
-    def call(self, sig) -> Any:
+    def call(self, sig, reason: str | None) -> Any:
         names = argument_names(self.jf.fn, sig.args, sig.kwargs)
         declared = self.spec.positions(self.jf.__name__, names, sig.tensors)[0] if self.spec is not None else None
         for family in self.families:
@@ -288,7 +310,7 @@ class DynamicShapes:
         dims = self._plan(sig, declared)
         if dims is None:
             return NOT_HANDLED
-        family = self._build(sig, dims, declared or {}, names)
+        family = self._build(sig, dims, reason, names)
         return NOT_HANDLED if family is None else self._run(family, sig)
 
     # ------------------------------------------------------------ which dims become symbols
@@ -319,7 +341,7 @@ class DynamicShapes:
         return group_symbols(changed, lambda p: (old[p[0]][p[1]], new[p[0]][p[1]]))
 
     # ------------------------------------------------------------ capture, passes, polymorphic build
-    def _build(self, sig, dims: dict[Position, str], declared: dict, names: list[str]) -> Family | None:
+    def _build(self, sig, dims: dict[Position, str], reason: str | None, names: list[str]) -> Family | None:
         from .errors import BackendError, MsxError
         from .ir.symbolic import SymbolicShapeError
 
@@ -328,27 +350,30 @@ class DynamicShapes:
         what = family.describe(names)
         if self.spec is not None and any(s is None for s, _ in self.spec.args.values()):
             what += " (dynamic rank: one capture per rank)"
-        jf.captures += 1
-        jf.log.append(("capture", f"symbolic dims: {what}"))
-        try:
-            captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
-        except MsxError as exc:
-            reason = f"{type(exc).__name__}: {exc.message if hasattr(exc, 'message') else exc}"
-            if self.spec is not None:
-                raise SymbolicShapeError(f"enable_dynamic: {jf.__name__} cannot be captured with symbolic dims "
-                                         f"({what}): {reason}") from None
-            self.failed = reason
-            jf.log.append(("static", f"dynamic=1: symbolic capture failed, compiling per shape from now on: {reason}"))
-            return None
-        lowered = jf._lower(captured, sig)
-        if not getattr(lowered.backend, "supports_symbolic", False):
-            message = (f"backend {lowered.backend.name!r} cannot build graphs with symbolic dims ({what}); "
+        backend = get_backend(jf.config.backend)
+        if not getattr(backend, "supports_symbolic", False):  # before any pass reads symbolic shapes
+            message = (f"backend {backend.name!r} cannot build graphs with symbolic dims ({what}); "
                        f"use an XLA backend, or static shapes")
             if self.spec is not None:
                 raise BackendError(f"enable_dynamic: {message}")
             self.failed = message
             jf.log.append(("static", f"dynamic=1: {message}; compiling per shape from now on"))
             return None
+        jf.captures += 1
+        jf.log.append(("capture", f"symbolic dims: {what}"))
+        if reason is not None:
+            jf._note_recompile(f"{reason}; capturing with symbolic dims: {what}")
+        try:
+            captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
+        except MsxError as exc:
+            why = f"{type(exc).__name__}: {str(getattr(exc, 'message', exc)).splitlines()[0]}"
+            if self.spec is not None:
+                raise SymbolicShapeError(f"enable_dynamic: {jf.__name__} cannot be captured with symbolic dims "
+                                         f"({what}): {why}", stage="capture") from None
+            self.failed = why
+            jf.log.append(("static", f"dynamic=1: symbolic capture failed, compiling per shape from now on: {why}"))
+            return None
+        lowered = jf._lower(captured, sig)
         family.compiled = lowered.compile()
         jf.compiles += 1
         family.compiled.handle.on_compile = lambda shapes: self._on_xla_compile(family, shapes)
@@ -368,3 +393,23 @@ class DynamicShapes:
             return NOT_HANDLED
         self.jf._cache[sig.key] = family.compiled  # this concrete shape is an exact cache hit from now on
         return out
+
+
+def symbolic_inputs(inputs: tuple, where: str) -> tuple:
+    """Placeholder Tensors (`Tensor(shape=[None, 16], dtype=...)`) as abstract Tensors with symbolic dims.
+
+    `None` dims get fresh symbols `s0, s1, ...`; one `Symbol` object is one symbol wherever it appears.
+    """
+    names: dict[Any, str] = {}
+    out = []
+    for i, x in enumerate(inputs):
+        if not (isinstance(x, Tensor) and x._data is None):
+            out.append(x)
+            continue
+        if x.shape is None:
+            raise ValueError(f"{where}: input {i} has dynamic rank (shape=None); give its rank, e.g. "
+                             f"Tensor(shape=[None, 16], dtype=...)")
+        shape = tuple(Dim(names.setdefault(id(d) if isinstance(d, Symbol) else (i, a), f"s{len(names)}"))
+                      if d is None or isinstance(d, Symbol) else d for a, d in enumerate(x.shape))
+        out.append(Tensor._from(jax.ShapeDtypeStruct(jax_shape(shape), mstype.to_np(x.dtype))))
+    return tuple(out)

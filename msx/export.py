@@ -50,6 +50,8 @@ from .ir.graph import Graph
 from .ir.interpret import HIGHER_ORDER, evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
+from .ir.symbolic import shape_to_data
+from .dynamic import symbolic_inputs
 from .ops.primitive import REGISTRY
 from .tensor import Tensor
 
@@ -112,10 +114,11 @@ def capture_for_export(net: Callable, inputs: tuple, training: bool = False,
     from .jit import jit
     from .nn.cell import Cell
 
-    for i, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x._data is None:
-            raise ExportError(f"export: input {i} is a placeholder Tensor of shape {list(x.shape)}; export fixes "
-                              f"shapes, so give a Tensor with data of the shape to export")
+    if any(isinstance(x, Tensor) and x._data is None for x in inputs):  # Tensor(shape=[None, 16]): symbolic dims
+        if capture_mode != "ast":
+            raise ExportError(f"export: placeholder inputs (symbolic dims) need capture_mode='ast', got "
+                              f"{capture_mode!r}")
+        inputs = symbolic_inputs(inputs, "export")
     cells = [c for _, c in net.cells_and_names()] if isinstance(net, Cell) else []
     flags = [c.training for c in cells]
     try:
@@ -170,7 +173,7 @@ def write_msxir(path: str, captured: Captured, info: dict | None = None) -> None
 
 def _abstract(x) -> dict:
     a = x.abstract
-    return {"shape": list(a.shape), "dtype": a.dtype}
+    return {"shape": shape_to_data(a.shape), "dtype": a.dtype}
 
 
 def write_stablehlo(path: str, captured: Captured, platforms: tuple[str, ...] | None = None) -> None:

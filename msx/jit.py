@@ -411,7 +411,7 @@ class JitFunction:
         else:
             reason = _describe_change(self._last, sig) if self._last is not None else None
             if self._dynamic is not None:
-                out = self._dynamic.call(sig)
+                out = self._dynamic.call(sig, reason)
                 if out is not NOT_HANDLED:
                     return out
         return self._compile_and_run(sig, reason)

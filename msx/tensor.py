@@ -70,10 +70,10 @@ class Tensor:
     def __init__(self, input_data: Any = None, dtype=None, shape=None, init=None, const_arg: bool = False) -> None:
         self._placeholder = None
         if input_data is None:
-            if shape is None:
-                raise ValueError("Tensor: give input_data, or shape and dtype")
+            if shape is None and dtype is None:
+                raise ValueError("Tensor: give input_data, or shape and dtype (shape=None with a dtype: dynamic rank)")
             shape = (shape,) if isinstance(shape, int) else tuple(shape) if shape is not None else None
-            if shape is None or any(d is None or d == -1 for d in shape):
+            if shape is None or any(d is None or d == -1 or type(d).__name__ == "Symbol" for d in shape):
                 self._placeholder = (shape, mstype.to_msx(dtype or mstype.float32))
                 self._data = None
                 return

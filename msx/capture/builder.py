@@ -86,6 +86,13 @@ class GraphBuilder:
     def knows(self, t: Tensor) -> bool:
         return id(t) in self._vars or (self.parent is not None and self.parent.knows(t))
 
+    def lookup(self, t: Tensor) -> Operand | None:
+        """The graph value bound to `t` here or in an enclosing builder, without binding anything (None: unknown)."""
+        v = self._vars.get(id(t))
+        if v is None and self.parent is not None:
+            return self.parent.lookup(t)
+        return v
+
     def add_input(self, t: Tensor, name: str | None = None) -> Var:
         v = Var(abstract_of(t), name)
         self.graph.inputs.append(v)

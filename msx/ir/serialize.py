@@ -31,6 +31,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..errors import ExportError, MalformedFileError, SourceLoc, UnknownPrimitiveError
 from .graph import Abstract, Const, Graph, Node, Operand, Var
+from .symbolic import Dim, check_expr, shape_to_data
 
 DTYPE_NAMES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"})
@@ -83,7 +84,7 @@ class _Encoder:
 
         def define(v: Var) -> dict:
             ids[v.id] = len(ids)
-            return {"id": ids[v.id], "name": v.name, "shape": list(v.abstract.shape), "dtype": v.abstract.dtype}
+            return {"id": ids[v.id], "name": v.name, "shape": shape_to_data(v.abstract.shape), "dtype": v.abstract.dtype}
 
         def use(x: Operand, where: str) -> Any:
             if isinstance(x, Const):
@@ -136,6 +137,16 @@ def _expect(x: Any, kind: type | tuple, where: str) -> Any:
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise _fail(where, f"expected {names}, got {type(x).__name__}")
     return x
+
+
+def _dim(s: Any, where: str) -> int | Dim:
+    """A dim from a file: an int, or a symbolic expression (checked by jax's shape parser, never evaluated)."""
+    if isinstance(s, str):
+        try:
+            return Dim(check_expr(s))
+        except ValueError as exc:
+            raise _fail(where, str(exc)) from None
+    return _expect(s, int, where)
 
 
 def _keys(d: Any, required: set[str], where: str) -> dict:
@@ -218,8 +229,8 @@ class _Decoder:
                 raise _fail(at, f"value {vid} is defined twice")
             if v["name"] is not None:
                 _expect(v["name"], str, f"{at}.name")
-            shape = tuple(_expect(s, int, f"{at}.shape") for s in _expect(v["shape"], list, f"{at}.shape"))
-            if any(s < 0 for s in shape):
+            shape = tuple(_dim(s, f"{at}.shape") for s in _expect(v["shape"], list, f"{at}.shape"))
+            if any(isinstance(s, int) and s < 0 for s in shape):
                 raise _fail(at, f"negative dimension in shape {shape}")
             env[vid] = Var(Abstract(shape, self.dtype(v["dtype"], f"{at}.dtype")), v["name"])
             return env[vid]

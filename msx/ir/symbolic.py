@@ -95,36 +95,22 @@ def jax_shape(shape: Iterable) -> tuple:
         raise ValueError(f"cannot read symbolic shape ({spec}): {exc}") from None
 
 
-def symbols_of(shape: Iterable) -> set[str]:
-    """Symbol names used by the dims of `shape`."""
-    names: set[str] = set()
-    for d in shape:
-        if isinstance(d, Dim):
-            names |= {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", d.expr) if w not in ("floordiv", "mod",
-                                                                                          "max", "min")}
-    return names
-
-
-def undecidable(op: str, exc: BaseException, in_shapes: list) -> SymbolicShapeError:
-    """The error for a shape rule jax cannot decide on symbolic dims."""
-    shown = ", ".join(f"[{','.join(str(d) for d in s)}]" for s in in_shapes)
-    cause = str(exc).split("\n")[0]
-    return SymbolicShapeError(f"{op}: its shape rule cannot be decided for symbolic dims: {cause}; inputs ({shown}). "
-                              f"Make the dims static (dynamic=0, or a number in enable_dynamic's shape), or write the "
-                              f"computation so that it does not compare a symbolic dim with a constant")
-
-
-def is_symbolic_failure(exc: BaseException) -> bool:
-    """Did this exception come from jax failing to decide something about symbolic dims?"""
-    text = str(exc)
-    return "symbolic" in text or "Inconclusive" in type(exc).__name__ or "incompatible shapes" in text or \
-        "dimension" in text.lower()
-
-
-def sym_values(shape: Iterable, concrete: Iterable) -> dict[str, int]:
-    """Symbol values read off a concrete shape for the simple dims (a dim that is exactly one symbol)."""
-    out: dict[str, int] = {}
+def fits(shape: Iterable, concrete: Iterable, values: dict[str, int] | None = None) -> bool:
+    """Does a concrete shape fit a (possibly symbolic) one? Dims that are one symbol must agree across calls
+    sharing `values` (symbol -> size, filled in as they are met)."""
+    shape, concrete = tuple(shape), tuple(concrete)
+    if len(shape) != len(concrete):
+        return False
+    values = {} if values is None else values
     for d, c in zip(shape, concrete):
-        if isinstance(d, Dim) and _NAME.match(d.expr):
-            out[d.expr] = int(c)
-    return out
+        if isinstance(d, Dim):
+            if _NAME.match(d.expr) and values.setdefault(d.expr, int(c)) != int(c):
+                return False
+        elif d != c:
+            return False
+    return True
+
+
+def shape_to_data(shape: Iterable) -> list:
+    """JSON form of a shape: ints, and expression strings for symbolic dims."""
+    return [str(d) if isinstance(d, Dim) else d for d in shape]

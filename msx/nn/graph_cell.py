@@ -21,6 +21,7 @@ from ..capture.builder import current_builder
 from ..errors import BackendError, MsxError, OpError, user_loc
 from ..ir.graph import Const, Graph
 from ..ir.interpret import evaluate
+from ..ir.symbolic import fits
 from ..ir.verifier import verify
 from ..tensor import Parameter, Tensor
 from .cell import Cell
@@ -94,9 +95,10 @@ class GraphCell(Cell):
                           f"({', '.join(f'{v.name}: {v.abstract}' for v in expected)}), got {len(inputs)}",
                           loc=user_loc())
         tensors = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]
+        sizes: dict[str, int] = {}  # symbolic dims (an export with Tensor(shape=[None, ...])) fit any size
         for i, (t, v) in enumerate(zip(tensors, expected)):
             shape, dtype = tuple(t._data.shape), np.dtype(t._data.dtype).name
-            if shape != v.abstract.shape or dtype != v.abstract.dtype:
+            if not fits(v.abstract.shape, shape, sizes) or dtype != v.abstract.dtype:
                 raise OpError(f"GraphCell({self.graph.name}): input {i} ({v.name}) must be {v.abstract} "
                               f"(the shape and dtype it was exported with), got {dtype}{list(shape)}", loc=user_loc())
         return tensors

@@ -32,17 +32,70 @@ def is_dynamic(x: Any) -> bool:
     return isinstance(x, Tensor) and (isinstance(x, Parameter) or isinstance(x._data, jax.core.Tracer))
 
 
-def _is_tensor(x: Any) -> bool:
-    return isinstance(x, Tensor)
+_SCALAR_KEYS = (str, int, float, bool, bytes, type(None))
 
 
 def flatten(value: Any) -> tuple[list, Any]:
-    """(leaves, structure) with Tensors as leaves; lists, tuples, dicts and other pytrees are structure."""
-    return jax.tree_util.tree_flatten(value, is_leaf=_is_tensor)
+    """(leaves, structure): lists, tuples (named too) and dicts are structure, in their own order; anything else
+    (a Tensor, a number, a Cell, ...) is a leaf. Structures compare with `==` without touching the leaves."""
+    leaves: list = []
+
+    def walk(v: Any) -> Any:
+        kind = type(v)
+        if kind is list or kind is tuple:
+            return kind, tuple(walk(x) for x in v)
+        if isinstance(v, tuple) and hasattr(v, "_fields"):
+            return kind, tuple(walk(x) for x in v)
+        if kind is dict:
+            keys = tuple((type(k), k if isinstance(k, _SCALAR_KEYS) else id(k)) for k in v)
+            return dict, keys, tuple(v), tuple(walk(x) for x in v.values())
+        leaves.append(v)
+        return None
+
+    structure = walk(value)
+    return leaves, _Structure(structure)
 
 
-def unflatten(structure: Any, leaves: list) -> Any:
-    return jax.tree_util.tree_unflatten(structure, leaves)
+class _Structure:
+    """A flattened value's shape of containers; equal when the containers (and dict keys) are the same."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Structure) and _same_tree(self.tree, other.tree)
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+
+def _same_tree(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if a[0] is not b[0]:
+        return False
+    if a[0] is dict:
+        return a[1] == b[1] and all(_same_tree(x, y) for x, y in zip(a[3], b[3]))
+    return len(a[1]) == len(b[1]) and all(_same_tree(x, y) for x, y in zip(a[1], b[1]))
+
+
+def unflatten(structure: "_Structure", leaves: list) -> Any:
+    it = iter(leaves)
+
+    def build(node: Any) -> Any:
+        if node is None:
+            return next(it)
+        kind = node[0]
+        if kind is dict:
+            return {k: build(child) for k, child in zip(node[2], node[3])}
+        items = [build(child) for child in node[1]]
+        if kind is list:
+            return items
+        return kind(*items) if kind is not tuple else tuple(items)
+
+    return build(structure.tree)
 
 
 def static_equal(a: Any, b: Any) -> bool:

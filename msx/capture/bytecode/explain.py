@@ -25,6 +25,7 @@ class ExplainedEntry:
     guards: list[str]          # each guard, with the line that made it
     brk: BreakInfo | None      # the break that ends this part (None: it returns)
     eager_reason: str | None   # why this part runs eagerly (None: it is compiled)
+    runs: int = 1              # times in a row the call went through it (a loop whose body has a break)
 
 
 class ExplainReport:
@@ -34,7 +35,12 @@ class ExplainReport:
         self.name = name
         self.result = result
         self.entries: list[ExplainedEntry] = []
+        previous = None
         for point, entry in events:
+            if entry is previous:
+                self.entries[-1].runs += 1
+                continue
+            previous = entry
             piece = entry.piece
             graph = piece.captured.graph if piece is not None and piece.has_graph else None
             brk = getattr(piece.exit, "info", None) if piece is not None else None
@@ -77,6 +83,8 @@ class ExplainReport:
                 lines.append(f"  graph {k} ({e.where}): {len(e.graph.nodes)} op(s): {shown}{more}; inputs: {inputs}")
             else:
                 lines.append(f"  no ops ({e.where})")
+            if e.runs > 1:
+                lines.append(f"     (this part and the break after it ran {e.runs} times in a row: a loop)")
             if e.brk is not None:
                 at = f" at {e.brk.at.short()}" if e.brk.at is not None else ""
                 lines.append(f"  -- graph break{at}: the next instruction runs in Python")

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...errors import SourceLoc
-from .sources import MISSING, Source, fetch_or_missing
+from .sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
 from .values import ListIterator
 
 ARRAY_TYPE = type(jnp.zeros(()))
@@ -115,6 +115,10 @@ class Guard:
         """`global SCALE == 2.0`, `arg x is Tensor float32(2, 4)`, ..."""
         what = self.source.describe()
         k, e = self.kind, self.expected
+        if isinstance(self.source, EnvArgs) and k == LEN:
+            return f"{e[1]} positional argument(s)"
+        if isinstance(self.source, EnvKwargs) and k == KEYS:
+            return f"keyword arguments {list(e[1])}" if e[1] else "no keyword arguments"
         if k == TENSOR:
             cls, shape, dtype = self.extra
             return f"{what} is a {cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
@@ -179,7 +183,7 @@ class Guard:
             return f"at least {e} left"
         if k == ALIAS:
             return f"the same object as {self.other.describe()}"
-        return _short(e) if k == EQUALS else _short_obj(e)
+        return _short(e) if k in (EQUALS, ARRAY) else _short_obj(e)
 
     def origin(self) -> str:
         """`prog.py:12 (y = x * SCALE)`: the line that introduced the guard."""
@@ -210,10 +214,10 @@ def _short_obj(v: Any) -> str:
     if v is None or isinstance(v, (bool, int, float, str)):
         return repr(v)
     name = getattr(v, "__qualname__", None) or getattr(v, "__name__", None)
-    if name is not None and not isinstance(v, type(None)):
-        kind = type(v).__name__
+    if isinstance(name, str):
+        kind = {"builtin_function_or_method": "builtin", "type": "class"}.get(type(v).__name__, type(v).__name__)
         return f"{kind} {name}"
-    return f"<{type(v).__name__} object at {id(v):#x}>"
+    return f"the {type(v).__name__} object at {id(v):#x}"
 
 
 # ---------------------------------------------------------------- code generation

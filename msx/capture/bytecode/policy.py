@@ -12,10 +12,7 @@ runs it on every call, and capture resumes after it.
 from __future__ import annotations
 
 import builtins
-import cmath
 import functools
-import math
-import operator
 import types
 from typing import Any
 
@@ -96,5 +93,3 @@ def describe_callable(func: Any) -> str:
         return f"{name}()"
     return f"{module}.{name}()"
 
-
-_ = (math, cmath, operator)  # pure modules referenced by name in PURE_MODULES

@@ -28,7 +28,7 @@ from .breaks import STAGE, fullgraph_error, unsupported_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
 from .guards import Guard, compile_check
 from .reconstruct import BuildContext
-from .vm import VM, Frame
+from .vm import VM
 
 
 class ResumeEnv(list):

@@ -277,6 +277,8 @@ class FrameStack(Source):
         return env[self.frame].stack[self.index]
 
     def describe(self):
+        if self.label is not None:
+            return f"{self.label} ({self.where})"
         if self.what is not None:
             return f"the result of `{self.what}` ({self.where})"
         return f"a value being computed ({self.where})"

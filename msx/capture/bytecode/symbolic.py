@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import builtins
 import functools
-import sys
 import operator
+import sys
 import types
 from typing import Any
 
@@ -35,7 +35,9 @@ import numpy as np
 from ... import tensor as tensor_mod
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError
 from ...ir.graph import Const
+from ...ops.primitive import recording
 from ...tensor import Parameter, Tensor
+from ..builder import GraphBuilder
 from . import reconstruct
 from .breaks import STAGE, GraphBreak, Unsupported
 from .guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
@@ -242,7 +244,9 @@ class SymbolicVM(VM):
         """A tensor whose value is only known when the graph runs (not a constant of the graph)."""
         if isinstance(t, Parameter) or isinstance(t._data, jax.core.Tracer) or id(t) in self.sources:
             return True
-        return self.builder.knows(t) and not isinstance(self.builder.operand(t), Const)
+        active = recording.recorder if isinstance(recording.recorder, GraphBuilder) else self.builder
+        value = active.lookup(t)   # inside a Grad body: the body's builder
+        return value is not None and not isinstance(value, Const)
 
     def has_dynamic(self, v: Any, depth: int = 0) -> bool:
         if isinstance(v, Tensor):
@@ -353,6 +357,8 @@ class SymbolicVM(VM):
             self.guard(EQUALS, source, frozenset(v)) if all(is_immutable_constant(x) for x in v) else None
             out = memo[id(v)] = self.new_local(set(v))
         elif isinstance(v, ListIterator):
+            if isinstance(source, FrameStack):
+                source.label = "the iterator of a loop"
             self.guard(TYPE, source, ListIterator)
             out = memo[id(v)] = self.new_local(EnvListIterator(list(v.items[v.index:]), source))
             self.env_iters.append(out)
@@ -431,7 +437,6 @@ class SymbolicVM(VM):
                 except Exception as exc:
                     if not self.catchable(exc):
                         raise
-                    _note_line(exc, f)
                     self.unwind(frames, 0, exc)
                     continue
                 if done is not None:
@@ -440,6 +445,11 @@ class SymbolicVM(VM):
                     frames[-1].stack.append(done.value)
         finally:
             _ACTIVE.pop()
+
+    def unwind(self, frames: list[Frame], base: int, exc: BaseException) -> None:
+        if frames:
+            _note_line(exc, frames[-1])   # the line that raised, before frames are popped
+        super().unwind(frames, base, exc)
 
     def run(self, frames: list[Frame], base: int = 0) -> Any:
         try:
@@ -1068,16 +1078,22 @@ def _span_text(loc) -> str | None:
 
 
 def _note_line(exc: BaseException, f: Frame) -> None:
-    """User errors raised while capturing keep their type; a note says which line (a traceback would show
-    the interpreter)."""
-    if getattr(exc, "_msx_line_noted", False) or isinstance(exc, MsxError):
-        if isinstance(exc, MsxError) and exc.stage == "capture":
+    """An error of the user's code, raised while capturing: it keeps its type (and is what eager execution
+    raises) and gains `stage` and `loc`, the user's line, also shown in a note (a traceback would show the
+    interpreter)."""
+    if isinstance(exc, MsxError):
+        if exc.stage == "capture":
             exc.stage = STAGE
+        if exc.loc is None:
+            exc.loc = f.loc()
+        return
+    if getattr(exc, "loc", None) is not None:
         return
     try:
-        exc.add_note(f"(while msx captured {f.info.qualname}; at {f.loc().short()}: {f.loc().render().strip()})")
-        exc._msx_line_noted = True
-    except Exception:
+        exc.loc = f.loc()
+        exc.stage = STAGE
+        exc.add_note(f"[{STAGE}] raised while msx captured {f.info.qualname}:\n{exc.loc.render()}")
+    except (AttributeError, TypeError):   # an exception type without a __dict__
         pass
 
 

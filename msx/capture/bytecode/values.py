@@ -35,9 +35,6 @@ class _Sentinel:
     def __repr__(self) -> str:
         return self.name
 
-    def __reduce__(self):
-        return self.name
-
 
 NULL = _Sentinel("NULL")
 UNBOUND = _Sentinel("UNBOUND")

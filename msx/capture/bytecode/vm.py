@@ -250,7 +250,7 @@ class VM:
 
     def load_method(self, obj: Any, name: str) -> tuple[Any, Any]:
         """(function, self) for a plain method found on the type, else (NULL, the attribute)."""
-        attr = _type_lookup(type(obj), name)
+        attr = type_lookup(type(obj), name)
         if isinstance(attr, (types.FunctionType, types.MethodDescriptorType)) \
                 and name not in getattr(obj, "__dict__", ()):
             return attr, obj
@@ -357,8 +357,8 @@ class VM:
 
     def before_with(self, manager: Any) -> tuple[Any, Any]:
         """(the bound `__exit__`, the value of `__enter__()`)."""
-        enter = _type_lookup(type(manager), "__enter__")
-        exit_ = _type_lookup(type(manager), "__exit__")
+        enter = type_lookup(type(manager), "__enter__")
+        exit_ = type_lookup(type(manager), "__exit__")
         if enter is None or exit_ is None:
             raise TypeError(f"'{type(manager).__name__}' object does not support the context manager protocol")
         return types.MethodType(exit_, manager), enter(manager)
@@ -765,16 +765,12 @@ def _push(f: Frame, result: Any) -> None:
         f.stack.append(result)
 
 
-def _type_lookup(cls: type, name: str) -> Any:
+def type_lookup(cls: type, name: str) -> Any:
+    """`name` on the class (its MRO), without the instance: what Python's method lookup finds."""
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
     return None
-
-
-def type_lookup(cls: type, name: str) -> Any:
-    """`name` on the class (its MRO), without the instance: what Python's method lookup finds."""
-    return _type_lookup(cls, name)
 
 
 def _unsupported(self, frames, f, ins):
