@@ -292,7 +292,7 @@ class TestParameters:
 
         def boom(x):
             other.set_data(x * 3)  # a state write that must be undone
-            y = forward(x) + ops.sum(w)
+            forward(x) + ops.sum(w)
             raise RuntimeError("boom")
 
         with pytest.raises(RuntimeError, match="boom"):
