@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 
 import jax
@@ -43,29 +44,58 @@ def _small_jax(params, x):
     return h @ params[2].T + params[3]
 
 
-def inference_rows(repeats: int) -> list:
-    rows = []
-    x = bench.batch("mlp", 1)[0]
-    xm, xj = msx.Tensor(x), jnp.asarray(x)
-    net = bench.mlp_net()
-    forward, params = jax.jit(bench.jax_forward("mlp")), bench.params_of(net)
-    by_bytecode, by_trace = msx.jit(net, capture_mode="bytecode"), msx.jit(net, capture_mode="trace")
-    a, b = bench.paired(lambda: bench._block(by_bytecode(xm)), lambda: forward(params, xj), 200, repeats)
-    rows.append(("MLP 784-512-512-10 batch-1 call, bytecode", a, b, "jax.jit"))
-    a, b = bench.paired(lambda: bench._block(by_bytecode(xm)), lambda: bench._block(by_trace(xm)), 200, repeats)
-    rows.append(("MLP 784-512-512-10 batch-1 call, bytecode", a, b, "msx trace"))
+def _interleaved(fns: list, number: int, repeats: int) -> list[float]:
+    """Median seconds per call of each function, timed in turn (machine noise hits all alike)."""
+    for fn in fns:
+        fn()   # warm up (and compile)
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for t, fn in zip(times, fns):
+            t.append(bench._time(fn, number))
+    return [statistics.median(t) for t in times]
 
+
+def _inference(name: str, net, jax_fn, params, x: np.ndarray, number: int, repeats: int) -> list:
+    xm, xj = msx.Tensor(x), jnp.asarray(x)
+    by_bytecode, by_trace = msx.jit(net, capture_mode="bytecode"), msx.jit(net, capture_mode="trace")
+    ours, trace, ref = _interleaved([lambda: bench._block(by_bytecode(xm)), lambda: bench._block(by_trace(xm)),
+                                     lambda: jax_fn(params, xj)], number, repeats)
+    return [(f"{name} batch-1 call, bytecode", ours, ref, "jax.jit"),
+            (f"{name} batch-1 call, trace (for comparison)", trace, ref, "jax.jit"),
+            (f"{name} batch-1 call, bytecode", ours, trace, "msx trace")]
+
+
+def inference_rows(repeats: int) -> list:
+    net = bench.mlp_net()
+    rows = _inference("MLP 784-512-512-10", net, jax.jit(bench.jax_forward("mlp")), bench.params_of(net),
+                      bench.batch("mlp", 1)[0], 200, repeats)
     msx.set_seed(0)
     small = SmallMLP()
-    xs = np.ones((1, 16), np.float32)
-    xm, xj = msx.Tensor(xs), jnp.asarray(xs)
-    small_jax, small_params = jax.jit(_small_jax), bench.params_of(small)
-    by_bytecode, by_trace = msx.jit(small, capture_mode="bytecode"), msx.jit(small, capture_mode="trace")
-    a, b = bench.paired(lambda: bench._block(by_bytecode(xm)), lambda: small_jax(small_params, xj), 2000, repeats)
-    rows.append(("MLP 16-32-4 (user Cell) batch-1 call, bytecode", a, b, "jax.jit"))
-    a, b = bench.paired(lambda: bench._block(by_bytecode(xm)), lambda: bench._block(by_trace(xm)), 2000, repeats)
-    rows.append(("MLP 16-32-4 (user Cell) batch-1 call, bytecode", a, b, "msx trace"))
+    rows += _inference("MLP 16-32-4 (user Cell)", small, jax.jit(_small_jax), bench.params_of(small),
+                       np.ones((1, 16), np.float32), 2000, repeats)
     return rows
+
+
+def dispatch_row(repeats: int) -> list:
+    """The bytecode runtime's own cost per call: the generated guard check plus dispatch, with the graph's
+    execution replaced by a stub that returns its last output (what is left is msx's bytecode layer alone)."""
+    msx.set_seed(0)
+    small = SmallMLP()
+    x = msx.Tensor(np.ones((1, 16), np.float32))
+    jitted = msx.jit(small, capture_mode="bytecode")
+    out = jitted(x)
+    entry = jitted._runner.root.entries[0]
+
+    class Stub:
+        def run(self, inputs):
+            return [out]
+
+    compiled, entry.compiled = entry.compiled, Stub()
+    try:
+        (own,) = _interleaved([lambda: jitted(x)], 20000, repeats)
+    finally:
+        entry.compiled = compiled
+    return [(f"MLP 16-32-4: guards ({len(entry.guards)}) + dispatch only, graph run stubbed", own, None, "-")]
 
 
 def graph_break_rows(repeats: int) -> list:
@@ -92,12 +122,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
     repeats = 3 if parser.parse_args().quick else 9
-    rows = inference_rows(repeats) + graph_break_rows(repeats)
+    rows = inference_rows(repeats) + dispatch_row(repeats) + graph_break_rows(repeats)
     print(f"jax {jax.__version__}, {jax.devices()[0].platform}, medians of {repeats} alternating runs\n")
     print("| benchmark | msx | reference | ratio | reference is |")
     print("|---|---|---|---|---|")
     for name, a, b, ref in rows:
-        print(f"| {name} | {bench._fmt(a)} | {bench._fmt(b)} | {a / b:.2f}x | {ref} |")
+        if b is None:
+            print(f"| {name} | {bench._fmt(a)} | - | - | {ref} |")
+        else:
+            print(f"| {name} | {bench._fmt(a)} | {bench._fmt(b)} | {a / b:.2f}x | {ref} |")
 
 
 if __name__ == "__main__":

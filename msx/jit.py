@@ -430,6 +430,13 @@ class JitFunction:
             self._cache[sig.key] = _EAGER
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
             return self.fn(*sig.args, **sig.kwargs)
+        if captured.unguarded and result is not NOT_RUN:
+            # the traced run was eager and is right; a graph could not re-check these decisions, so never reuse it
+            self._cache[sig.key] = _EAGER
+            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: its result depends on "
+                          f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
+                          f"capture_mode='ast' to make it graph control flow", stacklevel=3)
+            return result
         self.log.append(("capture", reason or "first call"))
         lowered = self._lower(captured, sig)
         compiled = lowered.compile()

@@ -244,8 +244,10 @@ def tensor_if_with_and_not(x, y):
 
 
 def tensor_conditional_expression(x):
+    parts = [x]
     y = x * 2 if x.sum() > 0 else x - 1
-    return y.sum() if y.mean() > 0 else y.max()
+    parts.append(y)
+    return parts[1].sum() if y.mean() > 0 else parts[0].max()
 
 
 def tensor_if_number_becomes_tensor(x):

@@ -166,6 +166,15 @@ def test_msx_grad_of_a_jitted_function_runs_it_under_the_transform():
     g_eager = msx.grad(f)(x)
     g_jit = msx.grad(_bc(f))(x)
     _same(g_eager, g_jit)
+    msx.set_seed(2)
+    net = nn.Dense(3, 2)
+    jnet = _bc(net)
+    xs = _t(4, 3)
+    jnet(xs)   # compiled first; differentiating w.r.t. its weights then runs it with traced Parameters
+    weights = net.trainable_params()
+    _same(msx.value_and_grad(lambda a: net(a).sum(), None, weights)(xs),
+          msx.value_and_grad(lambda a: jnet(a).sum(), None, weights)(xs))
+    assert jnet.cache_info()["entries"] == 1
 
 
 def test_with_try_and_generators_are_captured_whole():
@@ -188,6 +197,24 @@ def test_with_try_and_generators_are_captured_whole():
     x = _t(2, 2)
     jf = _bc(f, fullgraph=True)
     _same(f(x), jf(x))
+
+
+def test_bound_methods_and_numpy_arguments():
+    class Model:
+        def __init__(self):
+            self.k = 2.0
+
+        def forward(self, x):
+            return x * self.k
+
+    m = Model()
+    jf = _bc(m.forward)
+    a = np.arange(3, dtype=np.float32)
+    _same(msx.Tensor(a * 2), jf(a))                   # a numpy argument is a Tensor input, not a constant
+    _same(msx.Tensor(a * 4), jf(a * 2))
+    m.k = 5.0                                          # read through the bound method's self: guarded
+    _same(msx.Tensor(a * 5), jf(a))
+    assert jf.captures == 2 and "Model.forward.__self__.k: 2.0 -> 5.0" in jf.recompile_reasons[0]
 
 
 # ---------------------------------------------------------------- graph breaks
@@ -316,6 +343,18 @@ def test_python_side_effects_happen_on_every_call():
     for _ in range(3):
         _same(c.construct.__func__(Counter(), _t(2) * 0 + 1), jc(_t(2) * 0 + 1))
     assert c.n == 3 and len(seen) == 6
+
+
+def test_the_breaking_instruction_sees_its_operands_untouched(capsys):
+    def f(x):
+        parts = iter(["a", "b", "c"])
+        print(*parts)            # the interpreter unpacked the iterator before finding the break: undone
+        return x + 1
+
+    jf = _bc(f)
+    for _ in range(2):
+        _same(f(_t(2) * 0), jf(_t(2) * 0))
+    assert capsys.readouterr().out == "a b c\n" * 4
 
 
 _DRAWS = random.Random(0)

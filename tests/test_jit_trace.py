@@ -368,3 +368,25 @@ def test_a_returned_constant_tensor_is_a_tensor():
     out, const = jf(_t(2))
     assert isinstance(const, msx.Tensor)
     _same(const, table)
+
+
+def test_a_value_decision_inside_a_differentiated_function_is_never_reused_stale():
+    w = msx.Parameter(msx.Tensor([1.0, -1.0]), name="w")
+
+    def loss(x):
+        y = (x * w).sum()
+        if y > 0:                     # decided on the value, inside value_and_grad
+            return y * 3
+        return -y
+
+    def step(x):
+        return msx.value_and_grad(loss, None, [w])(x)
+
+    jf = msx.jit(step, capture_mode="trace")
+    a, b = msx.Tensor([2.0, 1.0]), msx.Tensor([1.0, 2.0])
+    with pytest.warns(UserWarning, match="inside a differentiated function"):
+        jf(a)
+    for x in (a, b, a):
+        (value, (grad,)), (ref_value, (ref_grad,)) = jf(x), step(x)
+        _same(value, ref_value)
+        _same(grad, ref_grad)

@@ -54,6 +54,7 @@ class Captured:
     guards: list[Guard] = field(default_factory=list)
     out_tree: Any = None               # pytree structure of the outputs
     old_values: list = field(default_factory=list)  # arrays of `updated` from before the capture run
+    unguarded: list[str] = field(default_factory=list)  # value-dependent decisions no guard can check
 
     def restore(self) -> None:
         """Undo the capture run's writes to Parameters (for stage calls that must not have effects)."""
@@ -76,6 +77,7 @@ class GraphBuilder:
         self.free: list[tuple[Operand, Var]] = []   # (outer value, inner input) for subgraphs
         self._updates: dict[int, tuple[Tensor, Operand]] = {}
         self.guards: list[Guard] = []
+        self.unguarded: list[str] = []
         self.old_values: dict[int, Any] = {}   # Parameters' arrays from before their first write
 
     # ------------------------------------------------------------ values
@@ -197,6 +199,11 @@ class GraphBuilder:
         if not root.guards_allowed:
             raise CaptureError(f"{what} needs the value of a tensor that is only known when the graph runs",
                                loc=user_loc())
+        if self.parent is not None:
+            # inside a subgraph (a gradient body) the value is not a graph output the runtime could check
+            loc = user_loc()
+            root.unguarded.append(f"{what}{f' at {loc.short()}' if loc else ''} inside a differentiated function")
+            return
         data = t._data
         if isinstance(data, jax.core.Tracer):
             return  # Tensor._concrete raises a clear error right after this
@@ -239,7 +246,7 @@ class GraphBuilder:
             self.graph.updates.append((pname, value))
             updated.append(obj)
         return Captured(self.graph, list(self.param_objs), updated, list(self.guards),
-                        old_values=[self.old_values[id(p)] for p in updated])
+                        old_values=[self.old_values[id(p)] for p in updated], unguarded=list(self.unguarded))
 
 
 def current_builder() -> GraphBuilder | None:

@@ -189,9 +189,7 @@ def _operand(builder: GraphBuilder, value: Any, other: Any, what: str) -> Operan
         if isinstance(other, Tensor):
             a = abstract_of(other)
             return Const(np.full(a.shape, value, jnp.dtype(a.dtype)))
-        dtype = max((number_dtype(value), number_dtype(other) if is_number(other) else number_dtype(value)),
-                    key=lambda d: "bif".index(d.kind) if d.kind in "bif" else 0)
-        return Const(np.asarray(value, dtype))
+        return Const(np.asarray(value, number_dtype(value, *([other] if is_number(other) else []))))
     raise Unsupported(f"{what} is {_describe(value)} on one path and {_describe(other)} on the other; only "
                       f"tensors and numbers may differ between the paths of tensor-dependent control flow")
 
@@ -289,8 +287,8 @@ def _loop_jump(stmts: list) -> ast.AST | None:
     return _contains(stmts, (ast.Break, ast.Continue), stop=(ast.For, ast.While, ast.AsyncFor))
 
 
-def _cond_node(interp: "Interpreter", node: ast.AST, pred: Tensor, branches: list[Branch],
-               outputs: _Outputs) -> list[Tensor]:
+def _cond_node(pred: Tensor, branches: list[Branch], outputs: _Outputs) -> list[Tensor]:
+    """The Cond node over two interpreted branches; returns Tensors for its outputs."""
     parent = current_builder()
     extra = close_subgraphs([b.builder for b in branches], [[], []])
     for i, b in enumerate(branches):
@@ -330,9 +328,9 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
     objects = _written_objects(branches, start_vars, parent)
     first_object = len(outputs.operands)
     for obj in objects:
-        outputs.add(tuple(b.builder.operand(obj) for b in branches),
-                    f"the tensor {getattr(obj, 'name', '')} written in place".replace("  ", " "))
-    results = _cond_node(interp, node, pred, branches, outputs)
+        what = f"the Parameter {obj.name}" if isinstance(obj, Parameter) else "a tensor written in place"
+        outputs.add(tuple(b.builder.operand(obj) for b in branches), what)
+    results = _cond_node(pred, branches, outputs)
     for obj, result in zip(objects, results[first_object:]):
         obj._rebind(result)
     scope = interp.frame.scope
@@ -407,7 +405,8 @@ def tensor_ifexp(interp: "Interpreter", node: ast.IfExp, pred: Tensor) -> Any:
     branches = [run_branch(interp, _name(interp, kind, node), lambda e=expr: interp.eval(e), start_vars)
                 for kind, expr in (("then", node.body), ("else", node.orelse))]
     for b in branches:
-        if any(b.vars.get(k, _ABSENT) is not v for k, v in start_vars.items()) or len(b.vars) != len(start_vars):
+        if any(not _same_leaves(b.vars.get(k, _ABSENT), v) for k, v in start_vars.items()) or \
+                len(b.vars) != len(start_vars):
             raise interp.unsupported("an assignment expression (`:=`) inside a conditional expression on a tensor "
                                      "cannot be captured")
     return _merge_branches(interp, node, pred, branches, start_vars, value_what="the conditional expression",
@@ -477,9 +476,7 @@ def _carry_abstract(name: str, old: Any, new: Any) -> Abstract:
         if isinstance(new, Tensor):
             return abstract_of(new)
         if is_number(new):
-            kinds = "bif"
-            dtype = max((number_dtype(old), number_dtype(new)), key=lambda d: kinds.index(d.kind))
-            return Abstract((), dtype.name)
+            return Abstract((), number_dtype(old, new).name)
     raise Unsupported(f"`{name}` changes inside a loop on a tensor, but it is {_describe(old)}; only tensors and "
                       f"numbers can be carried from one iteration to the next")
 

@@ -17,6 +17,7 @@ import functools
 import importlib
 import inspect
 import operator
+import threading
 import types
 import weakref
 from typing import Any, Callable
@@ -188,21 +189,34 @@ _MUTATORS = {list: {"append", "extend", "insert", "pop", "remove", "clear", "sor
              collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear",
                                  "remove", "rotate", "insert"},
              bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}}
-_FRESH = {list, dict, set, sorted}  # builtins whose result is a new container
-_FORBIDDEN = {builtins.eval: "eval()", builtins.exec: "exec()", builtins.compile: "compile()",
-              builtins.globals: "globals()", builtins.locals: "locals()", builtins.vars: "vars()",
-              builtins.input: "input()", builtins.breakpoint: "breakpoint()", builtins.open: "open()",
-              builtins.delattr: "delattr()"}
+_FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
+_FORBIDDEN = {id(f): text for f, text in ((builtins.eval, "eval()"), (builtins.exec, "exec()"),
+                                          (builtins.compile, "compile()"), (builtins.globals, "globals()"),
+                                          (builtins.locals, "locals()"), (builtins.vars, "vars()"),
+                                          (builtins.input, "input()"), (builtins.breakpoint, "breakpoint()"),
+                                          (builtins.open, "open()"), (builtins.delattr, "delattr()"))}
 _UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
                            ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED_STATEMENTS[ast.TryStar] = "try"
 _SIGNATURES: "weakref.WeakKeyDictionary[Callable, tuple]" = weakref.WeakKeyDictionary()
-_ACTIVE: list["Interpreter"] = []
+
+
+class _Active(threading.local):
+    """The interpreters running in this thread, innermost last (for `user_loc`)."""
+
+    stack: list = []
+
+    def __init__(self) -> None:
+        self.stack = []
+
+
+_ACTIVE = _Active()
 
 
 def _active_loc() -> SourceLoc | None:
-    return _ACTIVE[-1].loc() if _ACTIVE else None
+    stack = _ACTIVE.stack
+    return stack[-1].loc() if stack else None
 
 
 class Interpreter:
@@ -219,13 +233,13 @@ class Interpreter:
 
     # ------------------------------------------------------------ bookkeeping
     def __enter__(self) -> "Interpreter":
-        _ACTIVE.append(self)
+        _ACTIVE.stack.append(self)
         self.active = True
         return self
 
     def __exit__(self, *exc) -> None:
         self.active = False
-        _ACTIVE.remove(self)
+        _ACTIVE.stack.remove(self)
 
     def loc(self) -> SourceLoc | None:
         node, frame = self.node, self.frame
@@ -288,14 +302,15 @@ class Interpreter:
                 source = function_source(method)
                 if source is not None:
                     return self.call_function(method, source, (func, *args), kwargs)
-        if func in _FORBIDDEN:
-            raise self.unsupported(f"{_FORBIDDEN[func]} cannot be captured into a graph")
+        forbidden = _FORBIDDEN.get(id(func)) if isinstance(func, types.BuiltinFunctionType) else None
+        if forbidden is not None:
+            raise self.unsupported(f"{forbidden} cannot be captured into a graph")
         return self._call_library(func, args, kwargs)
 
     def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
         result = func(*args, **kwargs)
         fresh = type(result)
-        if fresh in (list, dict, set) and (func in _FRESH or isinstance(func, type)
+        if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
                                            or getattr(func, "__name__", "") == "copy"):
             self.mark_local(result)
         elif isinstance(result, Tensor) and not is_dynamic(result):
@@ -346,8 +361,8 @@ class Interpreter:
         if len(self.calls) >= MAX_CALL_DEPTH:
             chain = " -> ".join(self.calls[-4:] + [name])
             raise self.unsupported(f"calls nest deeper than {MAX_CALL_DEPTH} levels (... {chain}): a recursion "
-                                   f"whose end depends on a tensor value cannot be captured; make its depth depend "
-                                   f"on Python values (e.g. an int argument) or write it as a loop")
+                                   f"whose end depends on a tensor value never ends at compile time, and one this "
+                                   f"deep on Python values is too large a graph; write it as a loop")
         saved_frame, saved_node = self.frame, self.node
         self.frame, self.node = Frame(scope, source.filename, name), source.node
         self.calls.append(name)

@@ -121,10 +121,8 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(x, Tensor)
 
 
-def number_dtype(x: Any) -> np.dtype:
-    """MindSpore's dtype for a Python number that becomes a tensor: bool, int64 or float32."""
-    if isinstance(x, (bool, np.bool_)):
-        return np.dtype(np.bool_)
-    if isinstance(x, (int, np.integer)):
-        return np.dtype(np.int64)
-    return np.dtype(np.float32)
+def number_dtype(*values: Any) -> np.dtype:
+    """MindSpore's dtype for Python numbers that become a tensor: the widest of bool, int64 and float32."""
+    kinds = {"b" if isinstance(x, (bool, np.bool_)) else "i" if isinstance(x, (int, np.integer)) else "f"
+             for x in values}
+    return np.dtype(np.float32 if "f" in kinds else np.int64 if "i" in kinds else np.bool_)

@@ -20,6 +20,7 @@ import warnings
 from typing import Any
 
 import jax
+import numpy as np
 
 from ... import context
 from ...errors import CaptureError
@@ -27,7 +28,7 @@ from ...tensor import Tensor
 from .breaks import STAGE, fullgraph_error, unsupported_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
 from .guards import Guard, compile_check
-from .reconstruct import BuildContext
+from .reconstruct import BuildContext, OutR
 from .vm import VM
 
 
@@ -56,7 +57,7 @@ class _Inputs:
 class Entry:
     """One cache entry: guards (compiled into `check`), a graph (or none), and what comes after it."""
 
-    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point")
+    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point", "_inputs", "_output")
 
     def __init__(self, point: Point, guards: list[Guard], piece: Piece | None, compiled: Any,
                  eager_reason: str | None = None) -> None:
@@ -65,6 +66,10 @@ class Entry:
         inputs = piece.inputs if piece is not None else []
         values = piece.values if piece is not None else []
         self.check = compile_check(guards, inputs, values)
+        self._inputs = _Inputs()
+        exit_ = piece.exit if piece is not None else None
+        recipe = getattr(exit_, "recipe", None)
+        self._output = recipe.k if type(recipe) is OutR else None   # the common `return tensor`: no rebuild
 
     def run(self, fetched: tuple, env: Any, runner: "BytecodeRunner") -> Any:
         if self.piece is None:   # runs eagerly from this point
@@ -74,11 +79,12 @@ class Entry:
         tensors, vals = fetched
         outs: Any = ()
         if self.compiled is not None:
-            inputs = _Inputs()
-            inputs.tensors = tensors
-            outs = self.compiled.run(inputs)
+            self._inputs.tensors = tensors
+            outs = self.compiled.run(self._inputs)
             if outs is _INLINE:
                 raise _Stale(self.compiled.failure)
+            if self._output is not None:
+                return outs[self._output]
         c = BuildContext(outs, vals, getattr(env, "fresh", None))
         exit_ = self.piece.exit
         if type(exit_) is not BreakExit:
@@ -92,7 +98,7 @@ class Entry:
 
 
 class _Stale(Exception):
-    """A Parameter changed shape or dtype since the graph was compiled."""
+    """A Parameter changed shape or dtype since the graph was compiled (no message: it holds a jax tracer)."""
 
 
 class BytecodeRunner:
@@ -113,6 +119,8 @@ class BytecodeRunner:
 
     # ------------------------------------------------------------ calling
     def __call__(self, args: tuple, kwargs: dict) -> Any:
+        if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
+            args, kwargs = _arrays_as_tensors(args, kwargs)
         point: Point = self.root
         env: Any = (args, kwargs)
         while True:
@@ -132,21 +140,24 @@ class BytecodeRunner:
             try:
                 out = entry.run(fetched, env, self)
             except _Stale as stale:
+                if not str(stale):   # Parameters hold jax tracers (autodiff of this function): run it eagerly
+                    return self.jf.fn(*env[0], **env[1]) if type(env) is tuple else VM().run(list(env))
                 point.entries.remove(entry)
                 self._record(point, str(stale))
                 continue
             if type(out) is not ResumeEnv:
                 return out
-            point = self._point(out)
+            point = self._point(out, entry.piece.exit.info)
             env = out
 
-    def _point(self, frames: ResumeEnv) -> Point:
+    def _point(self, frames: ResumeEnv, brk) -> Point:
         key = tuple((f.info.code, f.ip, len(f.stack)) for f in frames)
         point = self.points.get(key)
         if point is None:
             top = frames[-1]
-            where = f"the point after the graph break at {top.info.loc(max(top.ip - 1, 0)).short()}"
-            point = self.points[key] = Point(key, f"{where} in {top.info.qualname}")
+            at = brk.at.short() if brk.at is not None else "?"
+            where = f"the graph break at {at} in {top.info.qualname} (resuming at line {top.info.loc(top.ip).line})"
+            point = self.points[key] = Point(key, where)
         return point
 
     def _miss(self, point: Point, env: Any) -> tuple[Entry | None, Any]:
@@ -159,11 +170,13 @@ class BytecodeRunner:
             if len(self.history) >= context.get_context("recompile_warn_limit"):
                 return self._eager_entry(point), ([], [])
         jf.captures += 1
+        jf.log.append(("capture", f"{point.where}: {self.history[-1][1]}" if point.entries else point.where))
         try:
             if type(env) is tuple:
                 piece = capture_piece(jf.__name__, jf.fn, env[0], env[1])
             else:
-                piece = capture_piece(jf.__name__, None, None, None, list(env), env.fresh)
+                line = env[-1].info.loc(env[-1].ip).line
+                piece = capture_piece(f"{jf.__name__}_from_line{line}", None, None, None, list(env), env.fresh)
         except CaptureFailed as exc:
             if jf.config.fullgraph:
                 raise unsupported_error(exc.reason, exc.loc) from None
@@ -180,6 +193,8 @@ class BytecodeRunner:
             lowered = jf._lower(piece.captured, Signature(tuple(piece.input_tensors), {}, None))
             compiled = lowered.compile()
             jf.compiles += 1
+            jf.xla_compiles += 1
+            jf.log.append(("xla_compile", f"graph {piece.captured.graph.name} at {point.where}"))
         entry = Entry(point, piece.guards, piece, compiled)
         point.entries.append(entry)
         fetched = entry.check(env)
@@ -236,6 +251,20 @@ class BytecodeRunner:
         finally:
             events, self.events = self.events, None
         return ExplainReport(self.jf.__name__, events, list(self.history), n_history, result)
+
+
+_PLAIN_ARGS = (Tensor, int, float, bool, str, type(None))
+
+
+def _arrays_as_tensors(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """numpy and jax arrays among the arguments become Tensors, as msx.jit's other modes do."""
+    from ...jit import _is_leaf
+
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    if not any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
+        return args, kwargs
+    leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
+    return jax.tree_util.tree_unflatten(treedef, leaves)
 
 
 def _has_tracer(env: tuple) -> bool:

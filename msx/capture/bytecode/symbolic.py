@@ -99,6 +99,7 @@ class SymbolicVM(VM):
         self.env_iters: list[EnvListIterator] = []
         self.lazy_lists: dict[int, tuple] = {}   # carried-over lists whose old elements were not read (yet)
         self.steps = 0
+        self._advanced: list[tuple] = []   # (iterator, position, exhausted) before this instruction moved it
         self.origin = "the call's arguments"   # what guards installed before the first instruction are about
 
     # ------------------------------------------------------------ bookkeeping
@@ -121,9 +122,6 @@ class SymbolicVM(VM):
         self.local_ids.add(id(obj))
         self._keep.append(obj)
         return obj
-
-    def is_local(self, obj: Any) -> bool:
-        return id(obj) in self.local_ids
 
     def catchable(self, exc: BaseException) -> bool:
         return not isinstance(exc, (GraphBreak, Unsupported, UnsupportedInstruction) + CONCRETE_ERRORS)
@@ -213,6 +211,8 @@ class SymbolicVM(VM):
             return self.use(v)
         if depth > 32 or not (t in (list, tuple, dict, set) or isinstance(v, (tuple, ListIterator))):
             return v
+        if t is EnvListIterator:   # its elements are read (and guarded) as they are taken
+            return self.new_local(ListIterator([self.use_deep(x, depth + 1) for x in self.items_of(v)]))
         if id(v) in self.local_ids:
             if t is list:
                 for i, x in enumerate(v):
@@ -255,6 +255,8 @@ class SymbolicVM(VM):
             self.materialize(v)
         if depth > 8:
             return False
+        if type(v) is EnvListIterator:   # elements from before the break: tensors there are graph inputs
+            return any(isinstance(x, Tensor) for x in v.items[v.index:])
         if isinstance(v, (list, tuple, set, ListIterator)):
             items = v.items[v.index:] if isinstance(v, ListIterator) else v
             return any(self.has_dynamic(x, depth + 1) for x in items)
@@ -272,6 +274,10 @@ class SymbolicVM(VM):
         for obj, source in ((args, args_src), (kwargs, kwargs_src), (fn, fn_src)):
             self.sources[id(obj)] = source
             self._keep.append(obj)
+        if type(fn) is types.MethodType:   # jit(obj.method): obj's attributes are read through the method
+            self.wrap(fn.__self__, self.src(Attr(fn_src, "__self__")))
+        elif type(fn) is functools.partial:
+            self._walk_argument(fn.args, self.src(Attr(fn_src, "args")))
         self._label_arguments(fn, args, kwargs, args_src, kwargs_src)
         for i, a in enumerate(args):   # tensor leaves in the order msx.jit's Signature lists them
             self._walk_argument(a, self.src(Item(args_src, i)))
@@ -316,14 +322,16 @@ class SymbolicVM(VM):
         frames = []
         self.origin = "the values live at the graph break"
         for fi, ef in enumerate(env):
-            last = ef.info.loc(max(ef.ip - 1, 0))
-            where = f"in {ef.info.qualname} after {last.short()}"
+            where = f"in {ef.info.qualname}, at the graph break"
             names = ef.info.names
             lp = [self._adopt(v, self.src(FrameSlot(fi, i, names[i], where)), fresh, memo)
                   for i, v in enumerate(ef.lp)]
-            top = len(ef.stack) - 1 if fi == len(env) - 1 else -1
-            stack = [self._adopt(v, self.src(FrameStack(fi, j, where, _span_text(last) if j == top else None)),
-                                 fresh, memo) for j, v in enumerate(ef.stack)]
+            glue = ef.info.instrs[ef.ip - 1] if ef.ip else None   # a call the glue just made: its result is on top
+            result = fi == len(env) - 1 and glue is not None and glue.opname.startswith("CALL")
+            top = len(ef.stack) - 1 if result else -1
+            text = _span_text(ef.info.loc(ef.ip - 1)) if result else None
+            stack = [self._adopt(v, self.src(FrameStack(fi, j, where, text if j == top else None)), fresh, memo)
+                     for j, v in enumerate(ef.stack)]
             f = Frame(ef.info, ef.globals, ef.builtins, lp, stack, ef.ip)
             f.kw_names = ef.kw_names
             if ef.override is not UNBOUND:
@@ -419,12 +427,17 @@ class SymbolicVM(VM):
                                       f"unrolled that long?)", f.loc())
                 ins = f.info.instrs[f.ip]
                 saved, kw_names, depth = f.stack[:], f.kw_names, len(frames)
+                self._advanced.clear()
                 f.ci = f.ip
                 f.ip += 1
                 try:
                     done = dispatch[ins.opname](self, frames, f, ins)
                 except (GraphBreak,) + CONCRETE_ERRORS as exc:
                     brk = exc if isinstance(exc, GraphBreak) else _value_break(exc)
+                    for it, index, exhausted in reversed(self._advanced):   # Python runs the instruction again
+                        it.index = index
+                        if exhausted is not None:
+                            it.exhausted = exhausted
                     del frames[depth:]
                     f.stack[:] = saved
                     f.kw_names = kw_names
@@ -465,6 +478,9 @@ class SymbolicVM(VM):
         outer = self.frames
         try:
             return self.run(frames)
+        except UnsupportedInstruction as exc:
+            raise GraphBreak(f"{frames[0].info.qualname} uses {exc.opname}, which msx's interpreter does not run",
+                             "it runs in Python; move it out of the jitted function to keep one graph") from None
         finally:
             self.frames = outer
 
@@ -622,6 +638,9 @@ class SymbolicVM(VM):
         if name in mutating:
             if id(self_) not in self.local_ids:
                 raise _mutation(f"{kind.__name__}.{name}()", self_, self.sources.get(id(self_)))
+            if kind is list and name == "extend" and len(args) == 1 and not kwargs:
+                self_.extend(self.items_of(args[0]))   # elements of a carried-over iterator come in guarded
+                return None
             return self._apply(func, args, kwargs)   # a container the function made: its elements stay as they are
         if isinstance(self_, dict) and name in ("items", "values", "keys", "get") and id(self_) in self.sources:
             return self._sourced_dict_method(self_, name, args)
@@ -887,6 +906,8 @@ class SymbolicVM(VM):
                          "function if needed)")
 
     def next_item(self, it: Any) -> Any:
+        if isinstance(it, ListIterator):
+            self._advanced.append((it, it.index, getattr(it, "exhausted", None)))
         if type(it) is EnvListIterator:
             if it.index >= len(it.items):
                 it.exhausted = True
