@@ -5,6 +5,8 @@ training step, the speed-up of jit, and the same training through `msx.train.Mod
 """
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -109,6 +111,18 @@ def main() -> None:
     net, loss, epoch_time = train_with_model(x_train, y_train, epochs=15)
     print(f"Model: final loss {loss:.4f}, test accuracy {accuracy(net, x_test, y_test):.3f}, "
           f"{epoch_time * 1e3:.1f} ms per epoch")
+    export_and_reload(net, x_test, y_test)
+
+
+def export_and_reload(net: nn.Cell, x_test, y_test) -> None:
+    """Export the trained network as an MSXIR file and run the loaded graph, without the Python class."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = ms.export(net, ms.Tensor(x_test), file_name=os.path.join(folder, "digits_mlp"))
+        size = os.path.getsize(path)
+        graph_cell = nn.GraphCell(ms.load(path))
+        predictions = graph_cell(ms.Tensor(x_test)).argmax(axis=1).asnumpy()
+    print(f"\nexported to {os.path.basename(path)} ({size / 1024:.0f} KiB); the loaded graph's test accuracy: "
+          f"{float((predictions == y_test).mean()):.3f}")
 
 
 if __name__ == "__main__":
