@@ -203,6 +203,23 @@ def test_container_lengths_keys_types_and_identity():
     assert "arg obj: A -> B" in reasons[2]
 
 
+def test_default_arguments_changed_or_mutated():
+    def f(x, cfg={"a": 1.0}, scale=2.0, *, shift=0.0):   # noqa: B006 - the mutable default is the point
+        return x * cfg["a"] * scale + shift
+
+    jf = _bc(f)
+    x = _t(2)
+    _close(jf(x), _np(x) * 2)
+    f.__defaults__[0]["a"] = 3.0                       # mutated in place
+    _close(jf(x), _np(x) * 6)
+    f.__defaults__ = ({"a": 1.0}, 5.0)                 # replaced
+    _close(jf(x), _np(x) * 5)
+    f.__kwdefaults__ = {"shift": 1.0}
+    _close(jf(x), _np(x) * 5 + 1)
+    assert "f.__defaults__[0]['a']: 1.0 -> 3.0" in jf.recompile_reasons[0]
+    assert "f.__kwdefaults__['shift']: 0.0 -> 1.0" in jf.recompile_reasons[2]
+
+
 def test_functions_are_guarded_by_identity():
     def double(t):
         return t * 2

@@ -9,10 +9,14 @@ call, keeping the inner reason and line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ...errors import CaptureError, SourceLoc
+from ...errors import CaptureError, MsxError, SourceLoc
+from .sources import Source
 
 STAGE = "capture: bytecode"
+VALUE_SUGGESTION = ("keep the computation in tensors (msx.ops), or move this line out of the jitted function; as a "
+                    "graph break it costs a device-to-host copy and a Python step on every call")
 
 
 class GraphBreak(Exception):
@@ -71,3 +75,21 @@ def fullgraph_error(info: BreakInfo) -> CaptureError:
 def unsupported_error(reason: str, loc: SourceLoc | None) -> CaptureError:
     return CaptureError(f"{reason} (fullgraph=True: the whole function must be one graph; with fullgraph=False it "
                         f"would run eagerly instead)", stage=STAGE, loc=loc)
+
+
+def value_needed(what: str) -> GraphBreak:
+    return GraphBreak(f"{what} needs the value of a tensor, which is only known when the graph runs",
+                      VALUE_SUGGESTION)
+
+
+def value_break(exc: BaseException, where: str | None = None) -> GraphBreak:
+    text = exc.message if isinstance(exc, MsxError) else str(exc).split("\n")[0]
+    what = f"{where} needs the value of a tensor" if where else "this needs the value of a tensor"
+    return GraphBreak(f"{what}, which is only known when the graph runs ({text})", VALUE_SUGGESTION)
+
+
+def mutation(what: str, obj: Any, source: Source | None) -> GraphBreak:
+    name = source.describe() if source is not None else f"a {type(obj).__name__}"
+    return GraphBreak(f"{what} changes {name}, an object that exists outside the jitted function (a Python side "
+                      f"effect)", "return the new value instead, or keep state in a Parameter (msx writes "
+                      "Parameters back after the graph runs)")

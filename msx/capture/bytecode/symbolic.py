@@ -39,11 +39,12 @@ from ...ops.primitive import recording
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
 from . import reconstruct
-from .breaks import STAGE, GraphBreak, Unsupported
+from .breaks import STAGE, GraphBreak, Unsupported, mutation, value_break, value_needed
 from .guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
 from .instructions import code_info
 from .policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
                      VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
+from .specials import SPECIAL
 from .sources import (Attr, BuiltinVar, CellContents, CellMember, EnvArgs, EnvKwargs, FrameOverride, FrameSlot,
                       FrameStack, GlobalVar, IterNext, Item, Pinned, Source)
 from .values import (NULL, SCALAR_TYPES, UNBOUND, Box, ListIterator, is_immutable_constant, is_msx_object,
@@ -60,8 +61,6 @@ CONCRETE_ERRORS = (CaptureError, jax.errors.ConcretizationTypeError, jax.errors.
 _CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodDescriptorType,
               types.WrapperDescriptorType, types.MethodWrapperType, types.ClassMethodDescriptorType,
               functools.partial, np.ufunc)
-_VALUE_SUGGESTION = ("keep the computation in tensors (msx.ops), or move this line out of the jitted function; as a "
-                     "graph break it costs a device-to-host copy and a Python step on every call")
 
 
 def _entry(fn, args, kwargs):
@@ -276,6 +275,7 @@ class SymbolicVM(VM):
             self._keep.append(obj)
         if type(fn) is types.MethodType:   # jit(obj.method): obj's attributes are read through the method
             self.wrap(fn.__self__, self.src(Attr(fn_src, "__self__")))
+            self.wrap(fn.__func__, self.src(Attr(fn_src, "__func__")))
         elif type(fn) is functools.partial:
             self._walk_argument(fn.args, self.src(Attr(fn_src, "args")))
         self._label_arguments(fn, args, kwargs, args_src, kwargs_src)
@@ -433,7 +433,7 @@ class SymbolicVM(VM):
                 try:
                     done = dispatch[ins.opname](self, frames, f, ins)
                 except (GraphBreak,) + CONCRETE_ERRORS as exc:
-                    brk = exc if isinstance(exc, GraphBreak) else _value_break(exc)
+                    brk = exc if isinstance(exc, GraphBreak) else value_break(exc)
                     for it, index, exhausted in reversed(self._advanced):   # Python runs the instruction again
                         it.index = index
                         if exhausted is not None:
@@ -487,7 +487,7 @@ class SymbolicVM(VM):
     # ------------------------------------------------------------ calls
     def call(self, frames: list[Frame], func: Any, args: tuple, kwargs: dict) -> Any:
         func = self.use(func)
-        special = _SPECIAL.get(id(func))
+        special = SPECIAL.get(id(func))
         if special is not None and special[0] is func:
             return special[1](self, frames, args, kwargs)
         ftype = type(func)
@@ -533,6 +533,9 @@ class SymbolicVM(VM):
                              "loop")
         lp = bind_arguments(fn, args, kwargs)
         code = fn.__code__
+        fn_source = self.sources.get(id(fn))
+        if fn_source is not None:   # defaults can be changed (or mutated) between calls: read them as sources
+            self._source_defaults(fn, fn_source, lp, len(args), kwargs)
         slot = code.co_argcount + code.co_kwonlyargcount
         for flag in (0x04, 0x08):  # the *args tuple and **kwargs dict are new objects of this call
             if code.co_flags & flag:
@@ -550,6 +553,18 @@ class SymbolicVM(VM):
         frame.override = override
         frames.append(frame)
         return PUSHED
+
+    def _source_defaults(self, fn: types.FunctionType, source: Source, lp: list, n_args: int, kwargs: dict) -> None:
+        code = fn.__code__
+        names, n_pos = code.co_varnames, code.co_argcount
+        defaults = fn.__defaults__ or ()
+        first = n_pos - len(defaults)
+        for i in range(max(n_args, first), n_pos):
+            if names[i] not in kwargs:
+                lp[i] = self.wrap(lp[i], self.src(Item(self.src(Attr(source, "__defaults__")), i - first)))
+        for i in range(n_pos, n_pos + code.co_kwonlyargcount):
+            if names[i] not in kwargs and names[i] in (fn.__kwdefaults__ or {}):
+                lp[i] = self.wrap(lp[i], self.src(Item(self.src(Attr(source, "__kwdefaults__")), names[i])))
 
     def call_cell(self, frames: list[Frame], cell: Any, args: tuple, kwargs: dict) -> Any:
         """`cell(*args)`: MindSpore's Cell.__call__ (compute dtype cast), then `construct`, inlined."""
@@ -588,7 +603,7 @@ class SymbolicVM(VM):
         """A call into code that is not interpreted: run it now if that is the same as running it every call."""
         name = VALUE_METHODS.get(func) if _hashable(func) else None
         if name is not None and args and self.has_dynamic(args[0]):
-            raise _value_needed(name)
+            raise value_needed(name)
         if _hashable(func) and func in SIDE_EFFECT_BUILTINS:
             if func is builtins.print:
                 if self.has_dynamic(args) or self.has_dynamic(kwargs):
@@ -600,7 +615,7 @@ class SymbolicVM(VM):
             raise GraphBreak(f"{SIDE_EFFECT_BUILTINS[func]} has effects outside the graph",
                              "call it outside the jitted function")
         if _hashable(func) and func in VALUE_BUILTINS and (self.has_dynamic(args) or self.has_dynamic(kwargs)):
-            raise _value_needed(VALUE_BUILTINS[func])
+            raise value_needed(VALUE_BUILTINS[func])
         if (_hashable(func) and func in PURE_BUILTINS) or (isinstance(func, type) and issubclass(func, BaseException)):
             return self._run_library(func, args, kwargs)
         self_ = getattr(func, "__self__", None)
@@ -637,7 +652,7 @@ class SymbolicVM(VM):
         mutating = next((names for base, names in MUTATING_METHODS.items() if isinstance(self_, base)), ())
         if name in mutating:
             if id(self_) not in self.local_ids:
-                raise _mutation(f"{kind.__name__}.{name}()", self_, self.sources.get(id(self_)))
+                raise mutation(f"{kind.__name__}.{name}()", self_, self.sources.get(id(self_)))
             if kind is list and name == "extend" and len(args) == 1 and not kwargs:
                 self_.extend(self.items_of(args[0]))   # elements of a carried-over iterator come in guarded
                 return None
@@ -684,7 +699,7 @@ class SymbolicVM(VM):
             raise brk.within(describe_callable(func), None) from None
         except CONCRETE_ERRORS as exc:
             self._undo(mark, log)
-            raise _value_break(exc, describe_callable(func)) from None
+            raise value_break(exc, describe_callable(func)) from None
         except BaseException:
             self._undo(mark, log)
             raise
@@ -777,14 +792,14 @@ class SymbolicVM(VM):
                 value = self.use_deep(value)
             setattr(obj, name, value)
             return
-        raise _mutation(f"setting .{name}", obj, self.sources.get(id(obj)))
+        raise mutation(f"setting .{name}", obj, self.sources.get(id(obj)))
 
     def delete_attr(self, obj: Any, name: str) -> None:
         obj = self.use(obj)
         if id(obj) in self.local_ids:
             delattr(obj, name)
             return
-        raise _mutation(f"deleting .{name}", obj, self.sources.get(id(obj)))
+        raise mutation(f"deleting .{name}", obj, self.sources.get(id(obj)))
 
     def import_name(self, f: Frame, name: str, fromlist: Any, level: int) -> Any:
         return super().import_name(f, name, self.use(fromlist), self.use(level))
@@ -824,14 +839,14 @@ class SymbolicVM(VM):
         if id(obj) in self.local_ids:
             obj[key] = value
             return
-        raise _mutation("item assignment", obj, self.sources.get(id(obj)))
+        raise mutation("item assignment", obj, self.sources.get(id(obj)))
 
     def delete_subscr(self, obj: Any, key: Any) -> None:
         obj, key = self.materialize(self.use(obj)), self.use_deep(key)
         if id(obj) in self.local_ids:
             del obj[key]
             return
-        raise _mutation("item deletion", obj, self.sources.get(id(obj)))
+        raise mutation("item deletion", obj, self.sources.get(id(obj)))
 
     def hashable(self, v: Any) -> Any:
         return self.use(v)
@@ -946,7 +961,7 @@ class SymbolicVM(VM):
     def binary(self, op: int, a: Any, b: Any) -> Any:
         a, b = self.materialize(self.use(a)), self.materialize(self.use(b))
         if op >= 13 and type(a) in (list, dict, set) and id(a) not in self.local_ids:
-            raise _mutation(f"`{a!r:.20} {BINARY_OPS[op].__name__}`", a, self.sources.get(id(a)))
+            raise mutation(f"`{a!r:.20} {BINARY_OPS[op].__name__}`", a, self.sources.get(id(a)))
         if op >= 13 and type(a) is list:
             a += self.items_of(b)  # a local list: keep its elements as they are
             return a
@@ -1070,24 +1085,6 @@ def _sorted_keys(d: dict) -> list:
         return list(d)
 
 
-def _value_needed(what: str) -> GraphBreak:
-    return GraphBreak(f"{what} needs the value of a tensor, which is only known when the graph runs",
-                      _VALUE_SUGGESTION)
-
-
-def _value_break(exc: BaseException, where: str | None = None) -> GraphBreak:
-    text = exc.message if isinstance(exc, MsxError) else str(exc).split("\n")[0]
-    what = f"{where} needs the value of a tensor" if where else "this needs the value of a tensor"
-    return GraphBreak(f"{what}, which is only known when the graph runs ({text})", _VALUE_SUGGESTION)
-
-
-def _mutation(what: str, obj: Any, source: Source | None) -> GraphBreak:
-    name = source.describe() if source is not None else f"a {type(obj).__name__}"
-    return GraphBreak(f"{what} changes {name}, an object that exists outside the jitted function (a Python side "
-                      f"effect)", "return the new value instead, or keep state in a Parameter (msx writes "
-                      "Parameters back after the graph runs)")
-
-
 def _span_text(loc) -> str | None:
     """The source text a location underlines (`float(z.mean())`), or None."""
     import linecache
@@ -1116,160 +1113,3 @@ def _note_line(exc: BaseException, f: Frame) -> None:
         exc.add_note(f"[{STAGE}] raised while msx captured {f.info.qualname}:\n{exc.loc.render()}")
     except (AttributeError, TypeError):   # an exception type without a __dict__
         pass
-
-
-# ---------------------------------------------------------------- builtins the interpreter handles itself
-def _print(vm: SymbolicVM, frames, args, kwargs):
-    return vm.library_call(builtins.print, args, kwargs)
-
-
-def _getattr(vm: SymbolicVM, frames, args, kwargs):
-    obj, name = args[0], vm.use(args[1])
-    try:
-        return vm.load_attr(obj, name)
-    except AttributeError:
-        if len(args) > 2:
-            return args[2]
-        raise
-
-
-def _hasattr(vm: SymbolicVM, frames, args, kwargs):
-    try:
-        vm.load_attr(args[0], vm.use(args[1]))
-        return True
-    except AttributeError:
-        return False
-
-
-def _setattr(vm: SymbolicVM, frames, args, kwargs):
-    vm.store_attr(args[0], vm.use(args[1]), args[2])
-
-
-def _isinstance(vm: SymbolicVM, frames, args, kwargs):
-    return isinstance(vm.use_type(args[0]), vm.use_deep(args[1]))
-
-
-def _type(vm: SymbolicVM, frames, args, kwargs):
-    if len(args) == 1 and not kwargs:
-        return type(vm.use_type(args[0]))
-    return vm.library_call(type, args, kwargs)
-
-
-def _len(vm: SymbolicVM, frames, args, kwargs):
-    obj = vm.materialize(vm.use(args[0]))
-    fn = type_lookup(type(obj), "__len__")
-    if type(fn) is types.FunctionType and is_user_code(fn.__code__):
-        return vm.call_value(fn, (obj,))
-    return vm._apply(len, (obj,), {})
-
-
-def _iter(vm: SymbolicVM, frames, args, kwargs):
-    if len(args) != 1:
-        return vm.library_call(iter, args, kwargs)
-    return vm.get_iter(args[0])
-
-
-def _next(vm: SymbolicVM, frames, args, kwargs):
-    it = vm.use(args[0])
-    if not isinstance(it, ListIterator):
-        it = vm.get_iter(it)
-    x = vm.next_item(it)
-    if x is EXHAUSTED:
-        if len(args) > 1:
-            return args[1]
-        raise StopIteration
-    return x
-
-
-def _sequence(vm: SymbolicVM, frames, args, kwargs, kind):
-    if kwargs or len(args) > 1:
-        return vm.library_call(kind, args, kwargs)
-    return vm.new_local(kind(vm.items_of(args[0])) if args else kind())
-
-
-def _enumerate(vm: SymbolicVM, frames, args, kwargs):
-    start = vm.use(kwargs.get("start", args[1] if len(args) > 1 else 0))
-    items = vm.items_of(args[0])
-    return vm.new_local(ListIterator([vm.new_local((start + i, x)) for i, x in enumerate(items)]))
-
-
-def _zip(vm: SymbolicVM, frames, args, kwargs):
-    if kwargs.get("strict"):
-        return vm.library_call(zip, args, kwargs)
-    columns = [vm.items_of(a) for a in args]
-    return vm.new_local(ListIterator([vm.new_local(row) for row in zip(*columns)]))
-
-
-def _reversed(vm: SymbolicVM, frames, args, kwargs):
-    obj = vm.use(args[0])
-    if isinstance(obj, range):
-        return vm.new_local(ListIterator(list(reversed(obj))))
-    return vm.new_local(ListIterator(vm.items_of(obj)[::-1]))
-
-
-def _map(vm: SymbolicVM, frames, args, kwargs):
-    fn, columns = args[0], [vm.items_of(a) for a in args[1:]]
-    return vm.new_local(ListIterator([vm.call_value(fn, row) for row in zip(*columns)]))
-
-
-def _filter(vm: SymbolicVM, frames, args, kwargs):
-    fn, items = args[0], vm.items_of(args[1])
-    keep = [x for x in items if vm.truth(x if vm.use(fn) is None else vm.call_value(fn, (x,)))]
-    return vm.new_local(ListIterator(keep))
-
-
-def _sorted(vm: SymbolicVM, frames, args, kwargs):
-    items = [vm.use_deep(x) for x in vm.items_of(args[0])]
-    key, reverse = kwargs.get("key"), vm.use(kwargs.get("reverse", False))
-    if vm.has_dynamic(items):
-        raise _value_needed("sorted()")
-    if key is not None and vm.use(key) is not None:
-        keys = [vm.use_deep(vm.call_value(key, (x,))) for x in items]
-        order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
-        return vm.new_local([items[i] for i in order])
-    return vm.new_local(sorted(items, reverse=reverse))
-
-
-def _sum(vm: SymbolicVM, frames, args, kwargs):
-    items = vm.items_of(args[0])
-    acc = vm.use(kwargs.get("start", args[1] if len(args) > 1 else 0))
-    for x in items:
-        acc = vm._apply(operator.add, (acc, vm.use_deep(x)), {})
-    return acc
-
-
-def _reduce(vm: SymbolicVM, frames, args, kwargs):
-    fn, items = args[0], vm.items_of(args[1])
-    if len(args) > 2:
-        acc = args[2]
-    elif items:
-        acc, items = items[0], items[1:]
-    else:
-        raise TypeError("reduce() of empty iterable with no initial value")
-    for x in items:
-        acc = vm.call_value(fn, (acc, x))
-    return acc
-
-
-def _super(vm: SymbolicVM, frames, args, kwargs):
-    if args:
-        return vm._run_library(super, args, kwargs)
-    f = frames[-1]
-    names = f.info.names
-    if "__class__" not in names or not f.info.code.co_argcount:
-        raise RuntimeError("super(): no arguments")
-    cls = f.lp[names.index("__class__")].cell_contents
-    first = f.lp[0]
-    if _is_cell(first):
-        first = first.cell_contents
-    return super(cls, vm.use(first))
-
-
-_SPECIAL: dict[int, tuple[Any, Any]] = {id(f): (f, h) for f, h in (
-    (builtins.print, _print), (builtins.getattr, _getattr), (builtins.hasattr, _hasattr),
-    (builtins.setattr, _setattr), (builtins.isinstance, _isinstance), (builtins.type, _type),
-    (builtins.len, _len), (builtins.iter, _iter), (builtins.next, _next),
-    (builtins.list, functools.partial(_sequence, kind=list)), (builtins.tuple, functools.partial(_sequence, kind=tuple)),
-    (builtins.enumerate, _enumerate), (builtins.zip, _zip), (builtins.reversed, _reversed), (builtins.map, _map),
-    (builtins.filter, _filter), (builtins.sorted, _sorted), (builtins.sum, _sum), (functools.reduce, _reduce),
-    (builtins.super, _super))}
