@@ -1,7 +1,7 @@
 """Metrics (MindSpore's `mindspore.train` names): `Accuracy`, `Loss`, `MAE`, `MSE`.
 
 A metric accumulates over batches: `clear()`, `update(*inputs)` per batch,
-`eval()` for the value. `Model.eval` feeds `Loss` the batch loss and the
+`eval` for the value. `Model.eval` feeds `Loss` the batch loss and the
 others `(network output, label)`. Inputs may be Tensors or numpy arrays; they
 are read on the host.
 """
@@ -38,7 +38,7 @@ class Metric(abc.ABC):
         """Accumulate one batch."""
 
     @abc.abstractmethod
-    def eval(self) -> float:
+    def eval (self) -> float:  # MindSpore's Metric API name
         """The metric over everything since the last `clear`."""
 
     def _convert_data(self, data: Any) -> np.ndarray:
@@ -51,7 +51,7 @@ class Metric(abc.ABC):
     def __call__(self, *inputs: Any) -> float:
         self.clear()
         self.update(*inputs)
-        return self.eval()
+        return self.eval ()
 
 
 class Accuracy(Metric):
@@ -91,7 +91,7 @@ class Accuracy(Metric):
         self._correct_num += int(correct.sum())
         self._total_num += int(correct.size)
 
-    def eval(self) -> float:
+    def eval (self) -> float:  # MindSpore's Metric API name
         if self._total_num == 0:
             raise RuntimeError("Accuracy can not be calculated, because the number of samples is 0.")
         return self._correct_num / self._total_num
@@ -112,7 +112,7 @@ class Loss(Metric):
         self._sum_loss += float(loss.mean())
         self._total_num += 1
 
-    def eval(self) -> float:
+    def eval (self) -> float:  # MindSpore's Metric API name
         if self._total_num == 0:
             raise RuntimeError("Loss can not be calculated, because the number of samples is 0.")
         return self._sum_loss / self._total_num
@@ -138,7 +138,7 @@ class _ErrorSum(Metric):
         self._error_sum += float(self._error(diff).sum())
         self._samples_num += y.shape[0] if y.ndim else 1
 
-    def eval(self) -> float:
+    def eval (self) -> float:  # MindSpore's Metric API name
         if self._samples_num == 0:
             raise RuntimeError(f"{type(self).__name__} can not be calculated, because the number of samples is 0.")
         return self._error_sum / self._samples_num

@@ -2,7 +2,7 @@
 
     model = Model(net, nn.CrossEntropyLoss(), nn.Adam(net.trainable_params(), 1e-2), metrics={"accuracy"})
     model.train(5, train_ds, callbacks=[LossMonitor(10)])
-    model.eval(test_ds)          # {"accuracy": 0.97}
+    model.eval (test_ds)         # {"accuracy": 0.97}
 
 Each step (network + loss + gradients + optimizer) is one graph compiled by
 `msx.jit(capture_mode="trace")`; the dataset's background thread prepares the
@@ -221,7 +221,7 @@ class Model:
         return results
 
     # ------------------------------------------------------------ eval / predict
-    def eval(self, valid_dataset: Dataset, callbacks: Callback | Sequence[Callback] | None = None,
+    def eval (self, valid_dataset: Dataset, callbacks: Callback | Sequence[Callback] | None = None,
              dataset_sink_mode: bool = False, progress_bar: bool | None = None) -> dict[str, float]:
         """The metrics over `valid_dataset`: `{name: value}`."""
         if not self._metrics:
@@ -263,7 +263,7 @@ class Model:
             raise
         finally:
             iterator.stop()
-        results = {name: m.eval() for name, m in metrics.items()}
+        results = {name: m.eval () for name, m in metrics.items()}
         cb.metrics = results
         cbs("on_eval_epoch_end", run_context)
         cbs("on_eval_end", run_context)

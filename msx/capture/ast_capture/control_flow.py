@@ -402,7 +402,7 @@ def tensor_ifexp(interp: "Interpreter", node: ast.IfExp, pred: Tensor) -> Any:
     """`a if t else b` on a tensor: a Cond node over the two expressions."""
     _check_pred(pred)
     start_vars = interp.frame.scope.vars
-    branches = [run_branch(interp, _name(interp, kind, node), lambda e=expr: interp.eval(e), start_vars)
+    branches = [run_branch(interp, _name(interp, kind, node), lambda e=expr: interp.value_of(e), start_vars)
                 for kind, expr in (("then", node.body), ("else", node.orelse))]
     for b in branches:
         if any(not _same_leaves(b.vars.get(k, _ABSENT), v) for k, v in start_vars.items()) or \
@@ -609,7 +609,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     body, holders = loop.settle(run_body, [])
     _, new_names = _changed_leaves(loop.start_vars, body.vars, set())
     body_outs = loop.body_outputs(body, holders)
-    cond, cond_holders = loop.interpret(_name(interp, "while_cond", node), lambda: interp.eval(node.test), [])
+    cond, cond_holders = loop.interpret(_name(interp, "while_cond", node), lambda: interp.value_of(node.test), [])
     test = cond.value
     if is_dynamic(test):
         _check_pred(test)

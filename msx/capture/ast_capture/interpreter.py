@@ -190,7 +190,7 @@ _MUTATORS = {list: {"append", "extend", "insert", "pop", "remove", "clear", "sor
                                  "remove", "rotate", "insert"},
              bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}}
 _FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
-_FORBIDDEN = {id(f): text for f, text in ((builtins.eval, "eval()"), (builtins.exec, "exec()"),
+_FORBIDDEN = {id(f): text for f, text in ((builtins.eval, "the eval builtin"), (builtins.exec, "exec()"),
                                           (builtins.compile, "compile()"), (builtins.globals, "globals()"),
                                           (builtins.locals, "locals()"), (builtins.vars, "vars()"),
                                           (builtins.input, "input()"), (builtins.breakpoint, "breakpoint()"),
@@ -369,7 +369,7 @@ class Interpreter:
         try:
             node = source.node
             if isinstance(node, ast.Lambda):
-                return self.eval(node.body)
+                return self.value_of(node.body)
             try:
                 self.exec_block(node.body)
             except Return as ret:
@@ -423,13 +423,13 @@ class Interpreter:
             self.node = prev
 
     def exec_Expr(self, node: ast.Expr) -> None:
-        self.eval(node.value)
+        self.value_of(node.value)
 
     def exec_Pass(self, node: ast.Pass) -> None:
         pass
 
     def exec_Return(self, node: ast.Return) -> None:
-        raise Return(self.eval(node.value) if node.value is not None else None)
+        raise Return(self.value_of(node.value) if node.value is not None else None)
 
     def exec_Break(self, node: ast.Break) -> None:
         raise _Break()
@@ -438,13 +438,13 @@ class Interpreter:
         raise _Continue()
 
     def exec_Assign(self, node: ast.Assign) -> None:
-        value = self.eval(node.value)
+        value = self.value_of(node.value)
         for target in node.targets:
             self.assign(target, value)
 
     def exec_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
-            self.assign(node.target, self.eval(node.value))
+            self.assign(node.target, self.value_of(node.value))
 
     def exec_AugAssign(self, node: ast.AugAssign) -> None:
         op = _INPLACE[type(node.op)]
@@ -453,18 +453,18 @@ class Interpreter:
             current = self.frame.scope.load(target.id)
             if isinstance(current, (list, dict, set, bytearray)):
                 self.check_mutable(current, f"`{target.id} {_op_text(node.op)}= ...`")
-            self.frame.scope.store(target.id, op(current, self.eval(node.value)), self)
+            self.frame.scope.store(target.id, op(current, self.value_of(node.value)), self)
         elif isinstance(target, ast.Subscript):
-            obj, index = self.eval(target.value), self.eval(target.slice)
-            value = op(obj[index], self.eval(node.value))
+            obj, index = self.value_of(target.value), self.value_of(target.slice)
+            value = op(obj[index], self.value_of(node.value))
             self.set_item(obj, index, value)
         else:
-            obj = self.eval(target.value)
-            value = op(getattr(obj, target.attr), self.eval(node.value))
+            obj = self.value_of(target.value)
+            value = op(getattr(obj, target.attr), self.value_of(node.value))
             self.set_attr(obj, target.attr, value)
 
     def exec_If(self, node: ast.If) -> None:
-        test = self.eval(node.test)
+        test = self.value_of(node.test)
         if is_dynamic(test):
             control_flow.tensor_if(self, node, test)
         else:
@@ -474,7 +474,7 @@ class Interpreter:
         self.frame.rest.append(LOOP)
         try:
             while True:
-                test = self.eval(node.test)
+                test = self.value_of(node.test)
                 if is_dynamic(test):
                     control_flow.tensor_while(self, node, test)
                     return
@@ -491,7 +491,7 @@ class Interpreter:
             self.frame.rest.pop()
 
     def exec_For(self, node: ast.For) -> None:
-        iterable = self.eval(node.iter)
+        iterable = self.value_of(node.iter)
         if is_dynamic(iterable):
             control_flow.tensor_for(self, node, iterable)
             return
@@ -510,7 +510,7 @@ class Interpreter:
         self.exec_block(node.orelse)
 
     def exec_Assert(self, node: ast.Assert) -> None:
-        test = self.eval(node.test)
+        test = self.value_of(node.test)
         if is_dynamic(test):
             raise self.unsupported("`assert` on a tensor value: the value is only known when the graph runs; "
                                    "check it outside the compiled function")
@@ -520,7 +520,7 @@ class Interpreter:
                                        "fail only when that branch runs")
             if node.msg is None:
                 raise AssertionError()
-            raise AssertionError(self.eval(node.msg))
+            raise AssertionError(self.value_of(node.msg))
 
     def exec_Raise(self, node: ast.Raise) -> None:
         if self.branch_depth:
@@ -528,8 +528,8 @@ class Interpreter:
                                    "known when the graph runs")
         if node.exc is None:
             raise self.unsupported("a bare `raise` (re-raise) cannot be captured")
-        exc = self.eval(node.exc)
-        cause = self.eval(node.cause) if node.cause is not None else None
+        exc = self.value_of(node.exc)
+        cause = self.value_of(node.cause) if node.cause is not None else None
         if isinstance(exc, type):
             exc = exc()
         if cause is not None:
@@ -537,7 +537,7 @@ class Interpreter:
         raise exc
 
     def exec_FunctionDef(self, node: ast.FunctionDef) -> None:
-        decorators = [self.eval(d) for d in node.decorator_list]
+        decorators = [self.value_of(d) for d in node.decorator_list]
         fn: Any = self.make_function(node)
         for decorator in reversed(decorators):
             fn = self.call(decorator, (fn,), {})
@@ -575,8 +575,8 @@ class Interpreter:
                 if self.frame.scope.vars.pop(target.id, _MISSING) is _MISSING:
                     raise NameError(f"name '{target.id}' is not defined")
             elif isinstance(target, ast.Subscript):
-                obj = self.eval(target.value)
-                index = self.eval(target.slice)
+                obj = self.value_of(target.value)
+                index = self.value_of(target.slice)
                 self.check_mutable(obj, "`del x[...]`")
                 del obj[index]
             else:
@@ -590,9 +590,9 @@ class Interpreter:
         elif kind is ast.Tuple or kind is ast.List:
             self._unpack(target.elts, value)
         elif kind is ast.Subscript:
-            self.set_item(self.eval(target.value), self.eval(target.slice), value)
+            self.set_item(self.value_of(target.value), self.value_of(target.slice), value)
         elif kind is ast.Attribute:
-            self.set_attr(self.eval(target.value), target.attr, value)
+            self.set_attr(self.value_of(target.value), target.attr, value)
         else:
             raise self.unsupported(f"cannot assign to {type(target).__name__}")
 
@@ -631,7 +631,7 @@ class Interpreter:
         setattr(obj, name, value)
 
     # ------------------------------------------------------------ expressions
-    def eval(self, node: ast.expr) -> Any:
+    def value_of(self, node: ast.expr) -> Any:
         prev = self.node
         self.node = node
         try:
@@ -668,16 +668,16 @@ class Interpreter:
         return self.frame.scope.load(node.id)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
-        return getattr(self.eval(node.value), node.attr)
+        return getattr(self.value_of(node.value), node.attr)
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.eval(node.value)[self.eval(node.slice)]
+        return self.value_of(node.value)[self.value_of(node.slice)]
 
     def eval_Slice(self, node: ast.Slice) -> slice:
-        return slice(*(self.eval(x) if x is not None else None for x in (node.lower, node.upper, node.step)))
+        return slice(*(self.value_of(x) if x is not None else None for x in (node.lower, node.upper, node.step)))
 
     def eval_BinOp(self, node: ast.BinOp) -> Any:
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = self.value_of(node.left), self.value_of(node.right)
         if isinstance(left, DeferredString) or isinstance(right, DeferredString):
             raise self.unsupported("an f-string holding tensors can only be printed")
         result = _BINOPS[type(node.op)](left, right)
@@ -686,7 +686,7 @@ class Interpreter:
         return result
 
     def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        value = self.eval(node.operand)
+        value = self.value_of(node.operand)
         if isinstance(node.op, ast.Not):
             return control_flow.tensor_not(value) if is_dynamic(value) else not self.truth(value, "`not`")
         return _UNARY[type(node.op)](value)
@@ -696,7 +696,7 @@ class Interpreter:
         dynamic: list = []
         value = None
         for i, operand in enumerate(node.values):
-            value = self.eval(operand)
+            value = self.value_of(operand)
             if is_dynamic(value):
                 dynamic.append(value)
                 continue
@@ -712,10 +712,10 @@ class Interpreter:
         return control_flow.tensor_bool_op(is_and, dynamic)
 
     def eval_Compare(self, node: ast.Compare) -> Any:
-        left = self.eval(node.left)
+        left = self.value_of(node.left)
         results: list = []
         for op, comparator in zip(node.ops, node.comparators):
-            right = self.eval(comparator)
+            right = self.value_of(comparator)
             result = _COMPARE[type(op)](left, right)
             if len(node.ops) == 1:
                 return result
@@ -731,33 +731,33 @@ class Interpreter:
         return control_flow.tensor_bool_op(True, results)
 
     def eval_IfExp(self, node: ast.IfExp) -> Any:
-        test = self.eval(node.test)
+        test = self.value_of(node.test)
         if is_dynamic(test):
             return control_flow.tensor_ifexp(self, node, test)
-        return self.eval(node.body if self.truth(test, "a conditional expression") else node.orelse)
+        return self.value_of(node.body if self.truth(test, "a conditional expression") else node.orelse)
 
     def eval_NamedExpr(self, node: ast.NamedExpr) -> Any:
-        value = self.eval(node.value)
+        value = self.value_of(node.value)
         self.assign(node.target, value)
         return value
 
     def eval_Call(self, node: ast.Call) -> Any:
-        func = self.eval(node.func)
+        func = self.value_of(node.func)
         args: list = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                args.extend(self.eval(arg.value))
+                args.extend(self.value_of(arg.value))
             else:
-                args.append(self.eval(arg))
+                args.append(self.value_of(arg))
         kwargs: dict = {}
         for kw in node.keywords:
             if kw.arg is None:
-                for key, value in self.eval(kw.value).items():
+                for key, value in self.value_of(kw.value).items():
                     if key in kwargs:
                         raise TypeError(f"got multiple values for keyword argument '{key}'")
                     kwargs[key] = value
             else:
-                kwargs[kw.arg] = self.eval(kw.value)
+                kwargs[kw.arg] = self.value_of(kw.value)
         receiver = getattr(func, "__self__", None)
         if receiver is not None and type(receiver) in _MUTATORS and func.__name__ in _MUTATORS[type(receiver)]:
             self.check_mutable(receiver, f"`.{func.__name__}(...)`")
@@ -767,9 +767,9 @@ class Interpreter:
         out: list = []
         for e in elts:
             if isinstance(e, ast.Starred):
-                out.extend(self.eval(e.value))
+                out.extend(self.value_of(e.value))
             else:
-                out.append(self.eval(e))
+                out.append(self.value_of(e))
         return out
 
     def eval_List(self, node: ast.List) -> list:
@@ -785,10 +785,10 @@ class Interpreter:
         out: dict = {}
         for key, value in zip(node.keys, node.values):
             if key is None:
-                out.update(self.eval(value))
+                out.update(self.value_of(value))
             else:
-                k = self.eval(key)
-                out[k] = self.eval(value)
+                k = self.value_of(key)
+                out[k] = self.value_of(value)
         return self.mark_local(out)
 
     def eval_Lambda(self, node: ast.Lambda) -> InterpretedFunction:
@@ -801,7 +801,7 @@ class Interpreter:
     def _signature(self, args: ast.arguments) -> inspect.Signature:
         P = inspect.Parameter
         positional = args.posonlyargs + args.args
-        defaults = [self.eval(d) for d in args.defaults]
+        defaults = [self.value_of(d) for d in args.defaults]
         first_default = len(positional) - len(defaults)
         params = []
         for i, a in enumerate(positional):
@@ -810,7 +810,7 @@ class Interpreter:
         if args.vararg:
             params.append(P(args.vararg.arg, P.VAR_POSITIONAL))
         for a, d in zip(args.kwonlyargs, args.kw_defaults):
-            params.append(P(a.arg, P.KEYWORD_ONLY, default=self.eval(d) if d is not None else P.empty))
+            params.append(P(a.arg, P.KEYWORD_ONLY, default=self.value_of(d) if d is not None else P.empty))
         if args.kwarg:
             params.append(P(args.kwarg.arg, P.VAR_KEYWORD))
         return inspect.Signature(params)
@@ -818,7 +818,7 @@ class Interpreter:
     # comprehensions run in their own scope, like Python's
     def _comprehension(self, node, emit: Callable[[], None]) -> None:
         generators = node.generators
-        first = self.eval(generators[0].iter)
+        first = self.value_of(generators[0].iter)
         names: set = set()
         for gen in generators:
             names |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
@@ -827,7 +827,7 @@ class Interpreter:
 
         def loop(k: int) -> None:
             gen = generators[k]
-            iterable = first if k == 0 else self.eval(gen.iter)
+            iterable = first if k == 0 else self.value_of(gen.iter)
             for item in iterable:
                 self.assign(gen.target, item)
                 if all(self._filter(cond) for cond in gen.ifs):
@@ -843,7 +843,7 @@ class Interpreter:
             self.frame.scope = outer
 
     def _filter(self, cond: ast.expr) -> bool:
-        value = self.eval(cond)
+        value = self.value_of(cond)
         if is_dynamic(value):
             raise self.unsupported("a comprehension's `if` on a tensor value: the number of elements would depend "
                                    "on data; use ops.where or ops.masked_select-style ops instead")
@@ -851,27 +851,27 @@ class Interpreter:
 
     def eval_ListComp(self, node: ast.ListComp) -> list:
         out = self.mark_local([])
-        self._comprehension(node, lambda: out.append(self.eval(node.elt)))
+        self._comprehension(node, lambda: out.append(self.value_of(node.elt)))
         return out
 
     def eval_SetComp(self, node: ast.SetComp) -> set:
         out = self.mark_local(set())
-        self._comprehension(node, lambda: out.add(self.eval(node.elt)))
+        self._comprehension(node, lambda: out.add(self.value_of(node.elt)))
         return out
 
     def eval_DictComp(self, node: ast.DictComp) -> dict:
         out = self.mark_local({})
 
         def emit() -> None:
-            key = self.eval(node.key)
-            out[key] = self.eval(node.value)
+            key = self.value_of(node.key)
+            out[key] = self.value_of(node.value)
 
         self._comprehension(node, emit)
         return out
 
     def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
         out: list = []
-        self._comprehension(node, lambda: out.append(self.eval(node.elt)))
+        self._comprehension(node, lambda: out.append(self.value_of(node.elt)))
         return iter(out)  # evaluated eagerly: a graph has no lazy values
 
     def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
@@ -880,8 +880,8 @@ class Interpreter:
             if isinstance(part, ast.Constant):
                 pieces.append(part.value)
                 continue
-            value = self.eval(part.value)
-            spec = self.eval(part.format_spec) if part.format_spec is not None else ""
+            value = self.value_of(part.value)
+            spec = self.value_of(part.format_spec) if part.format_spec is not None else ""
             if is_dynamic(value) or isinstance(value, DeferredString) or isinstance(spec, DeferredString):
                 if part.conversion != -1 or spec:
                     raise self.unsupported("formatting a tensor value with a conversion or format spec "

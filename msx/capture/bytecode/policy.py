@@ -44,7 +44,7 @@ PURE_BUILTINS |= {v for v in vars(builtins).values() if isinstance(v, type) and 
 
 # Always a break, with what it is in words.
 SIDE_EFFECT_BUILTINS = {builtins.print: "print()", builtins.input: "input()", builtins.open: "open()",
-                        builtins.id: "id()", builtins.exec: "exec()", builtins.eval: "eval()",
+                        builtins.id: "id()", builtins.exec: "exec()", builtins.eval: "the eval builtin",
                         builtins.compile: "compile()", builtins.globals: "globals()", builtins.locals: "locals()",
                         builtins.vars: "vars()", builtins.breakpoint: "breakpoint()", builtins.delattr: "delattr()",
                         builtins.help: "help()", builtins.__import__: "__import__()"}
