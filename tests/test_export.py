@@ -20,6 +20,7 @@ from msx.errors import BackendError, ExportError, OpError
 from msx.export import capture_for_export
 from msx.ir import Abstract, Const, Graph, Node, Var, verify
 from msx.ir.serialize import graph_from_data, graph_to_data
+from tolerance import assert_same_float32
 
 _spec = importlib.util.spec_from_file_location("make_golden", os.path.join(os.path.dirname(__file__), "golden",
                                                                            "make_golden.py"))
@@ -154,8 +155,8 @@ def test_hand_built_control_flow_graph_runs_as_a_graph_cell_against_numpy():
     for x in (np.array([1.0, -0.5, 0.25], np.float32), np.array([-1.0, 0.5, -0.25], np.float32)):
         ys, total = cell(T(x))
         ref_ys, ref_total = golden.control_flow_reference(x, w)
-        np.testing.assert_allclose(ys.asnumpy(), ref_ys, rtol=1e-6)
-        np.testing.assert_allclose(total.asnumpy(), ref_total, rtol=1e-6)
+        assert_same_float32(ys.asnumpy(), ref_ys)
+        assert_same_float32(total.asnumpy(), ref_total)
 
 
 # ---------------------------------------------------------------- serialization of values
@@ -275,7 +276,7 @@ def test_a_training_network_is_exported_in_eval_mode_and_its_flags_restored(tmp_
     assert "Dropout" not in graph.primitives_used() and not graph.updates
     assert next(n for n in graph.nodes if n.op == "BatchNorm").attrs["is_training"] is False
     net.set_train(False)
-    np.testing.assert_allclose(nn.GraphCell(graph)(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    assert_same_float32(nn.GraphCell(graph)(x).asnumpy(), net(x).asnumpy())
 
 
 def test_training_true_exports_state_updates_that_the_graph_cell_carries(tmp_path):
@@ -288,10 +289,10 @@ def test_training_true_exports_state_updates_that_the_graph_cell_carries(tmp_pat
     jitted = msx.jit(nn.GraphCell(graph), capture_mode="trace")  # its writes become outputs of the Call node
     for _ in range(3):  # the same RNG state and statistics everywhere: the same dropout masks and updates
         ref = net(x).asnumpy()
-        np.testing.assert_allclose(cell(x).asnumpy(), ref, rtol=1e-6)
-        np.testing.assert_allclose(jitted(x).asnumpy(), ref, rtol=1e-6)
+        assert_same_float32(cell(x).asnumpy(), ref)
+        assert_same_float32(jitted(x).asnumpy(), ref)
     for c in (cell, jitted.fn):
-        np.testing.assert_allclose(getattr(c, "1.moving_mean").asnumpy(), net[1].moving_mean.asnumpy(), rtol=1e-6)
+        assert_same_float32(getattr(c, "1.moving_mean").asnumpy(), net[1].moving_mean.asnumpy())
     assert jitted.cache_info()["compiles"] == 1
     with pytest.raises(ExportError, match="writes Parameters .*1.moving_mean.*cannot carry state"):
         msx.export(net, x, file_name=str(tmp_path / "train"), file_format="STABLEHLO", training=True)
@@ -332,7 +333,7 @@ def test_graph_cell_inlines_into_a_jit_capture_and_composes(mlp_cell, mode):
     verify(graph)
     ref = np.tanh(net(x).asnumpy()) * 2
     for _ in range(2):
-        np.testing.assert_allclose(jf(x).asnumpy(), ref, rtol=1e-6)
+        assert_same_float32(jf(x).asnumpy(), ref)
     assert jf.cache_info()["compiles"] == 1
 
 
@@ -349,7 +350,7 @@ def test_gradients_flow_through_a_graph_cell_eagerly_and_under_jit(mlp_cell):
     jvalue, jgrads = jitted(x)
     assert [p.name for p in cell.trainable_params()] == [p.name for p in net.trainable_params()]
     for v in (value, jvalue):
-        np.testing.assert_allclose(v.asnumpy(), ref_loss.asnumpy(), rtol=1e-6)
+        assert_same_float32(v.asnumpy(), ref_loss.asnumpy())
     for g, jg, r in zip(grads, jgrads, ref_grads):
         np.testing.assert_allclose(g.asnumpy(), r.asnumpy(), rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(jg.asnumpy(), r.asnumpy(), rtol=1e-5, atol=1e-7)
@@ -366,7 +367,7 @@ def test_graph_cell_checks_inputs_backend_and_params(mlp_cell, exported):
     with pytest.raises(BackendError, match="unknown backend 'nope'"):
         nn.GraphCell(cell.graph, backend="nope")
     on_cpu = nn.GraphCell(cell.graph, backend="cpu")
-    np.testing.assert_allclose(on_cpu(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    assert_same_float32(on_cpu(x).asnumpy(), net(x).asnumpy())
     captured = msx.jit(net, capture_mode="trace").capture(x)  # a graph with no weights of its own
     with pytest.raises(OpError, match="no value for parameter '0.weight'; give it in params_init"):
         nn.GraphCell(captured)
@@ -376,7 +377,7 @@ def test_graph_cell_checks_inputs_backend_and_params(mlp_cell, exported):
     with pytest.raises(OpError, match=r"params_init names \['nope'\]"):
         nn.GraphCell(cell.graph, params_init={"nope": np.zeros(1)})
     rebuilt = nn.GraphCell(captured, params_init={p.name: p for p in net.get_parameters()})
-    np.testing.assert_allclose(rebuilt(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    assert_same_float32(rebuilt(x).asnumpy(), net(x).asnumpy())
     assert "graph=SequentialCell(args.0: f32[2,4])" in repr(cell)
 
 
@@ -404,8 +405,8 @@ def test_a_training_step_round_trips_and_trains_as_a_graph_cell(tmp_path):
     cell = nn.GraphCell(graph)
     reference, ref_step = make()
     for _ in range(3):
-        np.testing.assert_allclose(cell(x, y).asnumpy(), ref_step(x, y).asnumpy(), rtol=1e-6)
-    np.testing.assert_allclose(cell.weight.asnumpy(), reference.weight.asnumpy(), rtol=1e-6)
+        assert_same_float32(cell(x, y).asnumpy(), ref_step(x, y).asnumpy())
+    assert_same_float32(cell.weight.asnumpy(), reference.weight.asnumpy())
     assert not np.allclose(cell.weight.asnumpy(), net.weight.asnumpy())  # it trained (the original did not)
 
 

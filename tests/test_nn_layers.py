@@ -11,6 +11,7 @@ import msx
 from msx import nn, ops
 from msx.errors import OpError
 from msx.nn import initializer as init
+from tolerance import assert_same_float32
 
 RNG = np.random.default_rng(0)
 
@@ -431,7 +432,7 @@ def test_sequential_cell_forms_indexing_and_forward():
     for seq in (nn.SequentialCell(a, nn.ReLU(), b), nn.SequentialCell([a, nn.ReLU(), b]),
                 nn.SequentialCell(OrderedDict([("fc", a), ("act", nn.ReLU()), ("out", b)]))):
         x = T(rand(5, 3))
-        np.testing.assert_allclose(seq(x).asnumpy(), b(ops.relu(a(x))).asnumpy(), rtol=1e-6)
+        assert_same_float32(seq(x).asnumpy(), b(ops.relu(a(x))).asnumpy())
         assert len(seq) == 3 and seq[0] is a and seq[-1] is b
         assert len(seq[1:]) == 2 and seq[1:][1] is b
     named = nn.SequentialCell(OrderedDict([("fc", nn.Dense(3, 4))]))
