@@ -147,9 +147,7 @@ def enable_dynamic(**kwargs) -> Callable:
     spec = make_spec(kwargs)
 
     def decorate(fn):
-        from .jit import JitFunction
-
-        if isinstance(fn, JitFunction):
+        if getattr(type(fn), "__msx_jit__", False):  # already a msx.jit function
             fn.set_dynamic_spec(spec)
             return fn
         fn.__msx_dynamic__ = spec  # read by jit() when it wraps this function (or Cell.construct)
@@ -236,7 +234,7 @@ class Family:
 
 def symbolic_arguments(sig, dims: dict[Position, str]) -> tuple[tuple, dict]:
     """The call's (args, kwargs) with each Tensor that has symbolic dims replaced by an abstract one."""
-    from .jit import _is_leaf
+    from .runtime.signature import is_leaf as _is_leaf
 
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
     t = 0
@@ -386,7 +384,7 @@ class DynamicShapes:
                                            f"graph {family.compiled.lowered.graph.name}"))
 
     def _run(self, family: Family, sig) -> Any:
-        from .jit import _INLINE
+        from .runtime.compiled import INLINE as _INLINE
 
         out = family.compiled.run(sig)
         if out is _INLINE:

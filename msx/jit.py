@@ -14,25 +14,21 @@ identity and training flag). Every recompilation records why.
 from __future__ import annotations
 
 import functools
-import itertools
-import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
-
-import jax
-import numpy as np
 
 from . import context
 from .backends import BackendBase, BuildConfig, get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
-from .errors import BackendError, CaptureError, CaptureFallback, MsxError
-from .ir.graph import Const, Graph
+from .errors import CaptureError, CaptureFallback
+from .ir.graph import Graph
 from .ops.primitive import recording
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import optimise, pass_views
-from .tensor import Tensor
+from .runtime.compiled import EAGER, INLINE, Compiled, Lowered, save_stage
+from .runtime.signature import Signature, describe_change
 
 CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
 JIT_LEVELS = ("O0", "O1")
@@ -104,256 +100,11 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
     return wrap if function is None else wrap(function)
 
 
-# ---------------------------------------------------------------- signatures
-_Cell: type | None = None
-
-
-def _is_leaf(x) -> bool:
-    global _Cell
-    if _Cell is None:
-        from .nn.cell import Cell as _Cell
-    return isinstance(x, (Tensor, _Cell))
-
-
-def _leaf_key(x):
-    if isinstance(x, Tensor):
-        return x._data.shape, x._data.dtype
-    if _is_leaf(x):  # a Cell: identity and training flag
-        return "cell", id(x), x.training
-    try:
-        hash(x)
-        return type(x), x
-    except TypeError:
-        return "id", id(x)
-
-
-class Signature:
-    """The cache key of one call plus its Tensor leaves.
-
-    The common call — only Tensor positional arguments — skips pytree flattening.
-    """
-
-    __slots__ = ("key", "tensors", "args", "kwargs")
-
-    def __init__(self, args: tuple, kwargs: dict, cell) -> None:
-        training = cell.training if cell is not None else None
-        if not kwargs and all(type(a) is Tensor for a in args):
-            self.args, self.kwargs, self.tensors = args, kwargs, list(args)
-            self.key = (len(args), tuple((a._data.shape, a._data.dtype) for a in args), training, _aliasing(args))
-            return
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-        if any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
-            leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
-        self.args, self.kwargs = args, kwargs
-        self.tensors = [x for x in leaves if isinstance(x, Tensor)]
-        self.key = (treedef, tuple(_leaf_key(x) for x in leaves), training, _aliasing(self.tensors))
-
-    def has_tracer(self) -> bool:
-        return any(isinstance(t._data, jax.core.Tracer) for t in self.tensors)
-
-
-def _aliasing(tensors) -> tuple | None:
-    """Which Tensor arguments are the same object (a graph traced with f(x, x) must not serve f(a, b))."""
-    ids = [id(t) for t in tensors]
-    if len(set(ids)) == len(ids):
-        return None
-    return tuple(ids.index(i) for i in ids)
-
-
-def _full_key(sig: Signature) -> tuple:
-    leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
-    return treedef, tuple(_leaf_key(x) for x in leaves), sig.key[2], sig.key[3]
-
-
-def _describe_change(old_sig: Signature, new_sig: Signature) -> str:
-    """Why `new_sig` missed the cache entry made for `old_sig`, in words."""
-    old, new = _full_key(old_sig), _full_key(new_sig)
-    if old[0] != new[0]:
-        return f"argument structure changed: {old[0]} -> {new[0]}"
-    if old[3] != new[3]:
-        return f"argument aliasing changed: {old[3]} -> {new[3]} (the same Tensor passed in several places)"
-    if old[2] != new[2]:
-        return f"training flag: {old[2]} -> {new[2]}"
-    paths = [jax.tree_util.keystr(p) for p, _ in
-             jax.tree_util.tree_flatten_with_path((new_sig.args, new_sig.kwargs), is_leaf=_is_leaf)[0]]
-    reasons = []
-    for path, a, b in zip(paths, old[1], new[1]):
-        if a == b:
-            continue
-        where = _readable_path(path)
-        if isinstance(a[0], tuple) and isinstance(b[0], tuple):
-            if a[0] != b[0]:
-                reasons.append(f"{where}: shape {a[0]} -> {b[0]}")
-            if a[1] != b[1]:
-                reasons.append(f"{where}: dtype {np.dtype(a[1]).name} -> {np.dtype(b[1]).name}")
-        elif a[0] == "cell" and b[0] == "cell" and a[1] == b[1]:
-            reasons.append(f"{where}: training flag {a[2]} -> {b[2]}")
-        else:
-            reasons.append(f"{where}: {_show(a)} -> {_show(b)}")
-    return "; ".join(reasons) or "new signature"
-
-
-def _readable_path(path: str) -> str:
-    # "[0][1]" (args, position 1) -> "arg 1"; "[1]['lr']" -> "kwarg 'lr'"
-    if path.startswith("[0]["):
-        rest = path[4:]
-        idx, _, tail = rest.partition("]")
-        return f"arg {idx}{tail}"
-    if path.startswith("[1]["):
-        return f"kwarg {path[4:].split(']')[0]}{path[4:].partition(']')[2]}"
-    return path
-
-
-def _show(k) -> str:
-    if isinstance(k[0], tuple):
-        return f"Tensor{k[0]} {np.dtype(k[1]).name}"
-    if k[0] == "id":
-        return f"object id {k[1]}"
-    if k[0] == "cell":
-        return f"Cell id {k[1]}"
-    return repr(k[1])
-
-
-# ---------------------------------------------------------------- stages
-_save_counter = itertools.count()
-
-
-def _save_stage(name: str, stage: str, text: str, ext: str | None = None) -> None:
-    if not context.get_context("save_graphs"):
-        return
-    folder = context.get_context("save_graphs_path")
-    os.makedirs(folder, exist_ok=True)
-    ext = ext or ("mlir" if stage == "stablehlo" else "ir")
-    path = os.path.join(folder, f"{next(_save_counter):04d}_{name}_{stage}.{ext}")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-class Lowered:
-    """A captured graph after passes, bound to a backend; `.compile()` builds it.
-
-    `pass_records`: what each pass did (`msx.passes.PassRecord`: name, stage, time, before/after, `.diff()`).
-    """
-
-    def __init__(self, captured: Captured, graph: Graph, backend: BackendBase, config: BuildConfig,
-                 signature: Signature, name: str, pass_records: list | None = None) -> None:
-        self.captured, self.graph, self.backend, self.config = captured, graph, backend, config
-        self.signature, self.name = signature, name
-        self.pass_records = pass_records or []
-
-    def as_text(self) -> str:
-        """The backend's text for this graph: StableHLO for the XLA backends."""
-        lower = getattr(self.backend, "lower", None)
-        if lower is not None:
-            return lower(self.graph, self.config).as_text()
-        return self.backend.as_text(self.backend.build(self.graph, self.config))
-
-    def compile(self) -> "Compiled":
-        try:
-            handle = self.backend.build(self.graph, self.config)
-        except MsxError:
-            raise
-        except Exception as exc:
-            raise BackendError(f"backend {self.backend.name!r} failed to build graph {self.graph.name}: {exc}") from exc
-        compiled = Compiled(self, handle)
-        if context.get_context("save_graphs"):
-            _save_stage(self.name, "stablehlo", compiled.as_text())
-        return compiled
-
-    def __str__(self) -> str:
-        return str(self.graph)
-
-
-_INLINE = object()  # run() could not use the executable: call the Python function instead
-_EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
-
-
-class Compiled:
-    """A built executable plus the bindings to run it: Parameters in, updates written back."""
-
-    def __init__(self, lowered: Lowered, handle: Any) -> None:
-        self.lowered, self.handle = lowered, handle
-        captured, graph, config = lowered.captured, lowered.graph, lowered.config
-        rw = set(config.rw_params)
-        self.key = lowered.signature.key
-        self.backend = lowered.backend
-        for p in captured.params:  # Parameters live on the backend's device from now on
-            p._data = self.backend.place(p._data)
-        self.ro = [p for i, p in enumerate(captured.params) if i not in rw]
-        self.rw = [captured.params[i] for i in config.rw_params]
-        self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
-        self.params = captured.params
-        by_name = {v.name: captured.params[i] for i, v in enumerate(graph.params)}
-        self.updated = [by_name[name] for name, _ in graph.updates]
-        self.guards = captured.guards
-        self.out_tree = captured.out_tree
-        slots, k = [], 0
-        for o in graph.outputs:
-            if isinstance(o, Const):
-                slots.append(Tensor(o.value) if isinstance(o.value, np.ndarray) else o.value)
-            else:
-                slots.append(_SLOT)
-                k += 1
-        self.slots = slots if any(s is not _SLOT for s in slots) else None
-        self.failure = ""
-
-    def as_text(self) -> str:
-        return self.backend.as_text(self.handle)
-
-    def __str__(self) -> str:
-        return f"Compiled({self.lowered.graph.name} on backend {self.backend.name!r})"
-
-    def __call__(self, *args, **kwargs):
-        sig = Signature(args, kwargs, None)
-        if sig.key[:2] != self.key[:2]:
-            raise ValueError(f"Compiled({self.lowered.name}) was built for another signature: "
-                             f"{_describe_change(self.lowered.signature, sig)}")
-        out = self.run(sig)
-        if out is _INLINE:
-            raise CaptureError(f"Compiled({self.lowered.name}) cannot run this call: {self.failure}")
-        return out
-
-    def run(self, sig: Signature):
-        """Run on the call's Tensors; `_INLINE` when a guard or a Parameter's shape says the graph is stale."""
-        ro = [p._data for p in self.ro]
-        rw = [p._data for p in self.rw]
-        for p, (shape, dtype) in zip(self.params, self.param_avals):
-            data = p._data
-            if isinstance(data, jax.core.Tracer):
-                self.failure = ""
-                return _INLINE
-            if data.shape != shape or data.dtype != dtype:
-                self.failure = (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
-                                f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
-                return _INLINE
-        outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
-        for guard, value in zip(self.guards, extras):
-            if not np.array_equal(np.asarray(value), guard.value):
-                self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
-                                f"now {_short(np.asarray(value))}")
-                return _INLINE
-        for p, u in zip(self.updated, updates):
-            p._data = u
-        tensors = [Tensor._from(o) for o in outs]
-        if self.slots is not None:
-            it = iter(tensors)
-            tensors = [next(it) if s is _SLOT else s for s in self.slots]
-        return jax.tree_util.tree_unflatten(self.out_tree, tensors)
-
-
-_SLOT = object()
-
-
-def _short(v: np.ndarray) -> str:
-    return repr(v.item()) if v.size == 1 else f"array{v.shape}"
-
-
 # ---------------------------------------------------------------- the decorator's object
 class JitFunction:
     """A function compiled on first call per signature; the stage calls expose each step."""
+
+    __msx_jit__ = True  # how capture modes recognise a jitted function to inline (they never import jit)
 
     def __init__(self, fn: Callable, config: JitConfig) -> None:
         from .nn.cell import Cell
@@ -398,18 +149,18 @@ class JitFunction:
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
         compiled = self._cache.get(sig.key)
-        if compiled is _EAGER:
+        if compiled is EAGER:
             return self.fn(*sig.args, **sig.kwargs)
         if compiled is not None:
             out = compiled.run(sig)
-            if out is not _INLINE:
+            if out is not INLINE:
                 self.hits += 1
                 return out
             if not compiled.failure:
                 return self.fn(*sig.args, **sig.kwargs)
             reason = compiled.failure
         else:
-            reason = _describe_change(self._last, sig) if self._last is not None else None
+            reason = describe_change(self._last, sig) if self._last is not None else None
             if self._dynamic is not None:
                 out = self._dynamic.call(sig, reason)
                 if out is not NOT_HANDLED:
@@ -427,12 +178,12 @@ class JitFunction:
         try:
             captured, result = self._capture(sig)
         except CaptureFallback as exc:
-            self._cache[sig.key] = _EAGER
+            self._cache[sig.key] = EAGER
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
             return self.fn(*sig.args, **sig.kwargs)
         if captured.unguarded and result is not NOT_RUN:
             # the traced run was eager and is right; a graph could not re-check these decisions, so never reuse it
-            self._cache[sig.key] = _EAGER
+            self._cache[sig.key] = EAGER
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: its result depends on "
                           f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
                           f"capture_mode='ast' to make it graph control flow", stacklevel=3)
@@ -452,7 +203,7 @@ class JitFunction:
             result = NOT_RUN
         if result is NOT_RUN:
             result = compiled.run(sig)
-            if result is _INLINE:
+            if result is INLINE:
                 raise CaptureError(f"{self.__name__}: the graph just compiled cannot run this call: {compiled.failure}")
         return result
 
@@ -472,15 +223,15 @@ class JitFunction:
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
-        _save_stage(self.__name__, "captured", str(captured.graph))
+        save_stage(self.__name__, "captured", str(captured.graph))
         backend = get_backend(self.config.backend)
         self.pass_runs += 1
         result = optimise(captured.graph, self.config.jit_level, keep, backend, self.config.disable_passes)
         graph, keep = result.graph, result.keep
         if context.get_context("save_graphs"):
             for stage, ext, text in pass_views(result.records):
-                _save_stage(self.__name__, stage, text, ext)
-        _save_stage(self.__name__, "optimised", str(graph))
+                save_stage(self.__name__, stage, text, ext)
+        save_stage(self.__name__, "optimised", str(graph))
         written = {name for name, _ in graph.updates}
         rw = tuple(i for i, v in enumerate(graph.params) if v.name in written)
         options = dict(self.config.backend_options)

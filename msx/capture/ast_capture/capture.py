@@ -35,7 +35,7 @@ def _is_tensor(x: Any) -> bool:
 
 def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any) -> tuple[Captured, Any]:
     """Capture `fn(*args, **kwargs)` from its source; returns (what was captured, NOT_RUN)."""
-    from ...jit import _is_leaf
+    from ...runtime.signature import is_leaf as _is_leaf
 
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
     positions = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]

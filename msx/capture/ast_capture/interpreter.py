@@ -294,7 +294,7 @@ class Interpreter:
                 return self.call_interpreted(inner, (func.__self__, *args), kwargs)
         elif kind is functools.partial:
             return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
-        elif kind is _jit_function_type():
+        elif getattr(kind, "__msx_jit__", False):  # a msx.jit function (capture never imports jit)
             return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
         elif not isinstance(func, type):
             method = getattr(kind, "__call__", None)  # an object of a user class with __call__
@@ -925,17 +925,6 @@ def _op_text(op: ast.operator) -> str:
 def _concrete_reason(exc: Exception) -> str:
     first = str(exc).strip().split("\n")[0]
     return f"this needs the value of a tensor that is only known when the graph runs ({first})"
-
-
-_JIT_FUNCTION: list = []
-
-
-def _jit_function_type() -> type:
-    if not _JIT_FUNCTION:
-        from ...jit import JitFunction  # msx.jit imports the capture modes: import it when first needed
-
-        _JIT_FUNCTION.append(JitFunction)
-    return _JIT_FUNCTION[0]
 
 
 # ---------------------------------------------------------------- builtins with a graph meaning

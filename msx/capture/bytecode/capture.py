@@ -21,7 +21,7 @@ from ...ops.primitive import recording
 from ...tensor import Tensor
 from ..builder import Captured, GraphBuilder
 from .breaks import STAGE, BreakInfo, GraphBreak, Unsupported
-from .guards import Guard
+from ...runtime.guards import Guard
 from .reconstruct import FrameR, Recipe, RecipeBuilder
 from .sources import Source
 from .symbolic import SymbolicVM

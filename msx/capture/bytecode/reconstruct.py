@@ -21,7 +21,8 @@ from ...ir.graph import Const
 from ...tensor import Parameter, Tensor
 from .breaks import Unsupported
 from .sources import Source
-from .values import NULL, UNBOUND, Box, ListIterator, is_immutable_constant
+from ...runtime.iterators import ListIterator
+from .values import NULL, UNBOUND, Box, is_immutable_constant
 from .vm import Frame
 
 ENTRY_CODE = None   # the code of symbolic._entry (set there: the bottom frame of every capture)

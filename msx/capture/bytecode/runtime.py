@@ -27,7 +27,7 @@ from ...errors import CaptureError
 from ...tensor import Tensor
 from .breaks import STAGE, fullgraph_error, unsupported_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
-from .guards import Guard, compile_check
+from ...runtime.guards import Guard, compile_check
 from .reconstruct import BuildContext, OutR
 from .vm import VM
 
@@ -106,7 +106,7 @@ class BytecodeRunner:
 
     def __init__(self, jf) -> None:
         global _INLINE
-        from ...jit import _INLINE
+        from ...runtime.compiled import INLINE as _INLINE
 
         self.jf = jf
         self.root = Point(None, f"the start of {jf.__name__}")
@@ -188,7 +188,7 @@ class BytecodeRunner:
             raise fullgraph_error(piece.exit.info)
         compiled = None
         if piece.has_graph:
-            from ...jit import Signature
+            from ...runtime.signature import Signature
 
             lowered = jf._lower(piece.captured, Signature(tuple(piece.input_tensors), {}, None))
             compiled = lowered.compile()
@@ -258,7 +258,7 @@ _PLAIN_ARGS = (Tensor, int, float, bool, str, type(None))
 
 def _arrays_as_tensors(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """numpy and jax arrays among the arguments become Tensors, as msx.jit's other modes do."""
-    from ...jit import _is_leaf
+    from ...runtime.signature import is_leaf as _is_leaf
 
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
     if not any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):

@@ -16,7 +16,8 @@ import types
 from typing import Any
 
 from .breaks import value_needed
-from .values import ListIterator, is_user_code
+from ...runtime.iterators import ListIterator
+from .values import is_user_code
 from .vm import EXHAUSTED, type_lookup
 
 

@@ -40,15 +40,15 @@ from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
 from . import reconstruct
 from .breaks import STAGE, GraphBreak, Unsupported, mutation, value_break, value_needed
-from .guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
+from ...runtime.guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
 from .instructions import code_info
 from .policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
                      VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
 from .specials import SPECIAL
 from .sources import (Attr, BuiltinVar, CellContents, CellMember, EnvArgs, EnvKwargs, FrameOverride, FrameSlot,
                       FrameStack, GlobalVar, IterNext, Item, Pinned, Source)
-from .values import (NULL, SCALAR_TYPES, UNBOUND, Box, ListIterator, is_immutable_constant, is_msx_object,
-                     is_user_code, is_user_file)
+from ...runtime.iterators import ListIterator
+from .values import NULL, SCALAR_TYPES, UNBOUND, Box, is_immutable_constant, is_msx_object, is_user_code, is_user_file
 from .vm import (_ACTIVE, BINARY_OPS, COMPARE_OPS, EXHAUSTED, PUSHED, UNARY_OPS, VM, Frame, UnsupportedInstruction,
                  _dispatch_table, bind_arguments, builtins_of, current_loc, new_frame, type_lookup)
 
@@ -1073,9 +1073,7 @@ def _is_container_cell(x: Any) -> bool:
 
 
 def _is_jit_function(x: Any) -> bool:
-    from ...jit import JitFunction
-
-    return isinstance(x, JitFunction)
+    return getattr(type(x), "__msx_jit__", False)  # msx.jit's JitFunction (capture never imports jit)
 
 
 def _sorted_keys(d: dict) -> list:

@@ -51,28 +51,6 @@ class Box:
         return f"Box({self.value!r} from {self.source.describe()})"
 
 
-class ListIterator:
-    """A materialised iterator: `items[index:]` are still to come."""
-
-    __slots__ = ("items", "index")
-
-    def __init__(self, items: list, index: int = 0) -> None:
-        self.items = items
-        self.index = index
-
-    def __iter__(self) -> "ListIterator":
-        return self
-
-    def __next__(self) -> Any:
-        if self.index >= len(self.items):
-            raise StopIteration
-        self.index += 1
-        return self.items[self.index - 1]
-
-    def __repr__(self) -> str:
-        return f"ListIterator({len(self.items) - self.index} left)"
-
-
 SCALAR_TYPES = (bool, int, float, complex, str, bytes, type(None))
 IMMUTABLE_TYPES = SCALAR_TYPES + (type(Ellipsis), type(NotImplemented), range, slice, np.dtype, np.generic,
                                   mstype.Type, types.CodeType)

@@ -19,7 +19,8 @@ from typing import Any
 
 from ...errors import SOURCE_FRAMES, SourceLoc
 from .instructions import CodeInfo, code_info
-from .values import NULL, UNBOUND, ListIterator
+from ...runtime.iterators import ListIterator
+from .values import NULL, UNBOUND
 
 BINARY_OPS = [operator.add, operator.and_, operator.floordiv, operator.lshift, operator.matmul, operator.mul,
               operator.mod, operator.or_, operator.pow, operator.rshift, operator.sub, operator.truediv,

@@ -20,9 +20,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...errors import SourceLoc
+from ..errors import SourceLoc
 from .sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
-from .values import ListIterator
+from .iterators import ListIterator
 
 ARRAY_TYPE = type(jnp.zeros(()))
 

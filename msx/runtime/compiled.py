@@ -1,0 +1,157 @@
+"""The compiled stages of a jitted function: `Lowered` (a graph after passes, bound to a backend) and
+`Compiled` (its executable plus the bindings that run it).
+
+`Compiled.run` is the one hot path every capture mode shares: it checks the
+Parameters the graph binds (shape, dtype, `requires_grad`), donates only the
+buffers no one else can reach, runs the executable, re-checks trace-mode value
+guards, and writes the updated Parameters back.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Any
+
+import jax
+import numpy as np
+
+from .. import context
+from ..backends import BackendBase, BuildConfig
+from ..capture.builder import Captured
+from ..errors import BackendError, CaptureError, MsxError
+from ..ir.graph import Const, Graph
+from ..tensor import Tensor
+from .signature import Signature, describe_change
+_save_counter = itertools.count()
+
+
+def save_stage(name: str, stage: str, text: str, ext: str | None = None) -> None:
+    if not context.get_context("save_graphs"):
+        return
+    folder = context.get_context("save_graphs_path")
+    os.makedirs(folder, exist_ok=True)
+    ext = ext or ("mlir" if stage == "stablehlo" else "ir")
+    path = os.path.join(folder, f"{next(_save_counter):04d}_{name}_{stage}.{ext}")
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class Lowered:
+    """A captured graph after passes, bound to a backend; `.compile()` builds it.
+
+    `pass_records`: what each pass did (`msx.passes.PassRecord`: name, stage, time, before/after, `.diff()`).
+    """
+
+    def __init__(self, captured: Captured, graph: Graph, backend: BackendBase, config: BuildConfig,
+                 signature: Signature, name: str, pass_records: list | None = None) -> None:
+        self.captured, self.graph, self.backend, self.config = captured, graph, backend, config
+        self.signature, self.name = signature, name
+        self.pass_records = pass_records or []
+
+    def as_text(self) -> str:
+        """The backend's text for this graph: StableHLO for the XLA backends."""
+        lower = getattr(self.backend, "lower", None)
+        if lower is not None:
+            return lower(self.graph, self.config).as_text()
+        return self.backend.as_text(self.backend.build(self.graph, self.config))
+
+    def compile(self) -> "Compiled":
+        try:
+            handle = self.backend.build(self.graph, self.config)
+        except MsxError:
+            raise
+        except Exception as exc:
+            raise BackendError(f"backend {self.backend.name!r} failed to build graph {self.graph.name}: {exc}") from exc
+        compiled = Compiled(self, handle)
+        if context.get_context("save_graphs"):
+            save_stage(self.name, "stablehlo", compiled.as_text())
+        return compiled
+
+    def __str__(self) -> str:
+        return str(self.graph)
+
+
+INLINE = object()  # run() could not use the executable: call the Python function instead
+EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
+
+
+class Compiled:
+    """A built executable plus the bindings to run it: Parameters in, updates written back."""
+
+    def __init__(self, lowered: Lowered, handle: Any) -> None:
+        self.lowered, self.handle = lowered, handle
+        captured, graph, config = lowered.captured, lowered.graph, lowered.config
+        rw = set(config.rw_params)
+        self.key = lowered.signature.key
+        self.backend = lowered.backend
+        for p in captured.params:  # Parameters live on the backend's device from now on
+            p._data = self.backend.place(p._data)
+        self.ro = [p for i, p in enumerate(captured.params) if i not in rw]
+        self.rw = [captured.params[i] for i in config.rw_params]
+        self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
+        self.params = captured.params
+        by_name = {v.name: captured.params[i] for i, v in enumerate(graph.params)}
+        self.updated = [by_name[name] for name, _ in graph.updates]
+        self.guards = captured.guards
+        self.out_tree = captured.out_tree
+        slots, k = [], 0
+        for o in graph.outputs:
+            if isinstance(o, Const):
+                slots.append(Tensor(o.value) if isinstance(o.value, np.ndarray) else o.value)
+            else:
+                slots.append(_SLOT)
+                k += 1
+        self.slots = slots if any(s is not _SLOT for s in slots) else None
+        self.failure = ""
+
+    def as_text(self) -> str:
+        return self.backend.as_text(self.handle)
+
+    def __str__(self) -> str:
+        return f"Compiled({self.lowered.graph.name} on backend {self.backend.name!r})"
+
+    def __call__(self, *args, **kwargs):
+        sig = Signature(args, kwargs, None)
+        if sig.key[:2] != self.key[:2]:
+            raise ValueError(f"Compiled({self.lowered.name}) was built for another signature: "
+                             f"{describe_change(self.lowered.signature, sig)}")
+        out = self.run(sig)
+        if out is INLINE:
+            raise CaptureError(f"Compiled({self.lowered.name}) cannot run this call: {self.failure}")
+        return out
+
+    def run(self, sig: Signature):
+        """Run on the call's Tensors; `INLINE` when a guard or a Parameter's shape says the graph is stale."""
+        ro = [p._data for p in self.ro]
+        rw = [p._data for p in self.rw]
+        for p, (shape, dtype) in zip(self.params, self.param_avals):
+            data = p._data
+            if isinstance(data, jax.core.Tracer):
+                self.failure = ""
+                return INLINE
+            if data.shape != shape or data.dtype != dtype:
+                self.failure = (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
+                                f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
+                return INLINE
+        outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
+        for guard, value in zip(self.guards, extras):
+            if not np.array_equal(np.asarray(value), guard.value):
+                self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
+                                f"now {_short(np.asarray(value))}")
+                return INLINE
+        for p, u in zip(self.updated, updates):
+            p._data = u
+        tensors = [Tensor._from(o) for o in outs]
+        if self.slots is not None:
+            it = iter(tensors)
+            tensors = [next(it) if s is _SLOT else s for s in self.slots]
+        return jax.tree_util.tree_unflatten(self.out_tree, tensors)
+
+
+_SLOT = object()
+
+
+def _short(v: np.ndarray) -> str:
+    return repr(v.item()) if v.size == 1 else f"array{v.shape}"
