@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 import jax
 
 from . import dtype as mstype
+from . import versions
 from .nn import BatchNorm1d, BatchNorm2d, Conv2d, Dense, LayerNorm
 from .nn.cell import Cell
 from .ops import functional as F
@@ -142,6 +143,7 @@ def _cast_outputs(cell: Cell, dtype: mstype.Type) -> None:
 
     object.__setattr__(cell, "_amp_inner_construct", inner)
     object.__setattr__(cell, "construct", construct)
+    versions.touch()
 
 
 def cast_floats(tree: Any, dtype: mstype.Type) -> Any:

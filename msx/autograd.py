@@ -81,12 +81,26 @@ def _ones_cotangent(x):
 
 
 def _zeros_for(x: Tensor) -> Tensor:
+    """The gradient of a frozen Parameter; inside a capture it is an op of the graph, not a stray jax value."""
+    if recording.recorder is not None:
+        from .ops.functional import zeros_like
+
+        return zeros_like(x)
     return Tensor._from(jnp.zeros(x.shape, x._data.dtype))
 
 
 def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...] | None,
              params: list[Parameter] | None, has_aux: bool, sens=None):
-    """Run `fn(*args)` and differentiate it; returns (value, arg grads, param grads) as Tensors."""
+    """Run `fn(*args)` and differentiate it; returns (value, arg grads, param grads) as Tensors.
+
+    The whole call holds `PARAMETER_LOCK`: it reads the Parameters' arrays, swaps them for jax values while
+    `fn` runs and writes state back, none of which another thread may interleave with."""
+    with tensor_mod.PARAMETER_LOCK:
+        return _vjp_call(fn, args, kwargs, positions, params, has_aux, sens)
+
+
+def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...] | None,
+              params: list[Parameter] | None, has_aux: bool, sens=None):
     positions = positions or ()
     params = params or []
     for i in positions:

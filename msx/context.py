@@ -108,7 +108,8 @@ def get_seed() -> int | None:
 def _key_data(seed: int):
     import jax
 
-    return jax.random.key_data(jax.random.key(seed))
+    with jax.ensure_compile_time_eval():  # a concrete key even when first asked for inside a capture's trace
+        return jax.random.key_data(jax.random.key(seed))
 
 
 def rng_state():
@@ -116,8 +117,10 @@ def rng_state():
     global _rng_state
     if _rng_state is None:
         import secrets
-        from .tensor import Parameter
+        from .tensor import PARAMETER_LOCK, Parameter
 
-        seed = _seed if _seed is not None else secrets.randbits(31)
-        _rng_state = Parameter(_key_data(seed), name="global_rng_state", requires_grad=False)
+        with PARAMETER_LOCK:  # two threads asking first make one state, not two
+            if _rng_state is None:
+                seed = _seed if _seed is not None else secrets.randbits(31)
+                _rng_state = Parameter(_key_data(seed), name="global_rng_state", requires_grad=False)
     return _rng_state

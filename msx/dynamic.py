@@ -31,7 +31,7 @@ from .capture.builder import Captured
 from .capture.trace import input_names
 from .ir.symbolic import Dim, jax_shape
 from . import tensor as tensor_mod
-from .tensor import Tensor
+from .tensor import PARAMETER_LOCK, Tensor
 
 Position = tuple[int, int]  # (index of the Tensor among the call's Tensor leaves, axis)
 
@@ -303,7 +303,7 @@ class DynamicShapes:
         names = argument_names(self.jf.fn, sig.args, sig.kwargs)
         declared = self.spec.positions(self.jf.__name__, names, sig.tensors)[0] if self.spec is not None else None
         for family in self.families:
-            if family.matches(sig):
+            if family.matches(sig) and family.compiled.state.holds():
                 return self._run(family, sig)
         dims = self._plan(sig, declared)
         if dims is None:
@@ -362,7 +362,8 @@ class DynamicShapes:
         if reason is not None:
             jf._note_recompile(f"{reason}; capturing with symbolic dims: {what}")
         try:
-            captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
+            with PARAMETER_LOCK:  # a capture reads every Parameter (see JitFunction._capture)
+                captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
         except MsxError as exc:
             why = f"{type(exc).__name__}: {str(getattr(exc, 'message', exc)).splitlines()[0]}"
             if self.spec is not None:
@@ -389,7 +390,7 @@ class DynamicShapes:
         out = family.compiled.run(sig)
         if out is _INLINE:
             return NOT_HANDLED
-        self.jf._cache[sig.key] = family.compiled  # this concrete shape is an exact cache hit from now on
+        self.jf.add_entry(sig.key, family.compiled)  # this concrete shape is an exact cache hit from now on
         return out
 
 

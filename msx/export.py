@@ -40,7 +40,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from . import tensorfile
+from . import tensorfile, versions
 from .atomic import write_atomic
 from .capture.builder import Captured
 from .ops.custom.op import custom_op_records, missing_custom_op_message
@@ -128,6 +128,7 @@ def capture_for_export(net: Callable, inputs: tuple, training: bool = False,
     finally:
         for cell, flag in zip(cells, flags):
             object.__setattr__(cell, "training", flag)
+        versions.touch()
     if captured.guards:
         decided = "; ".join(g.describe() for g in captured.guards)
         raise ExportError(f"export: {captured.graph.name}'s Python control flow depends on tensor values "

@@ -29,6 +29,7 @@ from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import optimise, pass_views
 from .runtime.compiled import EAGER, INLINE, Compiled, Lowered, save_stage
 from .runtime.signature import Signature, describe_change
+from .tensor import PARAMETER_LOCK
 
 CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
 JIT_LEVELS = ("O0", "O1")
@@ -115,7 +116,7 @@ class JitFunction:
         self.__name__ = type(fn).__name__ if self.cell is not None else getattr(fn, "__name__", "fn")
         if self.cell is None:
             functools.update_wrapper(self, fn)
-        self._cache: dict[Any, Compiled] = {}
+        self._cache: dict[Any, list[Compiled] | object] = {}  # signature key -> entries (or EAGER)
         self._last: Signature | None = None
         self.recompile_reasons: list[str] = []
         self.captures = 0
@@ -148,17 +149,24 @@ class JitFunction:
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
-        compiled = self._cache.get(sig.key)
-        if compiled is EAGER:
+        entries = self._cache.get(sig.key)
+        if entries is EAGER:
             return self.fn(*sig.args, **sig.kwargs)
-        if compiled is not None:
-            out = compiled.run(sig)
-            if out is not INLINE:
-                self.hits += 1
-                return out
-            if not compiled.failure:
-                return self.fn(*sig.args, **sig.kwargs)
-            reason = compiled.failure
+        if entries is not None:
+            for compiled in entries:  # one per state of the Python values the capture read (train/eval, ...)
+                if not compiled.state.holds():
+                    continue
+                out = compiled.run(sig)
+                if out is not INLINE:
+                    self.hits += 1
+                    return out
+                if not compiled.failure:
+                    return self.fn(*sig.args, **sig.kwargs)
+                entries.remove(compiled)  # a Parameter changed shape, dtype or requires_grad: never valid again
+                reason = compiled.failure
+                break
+            else:
+                reason = entries[-1].state.change() if entries else "new signature"
         else:
             reason = describe_change(self._last, sig) if self._last is not None else None
             if self._dynamic is not None:
@@ -166,6 +174,15 @@ class JitFunction:
                 if out is not NOT_HANDLED:
                     return out
         return self._compile_and_run(sig, reason)
+
+    def add_entry(self, key: Any, compiled: Compiled) -> None:
+        """Cache `compiled` for calls with signature `key` (the oldest entries of a key go past the limit)."""
+        entries = self._cache.get(key)
+        if entries is None or entries is EAGER:
+            entries = self._cache[key] = []
+        if compiled not in entries:
+            entries.insert(0, compiled)
+            del entries[max(1, context.get_context("recompile_warn_limit")):]
 
     def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
         """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
@@ -191,7 +208,7 @@ class JitFunction:
         self.log.append(("capture", reason or "first call"))
         lowered = self._lower(captured, sig)
         compiled = lowered.compile()
-        self._cache[sig.key] = compiled
+        self.add_entry(sig.key, compiled)
         self.compiles += 1
         self.xla_compiles += 1
         self.log.append(("xla_compile", f"static shapes {[list(t._data.shape) for t in sig.tensors]}"))
@@ -219,7 +236,9 @@ class JitFunction:
     # ------------------------------------------------------------ stages
     def _capture(self, sig: Signature) -> tuple[Captured, Any]:
         self.captures += 1
-        return CAPTURE_MODES[self.config.capture_mode](self.fn, sig.args, sig.kwargs, self.__name__, self.config)
+        with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped out
+            return CAPTURE_MODES[self.config.capture_mode](self.fn, sig.args, sig.kwargs, self.__name__,
+                                                           self.config)
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
@@ -267,14 +286,17 @@ class JitFunction:
         return self._runner.explain(args, kwargs)
 
     def cache_info(self) -> dict:
-        entries = len(self._cache) if self._runner is None else self._runner.entry_count()
+        entries = self._entry_count() if self._runner is None else self._runner.entry_count()
         return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
                 "entries": entries, "recompile_reasons": list(self.recompile_reasons),
                 "pass_runs": self.pass_runs, "xla_compiles": self.xla_compiles, "log": list(self.log),
                 "shape_families": len(self._dynamic.families) if self._dynamic is not None else 0}
 
     def __repr__(self) -> str:
-        return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={len(self._cache)}>"
+        return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={self._entry_count()}>"
+
+    def _entry_count(self) -> int:
+        return sum(1 if e is EAGER else len(e) for e in self._cache.values())
 
 
 __all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]

@@ -8,6 +8,7 @@ views of the primitive registry.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import jax
@@ -15,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as mstype
+from . import versions
 
 
 def _default_np_dtype(value: np.ndarray) -> np.dtype:
@@ -257,10 +259,15 @@ class Tensor:
         return self._rebind(value)
 
 
+PARAMETER_LOCK = threading.RLock()
+"""Held while Parameters are bound to a running graph or swapped for jax values by eager autodiff, so that
+two threads training and evaluating one network never see each other's half-written or donated state."""
+
+
 class Parameter(Tensor):
     """A Tensor that a Cell owns and optimizers update: `Parameter(default_input, name=None, requires_grad=True)`."""
 
-    __slots__ = ("name", "requires_grad", "_layerwise_parallel", "__dict__")
+    __slots__ = ("name", "_requires_grad", "_layerwise_parallel", "__dict__")
 
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True) -> None:
@@ -270,8 +277,18 @@ class Parameter(Tensor):
             default_input = default_input.to_tensor()
         super().__init__(default_input)
         self.name = name if name is not None else "Parameter"
-        self.requires_grad = bool(requires_grad)
+        self._requires_grad = bool(requires_grad)
         self._layerwise_parallel = layerwise_parallel
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        """Freezing or unfreezing changes what a compiled training step must compute: cache entries re-check."""
+        self._requires_grad = bool(value)
+        versions.touch()
 
     @property
     def data(self) -> "Parameter":
@@ -331,6 +348,6 @@ def _param_from(data, name: str, requires_grad: bool) -> Parameter:
     p._data = data
     p._placeholder = None
     p.name = name
-    p.requires_grad = requires_grad
+    p._requires_grad = requires_grad
     p._layerwise_parallel = False
     return p

@@ -21,6 +21,8 @@ from ..errors import CaptureError, SourceLoc, user_loc
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ..ir.symbolic import plain_shape
 from ..ops.primitive import Primitive, recording
+from ..runtime.python_guards import NO_STATE, PythonReads, StateGuards
+from ..runtime.sources import Source
 from ..tensor import Parameter, Tensor
 
 
@@ -55,6 +57,7 @@ class Captured:
     out_tree: Any = None               # pytree structure of the outputs
     old_values: list = field(default_factory=list)  # arrays of `updated` from before the capture run
     unguarded: list[str] = field(default_factory=list)  # value-dependent decisions no guard can check
+    state: StateGuards = NO_STATE      # the Python state the capture read (globals, attributes, Cells reached)
 
     def restore(self) -> None:
         """Undo the capture run's writes to Parameters (for stage calls that must not have effects)."""
@@ -79,6 +82,7 @@ class GraphBuilder:
         self.guards: list[Guard] = []
         self.unguarded: list[str] = []
         self.old_values: dict[int, Any] = {}   # Parameters' arrays from before their first write
+        self.reads = parent.reads if parent is not None else PythonReads()  # one log per capture
 
     # ------------------------------------------------------------ values
     def _bind(self, obj: Tensor, value: Operand) -> None:
@@ -185,6 +189,14 @@ class GraphBuilder:
                 self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
             self._updates[id(obj)] = (obj, value)
 
+    def on_cell(self, cell: Any) -> None:
+        """A Cell was called: its state (training flag, sub-Cells, attributes) is part of what the graph assumes."""
+        self.reads.cell(cell)
+
+    def note_read(self, source: Source, value: Any) -> None:
+        """A capture read a Python value through `source` (a global, a closure variable, an attribute)."""
+        self.reads.read(source, value)
+
     def on_alias(self, obj: Tensor, src: Tensor) -> None:
         """`obj` is a new Tensor object holding `src`'s value (e.g. `Tensor(t)`)."""
         self._bind(obj, self.operand(src))
@@ -246,7 +258,8 @@ class GraphBuilder:
             self.graph.updates.append((pname, value))
             updated.append(obj)
         return Captured(self.graph, list(self.param_objs), updated, list(self.guards),
-                        old_values=[self.old_values[id(p)] for p in updated], unguarded=list(self.unguarded))
+                        old_values=[self.old_values[id(p)] for p in updated], unguarded=list(self.unguarded),
+                        state=self.reads.finish())
 
 
 def current_builder() -> GraphBuilder | None:

@@ -15,6 +15,7 @@ import jax
 
 from ..tensor import Tensor
 from .builder import Captured, GraphBuilder
+from .reads import watch_calls
 
 
 def _is_leaf(x) -> bool:
@@ -47,7 +48,7 @@ def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[C
         names = [f"arg{i}" for i in range(len(tensors))]
     for t, n in zip(tensors, names):
         builder.add_input(t, n)
-    with builder.active():
+    with builder.active(), watch_calls(fn):
         result = fn(*args, **kwargs)
     leaves, out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_leaf)
     builder.set_outputs(leaves)

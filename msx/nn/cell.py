@@ -5,6 +5,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
 from .. import dtype as mstype
+from .. import versions
 from ..ops.primitive import recording
 from ..tensor import Parameter, Tensor
 
@@ -44,6 +45,7 @@ class Cell:
             self.__dict__.pop(name, None)
         else:
             object.__setattr__(self, name, value)
+        versions.touch()
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
@@ -61,6 +63,7 @@ class Cell:
             del self._cells[name]
         else:
             object.__delattr__(self, name)
+        versions.touch()
 
     def insert_child_to_cell(self, child_name: str, child_cell: "Cell") -> None:
         if not isinstance(child_cell, Cell):
@@ -86,9 +89,12 @@ class Cell:
 
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
-        converter = recording.converter
-        if converter is not None:  # source capture: a user construct is captured from its source
-            return converter(self.construct, args, kwargs)
+        recorder = recording.recorder
+        if recorder is not None:  # a capture reached this Cell: its state is part of what the graph assumes
+            recorder.on_cell(self)
+            converter = recording.converter
+            if converter is not None:  # source capture: a user construct is captured from its source
+                return converter(self.construct, args, kwargs)
         return self.construct(*args, **kwargs)
 
     # ------------------------------------------------------------ traversal
@@ -135,6 +141,7 @@ class Cell:
     def set_train(self, mode: bool = True) -> "Cell":
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", bool(mode))
+        versions.touch()
         return self
 
     @property

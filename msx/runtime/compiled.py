@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from typing import Any
 
 import jax
 import numpy as np
 
-from .. import context
+from .. import context, versions
 from ..backends import BackendBase, BuildConfig
 from ..capture.builder import Captured
 from ..errors import BackendError, CaptureError, MsxError
 from ..ir.graph import Const, Graph
-from ..tensor import Tensor
+from ..tensor import PARAMETER_LOCK, Tensor
 from .signature import Signature, describe_change
 _save_counter = itertools.count()
 
@@ -92,9 +93,13 @@ class Compiled:
         self.rw = [captured.params[i] for i in config.rw_params]
         self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
         self.params = captured.params
+        self.grad_flags = [p.requires_grad for p in captured.params]
+        self.epoch = versions.EPOCH[0]
+        self.donates = bool(config.donate and self.rw)
         by_name = {v.name: captured.params[i] for i, v in enumerate(graph.params)}
         self.updated = [by_name[name] for name, _ in graph.updates]
         self.guards = captured.guards
+        self.state = captured.state      # the Python state the capture read (checked before `run`)
         self.out_tree = captured.out_tree
         slots, k = [], 0
         for o in graph.outputs:
@@ -123,9 +128,18 @@ class Compiled:
         return out
 
     def run(self, sig: Signature):
-        """Run on the call's Tensors; `INLINE` when a guard or a Parameter's shape says the graph is stale."""
-        ro = [p._data for p in self.ro]
-        rw = [p._data for p in self.rw]
+        """Run on the call's Tensors; `INLINE` when a guard or a Parameter says the graph is stale.
+
+        A graph that binds Parameters runs under `PARAMETER_LOCK`, so that a training step and an evaluation
+        of the same network in two threads never see each other's half-written (or donated) state; a
+        graph with no Parameters runs lock-free.
+        """
+        if not self.params:
+            return self._run(sig)
+        with PARAMETER_LOCK:
+            return self._run(sig)
+
+    def _run(self, sig: Signature):
         for p, (shape, dtype) in zip(self.params, self.param_avals):
             data = p._data
             if isinstance(data, jax.core.Tracer):
@@ -135,6 +149,18 @@ class Compiled:
                 self.failure = (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
                                 f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
                 return INLINE
+        if versions.EPOCH[0] != self.epoch:  # something changed a Parameter's requires_grad (or a Cell)
+            for p, flag in zip(self.params, self.grad_flags):
+                if p.requires_grad != flag:
+                    self.failure = f"parameter {p.name}: requires_grad {flag} -> {p.requires_grad}"
+                    return INLINE
+            self.epoch = versions.EPOCH[0]
+        if self.donates:
+            for p in self.rw:  # a buffer someone else still holds (value(), set_data(t), clone()) is copied,
+                if sys.getrefcount(p._data) > _OWNED_ONLY:  # not donated: no user tensor is ever deleted
+                    p._data = p._data.copy()
+        ro = [p._data for p in self.ro]
+        rw = [p._data for p in self.rw]
         outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
         for guard, value in zip(self.guards, extras):
             if not np.array_equal(np.asarray(value), guard.value):
@@ -150,6 +176,7 @@ class Compiled:
         return jax.tree_util.tree_unflatten(self.out_tree, tensors)
 
 
+_OWNED_ONLY = 2  # sys.getrefcount of an array only its Parameter holds: the Parameter's slot + the call's argument
 _SLOT = object()
 
 

@@ -26,8 +26,82 @@ from .iterators import ListIterator
 
 ARRAY_TYPE = type(jnp.zeros(()))
 
-TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST = (
-    "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least")
+TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST, VALUE, CONTENTS = (
+    "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least", "value",
+    "contents")
+SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """`a` stands for the same Python value as `b`: a scalar of the same type, value and sign (-0.0 is not
+    0.0), a Tensor with the same data (an in-place write rebinds its array), or the same object."""
+    if a is b:
+        return True
+    tb = type(b)
+    if tb is not type(a):
+        return False
+    if tb is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (a != a and b != b)
+    return tb in SCALARS and a == b
+
+
+class Snapshot:
+    """The shallow contents of a container (or an object's `__dict__`) when a capture read it: each item by
+    identity, scalars by value and sign, Tensors by identity and data (`CONTENTS` guards compare to it)."""
+
+    __slots__ = ("kind", "keys", "items", "data")
+
+    def __init__(self, value: Any) -> None:
+        self.kind = type(value)
+        if isinstance(value, dict):
+            self.keys, self.items = tuple(value.keys()), tuple(value.values())
+        else:
+            self.keys, self.items = None, tuple(value)
+        self.data = tuple(getattr(x, "_data", None) if _is_tensor(x) else None for x in self.items)
+
+    def matches(self, value: Any) -> bool:
+        if type(value) is not self.kind:
+            return False
+        if self.keys is not None:
+            if len(value) != len(self.keys) or tuple(value.keys()) != self.keys:
+                return False
+            items = value.values()
+        else:
+            if len(value) != len(self.items):
+                return False
+            items = value
+        for new, old, data in zip(items, self.items, self.data):
+            if new is old:
+                if data is not None and new._data is not data:
+                    return False
+            elif not same_value(new, old):
+                return False
+        return True
+
+    def difference(self, value: Any) -> str:
+        """What changed, in words: `len 2 -> 3`, `item 'k': 2.0 -> 3.0`."""
+        if type(value) is not self.kind:
+            return _short_obj(value)
+        keys = self.keys if self.keys is not None else range(len(self.items))
+        new_keys = tuple(value.keys()) if self.keys is not None else range(len(value))
+        if len(new_keys) != len(keys) or (self.keys is not None and tuple(new_keys) != self.keys):
+            return f"{self.kind.__name__} of {len(new_keys)} item(s)"
+        items = list(value.values()) if self.keys is not None else list(value)
+        for key, new, old, data in zip(keys, items, self.items, self.data):
+            if new is old and (data is None or new._data is data):
+                continue
+            if new is old or not same_value(new, old):
+                was = _short(old) if type(old) in SCALARS else _short_obj(old)
+                now = (_short(new) if type(new) in SCALARS else _short_obj(new)) if new is not old else "new data"
+                return f"item {key!r}: {was} -> {now}"
+        return repr(self)
+
+    def __repr__(self) -> str:
+        return f"{self.kind.__name__} of {len(self.items)} item(s)"
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(type(x), "_from") and hasattr(x, "_data")
 
 
 @dataclass(eq=False)
@@ -58,7 +132,11 @@ class Guard:
         if k == ID:
             return v is e
         if k == EQUALS:
-            return type(v) is type(e) and (v == e or _both_nan(v, e))
+            return same_value(v, e)
+        if k == VALUE:
+            return v is e and v._data is self.extra[0]
+        if k == CONTENTS:
+            return e.matches(v)
         if k == TYPE:
             return type(v) is e
         if k == LEN:
@@ -92,7 +170,14 @@ class Guard:
                 return [f"if type({var}) is not float or {var} == {var}: {fail}"]
             if type(e) in (bool, type(None)):
                 return [f"if {var} is not {e!r}: {fail}"]
+            if type(e) is float and e == 0.0:  # the sign of a zero changes results (x / s)
+                return [f"if type({var}) is not float or {var} != 0.0 or {const(math.copysign)}(1.0, {var}) != "
+                        f"{math.copysign(1.0, e)!r}: {fail}"]
             return [f"if type({var}) is not {const(type(e))} or {var} != {const(e)}: {fail}"]
+        if k == VALUE:
+            return [f"if {var} is not {const(e)} or {var}._data is not {const(self.extra[0])}: {fail}"]
+        if k == CONTENTS:
+            return [f"if not {const(e.matches)}({var}): {fail}"]
         if k == TYPE:
             return [f"if type({var}) is not {const(e)}: {fail}"]
         if k == LEN:
@@ -126,6 +211,10 @@ class Guard:
             return f"{what} is {_short_obj(e)}"
         if k == EQUALS:
             return f"{what} == {_short(e)}"
+        if k == VALUE:
+            return f"{what} is the Tensor seen at capture, with the same data"
+        if k == CONTENTS:
+            return f"{what} holds the same {e!r} as at capture"
         if k == TYPE:
             return f"{what} is a {e.__name__}"
         if k == LEN:
@@ -156,6 +245,10 @@ class Guard:
             return f"{type(value).__name__} {np.dtype(data.dtype).name}{tuple(data.shape)}"
         if k in (ID, ALIAS):
             return _short_obj(value)
+        if k == VALUE:
+            return "the same Tensor with new data (written in place)" if value is self.expected else _short_obj(value)
+        if k == CONTENTS:
+            return self.expected.difference(value)
         if k in (LEN,):
             return f"len {len(value)}" if hasattr(value, "__len__") else type(value).__name__
         if k == KEYS:
@@ -183,6 +276,10 @@ class Guard:
             return f"at least {e} left"
         if k == ALIAS:
             return f"the same object as {self.other.describe()}"
+        if k == VALUE:
+            return "the Tensor seen at capture"
+        if k == CONTENTS:
+            return repr(e)
         return _short(e) if k in (EQUALS, ARRAY) else _short_obj(e)
 
     def origin(self) -> str:
@@ -199,10 +296,6 @@ class Guard:
             return None
         return (f"{self.source.describe()}: {self.show_expected()} -> {self.show(value)} "
                 f"(guard from {self.origin()})")
-
-
-def _both_nan(a: Any, b: Any) -> bool:
-    return type(a) is float and type(b) is float and math.isnan(a) and math.isnan(b)
 
 
 def _short(v: Any) -> str:

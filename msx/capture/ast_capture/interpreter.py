@@ -26,6 +26,7 @@ import jax
 
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ...tensor import Tensor
+from .. import reads
 from . import control_flow
 from .failures import Unsupported, user_error
 from .source import FunctionSource, function_source, source_of_node
@@ -100,16 +101,20 @@ class Scope:
             cell = scope.closure.get(name)
             if cell is not None:
                 try:
-                    return cell.cell_contents
+                    value = cell.cell_contents
                 except ValueError:
                     raise NameError(f"cannot access free variable '{name}' where it is not associated with a "
                                     f"value in enclosing scope") from None
+                reads.note_closure(cell, name, value)
+                return value
             scope = scope.parent
         return self.load_global(name)
 
     def load_global(self, name: str) -> Any:
         if name in self.globals:
-            return self.globals[name]
+            value = self.globals[name]
+            reads.note_global(self.globals, name, value)
+            return value
         if name in self.builtins:
             return self.builtins[name]
         raise NameError(f"name '{name}' is not defined")
@@ -330,6 +335,7 @@ class Interpreter:
             entry = (fn.__defaults__, fn.__kwdefaults__, inspect.signature(fn, follow_wrapped=False))
             _SIGNATURES[fn] = entry
         vars_ = self._bind(entry[2], args, kwargs, source.name)
+        reads.note_function(fn)
         closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         builtins_ = fn.__globals__.get("__builtins__", builtins)
         builtins_ = builtins_.__dict__ if isinstance(builtins_, types.ModuleType) else builtins_
@@ -668,7 +674,11 @@ class Interpreter:
         return self.frame.scope.load(node.id)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
-        return getattr(self.value_of(node.value), node.attr)
+        obj = self.value_of(node.value)
+        value = getattr(obj, node.attr)
+        if not self.is_local(obj) and not isinstance(obj, Tensor):
+            reads.note_attribute(obj, node.attr, value)  # state from outside the function: guarded
+        return value
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:
         return self.value_of(node.value)[self.value_of(node.slice)]

@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import context
 from ...errors import CaptureError
-from ...tensor import Tensor
+from ...tensor import PARAMETER_LOCK, Tensor
 from .breaks import STAGE, fullgraph_error, unsupported_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
 from ...runtime.guards import Guard, compile_check
@@ -172,11 +172,12 @@ class BytecodeRunner:
         jf.captures += 1
         jf.log.append(("capture", f"{point.where}: {self.history[-1][1]}" if point.entries else point.where))
         try:
-            if type(env) is tuple:
-                piece = capture_piece(jf.__name__, jf.fn, env[0], env[1])
-            else:
-                line = env[-1].info.loc(env[-1].ip).line
-                piece = capture_piece(f"{jf.__name__}_from_line{line}", None, None, None, list(env), env.fresh)
+            with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped
+                if type(env) is tuple:
+                    piece = capture_piece(jf.__name__, jf.fn, env[0], env[1])
+                else:
+                    line = env[-1].info.loc(env[-1].ip).line
+                    piece = capture_piece(f"{jf.__name__}_from_line{line}", None, None, None, list(env), env.fresh)
         except CaptureFailed as exc:
             if jf.config.fullgraph:
                 raise unsupported_error(exc.reason, exc.loc) from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+from ... import versions
 from ..cell import Cell
 
 
@@ -16,6 +17,7 @@ class _Container(Cell):
         if self._auto_prefix:
             cell.update_parameters_name(key + ".")
         self._cells[key] = cell
+        versions.touch()
 
     def _keys(self) -> list[str]:
         return list(self._cells.keys())
@@ -42,6 +44,7 @@ class _Container(Cell):
         keys = self._keys()
         for key in (keys[index] if isinstance(index, slice) else [keys[self._position(index)]]):
             del self._cells[key]
+        versions.touch()
 
     def __len__(self) -> int:
         return len(self._cells)

@@ -1,0 +1,345 @@
+"""Never stale, never lose a tensor: Python state a capture read is re-checked on every call, in every
+capture mode; held tensors survive donation; threads share one network safely.
+
+Each state case builds a fresh program, calls the jitted function, changes one piece of Python state, and
+checks the next call equals eager execution of the same program (and names the change as the recompile
+reason where the mode keeps reasons)."""
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import msx
+from msx import nn, ops
+from msx.capture import CAPTURE_MODES
+from tolerance import assert_same_float32
+
+T = msx.Tensor
+MODES = [m for m in ("ast", "trace", "bytecode") if m in CAPTURE_MODES]
+X = T(np.linspace(-1.0, 1.0, 8, dtype=np.float32).reshape(2, 4))
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _agree(jitted, eager, *args):
+    assert_same_float32(jitted(*args).asnumpy(), eager(*args).asnumpy())
+
+
+def _reasons(jf) -> str:
+    return " | ".join(jf.cache_info()["recompile_reasons"])
+
+
+# ---------------------------------------------------------------- module-level state the programs read
+SCALE = 2.0
+CONFIG = {"shift": 1.0}
+OFFSET = T(np.ones((2, 4), np.float32))
+
+
+class Settings:
+    def __init__(self) -> None:
+        self.scale = 3.0
+
+
+SETTINGS = Settings()
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def shifted(x):
+    return x + CONFIG["shift"]
+
+
+def offset(x):
+    return x + OFFSET
+
+
+def configured(x):
+    return x * SETTINGS.scale
+
+
+def with_default(x, factors=[2.0]):  # noqa: B006 - a mutable default is the case under test
+    return x * factors[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_changed_global_scalar_recompiles(mode):
+    global SCALE
+    jf = msx.jit(scaled, capture_mode=mode)
+    try:
+        _agree(jf, scaled, X)
+        SCALE = -0.5
+        _agree(jf, scaled, X)
+        assert "SCALE" in _reasons(jf)
+    finally:
+        SCALE = 2.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_changed_global_dict_item_recompiles(mode):
+    jf = msx.jit(shifted, capture_mode=mode)
+    try:
+        _agree(jf, shifted, X)
+        CONFIG["shift"] = 5.0
+        _agree(jf, shifted, X)
+    finally:
+        CONFIG["shift"] = 1.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_global_tensor_written_in_place_recompiles(mode):
+    jf = msx.jit(offset, capture_mode=mode)
+    old = OFFSET._data
+    try:
+        _agree(jf, offset, X)
+        OFFSET[0, 0] = 7.0
+        _agree(jf, offset, X)
+    finally:
+        OFFSET._data = old
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_changed_object_attribute_recompiles(mode):
+    jf = msx.jit(configured, capture_mode=mode)
+    try:
+        _agree(jf, configured, X)
+        SETTINGS.scale = -4.0
+        _agree(jf, configured, X)
+        if mode != "bytecode":
+            assert "scale" in _reasons(jf)
+    finally:
+        SETTINGS.scale = 3.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_mutated_default_argument_recompiles(mode):
+    jf = msx.jit(with_default, capture_mode=mode)
+    factors = with_default.__defaults__[0]
+    try:
+        _agree(jf, with_default, X)
+        factors[0] = 10.0
+        _agree(jf, with_default, X)
+    finally:
+        factors[0] = 2.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_changed_closure_variable_recompiles(mode):
+    k = 2.0
+
+    def f(x):
+        return x * k
+
+    jf = msx.jit(f, capture_mode=mode)
+    _agree(jf, f, X)
+    k = 9.0  # noqa: F841 - read by f through its closure
+    _agree(jf, f, X)
+
+
+# ---------------------------------------------------------------- Cells
+class Block(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+        self.act = nn.ReLU()
+        self.k = 2.0
+        self.layers = nn.CellList([nn.Dense(4, 4)])
+
+    def construct(self, x):
+        x = self.act(self.fc(x)) * self.k
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _block_mutations():
+    def attribute(net):
+        net.k = -3.0
+
+    def swap(net):
+        net.act = nn.Tanh()
+
+    def append(net):
+        net.layers.append(nn.Dense(4, 4))
+
+    def parameter(net):
+        net.fc.weight = msx.Parameter(T(np.full((4, 4), 0.5, np.float32)), name="fc.weight")
+
+    return [("attribute", attribute, "k"), ("swap", swap, "act"), ("append", append, "layers"),
+            ("parameter", parameter, "weight")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", _block_mutations(), ids=lambda c: c[0])
+def test_a_cell_changed_between_calls_recompiles(mode, case):
+    _, mutate, named = case
+    net = Block()
+    jf = msx.jit(lambda x: net(x), capture_mode=mode)
+    _agree(jf, net, X)
+    mutate(net)
+    _agree(jf, net, X)
+    if mode != "bytecode":
+        assert named in _reasons(jf)
+
+
+def _bn_dropout_net():
+    return nn.SequentialCell([nn.Dense(4, 4), nn.BatchNorm1d(4), nn.Dropout(p=0.5)])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_set_train_false_stops_dropout_and_statistics_updates(mode):
+    net = _bn_dropout_net()
+    net.set_train(True)
+    jf = msx.jit(lambda x: net(x), capture_mode=mode)
+    jf(X)
+    net.set_train(False)
+    before = net[1].moving_mean.asnumpy().copy()
+    out = jf(X)
+    np.testing.assert_array_equal(net[1].moving_mean.asnumpy(), before)  # eval mode: statistics frozen
+    assert_same_float32(out.asnumpy(), net(X).asnumpy())  # no dropout, moving statistics: deterministic
+    if mode != "bytecode":
+        assert "training" in _reasons(jf)
+    net.set_train(True)
+    jf(X)
+    net.set_train(False)
+    compiles = jf.cache_info()["compiles"]
+    jf(X)  # train and eval graphs both stay cached: alternating epochs compile nothing more
+    assert jf.cache_info()["compiles"] == compiles
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_sub_cells_training_flag_alone_recompiles(mode):
+    net = _bn_dropout_net()
+    net.set_train(False)
+    jf = msx.jit(lambda x: net(x), capture_mode=mode)
+    _agree(jf, net, X)
+    net[2].set_train(True)  # only the Dropout: its output is no longer deterministic, its mask must appear
+    out = jf(X).asnumpy()
+    assert (out == 0).any()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_requires_grad_false_after_the_first_call_freezes_the_parameter(mode):
+    net = nn.Dense(4, 2)
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    def step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    jf = msx.jit(step, capture_mode=mode)
+    jf(X)
+    net.bias.requires_grad = False
+    frozen = net.bias.asnumpy().copy()
+    jf(X)
+    np.testing.assert_array_equal(net.bias.asnumpy(), frozen)
+    assert "requires_grad True -> False" in _reasons(jf)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_negative_zero_scalar_is_not_zero(mode):
+    jf = msx.jit(lambda x, s: x / s, capture_mode=mode)
+    assert np.all(np.isposinf(jf(T(np.ones(3, np.float32)), 0.0).asnumpy()))
+    assert np.all(np.isneginf(jf(T(np.ones(3, np.float32)), -0.0).asnumpy()))
+
+
+# ---------------------------------------------------------------- donation never deletes a held tensor
+@pytest.mark.parametrize("mode", MODES)
+def test_tensors_the_user_holds_survive_100_jitted_steps(mode):
+    net = nn.Dense(4, 4)
+    opt = nn.SGD(net.trainable_params(), 0.01)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    @msx.jit(capture_mode=mode)
+    def step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    given = T(np.ones((4, 4), np.float32))
+    net.weight.set_data(given)
+    held = {"value": net.weight.value(), "clone": net.weight.clone(), "tensor": T(net.weight),
+            "given": given, "bias": net.bias.value()}
+    expected = {k: v.asnumpy().copy() for k, v in held.items()}
+    for i in range(100):
+        step(X)
+        if i == 50:
+            held["later"] = net.weight.value()
+            expected["later"] = held["later"].asnumpy().copy()
+    for name, t in held.items():
+        np.testing.assert_array_equal(t.asnumpy(), expected[name], err_msg=name)
+
+
+def test_the_common_training_step_still_donates_its_parameters():
+    net = nn.Dense(4, 4)
+    opt = nn.SGD(net.trainable_params(), 0.01)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+    step = msx.jit(lambda x: opt(grad_fn(x)[1]), capture_mode="trace")
+    step(X)
+    step(X)
+    pointer = net.weight._data.unsafe_buffer_pointer()
+    step(X)
+    assert net.weight._data.unsafe_buffer_pointer() == pointer  # donated: XLA wrote the update in place
+    held = net.weight.value()
+    pointer = net.weight._data.unsafe_buffer_pointer()
+    step(X)
+    assert net.weight._data.unsafe_buffer_pointer() != pointer  # held by the user: copied, not donated
+    assert held._data.unsafe_buffer_pointer() == pointer and not held._data.is_deleted()
+
+
+# ---------------------------------------------------------------- threads
+def test_a_training_thread_and_an_evaluating_thread_share_one_network():
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 1)])
+    opt = nn.Adam(net.trainable_params(), 1e-2)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+    def train_step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    train = msx.jit(train_step, capture_mode="trace")
+    evaluate = msx.jit(lambda x: net(x), capture_mode="ast")
+    errors: list = []
+
+    def run(fn, n):
+        try:
+            for _ in range(n):
+                fn(X)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def eager_grads():
+        for _ in range(20):
+            grad_fn(X)
+
+    threads = [threading.Thread(target=run, args=(train, 40)), threading.Thread(target=run, args=(evaluate, 40)),
+               threading.Thread(target=lambda: run(lambda x: eager_grads(), 1))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for p in net.get_parameters():
+        assert isinstance(p._data, type(X._data)), p.name  # never a leaked tracer
+    assert_same_float32(evaluate(X).asnumpy(), net(X).asnumpy())
+
+
+def test_the_first_random_op_of_a_process_may_run_under_source_capture():
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, msx\nfrom msx import ops\n"
+            "f = msx.jit(lambda x: ops.dropout(x, p=0.5), capture_mode='ast')\n"
+            "x = msx.Tensor(np.ones((4, 4), np.float32))\n"
+            "f(x); ops.dropout(x, p=0.5); print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr[-2000:]
