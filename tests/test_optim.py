@@ -370,6 +370,9 @@ class _Recorder:
     def on_concrete(self, t, what):
         self.concrete.append(what)
 
+    def on_cell(self, cell):
+        pass
+
 
 @pytest.mark.parametrize("make_opt", [
     lambda ps: nn.Adam(ps, learning_rate=nn.CosineDecayLR(0.0, 0.1, 10)),

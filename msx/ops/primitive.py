@@ -104,7 +104,11 @@ class _Recording(threading.local):
     """Hooks for capture: when `recorder` is set, every `apply` is reported to it; when `converter` is set
     (source capture), library code calling back into user code (a Cell's `construct`, a differentiated
     function) calls `converter(fn, args, kwargs)` instead of `fn(*args, **kwargs)`, so the user code is captured
-    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured."""
+    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured.
+
+    A recorder implements `record(prim, inputs, attrs, result)`, `on_rebind(obj, new)`, `on_alias(obj, src)`,
+    `on_concrete(t, what)` and `on_cell(cell)` (a Cell was called: its state is guarded); see
+    `msx.capture.builder.GraphBuilder`."""
 
     recorder: Any = None
     converter: Any = None
