@@ -2,14 +2,16 @@
 
 Source capture reports each read as it interprets it (`note_global`, `note_closure`, `note_attribute`);
 trace capture runs the user's code natively, so `watch_calls` watches which user functions run and
-reports, for each, the globals its code names, its closure variables and its mutable default arguments,
-and for plain user objects among them their whole `__dict__`. Both report every Cell called
+reports, for each, the globals its code names, its closure variables and its mutable default arguments
+(a closure found nowhere else is looked up from its code object, at capture time only), and for plain user
+objects among them their whole `__dict__`. Both report every Cell called
 (`Cell.__call__` tells the builder). Only user state is reported: modules, msx and installed libraries
 are not what a user edits between two calls.
 """
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 import types
 from typing import Any, Iterator
@@ -116,6 +118,11 @@ def watch_calls(fn: Any) -> Iterator[None]:
     reads = builder.reads
     for value in reads.values():
         _collect_function(value, functions)
+    for code in seen:
+        if code.co_freevars and code not in functions:  # a closure kept somewhere else (a Cell attribute)
+            for function in gc.get_referrers(code):
+                if isinstance(function, types.FunctionType) and function.__code__ is code:
+                    reads.read_function(function, function.__qualname__)
     for code, function in functions.items():
         if code in seen:
             reads.read_function(function, function.__qualname__)

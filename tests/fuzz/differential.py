@@ -1,0 +1,251 @@
+"""A differential fuzzer: random small msx programs, run eagerly and under jit, with Python state changed
+between calls; every call's output and the final Parameters must agree.
+
+A program is a Cell whose `construct` chains random steps over its input — Dense, BatchNorm, Dropout, a
+sub-Cell activation, a loop over a `CellList`, products with a module global, a config object's attribute,
+a Cell attribute, a closure variable, a global Tensor — optionally inside a `value_and_grad` training step
+with an optimizer. A *schedule* of calls mutates state between them: training flags (whole net or one
+sub-Cell), globals (incl. `-0.0`), attributes, sub-Cell swaps, `CellList.append`, `requires_grad`,
+`set_data`, a global Tensor written in place, a new batch size. The same program and schedule run once
+eagerly and once per jit configuration (capture mode × jit_level × backend), each from the same seed, so
+random ops draw the same masks.
+
+    python -m tests.fuzz.differential --programs 200 --seed 0      # a fixed budget
+    python -m tests.fuzz.differential --hours 2                     # a long run
+
+Prints programs, comparisons and mismatches (with the program's seed to reproduce it).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import msx
+from msx import nn, ops
+from msx.capture import CAPTURE_MODES
+
+T = msx.Tensor
+CONFIGS = [(mode, level, backend) for mode in ("ast", "trace", "bytecode") if mode in CAPTURE_MODES
+           for level in ("O0", "O1") for backend in ("cpu", "ascend")]
+
+# module-level state the generated programs read (what users edit between two calls in a notebook)
+GLOBALS = {"scale": 1.5}
+SCALE = 1.5
+OFFSET = T(np.full((1, 4), 0.25, np.float32))
+
+
+class Config:
+    def __init__(self) -> None:
+        self.shift = 0.5
+
+
+CFG = Config()
+STEP_KINDS = ("dense", "bn", "dropout", "act", "loop", "scale_global", "dict_global", "cfg", "attr", "closure",
+              "offset", "divide")
+MUTATIONS = ("train", "sub_train", "scale", "neg_zero", "dict", "cfg", "attr", "swap", "append", "freeze",
+             "set_data", "offset", "batch", "closure")
+
+
+def _reset_module_state() -> None:
+    global SCALE
+    SCALE = 1.5
+    GLOBALS["scale"] = 1.5
+    CFG.shift = 0.5
+    OFFSET._data = T(np.full((1, 4), 0.25, np.float32))._data
+
+
+class Program(nn.Cell):
+    """A random chain of steps (see the module docstring); `k` and `factor` are Python state it reads."""
+
+    def __init__(self, steps: tuple, factor: float) -> None:
+        super().__init__()
+        self.steps = steps
+        self.dense = nn.Dense(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.drop = nn.Dropout(p=0.5)
+        self.act = nn.ReLU()
+        self.layers = nn.CellList([nn.Dense(4, 4)])
+        self.k = 1.25
+        closure_factor = factor
+
+        def closure(x):
+            return x * closure_factor
+
+        self.closure = closure
+
+    def construct(self, x):
+        for kind in self.steps:
+            if kind == "dense":
+                x = self.dense(x)
+            elif kind == "bn":
+                x = self.bn(x)
+            elif kind == "dropout":
+                x = self.drop(x)
+            elif kind == "act":
+                x = self.act(x)
+            elif kind == "loop":
+                for layer in self.layers:
+                    x = layer(x)
+            elif kind == "scale_global":
+                x = x * SCALE
+            elif kind == "dict_global":
+                x = x * GLOBALS["scale"]
+            elif kind == "cfg":
+                x = x + CFG.shift
+            elif kind == "attr":
+                x = x * self.k
+            elif kind == "closure":
+                x = self.closure(x)
+            elif kind == "offset":
+                x = x + OFFSET
+            else:
+                x = ops.tanh(x) / SCALE  # SCALE = -0.0 must give -inf where 0.0 gives +inf
+        return x
+
+
+def _set_cell(fn, value: float) -> None:
+    fn.__closure__[0].cell_contents = value
+
+
+@dataclass
+class Case:
+    seed: int
+    steps: tuple
+    train_step: bool
+    schedule: list = field(default_factory=list)   # (mutation or None, batch size)
+
+
+def make_case(seed: int) -> Case:
+    rng = random.Random(seed)
+    steps = tuple(rng.choice(STEP_KINDS) for _ in range(rng.randint(2, 6)))
+    if "dense" not in steps and rng.random() < 0.5:
+        steps = ("dense",) + steps
+    schedule = [(None, 2)]
+    batch = 2
+    for _ in range(rng.randint(2, 4)):
+        mutation = rng.choice(MUTATIONS)
+        if mutation == "batch":
+            batch = rng.choice((2, 3, 5))
+        schedule.append((mutation, batch))
+    return Case(seed, steps, rng.random() < 0.5, schedule)
+
+
+def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
+    global SCALE
+    if mutation == "train":
+        net.set_train(not net.training)
+    elif mutation == "sub_train":
+        net.drop.set_train(not net.drop.training)
+    elif mutation == "scale":
+        SCALE = rng.choice((0.5, 2.0, -1.0))
+    elif mutation == "neg_zero":
+        SCALE = -0.0 if SCALE != -0.0 else 0.0
+    elif mutation == "dict":
+        GLOBALS["scale"] = rng.choice((0.25, 3.0))
+    elif mutation == "cfg":
+        CFG.shift = rng.choice((-1.0, 2.0))
+    elif mutation == "attr":
+        net.k = rng.choice((0.5, -2.0))
+    elif mutation == "swap":
+        net.act = rng.choice((nn.Tanh, nn.Sigmoid, nn.ReLU))()
+    elif mutation == "append":
+        net.layers.append(nn.Dense(4, 4))
+    elif mutation == "freeze":
+        net.dense.weight.requires_grad = not net.dense.weight.requires_grad
+    elif mutation == "set_data":
+        net.dense.bias.set_data(T(np.full((4,), rng.choice((0.1, -0.3)), np.float32)))
+    elif mutation == "offset":
+        OFFSET[0, 1] = rng.choice((1.0, -2.0))
+    elif mutation == "closure":
+        _set_cell(net.closure, rng.choice((0.5, -1.5)))
+
+
+def run(case: Case, config: tuple | None) -> list[np.ndarray]:
+    """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config."""
+    _reset_module_state()
+    msx.set_seed(case.seed % 2**31)
+    net = Program(case.steps, 2.0)
+    net.set_train(True)
+    if case.train_step:
+        opt = nn.SGD(net.trainable_params(), 0.05, momentum=0.9)
+        grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+        def fn(x):
+            loss, grads = grad_fn(x)
+            opt(grads)
+            return loss
+    else:
+        def fn(x):
+            return net(x)
+    if config is not None:
+        mode, level, backend = config
+        options = {"precision_mode": "must_keep_origin_dtype"} if backend == "ascend" else {}
+        fn = msx.jit(fn, capture_mode=mode, jit_level=level, backend=backend, **options)
+    rng = random.Random(case.seed + 1)
+    outputs = []
+    for i, (mutation, batch) in enumerate(case.schedule):
+        _mutate(net, mutation, rng)
+        x = T(np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4) * (i + 1))
+        outputs.append(fn(x).asnumpy())
+    outputs += [p.asnumpy() for p in net.get_parameters()]
+    _reset_module_state()
+    return outputs
+
+
+def compare(case: Case, configs: list) -> list[str]:
+    """Mismatch descriptions (empty: every config agreed with eager)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = run(case, None)
+        problems = []
+        for config in configs:
+            try:
+                got = run(case, config)
+            except Exception as exc:  # noqa: BLE001 - a crash under jit is a finding like a wrong number
+                problems.append(f"seed {case.seed} {config}: raised {type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            for i, (a, b) in enumerate(zip(got, reference)):
+                if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
+                    problems.append(f"seed {case.seed} {config}: output {i} differs (steps {case.steps}, "
+                                    f"schedule {case.schedule}, train_step {case.train_step})")
+                    break
+    return problems
+
+
+def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | None = None) -> dict:
+    stats = {"programs": 0, "comparisons": 0, "mismatches": []}
+    rng = random.Random(seed)
+    for k in range(programs):
+        if deadline is not None and time.time() > deadline:
+            break
+        case = make_case((seed * 1_000_003 + k) % 2**31)
+        configs = rng.sample(CONFIGS, min(configs_per_program, len(CONFIGS)))
+        stats["mismatches"] += compare(case, configs)
+        stats["programs"] += 1
+        stats["comparisons"] += len(configs) * len(case.schedule)
+    return stats
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--programs", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--configs", type=int, default=2, help="jit configurations per program (of 12)")
+    parser.add_argument("--hours", type=float, default=None, help="run until this much time has passed")
+    args = parser.parse_args()
+    deadline = time.time() + args.hours * 3600 if args.hours else None
+    programs = 10 ** 9 if args.hours else args.programs
+    stats = fuzz(programs, args.seed, args.configs, deadline)
+    for line in stats["mismatches"]:
+        print(line)
+    print(f"programs {stats['programs']}, compared calls {stats['comparisons']}, "
+          f"mismatches {len(stats['mismatches'])}")
+
+
+if __name__ == "__main__":
+    main()
