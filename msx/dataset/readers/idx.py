@@ -45,7 +45,7 @@ def read_idx(path: str, ndim: int) -> np.ndarray:
 class MnistDataset(MappableSource):
     """MNIST from `dataset_dir` (MindSpore's `MnistDataset`): columns `image` (uint8 HxWx1) and `label` (uint32).
 
-    `usage`: "train", "test" or "all" (None: all, train then test).
+    `usage`: "train", "test" or "all" (None: all — the test files first, as MindSpore reads them).
     `shuffle`/`num_samples`/`sampler`/`num_shards`/`shard_id` as on every source.
     """
 
@@ -61,7 +61,7 @@ class MnistDataset(MappableSource):
         if not os.path.isdir(dataset_dir):
             raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
         images, labels = [], []
-        for part in (("train", "test") if usage == "all" else (usage,)):
+        for part in (("test", "train") if usage == "all" else (usage,)):
             image_file, label_file = (os.path.join(dataset_dir, n) for n in _FILES[part])
             if usage == "all" and not os.path.exists(image_file) and not os.path.exists(label_file):
                 continue

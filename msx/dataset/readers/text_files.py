@@ -3,7 +3,7 @@
 Both read every file when built (text datasets are small next to images)
 and then behave as random-access sources: `shuffle` (MindSpore's default
 `Shuffle.GLOBAL`, or True) draws a new order of all rows every pass, False
-keeps file order, and `num_shards`/`shard_id` take every num_shards-th row
+keeps MindSpore's order (the files' first rows, then their second rows, ...), and `num_shards`/`shard_id` take every num_shards-th row
 (MindSpore distributes files first; msx shards rows, disjoint and covering).
 """
 from __future__ import annotations
@@ -74,6 +74,14 @@ def _read_text(where: str, path: str) -> str:
         raise DatasetError(f"{where}: {path!r} is not UTF-8 text: {exc}") from None
 
 
+def round_robin(per_file: list[list]) -> list:
+    """Rows of several files in MindSpore's unshuffled order: the first row of each file, then the second, ..."""
+    out = []
+    for i in range(max((len(rows) for rows in per_file), default=0)):
+        out.extend(rows[i] for rows in per_file if i < len(rows))
+    return out
+
+
 class TextFileDataset(MappableSource):
     """MindSpore's `TextFileDataset(dataset_files, num_samples, num_parallel_workers, shuffle, num_shards,
     shard_id)`: column `text`, one string per line (line endings removed)."""
@@ -82,8 +90,7 @@ class TextFileDataset(MappableSource):
                  shuffle: Any = Shuffle.GLOBAL, num_shards: int | None = None, shard_id: int | None = None,
                  cache: Any = None) -> None:
         where = "TextFileDataset"
-        self._lines = [line for f in expand_files(where, dataset_files)
-                       for line in _read_text(where, f).splitlines()]
+        self._lines = round_robin([_read_text(where, f).splitlines() for f in expand_files(where, dataset_files)])
         super().__init__(where, ["text"], num_samples, _shuffle_flag(where, shuffle), None, num_shards, shard_id,
                          num_parallel_workers)
 
@@ -119,7 +126,7 @@ class CSVDataset(MappableSource):
             raise DatasetError(f"{where}: field_delim must be one character (not a quote or newline), "
                                f"got {field_delim!r}")
         files = expand_files(where, dataset_files)
-        records: list[tuple[str, int, list[str]]] = []
+        per_file: list[list[tuple[str, int, list[str]]]] = []
         header: list[str] | None = None
         for f in files:
             rows = list(csv.reader(io.StringIO(_read_text(where, f)), delimiter=field_delim))
@@ -128,7 +135,8 @@ class CSVDataset(MappableSource):
                 if not rows:
                     raise DatasetError(f"{where}: {f!r} is empty, so it has no header; give column_names")
                 header, start = rows[0], 1
-            records.extend((f, i + 1, r) for i, r in enumerate(rows[start:], start) if r)
+            per_file.append([(f, i + 1, r) for i, r in enumerate(rows[start:], start) if r])
+        records = round_robin(per_file)
         names = list(column_names) if column_names is not None else header
         if not names or len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
             raise DatasetError(f"{where}: column names must be distinct non-empty strings, got {names!r}")

@@ -126,9 +126,9 @@ class TypeCast(TensorOperation):
 
 
 class OneHot(TensorOperation):
-    """Integer labels -> one-hot rows of `num_classes` (int64; float32 with `smoothing_rate` > 0, which puts
+    """Integer labels -> one-hot rows of `num_classes` (with `smoothing_rate` > 0, which puts
     `1 - smoothing_rate + smoothing_rate / num_classes` on the label and `smoothing_rate / num_classes`
-    elsewhere)."""
+    elsewhere); the label's dtype without smoothing, float64 with it (MindSpore's)."""
 
     def __init__(self, num_classes: int, smoothing_rate: float = 0.0) -> None:
         if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
@@ -143,9 +143,11 @@ class OneHot(TensorOperation):
             raise DatasetError(f"OneHot: labels must be integers, got dtype {array.dtype}")
         if array.size and (array.min() < 0 or array.max() >= self.num_classes):
             raise DatasetError(f"OneHot: labels must be in [0, {self.num_classes}), got {array.min()}..{array.max()}")
+        if array.shape == (1,):  # MindSpore treats a one-element label as a scalar
+            array = array.reshape(())
         hot = np.eye(self.num_classes, dtype=np.int64)[array]
         if self.smoothing_rate:
-            return (hot * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes).astype(np.float32)
+            return hot * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes  # float64, as MindSpore
         return hot.astype(array.dtype)
 
 

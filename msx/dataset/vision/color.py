@@ -161,10 +161,33 @@ def _enhance(img: Any, kind: type, factor: float, op: str) -> Any:
     return like_input(kind(_rgb(img, op)).enhance(factor), img)
 
 
+def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
+    maxc, minc = rgb.max(-1), rgb.min(-1)
+    delta = maxc - minc
+    safe = np.where(delta == 0, 1, delta)
+    r, g, b = (rgb[..., i] for i in range(3))
+    h = np.where(maxc == r, (g - b) / safe, np.where(maxc == g, 2 + (b - r) / safe, 4 + (r - g) / safe))
+    h = np.where(delta == 0, 0, (h / 6) % 1)
+    return np.stack([h, np.where(maxc == 0, 0, delta / np.where(maxc == 0, 1, maxc)), maxc], -1)
+
+
+def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
+    h, s, v = (hsv[..., i] for i in range(3))
+    i = np.floor(h * 6).astype(int) % 6
+    f = h * 6 - np.floor(h * 6)
+    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+    table = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
+    return np.stack([np.choose(i, [row[c] for row in table]) for c in range(3)], -1)
+
+
 def _adjust_hue(img: Any, factor: float, op: str) -> Any:
-    hsv = np.asarray(_rgb(img, op).convert("HSV")).copy()
-    hsv[..., 0] = (hsv[..., 0].astype(np.int64) + int(round(factor * 255))) % 256
-    return like_input(Image.fromarray(hsv, "HSV").convert("RGB"), img)
+    """Rotate the hue by `factor` turns in floating-point HSV (MindSpore quantises the hue first, so its
+    results differ from these by a few grey levels on saturated pixels)."""
+    array = np.asarray(_rgb(img, op)).astype(np.float64) / 255
+    hsv = _rgb_to_hsv(array)
+    hsv[..., 0] = (hsv[..., 0] + factor) % 1
+    out = np.clip(np.rint(_hsv_to_rgb(hsv) * 255), 0, 255).astype(np.uint8)
+    return Image.fromarray(out) if is_pil(img) else out
 
 
 class AdjustBrightness(ImageTensorOperation):

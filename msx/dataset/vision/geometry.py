@@ -177,11 +177,14 @@ class CenterCrop(ImageTensorOperation):
     def __call__(self, img: Any) -> Any:
         ch, cw = self.size
         h, w = hwc(img, "CenterCrop").shape[:2]
-        if ch > h or cw > w:
+        if ch > h or cw > w:  # MindSpore puts the odd pixel of padding before the image
             ph, pw = max(ch - h, 0), max(cw - w, 0)
-            img = pad(img, (pw // 2, ph // 2, pw - pw // 2, ph - ph // 2), 0, Border.CONSTANT, "CenterCrop")
+            img = pad(img, (pw - pw // 2, ph - ph // 2, pw // 2, ph // 2), 0, Border.CONSTANT, "CenterCrop")
             h, w = max(h, ch), max(w, cw)
-        top, left = int(math.floor((h - ch) / 2 + 0.5)), int(math.floor((w - cw) / 2 + 0.5))
+        if is_pil(img):  # MindSpore's PIL path rounds the offset (half to even), its numpy path floors it
+            top, left = int(round((h - ch) / 2)), int(round((w - cw) / 2))
+        else:
+            top, left = (h - ch) // 2, (w - cw) // 2
         return crop(img, top, left, ch, cw, "CenterCrop")
 
 
