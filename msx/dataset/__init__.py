@@ -24,3 +24,4 @@ from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistD
                       ImageFolderDataset, MnistDataset, TextFileDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
+from . import text  # noqa: F401,E402
