@@ -327,25 +327,36 @@ class MapDataset(_OneChild):
         super().__init__(child, new_names, _workers_arg("map", num_parallel_workers))
         self.operations, self.input_columns, self.output_columns = ops, inputs, outputs
         self._positions, self._first = positions, first
+        self._single = positions[0] if len(positions) == 1 else None
         self._seed = config.shuffle_seed()
+        self._uses_rng = any(getattr(op, "uses_rng", False) for op in _flatten(ops))
+
+    def _run_ops(self, values: tuple, index: int) -> tuple:
+        for op in self.operations:
+            try:
+                out = op(*values)
+            except DatasetError as exc:
+                raise DatasetError(f"map: operation {_callable_name(op)} on columns {self.input_columns} of "
+                                   f"row {index}: {exc}") from exc
+            except Exception as exc:
+                raise DatasetError(f"map: operation {_callable_name(op)} failed on columns {self.input_columns} "
+                                   f"of row {index}: {type(exc).__name__}: {exc}") from exc
+            values = out if isinstance(out, tuple) else (out,)
+        return values
 
     def _apply(self, key: Key, index: int, row: Row) -> Row:
         values = tuple(row[p] for p in self._positions)
-        with _random.row_scope((self._seed, self._depth, *key, index)):
-            for op in self.operations:
-                try:
-                    out = op(*values)
-                except DatasetError as exc:
-                    raise DatasetError(f"map: operation {_callable_name(op)} on columns {self.input_columns} of "
-                                       f"row {index}: {exc}") from exc
-                except Exception as exc:
-                    raise DatasetError(f"map: operation {_callable_name(op)} failed on columns {self.input_columns} "
-                                       f"of row {index}: {type(exc).__name__}: {exc}") from exc
-                values = out if isinstance(out, tuple) else (out,)
+        if self._uses_rng:  # msx's random transforms draw from a generator of (seed, place, epoch, row)
+            with _random.row_scope((self._seed, self._depth, *key, index)):
+                values = self._run_ops(values, index)
+        else:
+            values = self._run_ops(values, index)
         if len(values) != len(self.output_columns):
             raise DatasetError(f"map: the operations returned {len(values)} values for row {index}, but "
                                f"output_columns names {len(self.output_columns)}: {self.output_columns}")
-        converted = [column_value(v, c, "map", allow_dict=True) for v, c in zip(values, self.output_columns)]
+        converted = tuple(column_value(v, c, "map", allow_dict=True) for v, c in zip(values, self.output_columns))
+        if self._single is not None:  # one column in its place: the common case, without the general rebuild
+            return row[:self._single] + converted + row[self._single + 1:]
         new_row: list = []
         for j, value in enumerate(row):
             if j == self._first:
@@ -356,6 +367,15 @@ class MapDataset(_OneChild):
 
     def _grain(self, key: Key) -> GrainDataset:
         return self.child._grain(key).map_with_index(lambda i, row: self._apply(key, i, row))
+
+
+def _flatten(ops: Sequence[Callable]) -> Iterator[Callable]:
+    """The operations and those they compose (transforms.Compose, RandomApply, ...)."""
+    for op in ops:
+        yield op
+        inner = getattr(op, "transforms", None)
+        if isinstance(inner, list):
+            yield from _flatten(inner)
 
 
 def _pad_to(value: np.ndarray, shape: Sequence[int], fill: Any, column: str) -> np.ndarray:
@@ -370,6 +390,11 @@ def _pad_to(value: np.ndarray, shape: Sequence[int], fill: Any, column: str) -> 
 
 def stack_column(parts: list, column: str, pad: tuple | None = None) -> Any:
     """Rows of one column as one batch array; `pad = (shape or None, value)` pads them to one shape first."""
+    if pad is None and isinstance(parts[0], np.ndarray):
+        try:  # the common case: rows of one shape
+            return np.stack(parts)
+        except (ValueError, TypeError):
+            pass  # explained below
     if any(isinstance(p, dict) for p in parts):
         raise DatasetError(f"batch: column {column!r} holds dicts, which cannot be stacked; map them to arrays "
                            f"or batch them with per_batch_map")
@@ -450,6 +475,8 @@ class BatchDataset(_OneChild):
 
     def _finish(self, key: Key, index: int, rows: Sequence[Row]) -> Row:
         names = self.child.get_col_names()
+        if self.per_batch_map is None:
+            return tuple(stack_column([r[j] for r in rows], n, self.pad_info.get(n)) for j, n in enumerate(names))
         columns = {n: [r[j] for r in rows] for j, n in enumerate(names)}
         order = names
         if self.per_batch_map is not None:

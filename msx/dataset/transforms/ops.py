@@ -39,7 +39,12 @@ def np_dtype(op: str, data_type: Any) -> np.dtype:
 
 
 class TensorOperation:
-    """Base of every msx dataset transform: `__call__` on one sample, by MindSpore's rules."""
+    """Base of every msx dataset transform: `__call__` on one sample, by MindSpore's rules.
+
+    `uses_rng`: the transform draws from `_random.rng()` (so `map` gives each row its own generator).
+    """
+
+    uses_rng = False
 
     def __call__(self, *args: Any) -> Any:
         raise NotImplementedError
@@ -79,6 +84,8 @@ class Compose(TensorOperation):
 class RandomApply(TensorOperation):
     """Apply all of `transforms` (in order) with probability `prob`, else none."""
 
+    uses_rng = True
+
     def __init__(self, transforms: Sequence[Callable], prob: float = 0.5) -> None:
         self.transforms = _check_transforms("RandomApply", transforms)
         if not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
@@ -94,6 +101,8 @@ class RandomApply(TensorOperation):
 class RandomChoice(TensorOperation):
     """Apply one of `transforms`, chosen uniformly at random."""
 
+    uses_rng = True
+
     def __init__(self, transforms: Sequence[Callable]) -> None:
         self.transforms = _check_transforms("RandomChoice", transforms)
 
@@ -103,6 +112,8 @@ class RandomChoice(TensorOperation):
 
 class RandomOrder(TensorOperation):
     """Apply all of `transforms` in a random order."""
+
+    uses_rng = True
 
     def __init__(self, transforms: Sequence[Callable]) -> None:
         self.transforms = _check_transforms("RandomOrder", transforms)

@@ -27,8 +27,7 @@ class Rescale(ImageTensorOperation):
         self.rescale, self.shift = float(rescale), float(shift)
 
     def __call__(self, img: Any) -> np.ndarray:
-        array = np.asarray(img) if is_pil(img) else hwc(img, "Rescale") if np.ndim(img) in (2, 3) else \
-            np.asarray(img)
+        array = img if isinstance(img, np.ndarray) else np.asarray(img)
         if array.dtype.kind not in "biuf":
             raise DatasetError(f"Rescale: expected numbers, got dtype {array.dtype}")
         return array.astype(np.float32) * np.float32(self.rescale) + np.float32(self.shift)
@@ -142,6 +141,8 @@ class Grayscale(ImageTensorOperation):
 class RandomGrayscale(ImageTensorOperation):
     """Grayscale (keeping 3 channels) with probability `prob`."""
 
+    uses_rng = True
+
     def __init__(self, prob: float = 0.1) -> None:
         if not 0 <= prob <= 1:
             raise DatasetError(f"RandomGrayscale: prob must be in [0, 1], got {prob!r}")
@@ -248,6 +249,8 @@ def _range(op: str, name: str, value: Any, center: float, bound: tuple[float, fl
 class RandomColorAdjust(ImageTensorOperation):
     """Brightness, contrast, saturation and hue each adjusted by a factor drawn from its range (a number v:
     [max(0, 1 - v), 1 + v]; hue v: [-v, v]); (1, 1) / (0, 0) leave that property alone."""
+
+    uses_rng = True
 
     def __init__(self, brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1),
                  hue: Any = (0, 0)) -> None:

@@ -192,6 +192,8 @@ class RandomCrop(ImageTensorOperation):
     """A `size` crop at a random place, after optional `padding` (and padding up to `size` with
     `pad_if_needed`) by `padding_mode`/`fill_value`."""
 
+    uses_rng = True
+
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False, fill_value: Any = 0,
                  padding_mode: Border = Border.CONSTANT) -> None:
         self.size = crop_size("RandomCrop", size)
@@ -232,6 +234,8 @@ class ResizedCrop(ImageTensorOperation):
 class RandomResizedCrop(ImageTensorOperation):
     """A random crop of `scale` of the area and `ratio` aspect (up to `max_attempts` tries, else a central
     crop), resized to `size` (the Inception-style crop MindSpore and torchvision use)."""
+
+    uses_rng = True
 
     def __init__(self, size: Any, scale: Sequence[float] = (0.08, 1.0),
                  ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Inter = Inter.BILINEAR,
@@ -297,6 +301,8 @@ class VerticalFlip(ImageTensorOperation):
 class RandomHorizontalFlip(ImageTensorOperation):
     """Mirror left-right with probability `prob`."""
 
+    uses_rng = True
+
     def __init__(self, prob: float = 0.5) -> None:
         self.prob = _prob("RandomHorizontalFlip", prob)
 
@@ -306,6 +312,8 @@ class RandomHorizontalFlip(ImageTensorOperation):
 
 class RandomVerticalFlip(ImageTensorOperation):
     """Mirror top-bottom with probability `prob`."""
+
+    uses_rng = True
 
     def __init__(self, prob: float = 0.5) -> None:
         self.prob = _prob("RandomVerticalFlip", prob)
@@ -346,6 +354,8 @@ class Rotate(ImageTensorOperation):
 
 class RandomRotation(ImageTensorOperation):
     """Rotate by a random angle from `degrees` (d: [-d, d]; (low, high))."""
+
+    uses_rng = True
 
     def __init__(self, degrees: Any, resample: Inter = Inter.NEAREST, expand: bool = False, center: Any = None,
                  fill_value: Any = 0) -> None:
