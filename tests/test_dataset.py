@@ -256,11 +256,15 @@ def test_prefetch_runs_the_pipeline_ahead_and_overlaps_the_consumer():
 
 def test_early_stop_ends_the_thread_and_errors_reach_the_consumer():
     d = ds.NumpySlicesDataset({"i": np.arange(1000)}, shuffle=False)
+    def reading_threads():
+        return [t for t in threading.enumerate() if "prefetch" in t.name and t.is_alive()]
+
     it = d.create_tuple_iterator(output_numpy=True)
     next(it)
+    assert reading_threads()  # grain's threads read ahead ...
     it.stop()
-    time.sleep(0.1)
-    assert not any(t.name == "msx-dataset-prefetch" and t.is_alive() for t in threading.enumerate())
+    time.sleep(0.2)
+    assert not reading_threads()  # ... and end with the iterator
 
     def broken():
         yield (np.zeros(2),)
@@ -279,8 +283,8 @@ def test_bad_data_is_rejected_at_construction_naming_the_column():
         ds.NumpySlicesDataset({"x": x, "y": y[:3]})
     with pytest.raises(DatasetError, match="column 'seq' is ragged"):
         ds.NumpySlicesDataset({"seq": [[1, 2], [3]], "y": [0, 1]})
-    with pytest.raises(DatasetError, match="column 'name' holds dtype <U"):
-        ds.NumpySlicesDataset({"name": ["a", "b"]})
+    # MindSpore holds strings in columns (TextFileDataset, text transforms): they are data, not an error
+    assert [str(r[0]) for r in _rows(ds.NumpySlicesDataset({"name": ["a", "b"]}, shuffle=False))] == ["a", "b"]
     with pytest.raises(DatasetError, match="column 'obj' holds Python objects"):
         ds.NumpySlicesDataset({"obj": np.array([{}, {}], dtype=object)})
     with pytest.raises(DatasetError, match="column_names has 3 names"):
@@ -288,10 +292,11 @@ def test_bad_data_is_rejected_at_construction_naming_the_column():
     with pytest.raises(DatasetError, match="row 0 has 2 values, but column_names has 3"):
         ds.GeneratorDataset(lambda: iter([(x[0], y[0])]), ["a", "b", "c"])
     with pytest.raises(DatasetError, match="column 'label' holds"):
-        ds.GeneratorDataset(lambda: iter([(x[0], "cat")]), ["image", "label"])
-    with pytest.raises(DatasetError, match="one-shot iterator"):
-        ds.GeneratorDataset(iter([(1,)]), ["a"])
-    with pytest.raises(DatasetError, match="shuffle=True needs a random-accessible source"):
+        ds.GeneratorDataset(lambda: iter([(x[0], object())]), ["image", "label"])
+    # a one-shot iterator is read once and replayed, as MindSpore does (it used to be refused)
+    once = ds.GeneratorDataset(iter([(1,), (2,)]), ["a"]).create_tuple_iterator(num_epochs=2, output_numpy=True)
+    assert [[int(r[0]) for r in once] for _ in range(2)] == [[1, 2], [1, 2]]
+    with pytest.raises(DatasetError, match="shuffle=True, sampler and num_shards/shard_id need a random-accessible source"):
         ds.GeneratorDataset(lambda: iter([(1,)]), ["a"], shuffle=True)
     with pytest.raises(DatasetError, match="give column_names"):
         ds.GeneratorDataset(lambda: iter([(1,)]))
@@ -300,7 +305,7 @@ def test_bad_data_is_rejected_at_construction_naming_the_column():
 def test_bad_rows_later_and_bad_steps_name_the_column_row_and_step():
     def late():
         for i in range(5):
-            yield (np.zeros(2) if i != 3 else "oops",)
+            yield (np.zeros(2) if i != 3 else object(),)
 
     with pytest.raises(DatasetError, match="row 3: column 'v' holds"):
         list(ds.GeneratorDataset(late, ["v"]))

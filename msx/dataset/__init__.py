@@ -1,17 +1,27 @@
-"""`msx.dataset`: MindSpore's dataset pipeline for in-memory and Python data.
+"""`msx.dataset`: MindSpore's `mindspore.dataset` — sources, on-disk readers, samplers, pipeline steps, on grain.
 
-    ds = msx.dataset.NumpySlicesDataset({"image": x, "label": y}, shuffle=True)
-    ds = ds.map(lambda im: im / 16.0, input_columns="image").batch(64, drop_remainder=True)
+    from msx.dataset import vision, transforms
+    ds = msx.dataset.MnistDataset("MNIST_Data/train")
+    ds = ds.map(vision.Rescale(1 / 255, 0), "image").map(vision.HWC2CHW(), "image")
+    ds = ds.map(transforms.TypeCast(msx.int32), "label").batch(64)
     for image, label in ds.create_tuple_iterator(): ...
 
-Shuffling is reproducible with `msx.set_seed` or `msx.dataset.config.set_seed`;
-iterators prepare rows in a background thread while the training step runs.
+Shuffles and random transforms are reproducible with `msx.set_seed` or
+`msx.dataset.config.set_seed`; grain's threads read `num_parallel_workers`
+rows at once with the same results as one worker. docs/dataset.md has it all.
 """
 from . import config  # noqa: F401
+from .config import get_seed, set_seed  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
-from .pipeline import (BatchDataset, Dataset, MapDataset, RepeatDataset, ShuffleDataset,  # noqa: F401
-                       TakeDataset)
-from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
-
-__all__ = ["config", "Dataset", "NumpySlicesDataset", "GeneratorDataset", "TupleIterator", "DictIterator",
-           "MapDataset", "BatchDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset"]
+from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
+                       FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset,
+                       SkipDataset, TakeDataset, ZipDataset)
+from .samplers import (BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
+                       SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
+                      RandomDataset)
+from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
+                      ImageFolderDataset, MnistDataset, TextFileDataset)
+from .readers.text_files import Shuffle  # noqa: F401
+from . import transforms, vision  # noqa: F401,E402
+from . import text  # noqa: F401,E402

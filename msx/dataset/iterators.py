@@ -1,81 +1,31 @@
-"""Iterators over a dataset, with a background thread that prepares the next rows.
+"""Iterators over a dataset: one grain stream per epoch, running ahead of the consumer in grain's threads.
 
-The thread runs the host pipeline (reading, `map`, `batch`) and turns each
-row into device arrays while the consumer's training step runs, so the two
-overlap. Errors raised in the thread reach the consumer unchanged; stopping
-early (`break`, `stop()`, the iterator being collected) ends the thread.
+The rows are turned into device arrays inside the stream (by grain's reading
+threads for a random-access pipeline, by one grain prefetch thread for a
+stream), so reading, transforms and the host-to-device copy overlap the
+training step. Errors raised in those threads reach the consumer; stopping
+early (`break` + `stop()`, the iterator being collected) ends the threads.
 """
 from __future__ import annotations
 
-import queue
-import threading
-from typing import Any, Callable, Iterator, Sequence
+import time
+from typing import Any, Callable, Sequence
 
+import grain
 import jax.numpy as jnp
+import numpy as np
 
 from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
 from .pipeline import Dataset, Row
 
-_END = object()
 
-
-class _Failure:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-def _put(q: queue.Queue, item: Any, stop: threading.Event) -> bool:
-    """Put `item`, waking up to check `stop`; False when stopped first."""
-    while not stop.is_set():
-        try:
-            q.put(item, timeout=0.05)
-            return True
-        except queue.Full:
-            continue
-    return False
-
-
-def _produce(rows: Iterator[Row], convert: Callable[[Row], Any], q: queue.Queue, stop: threading.Event) -> None:
-    try:
-        for row in rows:
-            if not _put(q, convert(row), stop):
-                return
-        _put(q, _END, stop)
-    except BaseException as exc:  # handed to the consumer, which re-raises it
-        _put(q, _Failure(exc), stop)
-    finally:
-        close = getattr(rows, "close", None)
-        if close is not None:
-            close()
-
-
-class _Prefetcher:
-    """One epoch of rows, produced `depth` items ahead in a daemon thread."""
-
-    def __init__(self, rows: Iterator[Row], convert: Callable[[Row], Any], depth: int) -> None:
-        self._queue: queue.Queue = queue.Queue(maxsize=depth)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=_produce, args=(rows, convert, self._queue, self._stop),
-                                        name="msx-dataset-prefetch", daemon=True)
-        self._thread.start()
-
-    def get(self) -> Any:
-        item = self._queue.get()
-        if isinstance(item, _Failure):
-            self.close()
-            raise item.exc
-        return item
-
-    def close(self) -> None:
-        self._stop.set()
-        while True:  # unblock a producer waiting on a full queue
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                break
-        self._thread.join(timeout=5)
+def _device(value: Any) -> Any:
+    """A column value as the iterator yields it: a Tensor, except strings/bytes/dicts (MindSpore: numpy/dict)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "US":
+        return Tensor._from(jnp.asarray(value))
+    return value
 
 
 class _Iterator:
@@ -97,16 +47,17 @@ class _Iterator:
         self._num_epochs = num_epochs
         self._output_numpy = output_numpy
         self._epoch = 0
-        self._active: _Prefetcher | None = None
+        self._active: Any = None
+        self.wait_seconds = 0.0  # time the consumer spent waiting for rows (msx: to see if data is the bottleneck)
 
     def _converter(self) -> Callable[[Row], Any]:
         """Row -> what the iterator yields; it holds no reference to the iterator, so an iterator dropped
-        mid-epoch is collected and its thread stopped."""
+        mid-epoch is collected and its threads stopped."""
         indices, as_numpy = self._indices, self._output_numpy
 
         def convert(row: Row) -> list:
             values = [row[i] for i in indices]
-            return values if as_numpy else [Tensor._from(jnp.asarray(v)) for v in values]
+            return values if as_numpy else [_device(v) for v in values]
 
         return convert
 
@@ -114,8 +65,13 @@ class _Iterator:
         if self._num_epochs != -1 and self._epoch >= self._num_epochs:
             raise DatasetError(f"the iterator was made for num_epochs={self._num_epochs} and all of them have been "
                                f"read; create a new iterator (or pass a larger num_epochs)")
-        rows = self.dataset._rows((self._epoch,))
-        self._active = _Prefetcher(rows, self._converter(), config.get_prefetch_size())
+        ds = self.dataset._grain((self._epoch,)).map(self._converter())
+        prefetch = config.get_prefetch_size()
+        if isinstance(ds, grain.MapDataset):
+            stream = self.dataset._stream(ds)
+        else:
+            stream = grain.experimental.ThreadPrefetchIterDataset(ds, prefetch_buffer_size=prefetch)
+        self._active = iter(stream)
 
     def __iter__(self) -> "_Iterator":
         if self._active is None:
@@ -125,26 +81,29 @@ class _Iterator:
     def __next__(self) -> Any:
         if self._active is None:
             self._start()
+        start = time.perf_counter()
         try:
-            item = self._active.get()
-        except BaseException:
-            self._active = None  # the epoch ended in an error; iterating again restarts it
-            raise
-        if item is _END:
-            self._active.close()
-            self._active = None
+            item = next(self._active)
+        except StopIteration:
+            self.stop()
             self._epoch += 1
-            raise StopIteration
+            raise
+        except BaseException:
+            self.stop()  # the epoch ended in an error; iterating again restarts it
+            raise
+        finally:
+            self.wait_seconds += time.perf_counter() - start
         return item
 
     def get_next(self) -> Any:
         return next(self)
 
     def stop(self) -> None:
-        """End the current epoch's background thread (e.g. after an early `break`)."""
-        if self._active is not None:
-            self._active.close()
-            self._active = None
+        """End the current epoch's threads (e.g. after an early `break`)."""
+        active, self._active = self._active, None
+        close = getattr(active, "close", None)
+        if close is not None:
+            close()
 
     def __del__(self) -> None:
         try:

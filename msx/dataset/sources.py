@@ -1,26 +1,33 @@
-"""Where rows come from: `NumpySlicesDataset` (arrays sliced along axis 0) and `GeneratorDataset`.
+"""Where rows come from in memory or Python: `NumpySlicesDataset`, `GeneratorDataset`, `PaddedDataset`,
+`RandomDataset`, and `MappableSource`, the base of every random-access source (the file readers too).
 
-Both check their data when they are built — ragged columns, columns of
-different lengths, strings or Python objects, a wrong number of values per
-row — and name the column at fault, so bad data never reaches a training step.
+A random-access source reads rows by index: its sampler (from `shuffle`,
+`num_samples`, `num_shards`/`shard_id` or `sampler`, by MindSpore's rules)
+gives the indices of each pass. Sources check their data when they are built
+— ragged columns, columns of different lengths, unsupported values, a wrong
+number of values per row — and name the column at fault.
 """
 from __future__ import annotations
 
 import abc
 import collections.abc
 import itertools
+import types
 from typing import Any, Callable, Iterator, Sequence
 
+import grain
 import numpy as np
 
 from .. import dtype as mstype
 from ..errors import DatasetError
 from ..tensor import Tensor
-from . import config
-from .pipeline import Dataset, Key, Row, column_array
+from . import _random, config
+from ._grain import GrainDataset, PyIterDataset
+from .pipeline import Dataset, Key, Row, column_value
+from .samplers import Sampler, select_sampler
 
 
-def _column_names(where: str, given: Any, count: int) -> list[str]:
+def column_names_arg(where: str, given: Any, count: int) -> list[str]:
     if given is None:
         return [f"column_{i}" for i in range(count)]
     names = [given] if isinstance(given, str) else list(given) if isinstance(given, (list, tuple)) else None
@@ -33,46 +40,51 @@ def _column_names(where: str, given: Any, count: int) -> list[str]:
     return names
 
 
-def _check_num_samples(where: str, num_samples: Any) -> int | None:
+def check_num_samples(where: str, num_samples: Any) -> int | None:
     if num_samples is None:
         return None
-    if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples < 1:
-        raise DatasetError(f"{where}: num_samples must be a positive int or None, got {num_samples!r}")
-    return num_samples
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples < 0:
+        raise DatasetError(f"{where}: num_samples must be a non-negative int or None, got {num_samples!r}")
+    return num_samples or None  # MindSpore: 0 reads everything
 
 
-class _RandomAccess(Dataset):
-    """A source read by index: it can shuffle globally (a new permutation every epoch) and knows its length."""
+class MappableSource(Dataset):
+    """A source read by index; its sampler decides which rows each pass reads, and in which order."""
 
-    def __init__(self, where: str, names: list[str], length: int, shuffle: bool | None, num_samples: int | None):
-        super().__init__((), names)
-        if shuffle not in (None, True, False):
-            raise DatasetError(f"{where}: shuffle must be True, False or None, got {shuffle!r}")
-        self._length = length
-        self._shuffle = shuffle is not False
-        self._num_samples = _check_num_samples(where, num_samples)
-        self._seed = config.shuffle_seed() if self._shuffle else None
+    def __init__(self, where: str, names: Sequence[str], num_samples: Any = None, shuffle: Any = None,
+                 sampler: Any = None, num_shards: Any = None, shard_id: Any = None,
+                 num_parallel_workers: Any = None) -> None:
+        super().__init__((), names, num_parallel_workers)
+        self._where = where
+        self.sampler: Sampler = select_sampler(where, check_num_samples(where, num_samples), sampler, shuffle,
+                                               num_shards, shard_id)
+        self._seed = config.shuffle_seed()
 
-    def get_dataset_size(self) -> int:
-        return self._length if self._num_samples is None else min(self._length, self._num_samples)
-
-    def _order(self, key: Key) -> np.ndarray:
-        if self._shuffle:
-            order = np.random.default_rng([self._seed, self._depth, *key]).permutation(self._length)
-        else:
-            order = np.arange(self._length)
-        return order[:self.get_dataset_size()]
-
-    def _rows(self, key: Key) -> Iterator[Row]:
-        for i in self._order(key):
-            yield self._row(int(i))
+    @abc.abstractmethod
+    def _length(self) -> int:
+        """Rows in the source."""
 
     @abc.abstractmethod
     def _row(self, index: int) -> Row:
         """The row at `index` of the source."""
 
+    def _labels(self, column: str) -> np.ndarray:
+        """`column` of every row (what PKSampler groups by)."""
+        names = self.get_col_names()
+        if column not in names:
+            raise DatasetError(f"{self._where}: PKSampler's class_column {column!r} is not one of {names}")
+        j = names.index(column)
+        return np.asarray([self._row(i)[j] for i in range(self._length())])
 
-class NumpySlicesDataset(_RandomAccess):
+    def get_dataset_size(self) -> int:
+        return self.sampler._count(self._length())
+
+    def _grain(self, key: Key) -> GrainDataset:
+        seed = _random.derive(self._seed, self._depth, *key)
+        return self.sampler._indices(self._length(), seed, self._labels).map(lambda i: self._row(int(i)))
+
+
+class NumpySlicesDataset(MappableSource):
     """Rows are slices along the first axis of the given data (MindSpore's `NumpySlicesDataset`).
 
     `data`: a dict `{column name: array}`, a tuple of arrays (one column
@@ -82,28 +94,25 @@ class NumpySlicesDataset(_RandomAccess):
     """
 
     def __init__(self, data: Any, column_names: Sequence[str] | None = None, num_samples: int | None = None,
-                 num_parallel_workers: int = 1, shuffle: bool | None = None, sampler=None,
+                 num_parallel_workers: int = 1, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None) -> None:
         where = "NumpySlicesDataset"
-        if sampler is not None or num_shards is not None or shard_id is not None:
-            raise DatasetError(f"{where}: sampler, num_shards and shard_id are not supported; "
-                               f"shuffle with shuffle=True and split the data yourself")
         if isinstance(data, dict):
             keys = list(data)
             if column_names is not None and list(column_names) != keys:
                 raise DatasetError(f"{where}: data is a dict with keys {keys}; column_names {list(column_names)} "
                                    f"must be None or equal them")
-            names, values = _column_names(where, [str(k) for k in keys], len(keys)), list(data.values())
+            names, values = column_names_arg(where, [str(k) for k in keys], len(keys)), list(data.values())
         elif isinstance(data, tuple):
-            names, values = _column_names(where, column_names, len(data)), list(data)
+            names, values = column_names_arg(where, column_names, len(data)), list(data)
         elif isinstance(data, (list, np.ndarray, Tensor)):
-            names, values = _column_names(where, column_names, 1), [data]
+            names, values = column_names_arg(where, column_names, 1), [data]
         else:
             raise DatasetError(f"{where}: data must be a dict, a tuple, a list, a numpy array or a Tensor, "
                                f"got {type(data).__name__}")
         if not values:
             raise DatasetError(f"{where}: data has no columns")
-        self._columns = [column_array(v, n, where) for v, n in zip(values, names)]
+        self._columns = [column_value(v, n, where) for v, n in zip(values, names)]
         for name, col in zip(names, self._columns):
             if col.ndim == 0:
                 raise DatasetError(f"{where}: column {name!r} is a scalar; rows are slices along the first axis, "
@@ -112,142 +121,255 @@ class NumpySlicesDataset(_RandomAccess):
         if len(set(lengths.values())) > 1:
             raise DatasetError(f"{where}: columns have different lengths {lengths}; every column needs one entry "
                                f"per row")
-        super().__init__(where, names, len(self._columns[0]), shuffle, num_samples)
+        super().__init__(where, names, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._columns[0])
 
     def _row(self, index: int) -> Row:
         return tuple(np.array(c[index]) for c in self._columns)  # a copy: a map may not write into the source
 
-    def _gather(self, indices: np.ndarray) -> Row:
-        """The rows at `indices`, stacked per column (what `batch` makes of them, without a loop)."""
-        return tuple(c[indices] for c in self._columns)
+    def _labels(self, column: str) -> np.ndarray:
+        names = self.get_col_names()
+        if column not in names:
+            return super()._labels(column)
+        return self._columns[names.index(column)]
+
+
+def _column_types(where: str, column_types: Sequence | None, names: list[str]) -> list:
+    if column_types is None:
+        return [None] * len(names)
+    types_ = list(column_types)
+    if len(types_) != len(names):
+        raise DatasetError(f"{where}: column_types has {len(types_)} entries, column_names {len(names)}")
+    try:
+        return [mstype.to_np(t) for t in types_]
+    except (TypeError, ValueError, KeyError) as exc:
+        raise DatasetError(f"{where}: column_types must be msx dtypes: {exc}") from None
+
+
+def _is_random_access(source: Any) -> bool:
+    return hasattr(source, "__getitem__") and hasattr(source, "__len__") and not isinstance(source, (str, bytes))
+
+
+class _Items:
+    """Turns a source's items into rows: one value per column, checked and cast, errors naming column and row."""
+
+    def __init__(self, where: str, names: list[str], dtypes: list) -> None:
+        self.where, self.names, self.dtypes = where, names, dtypes
+
+    def __call__(self, item: Any, index: int) -> Row:
+        names = self.names
+        if isinstance(item, tuple) or (isinstance(item, list) and len(names) > 1):
+            values = item
+        elif len(names) == 1:
+            values = (item,)
+        else:
+            raise DatasetError(f"{self.where}: row {index} is a {type(item).__name__}; expected a tuple of "
+                               f"{len(names)} values for the columns {names}")
+        if len(values) != len(names):
+            raise DatasetError(f"{self.where}: row {index} has {len(values)} values, but column_names has "
+                               f"{len(names)}: {names}")
+        row = []
+        for value, name, dtype in zip(values, names, self.dtypes):
+            v = column_value(value, name, f"{self.where} row {index}", allow_dict=True)
+            row.append(v if dtype is None or isinstance(v, dict) else v.astype(dtype))
+        return tuple(row)
 
 
 class GeneratorDataset(Dataset):
     """Rows from Python (MindSpore's `GeneratorDataset`).
 
     `source`: a random-accessible object (`__getitem__` and `__len__`: it can
-    be shuffled, default on), a callable returning an iterator (a generator
-    function: called once per epoch), or a re-iterable (a list). Each item is
-    a tuple with one value per name in `column_names` (a bare value for one
-    column). `column_types` casts the columns. The first row is checked when
-    the dataset is built, every row as it is read; errors name the column and
-    the row.
+    be shuffled — default on — sampled and sharded), a callable returning an
+    iterator (a generator function: called once per epoch), or an iterable
+    (a list, or a class whose `__iter__` restarts it; a one-shot iterator such
+    as a generator object is read once and replayed in later epochs, as
+    MindSpore does). Each item is a tuple with one value per name in
+    `column_names` (a bare value for one column): arrays, numbers, strings,
+    or dicts. `column_types` casts the columns. The first row is checked
+    when the dataset is built, every row as it is read.
     """
 
-    def __new__(cls, source: Any = None, *args, **kwargs):
-        if cls is GeneratorDataset and _random_access(source):
+    def __new__(cls, source: Any = None, *args: Any, **kwargs: Any):
+        if cls is GeneratorDataset and _is_random_access(source):
             return super().__new__(_RandomAccessGenerator)
         return super().__new__(cls)
 
     def __init__(self, source: Any, column_names: Sequence[str] | None = None, column_types: Sequence | None = None,
-                 schema=None, num_samples: int | None = None, num_parallel_workers: int = 1,
-                 shuffle: bool | None = None, sampler=None, num_shards: int | None = None,
-                 shard_id: int | None = None, python_multiprocessing: bool = False,
-                 max_rowsize: int | None = None) -> None:
+                 schema: Any = None, num_samples: int | None = None, num_parallel_workers: int = 1,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, python_multiprocessing: bool = True, max_rowsize: Any = None,
+                 batch_sampler: Any = None, collate_fn: Any = None) -> None:
         where = "GeneratorDataset"
-        _check_unsupported(where, schema, sampler, num_shards, shard_id)
-        if column_names is None:
-            raise DatasetError(f"{where}: give column_names, one name per value the source yields")
-        names = _column_names(where, column_names, -1)
-        self._types = _column_types(where, column_types, names)
-        if shuffle:
-            raise DatasetError(f"{where}: shuffle=True needs a random-accessible source (with __getitem__ and "
-                               f"__len__); for a generator use .shuffle(buffer_size) on the dataset")
-        if callable(source):
-            self._start: Callable[[], Iterator] = lambda: iter(source())
+        names, dtypes = _generator_columns(where, column_names, column_types, schema, batch_sampler, collate_fn)
+        if shuffle or sampler is not None or num_shards is not None or shard_id is not None:
+            raise DatasetError(f"{where}: shuffle=True, sampler and num_shards/shard_id need a random-accessible source "
+                               f"(with __getitem__ and __len__); for a generator use .shuffle(buffer_size)")
+        if isinstance(source, (types.GeneratorType, collections.abc.Iterator)) and \
+                type(source).__iter__ is _builtin_iter(source):
+            cache: list = []
+            self._start: Callable[[], Iterator] = lambda: _replay(source, cache)
+        elif callable(source):
+            self._start = lambda: iter(source())
         elif isinstance(source, collections.abc.Iterable):
-            if iter(source) is source:
-                raise DatasetError(f"{where}: source is a one-shot iterator ({type(source).__name__}), which cannot "
-                                   f"restart for a second epoch; pass the generator function itself (callable)")
             self._start = lambda: iter(source)
         else:
             raise DatasetError(f"{where}: source must be callable, iterable or random-accessible, "
                                f"got {type(source).__name__}")
-        super().__init__((), names)
-        self._num_samples = _check_num_samples(where, num_samples)
+        super().__init__((), names, num_parallel_workers)
+        self._items = _Items(where, names, dtypes)
+        self._num_samples = check_num_samples(where, num_samples)
         self._size: int | None = None
-        first = next(self._start(), None)
-        if first is not None:
-            self._convert(first, 0)
-
-    def _convert(self, item: Any, index: int) -> Row:
-        names = self._column_names
-        if isinstance(item, tuple) or (isinstance(item, list) and len(names) > 1):
-            values = item
-        elif len(names) == 1:
-            values = (item,)
-        else:
-            raise DatasetError(f"GeneratorDataset: row {index} is a {type(item).__name__}; expected a tuple of "
-                               f"{len(names)} values for the columns {names}")
-        if len(values) != len(names):
-            raise DatasetError(f"GeneratorDataset: row {index} has {len(values)} values, but column_names has "
-                               f"{len(names)}: {names}")
-        arrays = []
-        for value, name, dtype in zip(values, names, self._types):
-            array = column_array(value, name, f"GeneratorDataset row {index}")
-            arrays.append(array if dtype is None else array.astype(dtype))
-        return tuple(arrays)
+        first = next(iter(self._rows()), None)
+        if first is None and self._num_samples is None:
+            self._size = 0
 
     def get_dataset_size(self) -> int:
         """Counted by reading one pass of the source (once; MindSpore does the same)."""
         if self._size is None:
-            self._size = sum(1 for _ in self._rows((0,)))
+            self._size = sum(1 for _ in self._rows())
         return self._size
 
-    def _rows(self, key: Key) -> Iterator[Row]:
+    def _rows(self) -> Iterator[Row]:
         items = self._start()
         if self._num_samples is not None:
             items = itertools.islice(items, self._num_samples)
         for index, item in enumerate(items):
-            yield self._convert(item, index)
+            yield self._items(item, index)
+
+    def _grain(self, key: Key) -> GrainDataset:
+        return PyIterDataset(self._rows)
 
 
-class _RandomAccessGenerator(GeneratorDataset, _RandomAccess):
-    """A GeneratorDataset over a random-accessible source: read by index, shuffled globally."""
+def _builtin_iter(source: Any) -> Any:
+    """`type(source).__iter__` when it is the C-level one of generators and builtin iterators (returns self)."""
+    method = type(source).__iter__
+    return method if not isinstance(method, types.FunctionType) else None
+
+
+def _replay(source: Iterator, cache: list) -> Iterator:
+    """The first pass reads the one-shot `source` and keeps its items; later passes replay them."""
+    if cache and cache[-1] is _DONE:
+        yield from cache[:-1]
+        return
+    yield from cache
+    for item in source:
+        cache.append(item)
+        yield item
+    cache.append(_DONE)
+
+
+_DONE = object()
+
+
+def _generator_columns(where: str, column_names: Any, column_types: Any, schema: Any, batch_sampler: Any,
+                       collate_fn: Any) -> tuple[list[str], list]:
+    if schema is not None or batch_sampler is not None or collate_fn is not None:
+        raise DatasetError(f"{where}: schema, batch_sampler and collate_fn are not supported by msx; give "
+                           f"column_names (and column_types), and batch with .batch(per_batch_map=...)")
+    if column_names is None:
+        raise DatasetError(f"{where}: give column_names, one name per value the source yields")
+    names = column_names_arg(where, column_names, -1)
+    return names, _column_types(where, column_types, names)
+
+
+class _RandomAccessGenerator(GeneratorDataset, MappableSource):
+    """A GeneratorDataset over a random-accessible source: read by index, shuffled, sampled and sharded."""
 
     def __init__(self, source: Any, column_names: Sequence[str] | None = None, column_types: Sequence | None = None,
-                 schema=None, num_samples: int | None = None, num_parallel_workers: int = 1,
-                 shuffle: bool | None = None, sampler=None, num_shards: int | None = None,
-                 shard_id: int | None = None, python_multiprocessing: bool = False,
-                 max_rowsize: int | None = None) -> None:
+                 schema: Any = None, num_samples: int | None = None, num_parallel_workers: int = 1,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, python_multiprocessing: bool = True, max_rowsize: Any = None,
+                 batch_sampler: Any = None, collate_fn: Any = None) -> None:
         where = "GeneratorDataset"
-        _check_unsupported(where, schema, sampler, num_shards, shard_id)
-        if column_names is None:
-            raise DatasetError(f"{where}: give column_names, one name per value the source yields")
-        names = _column_names(where, column_names, -1)
-        self._types = _column_types(where, column_types, names)
+        names, dtypes = _generator_columns(where, column_names, column_types, schema, batch_sampler, collate_fn)
+        self._items = _Items(where, names, dtypes)
         self._source = source
-        _RandomAccess.__init__(self, where, names, len(source), shuffle, num_samples)
-        if self._length:
+        MappableSource.__init__(self, where, names, num_samples, shuffle, sampler, num_shards, shard_id,
+                                num_parallel_workers)
+        if self._length():
             self._row(0)
 
-    def get_dataset_size(self) -> int:
-        return _RandomAccess.get_dataset_size(self)
-
-    def _rows(self, key: Key) -> Iterator[Row]:
-        return _RandomAccess._rows(self, key)
+    def _length(self) -> int:
+        return len(self._source)
 
     def _row(self, index: int) -> Row:
-        return self._convert(self._source[index], index)
+        try:
+            item = self._source[index]
+        except Exception as exc:
+            raise DatasetError(f"GeneratorDataset: source[{index}] failed: {type(exc).__name__}: {exc}") from exc
+        return self._items(item, index)
+
+    get_dataset_size = MappableSource.get_dataset_size
+    _grain = MappableSource._grain
 
 
-def _random_access(source: Any) -> bool:
-    return hasattr(source, "__getitem__") and hasattr(source, "__len__") and not isinstance(source, (str, bytes))
+class PaddedDataset(MappableSource):
+    """Rows given as a list of dicts `{column: value}` (every dict with the same keys); MindSpore uses it to pad
+    a sharded dataset so that every shard has as many rows."""
+
+    def __init__(self, padded_samples: Sequence[dict]) -> None:
+        where = "PaddedDataset"
+        if not isinstance(padded_samples, (list, tuple)) or not padded_samples or \
+                not all(isinstance(s, dict) for s in padded_samples):
+            raise DatasetError(f"{where}: padded_samples must be a non-empty list of dicts, got {padded_samples!r}")
+        names = list(padded_samples[0])
+        for i, s in enumerate(padded_samples):
+            if list(s) != names:
+                raise DatasetError(f"{where}: sample {i} has columns {list(s)}, sample 0 has {names}")
+        self._samples = [tuple(column_value(s[n], n, f"{where} sample {i}") for n in names)
+                         for i, s in enumerate(padded_samples)]
+        super().__init__(where, names, shuffle=False)
+
+    def _length(self) -> int:
+        return len(self._samples)
+
+    def _row(self, index: int) -> Row:
+        return tuple(np.array(v) for v in self._samples[index])
 
 
-def _check_unsupported(where: str, schema, sampler, num_shards, shard_id) -> None:
-    if schema is not None or sampler is not None or num_shards is not None or shard_id is not None:
-        raise DatasetError(f"{where}: schema, sampler, num_shards and shard_id are not supported; use column_names "
-                           f"and column_types, and shuffle")
+class RandomDataset(MappableSource):
+    """`total_rows` rows of random data (MindSpore's `RandomDataset`), for testing pipelines.
 
+    `schema`: a dict `{column: (msx dtype, shape)}` (msx's form of
+    MindSpore's Schema); without it, columns `c0`, `c1` of random shapes.
+    Rows are drawn from (the seed, the row index), so they repeat exactly.
+    """
 
-def _column_types(where: str, column_types: Sequence | None, names: list[str]) -> list:
-    if column_types is None:
-        return [None] * len(names)
-    types = list(column_types)
-    if len(types) != len(names):
-        raise DatasetError(f"{where}: column_types has {len(types)} entries, column_names {len(names)}")
-    try:
-        return [mstype.to_np(t) for t in types]
-    except (TypeError, ValueError, KeyError) as exc:
-        raise DatasetError(f"{where}: column_types must be msx dtypes: {exc}") from None
+    def __init__(self, total_rows: int | None = None, schema: dict | None = None, columns_list: Any = None,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None, cache: Any = None,
+                 shuffle: bool | None = None, num_shards: int | None = None, shard_id: int | None = None) -> None:
+        where = "RandomDataset"
+        seed = config.shuffle_seed()
+        rng = np.random.default_rng(seed)
+        if schema is None:
+            schema = {"c0": (mstype.float64, tuple(rng.integers(1, 32, 3))),
+                      "c1": (mstype.int16, tuple(rng.integers(1, 32, 4)))}
+        if not isinstance(schema, dict) or not schema:
+            raise DatasetError(f"{where}: schema must be a dict {{column: (dtype, shape)}}, got {schema!r}")
+        self._spec = [(n, mstype.to_np(t), tuple(int(s) for s in shape)) for n, (t, shape) in schema.items()]
+        names = [n for n, _, _ in self._spec]
+        if columns_list is not None:
+            names = [n for n in names if n in list(columns_list)]
+        self._total = check_num_samples(where, total_rows) or int(rng.integers(1, 1025))
+        self._data_seed = seed
+        super().__init__(where, names, num_samples, shuffle, None, num_shards, shard_id, num_parallel_workers)
+
+    def _length(self) -> int:
+        return self._total
+
+    def _row(self, index: int) -> Row:
+        rng = np.random.default_rng([self._data_seed, index])
+        row = []
+        for name, dtype, shape in self._spec:
+            if name not in self._column_names:
+                continue
+            if dtype.kind == "f":
+                row.append(rng.standard_normal(shape).astype(dtype))
+            elif dtype.kind == "b":
+                row.append(rng.integers(0, 2, shape).astype(bool))
+            else:
+                info = np.iinfo(dtype)
+                row.append(rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True))
+        return tuple(row)

@@ -1,0 +1,132 @@
+"""Images/second of an MNIST-style pipeline in msx.dataset, beside the same pipeline written directly with grain
+(and with torch's DataLoader where torch is installed), and how long a training loop waits for data.
+
+The pipeline is decode-free: MnistDataset (idx files of N random 28x28 images) -> Rescale -> Normalize ->
+HWC2CHW -> batch 64, read as numpy (no device copy) for 1 and 2 workers. The wait is measured on the
+quick-start network training on scikit-learn's digits (as MNIST files): the seconds the loop spent blocked in
+the iterator, against the whole epoch.
+
+    python bench/bench_dataset.py [--images 20000] [--repeats 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import grain
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import msx as ms  # noqa: E402
+from msx import nn  # noqa: E402
+from msx.dataset import MnistDataset, transforms, vision  # noqa: E402
+
+from dataset_formats import digits_as_mnist, write_mnist  # noqa: E402
+
+MEAN, STD = 0.1307, 0.3081
+
+
+def msx_pipeline(folder: str, workers: int):
+    d = MnistDataset(folder, usage="train", shuffle=False, num_parallel_workers=workers)
+    d = d.map([vision.Rescale(1 / 255, 0), vision.Normalize((MEAN,), (STD,)), vision.HWC2CHW()], "image",
+              num_parallel_workers=workers)
+    return d.map(transforms.TypeCast(ms.int32), "label").batch(64)
+
+
+def grain_pipeline(images: np.ndarray, labels: np.ndarray, workers: int):
+    def row(i):
+        image = images[i][..., None].astype(np.float32) * np.float32(1 / 255)
+        image = ((image - np.float32(MEAN)) / np.float32(STD)).transpose(2, 0, 1)
+        return image, np.int32(labels[i])
+
+    def stack(rows):
+        return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+
+    ds = grain.MapDataset.range(len(images)).map(row).batch(64, batch_fn=stack)
+    return ds.to_iter_dataset(grain.ReadOptions(num_threads=workers, prefetch_buffer_size=16))
+
+
+def torch_loader(images: np.ndarray, labels: np.ndarray, workers: int):
+    import torch.utils.data as tud
+
+    class Source(tud.Dataset):
+        def __len__(self):
+            return len(images)
+
+        def __getitem__(self, i):
+            image = images[i][..., None].astype(np.float32) * np.float32(1 / 255)
+            return ((image - np.float32(MEAN)) / np.float32(STD)).transpose(2, 0, 1), np.int32(labels[i])
+
+    return tud.DataLoader(Source(), batch_size=64, num_workers=0 if workers == 1 else workers)
+
+
+def rate(make, count: int, repeats: int) -> float:
+    best = 0.0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        n = sum(len(b[1]) for b in make())
+        best = max(best, n / (time.perf_counter() - start))
+        assert n == count
+    return best
+
+
+def training_wait(folder: str, epochs: int = 3) -> tuple[float, float]:
+    """(seconds waiting for data, seconds of training) over `epochs` of the quick-start on digits."""
+    ms.set_seed(0)
+    data = msx_pipeline(folder, 2)
+    net = nn.SequentialCell(nn.Flatten(), nn.Dense(784, 128), nn.ReLU(), nn.Dense(128, 10))
+    loss_fn, opt = nn.CrossEntropyLoss(), nn.Adam(net.trainable_params(), 1e-3)
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    @ms.jit(capture_mode="trace")
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    it = data.create_tuple_iterator(num_epochs=epochs + 1)
+    for x, y in it:  # warm-up epoch: compiles the step
+        step(x, y) if x.shape[0] == 64 else None
+    it.wait_seconds = 0.0
+    start = time.perf_counter()
+    for _ in range(epochs):
+        for x, y in it:
+            if x.shape[0] == 64:
+                step(x, y).asnumpy()
+    return it.wait_seconds, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--images", type=int, default=20000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (args.images, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, args.images, dtype=np.uint8)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_mnist(tmp, images, labels, "train")
+        print(f"{args.images} MNIST-style images, Rescale + Normalize + HWC2CHW + batch 64 (images/s, best of "
+              f"{args.repeats})")
+        for workers in (1, 2):
+            ours = rate(lambda: msx_pipeline(tmp, workers).create_tuple_iterator(num_epochs=1, output_numpy=True),
+                        args.images, args.repeats)
+            plain = rate(lambda: grain_pipeline(images, labels, workers), args.images, args.repeats)
+            line = f"  workers={workers}: msx.dataset {ours:9.0f}   plain grain {plain:9.0f}   ratio {plain / ours:.2f}x"
+            try:
+                line += f"   torch DataLoader {rate(lambda: torch_loader(images, labels, workers), args.images, 1):9.0f}"
+            except ImportError:
+                line += "   (torch not installed)"
+            print(line)
+    with tempfile.TemporaryDirectory() as tmp:
+        digits_as_mnist(tmp)
+        wait, total = training_wait(tmp)
+        print(f"digits quick-start training, 3 epochs: {total:.2f} s, of which waiting for data {wait * 1000:.1f} ms "
+              f"({100 * wait / total:.1f}%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+"""Readers of the standard on-disk dataset formats; each takes a `dataset_dir` (or files) the user already has.
+
+No reader downloads anything. Each checks the bytes against the format's
+public description and names the file at fault when they do not fit.
+"""
+from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
+from .idx import FashionMnistDataset, MnistDataset  # noqa: F401
+from .image_folder import ImageFolderDataset  # noqa: F401
+from .text_files import CSVDataset, TextFileDataset  # noqa: F401

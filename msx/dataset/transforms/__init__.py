@@ -1,0 +1,8 @@
+"""`msx.dataset.transforms`: MindSpore's general transforms (`mindspore.dataset.transforms`).
+
+Each is an object called on column values — inside `Dataset.map`, or eagerly
+on one sample (`transforms.TypeCast(ms.int32)(label)`); a wrong input is a
+DatasetError naming the transform.
+"""
+from .ops import (Compose, Concatenate, Duplicate, Fill, Mask, OneHot, PadEnd, RandomApply,  # noqa: F401
+                  RandomChoice, RandomOrder, Relational, Slice, TensorOperation, TypeCast, Unique)
