@@ -34,7 +34,34 @@ _DEFAULTS: dict[str, Any] = {
     "verify_passes": "structure",
 }
 
+
+
+def _default_target() -> str:
+    """The device_target of a fresh process: what jax runs on here (a GPU machine gets "GPU", not "CPU")."""
+    import jax
+
+    return {"gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}.get(jax.default_backend(), "CPU")
+
+
+_DEFAULTS["device_target"] = _default_target()
 _context: dict[str, Any] = dict(_DEFAULTS)
+_PLATFORMS = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu", "Ascend": "cpu"}  # the Ascend backend is simulated on CPU
+
+
+def _place_eager() -> None:
+    """Eager ops run on the device that device_target/device_id name, when jax has it (an absent platform is
+    reported by the jit backend lookup, which names what is available)."""
+    import jax
+
+    try:
+        devices = jax.devices(_PLATFORMS[_context["device_target"]])
+    except RuntimeError:
+        return
+    index = _context["device_id"]
+    if index >= len(devices):
+        raise ContextError(f"set_context: device_id={index} but {_context['device_target']} has {len(devices)} "
+                           f"device(s) here (ids 0..{len(devices) - 1})")
+    jax.config.update("jax_default_device", devices[index])
 
 
 def _check(key: str, value: Any) -> None:
@@ -73,7 +100,15 @@ def set_context(**kwargs: Any) -> None:
     """
     for key, value in kwargs.items():
         _check(key, value)
+    previous = dict(_context)
     _context.update(kwargs)
+    if "device_target" in kwargs or "device_id" in kwargs:
+        try:
+            _place_eager()
+        except ContextError:
+            _context.clear()
+            _context.update(previous)  # a bad call changes nothing
+            raise
 
 
 def get_context(key: str) -> Any:

@@ -28,7 +28,7 @@ from . import dtype as mstype
 from .backends import get_backend
 from .capture import CAPTURE_MODES
 from .capture.builder import Captured
-from .capture.trace import input_names
+from .capture.trace import input_names, is_input
 from .ir.symbolic import Dim, jax_shape
 from . import tensor as tensor_mod
 from .tensor import PARAMETER_LOCK, Tensor
@@ -239,7 +239,7 @@ def symbolic_arguments(sig, dims: dict[Position, str]) -> tuple[tuple, dict]:
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
     t = 0
     for i, leaf in enumerate(leaves):
-        if isinstance(leaf, Tensor):
+        if is_input(leaf):
             shape = tuple(Dim(dims[(t, a)]) if (t, a) in dims else d for a, d in enumerate(leaf._data.shape))
             leaves[i] = Tensor._from(jax.ShapeDtypeStruct(jax_shape(shape), leaf._data.dtype))
             t += 1
@@ -258,14 +258,14 @@ def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, co
     def run(*arrays):
         rebuilt = iter(arrays)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
-        call = jax.tree_util.tree_unflatten(treedef, [Tensor._from(next(rebuilt)) if isinstance(x, Tensor) else x
+        call = jax.tree_util.tree_unflatten(treedef, [Tensor._from(next(rebuilt)) if is_input(x) else x
                                                       for x in leaves])
         captured, _ = CAPTURE_MODES[mode](fn, call[0], call[1], name, config)
         captured.restore()  # the abstract run wrote tracers into Parameters
         box.append(captured)
 
     tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
-               if isinstance(x, Tensor)]
+               if is_input(x)]
     with _undo_writes():  # also when capture fails part-way: no Parameter may keep a tracer
         jax.eval_shape(run, *[t._data for t in tensors])
     return box[0]
@@ -364,7 +364,7 @@ class DynamicShapes:
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter (see JitFunction._capture)
                 captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
-        except MsxError as exc:
+        except Exception as exc:  # noqa: BLE001 - code computing with shapes (int(x.shape[0]), `for row in x`)
             why = f"{type(exc).__name__}: {str(getattr(exc, 'message', exc)).splitlines()[0]}"
             if self.spec is not None:
                 raise SymbolicShapeError(f"enable_dynamic: {jf.__name__} cannot be captured with symbolic dims "

@@ -60,9 +60,6 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
         raise ValueError(f"jit: jit_level={jit_level!r} is not valid; choose one of {list(JIT_LEVELS)}")
     if dynamic not in (0, 1):
         raise ValueError(f"jit: dynamic={dynamic!r} is not valid; choose 0 or 1")
-    if dynamic == 1 and capture_mode == "bytecode":
-        raise ValueError("jit: dynamic=1 works with capture_mode 'ast' or 'trace' (bytecode capture keeps its own "
-                         "per-shape cache of guarded graphs)")
     if not isinstance(fullgraph, bool):
         raise ValueError(f"jit: fullgraph must be True or False, got {fullgraph!r}")
     if backend is not None and not isinstance(backend, str):
@@ -130,8 +127,10 @@ class JitFunction:
         runner = CAPTURE_RUNNERS.get(config.capture_mode)
         self._runner = runner(self) if runner is not None else None  # a mode with its own cache (bytecode)
         spec = spec_of(fn)
-        if spec is not None or config.dynamic:
+        if spec is not None or (config.dynamic and self._runner is None):
             self.set_dynamic_spec(spec)
+        elif config.dynamic:  # bytecode: its guards key graphs on shapes, so a new batch size is a new entry
+            self.log.append(("static", "dynamic=1 with capture_mode='bytecode': one guarded graph per shape"))
 
     def __get__(self, obj, objtype=None):
         """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""

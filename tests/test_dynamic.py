@@ -152,8 +152,28 @@ def test_bad_declarations():
         msx.Symbol(min=0)
     with pytest.raises(TypeError, match="Tensor"):
         msx.enable_dynamic(x=[None, 4])
-    with pytest.raises(ValueError, match="bytecode"):
-        msx.jit(lambda x: x, dynamic=1, capture_mode="bytecode")
+
+
+@pytest.mark.parametrize("mode", ["trace", "ast", "bytecode"])
+def test_dynamic1_code_that_computes_with_shapes_runs_per_shape_in_every_mode(mode):
+    """`int(np.prod(x.shape))`, `if x.shape[0] > 4`, `for row in x` cannot be symbolic: per-shape graphs."""
+    def flat(x):
+        return x.reshape((int(np.prod(x.shape)),))
+
+    def branch(x):
+        return x * 2 if x.shape[0] > 4 else x + 1
+
+    def rows(x):
+        out = 0
+        for row in x:
+            out = out + row
+        return out
+
+    for fn in (flat, branch, rows):
+        jf = msx.jit(fn, capture_mode=mode, dynamic=1)
+        for b in (2, 3, 5, 6):
+            x = _x(b, 3)
+            np.testing.assert_allclose(jf(x).asnumpy(), fn(x).asnumpy(), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("file_format", ["MSXIR", "STABLEHLO"])

@@ -343,3 +343,62 @@ def test_the_first_random_op_of_a_process_may_run_under_source_capture():
             "f(x); ops.dropout(x, p=0.5); print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- state writes behave as eager
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_a_parameter_passed_as_an_argument_is_state_the_graph_writes(mode):
+    def step(w, x):
+        w.set_data(w + x)
+        return w * 2
+
+    a = msx.Parameter(T(np.ones(2, np.float32)), name="a")
+    b = msx.Parameter(T(np.full(2, 5.0, np.float32)), name="b")
+    jf = msx.jit(step, capture_mode=mode)
+    for _ in range(2):
+        out = jf(a, T(np.ones(2, np.float32)))
+    np.testing.assert_array_equal(a.asnumpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(out.asnumpy(), [6.0, 6.0])
+    jf(b, T(np.ones(2, np.float32)))  # another Parameter of the same shape: its own entry, not a's graph
+    np.testing.assert_array_equal(b.asnumpy(), [6.0, 6.0])
+    np.testing.assert_array_equal(a.asnumpy(), [3.0, 3.0])
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_set_data_that_changes_a_parameters_shape_recompiles(mode):
+    p = msx.Parameter(T(np.ones(2, np.float32)), name="p")
+
+    def grow(x):
+        p.set_data(ops.concat((p, p)))
+        return x + 1
+
+    jf = msx.jit(grow, capture_mode=mode)
+    for _ in range(3):
+        jf(X)
+    assert p.shape == (16,)
+    assert "parameter p: float32(2,) -> float32(4,)" in _reasons(jf) or "(4,)" in _reasons(jf)
+
+
+# ---------------------------------------------------------------- devices
+def test_eager_ops_run_on_the_device_that_device_id_names():
+    import subprocess
+    import sys
+
+    code = ("import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\n"
+            "import numpy as np, msx\nfrom msx.errors import ContextError\n"
+            "msx.set_context(device_id=1)\nt = msx.Tensor(np.ones(3)) + 1\nprint([d.id for d in t._data.devices()])\n"
+            "try:\n    msx.set_context(device_id=7)\nexcept ContextError as e:\n    print('refused', msx.get_context('device_id'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
+    assert out.stdout.split("\n")[:2] == ["[1]", "refused 1"], out.stderr[-2000:]
+
+
+def test_device_target_defaults_to_what_jax_runs_on(monkeypatch):
+    import jax
+
+    from msx import context
+
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert context._default_target() == "GPU"
+    monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
+    assert context._default_target() == "CPU"

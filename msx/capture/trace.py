@@ -13,13 +13,18 @@ from typing import Any, Callable
 
 import jax
 
-from ..tensor import Tensor
+from ..tensor import Parameter, Tensor
 from .builder import Captured, GraphBuilder
 from .reads import watch_calls
 
 
 def _is_leaf(x) -> bool:
     return isinstance(x, Tensor)
+
+
+def is_input(x) -> bool:
+    """A graph input: a Tensor argument. A Parameter argument is state, read and written like any Parameter."""
+    return isinstance(x, Tensor) and not isinstance(x, Parameter)
 
 
 def input_names(fn: Callable, args: tuple, kwargs: dict) -> list[str]:
@@ -33,7 +38,7 @@ def input_names(fn: Callable, args: tuple, kwargs: dict) -> list[str]:
     for name, value in named:
         leaves = jax.tree_util.tree_flatten_with_path(value, is_leaf=_is_leaf)[0]
         for path, leaf in leaves:
-            if isinstance(leaf, Tensor):
+            if is_input(leaf):
                 suffix = "".join(f".{getattr(k, 'idx', getattr(k, 'key', getattr(k, 'name', k)))}" for k in path)
                 names.append(name + suffix)
     return names
@@ -42,7 +47,7 @@ def input_names(fn: Callable, args: tuple, kwargs: dict) -> list[str]:
 def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[Captured, Any]:
     """Run `fn` eagerly while recording; returns (what was captured, the eager result)."""
     builder = GraphBuilder(name)
-    tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_leaf) if isinstance(x, Tensor)]
+    tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_leaf) if is_input(x)]
     names = input_names(fn, args, kwargs)
     if len(names) != len(tensors):
         names = [f"arg{i}" for i in range(len(tensors))]

@@ -91,7 +91,9 @@ class Compiled:
             p._data = self.backend.place(p._data)
         self.ro = [p for i, p in enumerate(captured.params) if i not in rw]
         self.rw = [captured.params[i] for i in config.rw_params]
-        self.param_avals = [(p._data.shape, p._data.dtype) for p in captured.params]
+        before = {id(p): old for p, old in zip(captured.updated, captured.old_values)}
+        self.param_avals = [(a.shape, a.dtype) for a in  # as the graph reads them, before a trace run's writes
+                            (before.get(id(p), p._data) for p in captured.params)]
         self.params = captured.params
         self.grad_flags = [p.requires_grad for p in captured.params]
         self.epoch = versions.EPOCH[0]

@@ -1,6 +1,7 @@
 """The signature of a jitted call: the cache key of its arguments plus their Tensor leaves.
 
-The key holds the pytree structure, each Tensor's shape and dtype, each static
+The key holds the pytree structure, each Tensor's shape and dtype, each Parameter argument's identity (a
+Parameter is state, not an input: the graph reads and writes it like one it found itself), each static
 Python value (floats by their bits, so `-0.0` is not `0.0`), each Cell argument's
 identity and training flag, and which Tensor arguments are the same object.
 Everything else a capture read (globals, attributes, Cells reached) is guarded
@@ -11,7 +12,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Parameter, Tensor
 _Cell: type | None = None
 
 
@@ -23,6 +24,8 @@ def is_leaf(x) -> bool:
 
 
 def _leaf_key(x):
+    if isinstance(x, Parameter):  # state, bound by identity like a Parameter the function reads itself
+        return "param", id(x)
     if isinstance(x, Tensor):
         return x._data.shape, x._data.dtype
     if is_leaf(x):  # a Cell: identity and training flag
@@ -55,7 +58,7 @@ class Signature:
             leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
             args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         self.args, self.kwargs = args, kwargs
-        self.tensors = [x for x in leaves if isinstance(x, Tensor)]
+        self.tensors = [x for x in leaves if isinstance(x, Tensor) and not isinstance(x, Parameter)]
         self.key = (treedef, tuple(_leaf_key(x) for x in leaves), training, _aliasing(self.tensors))
 
     def has_tracer(self) -> bool:
@@ -123,6 +126,8 @@ def _show(k) -> str:
         return f"object id {k[1]}"
     if k[0] == "cell":
         return f"Cell id {k[1]}"
+    if k[0] == "param":
+        return f"Parameter id {k[1]}"
     return repr(k[1])
 
 

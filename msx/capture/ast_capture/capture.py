@@ -20,7 +20,7 @@ from ...ops.primitive import apply, recording
 from ...tensor import Tensor
 from .. import NOT_RUN
 from ..builder import Captured, GraphBuilder
-from ..trace import input_names
+from ..trace import input_names, is_input
 from .checks import check_reverse_mode
 from .failures import STAGE, Unsupported
 from .interpreter import Interpreter
@@ -38,7 +38,7 @@ def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any)
     from ...runtime.signature import is_leaf as _is_leaf
 
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-    positions = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
+    positions = [i for i, x in enumerate(leaves) if is_input(x)]
     labels = input_names(fn, args, kwargs)
     if len(labels) != len(positions):
         labels = [f"arg{i}" for i in range(len(positions))]
