@@ -108,6 +108,8 @@ class _Recording(threading.local):
 
     recorder: Any = None
     converter: Any = None
+    scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
+    scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
 
 
 recording = _Recording()
