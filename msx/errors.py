@@ -210,3 +210,13 @@ class CustomOpBuildError(CustomOpError):
         super().__init__(message)
         self.command = command
         self.compiler_output = compiler_output
+
+
+class VizError(MsxError, ValueError):
+    """The graph view (`msx.viz`) or the profiler could not do what was asked: names the graph, file or stage."""
+
+    stage = "viz"
+
+
+class VizUnavailableError(VizError, ImportError):
+    """Google's Model Explorer is not installed: the graph view needs `pip install "msx[viz]"`."""

@@ -107,6 +107,17 @@ class Node:
         return f"Node({self.op}, {len(self.inputs)} in, {len(self.outputs)} out)"
 
 
+def common_scope(scopes: list[str]) -> str:
+    """The innermost Cell path that holds all of `scopes` ("" when they share none)."""
+    parts = [s.split("/") if s else [] for s in scopes]
+    common: list[str] = []
+    for names in zip(*parts):
+        if any(n != names[0] for n in names):
+            break
+        common.append(names[0])
+    return "/".join(common)
+
+
 @dataclass(eq=False)
 class Graph:
     """A function graph: inputs and parameters in, outputs and parameter updates out."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.graph import Graph, Node, Var
+from ..ir.graph import Graph, Node, Var, common_scope
 from ..ops.primitive import REGISTRY
 from .base import Pass
 from .rewrite import producers, returned, users
@@ -88,7 +88,7 @@ def _fuse(graph: Graph, group: _Group, index: int, read_outside: set[int]) -> No
     escaping = [v for node in group.members for v in node.outputs if v.id in read_outside]
     body = Graph(f"{graph.name}_fused{index}", [inner[x.id] for x in inputs], [], body_nodes,
                  [defined[v.id] for v in escaping])
-    scope = _common_scope([m.scope for m in group.members])
+    scope = common_scope([m.scope for m in group.members])  # shown inside the Cell that holds all members
     return Node(FUSED, list(inputs), escaping, {}, group.members[-1].loc, {"body": body}, scope)
 
 
@@ -115,13 +115,3 @@ class ElementwiseFusion(Pass):
                  if id(node) in fused_at or id(node) not in member_of]
         return replace(graph, nodes=nodes) if fused_at else graph
 
-
-def _common_scope(scopes: list[str]) -> str:
-    """The innermost Cell path holding all of `scopes` (a fused group is shown inside it)."""
-    parts = [s.split("/") if s else [] for s in scopes]
-    common = []
-    for names in zip(*parts):
-        if any(n != names[0] for n in names):
-            break
-        common.append(names[0])
-    return "/".join(common)
