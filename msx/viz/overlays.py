@@ -18,7 +18,6 @@ The factories compute overlays from msx's own models and measurements:
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -27,7 +26,7 @@ from ..ir.graph import Graph, Node
 
 WHITE_TO_RED = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 0.5, "bgColor": "#ffcc80"}, {"stop": 1, "bgColor": "#e53935"}]
 UNIT_COLORS = {"Cube": "#ef9a9a", "Vector": "#90caf9", "AICPU": "#ffe082", "view": "#eeeeee"}
-DIFF_COLORS = {"added": "#a5d6a7", "removed": "#ef9a9a", "kept": "#ffffff"}
+DIFF_COLORS = {"added": "#a5d6a7", "removed": "#ef9a9a", "changed inside": "#fff59d", "kept": "#ffffff"}
 
 
 @dataclass
@@ -114,9 +113,13 @@ def ascend_cost(graph: Graph, metric: str = "time", precision_mode: str | None =
     def visit(original: Graph, new_graph: Graph) -> None:
         for node, carriers in _pairs(original, new_graph, inserted):
             rows = [r for c in carriers for r in model.node_rows(c, "")]
-            if metric == "unit":
-                units = [r.unit for r in rows if r.kernels]
-                overlay.values[node] = max(set(units), key=units.count) if units else "view"
+            if metric == "unit":  # the unit of its own kernel(s), not of the casts before it
+                own = model.node_rows(carriers[-1], "")
+                time_by: dict[str, float] = {}
+                for r in own:
+                    if r.kernels:
+                        time_by[r.unit] = time_by.get(r.unit, 0.0) + r.time_us
+                overlay.values[node] = max(time_by, key=time_by.get) if time_by else "view"
             else:
                 overlay.values[node] = float(sum(getattr(r, field_name) for r in rows))
             if node.op != "Fused":
@@ -168,18 +171,36 @@ def _signature(node: Node) -> tuple:
 
 
 def pass_diff(before: Graph, after: Graph) -> tuple[Overlay, Overlay]:
-    """(overlay on `before`: "removed"/"kept", overlay on `after`: "added"/"kept") for one pass run
-    (`PassRecord.before/after`). Nodes match when op, attributes, Cell path, source line and result types agree."""
-    have = Counter(_signature(n) for n in after.nodes)
-    had = Counter(_signature(n) for n in before.nodes)
+    """(overlay on `before`: "removed"/"kept"/"changed inside", overlay on `after`: "added"/"kept"/"changed
+    inside") for one pass run (`PassRecord.before/after`). Nodes match, in order, when op, attributes, Cell
+    path, source line and result types agree; matched nodes' subgraphs are compared the same way."""
     removed, added = Overlay("pass: removed", colors=DIFF_COLORS), Overlay("pass: added", colors=DIFF_COLORS)
-    for node in before.nodes:
-        sig = _signature(node)
-        removed.values[node] = "kept" if have[sig] > 0 else "removed"
-        have[sig] -= 1
-    for node in after.nodes:
-        sig = _signature(node)
-        added.values[node] = "kept" if had[sig] > 0 else "added"
-        had[sig] -= 1
+    _diff(before, after, removed, added)
     return removed, added
+
+
+def _diff(before: Graph, after: Graph, removed: Overlay, added: Overlay) -> bool:
+    """Marks both graphs; True when anything differs."""
+    waiting: dict[tuple, list[Node]] = {}
+    for node in after.nodes:
+        waiting.setdefault(_signature(node), []).append(node)
+    pairs = []
+    for node in before.nodes:
+        match = waiting.get(_signature(node))
+        if match:
+            pairs.append((node, match.pop(0)))
+        else:
+            removed.values[node] = "removed"
+    matched = {id(m) for _, m in pairs}
+    for node in after.nodes:
+        if id(node) not in matched:
+            added.values[node] = "added"
+    changed = len(pairs) != len(before.nodes) or len(pairs) != len(after.nodes)
+    for old, new in pairs:
+        inside = old.subgraphs.keys() != new.subgraphs.keys()
+        for key in old.subgraphs.keys() & new.subgraphs.keys():
+            inside |= _diff(old.subgraphs[key], new.subgraphs[key], removed, added)
+        removed.values[old] = added.values[new] = "changed inside" if inside else "kept"
+        changed |= inside
+    return changed
 
