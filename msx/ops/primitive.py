@@ -16,6 +16,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from .. import hostevents
 from ..errors import OpError, OpTypeError, user_loc
 from ..tensor import Tensor, _wrap
 
@@ -121,7 +122,15 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
 
     The hot path is one jax call plus wrapping; input validation costs nothing
     unless jax rejects the inputs, in which case `prim.error` explains why.
+    While `msx.Profiler` runs, each eager call is an "msx.eager" host event.
     """
+    if hostevents.ACTIVE and recording.recorder is None:
+        with hostevents.span("msx.eager", prim.name):
+            return _apply(prim, inputs, attrs)
+    return _apply(prim, inputs, attrs)
+
+
+def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     try:
         out = prim.impl(*arrays, **attrs)
