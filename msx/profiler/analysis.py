@@ -25,6 +25,7 @@ from .trace import OpEvent
 STAGE_KINDS = {"msx.capture": "capture", "msx.passes": "passes", "msx.compile": "XLA compile",
                "msx.run": "graph run (host)", "msx.eager": "eager ops (host)"}
 UNATTRIBUTED = "(XLA, no msx node)"
+RUNTIME = "(XLA runtime, between ops)"
 
 
 @dataclass
@@ -121,7 +122,7 @@ class ProfileResult:
 
     def table(self, k: int | None = None) -> str:
         head = ("node", "op", "cell", "where", "calls", "total us", "mean us", "fwd us", "bwd us", "share")
-        rows = [(f"{r.graph}:{r.path}" if r.path else f"{r.graph}: {UNATTRIBUTED}", r.op, r.scope, r.where, r.calls,
+        rows = [(f"{r.graph}:{r.path}" if r.node is not None else f"{r.graph}: {r.path or UNATTRIBUTED}", r.op, r.scope, r.where, r.calls,
                  f"{r.total_us:.1f}", f"{r.mean_us:.1f}", f"{r.forward_us:.1f}", f"{r.backward_us:.1f}",
                  f"{100 * r.share:.1f}%") for r in self.rows[:k]]
         widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
@@ -147,6 +148,7 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
     runs: dict[str, set[int]] = {}
     spans: dict[tuple[str, int], list[int]] = {}
     graphs: dict[str, Graph] = {}
+    busy: dict[tuple[str, int], int] = {}
     compiled_ns = eager_ns = 0.0
     for e in events:
         entries = maps.get(e.module)
@@ -158,12 +160,17 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
         graphs[graph.name] = graph
         runs.setdefault(graph.name, set()).add(e.run_id)
         span = spans.setdefault((graph.name, e.run_id), [e.start_ns, e.start_ns])
-        span[0], span[1] = min(span[0], e.start_ns), max(span[1], e.start_ns + e.self_ns)
+        span[0], span[1] = min(span[0], e.start_ns), max(span[1], e.start_ns + e.dur_ns)
         compiled_ns += e.self_ns
+        busy[(graph.name, e.run_id)] = busy.get((graph.name, e.run_id), 0) + e.self_ns
         for site, fraction in _hlo_map(entry).shares(e.op):
             acc = per_site.setdefault((graph.name, site), [0.0, 0.0, 0.0])
             acc[0] += e.self_ns * fraction
             acc[2 if site.backward else 1] += e.self_ns * fraction
+    for (gname, _), (first, last) in spans.items():   # time inside a run when no XLA op was running
+        acc = per_site.setdefault((gname, Site(None, RUNTIME, False)), [0.0, 0.0, 0.0])
+        gap = max((last - first) - busy.get((gname, _), 0), 0)
+        acc[0] += gap
     merged: dict[tuple[str, int | None, str], NodeTime] = {}
     for (gname, site), (total, fwd, bwd) in per_site.items():
         key = (gname, id(site.node) if site.node is not None else None, site.path)
@@ -178,8 +185,9 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
         row.forward_us += fwd / 1e3
         row.backward_us += bwd / 1e3
     rows = sorted(merged.values(), key=lambda r: -r.total_us)
+    step_us = sum(r.total_us for r in rows)   # = the runs' device time, first op start to last op end
     for r in rows:
-        r.share = r.total_us / (compiled_ns / 1e3) if compiled_ns else 0.0
+        r.share = r.total_us / step_us if step_us else 0.0
     stages: dict[str, float] = {}
     eager_ops: dict[str, tuple[int, float]] = {}
     for kind, name, start, end in host:

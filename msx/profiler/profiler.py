@@ -4,9 +4,11 @@ MindSpore's Ascend profiler collects device data through CANN; here the
 device layer is XLA, so recording is `jax.profiler.start_trace` (the trace
 opens in Perfetto and TensorBoard/XProf) plus msx's host events, and
 `analyse()` maps XLA's op executions back to msx nodes and source lines.
-Options that only mean something on an Ascend chip (`aic_metrics`,
-`l2_cache`, `hbm_ddr`, ...) are accepted, as MindSpore code passes them, and
-stored in the summary's metadata; they change nothing here.
+`with_stack=True` adds Python frames to the trace (jax's Python tracer; it
+slows the traced code, so it is off by default). Options that only mean
+something on an Ascend chip (`aic_metrics`, `l2_cache`, `hbm_ddr`, ...) are
+accepted, as MindSpore code passes them, and stored in the summary's
+metadata; they change nothing here.
 """
 from __future__ import annotations
 
@@ -88,8 +90,7 @@ def tensorboard_trace_handler(dir_name: str | None = None, worker_name: str | No
 
 
 _ASCEND_ONLY = ("profiler_level", "aic_metrics", "l2_cache", "hbm_ddr", "pcie", "data_simplification",
-                "parallel_strategy", "data_process", "sync_enable", "with_stack", "record_shapes",
-                "experimental_config", "mstx")
+                "parallel_strategy", "data_process", "sync_enable", "record_shapes", "experimental_config", "mstx")
 
 
 class profile:  # noqa: N801 - MindSpore's name
@@ -110,6 +111,7 @@ class profile:  # noqa: N801 - MindSpore's name
         if bad:
             raise ValueError(f"Profiler: activities must be ProfilerActivity members, got {bad[0]!r}")
         self.activities, self.profile_memory, self.schedule = acts, profile_memory, schedule
+        self.with_stack = with_stack
         self.on_trace_ready, self.output_path = on_trace_ready, output_path
         self.metadata: dict[str, Any] = {"ascend_only_options": {k: repr(v) for k, v in ascend_options.items()},
                                          "activities": [a.value for a in acts]}
@@ -141,7 +143,9 @@ class profile:  # noqa: N801 - MindSpore's name
                                  f"_{os.getpid()}_{id(self):x}_{self._cycle}")
         os.makedirs(self._dir, exist_ok=True)
         hostevents.EVENTS.clear()
-        jax.profiler.start_trace(self._dir, create_perfetto_trace=True)
+        options = jax.profiler.ProfileOptions()
+        options.python_tracer_level = 1 if self.with_stack else 0  # Python frames cost time: only when asked
+        jax.profiler.start_trace(self._dir, create_perfetto_trace=True, profiler_options=options)
         hostevents.ACTIVE = True
         self._tracing = True
 

@@ -21,6 +21,7 @@ class OpEvent:
     start_ns: int
     self_ns: int     # duration minus the XLA ops nested inside it
     thread: str
+    dur_ns: int = 0  # the whole duration
 
 
 def find_xplane(trace_dir: str) -> str | None:
@@ -50,8 +51,9 @@ def read_op_events(xplane_path: str) -> list[OpEvent]:
                     stack.pop()
                 if stack:
                     done[stack[-1][1]][4] -= min(dur, stack[-1][0] - start)
-                done.append([str(stats["hlo_module"]), str(stats["hlo_op"]), int(stats.get("run_id", 0)), start, dur])
+                done.append([str(stats["hlo_module"]), str(stats["hlo_op"]), int(stats.get("run_id", 0)), start, dur,
+                             dur])
                 stack.append([start + dur, len(done) - 1])
-            events += [OpEvent(m, op, run, start, max(selfns, 0), f"{plane.name}/{line.name}")
-                       for m, op, run, start, selfns in done]
+            events += [OpEvent(m, op, run, start, max(selfns, 0), f"{plane.name}/{line.name}", dur)
+                       for m, op, run, start, selfns, dur in done]
     return events
