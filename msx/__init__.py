@@ -19,3 +19,5 @@ from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  #
 from . import amp, dataset, train  # noqa: E402
 
 __version__ = "0.1.0"
+from . import profiler, viz  # noqa: E402
+from .profiler import Profiler  # noqa: E402

@@ -1,5 +1,9 @@
 """`python -m msx inspect FILE`: what an exported graph, a StableHLO artifact or a checkpoint holds.
 
+`python -m msx view FILE`: the graph of an `.msxir` file (or of a graph JSON
+written by `msx.viz.save`) in Google's Model Explorer on localhost; it prints
+the URL and serves until Ctrl+C (see docs/viz.md).
+
 For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
 parameters, parts with checksums) and the graph's text form; for a
 checkpoint: its metadata and tensor table; for a STABLEHLO artifact: its
@@ -94,12 +98,43 @@ def inspect(path: str) -> str:
     return inspect_stablehlo(path, blob)
 
 
+def view(path: str, node_data: list[str], host: str, port: int | None, open_browser: bool) -> int:
+    """Serve `path` (.msxir, or a graph JSON from msx.viz.save) in Model Explorer until interrupted."""
+    import os
+    import time
+
+    from .viz.server import serve
+
+    if not os.path.exists(path):
+        raise MsxError(f"no such file: {path}", stage="viz")
+    url = serve([os.path.abspath(path)], [os.path.abspath(p) for p in node_data], host=host, port=port,
+                open_browser=open_browser)
+    print(f"Model Explorer is showing {path} at\n{url}\n(Ctrl+C stops it)", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m msx", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser("inspect", help="print the manifest and graph of an exported file, or a checkpoint's tensors")
     cmd.add_argument("file")
+    show = sub.add_parser("view", help="show an .msxir file (or msx.viz.save JSON) in Model Explorer on localhost")
+    show.add_argument("file")
+    show.add_argument("--node-data", action="append", default=[], help="a node-data JSON overlay (repeatable)")
+    show.add_argument("--host", default="localhost")
+    show.add_argument("--port", type=int, default=None, help="default: a free port")
+    show.add_argument("--browser", action="store_true", help="also open it in the default web browser")
     args = parser.parse_args(argv)
+    if args.command == "view":
+        try:
+            return view(args.file, args.node_data, args.host, args.port, args.browser)
+        except MsxError as exc:
+            print(f"python -m msx view: {exc}", file=sys.stderr)
+            return 1
     try:
         print(inspect(args.file))
     except (MsxError, OSError) as exc:

@@ -210,3 +210,19 @@ class CustomOpBuildError(CustomOpError):
         super().__init__(message)
         self.command = command
         self.compiler_output = compiler_output
+
+
+class VizError(MsxError, ValueError):
+    """The graph view (`msx.viz`) could not do what was asked: names the graph, file or overlay."""
+
+    stage = "viz"
+
+
+class VizUnavailableError(VizError, ImportError):
+    """Google's Model Explorer is not installed: the graph view needs `pip install "msx[viz]"`."""
+
+
+class ProfilerError(MsxError, ValueError):
+    """`msx.Profiler` was used in a way it cannot honour (two recordings at once, step() without a schedule)."""
+
+    stage = "profiler"

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import functools
+import re
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import jax
 from jax.sharding import SingleDeviceSharding
 
+from .. import hostevents
 from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
@@ -27,7 +30,19 @@ def graph_function(graph: Graph, config: BuildConfig):
         outs, updates = evaluate(probe, inputs, config.merge_params(graph, ro_params, rw_params))
         return outs[:len(outputs)], updates, outs[len(outputs):]
 
+    fn.__name__ = fn.__qualname__ = module_name(graph)  # the HLO module is jit_<name>: profiles name the graph
     return fn
+
+
+def module_name(graph: Graph) -> str:
+    """A Python identifier for the graph's HLO module (`jit_<this>`), from its name."""
+    name = re.sub(r"\W+", "_", graph.name).strip("_") or "graph"
+    return name if not name[0].isdigit() else f"g_{name}"
+
+
+# every XLA executable built, for the profiler's XLA-op -> msx-node mapping (weak references: a dropped executable
+# leaves a dead entry, skipped when the list is read)
+BUILT: list["weakref.ref[XlaExecutable]"] = []
 
 
 @dataclass
@@ -35,6 +50,7 @@ class XlaExecutable:
     lowered: Any
     compiled: Any
     device: Any
+    graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
 
     def as_text(self) -> str:
         return self.lowered.as_text()
@@ -98,13 +114,23 @@ class XlaBackend(BackendBase):
     supports_symbolic = True  # graphs with symbolic input dims build as shape-polymorphic executables
 
     def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable | PolymorphicExecutable:
-        if has_symbolic_inputs(graph):
-            return build_polymorphic(graph_function(graph, config), graph, config, self.device())
-        lowered = self.lower(graph, config)
-        return XlaExecutable(lowered, lowered.compile(), self.device())
+        with hostevents.span("msx.compile", graph.name):
+            if has_symbolic_inputs(graph):
+                return build_polymorphic(graph_function(graph, config), graph, config, self.device())
+            lowered = self.lower(graph, config)
+            handle = XlaExecutable(lowered, lowered.compile(), self.device(), graph)
+        BUILT.append(weakref.ref(handle))
+        return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
+        if hostevents.ACTIVE:
+            with hostevents.span("msx.run", handle.graph.name if isinstance(handle, XlaExecutable) else "polymorphic"):
+                return self._run(compiled, handle, inputs)
+        return self._run(compiled, handle, inputs)
+
+    @staticmethod
+    def _run(compiled, handle, inputs: tuple) -> tuple:
         try:
             return compiled(*inputs)
         except ValueError:

@@ -161,7 +161,7 @@ class GraphBuilder:
         ins = [self.operand(x) for x in inputs]
         results = result if prim.multiple_results else (result,)
         outs = [Var(abstract_of(r)) for r in results]
-        self.graph.nodes.append(Node(prim.name, ins, outs, dict(attrs), user_loc()))
+        self.graph.nodes.append(Node(prim.name, ins, outs, dict(attrs), user_loc(), scope=recording.scope))
         for r, v in zip(results, outs):
             self._bind(r, v)
 
@@ -169,7 +169,7 @@ class GraphBuilder:
                  subgraphs: dict[str, Graph]) -> Node:
         """A higher-order node whose outputs are `results` (already computed eagerly)."""
         outs = [Var(abstract_of(r)) for r in results]
-        node = Node(op, inputs, outs, attrs, user_loc(), subgraphs)
+        node = Node(op, inputs, outs, attrs, user_loc(), subgraphs, recording.scope)
         self.graph.nodes.append(node)
         for r, v in zip(results, outs):
             self._bind(r, v)

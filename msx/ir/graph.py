@@ -7,7 +7,9 @@ A `Graph` has user `inputs`, the Parameters it reads (`params`, each a `Var`
 named after the Parameter), `nodes` in program order, flat `outputs`, and
 `updates`: the Parameters it writes, as (parameter name, value) pairs.
 Higher-order nodes (`Grad`, `Cond`, `While`, `Scan`, `Call`) hold subgraphs
-in `Node.subgraphs`.
+in `Node.subgraphs`. `Node.scope` is the path of the Cells whose `construct`
+recorded it (attribute names, the outermost Cell by its class name), so a graph
+view can fold nodes into their layers; it never affects meaning or equality.
 """
 from __future__ import annotations
 
@@ -93,6 +95,7 @@ class Node:
     attrs: dict = field(default_factory=dict)
     loc: SourceLoc | None = None
     subgraphs: dict[str, "Graph"] = field(default_factory=dict)
+    scope: str = ""  # the Cell path it was recorded under ("SimpleNet/fc1"; "" outside any Cell)
 
     @property
     def abstract(self) -> Abstract | tuple[Abstract, ...]:
@@ -102,6 +105,17 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op}, {len(self.inputs)} in, {len(self.outputs)} out)"
+
+
+def common_scope(scopes: list[str]) -> str:
+    """The innermost Cell path that holds all of `scopes` ("" when they share none)."""
+    parts = [s.split("/") if s else [] for s in scopes]
+    common: list[str] = []
+    for names in zip(*parts):
+        if any(n != names[0] for n in names):
+            break
+        common.append(names[0])
+    return "/".join(common)
 
 
 @dataclass(eq=False)

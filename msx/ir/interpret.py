@@ -38,9 +38,10 @@ def evaluate(graph: Graph, inputs: Sequence, params: Sequence = ()) -> tuple[lis
         env[v.id] = x
     for v, x in zip(graph.params, params):
         env[v.id] = x
-    for node in graph.nodes:
+    for i, node in enumerate(graph.nodes):
         args = [_read(env, x) for x in node.inputs]
-        outs = run_node(node, args)
+        with jax.named_scope(f"{node.op}#{i}"):  # HLO metadata op_name: maps XLA ops back to this node
+            outs = run_node(node, args)
         for v, o in zip(node.outputs, outs):
             env[v.id] = o
     return [_read(env, x) for x in graph.outputs], [_read(env, x) for _, x in graph.updates]
@@ -81,7 +82,7 @@ def lower_grad(node: Node, args: list) -> list:
     diff, free = list(args[:n_diff]), list(args[n_diff:])
 
     def pure(diff):
-        outs, updates = evaluate(body, list(diff) + free)
+        outs, updates = _evaluate_sub("body", body, list(diff) + free)
         if has_aux:
             return outs[0], (tuple(outs[1:]), updates)
         return tuple(outs), ((), updates)
@@ -97,8 +98,14 @@ def lower_grad(node: Node, args: list) -> list:
     return values + grads + list(updates)
 
 
+def _evaluate_sub(key: str, graph: Graph, args: list) -> tuple[list, list]:
+    """`evaluate` of a node's subgraph `key`, named so in the HLO metadata (`Cond#3/then/Mul#0`)."""
+    with jax.named_scope(key):
+        return evaluate(graph, args)
+
+
 def lower_call(node: Node, args: list) -> list:
-    outs, updates = evaluate(node.subgraphs["body"], args)
+    outs, updates = _evaluate_sub("body", node.subgraphs["body"], args)
     return outs + updates
 
 
@@ -106,18 +113,19 @@ def lower_cond(node: Node, args: list) -> list:
     """Cond node: inputs = predicate + operands; both branches map operands to outputs."""
     pred, operands = args[0], tuple(args[1:])
 
-    def branch(graph: Graph) -> Callable:
-        return lambda ops: tuple(evaluate(graph, list(ops))[0])
+    def branch(key: str) -> Callable:
+        return lambda ops: tuple(_evaluate_sub(key, node.subgraphs[key], list(ops))[0])
 
-    return list(lax.cond(jnp.asarray(pred).astype(bool).reshape(()), branch(node.subgraphs["then"]),
-                         branch(node.subgraphs["else"]), operands))
+    return list(lax.cond(jnp.asarray(pred).astype(bool).reshape(()), branch("then"), branch("else"), operands))
 
 
 def lower_while(node: Node, args: list) -> list:
     """While node: inputs = initial carry; `cond` maps carry to a scalar bool, `body` carry to carry."""
     cond_g, body_g = node.subgraphs["cond"], node.subgraphs["body"]
-    out = lax.while_loop(lambda c: jnp.asarray(evaluate(cond_g, list(c))[0][0]).astype(bool).reshape(()),
-                         lambda c: tuple(evaluate(body_g, list(c))[0]), tuple(args))
+    def keep_going(c):
+        return jnp.asarray(_evaluate_sub("cond", cond_g, list(c))[0][0]).astype(bool).reshape(())
+
+    out = lax.while_loop(keep_going, lambda c: tuple(_evaluate_sub("body", body_g, list(c))[0]), tuple(args))
     return list(out)
 
 
@@ -132,7 +140,7 @@ def lower_scan(node: Node, args: list) -> list:
     carry, xs, consts = tuple(args[:n_carry]), tuple(args[n_carry:n_carry + n_xs]), list(args[n_carry + n_xs:])
 
     def step(c, x):
-        outs = evaluate(body, list(c) + list(x) + consts)[0]
+        outs = _evaluate_sub("body", body, list(c) + list(x) + consts)[0]
         return tuple(outs[:n_carry]), tuple(outs[n_carry:])
 
     final, ys = lax.scan(step, carry, xs, length=node.attrs.get("length"), reverse=node.attrs.get("reverse", False))

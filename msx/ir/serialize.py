@@ -19,7 +19,8 @@ values are numbered per graph (subgraphs are closed, so references never
 cross graphs): inputs, params and node outputs define `{"id", "name",
 "shape", "dtype"}`, operands are an id or `{"const": value}`, a node is
 `{"op", "inputs", "outputs", "attrs", "loc", "subgraphs"}` with `loc` =
-`[file, line, col, end_col, func]` or null.
+`[file, line, col, end_col, func]` or null, plus `"scope"` (the Cell path,
+a str) when the node was recorded inside a Cell.
 """
 from __future__ import annotations
 
@@ -102,6 +103,8 @@ class _Encoder:
                      "loc": _loc_to_data(node.loc),
                      "subgraphs": {k: self.graph(sub) for k, sub in node.subgraphs.items()}}
             entry["outputs"] = [define(v) for v in node.outputs]
+            if node.scope:  # optional key: graphs captured outside any Cell read as before
+                entry["scope"] = node.scope
             data["nodes"].append(entry)
         data["outputs"] = [use(x, f"graph {g.name}: the return") for x in g.outputs]
         data["updates"] = [[name, use(x, f"graph {g.name}: update of {name}")] for name, x in g.updates]
@@ -149,10 +152,11 @@ def _dim(s: Any, where: str) -> int | Dim:
     return _expect(s, int, where)
 
 
-def _keys(d: Any, required: set[str], where: str) -> dict:
+def _keys(d: Any, required: set[str], where: str, optional: frozenset[str] = frozenset()) -> dict:
     _expect(d, dict, where)
-    if set(d) != required:
-        raise _fail(where, f"expected the keys {sorted(required)}, got {sorted(d)}")
+    if not required <= set(d) <= required | optional:
+        raise _fail(where, f"expected the keys {sorted(required)}{f' (optionally {sorted(optional)})' if optional else ''}"
+                           f", got {sorted(d)}")
     return d
 
 
@@ -250,7 +254,7 @@ class _Decoder:
         nodes = []
         for i, n in enumerate(_expect(d["nodes"], list, f"{where}.nodes")):
             at = f"{where}, node {i}"
-            n = _keys(n, {"op", "inputs", "outputs", "attrs", "loc", "subgraphs"}, at)
+            n = _keys(n, {"op", "inputs", "outputs", "attrs", "loc", "subgraphs"}, at, frozenset({"scope"}))
             op = _expect(n["op"], str, f"{at}.op")
             at = f"{at} ({op[:40]})"
             if not self.known_op(op):
@@ -259,7 +263,8 @@ class _Decoder:
             attrs = {k: self.value(v, f"{at}, attribute {k!r}") for k, v in _expect(n["attrs"], dict, at).items()}
             subs = {k: self.graph(g, f"{at}, subgraph {k!r}") for k, g in _expect(n["subgraphs"], dict, at).items()}
             outs = [define(v, f"{at}, output {k}") for k, v in enumerate(_expect(n["outputs"], list, at))]
-            nodes.append(Node(op, ins, outs, attrs, self.loc(n["loc"], at), subs))
+            scope = _expect(n.get("scope", ""), str, f"{at}.scope")
+            nodes.append(Node(op, ins, outs, attrs, self.loc(n["loc"], at), subs, scope))
         outputs = [use(x, f"{where}, output {k}") for k, x in enumerate(_expect(d["outputs"], list, where))]
         updates = []
         for k, u in enumerate(_expect(d["updates"], list, where)):

@@ -1,6 +1,7 @@
 """`Cell`: MindSpore's module — a plain Python object that owns Parameters and sub-Cells."""
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
@@ -90,12 +91,15 @@ class Cell:
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
         recorder = recording.recorder
+        if recorder is None and recording.converter is None:
+            return self.construct(*args, **kwargs)
         if recorder is not None:  # a capture reached this Cell: its state is part of what the graph assumes
             recorder.on_cell(self)
+        with cell_scope(self):  # capturing: the ops recorded inside carry this Cell's path
             converter = recording.converter
             if converter is not None:  # source capture: a user construct is captured from its source
                 return converter(self.construct, args, kwargs)
-        return self.construct(*args, **kwargs)
+            return self.construct(*args, **kwargs)
 
     # ------------------------------------------------------------ traversal
     def cells_and_names(self, cells: set | None = None, name_prefix: str = "") -> Iterator[tuple[str, "Cell"]]:
@@ -184,6 +188,22 @@ def _cast_float(x, dtype):
     if isinstance(x, Tensor) and x.dtype.is_floating and x.dtype != dtype:
         return x.astype(dtype)
     return x
+
+
+@contextlib.contextmanager
+def cell_scope(cell: Cell) -> Iterator[None]:
+    """While capturing `cell`'s construct, recorded nodes get its path as `Node.scope`: its attribute name in the
+    Cell being captured around it (`fc1`, `0` in a SequentialCell), or its class name when it is outermost."""
+    outer, parent = recording.scope, recording.scope_cell
+    name = None
+    if parent is not None:
+        name = next((k for k, child in parent._cells.items() if child is cell), None)
+    name = name or type(cell).__name__
+    recording.scope, recording.scope_cell = f"{outer}/{name}" if outer else name, cell
+    try:
+        yield
+    finally:
+        recording.scope, recording.scope_cell = outer, parent
 
 
 def _in_graph() -> bool:

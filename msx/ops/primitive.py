@@ -16,6 +16,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from .. import hostevents
 from ..errors import OpError, OpTypeError, user_loc
 from ..tensor import Tensor, _wrap
 
@@ -112,6 +113,8 @@ class _Recording(threading.local):
 
     recorder: Any = None
     converter: Any = None
+    scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
+    scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
 
 
 recording = _Recording()
@@ -123,7 +126,15 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
 
     The hot path is one jax call plus wrapping; input validation costs nothing
     unless jax rejects the inputs, in which case `prim.error` explains why.
+    While `msx.Profiler` runs, each eager call is an "msx.eager" host event.
     """
+    if hostevents.ACTIVE and recording.recorder is None:
+        with hostevents.span("msx.eager", prim.name):
+            return _apply(prim, inputs, attrs)
+    return _apply(prim, inputs, attrs)
+
+
+def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     try:
         out = prim.impl(*arrays, **attrs)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.graph import Graph, Node, Var
+from ..ir.graph import Graph, Node, Var, common_scope
 from ..ops.primitive import REGISTRY
 from .base import Pass
 from .rewrite import producers, returned, users
@@ -84,11 +84,12 @@ def _fuse(graph: Graph, group: _Group, index: int, read_outside: set[int]) -> No
                 ins.append(inner[x.id])
         outs = [Var(v.abstract) for v in node.outputs]
         defined.update({v.id: o for v, o in zip(node.outputs, outs)})
-        body_nodes.append(Node(node.op, ins, outs, dict(node.attrs), node.loc))
+        body_nodes.append(Node(node.op, ins, outs, dict(node.attrs), node.loc, scope=node.scope))
     escaping = [v for node in group.members for v in node.outputs if v.id in read_outside]
     body = Graph(f"{graph.name}_fused{index}", [inner[x.id] for x in inputs], [], body_nodes,
                  [defined[v.id] for v in escaping])
-    return Node(FUSED, list(inputs), escaping, {}, group.members[-1].loc, {"body": body})
+    scope = common_scope([m.scope for m in group.members])  # shown inside the Cell that holds all members
+    return Node(FUSED, list(inputs), escaping, {}, group.members[-1].loc, {"body": body}, scope)
 
 
 class ElementwiseFusion(Pass):
@@ -113,3 +114,4 @@ class ElementwiseFusion(Pass):
         nodes = [fused_at.get(id(node), node) for node in graph.nodes
                  if id(node) in fused_at or id(node) not in member_of]
         return replace(graph, nodes=nodes) if fused_at else graph
+

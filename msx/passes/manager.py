@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 
-from .. import context
+from .. import context, hostevents
 from ..backends import BackendBase, get_backend
 from ..errors import MsxError, PassError, VerifyError
 from ..ir.graph import Graph
@@ -145,6 +145,11 @@ def optimise(graph: Graph, jit_level: str = "O0", keep: tuple = (), backend: str
     stay live and are returned (possibly renamed by rewrites) in `.keep`.
     `disabled`: pass names to skip, on top of the `disable_passes` context key.
     """
+    with hostevents.span("msx.passes", graph.name):  # the profiler's "passes" stage
+        return _optimise(graph, jit_level, keep, backend, disabled)
+
+
+def _optimise(graph: Graph, jit_level: str, keep: tuple, backend: str | BackendBase | None, disabled) -> Optimised:
     b = _backend(backend)
     steps = pipeline(jit_level, b)
     skip = _disabled(disabled, b)

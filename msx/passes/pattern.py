@@ -344,7 +344,7 @@ class PatternToPatternPass(Pass):
 
         built = []
         for name, pn in self.dst.cnodes.items():
-            node = Node(pn.ops[0], [resolve(x) for x in pn.inputs], [], dict(pn.attrs), root.loc)
+            node = Node(pn.ops[0], [resolve(x) for x in pn.inputs], [], dict(pn.attrs), root.loc, scope=root.scope)
             if pn.build is not None:
                 node = pn.build(m, node) or node
                 if not isinstance(node, Node):

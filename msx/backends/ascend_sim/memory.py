@@ -13,6 +13,7 @@ intermediates on chip.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import jax.numpy as jnp
 
@@ -26,6 +27,19 @@ from .support import VIEW, unit_of
 
 class DeviceOutOfMemoryError(BackendError, MemoryError):
     """The simulated device would run out of memory: names the value being allocated and the sizes."""
+
+
+@dataclass(frozen=True)
+class MemoryStep:
+    """One node's line of the memory model: bytes live while it runs (inputs, its new buffers, its body's working
+    set), what it allocates, what is freed after it (last uses), and the buffers its outputs reuse (views)."""
+
+    node: Node
+    live_bytes: int
+    allocated: int
+    transient: int
+    freed: int
+    reuses: list[str]
 
 
 class MemoryModel:
@@ -42,10 +56,11 @@ class MemoryModel:
         return node.op in REGISTRY and unit_of(node) == VIEW and bool(node.inputs) and isinstance(node.inputs[0], Var)
 
     def peak(self, graph: Graph, *, resident: bool = True, donated: tuple[int, ...] = (), keep: tuple = (),
-             capacity: int | None = None, what: str = "") -> tuple[int, str]:
+             capacity: int | None = None, what: str = "", timeline: list | None = None) -> tuple[int, str]:
         """(peak bytes, where) for `graph`; `resident=False` leaves out its inputs (an enclosing graph holds them).
 
-        With `capacity`, raise `DeviceOutOfMemoryError` at the first node that would exceed it.
+        With `capacity`, raise `DeviceOutOfMemoryError` at the first node that would exceed it. A `timeline`
+        list receives one `MemoryStep` per node (what the graph view's memory overlay shows).
         """
         buffer: dict[int, int] = {}      # value id -> id of the value owning its buffer
         owner: dict[int, Var] = {}       # owner id -> the value that owns the buffer
@@ -86,8 +101,12 @@ class MemoryModel:
                 raise self._oom(node, new, work, live, owner, total, capacity, names, what)
             for v in new:
                 live[v.id] = self.size(v)
-            for dead in [o for o in live if last.get(o, i) <= i]:
-                del live[dead]
+            dead = [o for o in live if last.get(o, i) <= i]
+            if timeline is not None:
+                reused = [names.get(buffer[v.id], "%?") for v in node.outputs if buffer[v.id] != v.id]
+                timeline.append(MemoryStep(node, total, alloc, work, sum(live[o] for o in dead), reused))
+            for o in dead:
+                del live[o]
         return peak, where
 
     def transient(self, node: Node) -> int:

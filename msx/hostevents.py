@@ -1,0 +1,42 @@
+"""msx's host-side profiler events: named spans (capture, passes, XLA compile, run, eager ops) while profiling.
+
+Lower layers (ops, passes, backends) call `span("msx.passes", name)`; with no
+profiler running `ACTIVE` is False and `span` returns one shared no-op
+context, so an inactive profiler costs one global read. While `msx.Profiler`
+runs, each span is a `jax.profiler.TraceAnnotation` (it shows in the
+Perfetto / TensorBoard trace) and is also kept in `EVENTS` as
+(kind, name, start_ns, end_ns) for the profiler's per-stage table.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Iterator
+
+ACTIVE = False
+EVENTS: list[tuple[str, str, int, int]] = []
+_NOTHING = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _recorded(kind: str, name: str) -> Iterator[None]:
+    import jax
+
+    start = time.perf_counter_ns()
+    try:
+        with jax.profiler.TraceAnnotation(f"{kind}:{name}"):
+            yield
+    finally:
+        EVENTS.append((kind, name, start, time.perf_counter_ns()))
+
+
+def span(kind: str, name: str = ""):
+    """A context that records `kind` ("msx.passes", ...) for `name` while profiling, and does nothing otherwise."""
+    return _recorded(kind, name) if ACTIVE else _NOTHING
+
+
+def mark(kind: str, name: str = "") -> None:
+    """An instant event (a cache hit, a graph break) while profiling."""
+    if ACTIVE:
+        now = time.perf_counter_ns()
+        EVENTS.append((kind, name, now, now))
