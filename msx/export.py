@@ -51,6 +51,7 @@ from .ir.interpret import HIGHER_ORDER, evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
 from .ir.symbolic import shape_to_data
+from .mindir.reader import LoadedMindIR, load_mindir
 from .dynamic import symbolic_inputs
 from .ops.primitive import REGISTRY
 from .tensor import Tensor
@@ -201,9 +202,12 @@ def write_stablehlo(path: str, captured: Captured, platforms: tuple[str, ...] | 
 
 
 # ---------------------------------------------------------------- load
-def load(file_name: str | os.PathLike) -> LoadedGraph:
-    """Read an MSXIR file into a `LoadedGraph`; raises a `LoadError` subclass naming what is wrong."""
+def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
+    """Read an MSXIR file into a `LoadedGraph`, or a MindSpore `.mindir` file into a `LoadedMindIR`
+    (see msx.mindir); raises a `LoadError` subclass naming what is wrong."""
     path = os.fspath(file_name)
+    if is_mindir(path):
+        return load_mindir(path)
     manifest, parts = read_container(path)
     listed = manifest["primitives"]
     if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
@@ -227,6 +231,15 @@ def load(file_name: str | os.PathLike) -> LoadedGraph:
         raise MalformedFileError(f"{path}: the graph does not verify: {exc.message}") from None
     return LoadedGraph(**{f.name: getattr(graph, f.name) for f in fields(Graph)}, weights=weights,
                        requires_grad=requires_grad, manifest=manifest)
+
+
+def is_mindir(path: str) -> bool:
+    """A `.mindir` name, or protobuf bytes (a ModelProto starts with field 1 or 2, length-delimited)."""
+    if path.lower().endswith(".mindir"):
+        return True
+    with open(path, "rb") as f:
+        head = f.read(len(MAGIC))
+    return head[:1] in (b"\x0a", b"\x12") and head != MAGIC[:len(head)]
 
 
 def _known_op(name: str) -> bool:

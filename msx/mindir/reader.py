@@ -31,6 +31,8 @@ from ..errors import MalformedFileError, TruncatedFileError, VerifyError
 from ..ir.graph import Abstract, Graph, Var
 from ..ir.verifier import verify
 from ..ops.mindir_names import READERS
+from ..passes.base import apply_everywhere
+from ..passes.dce import DeadCodeElimination
 from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError
@@ -284,6 +286,25 @@ def _final_switch_call(g: pb.GraphProto, prims) -> int | None:
                 return i
         return None
     return None
+
+
+def op_census(model: pb.ModelProto) -> dict[str, int]:
+    """How many nodes call each MindSpore op, over every graph of the model."""
+    prims = {p.name: p.op_type for p in model.primitives}
+    counts: dict[str, int] = {}
+    for g in [model.graph, *model.functions]:
+        for n in g.node:
+            if n.op_type == "Constant":
+                continue
+            target = n.op_type[5:] if n.op_type.startswith("REF::") else n.op_type
+            name = prims.get(target, target if not n.op_type.startswith("REF::") else None)
+            if name is not None:
+                counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def supported(op: str) -> bool:
+    return op in READERS or op in STRUCTURAL
 
 
 def _reaches(index: Index, start: str, goal: str) -> bool:
@@ -752,7 +773,7 @@ def load_mindir(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> Loa
     index = check(model, path)
     name = os.path.splitext(os.path.basename(path))[0] or "mindir"
     converter = Converter(model, index, path, name)
-    graph = converter.run()
+    graph = apply_everywhere(DeadCodeElimination(), converter.run())  # loop headers are re-read after a While
     try:
         verify(graph, infer=True)
     except VerifyError as exc:
