@@ -23,9 +23,9 @@ MAX_NODES = 1_000_000
 class Budget:
     """How many msx nodes one file may expand to (graphs called many times are inlined each time)."""
 
-    def __init__(self, limit: int = MAX_NODES) -> None:
-        self.left = limit
-        self.limit = limit
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = MAX_NODES if limit is None else limit
+        self.left = self.limit
 
     def spend(self, where: str) -> None:
         self.left -= 1

@@ -136,9 +136,23 @@ def parse_bytes(blob: bytes, path: str = "<bytes>") -> pb.ModelProto:
     except (DecodeError, RecursionError, ValueError) as exc:
         raise MalformedFileError(f"{path} is not a valid MindIR file (protobuf decoding failed: {exc}); it is "
                                  f"truncated or corrupted") from None
+    _check_strings(model, path)
     if model.doc_string.startswith(DIGEST_PREFIX):
         _check_digest(model, path)
     return model
+
+
+def _check_strings(msg, path: str) -> None:
+    """proto2 does not validate UTF-8: a corrupted name comes back as bytes. Refuse it here, once."""
+    for fd, value in msg.ListFields():
+        repeated = fd.is_repeated if hasattr(fd, "is_repeated") else fd.label == fd.LABEL_REPEATED
+        values = value if repeated else (value,)
+        if fd.type == fd.TYPE_STRING:
+            if not all(isinstance(v, str) for v in values):
+                raise MalformedFileError(f"{path}: field {fd.full_name} is not valid UTF-8; the file is corrupted")
+        elif fd.type == fd.TYPE_MESSAGE:
+            for sub in values:
+                _check_strings(sub, path)
 
 
 def digest(model: pb.ModelProto) -> str:
