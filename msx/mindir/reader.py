@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from ..errors import MalformedFileError, TruncatedFileError, VerifyError
+from ..errors import MalformedFileError, MsxError, TruncatedFileError, VerifyError
 from ..ir.graph import Abstract, Graph, Var
 from ..ir.verifier import verify
 from ..ops.mindir_names import READERS
@@ -546,11 +546,12 @@ class Converter:
         tensor_args = [a for a in args if a is not MONAD]
         try:
             return READERS[op](ctx, *tensor_args)
-        except TypeError as exc:
-            if "positional argument" in str(exc):
-                raise MalformedFileError(f"{self.path}: {where}: {op} got {len(tensor_args)} input(s), which it "
-                                         f"does not take ({exc})") from None
+        except MsxError:
             raise
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
+            # the file gave the op inputs of a kind or number it does not take
+            raise MalformedFileError(f"{self.path}: {where}: {op} cannot take its inputs "
+                                     f"({', '.join(_show_value(a) for a in tensor_args)}): {exc}") from None
 
     def _arg0(self, args: list, op: str, where: str):
         if not args:
