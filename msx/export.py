@@ -17,6 +17,10 @@
                                  "graph" (JSON, see msx.ir.serialize), "weights" and
                                  "constants" (safetensors)
 
+- `"MINDIR"` (`.mindir`): MindSpore's own graph format, for interchange: a file
+  MindSpore 2.x loads with `mindspore.load` (see msx.mindir.writer); msx reads
+  MindSpore's `.mindir` files back with `load`.
+
 - `"STABLEHLO"` (`.stablehlo`): a `jax.export` artifact (versioned
   flatbuffers + StableHLO) with the weights as constants; any program with
   jax reads it with `jax.export.deserialize(bytes)` and runs `.call(*inputs)`.
@@ -52,6 +56,7 @@ from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
 from .ir.symbolic import shape_to_data
 from .mindir.reader import LoadedMindIR, load_mindir
+from .mindir.writer import write_mindir
 from .dynamic import symbolic_inputs
 from .ops.primitive import REGISTRY
 from .tensor import Tensor
@@ -59,7 +64,7 @@ from .tensor import Tensor
 MAGIC = b"\x89MSXIR\r\n"
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sIQ32s")  # magic, format version, manifest length, manifest SHA-256
-FILE_FORMATS = {"MSXIR": ".msxir", "STABLEHLO": ".stablehlo"}
+FILE_FORMATS = {"MSXIR": ".msxir", "STABLEHLO": ".stablehlo", "MINDIR": ".mindir"}
 PARTS = ("graph", "weights", "constants")
 
 
@@ -104,6 +109,9 @@ def export(net: Callable, *inputs, file_name: str, file_format: str = "MSXIR", t
     captured = capture_for_export(net, inputs, training, capture_mode)
     if file_format == "MSXIR":
         write_msxir(path, captured, {"training": bool(training), "capture_mode": capture_mode})
+    elif file_format == "MINDIR":
+        write_mindir(path, captured.graph, {v.name: np.asarray(p._data) for v, p in
+                                            zip(captured.graph.params, captured.params)}, _msx_version())
     else:
         write_stablehlo(path, captured, platforms)
     return path

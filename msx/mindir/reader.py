@@ -137,8 +137,10 @@ def parse_bytes(blob: bytes, path: str = "<bytes>") -> pb.ModelProto:
         raise MalformedFileError(f"{path} is not a valid MindIR file (protobuf decoding failed: {exc}); it is "
                                  f"truncated or corrupted") from None
     _check_strings(model, path)
-    if model.doc_string.startswith(DIGEST_PREFIX):
+    if model.doc_string.startswith(DIGEST_PREFIX) or model.producer_name == "msx":
         _check_digest(model, path)
+        if model.SerializeToString(deterministic=True) != blob:  # msx writes the canonical encoding only
+            raise MalformedFileError(f"{path}: the bytes are not the encoding msx wrote; the file is corrupted")
     return model
 
 
@@ -164,7 +166,7 @@ def digest(model: pb.ModelProto) -> str:
 
 
 def _check_digest(model: pb.ModelProto, path: str) -> None:
-    recorded = model.doc_string[len(DIGEST_PREFIX):]
+    recorded = model.doc_string[len(DIGEST_PREFIX):] if model.doc_string.startswith(DIGEST_PREFIX) else None
     if digest(model) != recorded:
         raise MalformedFileError(f"{path}: the model does not match the SHA-256 msx recorded when it wrote the file; "
                                  f"the file is corrupted")

@@ -22,6 +22,7 @@ attributes of a PRIMITIVE one, exactly as MindSpore 2.10's own exports do.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -348,6 +349,8 @@ def _reduce_reader(msx_name: str) -> Callable:
     def read(ctx, x, *rest):
         axis = _axes(ctx.static(rest[0], "axis")) if rest else _axes(ctx.attrs.get("axis", ()))
         keep = bool(_arg(ctx, rest, 1, "keep_dims", False))
+        if axis is None and _arg(ctx, rest, 2, "skip_mode", False):  # ReduceSum(skip_mode=True) over (): no-op
+            return x
         return ctx.op(msx_name, x, axis=axis, keepdims=keep)
     return read
 
@@ -619,7 +622,8 @@ def _w_reduce_axis(node, rank: int) -> tuple:
 @writes("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll", "ReduceAny")
 def _w_reduce(ctx, node):
     rank = len(ctx.abstract(node.inputs[0]).shape)
-    return ctx.call(node.op, node.inputs, args=(_w_reduce_axis(node, rank), bool(node.attrs.get("keepdims", False))))
+    args = (_w_reduce_axis(node, rank), bool(node.attrs.get("keepdims", False)))
+    return ctx.call(node.op, node.inputs, args=args + ((False,) if node.op == "ReduceSum" else ()))  # skip_mode
 
 
 @writes("Softmax", "LogSoftmax")
@@ -639,7 +643,9 @@ def _w_batch_norm(ctx, node):
         ctx.unsupported("BatchNorm in training mode (export in eval mode)")
     if node.attrs.get("axis", 1) % len(ctx.abstract(node.inputs[0]).shape) != 1:
         ctx.unsupported("BatchNorm over an axis other than 1")
-    out = ctx.call("BatchNorm", node.inputs, args=(False, float(node.attrs.get("epsilon", 1e-5)), 0.1, 0), n_out=5)
+    stat = ctx.abstract(node.inputs[3])
+    out = ctx.call("BatchNorm", node.inputs, args=(False, float(node.attrs.get("epsilon", 1e-5)), 0.1, 0), n_out=5,
+                   out=(node.outputs[0].abstract, stat, stat, stat, stat))
     return [ctx.getitem(out, 0), node.inputs[3], node.inputs[4]]
 
 
@@ -647,7 +653,10 @@ def _w_batch_norm(ctx, node):
 def _w_layer_norm(ctx, node):
     rank = len(ctx.abstract(node.inputs[0]).shape)
     begin = int(node.attrs.get("begin_norm_axis", -1)) % rank
-    out = ctx.call("LayerNorm", node.inputs, args=(begin, begin, float(node.attrs.get("epsilon", 1e-5))), n_out=3)
+    x = ctx.abstract(node.inputs[0])
+    stat = replace(x, shape=tuple(x.shape[:begin]) + (1,) * (rank - begin))
+    out = ctx.call("LayerNorm", node.inputs, args=(begin, begin, float(node.attrs.get("epsilon", 1e-5))), n_out=3,
+                   out=(x, stat, stat))
     return ctx.getitem(out, 0)
 
 
@@ -687,7 +696,7 @@ def _w_pool(ctx, node):
 @writes("ArgMaxWithValue", "ArgMinWithValue")
 def _w_arg_with_value(ctx, node):
     out = ctx.call(node.op, node.inputs, args=(int(node.attrs.get("axis", 0)), bool(node.attrs.get("keepdims"))),
-                   n_out=2)
+                   n_out=2, out=(node.outputs[1].abstract, node.outputs[0].abstract))
     return [ctx.getitem(out, 1), ctx.getitem(out, 0)]
 
 
