@@ -117,7 +117,7 @@ def main() -> None:
     for n in CASES:
         for i, what in enumerate(("load", "load + GraphCell + first call", "steady-state call")):
             a, b = ours[n][i], theirs.get(n, [None] * 3)[i]
-            ratio = f"{a / b:.2f}x" if b else "—"
+            ratio = f"{a / b:.3g}x" if b else "—"
             print(f"| {n} | {what} | {fmt(a)} | {fmt(b)} | {ratio} |")
 
 

@@ -142,3 +142,13 @@ def test_mindspore_loads_msx_exports(exported):
         err = job["output"] + ".error.txt"
         assert not os.path.exists(err), f"MindSpore could not run {name}:\n{open(err).read()[-3000:]}"
         np.testing.assert_allclose(np.load(job["output"]), want, rtol=0, atol=1e-5, err_msg=name)
+
+
+def test_what_mindir_cannot_hold_is_refused_before_writing(tmp_path):
+    from msx.mindir.errors import MindIRExportError
+
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    for fn in (lambda v: nn.MSELoss()(v, v * 2), lambda v: ops.cumsum(v, 1) * ops.sort(v)[0]):
+        with pytest.raises(MindIRExportError, match="cannot write as MindIR"):
+            ms.export(fn, x, file_name=str(tmp_path / "no"), file_format="MINDIR")
+        assert not os.path.exists(tmp_path / "no.mindir")
