@@ -74,6 +74,42 @@ class Flow(nn.Cell):
         return ops.gelu(y) + ops.reduce_mean(y, 1, keep_dims=True)
 
 
+class Mix(nn.Cell):
+    """Many of the written primitives at once: Embedding (Gather), indexing, Concat, Tile, Cast, reductions."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(7, 4)
+        self.fc = nn.Dense(4, 4)
+
+    def construct(self, ids):
+        e = self.emb(ids)                                       # (2, 3, 4)
+        a = ops.concat((e[:, 0], e[:, -1], e[:, 1, ::2]), 1)    # (2, 10)
+        b = ops.expand_dims(ops.transpose(e, (0, 2, 1)).max(-1), 1).squeeze(1)  # (2, 4)
+        c = ops.tile(ops.log_softmax(self.fc(b), -1), (1, 2))  # (2, 8)
+        d = ops.where(c > -1.5, ops.exp(c), ops.sqrt(ops.abs(c))) + ops.maximum(c, -2.0)
+        h = ops.cast(ops.cast(d, ms.float16), ms.float32).mean(-1, keep_dims=True) - a.sum(-1, keepdims=True)
+        return ops.softmax(d * h, -1) + ops.sigmoid(a).min()
+
+
+class Mix2(nn.Cell):
+    """The rest of the writers: batched MatMul, Dense on 3-D input, argmax, broadcasting, more activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 4)
+
+    def construct(self, x):                                    # (2, 3, 4)
+        y = ops.matmul(x, ops.transpose(x, (0, 2, 1)))         # (2, 3, 3)
+        z = self.fc(x)                                         # (2, 3, 4)
+        v, i = ops.max(z, 2)                                   # ArgMaxWithValue
+        k = ops.argmax(z, 2).astype(ms.float32)
+        w = ops.broadcast_to(v.reshape(2, 3, 1), (2, 3, 4)) + ops.leaky_relu(z, 0.1) + ops.gelu(z, "tanh")
+        w = w + ops.relu6(z) + ops.silu(z) + ops.softplus(z) - ops.neg(ops.sin(z)) + ops.floor(z) / 4.0
+        w = ops.pow(ops.abs(w) + 1.0, 0.5) + ops.minimum(w, 0.0) + ops.sigmoid(y.sum(-1, keepdims=True))
+        return w * (k + i.astype(ms.float32)).reshape(2, 3, 1)
+
+
 def cases():
     rng = np.random.default_rng(3)
     ms.set_seed(3)
@@ -83,7 +119,9 @@ def cases():
     return [("mlp", MLP(), rng.standard_normal((4, 16)).astype(np.float32)),
             ("cnn", bn_net, rng.standard_normal((2, 1, 12, 12)).astype(np.float32)),
             ("flow_pos", Flow(), rng.standard_normal((3, 8)).astype(np.float32) + 1.0),
-            ("flow_neg", None, -np.abs(rng.standard_normal((3, 8))).astype(np.float32) - 3.0)]
+            ("flow_neg", None, -np.abs(rng.standard_normal((3, 8))).astype(np.float32) - 3.0),
+            ("mix", Mix(), rng.integers(0, 7, (2, 3)).astype(np.int32)),
+            ("mix2", Mix2(), rng.standard_normal((2, 3, 4)).astype(np.float32))]
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +129,7 @@ def exported(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("oracle")
     out, last = {}, None
     for name, net, x in cases():
-        net = net or last
+        net = last if net is None else net
         last = net
         path = ms.export(net, ms.Tensor(x), file_name=str(tmp / name), file_format="MINDIR")
         np.save(tmp / f"{name}.in.npy", x)

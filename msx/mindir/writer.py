@@ -28,7 +28,7 @@ from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
 CONTROL = ("Cond", "While", "Call")
-PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"], "BroadcastTo": ["x"]}
+PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
 def unsupported_ops(graph: Graph) -> list[str]:

@@ -524,7 +524,11 @@ def _w_gelu(ctx, node):
 
 @writes("LeakyReLU")
 def _w_leaky(ctx, node):
-    return ctx.call("LeakyReLUExt", node.inputs, args=(float(node.attrs.get("alpha", 0.2)),))
+    """where(x >= 0, x, alpha * x), as msx computes it (MindSpore 2.10 loads no LeakyReLU primitive from a file)."""
+    x = node.inputs[0]
+    bool_type = replace(ctx.abstract(x), dtype="bool")
+    keep = ctx.call("GreaterEqual", [x, ctx.scalar_tensor(0.0, x)], out=bool_type)
+    return ctx.call("Select", [keep, x, ctx.call("Mul", [x, ctx.scalar_tensor(node.attrs.get("alpha", 0.2), x)])])
 
 
 @writes("Cast")
@@ -583,7 +587,7 @@ def _w_tile(ctx, node):
 
 @writes("BroadcastTo")
 def _w_broadcast(ctx, node):
-    return ctx.call("BroadcastTo", node.inputs, attrs={"shape": tuple(node.outputs[0].abstract.shape)})
+    return ctx.call("BroadcastTo", node.inputs, args=(tuple(node.outputs[0].abstract.shape),))
 
 
 @writes("Gather")
