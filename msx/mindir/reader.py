@@ -589,7 +589,7 @@ class Converter:
         then_t, else_t = (tuple(abstract_of(o) for o in b.graph.outputs) for b in builders)
         if trees[0] != trees[1] or then_t != else_t:
             raise UnsupportedMindIRError(f"{self.path}: {where}: the branches of an if return different things "
-                                         f"({_show_tree(trees[0], then_t)} vs {_show_tree(trees[1], else_t)})",
+                                         f"({_show_types(then_t)} vs {_show_types(else_t)})",
                                          {"Switch": (1, where)})
         captured = close_over(builders, explicit=0)
         outs = parent.add("Cond", [sw.pred] + captured, {}, where,
@@ -774,7 +774,7 @@ def _show_value(value) -> str:
     return repr(value)
 
 
-def _show_tree(tree, abstracts) -> str:
+def _show_types(abstracts) -> str:
     return f"{len(abstracts)} tensor(s) {', '.join(map(str, abstracts))}"
 
 
