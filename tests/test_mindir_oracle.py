@@ -110,6 +110,15 @@ class Mix2(nn.Cell):
         return w * (k + i.astype(ms.float32)).reshape(2, 3, 1)
 
 
+def mix3(x):
+    """Select with scalar operands, comparisons and logic, rounding and integer-like arithmetic, more reductions."""
+    a = ops.where(ops.logical_and(x > -0.5, ops.less_equal(x, 1.0)), x, 0.25) + ops.where(ops.isnan(x), 0.0, x)
+    b = ops.round(x * 3) + ops.floor_divide(x * 4, 1.5) + ops.remainder(x * 4, 1.5) + ops.ceil(x) + ops.sign(x)
+    c = ops.log(ops.abs(x) + 1) + ops.log1p(ops.abs(x)) + ops.rsqrt(ops.abs(x) + 1) + ops.atan2(x, x + 2)
+    d = ops.prod(ops.cos(x), 2, keep_dims=True) + ops.argmin(x, 2).astype(ms.float32).unsqueeze(2)
+    return a + b + c * d + ops.where(ops.not_equal(x, x), 1.0, ops.reciprocal(x + 5))
+
+
 def cases():
     rng = np.random.default_rng(3)
     ms.set_seed(3)
@@ -121,7 +130,8 @@ def cases():
             ("flow_pos", Flow(), rng.standard_normal((3, 8)).astype(np.float32) + 1.0),
             ("flow_neg", None, -np.abs(rng.standard_normal((3, 8))).astype(np.float32) - 3.0),
             ("mix", Mix(), rng.integers(0, 7, (2, 3)).astype(np.int32)),
-            ("mix2", Mix2(), rng.standard_normal((2, 3, 4)).astype(np.float32))]
+            ("mix2", Mix2(), rng.standard_normal((2, 3, 4)).astype(np.float32)),
+            ("mix3", mix3, rng.standard_normal((2, 3, 4)).astype(np.float32))]
 
 
 @pytest.fixture(scope="module")

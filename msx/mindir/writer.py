@@ -81,7 +81,9 @@ class _GraphWriter:
         return TYPE_ID_OF[dtype]
 
     def scalar_tensor(self, value, like) -> str:
-        return self.constant(np.asarray(value, dtype=like.abstract.dtype))
+        """A 0-d tensor constant of the dtype of `like` (an operand, or an Abstract)."""
+        dtype = like.dtype if isinstance(like, Abstract) else like.abstract.dtype
+        return self.constant(np.asarray(value, dtype=dtype))
 
     def call(self, ms_name: str, inputs: list, args: tuple = (), attrs: dict | None = None, n_out: int = 1,
              out: Any = None) -> str:

@@ -500,11 +500,33 @@ def _same(ms_name: str) -> Callable:
 
 
 for _ms, _msx in _UNARY.items():
-    if _ms == _msx and _ms not in ("Identity", "StopGradient"):
+    if _ms == _msx and _ms not in ("Identity", "StopGradient", "Round"):
         writes(_msx)(_same(_ms))
 for _ms in ("Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "FloorDiv", "FloorMod", "Equal", "NotEqual",
-            "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "Atan2", "Select"):
+            "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "Atan2"):
     writes(_ms)(_same(_ms))
+
+
+@writes("Select")
+def _w_select(ctx, node):
+    """MindSpore's CPU Select takes same-shape operands: scalars and smaller operands are broadcast first."""
+    out = node.outputs[0].abstract
+    cond, x, y = node.inputs
+    args = []
+    for operand, dtype in ((cond, "bool"), (x, out.dtype), (y, out.dtype)):
+        if getattr(operand, "value", None) is not None and not hasattr(operand.value, "shape"):
+            operand = ctx.scalar_tensor(operand.value, replace(out, dtype=dtype))
+            args.append(ctx.call("BroadcastTo", [operand], args=(tuple(out.shape),), out=replace(out, dtype=dtype)))
+        elif tuple(ctx.abstract(operand).shape) != tuple(out.shape):
+            args.append(ctx.call("BroadcastTo", [operand], args=(tuple(out.shape),), out=replace(out, dtype=dtype)))
+        else:
+            args.append(operand)
+    return ctx.call("Select", args)
+
+
+@writes("Round")
+def _w_round(ctx, node):
+    return ctx.call("Round", node.inputs, args=(0,))  # decimals
 
 
 @writes("Identity", "StopGradient")
