@@ -4,7 +4,9 @@
 written by `msx.viz.save`) in Google's Model Explorer on localhost; it prints
 the URL and serves until Ctrl+C (see docs/viz.md).
 
-For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
+For a MindSpore `.mindir` file: its producer, every MindSpore op it uses
+with a count and whether msx runs it, and (when msx can) the graph msx
+builds from it and its parameter table. For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
 parameters, parts with checksums) and the graph's text form; for a
 checkpoint: its metadata and tensor table; for a STABLEHLO artifact: its
 signature and module (long constants elided). The file is checked as `load`
@@ -50,6 +52,31 @@ def inspect_msxir(path: str) -> str:
     return "\n".join(lines)
 
 
+def inspect_mindir(path: str) -> str:
+    """The model's producer, its MindSpore ops (supported or not) and, when msx can run it, graph and weights."""
+    from .mindir.reader import load_mindir, op_census, parse, supported
+
+    model = parse(path)
+    census = op_census(model)
+    rows = [(op, count, "yes" if supported(op) else "NO") for op, count in sorted(census.items())]
+    lines = [f"MindIR file {path}", f"made by {model.producer_name or '?'} {model.model_version} (ir_version "
+             f"{model.ir_version!r}, mind_ir_version {model.mind_ir_version}), {1 + len(model.functions)} graph(s)", "",
+             f"MindSpore ops: {len(census)} kinds, {sum(census.values())} nodes",
+             _table(rows, ("op", "nodes", "msx runs it"))]
+    missing = [op for op, _, ok in rows if ok == "NO"]
+    if missing:
+        lines += ["", f"msx cannot run this file: unsupported op(s) {', '.join(missing)}"]
+        return "\n".join(lines)
+    graph = load_mindir(path)
+    params = [(v.name, v.abstract.dtype, list(v.abstract.shape)) for v in graph.params]
+    total = sum(w.nbytes for w in graph.weights.values())
+    lines += ["", f"inputs:  {', '.join(f'{v.name}: {v.abstract}' for v in graph.inputs) or '()'}",
+              f"outputs: {', '.join(str(o.abstract) for o in graph.outputs) or '()'}", "",
+              f"parameters: {len(params)} tensors, {total} bytes", _table(params, ("name", "dtype", "shape")), "",
+              "as an msx graph:", str(graph)]
+    return "\n".join(lines)
+
+
 def inspect_checkpoint(path: str) -> str:
     from .checkpoint import load_checkpoint
     from . import tensorfile
@@ -87,10 +114,12 @@ def inspect_stablehlo(path: str, blob: bytes) -> str:
 
 def inspect(path: str) -> str:
     """The text `python -m msx inspect` prints for the file at `path`."""
-    from .export import MAGIC
+    from .export import MAGIC, is_mindir
 
     with open(path, "rb") as f:
         blob = f.read()
+    if is_mindir(path):
+        return inspect_mindir(path)
     if blob[:len(MAGIC)] == MAGIC[:len(blob)]:
         return inspect_msxir(path)
     if blob[8:9] == b"{":

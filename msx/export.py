@@ -17,6 +17,10 @@
                                  "graph" (JSON, see msx.ir.serialize), "weights" and
                                  "constants" (safetensors)
 
+- `"MINDIR"` (`.mindir`): MindSpore's own graph format, for interchange: a file
+  MindSpore 2.x loads with `mindspore.load` (see msx.mindir.writer); msx reads
+  MindSpore's `.mindir` files back with `load`.
+
 - `"STABLEHLO"` (`.stablehlo`): a `jax.export` artifact (versioned
   flatbuffers + StableHLO) with the weights as constants; any program with
   jax reads it with `jax.export.deserialize(bytes)` and runs `.call(*inputs)`.
@@ -51,6 +55,8 @@ from .ir.interpret import HIGHER_ORDER, evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
 from .ir.symbolic import shape_to_data
+from .mindir.reader import LoadedMindIR, load_mindir
+from .mindir.writer import write_mindir
 from .dynamic import symbolic_inputs
 from .ops.primitive import REGISTRY
 from .tensor import Tensor
@@ -58,7 +64,7 @@ from .tensor import Tensor
 MAGIC = b"\x89MSXIR\r\n"
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sIQ32s")  # magic, format version, manifest length, manifest SHA-256
-FILE_FORMATS = {"MSXIR": ".msxir", "STABLEHLO": ".stablehlo"}
+FILE_FORMATS = {"MSXIR": ".msxir", "STABLEHLO": ".stablehlo", "MINDIR": ".mindir"}
 PARTS = ("graph", "weights", "constants")
 
 
@@ -103,6 +109,9 @@ def export(net: Callable, *inputs, file_name: str, file_format: str = "MSXIR", t
     captured = capture_for_export(net, inputs, training, capture_mode)
     if file_format == "MSXIR":
         write_msxir(path, captured, {"training": bool(training), "capture_mode": capture_mode})
+    elif file_format == "MINDIR":
+        write_mindir(path, captured.graph, {v.name: np.asarray(p._data) for v, p in
+                                            zip(captured.graph.params, captured.params)}, _msx_version())
     else:
         write_stablehlo(path, captured, platforms)
     return path
@@ -202,9 +211,12 @@ def write_stablehlo(path: str, captured: Captured, platforms: tuple[str, ...] | 
 
 
 # ---------------------------------------------------------------- load
-def load(file_name: str | os.PathLike) -> LoadedGraph:
-    """Read an MSXIR file into a `LoadedGraph`; raises a `LoadError` subclass naming what is wrong."""
+def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
+    """Read an MSXIR file into a `LoadedGraph`, or a MindSpore `.mindir` file into a `LoadedMindIR`
+    (see msx.mindir); raises a `LoadError` subclass naming what is wrong."""
     path = os.fspath(file_name)
+    if is_mindir(path):
+        return load_mindir(path)
     manifest, parts = read_container(path)
     listed = manifest["primitives"]
     if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
@@ -228,6 +240,15 @@ def load(file_name: str | os.PathLike) -> LoadedGraph:
         raise MalformedFileError(f"{path}: the graph does not verify: {exc.message}") from None
     return LoadedGraph(**{f.name: getattr(graph, f.name) for f in fields(Graph)}, weights=weights,
                        requires_grad=requires_grad, manifest=manifest)
+
+
+def is_mindir(path: str) -> bool:
+    """A `.mindir` name, or protobuf bytes (a ModelProto starts with field 1 or 2, length-delimited)."""
+    if path.lower().endswith(".mindir"):
+        return True
+    with open(path, "rb") as f:
+        head = f.read(len(MAGIC))
+    return head[:1] in (b"\x0a", b"\x12") and head != MAGIC[:len(head)]
 
 
 def _known_op(name: str) -> bool:

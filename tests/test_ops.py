@@ -296,6 +296,7 @@ CASES: list[Case] = [
          (np.array([-2.5, -1.2, 0.4, 0.5, 1.5, 2.7], np.float32),)),
     Case("Sin", "sin", ops.sin, jnp.sin, (A23,)),
     Case("Cos", "cos", ops.cos, jnp.cos, (A23,)),
+    Case("Erf", "erf", REGISTRY["Erf"], lambda x: jax.scipy.special.erf(x), (A23,)),
     Case("IsNan", "isnan", ops.isnan, lambda x: jnp.asarray(np.isnan(x)), (SPECIAL,)),
     Case("IsFinite", "isfinite", ops.isfinite, lambda x: jnp.asarray(np.isfinite(x)), (SPECIAL,)),
     Case("Select", "where", ops.where, lambda c, x, y: jnp.asarray(np.where(c, x, y)), (bools(2, 3), A23, B23),

@@ -68,6 +68,7 @@ COS = _unary("Cos", jnp.cos)
 LOGICAL_NOT = _unary("LogicalNot", jnp.logical_not, differentiable=False)
 ISNAN = _unary("IsNan", jnp.isnan, differentiable=False)
 ISFINITE = _unary("IsFinite", jnp.isfinite, differentiable=False)
+ERF = _unary("Erf", lax.erf)
 
 
 @primitive("Select", category="elementwise")
