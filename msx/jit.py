@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import context
+from . import context, hostevents
 from .backends import BackendBase, BuildConfig, get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
@@ -96,6 +96,20 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
         return JitFunction(fn, config)
 
     return wrap if function is None else wrap(function)
+
+
+def _save_graph_view(name: str, stage: str, graph: Graph) -> None:
+    """`set_context(save_graphs=3)`: also write the stage as a Model Explorer graph (docs/viz.md)."""
+    if context.get_context("save_graphs") != 3:
+        return
+    from .errors import VizUnavailableError
+    from .viz import save_stage as save_view  # viz sits above jit: imported only when asked for
+
+    try:
+        save_view(context.get_context("save_graphs_path"), f"{name}_{stage}", graph, stage)
+    except VizUnavailableError as exc:
+        warnings.warn(f"msx.jit: save_graphs=3 writes Model Explorer graphs, which needs msx[viz]: {exc}",
+                      stacklevel=4)
 
 
 # ---------------------------------------------------------------- the decorator's object
@@ -235,13 +249,14 @@ class JitFunction:
     # ------------------------------------------------------------ stages
     def _capture(self, sig: Signature) -> tuple[Captured, Any]:
         self.captures += 1
-        with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped out
+        with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
             return CAPTURE_MODES[self.config.capture_mode](self.fn, sig.args, sig.kwargs, self.__name__,
                                                            self.config)
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
         save_stage(self.__name__, "captured", str(captured.graph))
+        _save_graph_view(self.__name__, "captured", captured.graph)
         backend = get_backend(self.config.backend)
         self.pass_runs += 1
         result = optimise(captured.graph, self.config.jit_level, keep, backend, self.config.disable_passes)
@@ -250,6 +265,7 @@ class JitFunction:
             for stage, ext, text in pass_views(result.records):
                 save_stage(self.__name__, stage, text, ext)
         save_stage(self.__name__, "optimised", str(graph))
+        _save_graph_view(self.__name__, "optimised", graph)
         written = {name for name, _ in graph.updates}
         rw = tuple(i for i, v in enumerate(graph.params) if v.name in written)
         options = dict(self.config.backend_options)

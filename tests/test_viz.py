@@ -379,3 +379,15 @@ def test_python_m_msx_view_prints_the_url(tmp_path, branchy):
     bad = subprocess.run([sys.executable, "-m", "msx", "view", str(tmp_path / "missing.msxir")], capture_output=True,
                          text=True, env=env)
     assert bad.returncode == 1 and "no such file" in bad.stderr
+
+
+def test_save_graphs_3_writes_model_explorer_graphs_next_to_the_text_dumps(tmp_path):
+    msx.set_context(save_graphs=3, save_graphs_path=str(tmp_path))
+    try:
+        msx.jit(lambda x: x * 2.0 + 1.0)(msx.Tensor(np.ones(3, np.float32)))
+    finally:
+        msx.set_context(save_graphs=False)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert any(n.endswith("_captured.ir") for n in names) and "<lambda>_optimised.json" in names
+    graph = json.loads((tmp_path / "<lambda>_optimised.json").read_text())
+    assert "Mul" in json.dumps(graph) and "Add" in json.dumps(graph)
