@@ -382,11 +382,11 @@ def test_python_m_msx_view_prints_the_url(tmp_path, branchy):
 
 
 def test_save_graphs_3_writes_model_explorer_graphs_next_to_the_text_dumps(tmp_path):
-    msx.set_context(save_graphs=3, save_graphs_path=str(tmp_path))
+    ms.set_context(save_graphs=3, save_graphs_path=str(tmp_path))
     try:
-        msx.jit(lambda x: x * 2.0 + 1.0)(msx.Tensor(np.ones(3, np.float32)))
+        ms.jit(lambda x: x * 2.0 + 1.0)(ms.Tensor(np.ones(3, np.float32)))
     finally:
-        msx.set_context(save_graphs=False)
+        ms.set_context(save_graphs=False)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert any(n.endswith("_captured.ir") for n in names) and "<lambda>_optimised.json" in names
     graph = json.loads((tmp_path / "<lambda>_optimised.json").read_text())
