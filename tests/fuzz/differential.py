@@ -217,7 +217,8 @@ def compare(case: Case, configs: list) -> list[str]:
     return problems
 
 
-def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | None = None) -> dict:
+def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | None = None,
+         report_every: int = 0) -> dict:
     stats = {"programs": 0, "comparisons": 0, "mismatches": []}
     rng = random.Random(seed)
     for k in range(programs):
@@ -228,6 +229,9 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
         stats["mismatches"] += compare(case, configs)
         stats["programs"] += 1
         stats["comparisons"] += len(configs) * len(case.schedule)
+        if report_every and stats["programs"] % report_every == 0:
+            print(f"... programs {stats['programs']}, compared calls {stats['comparisons']}, "
+                  f"mismatches {len(stats['mismatches'])}", flush=True)
     return stats
 
 
@@ -240,7 +244,7 @@ def main() -> None:
     args = parser.parse_args()
     deadline = time.time() + args.hours * 3600 if args.hours else None
     programs = 10 ** 9 if args.hours else args.programs
-    stats = fuzz(programs, args.seed, args.configs, deadline)
+    stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25)
     for line in stats["mismatches"]:
         print(line)
     print(f"programs {stats['programs']}, compared calls {stats['comparisons']}, "
