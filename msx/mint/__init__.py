@@ -2,25 +2,23 @@
 from __future__ import annotations
 
 from ..ops import functional as F
-from ..ops.functional import (abs, add as _add, arange, argmax, clamp, cos,  # noqa: F401
-                              eq, exp, eye, floor, full, full_like, ge, gt, isfinite, isnan, le, log, log1p, lt,
-                              matmul, maximum, minimum, mul, ne, neg, ones_like, pow, rand, randn, reciprocal,
-                              relu, rsqrt, sigmoid, sign, sin, sqrt, square, sub as _sub, tanh, where,
-                              zeros_like, topk, logical_and, logical_or, logical_xor, logical_not, div, atan2)
+from ..ops.api import SURFACE
 from . import nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
+globals().update(SURFACE["mint"])  # the torch-style names declared with each op
+relu = F.relu  # kept for msx programs written before mint.nn.functional.relu (MindSpore has it only there)
+topk = F.topk
+
 
 def add(input, other, *, alpha=1):
-    return _add(input, other if alpha == 1 else F.mul(other, alpha))
+    return F.add(input, other if alpha == 1 else F.mul(other, alpha))
 
 
 def sub(input, other, *, alpha=1):
-    return _sub(input, other if alpha == 1 else F.mul(other, alpha))
+    return F.sub(input, other if alpha == 1 else F.mul(other, alpha))
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return F.sum(input, dim, keepdim, dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -41,8 +39,6 @@ def cumsum(input, dim, dtype=None):
     return F.cumsum(input, dim, dtype)
 
 
-def broadcast_to(input, size):
-    return F.broadcast_to(input, size)
 
 
 def cat(tensors, dim=0):
@@ -64,24 +60,16 @@ def sort(input, dim=-1, descending=False, stable=False):
     return F.sort(input, dim, descending)
 
 
-def reshape(input, shape):
-    return F.reshape(input, shape)
 
 
 def transpose(input, dim0, dim1):
     return F.swapaxes(input, dim0, dim1)
 
 
-def permute(input, dims):
-    return F.transpose(input, dims)
 
 
-def squeeze(input, dim=None):
-    return F.squeeze(input, dim)
 
 
-def unsqueeze(input, dim):
-    return F.expand_dims(input, dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -115,3 +103,8 @@ def softmax(input, dim, dtype=None):
 
 def log_softmax(input, dim=None, dtype=None):
     return F.log_softmax(input if dtype is None else F.cast(input, dtype), -1 if dim is None else dim)
+
+
+__all__ = sorted(set(SURFACE["mint"]) | {n for n, v in list(globals().items())
+                                         if callable(v) and not n.startswith("_") and n not in ("F", "SURFACE")}
+                 | {"nn"})

@@ -19,7 +19,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-NAMESPACES = ("ops", "cls", "tensor", "mint", "operator")
+NAMESPACES = ("ops", "cls", "tensor", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty
 
 
@@ -41,7 +41,8 @@ class Attr:
 
 
 def _names(v) -> tuple[str, ...]:
-    return (v,) if isinstance(v, str) else tuple(v)
+    """Names given as a tuple or as one space-separated string ("neg negative")."""
+    return tuple(v.split()) if isinstance(v, str) else tuple(v)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Api:
     init: tuple[str, ...] = ()
     tensor: tuple[str, ...] | str = ()
     mint: tuple[str, ...] | str = ()
+    mintf: tuple[str, ...] | str = ()  # `mint.nn.functional` names
     operator: tuple[str, ...] | str = ()
     doc: str = field(default="", repr=False)
 
@@ -207,7 +209,8 @@ class PrimitiveOp:
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items())
+        attrs = self.attrs if "attrs" in vars(self) else {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        shown = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
         return f"Prim[{self.name}]({shown})" if shown else f"Prim[{self.name}]"
 
 
@@ -256,23 +259,26 @@ def declare(prim, apis: tuple[Api, ...]) -> None:
     """Put every view of `prim` that its `apis` name into `SURFACE`."""
     for api in apis:
         names = _names(api.ops)
-        fn = build_function(prim, api, names[0] if names else _names(api.tensor or api.mint)[0])
-        _add_views(fn, prim.name, names, _names(api.cls), api.init, _names(api.tensor), _names(api.mint))
+        fn = build_function(prim, api, (names or _names(api.tensor) or _names(api.mint) or _names(api.mintf)
+                                      or (prim.name.lower(),))[0])
+        _add_views(fn, prim.name, names, _names(api.cls), api.init, _names(api.tensor), _names(api.mint),
+                   _names(api.mintf))
         for dunder in _names(api.operator):
             SURFACE.add("operator", dunder, operator_method(prim, dunder))
 
 
-def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), prim: str = "") -> Callable:
+def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), prim: str = "") -> Callable:
     """Decorator for a hand-written function (real argument logic): register it under these names."""
 
     def register(fn: Callable) -> Callable:
-        _add_views(fn, prim or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint))
+        _add_views(fn, prim or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint),
+                   _names(mintf))
         return fn
 
     return register
 
 
-def _add_views(fn, prim_name, ops, classes, init, tensor, mint) -> None:
+def _add_views(fn, prim_name, ops, classes, init, tensor, mint, mintf=()) -> None:
     for n in ops:
         SURFACE.add("ops", n, fn)
     for n in classes:
@@ -281,3 +287,5 @@ def _add_views(fn, prim_name, ops, classes, init, tensor, mint) -> None:
         SURFACE.add("tensor", n, fn)
     for n in mint:
         SURFACE.add("mint", n, fn)
+    for n in mintf:
+        SURFACE.add("mintf", n, fn)

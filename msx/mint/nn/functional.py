@@ -1,14 +1,15 @@
-"""`msx.mint.nn.functional`: torch-style functional names over the primitive registry."""
+"""`msx.mint.nn.functional`: torch-style functional names over the primitive registry.
+
+Most names come from the ops' declarations (`SURFACE["mintf"]`); the wrappers here translate torch-style
+arguments (`dim=None`, `padding="same"`, `training`).
+"""
 from __future__ import annotations
 
 from ...ops import functional as F
-from ...ops.functional import (relu, sigmoid, tanh, silu, l1_loss, mse_loss, cross_entropy,  # noqa: F401
-                               binary_cross_entropy_with_logits, one_hot, pad, leaky_relu, log_softmax, nll_loss,
-                               avg_pool2d, max_pool2d)
+from ...ops.api import SURFACE
+from ...ops.functional import one_hot, pad, log_softmax, avg_pool2d, max_pool2d  # noqa: F401
 
-
-def gelu(input, approximate="none"):
-    return F.gelu(input, approximate)
+globals().update(SURFACE["mintf"])
 
 
 def softmax(input, dim=None, dtype=None):
@@ -28,3 +29,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if isinstance(padding, str):
         return F.conv2d(input, weight, bias, stride, padding, 0, dilation, groups)
     return F.conv2d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+__all__ = sorted(set(SURFACE["mintf"]) | {"one_hot", "pad", "log_softmax", "avg_pool2d", "max_pool2d", "softmax",
+                                          "dropout", "linear", "conv2d"})
