@@ -143,7 +143,7 @@ def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1):
                    init=("axis", "descending")))
 def sort(x, *, axis=-1, descending=False):
     idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
-    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int64)
+    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # MindSpore 2.10: int32 indices
 
 
 @primitive("TopK", attrs=("k",), multiple_results=True)
@@ -306,7 +306,7 @@ def flip(x, *, dims):
 @primitive("Roll", attrs=("shifts", "dims"), category="shape",
            api=Api("roll", attrs=(Attr("shifts", REQUIRED, to_ints), Attr("dims", None, lambda d: d if d is None
                                                                            else to_ints(d))),
-                   tensor="roll", mint="roll"))
+                   cls="Roll", init=("shifts", "dims"), tensor="roll", mint="roll"))
 def roll(x, *, shifts, dims=None):
     if dims is None:
         return jnp.roll(x.reshape(-1), shifts).reshape(x.shape)
@@ -467,7 +467,7 @@ def rot90(x, *, k, dims):
            api=(Api("argsort", attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), tensor="argsort"),
                 Api(attrs=(Attr("dim", -1, int, to="axis"), Attr("descending", False, bool)), mint="argsort")))
 def argsort(x, *, axis=-1, descending=False):
-    return jnp.argsort(-x if descending else x, axis=axis, stable=True).astype(jnp.int64)
+    return jnp.argsort(-x if descending else x, axis=axis, stable=True).astype(jnp.int32)  # as MindSpore
 
 
 @primitive("Take", category="shape", api=Api("take", args=("input", "index"), tensor="take", mint="take"))
@@ -508,10 +508,9 @@ def scatter(x, index, src, *, axis, reduce="none"):
     """torch-style scatter along `axis`: out[index[i][j]][j] = src[i][j] (or added, for reduce="add")."""
     idx = list(jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij"))
     idx[axis] = index
-    src = jnp.broadcast_to(src, index.shape) if not hasattr(src, "shape") or src.shape != index.shape else src
-    src = src[tuple(slice(0, n) for n in index.shape)].astype(x.dtype)
+    src = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src  # src may be larger
     at = x.at[tuple(idx)]
-    return at.add(src) if reduce == "add" else at.set(src)
+    return at.add(src.astype(x.dtype)) if reduce == "add" else at.set(src.astype(x.dtype))
 
 
 @primitive("LinSpace", attrs=("start", "end", "steps"), category="other", differentiable=False,

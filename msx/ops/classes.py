@@ -148,6 +148,20 @@ class Dropout(PrimitiveOp):
         return out, F.cast(F.not_equal(out, 0), "float32")
 
 
+class Einsum(PrimitiveOp):
+    """`ops.Einsum(equation)(operands)`: the operands come as one tuple/list."""
+
+    name = "Einsum"
+
+    def __init__(self, equation: str) -> None:
+        super().__init__()
+        self.equation = equation
+        self.add_prim_attr("equation", equation)
+
+    def __call__(self, operands):
+        return F.einsum(self.equation, *operands)
+
+
 class Print(PrimitiveOp):
     """`ops.Print()('text', tensor, ...)`: prints at run time, in program order (also under jit)."""
 

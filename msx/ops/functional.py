@@ -197,7 +197,13 @@ def min(input, axis=None, keepdims=False):
 
 @expose(ops="cumsum")
 def cumsum(input, axis, dtype=None):
-    out = apply(M.cumsum, (input,), {"axis": int(axis)})
+    out = apply(M.cumsum, (input,), {"axis": int(axis), "exclusive": False, "reverse": False})
+    return out if dtype is None else cast(out, dtype)
+
+
+@expose(ops="cumprod", tensor="cumprod", mint="cumprod")
+def cumprod(input, dim, dtype=None):
+    out = apply(M.cumprod, (input,), {"axis": int(dim), "exclusive": False, "reverse": False})
     return out if dtype is None else cast(out, dtype)
 
 
@@ -568,6 +574,67 @@ def print_(*input_x) -> None:
     template = tuple(x if isinstance(x, str) else None for x in input_x)
     tensors = tuple(x for x in input_x if not isinstance(x, str))
     apply(A.print_, tensors, {"template": template})
+
+
+@expose(ops="subtract", tensor="subtract")
+def subtract(input, other, *, alpha=1):
+    """`input - alpha * other`."""
+    return sub(input, other if alpha == 1 else mul(other, alpha))
+
+
+def _with_value(prim, input, axis, keep_dims):
+    values, indices = apply(prim, (input,), {"axis": int(axis), "keepdims": bool(keep_dims)})
+    return indices, values
+
+
+@expose(cls="ArgMaxWithValue", init=("axis", "keep_dims"), tensor="argmax_with_value", prim="ArgMaxWithValue")
+def argmax_with_value(input, axis=0, keep_dims=False):
+    """MindSpore's ArgMaxWithValue: (indices, values) of the maximum along `axis`."""
+    return _with_value(M.argmax_with_value, input, axis, keep_dims)
+
+
+@expose(cls="ArgMinWithValue", init=("axis", "keep_dims"), tensor="argmin_with_value", prim="ArgMinWithValue")
+def argmin_with_value(input, axis=0, keep_dims=False):
+    """MindSpore's ArgMinWithValue: (indices, values) of the minimum along `axis`."""
+    return _with_value(M.argmin_with_value, input, axis, keep_dims)
+
+
+def _scatter(input, axis, index, src, reduce):
+    if not isinstance(src, Tensor):
+        src = full_like(index, src, dtype=input.dtype)
+    return apply(A.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
+
+
+@expose(ops="scatter", tensor="scatter")
+def scatter(input, axis, index, src):
+    """out = input, then out[index[i][j]][j] = src[i][j] along `axis` (torch/MindSpore scatter)."""
+    return _scatter(input, axis, index, src, "none")
+
+
+@expose(mint="scatter")
+def mint_scatter(input, dim, index, src):
+    return _scatter(input, dim, index, src, "none")
+
+
+@expose(mint="scatter_add")
+def mint_scatter_add(input, dim, index, src):
+    """out = input, then out[index[i][j]][j] += src[i][j] along `dim`."""
+    return _scatter(input, dim, index, src, "add")
+
+
+@expose(ops="tensor_scatter_elements", cls="TensorScatterElements", init=("axis", "reduction"))
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    if reduction not in ("none", "add"):
+        raise ValueError(f"tensor_scatter_elements: reduction must be 'none' or 'add', got {reduction!r}")
+    return _scatter(input_x, axis, indices, updates, reduction)
+
+
+@expose(ops="einsum", mint="einsum")
+def einsum(equation, *operands):
+    """Einstein summation; `operands` may also be given as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return apply(A.einsum, operands, {"equation": str(equation)})
 
 
 @expose(ops="clip_by_value")

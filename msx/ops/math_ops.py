@@ -24,6 +24,7 @@ def _broadcast_check(x, y, **_) -> str | None:
 
 
 _F64 = np.dtype(np.float64)
+_I64 = np.dtype(np.int64)
 
 
 def _ms_float(fn):
@@ -33,7 +34,7 @@ def _ms_float(fn):
     """
     def impl(*xs, **kw):
         out = fn(*xs, **kw)
-        if out.dtype == _F64 and not any(getattr(x, "dtype", None) == _F64 for x in xs):
+        if out.dtype == _F64 and not any(getattr(x, "dtype", _I64) == _F64 for x in xs):  # (None == float64 in numpy)
             return out.astype(np.float32)
         return out
 
@@ -44,8 +45,8 @@ def _ms_float(fn):
 def _float_in(fn):
     """Float-valued unary ops take integer/bool inputs as float32 (MindSpore's result dtype)."""
     def impl(x):
-        if not jnp.issubdtype(x.dtype, jnp.inexact):
-            x = x.astype(jnp.float32)
+        if getattr(x, "dtype", _I64).kind not in "fcV":  # V: bfloat16 and the other ml_dtypes floats
+            x = jnp.asarray(x, jnp.float32)
         return fn(x)
 
     impl.__doc__ = fn.__doc__
@@ -56,7 +57,7 @@ def _binary(name: str, fn, ops="", cls=None, tensor=(), mint=(), operator=(), ar
             category: str = "elementwise", differentiable: bool = True):
     api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator)
     return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable,
-                     api=api if ops or tensor or mint or operator else ())(fn)
+                     api=api if ops or cls or tensor or mint or operator else ())(fn)
 
 
 def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",)):
@@ -66,9 +67,9 @@ def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: 
 
 
 # ---------------------------------------------------------------- elementwise binary
-ADD = _binary("Add", jnp.add, "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__")
-SUB = _binary("Sub", jnp.subtract, "sub", tensor="sub subtract", operator="__sub__ __rsub__")
-MUL = _binary("Mul", jnp.multiply, "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__")
+ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__")
+SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__")
+MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
               args=("dividend", "divisor"), operator="__truediv__ __rtruediv__")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
@@ -77,8 +78,8 @@ MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder floor_mod", cls="FloorM
               mint="remainder", operator="__mod__ __rmod__")
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
               operator="__pow__ __rpow__")
-MAXIMUM = _binary("Maximum", jnp.maximum, "maximum", tensor="maximum", mint="maximum")
-MINIMUM = _binary("Minimum", jnp.minimum, "minimum", tensor="minimum", mint="minimum")
+MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum")
+MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum")
 ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2")
 FMOD = _binary("Mod", _ms_float(jnp.fmod), "fmod", tensor="fmod", mint="fmod")
 HYPOT = _binary("Hypot", _ms_float(jnp.hypot), "hypot", tensor="hypot")
@@ -94,12 +95,13 @@ FMIN = _binary("Fmin", jnp.fmin, "fmin", tensor="fmin")
 XLOGY = _binary("Xlogy", _ms_float(jsp.xlogy), "xlogy", tensor="xlogy", mint="xlogy")
 XDIVY = _binary("Xdivy", _ms_float(lambda x, y: jnp.where(x == 0, jnp.zeros((), jnp.result_type(x, y)), x / y)),
                 "xdivy", tensor="xdivy", args=("x", "y"))
-SQUARED_DIFFERENCE = _binary("SquaredDifference", lambda x, y: jnp.square(x - y), "", args=("x", "y"))
+SQUARED_DIFFERENCE = _binary("SquaredDifference", lambda x, y: jnp.square(x - y), cls="SquaredDifference",
+                             args=("x", "y"))
 DIV_NO_NAN = _binary("DivNoNan", _ms_float(lambda x, y: jnp.where(y == 0, jnp.zeros((), jnp.result_type(x, y)),
                                                                   x / jnp.where(y == 0, 1, y))),
-                     "div_no_nan", args=("x1", "x2"))
-MUL_NO_NAN = _binary("MulNoNan", lambda x, y: jnp.where(y == 0, jnp.zeros((), jnp.result_type(x, y)), x * y), "",
-                     args=("x", "y"))
+                     cls="DivNoNan", args=("x1", "x2"))
+MUL_NO_NAN = _binary("MulNoNan", lambda x, y: jnp.where(y == 0, jnp.zeros((), jnp.result_type(x, y)), x * y),
+                     cls="MulNoNan", args=("x", "y"))
 
 
 def _truncate_div(x, y):
@@ -109,8 +111,8 @@ def _truncate_div(x, y):
     return jnp.trunc(x / y) if jnp.issubdtype(dt, jnp.inexact) else lax.div(x, y)
 
 
-TRUNCATE_DIV = _binary("TruncateDiv", _truncate_div, "", args=("x", "y"), differentiable=False)
-TRUNCATE_MOD = _binary("TruncateMod", jnp.fmod, "", args=("x", "y"))
+TRUNCATE_DIV = _binary("TruncateDiv", _truncate_div, cls="TruncateDiv", args=("x", "y"), differentiable=False)
+TRUNCATE_MOD = _binary("TruncateMod", jnp.fmod, cls="TruncateMod", args=("x", "y"))
 GCD = _binary("Gcd", jnp.gcd, "gcd", tensor="gcd", mint="gcd", differentiable=False)
 LCM = _binary("Lcm", jnp.lcm, "lcm", tensor="lcm", differentiable=False)
 BITWISE_AND = _binary("BitwiseAnd", jnp.bitwise_and, "bitwise_and", tensor="bitwise_and", mint="bitwise_and",
@@ -299,7 +301,13 @@ def _reduction(name: str, fn, differentiable: bool = True, api=()):
 
 
 REDUCE_SUM = _reduction("ReduceSum", jnp.sum, api=_ms_axes("reduce_sum", cls="ReduceSum"))
-REDUCE_MEAN = _reduction("ReduceMean", _ms_float(jnp.mean),
+def _mean(x, axis=None, keepdims=False):
+    """Mean; integer inputs give an integer result truncated toward zero (MindSpore)."""
+    out = jnp.mean(x, axis=axis, keepdims=keepdims)
+    return out if jnp.issubdtype(x.dtype, jnp.inexact) else out.astype(x.dtype)
+
+
+REDUCE_MEAN = _reduction("ReduceMean", _mean,
                          api=_ms_axes("mean reduce_mean", cls="ReduceMean", tensor="mean"))
 REDUCE_MAX = _reduction("ReduceMax", jnp.max, api=_ms_axes("reduce_max", cls="ReduceMax")
                         + _ms_axes("amax", keep="keepdims", tensor="amax") + _ms_axes(mint="amax"))
@@ -319,9 +327,9 @@ NANMEAN = _reduction("ReduceNanMean", _ms_float(jnp.nanmean), api=_ms_axes("nanm
                                                                            tensor="nanmean"))
 
 
-def _arg_reduction(name, fn, api):
+def _arg_reduction(name, fn, api, index_dtype):
     def impl(x, *, axis=None, keepdims=False):
-        return fn(x, axis=axis, keepdims=keepdims).astype(jnp.int64)
+        return fn(x, axis=axis, keepdims=keepdims).astype(index_dtype)
 
     return primitive(name, attrs=("axis", "keepdims"), category="reduce", check=_reduce_check,
                      differentiable=False, api=api)(impl)
@@ -329,10 +337,11 @@ def _arg_reduction(name, fn, api):
 
 ARGMAX = _arg_reduction("Argmax", jnp.argmax, (
     Api("argmax", attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")),
-        mint="argmax"),))
+        mint="argmax"),), jnp.int64)
 ARGMIN = _arg_reduction("Argmin", jnp.argmin, (
     Api("argmin", attrs=(Attr("axis", None, _axis), Attr("keepdims", False, bool)), tensor="argmin"),
-    Api(attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")), mint="argmin")))
+    Api(attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")), mint="argmin")),
+    jnp.int32)  # MindSpore 2.10: argmax gives int64, argmin int32
 argmax, argmin = ARGMAX, ARGMIN
 
 
@@ -340,18 +349,22 @@ def _with_value(name, fn, argfn, tensor):
     def impl(x, *, axis=0, keepdims=False):
         return fn(x, axis=axis, keepdims=keepdims), argfn(x, axis=axis, keepdims=keepdims).astype(jnp.int64)
 
-    impl.__doc__ = f"(values, indices) of {name} along `axis`."
-    api = Api(attrs=(Attr("axis", 0, int), Attr("keep_dims", False, bool, to="keepdims")), cls=name,
-              init=("axis", "keep_dims"), tensor=tensor)
+    impl.__doc__ = f"(values, indices) of {name} along `axis` (the class-style op returns (indices, values))."
     return primitive(name, attrs=("axis", "keepdims"), category="reduce", check=_reduce_check,
-                     multiple_results=True, api=api)(impl)
+                     multiple_results=True)(impl)
 
 
 argmax_with_value = _with_value("ArgMaxWithValue", jnp.max, jnp.argmax, "argmax_with_value")
 argmin_with_value = _with_value("ArgMinWithValue", jnp.min, jnp.argmin, "argmin_with_value")
 
 
-@primitive("CumSum", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check)
+def _cum_api(cls):
+    return Api(attrs=(Attr("axis", REQUIRED, int), Attr("exclusive", False, bool), Attr("reverse", False, bool)),
+               cls=cls, init=("exclusive", "reverse"))
+
+
+@primitive("CumSum", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check,
+           api=_cum_api("CumSum"))
 def cumsum(x, *, axis=0, exclusive=False, reverse=False):
     """Running sum along `axis`; `exclusive` leaves each element out, `reverse` runs from the end."""
     if reverse:
@@ -362,7 +375,8 @@ def cumsum(x, *, axis=0, exclusive=False, reverse=False):
     return jnp.flip(out, axis) if reverse else out
 
 
-@primitive("CumProd", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check)
+@primitive("CumProd", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check,
+           api=_cum_api("CumProd"))
 def cumprod(x, *, axis=0, exclusive=False, reverse=False):
     if reverse:
         x = jnp.flip(x, axis)
@@ -373,7 +387,7 @@ def cumprod(x, *, axis=0, exclusive=False, reverse=False):
     return jnp.flip(out, axis) if reverse else out
 
 
-def _cum_extreme(name, fn):
+def _cum_extreme(name, fn, index_dtype):
     @primitive(name, attrs=("axis",), category="reduce", check=_reduce_check, multiple_results=True,
                api=(Api(name.lower(), attrs=(Attr("axis", REQUIRED, int),), tensor=name.lower()),
                     Api(attrs=(Attr("dim", REQUIRED, int, to="axis"),), mint=name.lower())))
@@ -384,13 +398,13 @@ def _cum_extreme(name, fn):
         n = x.shape[axis]
         idx = jnp.arange(n).reshape([-1 if i == axis else 1 for i in range(x.ndim)])
         hit = jnp.where(x == values, jnp.broadcast_to(idx, x.shape), -1)
-        return values, lax.cummax(hit, axis=axis).astype(jnp.int64)
+        return values, lax.cummax(hit, axis=axis).astype(index_dtype)
 
     return impl
 
 
-CUMMAX = _cum_extreme("Cummax", lax.cummax)
-CUMMIN = _cum_extreme("Cummin", lax.cummin)
+CUMMAX = _cum_extreme("Cummax", lax.cummax, jnp.int64)
+CUMMIN = _cum_extreme("Cummin", lax.cummin, jnp.int32)  # MindSpore 2.10's index dtypes
 
 
 @primitive("Norm", attrs=("ord", "axis", "keepdims"), category="reduce")
