@@ -986,7 +986,7 @@ MINT_CASES = [
     ("gelu", lambda x, y: mint.nn.functional.gelu(x), lambda x, y: x * 0.5 * (1 + _erf(x / np.sqrt(2)))),
     ("softmax_functional", lambda x, y: mint.nn.functional.softmax(x, dim=1), lambda x, y: smax(x)),
     ("linear", lambda x, y: mint.nn.functional.linear(x, y, Tensor([1.0, 2.0])), lambda x, y: x @ y.T + [1.0, 2.0]),
-    ("ones_zeros", lambda x, y: mint.ones(2, 3) + mint.zeros((2, 3)), lambda x, y: np.ones((2, 3))),
+    ("ones_zeros", lambda x, y: mint.ones((2, 3)) + mint.zeros((2, 3)), lambda x, y: np.ones((2, 3))),
     ("full", lambda x, y: mint.full((2, 3), 2.0), lambda x, y: np.full((2, 3), 2.0)),
     ("arange", lambda x, y: mint.arange(0, 6, 2), lambda x, y: np.arange(0, 6, 2)),
     ("eq", lambda x, y: mint.eq(x, x), lambda x, y: np.ones(x.shape, bool)),

@@ -22,8 +22,7 @@ def sub(input, other, *, alpha=1):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    out = F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
-    return out
+    return F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
 
 
 def max(input, dim=None, keepdim=False):
@@ -37,8 +36,6 @@ def min(input, dim=None, keepdim=False):
 
 def cumsum(input, dim, dtype=None):
     return F.cumsum(input, dim, dtype)
-
-
 
 
 def cat(tensors, dim=0):
@@ -56,20 +53,18 @@ def split(tensor, split_size_or_sections, dim=0):
     return F.split(tensor, split_size_or_sections, dim)
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, *, dim=-1, descending=False, stable=False):
+    """(values, indices); msx's sort is always stable, which satisfies `stable=False` too."""
     return F.sort(input, dim, descending)
 
 
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort `input` along `dim` (always a stable sort)."""
+    return F.argsort(input, dim, descending)
 
 
 def transpose(input, dim0, dim1):
     return F.swapaxes(input, dim0, dim1)
-
-
-
-
-
-
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -81,23 +76,40 @@ def gather(input, dim, index):
     return F.gather_elements(input, dim, index)
 
 
-def ones(*size, dtype=None):
-    return F.ones(size[0] if len(size) == 1 else size, dtype)
+def ones(size, *, dtype=None):
+    return F.ones(size, dtype)
 
 
-def zeros(*size, dtype=None):
-    return F.zeros(size[0] if len(size) == 1 else size, dtype)
+def zeros(size, *, dtype=None):
+    return F.zeros(size, dtype)
 
 
-def normal(mean=0.0, std=1.0, size=None):
+def _no_generator(name: str, generator) -> None:
+    if generator is not None:
+        raise ValueError(f"mint.{name}: msx has no Generator objects; seed with msx.set_seed (generator=None)")
+
+
+def normal(mean=0.0, std=1.0, size=None, generator=None):
+    _no_generator("normal", generator)
     return F.normal(size, mean, std)
 
 
-def randint(low, high, size, *, dtype=None):
+def rand(*size, generator=None, dtype=None, device=None):
+    _no_generator("rand", generator)
+    return F.rand(*size, dtype=dtype)
+
+
+def randn(*size, generator=None, dtype=None, device=None):
+    _no_generator("randn", generator)
+    return F.randn(*size, dtype=dtype)
+
+
+def randint(low, high, size, *, generator=None, dtype=None, device=None):
+    _no_generator("randint", generator)
     return F.randint(low, high, size, dtype=dtype)
 
 
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, *, dtype=None):
     return F.softmax(input, dim, dtype=dtype)
 
 

@@ -138,7 +138,8 @@ def build_function(prim, api: Api, name: str) -> Callable:
     n_in = len(api.args)
     params = [(a, REQUIRED, False) for a in api.args] + [(a.param, a.default, a.kw_only) for a in api.attrs]
     binder = Binder(name, params)
-    n_all = binder.n
+    # a full positional call skips binding; with keyword-only attributes there is no such call
+    n_all = binder.n if binder.n_positional == binder.n else -1
     if not api.attrs:
         def fn(*args, **kwargs):
             if kwargs or len(args) != n_in:

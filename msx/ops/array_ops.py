@@ -465,7 +465,7 @@ def rot90(x, *, k, dims):
 
 @primitive("Argsort", attrs=("axis", "descending"), category="shape", differentiable=False,
            api=(Api("argsort", attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), tensor="argsort"),
-                Api(attrs=(Attr("dim", -1, int, to="axis"), Attr("descending", False, bool)), mint="argsort")))
+))
 def argsort(x, *, axis=-1, descending=False):
     return jnp.argsort(-x if descending else x, axis=axis, stable=True).astype(jnp.int32)  # as MindSpore
 

@@ -10,6 +10,22 @@ from . import functional as F
 from .api import SURFACE, PrimitiveOp
 
 
+class ReduceSum(PrimitiveOp):
+    """`ops.ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())`; with `skip_mode`, an empty axis returns x."""
+
+    name = "ReduceSum"
+
+    def __init__(self, keep_dims: bool = False, skip_mode: bool = False) -> None:
+        super().__init__()
+        self.keep_dims, self.skip_mode = keep_dims, skip_mode
+        self.attrs.update(keep_dims=keep_dims, skip_mode=skip_mode)
+
+    def __call__(self, x, axis=()):
+        if self.skip_mode and (axis is None or (not isinstance(axis, int) and len(axis) == 0)):
+            return x
+        return F.reduce_sum(x, axis, self.keep_dims)
+
+
 class Shape(PrimitiveOp):
     """`ops.Shape()(x)` -> the static shape tuple."""
 

@@ -158,9 +158,52 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 
+def _maybe_cast(x, dtype):
+    return x if dtype is None else cast(x, dtype)
+
+
 @expose(ops="prod")
-def prod(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_PROD, input, axis, keep_dims)
+def prod(input, axis=None, keep_dims=False, dtype=None):
+    return _reduce(M.REDUCE_PROD, _maybe_cast(input, dtype), axis, keep_dims)
+
+
+@expose(ops="nansum", tensor="nansum")
+def nansum(input, axis=None, keepdims=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    return _reduce(M.NANSUM, _maybe_cast(input, dtype), axis, keepdims)
+
+
+@expose(ops="nanmean", tensor="nanmean")
+def nanmean(input, axis=None, keepdims=False, *, dtype=None):
+    """Mean over the non-NaN elements."""
+    return _reduce(M.NANMEAN, _maybe_cast(input, dtype), axis, keepdims)
+
+
+def _extreme(prim, cmp, input, axis, keepdims, initial, where, name):
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"{name}: `where` needs an `initial` value for the masked-out elements")
+        input = apply(M.select, (where, input, initial))
+    out = _reduce(prim, input, axis, keepdims)
+    return out if initial is None else apply(cmp, (out, initial))
+
+
+@expose(ops="amax", tensor="amax")
+def amax(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """Maximum over `axis` (all axes when None); `where` masks elements, replaced by `initial`."""
+    return _extreme(M.REDUCE_MAX, M.MAXIMUM, input, axis, keepdims, initial, where, "amax")
+
+
+@expose(ops="amin", tensor="amin")
+def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """Minimum over `axis` (all axes when None); `where` masks elements, replaced by `initial`."""
+    return _extreme(M.REDUCE_MIN, M.MINIMUM, input, axis, keepdims, initial, where, "amin")
+
+
+def _no_where(name, initial, where):
+    if initial is not None or where is not None:
+        raise ValueError(f"{name}: `initial` and `where` are supported by ops.amax/amin (values only); "
+                         f"ops.{name} also returns indices, which they would not define")
 
 
 
@@ -170,8 +213,9 @@ def prod(input, axis=None, keep_dims=False):
 
 
 @expose(ops="max")
-def max(input, axis=None, keepdims=False):
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.max`: (values, indices) along `axis`; over all elements when axis is None."""
+    _no_where("max", initial, where)
     if axis is None:
         flat = reshape(input, (-1,))
         return apply(M.argmax_with_value, (flat,), {"axis": 0, "keepdims": False})
@@ -179,8 +223,9 @@ def max(input, axis=None, keepdims=False):
 
 
 @expose(ops="min")
-def min(input, axis=None, keepdims=False):
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.min`: (values, indices) along `axis`."""
+    _no_where("min", initial, where)
     if axis is None:
         flat = reshape(input, (-1,))
         return apply(M.argmin_with_value, (flat,), {"axis": 0, "keepdims": False})
@@ -196,8 +241,8 @@ def min(input, axis=None, keepdims=False):
 
 
 @expose(ops="cumsum")
-def cumsum(input, axis, dtype=None):
-    out = apply(M.cumsum, (input,), {"axis": int(axis), "exclusive": False, "reverse": False})
+def cumsum(x, axis, dtype=None):
+    out = apply(M.cumsum, (x,), {"axis": int(axis), "exclusive": False, "reverse": False})
     return out if dtype is None else cast(out, dtype)
 
 
@@ -208,14 +253,16 @@ def cumprod(input, dim, dtype=None):
 
 
 @expose(ops="norm")
-def norm(A_, ord=None, dim=None, keepdim=False, *, dtype=None):
-    return apply(M.norm, (A_,), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803  (MindSpore's argument name)
+    return apply(M.norm, (_maybe_cast(A, dtype),), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
 
 
 # ---------------------------------------------------------------- activations
 @expose(ops="relu", mintf="relu")
-def relu(input):
-    return apply(N.RELU, (input,))
+def relu(input, inplace=False):
+    """max(input, 0); `inplace=True` also writes the result into `input` (MindSpore's in-place form)."""
+    out = apply(N.RELU, (input,))
+    return input._rebind(out) if inplace else out
 
 
 
@@ -224,9 +271,16 @@ def relu(input):
 
 
 
-@expose(ops="silu", mintf="silu")
+@expose(ops="silu")
 def silu(input):
     return apply(N.SILU, (input,))
+
+
+@expose(mintf="silu")
+def mint_silu(input, inplace=False):
+    """x * sigmoid(x); `inplace=True` also writes the result into `input`."""
+    out = apply(N.SILU, (input,))
+    return input._rebind(out) if inplace else out
 
 
 @expose(ops="softplus", mintf="softplus")
@@ -305,7 +359,12 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
 
 
 
-@expose(ops="gather_elements gather_d", cls="GatherD", tensor="gather_elements")
+@expose(ops="gather_d", cls="GatherD")
+def gather_d(x, dim, index):
+    return gather_elements(x, dim, index)
+
+
+@expose(ops="gather_elements", tensor="gather_elements")
 def gather_elements(input, dim, index):
     return apply(A.gather_d, (input, index), {"dim": int(dim)})
 
@@ -445,7 +504,7 @@ def _check_reduction(op: str, reduction: str) -> str:
 
 
 
-@expose(ops="binary_cross_entropy_with_logits", mintf="binary_cross_entropy_with_logits")
+@expose(ops="binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     inputs = (input, target) + tuple(t for t in (weight, pos_weight) if t is not None)
     return apply(N.bce_with_logits, inputs, {"reduction": _check_reduction("binary_cross_entropy_with_logits", reduction),
@@ -460,7 +519,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                                            "label_smoothing": float(label_smoothing), "has_weight": weight is not None})
 
 
-@expose(ops="nll_loss", mintf="nll_loss")
+@expose(ops="nll_loss")
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     if label_smoothing:
         raise ValueError(f"nll_loss: label_smoothing is not supported, got {label_smoothing!r}")
@@ -523,14 +582,14 @@ def standard_normal(shape, seed=None):
     return normal(shape)
 
 
-@expose(ops="randn", mint="randn")
+@expose(ops="randn")
 def randn(*size, dtype=None, seed=None):
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
                                            "dtype": _msx_dtype(dtype or "float32")})
 
 
-@expose(ops="rand", mint="rand")
+@expose(ops="rand")
 def rand(*size, dtype=None, seed=None):
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,

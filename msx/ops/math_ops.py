@@ -54,16 +54,18 @@ def _float_in(fn):
 
 
 def _binary(name: str, fn, ops="", cls=None, tensor=(), mint=(), operator=(), args=("input", "other"),
-            category: str = "elementwise", differentiable: bool = True):
+            category: str = "elementwise", differentiable: bool = True, extra: tuple = ()):
     api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator)
     return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable,
-                     api=api if ops or cls or tensor or mint or operator else ())(fn)
+                     api=((api,) if ops or cls or tensor or mint or operator else ()) + tuple(extra))(fn)
 
 
-def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",)):
+def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",),
+           extra: tuple = ()):
+    """`extra`: more `Api`s of the same op, for names MindSpore spells with other argument names."""
     api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint)
     return primitive(name, category="elementwise", differentiable=differentiable,
-                     api=api if ops or tensor or mint else ())(fn)
+                     api=((api,) if ops or tensor or mint else ()) + tuple(extra))(fn)
 
 
 # ---------------------------------------------------------------- elementwise binary
@@ -74,8 +76,9 @@ DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv
               args=("dividend", "divisor"), operator="__truediv__ __rtruediv__")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
                     mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__")
-MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder floor_mod", cls="FloorMod", tensor="remainder",
+MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder", cls="FloorMod", extra=(Api("floor_mod", args=("x", "y")),), tensor="remainder",
               mint="remainder", operator="__mod__ __rmod__")
+
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
               operator="__pow__ __rpow__")
 MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum")
@@ -87,9 +90,10 @@ LOGADDEXP = _binary("LogAddExp", _ms_float(jnp.logaddexp), "logaddexp", cls="", 
                     mint="logaddexp")
 LOGADDEXP2 = _binary("LogAddExp2", _ms_float(jnp.logaddexp2), "logaddexp2", cls="", tensor="logaddexp2",
                      mint="logaddexp2")
-COPYSIGN = _binary("CopySign", _ms_float(jnp.copysign), "copysign", cls="", tensor="copysign")
+COPYSIGN = _binary("CopySign", _ms_float(jnp.copysign), "copysign", cls="", tensor="copysign", args=("x", "other"))
 NEXTAFTER = _binary("NextAfter", jnp.nextafter, "nextafter", tensor="nextafter", differentiable=False)
-HEAVISIDE = _binary("Heaviside", jnp.heaviside, "heaviside", tensor="heaviside", differentiable=False)
+HEAVISIDE = _binary("Heaviside", jnp.heaviside, "heaviside", tensor="heaviside", args=("input", "values"),
+                    differentiable=False)
 FMAX = _binary("Fmax", jnp.fmax, "fmax", tensor="fmax")
 FMIN = _binary("Fmin", jnp.fmin, "fmin", tensor="fmin")
 XLOGY = _binary("Xlogy", _ms_float(jsp.xlogy), "xlogy", tensor="xlogy", mint="xlogy")
@@ -150,7 +154,7 @@ ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs a
 EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp")
 LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log")
 LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p")
-SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", tensor="sqrt", mint="sqrt")
+SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),))
 RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt")
 SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square")
 RECIPROCAL = _unary("Reciprocal", _float_in(jnp.reciprocal), "reciprocal", cls="Reciprocal Inv",
@@ -171,11 +175,13 @@ def round_(x, *, decimals=0):
 
 RINT = _unary("Rint", jnp.rint, "rint")
 TRUNC = _unary("Trunc", jnp.trunc, "trunc fix", tensor="trunc fix", mint="trunc fix")
-FRAC = _unary("Frac", lambda x: x - jnp.trunc(x), "frac", cls="", tensor="frac", mint="frac")
+FRAC = _unary("Frac", lambda x: x - jnp.trunc(x), "frac", args=("x",), cls="", tensor="frac",
+              extra=(Api(mint="frac"),))
 SIN = _unary("Sin", _float_in(jnp.sin), "sin", tensor="sin", mint="sin")
 COS = _unary("Cos", _float_in(jnp.cos), "cos", tensor="cos", mint="cos")
 TAN = _unary("Tan", _float_in(jnp.tan), "tan", tensor="tan", mint="tan")
-ASIN = _unary("Asin", _float_in(jnp.arcsin), "asin arcsin", tensor="asin arcsin", mint="asin arcsin")
+ASIN = _unary("Asin", _float_in(jnp.arcsin), "asin", tensor="asin arcsin", mint="asin",
+              extra=(Api("arcsin", args=("x",), mint="arcsin"),))
 ACOS = _unary("ACos", _float_in(jnp.arccos), "acos arccos", tensor="acos arccos", mint="acos arccos")
 ATAN = _unary("Atan", _float_in(jnp.arctan), "atan arctan", tensor="atan arctan", mint="atan arctan")
 SINH = _unary("Sinh", _float_in(jnp.sinh), "sinh", tensor="sinh", mint="sinh")
@@ -192,10 +198,10 @@ LOG2 = _unary("Log2", _float_in(jnp.log2), "log2", cls="", tensor="log2", mint="
 LOG10 = _unary("Log10", _float_in(jnp.log10), "log10", cls="", tensor="log10", mint="log10")
 LGAMMA = _unary("Lgamma", _float_in(jsp.gammaln), "lgamma", tensor="lgamma")
 DIGAMMA = _unary("Digamma", _float_in(jsp.digamma), "digamma", tensor="digamma")
-I0 = _unary("BesselI0", _float_in(jsp.i0), "i0 bessel_i0", tensor="i0")
-I0E = _unary("BesselI0e", _float_in(jsp.i0e), "bessel_i0e")
-I1 = _unary("BesselI1", _float_in(jsp.i1), "bessel_i1")
-I1E = _unary("BesselI1e", _float_in(jsp.i1e), "bessel_i1e")
+I0 = _unary("BesselI0", _float_in(jsp.i0), "i0", tensor="i0", extra=(Api("bessel_i0", args=("x",)),))
+I0E = _unary("BesselI0e", _float_in(jsp.i0e), "bessel_i0e", args=("x",))
+I1 = _unary("BesselI1", _float_in(jsp.i1), "bessel_i1", args=("x",))
+I1E = _unary("BesselI1e", _float_in(jsp.i1e), "bessel_i1e", args=("x",))
 SINC = _unary("Sinc", _float_in(jnp.sinc), "sinc", tensor="sinc", mint="sinc")
 DEG2RAD = _unary("Deg2Rad", _float_in(jnp.deg2rad), "deg2rad", cls="", tensor="deg2rad", args=("x",))
 RAD2DEG = _unary("Rad2Deg", _float_in(jnp.rad2deg), "rad2deg", cls="", tensor="rad2deg", args=("x",))
@@ -209,7 +215,8 @@ BITWISE_NOT = _unary("BitwiseNot", jnp.bitwise_not, "", cls="", tensor="bitwise_
 INVERT = _unary("Invert", jnp.invert, "invert", tensor="invert", args=("x",), differentiable=False)
 LOGICAL_NOT = _unary("LogicalNot", jnp.logical_not, "logical_not", tensor="logical_not", mint="logical_not",
                      differentiable=False)
-ISNAN = _unary("IsNan", jnp.isnan, "isnan", tensor="isnan", mint="isnan", differentiable=False)
+ISNAN = _unary("IsNan", jnp.isnan, "isnan", tensor="isnan", differentiable=False,
+               extra=(Api(args=("tensor",), mint="isnan"),))
 ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False)
 ISINF = _unary("IsInf", jnp.isinf, "isinf", tensor="isinf", mint="isinf", differentiable=False)
 ISNEGINF = _unary("IsNegInf", jnp.isneginf, "isneginf", cls="", tensor="isneginf", mint="isneginf",
@@ -279,11 +286,12 @@ def _reduce_check(x, *, axis=None, **_) -> str | None:
     return None
 
 
-def _ms_axes(ops="", cls="", tensor="", mint="", keep="keep_dims", axis="axis", axis_default=None):
+def _ms_axes(ops="", cls="", tensor="", mint="", keep="keep_dims", axis="axis", axis_default=None, arg="input"):
     """The usual reduction signatures: MindSpore's (input, axis, keep_dims) and mint's (input, dim, keepdim)."""
     apis = []
     if ops or cls or tensor:
-        apis.append(Api(ops, attrs=(Attr(axis, axis_default, _axis, to="axis"), Attr(keep, False, bool, to="keepdims")),
+        apis.append(Api(ops, args=(arg,), attrs=(Attr(axis, axis_default, _axis, to="axis"),
+                                                 Attr(keep, False, bool, to="keepdims")),
                         cls=cls, init=("keep_dims",) if cls else (), tensor=tensor))
     if mint:
         apis.append(Api(attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")),
@@ -300,7 +308,8 @@ def _reduction(name: str, fn, differentiable: bool = True, api=()):
                      differentiable=differentiable, api=api)(impl)
 
 
-REDUCE_SUM = _reduction("ReduceSum", jnp.sum, api=_ms_axes("reduce_sum", cls="ReduceSum"))
+# ops.reduce_sum(x, axis=()) in MindSpore; msx keeps a trailing keep_dims (an extra, never a conflict)
+REDUCE_SUM = _reduction("ReduceSum", jnp.sum, api=_ms_axes("reduce_sum", arg="x"))  # class: classes.ReduceSum
 def _mean(x, axis=None, keepdims=False):
     """Mean; integer inputs give an integer result truncated toward zero (MindSpore)."""
     out = jnp.mean(x, axis=axis, keepdims=keepdims)
@@ -308,11 +317,11 @@ def _mean(x, axis=None, keepdims=False):
 
 
 REDUCE_MEAN = _reduction("ReduceMean", _mean,
-                         api=_ms_axes("mean reduce_mean", cls="ReduceMean", tensor="mean"))
-REDUCE_MAX = _reduction("ReduceMax", jnp.max, api=_ms_axes("reduce_max", cls="ReduceMax")
-                        + _ms_axes("amax", keep="keepdims", tensor="amax") + _ms_axes(mint="amax"))
-REDUCE_MIN = _reduction("ReduceMin", jnp.min, api=_ms_axes("reduce_min", cls="ReduceMin")
-                        + _ms_axes("amin", keep="keepdims", tensor="amin") + _ms_axes(mint="amin"))
+                         api=_ms_axes("mean reduce_mean", cls="ReduceMean", arg="x") + _ms_axes(tensor="mean"))
+REDUCE_MAX = _reduction("ReduceMax", jnp.max, api=_ms_axes("reduce_max", cls="ReduceMax", arg="x")
+                        + _ms_axes(mint="amax"))
+REDUCE_MIN = _reduction("ReduceMin", jnp.min, api=_ms_axes("reduce_min", cls="ReduceMin", arg="x")
+                        + _ms_axes(mint="amin"))
 REDUCE_PROD = _reduction("ReduceProd", jnp.prod, api=_ms_axes(cls="ReduceProd"))
 REDUCE_ALL = _reduction("ReduceAll", jnp.all, differentiable=False,
                         api=_ms_axes("all", cls="ReduceAll", tensor="all", mint="all"))
@@ -322,9 +331,8 @@ LOGSUMEXP = _reduction("ReduceLogSumExp", jax.nn.logsumexp,
                        api=(Api("logsumexp", attrs=(Attr("dim", REQUIRED, _axis, to="axis"),
                                                     Attr("keepdim", False, bool, to="keepdims")),
                                 tensor="logsumexp", mint="logsumexp"),))
-NANSUM = _reduction("ReduceNanSum", jnp.nansum, api=_ms_axes("nansum", keep="keepdims", tensor="nansum"))
-NANMEAN = _reduction("ReduceNanMean", _ms_float(jnp.nanmean), api=_ms_axes("nanmean", keep="keepdims",
-                                                                           tensor="nanmean"))
+NANSUM = _reduction("ReduceNanSum", jnp.nansum)
+NANMEAN = _reduction("ReduceNanMean", _ms_float(jnp.nanmean))
 
 
 def _arg_reduction(name, fn, api, index_dtype):
