@@ -16,7 +16,7 @@ from ..autograd import GradOperation  # noqa: F401
 from ..tensor import Tensor  # noqa: F401  (MindSpore's ops exports Tensor too)
 from .custom import Custom, CustomOpBuilder  # noqa: F401
 from . import functional, classes  # noqa: F401
-from . import classes as operations  # noqa: F401  (`from mindspore.ops import operations as P`)
+from . import composite, operations  # noqa: F401  (`from mindspore.ops import operations as P, composite as C`)
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()

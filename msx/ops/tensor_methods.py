@@ -138,6 +138,39 @@ _METHODS = {
 }
 
 
+def _in_place(fn):
+    """MindSpore's in-place `x.op_(...)`: compute `op`, keep x's dtype, write it into x, return x."""
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if out.dtype != self.dtype:
+            out = F.cast(out, self.dtype)
+        if out.shape != self.shape:
+            raise ValueError(f"in-place op: result shape {out.shape} differs from the tensor's shape {self.shape}")
+        return self._rebind(out)
+
+    return method
+
+
+def _copy_from(self, src, non_blocking: bool = False):
+    return F.broadcast_to(src if isinstance(src, Tensor) else Tensor(src), self.shape)
+
+
+_IN_PLACE = {
+    "add_": lambda self, other, *, alpha=1: F.add(self, other if alpha == 1 else F.mul(other, alpha)),
+    "sub_": lambda self, other, *, alpha=1: F.sub(self, other if alpha == 1 else F.mul(other, alpha)),
+    "mul_": F.mul, "div_": lambda self, other, *, rounding_mode=None: F.div(self, other, rounding_mode=rounding_mode),
+    "remainder_": F.remainder, "floor_divide_": F.floor_divide,
+    "clamp_": lambda self, min=None, max=None: F.clamp(self, min, max),
+    "exp_": F.exp, "log_": F.log, "floor_": F.floor, "sign_": F.sign, "sigmoid_": F.sigmoid, "tanh_": F.tanh,
+    "erfinv_": F.erfinv,
+    "masked_fill_": lambda self, mask, value: F.masked_fill(self, mask, value),
+    "zero_": lambda self: F.zeros_like(self), "fill_": lambda self, value: F.full_like(self, value),
+    "copy_": _copy_from,
+}
+_METHODS.update({name: _in_place(fn) for name, fn in _IN_PLACE.items()})
+_METHODS["fill"] = lambda self, value: F.full_like(self, value)
+
+
 def attach() -> None:
     """Set every declared and hand-written method and operator on `Tensor`."""
     for table in (_OPERATORS, _METHODS):
