@@ -138,30 +138,69 @@ def build_function(prim, api: Api, name: str) -> Callable:
     n_in = len(api.args)
     params = [(a, REQUIRED, False) for a in api.args] + [(a.param, a.default, a.kw_only) for a in api.attrs]
     binder = Binder(name, params)
-    # a full positional call skips binding; with keyword-only attributes there is no such call
-    n_all = binder.n if binder.n_positional == binder.n else -1
+    bind = binder.bind
     if not api.attrs:
         def fn(*args, **kwargs):
             if kwargs or len(args) != n_in:
-                args = binder.bind(args, kwargs)
+                args = bind(args, kwargs)
             return apply(prim, args)
     else:
-        keys = tuple(a.to or a.param for a in api.attrs)
-        converts = tuple(a.convert for a in api.attrs)
-        identity = all(c is None for c in converts)
-
-        def fn(*args, **kwargs):
-            if kwargs or len(args) != n_all:
-                args = binder.bind(args, kwargs)
-            values = args[n_in:]
-            if not identity:
-                values = [v if c is None else c(v) for c, v in zip(converts, values)]
-            return apply(prim, args[:n_in], dict(zip(keys, values)))
-
+        fn = _attr_function(prim, api, binder, n_in)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "msx.ops.functional"
     fn.__signature__ = binder.signature()
     fn.__doc__ = (api.doc or prim.doc or f"MindSpore's `ops.{name}`.") + f"\n\nPrimitive: `{prim.name}`."
+    return fn
+
+
+def _ident(v):
+    return v
+
+
+def _attr_function(prim, api: Api, binder: Binder, n_in: int) -> Callable:
+    """The call path of an op with attributes, unrolled for one to three of them (the common cases) so a
+    generated function costs what a hand-written `apply(prim, (x,), {"axis": _axis(axis), ...})` costs."""
+    from .primitive import apply
+
+    keys = tuple(a.to or a.param for a in api.attrs)
+    convs = tuple(a.convert or _ident for a in api.attrs)
+    bind = binder.bind
+    full = binder.n if binder.n_positional == binder.n else -1  # keyword-only attrs: always bind
+    tail, n_req = binder.tail, binder.n_required
+    short_ok = binder.fast_ok and full != -1
+
+    def complete(args, kwargs):
+        k = len(args)
+        if not kwargs and short_ok and n_req <= k < full:
+            return args + tail[k - n_req:]
+        return bind(args, kwargs)
+
+    if len(keys) == 1:
+        (k0,), (c0,) = keys, convs
+
+        def fn(*args, **kwargs):
+            if kwargs or len(args) != full:
+                args = complete(args, kwargs)
+            return apply(prim, args[:n_in], {k0: c0(args[n_in])})
+    elif len(keys) == 2:
+        (k0, k1), (c0, c1) = keys, convs
+
+        def fn(*args, **kwargs):
+            if kwargs or len(args) != full:
+                args = complete(args, kwargs)
+            return apply(prim, args[:n_in], {k0: c0(args[n_in]), k1: c1(args[n_in + 1])})
+    elif len(keys) == 3:
+        (k0, k1, k2), (c0, c1, c2) = keys, convs
+
+        def fn(*args, **kwargs):
+            if kwargs or len(args) != full:
+                args = complete(args, kwargs)
+            return apply(prim, args[:n_in], {k0: c0(args[n_in]), k1: c1(args[n_in + 1]), k2: c2(args[n_in + 2])})
+    else:
+        def fn(*args, **kwargs):
+            if kwargs or len(args) != full:
+                args = complete(args, kwargs)
+            return apply(prim, args[:n_in], {k: c(v) for k, c, v in zip(keys, convs, args[n_in:])})
     return fn
 
 

@@ -34,7 +34,7 @@ def _ms_float(fn):
     """
     def impl(*xs, **kw):
         out = fn(*xs, **kw)
-        if out.dtype == _F64 and not any(getattr(x, "dtype", _I64) == _F64 for x in xs):  # (None == float64 in numpy)
+        if out.dtype is _F64 and not any(getattr(x, "dtype", None) is _F64 for x in xs):  # numpy dtypes are singletons
             return out.astype(np.float32)
         return out
 
@@ -313,7 +313,7 @@ REDUCE_SUM = _reduction("ReduceSum", jnp.sum, api=_ms_axes("reduce_sum", arg="x"
 def _mean(x, axis=None, keepdims=False):
     """Mean; integer inputs give an integer result truncated toward zero (MindSpore)."""
     out = jnp.mean(x, axis=axis, keepdims=keepdims)
-    return out if jnp.issubdtype(x.dtype, jnp.inexact) else out.astype(x.dtype)
+    return out if x.dtype.kind in "fcV" else out.astype(x.dtype)
 
 
 REDUCE_MEAN = _reduction("ReduceMean", _mean,
