@@ -81,6 +81,17 @@ def test_cummax_indices_point_at_the_running_maximum():
     assert idx.dtype == msx.int64 and ops.cummin(msx.Tensor(x), 1)[1].dtype == msx.int32
 
 
+def test_addn_and_float_power_gradients():
+    ct = np.linspace(0.5, 1.5, 12).reshape(3, 4)
+    g = _msx_grad(lambda t: ops.addn([t, t * 2.0, t]), X, ct)
+    np.testing.assert_allclose(g, 4 * ct, rtol=1e-6)
+    x = msx.Tensor(X)
+    out = ops.float_power(x, 2)
+    assert out.dtype == msx.float64  # MindSpore computes float_power in float64
+    g = msx.grad(lambda t: ops.float_power(t, 3).sum())(x).asnumpy()
+    np.testing.assert_allclose(g, 3 * X.astype(np.float64) ** 2, rtol=1e-6)
+
+
 def test_bitwise_not_on_integers_and_bools():
     x = np.array([[0, 5, -3]], np.int32)
     np.testing.assert_array_equal(mint.bitwise_not(msx.Tensor(x)).asnumpy(), ~x)

@@ -50,7 +50,8 @@ def main() -> None:
         try:
             outs, grads, ct = run_case(fw, case, inputs)
         except Exception as exc:  # MindSpore rejects the case: msx must reject it too
-            entry["error"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}"
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip() and set(ln.strip()) != {"-"}]
+            entry["error"] = f"{type(exc).__name__}: {(lines[0] if lines else '')[:300]}"
             failed += 1
             meta[case.id] = entry
             continue

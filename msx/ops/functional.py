@@ -6,6 +6,7 @@ arguments, each registered with `expose` under its public names. `__all__` is th
 """
 from __future__ import annotations
 
+import builtins
 from typing import Sequence
 
 import jax.numpy as jnp
@@ -24,8 +25,8 @@ from .primitive import apply
 
 # generated views the hand-written wrappers below build on
 _ops = SURFACE["ops"]
-cast, reshape, transpose, swapaxes, neg, mul, sub, sqrt = (_ops[n] for n in (
-    "cast", "reshape", "transpose", "swapaxes", "neg", "mul", "sub", "sqrt"))
+cast, reshape, transpose, swapaxes, neg, mul, sub, sqrt, expand_dims = (_ops[n] for n in (
+    "cast", "reshape", "transpose", "swapaxes", "neg", "mul", "sub", "sqrt", "expand_dims"))
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -694,6 +695,102 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return apply(A.einsum, operands, {"equation": str(equation)})
+
+
+@expose(ops="addn", cls="AddN")
+def addn(x):
+    """The elementwise sum of a tuple/list of tensors of one shape."""
+    return apply(M.addn, tuple(x))
+
+
+@expose(ops="logit", tensor="logit")
+def logit(input, eps=None):
+    """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps]."""
+    p = input if eps is None else clamp(input, eps, 1 - eps)
+    return sub(apply(M.LOG, (p,)), apply(M.LOG1P, (neg(p),)))
+
+
+@expose(ops="fliplr", tensor="fliplr")
+def fliplr(input):
+    return apply(A.flip, (input,), {"dims": (1,)})
+
+
+@expose(ops="flipud", tensor="flipud")
+def flipud(input):
+    return apply(A.flip, (input,), {"dims": (0,)})
+
+
+@expose(ops="hstack", mint="hstack")
+def hstack(tensors):
+    """Concatenate along dim 1 (dim 0 for 1-D tensors)."""
+    tensors = list(tensors)
+    return concat(tensors, 0 if builtins.all(t.ndim <= 1 for t in tensors) else 1)  # (`all` is ops.all here)
+
+
+@expose(ops="vstack")
+def vstack(inputs):
+    """Stack rows: 1-D tensors become rows, then concatenate along dim 0."""
+    return concat([reshape(t, (1, -1)) if t.ndim < 2 else t for t in inputs], 0)
+
+
+@expose(ops="dstack", mint="dstack")
+def dstack(tensors):
+    """Concatenate along dim 2 after making every tensor at least 3-D, as numpy's dstack."""
+    out = []
+    for t in tensors:
+        if t.ndim == 0:
+            t = reshape(t, (1, 1, 1))
+        elif t.ndim == 1:
+            t = reshape(t, (1, -1, 1))
+        elif t.ndim == 2:
+            t = expand_dims(t, 2)
+        out.append(t)
+    return concat(out, 2)
+
+
+@expose(ops="column_stack")
+def column_stack(tensors):
+    """1-D tensors become columns; concatenate along dim 1."""
+    return concat([reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors], 1)
+
+
+@expose(ops="chunk", tensor="chunk")
+def chunk(input, chunks, axis=0):
+    """`chunks` pieces along `axis`, each of ceil(size / chunks) (the last may be smaller)."""
+    size = input.shape[axis]
+    step = -(-size // int(chunks))
+    return split(input, step, axis)
+
+
+@expose(mint="chunk")
+def mint_chunk(input, chunks, dim=0):
+    return chunk(input, chunks, dim)
+
+
+@expose(ops="count_nonzero")
+def count_nonzero(x, axis=(), keep_dims=False, dtype="int32"):
+    """The number of non-zero elements over `axis` (all axes for ())."""
+    nz = cast(apply(M.NOT_EQUAL, (x, 0)), "int32")
+    return cast(apply(M.REDUCE_SUM, (nz,), {"axis": M._axis(axis), "keepdims": bool(keep_dims)}), dtype)
+
+
+@expose(ops="cosine_similarity")
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """x1·x2 / max(|x1| |x2|, eps) along `dim`."""
+    dot_ = apply(M.REDUCE_SUM, (mul(x1, x2),), {"axis": int(dim), "keepdims": False})
+    n1 = sqrt(apply(M.REDUCE_SUM, (mul(x1, x1),), {"axis": int(dim), "keepdims": False}))
+    n2 = sqrt(apply(M.REDUCE_SUM, (mul(x2, x2),), {"axis": int(dim), "keepdims": False}))
+    return apply(M.DIV, (dot_, apply(M.MAXIMUM, (mul(n1, n2), float(eps)))))
+
+
+@expose(ops="assign", cls="Assign")
+def assign(variable, value):
+    """Write `value` into the Parameter `variable` (cast to its dtype) and return it."""
+    from ..tensor import Parameter
+
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"assign: variable must be a Parameter, got {type(variable).__name__}")
+    return variable.assign_value(value)
 
 
 @expose(ops="clip_by_value")

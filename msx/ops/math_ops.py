@@ -418,3 +418,49 @@ CUMMIN = _cum_extreme("Cummin", lax.cummin, jnp.int32)  # MindSpore 2.10's index
 @primitive("Norm", attrs=("ord", "axis", "keepdims"), category="reduce")
 def norm(x, *, ord=None, axis=None, keepdims=False):
     return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+# ---------------------------------------------------------------- more arithmetic (issue 22 breadth)
+@primitive("Addcdiv", category="elementwise",
+           api=(Api("addcdiv", args=("input", "tensor1", "tensor2", "value"), cls="Addcdiv", tensor="addcdiv"),))
+def addcdiv(x, t1, t2, value):
+    """`input + value * tensor1 / tensor2`."""
+    return x + value * t1 / t2
+
+
+@primitive("Addcmul", category="elementwise",
+           api=(Api("addcmul", args=("input", "tensor1", "tensor2", "value"), cls="Addcmul", tensor="addcmul"),))
+def addcmul(x, t1, t2, value):
+    """`input + value * tensor1 * tensor2`."""
+    return x + value * t1 * t2
+
+
+@primitive("Lerp", category="elementwise",
+           api=Api("lerp", args=("input", "end", "weight"), cls="Lerp", tensor="lerp"))
+def lerp(x, end, weight):
+    """`input + weight * (end - input)`."""
+    return x + weight * (end - x)
+
+
+FLOAT_POWER = _binary("FloatPower", lambda x, y: jnp.power(jnp.asarray(x, jnp.float64), y), "float_power",
+                      cls="", tensor="float_power", mint="float_power", args=("input", "exponent"))
+
+
+@primitive("Det", category="matmul", api=Api("det", cls="", tensor="det"))
+def det(x):
+    return jnp.linalg.det(x)
+
+
+@primitive("MatrixInverse", category="matmul", api=Api("inverse", cls="", tensor="inverse",
+                                                       mint="inverse"))
+def inverse(x):
+    return jnp.linalg.inv(x)
+
+
+@primitive("AddN", category="elementwise")
+def addn(*xs):
+    """The sum of its inputs (all the same shape)."""
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out

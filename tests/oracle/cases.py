@@ -317,6 +317,30 @@ add(Case("ops.einsum", "ops.einsum", ("ij,jk->ik", In(shape=(2, 3)), In(shape=(3
 add(Case("mint.einsum", "mint.einsum", ("bij->bji", In(shape=(2, 2, 3)))))
 add(Case("ops.Einsum", "ops.Einsum", ([In(shape=(2, 3)), In(shape=(3,))],), init=(("ij,j->i",), {}), grad=False))
 
+# ---------------------------------------------------------------- arithmetic and stacking helpers
+views("addcdiv", (X, ROW, In(shape=(2, 3), lo=0.5)), {"value": 0.5}, cls=None)
+views("addcmul", (X, ROW, X), {"value": 2.0}, cls=None, mint=False)
+add(Case("ops.Addcdiv", "ops.Addcdiv", (X, X, In(lo=0.5), In(shape=(), lo=0.5)), init=((), {})))
+views("lerp", (X, ROW, 0.3), cls=None, mint=False)
+add(Case("ops.Lerp", "ops.Lerp", (X, ROW, In(shape=(), lo=0, hi=1)), init=((), {})))
+views("logit", (In(lo=0.05, hi=0.95),), cls=None)
+add(Case("ops.logit[eps]", "ops.logit", (In(lo=0.0, hi=1.0), 0.1)))
+views("float_power", (POS, In(shape=(3,), lo=-1, hi=2)), cls=None, grad=False, mint=False)
+views("det", (In(shape=(2, 3, 3)),), cls=None)
+views("inverse", (In(shape=(3, 3), lo=1, hi=2),), mint=False, rtol=1e-4, atol=1e-5)
+add(Case("ops.addn", "ops.addn", ([X, X, X],)))
+add(Case("ops.AddN", "ops.AddN", ([X, In()],), init=((), {}), grad=False))
+views("fliplr", (X,), cls=None)
+views("flipud", (X,), cls=None)
+for _name in ("hstack", "vstack", "dstack", "column_stack"):
+    add(Case(f"ops.{_name}", f"ops.{_name}", ([X, X],), grad=False))
+    add(Case(f"ops.{_name}[1d]", f"ops.{_name}", ([ROW, ROW],), grad=False))
+add(Case("ops.chunk", "ops.chunk", (In(shape=(5, 2)), 2), grad=False))
+add(Case("mint.chunk", "mint.chunk", (In(shape=(2, 7)), 3, 1), grad=False))
+add(Case("ops.count_nonzero", "ops.count_nonzero", (In("int64", (3, 4), 0, 3),), grad=False))
+add(Case("ops.count_nonzero[axis]", "ops.count_nonzero", (In("int64", (3, 4), 0, 3), 1, True), grad=False))
+add(Case("ops.cosine_similarity", "ops.cosine_similarity", (X, In())))
+
 
 def check_unique() -> None:
     ids = [c.id for c in CASES]
