@@ -21,3 +21,19 @@ from . import amp, dataset, train  # noqa: E402
 __version__ = "0.1.0"
 from . import profiler, viz  # noqa: E402
 from .profiler import Profiler  # noqa: E402
+
+# MindSpore 2.x's wider top level (issue 22): dtype aliases, functional transforms, graph hints, seeds, train
+from .dtype import (byte, cdouble, cfloat, complex128, dtype_to_nptype, dtype_to_pytype, float8_e4m3fn,  # noqa: E402
+                    float8_e5m2, get_py_obj_dtype, intc, intp, long, pytype_to_dtype, short, single, ubyte, uint16,
+                    uint64, uintc, uintp, ushort)
+from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  (MindSpore's ms.float etc.)
+from .tensor import ParameterTuple, is_tensor  # noqa: E402
+from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
+from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
+                          mutable, no_inline)
+from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
+from .train import (Accuracy, Callback, CheckpointConfig, DynamicLossScaleManager, EarlyStopping,  # noqa: E402
+                    FixedLossScaleManager, History, Loss, LossMonitor, MAE, MSE, Metric, Model, ModelCheckpoint,
+                    RunContext, TimeMonitor, get_metric_fn)
+from . import common  # noqa: E402
+# `msx.tensor` (the module) is callable: `msx.tensor([1, 2])` is MindSpore 2.x's lower-case constructor

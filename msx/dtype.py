@@ -6,6 +6,8 @@ numpy accepts as the same dtype (`np.float32`, `jnp.float32`, `"float32"`), so
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 import jax.numpy as jnp
 
@@ -66,6 +68,8 @@ uint64 = Type("uint64", jnp.uint64)
 bool_ = Type("bool_", jnp.bool_)
 complex64 = Type("complex64", jnp.complex64)
 complex128 = Type("complex128", jnp.complex128)
+float8_e4m3fn = Type("float8_e4m3fn", jnp.float8_e4m3fn)
+float8_e5m2 = Type("float8_e5m2", jnp.float8_e5m2)
 
 float_ = float32
 half = float16
@@ -73,7 +77,7 @@ double = float64
 int_ = int32
 
 _ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
-        complex64, complex128)
+        complex64, complex128, float8_e4m3fn, float8_e5m2)
 _BY_NP = {t.np_dtype: t for t in _ALL}
 
 
@@ -99,3 +103,60 @@ def to_np(dtype) -> np.dtype | None:
 def from_array(array) -> Type:
     """The msx `Type` of an array's dtype (fast path for Tensor.dtype)."""
     return _BY_NP[array.dtype]
+
+
+# the module defines `float`, `int` and `bool` (MindSpore's dtype aliases) at the end: use builtins by name
+_BOOL, _INT, _FLOAT, _COMPLEX = builtins.bool, builtins.int, builtins.float, builtins.complex
+
+
+def dtype_to_nptype(type_) -> type:
+    """The numpy scalar type of an msx dtype (`float32` -> `numpy.float32`)."""
+    return to_msx(type_).np_dtype.type
+
+
+def dtype_to_pytype(type_) -> type:
+    """The Python type holding values of an msx dtype (`float32` -> `float`, `int8` -> `int`)."""
+    kind = to_msx(type_).np_dtype.kind
+    return {"b": _BOOL, "i": _INT, "u": _INT, "f": _FLOAT, "V": _FLOAT, "c": _COMPLEX}[kind]
+
+
+def pytype_to_dtype(obj) -> Type:
+    """The msx dtype MindSpore gives a Python type: bool -> bool_, int -> int64, float -> float64."""
+    if isinstance(obj, Type):
+        return obj
+    table = {_BOOL: bool_, _INT: int64, _FLOAT: float64, _COMPLEX: complex128}
+    if obj in table:
+        return table[obj]
+    return to_msx(obj)
+
+
+def get_py_obj_dtype(obj) -> Type:
+    """The dtype of a Python value or Tensor (`1.0` -> float64, a Tensor -> its dtype)."""
+    if hasattr(obj, "dtype") and isinstance(getattr(obj, "dtype"), Type):
+        return obj.dtype
+    if isinstance(obj, type):
+        return pytype_to_dtype(obj)
+    return pytype_to_dtype(type(obj))
+
+
+# MindSpore 2.x's torch-style aliases (`ms.float` is float32, `ms.long` int64, `ms.byte` int8 as in MindSpore)
+single, cfloat, cdouble = float32, complex64, complex128
+byte, short, intc, long, intp = int8, int16, int32, int64, int64
+ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
+globals().update({"float": float32, "int": int32, "bool": bool_})  # after every use of the builtins above
+
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+float_type = (float16, float32, float64, bfloat16)
+complex_type = (complex64, complex128)
+signed_type = int_type + float_type + complex_type
+number_type = int_type + uint_type + float_type + complex_type
+all_types = (bool_,) + number_type
+
+
+def type_size_in_bytes(dtype) -> builtins.int:
+    return to_msx(dtype).itemsize
+
+
+__all__ = sorted(n for n, v in list(globals().items())
+                 if not n.startswith("_") and n not in ("annotations", "builtins", "np", "jnp"))

@@ -8,7 +8,9 @@ views of the primitive registry.
 """
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from typing import Any
 
 import jax
@@ -140,6 +142,34 @@ class Tensor:
     @property
     def nbytes(self) -> int:
         return self._data.nbytes
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides of the (always contiguous, row-major) array, as numpy/MindSpore report them."""
+        itemsize, out, step = self._data.dtype.itemsize, [], 1
+        for n in reversed(self.shape):
+            out.append(step * itemsize)
+            step *= n
+        return tuple(reversed(out))
+
+    def stride(self, dim: int | None = None):
+        """Element strides (torch-style); one dim's stride when `dim` is given."""
+        elems = tuple(s // self._data.dtype.itemsize for s in self.strides)
+        return elems if dim is None else elems[dim]
+
+    def storage_offset(self) -> int:
+        return 0  # msx tensors never view into a larger buffer
+
+    def is_contiguous(self) -> bool:
+        return True
+
+    def contiguous(self) -> "Tensor":
+        return self
+
+    @staticmethod
+    def from_numpy(array) -> "Tensor":
+        """MindSpore's `Tensor.from_numpy`: a Tensor with the numpy array's dtype."""
+        return from_numpy(array)
 
     def dim(self) -> int:
         return self._data.ndim
@@ -335,6 +365,55 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor(np.asarray(array))
 
 
+def tensor(input_data: Any = None, dtype=None, shape=None, init=None, const_arg: bool = False,
+           device=None) -> Tensor:
+    """MindSpore 2.x's lower-case constructor, `ms.tensor([1, 2], ms.float32)`: the same as `Tensor(...)`.
+
+    `device` names where the data lives; msx tensors live on the current jax device, so only None (or the
+    current device target's name) is accepted.
+    """
+    if device is not None and str(device).split(":")[0].lower() not in ("cpu", "gpu", "tpu", "ascend", "npu"):
+        raise ValueError(f"tensor: unknown device {device!r}")
+    return Tensor(input_data, dtype, shape, init, const_arg)
+
+
+def is_tensor(obj: Any) -> bool:
+    """True for msx Tensors (and Parameters)."""
+    return isinstance(obj, Tensor)
+
+
+class ParameterTuple(tuple):
+    """MindSpore's `ParameterTuple`: a tuple of Parameters (what `net.trainable_params()` style APIs pass).
+
+    `clone(prefix, init="same")` copies every Parameter, naming the copies `prefix.name` (optimizer moments).
+    """
+
+    def __new__(cls, iterable=()) -> "ParameterTuple":
+        items = tuple(iterable)
+        bad = [type(p).__name__ for p in items if not isinstance(p, Parameter)]
+        if bad:
+            raise TypeError(f"ParameterTuple: every item must be a Parameter, got {bad[0]}")
+        names = [p.name for p in items]
+        dup = sorted({n for n in names if names.count(n) > 1 and n != "Parameter"})
+        if dup:
+            raise ValueError(f"ParameterTuple: duplicate Parameter names {dup}")
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: Any = "same") -> "ParameterTuple":
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError(f"ParameterTuple.clone: prefix must be a non-empty string, got {prefix!r}")
+        out = []
+        for p in self:
+            if init == "same":
+                data = Tensor._from(p._data)
+            else:
+                from .nn.initializer import initializer
+
+                data = initializer(init, p.shape, p.dtype)
+            out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
+        return ParameterTuple(out)
+
+
 jax.tree_util.register_pytree_node(Tensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
 jax.tree_util.register_pytree_node(
     Parameter,
@@ -351,3 +430,14 @@ def _param_from(data, name: str, requires_grad: bool) -> Parameter:
     p._requires_grad = requires_grad
     p._layerwise_parallel = False
     return p
+
+
+class _CallableModule(types.ModuleType):
+    """`msx.tensor` is this module and MindSpore 2.x's `ms.tensor(...)` constructor at once."""
+
+    def __call__(self, input_data: Any = None, dtype=None, shape=None, init=None, const_arg: bool = False,
+                 device=None) -> Tensor:
+        return tensor(input_data, dtype, shape, init, const_arg, device)
+
+
+sys.modules[__name__].__class__ = _CallableModule

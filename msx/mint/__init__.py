@@ -2,30 +2,27 @@
 from __future__ import annotations
 
 from ..ops import functional as F
-from ..ops.functional import (abs, add as _add, arange, argmax, clamp, cos,  # noqa: F401
-                              eq, exp, eye, floor, full, full_like, ge, gt, isfinite, isnan, le, log, log1p, lt,
-                              matmul, maximum, minimum, mul, ne, neg, ones_like, pow, rand, randn, reciprocal,
-                              relu, rsqrt, sigmoid, sign, sin, sqrt, square, sub as _sub, tanh, where,
-                              zeros_like, topk, logical_and, logical_or, logical_xor, logical_not, div, atan2)
+from ..ops.api import SURFACE
 from . import nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
+globals().update(SURFACE["mint"])  # the torch-style names declared with each op
+relu = F.relu  # kept for msx programs written before mint.nn.functional.relu (MindSpore has it only there)
+topk = F.topk
+
 
 def add(input, other, *, alpha=1):
-    return _add(input, other if alpha == 1 else F.mul(other, alpha))
+    return F.add(input, other if alpha == 1 else F.mul(other, alpha))
 
 
 def sub(input, other, *, alpha=1):
-    return _sub(input, other if alpha == 1 else F.mul(other, alpha))
+    return F.sub(input, other if alpha == 1 else F.mul(other, alpha))
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return F.sum(input, dim, keepdim, dtype=dtype)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    out = F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
-    return out
+    return F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
 
 
 def max(input, dim=None, keepdim=False):
@@ -39,10 +36,6 @@ def min(input, dim=None, keepdim=False):
 
 def cumsum(input, dim, dtype=None):
     return F.cumsum(input, dim, dtype)
-
-
-def broadcast_to(input, size):
-    return F.broadcast_to(input, size)
 
 
 def cat(tensors, dim=0):
@@ -60,28 +53,18 @@ def split(tensor, split_size_or_sections, dim=0):
     return F.split(tensor, split_size_or_sections, dim)
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, *, dim=-1, descending=False, stable=False):
+    """(values, indices); msx's sort is always stable, which satisfies `stable=False` too."""
     return F.sort(input, dim, descending)
 
 
-def reshape(input, shape):
-    return F.reshape(input, shape)
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort `input` along `dim` (always a stable sort)."""
+    return F.argsort(input, dim, descending)
 
 
 def transpose(input, dim0, dim1):
     return F.swapaxes(input, dim0, dim1)
-
-
-def permute(input, dims):
-    return F.transpose(input, dims)
-
-
-def squeeze(input, dim=None):
-    return F.squeeze(input, dim)
-
-
-def unsqueeze(input, dim):
-    return F.expand_dims(input, dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -93,25 +76,47 @@ def gather(input, dim, index):
     return F.gather_elements(input, dim, index)
 
 
-def ones(*size, dtype=None):
-    return F.ones(size[0] if len(size) == 1 else size, dtype)
+def ones(size, *, dtype=None):
+    return F.ones(size, dtype)
 
 
-def zeros(*size, dtype=None):
-    return F.zeros(size[0] if len(size) == 1 else size, dtype)
+def zeros(size, *, dtype=None):
+    return F.zeros(size, dtype)
 
 
-def normal(mean=0.0, std=1.0, size=None):
+def _no_generator(name: str, generator) -> None:
+    if generator is not None:
+        raise ValueError(f"mint.{name}: msx has no Generator objects; seed with msx.set_seed (generator=None)")
+
+
+def normal(mean=0.0, std=1.0, size=None, generator=None):
+    _no_generator("normal", generator)
     return F.normal(size, mean, std)
 
 
-def randint(low, high, size, *, dtype=None):
+def rand(*size, generator=None, dtype=None, device=None):
+    _no_generator("rand", generator)
+    return F.rand(*size, dtype=dtype)
+
+
+def randn(*size, generator=None, dtype=None, device=None):
+    _no_generator("randn", generator)
+    return F.randn(*size, dtype=dtype)
+
+
+def randint(low, high, size, *, generator=None, dtype=None, device=None):
+    _no_generator("randint", generator)
     return F.randint(low, high, size, dtype=dtype)
 
 
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, *, dtype=None):
     return F.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
     return F.log_softmax(input if dtype is None else F.cast(input, dtype), -1 if dim is None else dim)
+
+
+__all__ = sorted(set(SURFACE["mint"]) | {n for n, v in list(globals().items())
+                                         if callable(v) and not n.startswith("_") and n not in ("F", "SURFACE")}
+                 | {"nn"})

@@ -1,15 +1,26 @@
-"""`msx.ops`: MindSpore's functional ops, class-style ops and the primitive registry."""
+"""`msx.ops`: MindSpore's functional ops, class-style ops and the primitive registry.
+
+The public names are exactly `__all__`: the functional ops (`functional.__all__`), the class-style ops
+(`operations.__all__`) and the few MindSpore names below. Registry access for msx's own layers lives in
+`msx.ops.primitive` (`REGISTRY`, `get_primitive`), kept here as documented msx additions.
+"""
 from . import array_ops, math_ops, nn_ops  # noqa: F401  (declare the primitives)
 from . import optim_ops  # noqa: F401
-from .primitive import REGISTRY, Primitive, apply, get_primitive, primitive, register  # noqa: F401
+from .primitive import REGISTRY, get_primitive  # noqa: F401  (msx additions: the primitive registry)
 from .functional import *  # noqa: F401,F403
-from .functional import print_  # noqa: F401
 from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins on purpose)
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveOp  # noqa: F401
 from .clip import clip_by_global_norm  # noqa: F401
 from ..autograd import GradOperation  # noqa: F401
+from ..tensor import Tensor  # noqa: F401  (MindSpore's ops exports Tensor too)
 from .custom import Custom, CustomOpBuilder  # noqa: F401
+from . import functional, classes  # noqa: F401
+from . import composite, operations  # noqa: F401  (`from mindspore.ops import operations as P, composite as C`)
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()
+
+__all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
+    "REGISTRY", "get_primitive", "PrimitiveOp", "clip_by_global_norm", "GradOperation", "Tensor", "Custom",
+    "CustomOpBuilder", "functional", "operations"})

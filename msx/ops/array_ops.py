@@ -8,6 +8,9 @@ from jax import lax
 
 from .. import dtype as mstype
 from ..errors import OpError
+from .api import REQUIRED, Api, Attr
+from .convert import to_dtype, to_ints, to_shape
+from .math_ops import _axis
 from .primitive import describe, primitive
 
 
@@ -15,7 +18,8 @@ def _shape(x) -> tuple:
     return tuple(getattr(x, "shape", ()))
 
 
-@primitive("Cast", attrs=("dtype",), category="elementwise")
+@primitive("Cast", attrs=("dtype",), category="elementwise",
+           api=Api("cast", attrs=(Attr("dtype", REQUIRED, to_dtype),), cls="Cast"))
 def cast(x, *, dtype):
     return jnp.asarray(x).astype(mstype.to_np(dtype))
 
@@ -31,12 +35,17 @@ def _reshape_check(x, *, shape) -> str | None:
     return None
 
 
-@primitive("Reshape", attrs=("shape",), category="shape", check=_reshape_check)
+@primitive("Reshape", attrs=("shape",), category="shape", check=_reshape_check,
+           api=(Api("reshape", attrs=(Attr("shape", REQUIRED, to_shape),), cls="Reshape", mint="reshape"),))
 def reshape(x, *, shape):
     return jnp.reshape(x, shape)
 
 
-@primitive("Transpose", attrs=("perm",), category="shape")
+@primitive("Transpose", attrs=("perm",), category="shape",
+           api=(Api("transpose", attrs=(Attr("dims", REQUIRED, to_ints, to="perm"),)),
+                Api("permute", attrs=(Attr("axis", REQUIRED, to_ints, to="perm"),)),
+                Api(attrs=(Attr("dims", REQUIRED, to_ints, to="perm"),), mint="permute"),
+                Api(attrs=(Attr("input_perm", REQUIRED, to_ints, to="perm"),), cls="Transpose")))
 def transpose(x, *, perm=None):
     return jnp.transpose(x, perm)
 
@@ -56,12 +65,17 @@ def split(x, *, indices_or_sections, axis=0):
     return tuple(jnp.split(x, indices_or_sections, axis=axis))
 
 
-@primitive("Squeeze", attrs=("axis",), category="shape")
+@primitive("Squeeze", attrs=("axis",), category="shape",
+           api=(Api("squeeze", attrs=(Attr("axis", None, _axis),), cls="Squeeze", init=(("axis", (), "axis"),)),
+                Api(attrs=(Attr("dim", None, _axis, to="axis"),), mint="squeeze")))
 def squeeze(x, *, axis=None):
     return jnp.squeeze(x, axis)
 
 
-@primitive("ExpandDims", attrs=("axis",), category="shape")
+@primitive("ExpandDims", attrs=("axis",), category="shape",
+           api=(Api("expand_dims", args=("input_x",), attrs=(Attr("axis", REQUIRED, int),), cls="ExpandDims",
+                    tensor="expand_dims"),
+                Api("unsqueeze", attrs=(Attr("dim", REQUIRED, int, to="axis"),), tensor="unsqueeze", mint="unsqueeze")))
 def expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
 
@@ -77,13 +91,17 @@ def flatten(x, *, start_dim=1, end_dim=-1):
     return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
 
 
-@primitive("BroadcastTo", attrs=("shape",), category="shape")
+@primitive("BroadcastTo", attrs=("shape",), category="shape",
+           api=Api("broadcast_to", attrs=(Attr("shape", REQUIRED, to_shape),), cls="BroadcastTo", init=("shape",),
+                   tensor="broadcast_to", mint="broadcast_to"))
 def broadcast_to(x, *, shape):
     shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
     return jnp.broadcast_to(x, shape)
 
 
-@primitive("Tile", attrs=("multiples",), category="shape")
+@primitive("Tile", attrs=("multiples",), category="shape",
+           api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
+                   mint="tile"))
 def tile(x, *, multiples):
     return jnp.tile(x, multiples)
 
@@ -94,7 +112,10 @@ def pad(x, *, paddings, value=0.0):
     return jnp.pad(x, paddings, constant_values=value)
 
 
-@primitive("Gather", attrs=("axis", "batch_dims"), category="shape")
+@primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
+           api=Api("gather", args=("input_params", "input_indices"),
+                   attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
+                   init=("batch_dims",)))
 def gather(params, indices, *, axis=0, batch_dims=0):
     """MindSpore's Gather: take slices of `params` along `axis` at `indices`."""
     if batch_dims:
@@ -117,10 +138,12 @@ def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1):
     return hot * (on_value - off_value) + off_value
 
 
-@primitive("Sort", attrs=("axis", "descending"), multiple_results=True)
+@primitive("Sort", attrs=("axis", "descending"), multiple_results=True,
+           api=Api("sort", args=("input_x",), attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), cls="Sort",
+                   init=("axis", "descending")))
 def sort(x, *, axis=-1, descending=False):
     idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
-    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int64)
+    return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # MindSpore 2.10: int32 indices
 
 
 @primitive("TopK", attrs=("k",), multiple_results=True)
@@ -251,12 +274,12 @@ def fill_like(x, *, value, dtype=None):
 
 
 # ---------------------------------------------------------------- autodiff and debugging
-@primitive("StopGradient", category="elementwise")
+@primitive("StopGradient", category="elementwise", api=Api("stop_gradient", args=("value",), cls="StopGradient"))
 def stop_gradient(x):
     return lax.stop_gradient(x)
 
 
-@primitive("Identity", category="elementwise")
+@primitive("Identity", category="elementwise", api=Api("identity", args=("x",), cls="Identity"))
 def identity(x):
     return x
 
@@ -270,3 +293,228 @@ def print_(*xs, template, sep=" "):
 
     jax.debug.callback(emit, *xs, ordered=True)
     return ()
+
+
+# ---------------------------------------------------------------- more shape ops
+@primitive("ReverseV2", attrs=("dims",), category="shape",
+           api=(Api("flip", attrs=(Attr("dims", REQUIRED, to_ints),), tensor="flip", mint="flip"),
+                Api(attrs=(Attr("axis", REQUIRED, to_ints, to="dims"),), cls="ReverseV2", init=("axis",))))
+def flip(x, *, dims):
+    return jnp.flip(x, dims)
+
+
+@primitive("Roll", attrs=("shifts", "dims"), category="shape",
+           api=Api("roll", attrs=(Attr("shifts", REQUIRED, to_ints), Attr("dims", None, lambda d: d if d is None
+                                                                           else to_ints(d))),
+                   cls="Roll", init=("shifts", "dims"), tensor="roll", mint="roll"))
+def roll(x, *, shifts, dims=None):
+    if dims is None:
+        return jnp.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return jnp.roll(x, shifts, dims)
+
+
+@primitive("Tril", attrs=("diagonal",), category="shape",
+           api=Api("tril", attrs=(Attr("diagonal", 0, int),), cls="Tril", init=("diagonal",), tensor="tril",
+                   mint="tril"))
+def tril(x, *, diagonal=0):
+    return jnp.tril(x, diagonal)
+
+
+@primitive("Triu", attrs=("diagonal",), category="shape",
+           api=Api("triu", attrs=(Attr("diagonal", 0, int),), cls="Triu", init=("diagonal",), tensor="triu",
+                   mint="triu"))
+def triu(x, *, diagonal=0):
+    return jnp.triu(x, diagonal)
+
+
+@primitive("Trace", category="reduce", api=Api("trace", cls="Trace", mint="trace"))
+def trace(x):
+    """Sum of the main diagonal of a 2-D tensor."""
+    return jnp.trace(x)
+
+
+@primitive("Diagonal", attrs=("offset", "dim1", "dim2"), category="shape",
+           api=(Api("diagonal", attrs=(Attr("offset", 0, int), Attr("dim1", 0, int), Attr("dim2", 1, int))),
+                Api(attrs=(Attr("offset", 0, int), Attr("axis1", 0, int, to="dim1"), Attr("axis2", 1, int, to="dim2")),
+                    tensor="diagonal")))
+def diagonal(x, *, offset=0, dim1=0, dim2=1):
+    """The diagonal of every 2-D slice over `dim1`/`dim2`, as the last dim."""
+    return jnp.diagonal(x, offset, dim1, dim2)
+
+
+@primitive("Diag", category="shape", api=Api("diag", cls="Diag"))
+def diag(x):
+    """MindSpore's Diag: a tensor of rank 2k whose diagonal (over paired dims) holds `x`."""
+    n = int(np.prod(x.shape))
+    return jnp.diag(x.reshape(-1)).reshape(x.shape + x.shape) if x.ndim else x.reshape(()) if n == 1 else x
+
+
+@primitive("MoveDim", attrs=("source", "destination"), category="shape",
+           api=Api("movedim moveaxis", args=("x",), attrs=(Attr("source", REQUIRED, to_ints),
+                                                         Attr("destination", REQUIRED, to_ints)),
+                   cls="", tensor="movedim moveaxis"))
+def movedim(x, *, source, destination):
+    return jnp.moveaxis(x, source, destination)
+
+
+@primitive("SwapAxes", attrs=("axis0", "axis1"), category="shape",
+           api=(Api("swapaxes", attrs=(Attr("axis0", REQUIRED, int), Attr("axis1", REQUIRED, int)),
+                    tensor="swapaxes", mint="swapaxes"),
+                Api("swapdims", attrs=(Attr("dim0", REQUIRED, int, to="axis0"), Attr("dim1", REQUIRED, int, to="axis1")),
+                    tensor="swapdims")))
+def swapaxes(x, *, axis0, axis1):
+    return jnp.swapaxes(x, axis0, axis1)
+
+
+@primitive("T", category="shape", api=Api("t", tensor="t", mint="t"))
+def t(x):
+    """Transpose of a tensor of rank <= 2."""
+    if x.ndim > 2:
+        raise ValueError(f"t: the input must have rank <= 2, got shape {x.shape}")
+    return x.T
+
+
+@primitive("Ravel", category="shape", api=Api("ravel", tensor="ravel", mint="ravel"))
+def ravel(x):
+    return jnp.ravel(x)
+
+
+@primitive("Narrow", attrs=("axis", "start", "length"), category="shape",
+           api=(Api("narrow", attrs=(Attr("axis", REQUIRED, int), Attr("start", REQUIRED, int),
+                                     Attr("length", REQUIRED, int))),
+                Api(attrs=(Attr("dim", REQUIRED, int, to="axis"), Attr("start", REQUIRED, int),
+                           Attr("length", REQUIRED, int)), tensor="narrow", mint="narrow")))
+def narrow(x, *, axis, start, length):
+    """`length` elements of `x` along `axis` from `start`."""
+    size = x.shape[axis]
+    start = start + size if start < 0 else start
+    if not 0 <= start <= size or start + length > size or length < 0:
+        raise ValueError(f"narrow: start {start} and length {length} do not fit dim {axis} of size {size}")
+    return lax.slice_in_dim(x, start, start + length, axis=axis)
+
+
+@primitive("SelectView", attrs=("axis", "index"), category="shape",
+           api=Api(attrs=(Attr("dim", REQUIRED, int, to="axis"), Attr("index", REQUIRED, int)), tensor="select",
+                   mint="select"))
+def select_index(x, *, axis, index):
+    """The slice of `x` at `index` along `axis` (that dim removed): torch's `select`."""
+    size = x.shape[axis]
+    if not -size <= index < size:
+        raise ValueError(f"select: index {index} is out of range for dim {axis} of size {size}")
+    return jnp.take(x, index % size, axis=axis)
+
+
+@primitive("MaskedFill", category="elementwise",
+           api=(Api("masked_fill", args=("input_x", "mask", "value"), cls="MaskedFill", tensor="masked_fill"),))
+def masked_fill(x, mask, value):
+    """`value` where `mask` holds, else `x` (value cast to x's dtype)."""
+    return jnp.where(mask, jnp.asarray(value, x.dtype), x)
+
+
+@primitive("Outer", category="matmul", api=(Api("outer", args=("input", "vec2"), tensor="outer", mint="outer"),
+                                            Api("ger", args=("input", "vec2"), cls="Ger", tensor="ger")))
+def outer(x, y):
+    return jnp.outer(x, y)
+
+
+@primitive("Inner", category="matmul", api=Api("inner", args=("input", "other"), tensor="inner"))
+def inner(x, y):
+    return jnp.inner(x, y)
+
+
+@primitive("Kron", category="matmul", api=Api("kron", args=("input", "other"), cls="", tensor=""))
+def kron(x, y):
+    return jnp.kron(x, y)
+
+
+@primitive("Cross", attrs=("dim",), category="matmul",
+           api=Api("cross", args=("input", "other"), attrs=(Attr("dim", None),), tensor="cross", mint="cross"))
+def cross(x, y, *, dim=None):
+    """Cross product along `dim` (default: the first dim of size 3)."""
+    if dim is None:
+        dim = next(i for i, n in enumerate(jnp.broadcast_shapes(x.shape, y.shape)) if n == 3)
+    return jnp.cross(x, y, axis=dim)
+
+
+@primitive("BatchMatMulExt", category="matmul",
+           api=(Api("bmm", args=("input_x", "mat2"), cls="", tensor="bmm"), Api(args=("input", "mat2"), mint="bmm"),
+                Api("mm", args=("input", "mat2"), cls="", tensor="mm", mint="mm")))
+def bmm(x, y):
+    return jnp.matmul(x, y)
+
+
+@primitive("Addmm", attrs=("beta", "alpha"), category="matmul",
+           api=Api("addmm", args=("input", "mat1", "mat2"), attrs=(Attr("beta", 1, kw_only=True),
+                                                                   Attr("alpha", 1, kw_only=True)),
+                   cls="", tensor="addmm", mint="addmm"))
+def addmm(c, a, b, *, beta=1, alpha=1):
+    """`beta * input + alpha * (mat1 @ mat2)`."""
+    return beta * c + alpha * jnp.matmul(a, b)
+
+
+@primitive("Einsum", attrs=("equation",), category="matmul")
+def einsum(*xs, equation):
+    return jnp.einsum(equation, *xs)
+
+
+@primitive("Rot90", attrs=("k", "dims"), category="shape",
+           api=Api("rot90", attrs=(Attr("k", REQUIRED, int), Attr("dims", REQUIRED, to_ints)), tensor="rot90"))
+def rot90(x, *, k, dims):
+    return jnp.rot90(x, k, dims)
+
+
+@primitive("Argsort", attrs=("axis", "descending"), category="shape", differentiable=False,
+           api=(Api("argsort", attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), tensor="argsort"),
+))
+def argsort(x, *, axis=-1, descending=False):
+    return jnp.argsort(-x if descending else x, axis=axis, stable=True).astype(jnp.int32)  # as MindSpore
+
+
+@primitive("Take", category="shape", api=Api("take", args=("input", "index"), tensor="take", mint="take"))
+def take(x, index):
+    """Elements of the flattened input at `index` (output has index's shape)."""
+    return jnp.take(x.reshape(-1), index)
+
+
+@primitive("GatherNd", category="shape", api=Api("gather_nd", args=("input_x", "indices"), cls="GatherNd",
+                                                 tensor="gather_nd"))
+def gather_nd(x, indices):
+    """Slices of `x` at the index tuples in the last dim of `indices`."""
+    return x[tuple(jnp.moveaxis(indices, -1, 0))]
+
+
+@primitive("ScatterNd", attrs=("shape",), category="shape",
+           api=Api("scatter_nd", args=("indices", "updates"), attrs=(Attr("shape", REQUIRED, to_shape),),
+                   cls="ScatterNd"))
+def scatter_nd(indices, updates, *, shape):
+    """A zero tensor of `shape` with `updates` added at `indices` (duplicates accumulate)."""
+    return jnp.zeros(shape, updates.dtype).at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates)
+
+
+@primitive("TensorScatterUpdate", category="shape",
+           api=Api("tensor_scatter_update", args=("input_x", "indices", "updates"), cls="TensorScatterUpdate"))
+def tensor_scatter_update(x, indices, updates):
+    return x.at[tuple(jnp.moveaxis(indices, -1, 0))].set(updates.astype(x.dtype))
+
+
+@primitive("TensorScatterAdd", category="shape",
+           api=Api("tensor_scatter_add", args=("input_x", "indices", "updates"), cls="TensorScatterAdd"))
+def tensor_scatter_add(x, indices, updates):
+    return x.at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates.astype(x.dtype))
+
+
+@primitive("Scatter", attrs=("axis", "reduce"), category="shape")
+def scatter(x, index, src, *, axis, reduce="none"):
+    """torch-style scatter along `axis`: out[index[i][j]][j] = src[i][j] (or added, for reduce="add")."""
+    idx = list(jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij"))
+    idx[axis] = index
+    src = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src  # src may be larger
+    at = x.at[tuple(idx)]
+    return at.add(src.astype(x.dtype)) if reduce == "add" else at.set(src.astype(x.dtype))
+
+
+@primitive("LinSpace", attrs=("start", "end", "steps"), category="other", differentiable=False,
+           api=Api("linspace", args=(), attrs=(Attr("start", REQUIRED, float), Attr("end", REQUIRED, float),
+                                               Attr("steps", REQUIRED, int)), cls=""))
+def linspace(*, start, end, steps):
+    return jnp.linspace(start, end, steps, dtype=jnp.float32)

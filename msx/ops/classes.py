@@ -1,75 +1,29 @@
-"""Class-style ops (`ops.ReLU()`, `ops.Add()`, `ops.ReduceSum(keep_dims=True)`, ...).
+"""`msx.ops.operations` (MindSpore's `P`): class-style ops (`ops.Sin()`, `ops.ReduceSum(keep_dims=True)`, ...).
 
-Each class is a thin view of a registry primitive: construction fixes the static
-attributes MindSpore puts on the class, `__call__` forwards to `ops` functions.
+Most classes are generated from their op's declaration (`api.build_class`): construction fixes the
+attributes MindSpore puts on the class, `__call__` runs the functional op. The classes below are the
+ones whose constructor or call differs in real logic from any functional op.
 """
 from __future__ import annotations
 
 from . import functional as F
+from .api import SURFACE, PrimitiveOp
 
 
-class PrimitiveOp:
-    """Base of class-style ops: `name` is the registry primitive it calls."""
+class ReduceSum(PrimitiveOp):
+    """`ops.ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())`; with `skip_mode`, an empty axis returns x."""
 
-    name = ""
+    name = "ReduceSum"
 
-    def __repr__(self) -> str:
-        attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"Prim[{self.name}]({attrs})" if attrs else f"Prim[{self.name}]"
+    def __init__(self, keep_dims: bool = False, skip_mode: bool = False) -> None:
+        super().__init__()
+        self.keep_dims, self.skip_mode = keep_dims, skip_mode
+        self.attrs.update(keep_dims=keep_dims, skip_mode=skip_mode)
 
-
-def _simple(cls_name: str, prim_name: str, fn) -> type:
-    """A class-style op without construction attributes."""
-
-    def __call__(self, *args):
-        return fn(*args)
-
-    return type(cls_name, (PrimitiveOp,), {"name": prim_name, "__call__": __call__,
-                                           "__doc__": f"Class form of `ops.{fn.__name__}`."})
-
-
-Add = _simple("Add", "Add", F.add)
-Sub = _simple("Sub", "Sub", F.sub)
-Mul = _simple("Mul", "Mul", F.mul)
-Div = _simple("Div", "RealDiv", F.div)
-RealDiv = Div
-Neg = _simple("Neg", "Neg", F.neg)
-Abs = _simple("Abs", "Abs", F.abs)
-Exp = _simple("Exp", "Exp", F.exp)
-Log = _simple("Log", "Log", F.log)
-Sqrt = _simple("Sqrt", "Sqrt", F.sqrt)
-Rsqrt = _simple("Rsqrt", "Rsqrt", F.rsqrt)
-Pow = _simple("Pow", "Pow", F.pow)
-Square = _simple("Square", "Square", F.square)
-Maximum = _simple("Maximum", "Maximum", F.maximum)
-Minimum = _simple("Minimum", "Minimum", F.minimum)
-ReLU = _simple("ReLU", "ReLU", F.relu)
-Sigmoid = _simple("Sigmoid", "Sigmoid", F.sigmoid)
-Tanh = _simple("Tanh", "Tanh", F.tanh)
-Equal = _simple("Equal", "Equal", F.equal)
-NotEqual = _simple("NotEqual", "NotEqual", F.not_equal)
-Less = _simple("Less", "Less", F.less)
-LessEqual = _simple("LessEqual", "LessEqual", F.less_equal)
-Greater = _simple("Greater", "Greater", F.greater)
-GreaterEqual = _simple("GreaterEqual", "GreaterEqual", F.greater_equal)
-Select = _simple("Select", "Select", F.where)
-Reshape = _simple("Reshape", "Reshape", F.reshape)
-Transpose = _simple("Transpose", "Transpose", F.transpose)
-ExpandDims = _simple("ExpandDims", "ExpandDims", F.expand_dims)
-Cast = _simple("Cast", "Cast", F.cast)
-StopGradient = _simple("StopGradient", "StopGradient", F.stop_gradient)
-Gather = _simple("Gather", "Gather", F.gather)
-Tile = _simple("Tile", "Tile", F.tile)
-OnesLike = _simple("OnesLike", "FillLike", F.ones_like)
-ZerosLike = _simple("ZerosLike", "FillLike", F.zeros_like)
-class BroadcastTo(PrimitiveOp):
-    name = "BroadcastTo"
-
-    def __init__(self, shape) -> None:
-        self.shape = tuple(shape)
-
-    def __call__(self, x):
-        return F.broadcast_to(x, self.shape)
+    def __call__(self, x, axis=()):
+        if self.skip_mode and (axis is None or (not isinstance(axis, int) and len(axis) == 0)):
+            return x
+        return F.reduce_sum(x, axis, self.keep_dims)
 
 
 class Shape(PrimitiveOp):
@@ -99,30 +53,14 @@ class BatchMatMul(MatMul):
     name = "MatMul"
 
 
-class _Reduce(PrimitiveOp):
-    fn = staticmethod(F.reduce_sum)
-
-    def __init__(self, keep_dims: bool = False) -> None:
-        self.keep_dims = keep_dims
-
-    def __call__(self, x, axis=()):
-        return type(self).fn(x, axis if axis != () else None, self.keep_dims)
 
 
-class ReduceSum(_Reduce):
-    name, fn = "ReduceSum", staticmethod(F.reduce_sum)
 
 
-class ReduceMean(_Reduce):
-    name, fn = "ReduceMean", staticmethod(F.mean)
 
 
-class ReduceMax(_Reduce):
-    name, fn = "ReduceMax", staticmethod(F.amax)
 
 
-class ReduceMin(_Reduce):
-    name, fn = "ReduceMin", staticmethod(F.amin)
 
 
 class Argmax(PrimitiveOp):
@@ -136,21 +74,8 @@ class Argmax(PrimitiveOp):
         return F.cast(F.argmax(x, self.axis), self.output_type)
 
 
-class Softmax(PrimitiveOp):
-    name = "Softmax"
-
-    def __init__(self, axis=-1) -> None:
-        self.axis = axis
-
-    def __call__(self, x):
-        return F.softmax(x, self.axis)
 
 
-class LogSoftmax(Softmax):
-    name = "LogSoftmax"
-
-    def __call__(self, x):
-        return F.log_softmax(x, self.axis)
 
 
 class GeLU(PrimitiveOp):
@@ -160,31 +85,10 @@ class GeLU(PrimitiveOp):
         return F.gelu(x, approximate="tanh")
 
 
-class Concat(PrimitiveOp):
-    name = "Concat"
-
-    def __init__(self, axis: int = 0) -> None:
-        self.axis = axis
-
-    def __call__(self, tensors):
-        return F.concat(tensors, self.axis)
 
 
-class Stack(Concat):
-    name = "Stack"
-
-    def __call__(self, tensors):
-        return F.stack(tensors, self.axis)
 
 
-class Squeeze(PrimitiveOp):
-    name = "Squeeze"
-
-    def __init__(self, axis=()) -> None:
-        self.axis = axis
-
-    def __call__(self, x):
-        return F.squeeze(x, self.axis if self.axis != () else None)
 
 
 class Flatten(PrimitiveOp):
@@ -194,22 +98,10 @@ class Flatten(PrimitiveOp):
         return F.flatten(x)
 
 
-class _Loss(PrimitiveOp):
-    fn = staticmethod(F.l1_loss)
-
-    def __init__(self, reduction: str = "mean") -> None:
-        self.reduction = reduction
-
-    def __call__(self, x, y):
-        return type(self).fn(x, y, reduction=self.reduction)
 
 
-class L1Loss(_Loss):
-    name, fn = "L1Loss", staticmethod(F.l1_loss)
 
 
-class MSELoss(_Loss):
-    name, fn = "MSELoss", staticmethod(F.mse_loss)
 
 
 class BCEWithLogitsLoss(PrimitiveOp):
@@ -272,6 +164,20 @@ class Dropout(PrimitiveOp):
         return out, F.cast(F.not_equal(out, 0), "float32")
 
 
+class Einsum(PrimitiveOp):
+    """`ops.Einsum(equation)(operands)`: the operands come as one tuple/list."""
+
+    name = "Einsum"
+
+    def __init__(self, equation: str) -> None:
+        super().__init__()
+        self.equation = equation
+        self.add_prim_attr("equation", equation)
+
+    def __call__(self, operands):
+        return F.einsum(self.equation, *operands)
+
+
 class Print(PrimitiveOp):
     """`ops.Print()('text', tensor, ...)`: prints at run time, in program order (also under jit)."""
 
@@ -296,3 +202,10 @@ class StandardNormal(UniformReal):
 
     def __call__(self, shape):
         return F.randn(tuple(shape))
+
+
+globals().update(SURFACE["cls"])  # the generated class-style ops
+Primitive = PrimitiveOp  # MindSpore's `ops.Primitive`: the base class of class-style ops
+__all__ = sorted(set(SURFACE["cls"]) | {n for n, v in list(globals().items())
+                                        if isinstance(v, type) and issubclass(v, PrimitiveOp)
+                                        and not n.startswith("_")} | {"Primitive"})

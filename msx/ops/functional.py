@@ -1,6 +1,12 @@
-"""`msx.ops` functions with MindSpore's names and argument names: thin views of the registry."""
+"""`msx.ops.functional` (MindSpore's `ops.functional`, `F`): every functional op with MindSpore's names.
+
+Ops without argument logic are generated from their primitive's declaration (`api.Api`, next to the
+primitive in math_ops/array_ops/nn_ops); this module holds only the wrappers that do real work on their
+arguments, each registered with `expose` under its public names. `__all__` is the whole functional surface.
+"""
 from __future__ import annotations
 
+import builtins
 from typing import Sequence
 
 import jax.numpy as jnp
@@ -10,34 +16,27 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import math_ops as M
 from . import nn_ops as N
+from .api import SURFACE, expose
+from .convert import scalar as _scalar
+from .convert import to_dtype as _msx_dtype
+from .convert import to_pair as _pair
+from .convert import to_shape as _shape_attr
 from .primitive import apply
 
-
-def _pair(v) -> tuple[int, int]:
-    return (int(v), int(v)) if isinstance(v, int) else tuple(int(x) for x in v)
-
-
-def _shape_attr(shape) -> tuple[int, ...]:
-    if isinstance(shape, int):
-        return (shape,)
-    if isinstance(shape, Tensor):
-        return tuple(int(s) for s in shape.asnumpy().reshape(-1))
-    return tuple(int(s) for s in shape)
+# generated views the hand-written wrappers below build on
+_ops = SURFACE["ops"]
+cast, reshape, transpose, swapaxes, neg, mul, sub, sqrt, expand_dims = (_ops[n] for n in (
+    "cast", "reshape", "transpose", "swapaxes", "neg", "mul", "sub", "sqrt", "expand_dims"))
 
 
 # ---------------------------------------------------------------- arithmetic
-def add(input, other):
-    return apply(M.ADD, (input, other))
 
 
-def sub(input, other):
-    return apply(M.SUB, (input, other))
 
 
-def mul(input, other):
-    return apply(M.MUL, (input, other))
 
 
+@expose(ops="div divide", tensor="div divide", mint="div divide")
 def div(input, other, rounding_mode=None):
     """`rounding_mode`: None (true division), "floor" or "trunc"."""
     if rounding_mode is None:
@@ -54,165 +53,93 @@ def div(input, other, rounding_mode=None):
     raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
-def floor_divide(input, other):
-    return apply(M.FLOOR_DIV, (input, other))
 
 
-def remainder(input, other):
-    return apply(M.MOD, (input, other))
 
 
-def neg(input):
-    return apply(M.NEG, (input,))
 
 
-def abs(input):
-    return apply(M.ABS, (input,))
 
 
-def exp(input):
-    return apply(M.EXP, (input,))
 
 
-def log(input):
-    return apply(M.LOG, (input,))
 
 
-def log1p(input):
-    return apply(M.LOG1P, (input,))
 
 
-def sqrt(input):
-    return apply(M.SQRT, (input,))
 
 
-def rsqrt(input):
-    return apply(M.RSQRT, (input,))
 
 
-def pow(input, exponent):
-    return apply(M.POW, (input, exponent))
 
 
-def square(input):
-    return apply(M.SQUARE, (input,))
 
 
-def reciprocal(input):
-    return apply(M.RECIPROCAL, (input,))
 
 
-def sign(input):
-    return apply(M.SIGN, (input,))
 
 
-def floor(input):
-    return apply(M.FLOOR, (input,))
 
 
-def ceil(input):
-    return apply(M.CEIL, (input,))
 
 
-def round(input):
-    return apply(M.ROUND, (input,))
 
 
-def sin(input):
-    return apply(M.SIN, (input,))
 
 
-def cos(input):
-    return apply(M.COS, (input,))
 
 
-def atan2(input, other):
-    return apply(M.ATAN2, (input, other))
 
 
-arctan2 = atan2
 
 
-def maximum(input, other):
-    return apply(M.MAXIMUM, (input, other))
 
 
-def minimum(input, other):
-    return apply(M.MINIMUM, (input, other))
 
 
+@expose(ops="clamp clip", tensor="clamp clip", mint="clamp clip")
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise ValueError("clamp: min and max cannot both be None")
     return apply(M.clip, (input,), {"min": _scalar(min), "max": _scalar(max)})
 
 
-clip_by_value = clamp
-clip = clamp
 
 
-def matmul(input, other):
-    return apply(M.matmul, (input, other))
 
 
+@expose(ops="dense", cls="Dense")
 def dense(input, weight, bias=None):
     return apply(M.dense, (input, weight) if bias is None else (input, weight, bias))
 
 
-def isnan(input):
-    return apply(M.ISNAN, (input,))
 
 
-def isfinite(input):
-    return apply(M.ISFINITE, (input,))
 
 
 # ---------------------------------------------------------------- comparison and logic
-def equal(input, other):
-    return apply(M.EQUAL, (input, other))
 
 
-def not_equal(input, other):
-    return apply(M.NOT_EQUAL, (input, other))
 
 
-def less(input, other):
-    return apply(M.LESS, (input, other))
 
 
-def less_equal(input, other):
-    return apply(M.LESS_EQUAL, (input, other))
 
 
-def greater(input, other):
-    return apply(M.GREATER, (input, other))
 
 
-def greater_equal(input, other):
-    return apply(M.GREATER_EQUAL, (input, other))
 
 
-eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
-def logical_and(input, other):
-    return apply(M.LOGICAL_AND, (input, other))
 
 
-def logical_or(input, other):
-    return apply(M.LOGICAL_OR, (input, other))
 
 
-def logical_xor(input, other):
-    return apply(M.LOGICAL_XOR, (input, other))
 
 
-def logical_not(input):
-    return apply(M.LOGICAL_NOT, (input,))
 
 
-def where(condition, input, other):
-    return apply(M.select, (condition, input, other))
 
 
 # ---------------------------------------------------------------- reductions
@@ -220,165 +147,186 @@ def _reduce(prim, input, axis, keep_dims):
     return apply(prim, (input,), {"axis": M._axis(axis), "keepdims": bool(keep_dims)})
 
 
-def reduce_sum(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_SUM, input, axis, keep_dims)
 
 
+@expose(ops="sum", mint="sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     out = _reduce(M.REDUCE_SUM, input, dim, keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
-def mean(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_MEAN, input, axis, keep_dims)
 
 
-reduce_mean = mean
 
 
-def prod(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_PROD, input, axis, keep_dims)
+def _maybe_cast(x, dtype):
+    return x if dtype is None else cast(x, dtype)
 
 
-def amax(input, axis=None, keepdims=False):
-    return _reduce(M.REDUCE_MAX, input, axis, keepdims)
+@expose(ops="prod")
+def prod(input, axis=None, keep_dims=False, dtype=None):
+    return _reduce(M.REDUCE_PROD, _maybe_cast(input, dtype), axis, keep_dims)
 
 
-def amin(input, axis=None, keepdims=False):
-    return _reduce(M.REDUCE_MIN, input, axis, keepdims)
+@expose(ops="nansum", tensor="nansum")
+def nansum(input, axis=None, keepdims=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    return _reduce(M.NANSUM, _maybe_cast(input, dtype), axis, keepdims)
 
 
-reduce_max, reduce_min = amax, amin
+@expose(ops="nanmean", tensor="nanmean")
+def nanmean(input, axis=None, keepdims=False, *, dtype=None):
+    """Mean over the non-NaN elements."""
+    return _reduce(M.NANMEAN, _maybe_cast(input, dtype), axis, keepdims)
 
 
-def max(input, axis=None, keepdims=False):
+def _extreme(prim, cmp, input, axis, keepdims, initial, where, name):
+    if where is not None:
+        if initial is None:
+            raise ValueError(f"{name}: `where` needs an `initial` value for the masked-out elements")
+        input = apply(M.select, (where, input, initial))
+    out = _reduce(prim, input, axis, keepdims)
+    return out if initial is None else apply(cmp, (out, initial))
+
+
+@expose(ops="amax", tensor="amax")
+def amax(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """Maximum over `axis` (all axes when None); `where` masks elements, replaced by `initial`."""
+    return _extreme(M.REDUCE_MAX, M.MAXIMUM, input, axis, keepdims, initial, where, "amax")
+
+
+@expose(ops="amin", tensor="amin")
+def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
+    """Minimum over `axis` (all axes when None); `where` masks elements, replaced by `initial`."""
+    return _extreme(M.REDUCE_MIN, M.MINIMUM, input, axis, keepdims, initial, where, "amin")
+
+
+def _no_where(name, initial, where):
+    if initial is not None or where is not None:
+        raise ValueError(f"{name}: `initial` and `where` are supported by ops.amax/amin (values only); "
+                         f"ops.{name} also returns indices, which they would not define")
+
+
+
+
+
+
+
+
+@expose(ops="max")
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.max`: (values, indices) along `axis`; over all elements when axis is None."""
+    _no_where("max", initial, where)
     if axis is None:
         flat = reshape(input, (-1,))
         return apply(M.argmax_with_value, (flat,), {"axis": 0, "keepdims": False})
     return apply(M.argmax_with_value, (input,), {"axis": int(axis), "keepdims": bool(keepdims)})
 
 
-def min(input, axis=None, keepdims=False):
+@expose(ops="min")
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.min`: (values, indices) along `axis`."""
+    _no_where("min", initial, where)
     if axis is None:
         flat = reshape(input, (-1,))
         return apply(M.argmin_with_value, (flat,), {"axis": 0, "keepdims": False})
     return apply(M.argmin_with_value, (input,), {"axis": int(axis), "keepdims": bool(keepdims)})
 
 
-def argmax(input, dim=None, keepdim=False):
-    return apply(M.argmax, (input,), {"axis": dim, "keepdims": bool(keepdim)})
 
 
-def argmin(input, axis=None, keepdims=False):
-    return apply(M.argmin, (input,), {"axis": axis, "keepdims": bool(keepdims)})
 
 
-def all(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_ALL, input, axis, keep_dims)
 
 
-def any(input, axis=None, keep_dims=False):
-    return _reduce(M.REDUCE_ANY, input, axis, keep_dims)
 
 
-def cumsum(input, axis, dtype=None):
-    out = apply(M.cumsum, (input,), {"axis": int(axis)})
+@expose(ops="cumsum")
+def cumsum(x, axis, dtype=None):
+    out = apply(M.cumsum, (x,), {"axis": int(axis), "exclusive": False, "reverse": False})
     return out if dtype is None else cast(out, dtype)
 
 
-def norm(A_, ord=None, dim=None, keepdim=False, *, dtype=None):
-    return apply(M.norm, (A_,), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
+@expose(ops="cumprod", tensor="cumprod", mint="cumprod")
+def cumprod(input, dim, dtype=None):
+    out = apply(M.cumprod, (input,), {"axis": int(dim), "exclusive": False, "reverse": False})
+    return out if dtype is None else cast(out, dtype)
+
+
+@expose(ops="norm")
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803  (MindSpore's argument name)
+    return apply(M.norm, (_maybe_cast(A, dtype),), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
 
 
 # ---------------------------------------------------------------- activations
-def relu(input):
-    return apply(N.RELU, (input,))
+@expose(ops="relu", mintf="relu")
+def relu(input, inplace=False):
+    """max(input, 0); `inplace=True` also writes the result into `input` (MindSpore's in-place form)."""
+    out = apply(N.RELU, (input,))
+    return input._rebind(out) if inplace else out
 
 
-def relu6(x):
-    return apply(N.RELU6, (x,))
 
 
-def sigmoid(input):
-    return apply(N.SIGMOID, (input,))
 
 
-def tanh(input):
-    return apply(N.TANH, (input,))
 
 
+@expose(ops="silu")
 def silu(input):
     return apply(N.SILU, (input,))
 
 
+@expose(mintf="silu")
+def mint_silu(input, inplace=False):
+    """x * sigmoid(x); `inplace=True` also writes the result into `input`."""
+    out = apply(N.SILU, (input,))
+    return input._rebind(out) if inplace else out
+
+
+@expose(ops="softplus", mintf="softplus")
 def softplus(input, beta=1, threshold=20):
     return apply(N.SOFTPLUS, (input,)) if beta == 1 else div(apply(N.SOFTPLUS, (mul(input, beta),)), beta)
 
 
-def gelu(input_x, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return apply(N.gelu, (input_x,), {"approximate": approximate})
 
 
-def leaky_relu(input, alpha=0.2):
-    return apply(N.leaky_relu, (input,), {"alpha": float(alpha)})
 
 
+@expose(ops="softmax")
 def softmax(input, axis=-1, *, dtype=None):
     x = input if dtype is None else cast(input, dtype)
     return apply(N.softmax, (x,), {"axis": M._axis(axis)})
 
 
-def log_softmax(logits, axis=-1):
-    return apply(N.log_softmax, (logits,), {"axis": M._axis(axis)})
 
 
 # ---------------------------------------------------------------- shape
-def cast(input, dtype):
-    return apply(A.cast, (input,), {"dtype": _msx_dtype(dtype)})
 
 
-def _msx_dtype(dtype):
-    from ..dtype import to_msx
-    from ..errors import OpTypeError
-
-    try:
-        return to_msx(dtype)
-    except TypeError as exc:
-        raise OpTypeError(str(exc)) from None
 
 
-def reshape(input, shape):
-    return apply(A.reshape, (input,), {"shape": _shape_attr(shape)})
 
 
-def transpose(input, input_perm):
-    return apply(A.transpose, (input,), {"perm": tuple(int(p) for p in input_perm)})
 
 
-permute = transpose
 
 
-def swapaxes(input, axis0, axis1):
-    perm = list(range(input.ndim))
-    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
-    return transpose(input, perm)
 
 
+@expose(ops="concat cat", cls="Concat", init=("axis",))
 def concat(tensors: Sequence, axis=0):
     return apply(A.concat, tuple(tensors), {"axis": int(axis)})
 
 
-cat = concat
 
 
+@expose(ops="stack", cls="Stack Pack", init=("axis",))
 def stack(tensors: Sequence, axis=0):
     return apply(A.stack, tuple(tensors), {"axis": int(axis)})
 
 
+@expose(ops="split")
 def split(tensor, split_size_or_sections, axis=0):
     """torch/MindSpore 2.x split: an int is the size of each chunk; a list gives the chunk sizes."""
     size = tensor.shape[axis]
@@ -393,47 +341,44 @@ def split(tensor, split_size_or_sections, axis=0):
     return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
 
 
-def squeeze(input, axis=None):
-    return apply(A.squeeze, (input,), {"axis": M._axis(axis)})
 
 
-def expand_dims(input_x, axis):
-    return apply(A.expand_dims, (input_x,), {"axis": int(axis)})
 
 
-unsqueeze = expand_dims
 
 
+@expose(ops="flatten")
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     if order != "C":
         raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
     return apply(A.flatten, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
 
 
-def broadcast_to(input, shape):
-    return apply(A.broadcast_to, (input,), {"shape": _shape_attr(shape)})
 
 
-def tile(input, dims):
-    return apply(A.tile, (input,), {"multiples": tuple(int(d) for d in dims)})
 
 
-def gather(input_params, input_indices, axis, batch_dims=0):
-    return apply(A.gather, (input_params, input_indices), {"axis": int(axis), "batch_dims": int(batch_dims)})
 
 
+@expose(ops="gather_d", cls="GatherD")
+def gather_d(x, dim, index):
+    return gather_elements(x, dim, index)
+
+
+@expose(ops="gather_elements", tensor="gather_elements")
 def gather_elements(input, dim, index):
     return apply(A.gather_d, (input, index), {"dim": int(dim)})
 
 
-gather_d = gather_elements
 
 
+@expose(ops="one_hot")
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": float(on_value),
                                          "off_value": float(off_value), "axis": int(axis)})
 
 
+@expose(ops="pad")
 def pad(input_x, padding, mode="constant", value=None):
     """torch-style `padding`: (left, right) pairs starting from the last dim."""
     if mode != "constant":
@@ -444,10 +389,9 @@ def pad(input_x, padding, mode="constant", value=None):
     return apply(A.pad, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
 
 
-def sort(input_x, axis=-1, descending=False):
-    return apply(A.sort, (input_x,), {"axis": int(axis), "descending": bool(descending)})
 
 
+@expose(ops="topk")
 def topk(input, k, dim=None, largest=True, sorted=True):
     """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last)."""
     dim = -1 if dim is None else int(dim)
@@ -464,31 +408,38 @@ def topk(input, k, dim=None, largest=True, sorted=True):
 
 
 # ---------------------------------------------------------------- creation
+@expose(ops="ones")
 def ones(shape, dtype=None):
     return apply(A.fill, (), {"shape": _shape_attr(shape), "value": 1.0, "dtype": _msx_dtype(dtype or "float32")})
 
 
+@expose(ops="zeros")
 def zeros(size, dtype=None):
     return apply(A.fill, (), {"shape": _shape_attr(size), "value": 0.0, "dtype": _msx_dtype(dtype or "float32")})
 
 
+@expose(ops="full", mint="full")
 def full(size, fill_value, *, dtype=None):
     return apply(A.fill, (), {"shape": _shape_attr(size), "value": _scalar(fill_value),
                               "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
+@expose(ops="ones_like", cls="OnesLike", mint="ones_like")
 def ones_like(input, *, dtype=None):
     return apply(A.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
+@expose(ops="zeros_like", cls="ZerosLike", mint="zeros_like")
 def zeros_like(input, *, dtype=None):
     return apply(A.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
+@expose(ops="full_like", mint="full_like")
 def full_like(input, fill_value, *, dtype=None):
     return apply(A.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
+@expose(ops="arange", mint="arange")
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
@@ -496,12 +447,14 @@ def arange(start=0, end=None, step=1, *, dtype=None):
                                 "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
+@expose(ops="eye", mint="eye")
 def eye(n, m=None, dtype=None):
     return apply(A.eye, (), {"n": int(n), "m": None if m is None else int(m),
                              "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 # ---------------------------------------------------------------- nn functions
+@expose(ops="conv2d")
 def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     if pad_mode not in ("valid", "same", "pad"):
         raise ValueError(f"conv2d: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
@@ -517,6 +470,7 @@ def _pad4(padding) -> tuple[int, int, int, int]:
     return (padding[0], padding[0], padding[1], padding[1]) if len(padding) == 2 else padding
 
 
+@expose(ops="max_pool2d")
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     if return_indices or dilation not in (1, (1, 1)):
         raise ValueError("max_pool2d: return_indices and dilation != 1 are not supported")
@@ -526,6 +480,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
                                       "ceil_mode": bool(ceil_mode)})
 
 
+@expose(ops="avg_pool2d")
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k = _pair(kernel_size)
@@ -544,25 +499,20 @@ def _check_reduction(op: str, reduction: str) -> str:
     return reduction
 
 
-def l1_loss(input, target, reduction="mean"):
-    return apply(N.l1_loss, (input, target), {"reduction": _check_reduction("l1_loss", reduction)})
 
 
-def mse_loss(input, target, reduction="mean"):
-    return apply(N.mse_loss, (input, target), {"reduction": _check_reduction("mse_loss", reduction)})
 
 
-def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
-    return apply(N.smooth_l1_loss, (input, target), {"beta": float(beta),
-                                                     "reduction": _check_reduction("smooth_l1_loss", reduction)})
 
 
+@expose(ops="binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     inputs = (input, target) + tuple(t for t in (weight, pos_weight) if t is not None)
     return apply(N.bce_with_logits, inputs, {"reduction": _check_reduction("binary_cross_entropy_with_logits", reduction),
                                              "has_weight": weight is not None, "has_pos_weight": pos_weight is not None})
 
 
+@expose(ops="cross_entropy", mintf="cross_entropy")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     inputs = (input, target) if weight is None else (input, target, weight)
     return apply(N.cross_entropy, inputs, {"reduction": _check_reduction("cross_entropy", reduction),
@@ -570,6 +520,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                                            "label_smoothing": float(label_smoothing), "has_weight": weight is not None})
 
 
+@expose(ops="nll_loss")
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     if label_smoothing:
         raise ValueError(f"nll_loss: label_smoothing is not supported, got {label_smoothing!r}")
@@ -578,6 +529,7 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", l
                   "has_weight": weight is not None})
 
 
+@expose(ops="layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     begin = input.ndim - len(tuple(normalized_shape))
     w = weight if weight is not None else ones(normalized_shape, input.dtype)
@@ -585,6 +537,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return apply(N.layer_norm, (input, w, b), {"begin_norm_axis": begin, "epsilon": float(eps)})
 
 
+@expose(ops="batch_norm")
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-5):
     """Functional batch norm: returns the normalised tensor; in training, `running_mean`/`running_var` are
     updated in place as `(1 - momentum) * running + momentum * batch statistic` (MindSpore and torch)."""
@@ -607,6 +560,7 @@ def _next_key() -> Tensor:
     return key
 
 
+@expose(ops="uniform")
 def uniform(shape, minval, maxval, seed=None, dtype=None):
     """Uniform samples in [minval, maxval); ints give integers (MindSpore's `ops.uniform`)."""
     lo, hi = _scalar(minval), _scalar(maxval)
@@ -616,31 +570,34 @@ def uniform(shape, minval, maxval, seed=None, dtype=None):
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
-def _scalar(v):
-    return v.item() if isinstance(v, Tensor) else v
 
 
+@expose(ops="normal")
 def normal(shape, mean=0.0, stddev=1.0, seed=None):
     return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": float(_scalar(mean)),
                                            "stddev": float(_scalar(stddev)), "dtype": _msx_dtype("float32")})
 
 
+@expose(ops="standard_normal")
 def standard_normal(shape, seed=None):
     return normal(shape)
 
 
+@expose(ops="randn")
 def randn(*size, dtype=None, seed=None):
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
                                            "dtype": _msx_dtype(dtype or "float32")})
 
 
+@expose(ops="rand")
 def rand(*size, dtype=None, seed=None):
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
+@expose(ops="randint")
 def randint(low, high, size, seed=None, *, dtype=None):
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
@@ -648,10 +605,12 @@ def randint(low, high, size, seed=None, *, dtype=None):
                                             "dtype": _msx_dtype(dtype or "int64")})
 
 
+@expose(ops="bernoulli")
 def bernoulli(input, p=0.5, seed=None):
     return cast(apply(N.bernoulli, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)
 
 
+@expose(ops="dropout")
 def dropout(input, p=0.5, training=True, seed=None):
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
@@ -661,17 +620,183 @@ def dropout(input, p=0.5, training=True, seed=None):
 
 
 # ---------------------------------------------------------------- autodiff / debug
-def stop_gradient(value):
-    return apply(A.stop_gradient, (value,))
 
 
+@expose(ops="depend", cls="Depend")
 def depend(value, expr):
     """MindSpore's `ops.depend`: returns `value`; ordering is already program order in msx."""
     return value
 
 
+@expose(ops="print_")
 def print_(*input_x) -> None:
     """Print strings and tensors (at run time under jit, in program order)."""
     template = tuple(x if isinstance(x, str) else None for x in input_x)
     tensors = tuple(x for x in input_x if not isinstance(x, str))
     apply(A.print_, tensors, {"template": template})
+
+
+@expose(ops="subtract", tensor="subtract")
+def subtract(input, other, *, alpha=1):
+    """`input - alpha * other`."""
+    return sub(input, other if alpha == 1 else mul(other, alpha))
+
+
+def _with_value(prim, input, axis, keep_dims):
+    values, indices = apply(prim, (input,), {"axis": int(axis), "keepdims": bool(keep_dims)})
+    return indices, values
+
+
+@expose(cls="ArgMaxWithValue", init=("axis", "keep_dims"), tensor="argmax_with_value", prim="ArgMaxWithValue")
+def argmax_with_value(input, axis=0, keep_dims=False):
+    """MindSpore's ArgMaxWithValue: (indices, values) of the maximum along `axis`."""
+    return _with_value(M.argmax_with_value, input, axis, keep_dims)
+
+
+@expose(cls="ArgMinWithValue", init=("axis", "keep_dims"), tensor="argmin_with_value", prim="ArgMinWithValue")
+def argmin_with_value(input, axis=0, keep_dims=False):
+    """MindSpore's ArgMinWithValue: (indices, values) of the minimum along `axis`."""
+    return _with_value(M.argmin_with_value, input, axis, keep_dims)
+
+
+def _scatter(input, axis, index, src, reduce):
+    if not isinstance(src, Tensor):
+        src = full_like(index, src, dtype=input.dtype)
+    return apply(A.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
+
+
+@expose(ops="scatter", tensor="scatter")
+def scatter(input, axis, index, src):
+    """out = input, then out[index[i][j]][j] = src[i][j] along `axis` (torch/MindSpore scatter)."""
+    return _scatter(input, axis, index, src, "none")
+
+
+@expose(mint="scatter")
+def mint_scatter(input, dim, index, src):
+    return _scatter(input, dim, index, src, "none")
+
+
+@expose(mint="scatter_add")
+def mint_scatter_add(input, dim, index, src):
+    """out = input, then out[index[i][j]][j] += src[i][j] along `dim`."""
+    return _scatter(input, dim, index, src, "add")
+
+
+@expose(ops="tensor_scatter_elements", cls="TensorScatterElements", init=("axis", "reduction"))
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    if reduction not in ("none", "add"):
+        raise ValueError(f"tensor_scatter_elements: reduction must be 'none' or 'add', got {reduction!r}")
+    return _scatter(input_x, axis, indices, updates, reduction)
+
+
+@expose(ops="einsum", mint="einsum")
+def einsum(equation, *operands):
+    """Einstein summation; `operands` may also be given as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return apply(A.einsum, operands, {"equation": str(equation)})
+
+
+@expose(ops="addn", cls="AddN")
+def addn(x):
+    """The elementwise sum of a tuple/list of tensors of one shape."""
+    return apply(M.addn, tuple(x))
+
+
+@expose(ops="logit", tensor="logit")
+def logit(input, eps=None):
+    """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps]."""
+    p = input if eps is None else clamp(input, eps, 1 - eps)
+    return sub(apply(M.LOG, (p,)), apply(M.LOG1P, (neg(p),)))
+
+
+@expose(ops="fliplr", tensor="fliplr")
+def fliplr(input):
+    return apply(A.flip, (input,), {"dims": (1,)})
+
+
+@expose(ops="flipud", tensor="flipud")
+def flipud(input):
+    return apply(A.flip, (input,), {"dims": (0,)})
+
+
+@expose(ops="hstack", mint="hstack")
+def hstack(tensors):
+    """Concatenate along dim 1 (dim 0 for 1-D tensors)."""
+    tensors = list(tensors)
+    return concat(tensors, 0 if builtins.all(t.ndim <= 1 for t in tensors) else 1)  # (`all` is ops.all here)
+
+
+@expose(ops="vstack")
+def vstack(inputs):
+    """Stack rows: 1-D tensors become rows, then concatenate along dim 0."""
+    return concat([reshape(t, (1, -1)) if t.ndim < 2 else t for t in inputs], 0)
+
+
+@expose(ops="dstack", mint="dstack")
+def dstack(tensors):
+    """Concatenate along dim 2 after making every tensor at least 3-D, as numpy's dstack."""
+    out = []
+    for t in tensors:
+        if t.ndim == 0:
+            t = reshape(t, (1, 1, 1))
+        elif t.ndim == 1:
+            t = reshape(t, (1, -1, 1))
+        elif t.ndim == 2:
+            t = expand_dims(t, 2)
+        out.append(t)
+    return concat(out, 2)
+
+
+@expose(ops="column_stack")
+def column_stack(tensors):
+    """1-D tensors become columns; concatenate along dim 1."""
+    return concat([reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors], 1)
+
+
+@expose(ops="chunk", tensor="chunk")
+def chunk(input, chunks, axis=0):
+    """`chunks` pieces along `axis`, each of ceil(size / chunks) (the last may be smaller)."""
+    size = input.shape[axis]
+    step = -(-size // int(chunks))
+    return split(input, step, axis)
+
+
+@expose(mint="chunk")
+def mint_chunk(input, chunks, dim=0):
+    return chunk(input, chunks, dim)
+
+
+@expose(ops="count_nonzero")
+def count_nonzero(x, axis=(), keep_dims=False, dtype="int32"):
+    """The number of non-zero elements over `axis` (all axes for ())."""
+    nz = cast(apply(M.NOT_EQUAL, (x, 0)), "int32")
+    return cast(apply(M.REDUCE_SUM, (nz,), {"axis": M._axis(axis), "keepdims": bool(keep_dims)}), dtype)
+
+
+@expose(ops="cosine_similarity")
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """x1·x2 / max(|x1| |x2|, eps) along `dim`."""
+    dot_ = apply(M.REDUCE_SUM, (mul(x1, x2),), {"axis": int(dim), "keepdims": False})
+    n1 = sqrt(apply(M.REDUCE_SUM, (mul(x1, x1),), {"axis": int(dim), "keepdims": False}))
+    n2 = sqrt(apply(M.REDUCE_SUM, (mul(x2, x2),), {"axis": int(dim), "keepdims": False}))
+    return apply(M.DIV, (dot_, apply(M.MAXIMUM, (mul(n1, n2), float(eps)))))
+
+
+@expose(ops="assign", cls="Assign")
+def assign(variable, value):
+    """Write `value` into the Parameter `variable` (cast to its dtype) and return it."""
+    from ..tensor import Parameter
+
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"assign: variable must be a Parameter, got {type(variable).__name__}")
+    return variable.assign_value(value)
+
+
+@expose(ops="clip_by_value")
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    return clamp(x, clip_value_min, clip_value_max)
+
+
+globals().update(SURFACE["ops"])  # every generated functional op is a name of this module
+__all__ = sorted(SURFACE["ops"])

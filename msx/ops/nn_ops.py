@@ -7,6 +7,9 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
+from .api import REQUIRED, Api, Attr
+from .convert import reduction
+from .math_ops import _axis
 from .primitive import primitive
 
 
@@ -14,26 +17,83 @@ def _shape(x) -> tuple:
     return tuple(getattr(x, "shape", ()))
 
 
-def _unary(name, fn):
-    return primitive(name, category="elementwise")(fn)
+def _unary(name, fn, ops="", args=("input",), cls=None, tensor="", mint="", mintf=None):
+    api = Api(ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint,
+              mintf=ops if mintf is None else mintf)
+    return primitive(name, category="elementwise", api=api if ops or cls or tensor or mint or mintf else ())(fn)
+
+
+def _with_attrs(name, fn, attrs: tuple, apis):
+    return primitive(name, attrs=attrs, category="elementwise", api=apis)(fn)
 
 
 # ---------------------------------------------------------------- activations
-RELU = _unary("ReLU", jax.nn.relu)
-RELU6 = _unary("ReLU6", jax.nn.relu6)
-SIGMOID = _unary("Sigmoid", jax.nn.sigmoid)
-TANH = _unary("Tanh", jnp.tanh)
-SILU = _unary("SiLU", jax.nn.silu)
-SOFTPLUS = _unary("Softplus", jax.nn.softplus)
+RELU = _unary("ReLU", jax.nn.relu, cls="ReLU")  # ops.relu/mint relu take `inplace`: hand-written
+RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="")
+SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid")
+TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh")
+SILU = _unary("SiLU", jax.nn.silu, cls="SiLU")
+SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus")
+SELU = _unary("SeLU", jax.nn.selu, "selu", args=("input_x",), mintf="")
+MISH = _unary("Mish", lambda x: x * jnp.tanh(jax.nn.softplus(x)), "mish", args=("x",), mintf="")
+SOFTSIGN = _unary("Softsign", jax.nn.soft_sign, "softsign", args=("x",))
+LOGSIGMOID = _unary("LogSigmoid", jax.nn.log_sigmoid, "logsigmoid", args=("x",), cls="", mintf="")
+HSWISH = _unary("HSwish", jax.nn.hard_swish, "hardswish", cls="HSwish")
+HSIGMOID = _unary("HSigmoid", jax.nn.hard_sigmoid, "hardsigmoid", cls="HSigmoid")
+TANHSHRINK = _unary("Tanhshrink", lambda x: x - jnp.tanh(x), "tanhshrink", cls="", mintf="")
+FAST_GELU = _unary("FastGeLU", lambda x: x * jax.nn.sigmoid(1.702 * x), "fast_gelu", args=("x",),
+                   cls="FastGeLU FastGelu", mintf="")
+
+ELU = _with_attrs("Elu", lambda x, *, alpha=1.0: jax.nn.elu(x, alpha), ("alpha",), (
+    Api("elu", args=("input_x",), attrs=(Attr("alpha", 1.0, float),), cls="Elu", init=("alpha",)),))
+CELU = _with_attrs("CeLU", lambda x, *, alpha=1.0: jax.nn.celu(x, alpha), ("alpha",), (
+    Api("celu", args=("x",), attrs=(Attr("alpha", 1.0, float),), cls="CeLU", init=("alpha",)),))
+HSHRINK = _with_attrs("HShrink", lambda x, *, lambd=0.5: jnp.where(jnp.abs(x) > lambd, x, jnp.zeros((), x.dtype)),
+                      ("lambd",), (Api("hardshrink", attrs=(Attr("lambd", 0.5, float),), cls="HShrink",
+                                       init=("lambd",), tensor="hardshrink", mintf="hardshrink"),))
+SOFTSHRINK = _with_attrs(
+    "SoftShrink", lambda x, *, lambd=0.5: jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd,
+                                                                                   jnp.zeros((), x.dtype))),
+    ("lambd",), (Api("softshrink", attrs=(Attr("lambd", 0.5, float),), cls="SoftShrink", init=("lambd",),
+                     mintf="softshrink"),
+                 Api(attrs=(Attr("lambd", 0.5, float),), tensor="soft_shrink")))
+HARDTANH = _with_attrs("Hardtanh", lambda x, *, min_val=-1.0, max_val=1.0: jnp.clip(x, min_val, max_val),
+                       ("min_val", "max_val"),
+                       (Api("hardtanh", attrs=(Attr("min_val", -1.0, float), Attr("max_val", 1.0, float)), cls=""),))
+GLU = _with_attrs("GLU", lambda x, *, axis=-1: jax.nn.glu(x, axis), ("axis",), (
+    Api("glu", args=("x",), attrs=(Attr("axis", -1, int),), cls="GLU", init=("axis",)),
+    Api(attrs=(Attr("dim", -1, int, to="axis"),), mintf="glu")))
+THRESHOLD = _with_attrs("Threshold", lambda x, *, thr, value: jnp.where(x > thr, x, jnp.asarray(value, x.dtype)),
+                        ("thr", "value"), (Api("threshold", attrs=(Attr("thr", REQUIRED, float),
+                                                                   Attr("value", REQUIRED, float))),))
 
 
-@primitive("GeLU", attrs=("approximate",), category="elementwise")
+@primitive("PReLU", category="elementwise",
+           api=Api("prelu", args=("input", "weight"), cls="PReLU", mintf="prelu"))
+def prelu(x, w):
+    """`x` where positive, else `weight * x`; a 1-D weight applies per channel (dim 1)."""
+    if w.ndim == 1 and x.ndim >= 2:
+        w = w.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return jnp.where(x >= 0, x, w * x)
+
+
+def _gelu_mode(approximate: str) -> str:
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return approximate
+
+
+@primitive("GeLU", attrs=("approximate",), category="elementwise",
+           api=(Api("gelu", attrs=(Attr("approximate", "none", _gelu_mode),)),
+                Api(attrs=(Attr("approximate", "none", _gelu_mode),), mintf="gelu")))
 def gelu(x, *, approximate="none"):
     """GELU; `approximate="tanh"` uses the tanh formula, `"none"` the exact erf."""
     return jax.nn.gelu(x, approximate=approximate == "tanh")
 
 
-@primitive("LeakyReLU", attrs=("alpha",), category="elementwise")
+@primitive("LeakyReLU", attrs=("alpha",), category="elementwise",
+           api=(Api("leaky_relu", attrs=(Attr("alpha", 0.2, float),)),
+                Api(attrs=(Attr("negative_slope", 0.01, float, to="alpha"),), mintf="leaky_relu")))
 def leaky_relu(x, *, alpha=0.2):
     return jax.nn.leaky_relu(x, alpha)
 
@@ -45,12 +105,15 @@ def _axis_check(x, *, axis, **_) -> str | None:
     return f"axis {bad[0]} is out of range for a tensor of rank {rank}" if bad else None
 
 
-@primitive("Softmax", attrs=("axis",), category="reduce", check=_axis_check)
+@primitive("Softmax", attrs=("axis",), category="reduce", check=_axis_check,
+           api=Api(attrs=(Attr("axis", -1, _axis),), cls="Softmax", init=("axis",)))
 def softmax(x, *, axis=-1):
     return jax.nn.softmax(x, axis=axis)
 
 
-@primitive("LogSoftmax", attrs=("axis",), category="reduce", check=_axis_check)
+@primitive("LogSoftmax", attrs=("axis",), category="reduce", check=_axis_check,
+           api=Api("log_softmax", args=("logits",), attrs=(Attr("axis", -1, _axis),), cls="LogSoftmax",
+                   init=("axis",)))
 def log_softmax(x, *, axis=-1):
     return jax.nn.log_softmax(x, axis=axis)
 
@@ -187,17 +250,26 @@ def _same_shape_check(x, y, *rest, **_) -> str | None:
     return None
 
 
-@primitive("L1Loss", attrs=("reduction",), category="loss", check=_same_shape_check)
+@primitive("L1Loss", attrs=("reduction",), category="loss", check=_same_shape_check,
+           api=Api("l1_loss", args=("input", "target"), attrs=(Attr("reduction", "mean", reduction),), cls="L1Loss",
+                   init=("reduction",), mintf="l1_loss"))
 def l1_loss(x, y, *, reduction="mean"):
     return _reduce(jnp.abs(x - y), reduction)
 
 
-@primitive("MSELoss", attrs=("reduction",), category="loss", check=_same_shape_check)
+@primitive("MSELoss", attrs=("reduction",), category="loss", check=_same_shape_check,
+           api=Api("mse_loss", args=("input", "target"), attrs=(Attr("reduction", "mean", reduction),),
+                   cls="MSELoss", init=("reduction",), mintf="mse_loss"))
 def mse_loss(x, y, *, reduction="mean"):
     return _reduce(jnp.square(x - y), reduction)
 
 
-@primitive("SmoothL1Loss", attrs=("beta", "reduction"), category="loss", check=_same_shape_check)
+@primitive("SmoothL1Loss", attrs=("beta", "reduction"), category="loss", check=_same_shape_check,
+           api=(Api("smooth_l1_loss", args=("input", "target"), attrs=(Attr("beta", 1.0, float),
+                                                                        Attr("reduction", "none", reduction)),
+                    cls="SmoothL1Loss", init=("beta", "reduction")),
+                Api(args=("input", "target"), attrs=(Attr("reduction", "mean", reduction), Attr("beta", 1.0, float)),
+                    mintf="smooth_l1_loss")))
 def smooth_l1_loss(x, y, *, beta=1.0, reduction="none"):
     d = jnp.abs(x - y)
     return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)

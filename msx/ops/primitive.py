@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import hostevents
 from ..errors import OpError, OpTypeError, user_loc
+from .api import Api, declare
 from ..tensor import Tensor, _wrap
 
 REGISTRY: dict[str, "Primitive"] = {}
@@ -35,6 +36,7 @@ class Primitive:
     differentiable: bool = True
     check: Callable[..., str | None] | None = field(default=None, repr=False)
     doc: str = ""
+    api: tuple = field(default=(), repr=False)  # `api.Api` entries: the op's public MindSpore names
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -75,22 +77,28 @@ def _aval(x):
 
 
 def register(prim: Primitive) -> Primitive:
+    """Add `prim` to the registry and its public views (`prim.api`) to `api.SURFACE`."""
     if prim.name in REGISTRY:
         raise ValueError(f"primitive {prim.name!r} is already registered")
     REGISTRY[prim.name] = prim
+    declare(prim, prim.api)
     return prim
 
 
 def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other",
               multiple_results: bool = False, differentiable: bool = True,
-              check: Callable[..., str | None] | None = None) -> Callable[[Callable], Primitive]:
-    """Decorator: declare and register a primitive whose jax implementation is the function."""
+              check: Callable[..., str | None] | None = None,
+              api: Api | tuple[Api, ...] = ()) -> Callable[[Callable], Primitive]:
+    """Decorator: declare and register a primitive whose jax implementation is the function.
 
-    def declare(impl: Callable) -> Primitive:
+    `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`.
+    """
+
+    def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
-                                  check, (impl.__doc__ or "").strip()))
+                                  check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,)))
 
-    return declare
+    return make
 
 
 def get_primitive(name: str) -> Primitive:

@@ -1,21 +1,19 @@
-"""Tensor operators and methods: thin views of the primitive registry, attached to `Tensor`."""
+"""Tensor operators and methods, attached to `Tensor`.
+
+Most come from the ops' declarations (`SURFACE["tensor"]`, `SURFACE["operator"]`); the ones here have
+real argument logic (`t.reshape(2, 3)`, `t.sum(axis, dtype, keepdims, initial)`, indexing). A hand-written
+name never silently replaces a declared one: `attach` refuses duplicates.
+"""
 from __future__ import annotations
 
 from ..tensor import Tensor
 from . import array_ops as A
 from . import functional as F
 from . import math_ops as M
+from .api import SURFACE
 from .primitive import apply
 
 
-def _binary(prim, reflected: bool = False):
-    if reflected:
-        def op(self, other):
-            return apply(prim, (other, self))
-    else:
-        def op(self, other):
-            return apply(prim, (self, other))
-    return op
 
 
 def _unary(prim):
@@ -25,21 +23,8 @@ def _unary(prim):
 
 
 _OPERATORS = {
-    "__add__": _binary(M.ADD), "__radd__": _binary(M.ADD, True),
-    "__sub__": _binary(M.SUB), "__rsub__": _binary(M.SUB, True),
-    "__mul__": _binary(M.MUL), "__rmul__": _binary(M.MUL, True),
-    "__truediv__": _binary(M.DIV), "__rtruediv__": _binary(M.DIV, True),
-    "__floordiv__": _binary(M.FLOOR_DIV), "__rfloordiv__": _binary(M.FLOOR_DIV, True),
-    "__mod__": _binary(M.MOD), "__rmod__": _binary(M.MOD, True),
-    "__pow__": _binary(M.POW), "__rpow__": _binary(M.POW, True),
-    "__matmul__": _binary(M.matmul), "__rmatmul__": _binary(M.matmul, True),
     "__eq__": lambda self, other: False if other is None else apply(M.EQUAL, (self, other)),
     "__ne__": lambda self, other: True if other is None else apply(M.NOT_EQUAL, (self, other)),
-    "__lt__": _binary(M.LESS), "__le__": _binary(M.LESS_EQUAL),
-    "__gt__": _binary(M.GREATER), "__ge__": _binary(M.GREATER_EQUAL),
-    "__and__": _binary(M.LOGICAL_AND), "__rand__": _binary(M.LOGICAL_AND, True),
-    "__or__": _binary(M.LOGICAL_OR), "__ror__": _binary(M.LOGICAL_OR, True),
-    "__xor__": _binary(M.LOGICAL_XOR),
     "__neg__": _unary(M.NEG), "__abs__": _unary(M.ABS), "__invert__": _unary(M.LOGICAL_NOT),
     "__pos__": lambda self: self,
 }
@@ -137,29 +122,14 @@ _METHODS = {
     "astype": astype, "to": astype, "reshape": reshape, "view": reshape, "transpose": transpose,
     "permute": lambda self, *axes: F.transpose(self, _shape_args(axes)),
     "T": property(lambda self: transpose(self)),
-    "sum": sum, "mean": mean, "max": max, "min": min, "argmax": argmax, "argmin": argmin,
+    "sum": sum, "max": max, "min": min, "argmax": argmax,
     "var": var, "std": std,
     "prod": lambda self, axis=None, keep_dims=False: F.prod(self, axis, keep_dims),
-    "all": lambda self, axis=None, keep_dims=False: F.all(self, axis, keep_dims),
-    "any": lambda self, axis=None, keep_dims=False: F.any(self, axis, keep_dims),
     "cumsum": lambda self, axis=0, dtype=None: F.cumsum(self, axis, dtype),
     "norm": lambda self, ord=None, dim=None, keepdim=False: F.norm(self, ord, dim, keepdim),
-    "abs": _unary(M.ABS), "exp": _unary(M.EXP), "log": _unary(M.LOG), "sqrt": _unary(M.SQRT),
-    "rsqrt": _unary(M.RSQRT), "square": _unary(M.SQUARE), "neg": _unary(M.NEG), "sign": _unary(M.SIGN),
-    "floor": _unary(M.FLOOR), "ceil": _unary(M.CEIL), "log1p": _unary(M.LOG1P),
-    "reciprocal": _unary(M.RECIPROCAL), "isnan": _unary(M.ISNAN), "isfinite": _unary(M.ISFINITE),
-    "sigmoid": lambda self: F.sigmoid(self), "relu": lambda self: F.relu(self), "tanh": lambda self: F.tanh(self),
+    "relu": lambda self: F.relu(self),
     "softmax": lambda self, axis=-1: F.softmax(self, axis),
-    "add": _binary(M.ADD), "sub": _binary(M.SUB), "mul": _binary(M.MUL), "div": _binary(M.DIV),
-    "pow": _binary(M.POW), "matmul": _binary(M.matmul), "maximum": _binary(M.MAXIMUM),
-    "minimum": _binary(M.MINIMUM), "eq": _binary(M.EQUAL), "ne": _binary(M.NOT_EQUAL),
-    "lt": _binary(M.LESS), "le": _binary(M.LESS_EQUAL), "gt": _binary(M.GREATER), "ge": _binary(M.GREATER_EQUAL),
-    "clip": lambda self, min=None, max=None: F.clamp(self, min, max),
-    "clamp": lambda self, min=None, max=None: F.clamp(self, min, max),
-    "squeeze": squeeze, "expand_dims": lambda self, axis: F.expand_dims(self, axis),
-    "unsqueeze": lambda self, dim: F.expand_dims(self, dim), "flatten": flatten,
-    "broadcast_to": lambda self, shape: F.broadcast_to(self, shape),
-    "swapaxes": lambda self, a, b: F.swapaxes(self, a, b),
+    "squeeze": squeeze, "flatten": flatten,
     "float": lambda self: F.cast(self, "float32"), "half": lambda self: F.cast(self, "float16"),
     "int": lambda self: F.cast(self, "int32"), "long": lambda self: F.cast(self, "int64"),
     "bool": lambda self: F.cast(self, "bool"),
@@ -168,6 +138,44 @@ _METHODS = {
 }
 
 
+def _in_place(fn):
+    """MindSpore's in-place `x.op_(...)`: compute `op`, keep x's dtype, write it into x, return x."""
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if out.dtype != self.dtype:
+            out = F.cast(out, self.dtype)
+        if out.shape != self.shape:
+            raise ValueError(f"in-place op: result shape {out.shape} differs from the tensor's shape {self.shape}")
+        return self._rebind(out)
+
+    return method
+
+
+def _copy_from(self, src, non_blocking: bool = False):
+    return F.broadcast_to(src if isinstance(src, Tensor) else Tensor(src), self.shape)
+
+
+_IN_PLACE = {
+    "add_": lambda self, other, *, alpha=1: F.add(self, other if alpha == 1 else F.mul(other, alpha)),
+    "sub_": lambda self, other, *, alpha=1: F.sub(self, other if alpha == 1 else F.mul(other, alpha)),
+    "mul_": F.mul, "div_": lambda self, other, *, rounding_mode=None: F.div(self, other, rounding_mode=rounding_mode),
+    "remainder_": F.remainder, "floor_divide_": F.floor_divide,
+    "clamp_": lambda self, min=None, max=None: F.clamp(self, min, max),
+    "exp_": F.exp, "log_": F.log, "floor_": F.floor, "sign_": F.sign, "sigmoid_": F.sigmoid, "tanh_": F.tanh,
+    "erfinv_": F.erfinv,
+    "masked_fill_": lambda self, mask, value: F.masked_fill(self, mask, value),
+    "zero_": lambda self: F.zeros_like(self), "fill_": lambda self, value: F.full_like(self, value),
+    "copy_": _copy_from,
+}
+_METHODS.update({name: _in_place(fn) for name, fn in _IN_PLACE.items()})
+_METHODS["fill"] = lambda self, value: F.full_like(self, value)
+
+
 def attach() -> None:
-    for name, fn in {**_OPERATORS, **_METHODS}.items():
+    """Set every declared and hand-written method and operator on `Tensor`."""
+    for table in (_OPERATORS, _METHODS):
+        for name in table:
+            if name in SURFACE["tensor"] or name in SURFACE["operator"]:
+                raise ValueError(f"Tensor.{name} is both declared and hand-written")
+    for name, fn in {**SURFACE["operator"], **_OPERATORS, **SURFACE["tensor"], **_METHODS}.items():
         setattr(Tensor, name, fn)

@@ -1,0 +1,14 @@
+"""`msx.common` (MindSpore's `mindspore.common`): dtypes, Tensor, Parameter, initializers and seeds.
+
+The same objects as msx's top level, at the paths MindSpore's own tests and tutorials import from
+(`from mindspore.common import dtype as mstype`, `from mindspore.common.initializer import Normal`).
+"""
+from . import dtype, initializer, parameter, tensor  # noqa: F401
+from .dtype import *  # noqa: F401,F403
+from ..tensor import Parameter, ParameterTuple, Tensor, from_numpy, is_tensor  # noqa: F401
+from ..context import get_seed, set_seed  # noqa: F401
+from ..random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
+from ..graph_hints import constexpr, jit_class, lazy_inline, mutable, no_inline  # noqa: F401
+from ..jit import jit  # noqa: F401
+from ..dynamic import Symbol, enable_dynamic  # noqa: F401
+from ..dtype import Type  # noqa: F401

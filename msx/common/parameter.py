@@ -1,0 +1,2 @@
+"""`msx.common.parameter`: `Parameter` and `ParameterTuple`."""
+from ..tensor import Parameter, ParameterTuple, Tensor  # noqa: F401

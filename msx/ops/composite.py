@@ -1,0 +1,103 @@
+"""`msx.ops.composite` (`from mindspore.ops import composite as C`): higher-order helpers.
+
+`MultitypeFuncGraph` dispatches on the argument types (MindSpore's type names: "Tensor", "Number",
+"Tuple", "List", "String", "Bool", "None", "Function", or classes); `HyperMap` and `Map` apply a function
+elementwise over tuples and lists (`HyperMap` also into nested ones). In msx they are plain Python, so
+they work eagerly and in every capture mode.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..autograd import GradOperation  # noqa: F401
+from ..tensor import Tensor
+from .clip import clip_by_global_norm  # noqa: F401
+from .functional import clip_by_value, cummin, matmul, mm, normal, ones_like, uniform, zeros_like  # noqa: F401
+
+
+def _type_matches(spec, value) -> bool:
+    if isinstance(spec, type):
+        return isinstance(value, spec)
+    name = str(spec)
+    if name == "Tensor":
+        return isinstance(value, Tensor)
+    if name == "Number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, bool)
+    if name == "Bool":
+        return isinstance(value, bool)
+    if name == "Tuple":
+        return isinstance(value, tuple)
+    if name == "List":
+        return isinstance(value, list)
+    if name == "String":
+        return isinstance(value, str)
+    if name == "None":
+        return value is None
+    if name == "Function":
+        return callable(value) and not isinstance(value, Tensor)
+    if name == "Dictionary":
+        return isinstance(value, dict)
+    raise ValueError(f"MultitypeFuncGraph: unknown type name {name!r}")
+
+
+class MultitypeFuncGraph:
+    """A function with one implementation per argument-type signature, picked at call time."""
+
+    def __init__(self, name: str, read_value: bool = False, doc_url: str = "") -> None:
+        self.name = name
+        self.entries: list[tuple[tuple, Callable]] = []
+
+    def register(self, *type_names) -> Callable:
+        def add(fn: Callable) -> Callable:
+            self.entries.append((type_names, fn))
+            return fn
+
+        return add
+
+    def __call__(self, *args):
+        for types, fn in self.entries:
+            if len(types) == len(args) and all(_type_matches(t, a) for t, a in zip(types, args)):
+                return fn(*args)
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"MultitypeFuncGraph {self.name!r}: no implementation registered for ({got})")
+
+
+def _map(fn: Callable, seqs: tuple, nested: bool) -> Any:
+    first = seqs[0]
+    if isinstance(first, (tuple, list)):
+        if any(not isinstance(s, (tuple, list)) or len(s) != len(first) for s in seqs):
+            raise ValueError("HyperMap/Map: the sequences must all be tuples/lists of the same length")
+        items = [(_map(fn, parts, nested) if nested else fn(*parts)) for parts in zip(*seqs)]
+        return type(first)(items)
+    return fn(*seqs)
+
+
+class HyperMap:
+    """`HyperMap(fn)(*seqs)` or `HyperMap()(fn, *seqs)`: `fn` over the leaves of (nested) tuples/lists."""
+
+    def __init__(self, ops: Callable | None = None, reduce_output: bool = False) -> None:
+        self.ops, self.reduce_output = ops, reduce_output
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        out = _map(fn, seqs, nested=True)
+        return _reduce_output(out) if self.reduce_output else out
+
+
+class Map(HyperMap):
+    """Like `HyperMap`, one level deep."""
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        out = _map(fn, seqs, nested=False)
+        return _reduce_output(out) if self.reduce_output else out
+
+
+def _reduce_output(out):
+    """MindSpore's reduce_output: all(...) of the boolean results."""
+    flat = list(out) if isinstance(out, (tuple, list)) else [out]
+    return all(bool(x) for x in flat)
+
+
+__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
+           "cummin", "matmul", "mm", "normal", "ones_like", "uniform", "zeros_like"]

@@ -1,0 +1,1 @@
+"""Developer tools that ship with msx (`python -m msx.tools.api_coverage`)."""
