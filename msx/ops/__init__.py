@@ -13,3 +13,4 @@ from .custom import Custom, CustomOpBuilder  # noqa: F401
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()
+from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)

@@ -106,7 +106,7 @@ class Optimizer(Cell):
         self.is_group_lr = any(g.lr is not self.learning_rate for g in self._groups)
         for g in self._groups:
             if isinstance(g.lr, Parameter) and g.lr is not self.learning_rate:
-                self.insert_param_to_cell(g.lr.name, g.lr)
+                self.insert_param_to_cell(g.lr.name, g.lr, check_name_contain_dot=False)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32)), name="global_step", requires_grad=False)
         self._state_prefixes: tuple[str, ...] = ()
 
@@ -174,7 +174,7 @@ class Optimizer(Cell):
                 while unique in self._params:
                     unique, k = f"{name}_{k}", k + 1
                 buf = Parameter(Tensor._from(jnp.zeros_like(p._data)), name=unique, requires_grad=False)
-                self.insert_param_to_cell(unique, buf)
+                self.insert_param_to_cell(unique, buf, check_name_contain_dot=False)
                 buffers.append(buf)
             object.__setattr__(self, prefix, ParameterTuple(buffers))
         self._state_prefixes = prefixes
