@@ -42,6 +42,8 @@ def test_matches_mindspore(name):
     assert sorted(results) == sorted(expected)
     tol = CASES[name]["tol"]
     for key, want in expected.items():
+        if key in CASES[name]["differs"]:
+            continue
         got = results[key]
         assert got.shape == want.shape, f"{key}: shape {got.shape} != MindSpore's {want.shape}"
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=f"{name}: {key}")

@@ -133,6 +133,7 @@ class KLDivLoss(LossBase):
         self.reduction = reduction
 
     def construct(self, logits: Tensor, labels: Tensor) -> Tensor:
+        labels = F.stop_gradient(labels)  # MindSpore's KLDivLoss does not differentiate the target
         safe = F.where(labels > 0, labels, F.ones_like(labels))
         loss = F.where(labels > 0, labels * (F.log(safe) - logits), F.zeros_like(logits))
         if self.reduction == "batchmean":

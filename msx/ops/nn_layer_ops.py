@@ -136,7 +136,7 @@ def _linear_weights(n_in: int, n_out: int, align_corners: bool, scale: float | N
     return lo, hi, (src - lo).astype(np.float32)
 
 
-def _cubic_weights(t, a=-0.75):
+def _cubic_weights(t, a):
     def near(d):
         return ((a + 2) * d - (a + 3)) * d * d + 1
 
@@ -167,6 +167,8 @@ def interpolate_impl(x, *, sizes, mode="nearest", align_corners=False, scales=No
                     for s, e in zip(starts, ends)]
             x = jnp.concatenate(cols, axis=axis)
         elif mode == "bicubic":
+            # MindSpore: align_corners=True is torch's (a=-0.75, border taps clamped); half-pixel is TF's
+            # ResizeBicubic (a=-0.5, taps outside the input dropped and the rest renormalised)
             out = np.arange(n_out, dtype=np.float64)
             if align_corners:
                 src = out * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
@@ -174,13 +176,17 @@ def interpolate_impl(x, *, sizes, mode="nearest", align_corners=False, scales=No
                 ratio = (1.0 / scale) if scale else n_in / n_out
                 src = (out + 0.5) * ratio - 0.5
             base = np.floor(src).astype(np.int64)
-            w = _cubic_weights(src - base)
+            w = _cubic_weights(src - base, -0.75 if align_corners else -0.5)
+            taps = base[:, None] - 1 + np.arange(4)[None, :]
+            if not align_corners:
+                w = np.where((taps >= 0) & (taps < n_in), w, 0.0)
+                w = (w / w.sum(1, keepdims=True)).astype(np.float32)
             shape = [1] * x.ndim
             shape[axis] = n_out
             acc = 0.0
             for j in range(4):
-                idx = np.clip(base - 1 + j, 0, n_in - 1)
-                acc = acc + jnp.take(x, idx, axis=axis) * w[:, j].reshape(shape).astype(x.dtype)
+                idx = np.clip(taps[:, j], 0, n_in - 1)
+                acc = acc + jnp.take(x, idx, axis=axis) * jnp.asarray(w[:, j].reshape(shape), x.dtype)
             x = acc
         else:
             lo, hi, frac = _linear_weights(n_in, n_out, align_corners, scale)

@@ -18,9 +18,12 @@ import numpy as np
 CASES: dict = {}
 
 
-def case(name, *inputs, train=False, kwargs=None, tol=1e-4):
+def case(name, *inputs, train=False, kwargs=None, tol=1e-4, differs=None):
+    """`differs`: {result key: reason} for results where msx deliberately differs from MindSpore (not compared;
+    each is listed with its reason in docs/nn_port.md)."""
     def register(build):
-        CASES[name] = {"build": build, "inputs": inputs, "train": train, "kwargs": kwargs or {}, "tol": tol}
+        CASES[name] = {"build": build, "inputs": inputs, "train": train, "kwargs": kwargs or {}, "tol": tol,
+                       "differs": differs or {}}
         return build
     return register
 
@@ -55,7 +58,11 @@ def param_value(name, shape):
 
 
 # ---------------------------------------------------------------- activations
-for _act in ["ELU", "CELU", "SeLU", "Mish", "HSwish", "HSigmoid", "Hardtanh", "HShrink", "SoftShrink", "Softsign",
+case("act_SeLU", ("normal", (3, 5)), differs={
+    "grad_in.0": "MindSpore 2.10 CPU's SeLU gradient for x < 0 is not d/dx SeLU(x) = scale*alpha*exp(x) "
+                 "(it returns e.g. 0.056 at x=-0.77 where the derivative is 0.81); msx returns the derivative"})(
+    lambda ms: ms.nn.SeLU())
+for _act in ["ELU", "CELU", "Mish", "HSwish", "HSigmoid", "Hardtanh", "HShrink", "SoftShrink", "Softsign",
              "Tanhshrink", "LogSigmoid", "Softmin", "FastGelu", "SiLU", "LeakyReLU", "ReLU6", "GELU", "Sigmoid", "Tanh"]:
     case(f"act_{_act}", ("normal", (3, 5)))(lambda ms, _a=_act: getattr(ms.nn, _a)())
 case("act_GELU_exact", ("normal", (3, 5)))(lambda ms: ms.nn.GELU(approximate=False))
@@ -64,7 +71,6 @@ case("act_PReLU", ("normal", (2, 3, 4)))(lambda ms: ms.nn.PReLU(3))
 case("act_PReLU1", ("normal", (2, 3, 4)))(lambda ms: ms.nn.PReLU())
 case("act_GLU", ("normal", (2, 6)))(lambda ms: ms.nn.GLU())
 case("act_Softmax2d", ("normal", (2, 3, 2, 2)))(lambda ms: ms.nn.Softmax2d())
-case("act_RReLU_eval", ("normal", (3, 5)))(lambda ms: ms.nn.RReLU())
 
 # ---------------------------------------------------------------- convolutions
 case("Conv1d_same", ("normal", (2, 3, 7)))(lambda ms: ms.nn.Conv1d(3, 4, 3, has_bias=True))
@@ -132,7 +138,7 @@ case("GRU_bi", ("normal", (3, 2, 3)))(lambda ms: ms.nn.GRU(3, 4, bidirectional=T
 case("GRU_h0", ("normal", (3, 2, 3)), ("normal", (1, 2, 4)))(lambda ms: ms.nn.GRU(3, 4))
 case("RNNCell", ("normal", (2, 3)), ("normal", (2, 5)))(lambda ms: ms.nn.RNNCell(3, 5))
 case("GRUCell", ("normal", (2, 3)), ("normal", (2, 5)))(lambda ms: ms.nn.GRUCell(3, 5))
-case("LSTMCell", ("normal", (2, 3)), ("normal", (2, 5)), ("normal", (2, 5)))(
+case("LSTMCell", ("normal", (2, 3)), ("normal", (2, 5)), ("normal", (2, 5)), tol=5e-4)(
     lambda ms: _lstm_cell(ms, ms.nn.LSTMCell(3, 5)))
 
 
@@ -199,7 +205,10 @@ case("Upsample_bilinear", ("normal", (1, 2, 3, 4)))(
 case("Upsample_bilinear_corners", ("normal", (1, 2, 3, 4)))(
     lambda ms: ms.nn.Upsample(size=(5, 7), mode="bilinear", align_corners=True))
 case("Upsample_linear", ("normal", (1, 2, 5)))(lambda ms: ms.nn.Upsample(size=8, mode="linear"))
-case("Upsample_bicubic", ("normal", (1, 1, 4, 4)))(lambda ms: ms.nn.Upsample(size=(6, 7), mode="bicubic"))
+# MindSpore's bicubic kernel reads its cubic weights from a 1024-entry table (as TF's): ~1e-3 from exact weights
+case("Upsample_bicubic", ("normal", (1, 1, 4, 4)), tol=2e-3)(lambda ms: ms.nn.Upsample(size=(6, 7), mode="bicubic"))
+case("Upsample_bicubic_corners", ("normal", (1, 1, 4, 4)), tol=2e-3)(
+    lambda ms: ms.nn.Upsample(size=(6, 7), mode="bicubic", align_corners=True))
 case("Upsample_trilinear", ("normal", (1, 1, 2, 3, 3)))(
     lambda ms: ms.nn.Upsample(scale_factor=(2.0, 2.0, 2.0), mode="trilinear"))
 case("PixelShuffle", ("normal", (1, 8, 2, 3)))(lambda ms: ms.nn.PixelShuffle(2))
@@ -215,7 +224,7 @@ case("MatMul_t", ("normal", (2, 4, 3)), ("normal", (2, 5, 4)))(
 case("Moments", ("normal", (3, 4)))(lambda ms: ms.nn.Moments(axis=1, keep_dims=True))
 case("ReduceLogSumExp", ("normal", (3, 4)))(lambda ms: ms.nn.ReduceLogSumExp(1))
 case("BiDense", ("normal", (3, 2)), ("normal", (3, 4)))(lambda ms: ms.nn.BiDense(2, 4, 5))
-case("EmbeddingLookup", ("int", (2, 3), 10))(lambda ms: ms.nn.EmbeddingLookup(10, 4))
+case("EmbeddingLookup", ("int", (2, 3), 10))(lambda ms: ms.nn.EmbeddingLookup(10, 4, target="DEVICE", sparse=False))
 case("ImageGradients", ("normal", (1, 2, 3, 4)))(lambda ms: ms.nn.ImageGradients())
 case("MatrixDiag", ("normal", (2, 3)))(lambda ms: ms.nn.MatrixDiag())
 case("MatrixDiagPart", ("normal", (2, 3, 3)))(lambda ms: ms.nn.MatrixDiagPart())
@@ -226,7 +235,8 @@ case("PSNR", ("prob", (2, 1, 4, 4)), ("prob", (2, 1, 4, 4)))(lambda ms: ms.nn.PS
 # ---------------------------------------------------------------- losses
 case("BCELoss", ("prob", (3, 4)), ("binary", (3, 4)))(lambda ms: ms.nn.BCELoss())
 case("BCELoss_weight_sum", ("prob", (3, 4)), ("binary", (3, 4)))(
-    lambda ms: ms.nn.BCELoss(weight=ms.Tensor(np.array([1.0, 2.0, 0.5, 1.0], np.float32)), reduction="sum"))
+    lambda ms: ms.nn.BCELoss(weight=ms.Tensor(np.linspace(0.5, 2.0, 12).reshape(3, 4).astype(np.float32)),
+                              reduction="sum"))
 case("MAELoss", ("normal", (3, 4)), ("normal", (3, 4)))(lambda ms: ms.nn.MAELoss())
 case("MAELoss_none", ("normal", (3, 4)), ("normal", (3, 4)))(lambda ms: ms.nn.MAELoss(reduction="none"))
 case("RMSELoss", ("normal", (3, 4)), ("normal", (3, 4)))(lambda ms: ms.nn.RMSELoss())
@@ -278,24 +288,24 @@ def run_case(ms, name, inputs, params=None):
         p.set_data(ms.Tensor(value))
         used[pname] = value
     tensors = [ms.Tensor(x) for x in inputs]
-    out = net(*tensors)
-    leaves = _leaves(out)
     float_pos = tuple(i for i, x in enumerate(inputs) if x.dtype.kind == "f")
-    cts = [np.random.default_rng(100 + k).standard_normal(leaf.shape).astype(np.float32) if leaf is not None
-           else None for k, leaf in enumerate(leaves)]
     weights = [p for _, p in net.parameters_and_names() if p.requires_grad]
 
     def loss(*xs):
+        """sum(output * cotangent) over the float outputs; the outputs ride along as aux (one forward)."""
+        leaves = _leaves(net(*xs))
         total = 0.0
-        for leaf, ct in zip(_leaves(net(*xs)), cts):
-            if leaf is not None and ct is not None and leaf.dtype in (ms.float32, ms.float16):
+        for k, leaf in enumerate(leaves):
+            if leaf is not None and leaf.dtype in (ms.float32, ms.float16):
+                ct = np.random.default_rng(100 + k).standard_normal(leaf.shape).astype(np.float32)
                 total = total + (leaf * ms.Tensor(ct)).sum()
-        return total
+        return total, tuple(leaf for leaf in leaves if leaf is not None)
 
-    results = {f"out.{k}": leaf.asnumpy() for k, leaf in enumerate(leaves) if leaf is not None}
+    results = {}
     if float_pos or weights:
-        gfn = ms.grad(loss, grad_position=float_pos if float_pos else None, weights=weights if weights else None)
-        grads = gfn(*tensors)
+        gfn = ms.grad(loss, grad_position=float_pos if float_pos else None, weights=weights if weights else None,
+                      has_aux=True)
+        grads, outs = gfn(*tensors)
         if float_pos and weights:
             g_in, g_w = grads
         elif float_pos:
@@ -308,6 +318,10 @@ def run_case(ms, name, inputs, params=None):
         names = [n for n, p in net.parameters_and_names() if p.requires_grad]
         for n, g in zip(names, g_w):
             results[f"grad.{n}"] = g.asnumpy()
+        outs = outs[0] if len(outs) == 1 and isinstance(outs[0], tuple) else outs
+    else:
+        outs = tuple(leaf for leaf in _leaves(net(*tensors)) if leaf is not None)
+    results.update({f"out.{k}": leaf.asnumpy() for k, leaf in enumerate(_leaves(list(outs)))})
     stored = {f"in.{i}": x for i, x in enumerate(inputs)}
     stored.update({f"param.{n}": v for n, v in used.items()})
     return stored, results

@@ -284,8 +284,8 @@ class PReLU(Cell):
 
 
 class RReLU(Cell):
-    """Randomised leaky ReLU: while training the negative slope is drawn uniformly from [lower, upper] per
-    element; otherwise it is their mean."""
+    """Randomised leaky ReLU: the negative slope is drawn uniformly from [lower, upper] per element on every
+    call — in training and in eval, as MindSpore 2.10's RReLU does (torch uses the mean slope in eval)."""
 
     def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3) -> None:
         super().__init__()
@@ -294,10 +294,7 @@ class RReLU(Cell):
         self.lower, self.upper = float(lower), float(upper)
 
     def construct(self, x: Tensor) -> Tensor:
-        if self.training:
-            slope = F.uniform(x.shape, Tensor(self.lower), Tensor(self.upper)).astype(x.dtype)
-        else:
-            slope = (self.lower + self.upper) / 2
+        slope = F.cast(F.uniform(tuple(x.shape), Tensor(self.lower), Tensor(self.upper)), x.dtype)
         return F.where(x >= 0, x, x * slope)
 
     def extend_repr(self) -> str:

@@ -240,7 +240,7 @@ class ReduceLogSumExp(Cell):
 
     def construct(self, x: Tensor) -> Tensor:
         axis = self.axis or tuple(range(x.ndim))
-        m = F.stop_gradient(F.max(x, axis, True))
+        m = F.stop_gradient(F.amax(x, axis, True))
         y = F.log(F.sum(F.exp(x - m), axis, True)) + m
         return y if self.keep_dims else F.squeeze(y, axis)
 

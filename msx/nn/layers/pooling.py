@@ -240,7 +240,7 @@ class _Adaptive(Cell):
             for lo, hi in _bins(n_in, n_out):
                 idx = tuple([slice(None)] * axis + [slice(lo, hi)])
                 window = x[idx]
-                parts.append(F.mean(window, axis, True) if self.reduce == "mean" else F.max(window, axis, True))
+                parts.append(F.mean(window, axis, True) if self.reduce == "mean" else F.amax(window, axis, True))
             x = F.concat(parts, axis)
         return x
 
