@@ -95,6 +95,10 @@ class Cell:
         set_(self, "create_time", int(time.time() * 1e9))
         set_(self, "bprop_debug", False)
         set_(self, "compiled", False)
+        set_(self, "compile_cache", set())
+        set_(self, "compile_phase", None)
+        set_(self, "parameter_layout_dict", {})  # sharding layouts of Parameters: none (no auto-parallel layouts)
+        set_(self, "_mixed_precision", None)
         Cell.total_instance_count += 1
         if flags:
             self.add_flags(**flags)
@@ -472,15 +476,57 @@ class Cell:
         return self._jit_config_dict
 
     def compile(self, *args, **kwargs) -> None:
-        """Capture and compile this Cell's graph for `args` without running it (MindSpore's `Cell.compile`)."""
+        """Capture and compile this Cell's graph for `args` without running it (MindSpore's `Cell.compile`);
+        `compile_cache` collects the phases (mode + input signature) compiled so far."""
         _graph_entry(self).lower(*args, **kwargs).compile()
-        object.__setattr__(self, "compiled", True)
+        self._note_compiled(args)
 
     def compile_and_run(self, *args, **kwargs):
-        """Compile (once) and run this Cell's graph."""
+        """Compile (once per input signature) and run this Cell's graph."""
         out = _graph_entry(self)(*args, **kwargs)
-        object.__setattr__(self, "compiled", True)
+        self._note_compiled(args)
         return out
+
+    def _note_compiled(self, args: tuple) -> None:
+        sig = ",".join(f"{a.dtype}{list(a.shape)}" if isinstance(a, Tensor) else repr(a) for a in args)
+        phase = f"{self.phase}.{type(self).__name__}.{self.create_time}[{sig}]"
+        self.compile_cache.add(phase)
+        object.__setattr__(self, "compile_phase", phase)
+        object.__setattr__(self, "compiled", True)
+
+    def set_mixed_precision_type(self, mixed_type) -> None:
+        """Compute this Cell in float16/bfloat16/float32 (`"FP16"`, `"BF16"`, `"FP32"`, or a dtype), as
+        `to_float` does; `"NOTSET"` or None clears it."""
+        names = {"FP16": mstype.float16, "BF16": mstype.bfloat16, "FP32": mstype.float32}
+        key = getattr(mixed_type, "name", mixed_type)
+        if key in (None, "NOTSET"):
+            for _, cell in self.cells_and_names():
+                object.__setattr__(cell, "_compute_dtype", None)
+            object.__setattr__(self, "_mixed_precision", None)
+            return
+        dst = names.get(key) if isinstance(key, str) else mstype.to_msx(mixed_type)
+        if dst is None:
+            raise ValueError(f"set_mixed_precision_type: expected 'FP16', 'BF16', 'FP32', 'NOTSET' or a float "
+                             f"dtype, got {mixed_type!r}")
+        self.to_float(dst)
+        object.__setattr__(self, "_mixed_precision", dst)
+
+    def get_mixed_precision_type(self):
+        """The dtype `set_mixed_precision_type`/`to_float` set for this Cell, or None."""
+        return self._compute_dtype
+
+    def to_empty(self, *, device=None, recurse: bool = True) -> "Cell":
+        """Give every Parameter fresh storage of its shape and dtype without copying values (torch's meaning:
+        the contents are unspecified — here zeros); `device` must be the current target."""
+        from ..context import get_context
+
+        if device is not None and device != get_context("device_target"):
+            raise ValueError(f"{self.cls_name}.to_empty: device {device!r} is not the current device_target")
+        import jax.numpy as jnp
+
+        for p in self.get_parameters(expand=recurse):
+            p.set_data(Tensor._from(jnp.zeros(p.shape, p._data.dtype)))
+        return self
 
     def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, **kwargs) -> None:
         """Rematerialise this Cell's forward in the backward pass instead of keeping its activations (eager:
@@ -567,7 +613,7 @@ class Cell:
             raise TypeError(f"{self.cls_name}.to: dtype must be floating point or complex, got {dst}")
         for p in self.get_parameters():
             if p.dtype.is_floating:
-                p.set_data(p.astype(dst))
+                p._rebind(p.astype(dst))
         for _, cell in self.cells_and_names():
             for name, b in list(cell._buffers.items()):
                 if b is not None and b.dtype.is_floating:
