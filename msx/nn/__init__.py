@@ -12,3 +12,4 @@ from .graph_cell import GraphCell  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)
+from .optim.elementwise import *  # noqa: F401,F403

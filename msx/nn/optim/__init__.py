@@ -6,3 +6,4 @@ from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, Learning
 from .momentum import Momentum  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
+from .elementwise import *  # noqa: F401,F403
