@@ -19,3 +19,4 @@ from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  #
 from . import amp, dataset, train  # noqa: E402
 
 __version__ = "0.1.0"
+from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
