@@ -13,3 +13,6 @@ from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, Exponentia
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)
 from .optim.elementwise import *  # noqa: F401,F403
+from . import metrics  # noqa: E402,F401
+from .metrics import *  # noqa: E402,F401,F403
+from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics, names  # noqa: E402,F401
