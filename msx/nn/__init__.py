@@ -15,8 +15,10 @@ from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, Exponentia
 from .optim.elementwise import *  # noqa: F401,F403
 from . import metrics  # noqa: E402,F401
 from .metrics import *  # noqa: E402,F401,F403
-from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics, names  # noqa: E402,F401
+from .metrics import (MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics, names,  # noqa: E402,F401
+                      rearrange_inputs)
 from .optim import (InverseDecayLR, NaturalExpDecayLR, inverse_decay_lr, natural_exp_decay_lr,  # noqa: E402,F401
                     polynomial_decay_lr, warmup_lr)
 from .optim import learning_rate_schedule  # noqa: E402,F401
 from .optim import learning_rate_schedule as dynamic_lr  # noqa: E402,F401  (MindSpore's nn.dynamic_lr module)
+from .wrap_more import *  # noqa: E402,F401,F403

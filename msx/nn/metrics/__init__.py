@@ -1,5 +1,5 @@
 """MindSpore's metrics (`mindspore.train.metrics`, also exposed in `mindspore.nn`): numpy on the host."""
-from ._base import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics  # noqa: F401
+from ._base import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics, rearrange_inputs  # noqa: F401
 from .classification import *  # noqa: F401,F403
 from . import classification as _classification
 from . import _base

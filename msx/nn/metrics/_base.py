@@ -48,10 +48,34 @@ class Metric(abc.ABC):
         if len(inputs) != count:
             raise ValueError(f"{type(self).__name__}.update needs {count} inputs, got {len(inputs)}")
 
+    @property
+    def indexes(self):
+        """The input positions `update` reads (set by `set_indexes`), or None for all in order."""
+        return getattr(self, "_indexes", None)
+
+    def set_indexes(self, indexes: list[int]) -> "Metric":
+        """Make `update` (decorated with `rearrange_inputs`) read inputs at these positions, in this order."""
+        if not isinstance(indexes, list) or not all(isinstance(i, int) for i in indexes):
+            raise ValueError(f"{type(self).__name__}.set_indexes: indexes must be a list of ints, got {indexes!r}")
+        self._indexes = indexes
+        return self
+
     def __call__(self, *inputs: Any) -> float:
         self.clear()
         self.update(*inputs)
         return self.eval ()
+
+
+def rearrange_inputs(func):
+    """Decorator for `Metric.update`: pass it the inputs at `self.indexes` (when set), in that order."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(self, *inputs):
+        indexes = self.indexes
+        return func(self, *(inputs if indexes is None else [inputs[i] for i in indexes]))
+
+    return wrapper
 
 
 class Accuracy(Metric):
