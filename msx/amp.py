@@ -88,8 +88,10 @@ def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype=mstype.floa
         _white_list(network, _WHITE_LIST, dtype, keep)
     elif amp_level == "O2":
         _black_list(network, _Keep(list(_BLACK_LIST) + list(keep_fp32)), dtype)
+        _cast_outputs(network, mstype.float32)  # MindSpore 2.10 wraps O2/O3 networks in _OutputTo32
     elif amp_level == "O3":
         _black_list(network, keep, dtype)
+        _cast_outputs(network, mstype.float32)
     return network
 
 
