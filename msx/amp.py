@@ -89,8 +89,10 @@ def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype=mstype.floa
         _white_list(network, _WHITE_LIST, dtype, keep)
     elif amp_level == "O2":
         _black_list(network, _Keep(list(_BLACK_LIST) + list(keep_fp32)), dtype)
+        _cast_outputs(network, mstype.float32)  # MindSpore 2.10 wraps O2/O3 networks in _OutputTo32
     elif amp_level == "O3":
         _black_list(network, keep, dtype)
+        _cast_outputs(network, mstype.float32)
     return network
 
 
@@ -259,6 +261,13 @@ class FixedLossScaleManager:
         """A fresh scaler with this manager's settings (msx: what `Model` uses)."""
         return StaticLossScaler(self._loss_scale)
 
+    def get_update_cell(self):
+        """The Cell `TrainOneStepWithLossScaleCell` takes: a fixed-scale update Cell when overflowing steps are
+        dropped, else None (plain scaling, no overflow check)."""
+        from .nn.wrap_more import FixedLossScaleUpdateCell
+
+        return FixedLossScaleUpdateCell(self._loss_scale) if self._drop_overflow_update else None
+
 
 class DynamicLossScaleManager:
     """MindSpore's `DynamicLossScaleManager(init_loss_scale=2**24, scale_factor=2, scale_window=2000)` for
@@ -277,6 +286,77 @@ class DynamicLossScaleManager:
     def loss_scaler(self) -> LossScaler:
         return DynamicLossScaler(self._init_loss_scale, self._scale_factor, self._scale_window)
 
+    def get_update_cell(self):
+        from .nn.wrap_more import DynamicLossScaleUpdateCell
+
+        return DynamicLossScaleUpdateCell(self._init_loss_scale, self._scale_factor, self._scale_window)
+
+
+class LossScaleManager:
+    """MindSpore's base of loss-scale managers: `get_loss_scale`, `get_update_cell`, `update_loss_scale`."""
+
+    def get_loss_scale(self) -> float:
+        raise NotImplementedError(f"{type(self).__name__} must define get_loss_scale")
+
+    def update_loss_scale(self, overflow: bool) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must define update_loss_scale")
+
+    def get_update_cell(self):
+        raise NotImplementedError(f"{type(self).__name__} must define get_update_cell")
+
+
+class _Fp32Loss(Cell):
+    """`loss_fn(network(data), label)` with the network's output cast to float32 first (MindSpore's
+    `_add_loss_network` under mixed precision)."""
+
+    def __init__(self, network: Cell, loss_fn: Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone, self._loss_fn = network, loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(cast_floats(self._backbone(data), mstype.float32), cast_floats(label, mstype.float32))
+
+
+_LEVEL_LOSS_SCALE = {"O0": None, "O1": None, "O2": "dynamic", "O3": None, "auto": None}
+
+
+def build_train_network(network: Cell, optimizer, loss_fn: Cell | None = None, level: str = "O0",
+                        boost_level: str = "O0", **kwargs) -> Cell:
+    """MindSpore's `amp.build_train_network`: mixed precision at `level`, the loss (computed in float32 when
+    mixed), and a one-step training Cell — `TrainOneStepWithLossScaleCell` with a loss scale manager
+    (kwargs `loss_scale_manager`; "O2" defaults to a dynamic one), else `TrainOneStepCell`. kwargs
+    `keep_batchnorm_fp32` and `cast_model_type` follow MindSpore; `boost_level` (Ascend boost) must be "O0"."""
+    from .nn.wrap import TrainOneStepCell, WithLossCell
+    from .nn.wrap_more import TrainOneStepWithLossScaleCell
+
+    unknown = sorted(set(kwargs) - {"loss_scale_manager", "keep_batchnorm_fp32", "cast_model_type"})
+    if unknown:
+        raise TypeError(f"build_train_network: unknown keyword argument(s) {unknown}")
+    if level not in _LEVEL_LOSS_SCALE:
+        raise ValueError(f"build_train_network: level must be one of {list(_LEVEL_LOSS_SCALE)}, got {level!r}")
+    if boost_level != "O0":
+        raise ValueError(f"build_train_network: boost_level={boost_level!r} selects Ascend boost algorithms that "
+                         f"msx does not have; use 'O0'")
+    amp_level = "O2" if level == "auto" else level
+    dtype = kwargs.get("cast_model_type", mstype.float16)
+    keep = [] if kwargs.get("keep_batchnorm_fp32", amp_level == "O2") else None
+    if amp_level == "O3" and kwargs.get("keep_batchnorm_fp32"):
+        keep = [BatchNorm1d, BatchNorm2d]
+    if amp_level != "O0":
+        auto_mixed_precision(network, amp_level, dtype, keep_fp32=keep or ())
+    if loss_fn is not None:
+        network = WithLossCell(network, loss_fn) if amp_level == "O0" else _Fp32Loss(network, loss_fn)
+    manager = kwargs.get("loss_scale_manager")
+    if manager is None and _LEVEL_LOSS_SCALE[level] == "dynamic":
+        manager = DynamicLossScaleManager()
+    if manager is None:
+        return TrainOneStepCell(network, optimizer)
+    update_cell = manager.get_update_cell()
+    if update_cell is None:
+        return TrainOneStepCell(network, optimizer, sens=manager.get_loss_scale())
+    return TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell)
+
 
 __all__ = ["auto_mixed_precision", "custom_mixed_precision", "get_white_list", "get_black_list", "all_finite",
-           "LossScaler", "StaticLossScaler", "DynamicLossScaler", "FixedLossScaleManager", "DynamicLossScaleManager"]
+           "LossScaler", "StaticLossScaler", "DynamicLossScaler", "FixedLossScaleManager", "DynamicLossScaleManager",
+           "LossScaleManager", "build_train_network"]

@@ -1,6 +1,7 @@
 """Global context (MindSpore's `set_context`/`get_context`) and the seeded RNG state."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .errors import ContextError
@@ -44,27 +45,37 @@ def _default_target() -> str:
 
 
 _DEFAULTS["device_target"] = _default_target()
+# MindSpore 2.x keys (and their types, from MindSpore's own `args_type_check`) that set_context accepts.
+# `max_call_depth` is kept for capture to read (`get_context("max_call_depth")`); `jit_config={"jit_level": ..}`
+# and `enable_graph_kernel=True` (MindSpore: "use jit_level O1 instead") set `jit_level`. The others tune
+# Ascend/GE memory pools, thread pools and kernel compilers that XLA does not have: they are stored, readable
+# with get_context, and noted once as having no effect.
+_MINDSPORE_KEYS: dict[str, type | tuple] = {
+    "max_call_depth": int, "jit_config": dict, "enable_graph_kernel": bool, "memory_optimize_level": str,
+    "mempool_block_size": str, "inter_op_parallel_num": int, "runtime_num_threads": int, "deterministic": str,
+    "variable_memory_max_size": str, "max_device_memory": str, "pynative_synchronize": bool,
+    "compile_cache_path": str, "disable_format_transform": bool, "jit_syntax_level": int, "exec_order": str,
+    "op_timeout": int, "aoe_tune_mode": str, "aoe_config": dict, "enable_compile_cache": bool, "gpu_config": dict,
+    "print_file_path": str, "env_config_path": str, "debug_level": int, "reserve_class_name_in_scope": bool,
+    "check_bprop": bool, "enable_reduce_precision": bool, "support_binary": bool, "graph_kernel_flags": str,
+    "save_compile_cache": bool, "load_compile_cache": bool, "enable_auto_mixed_precision": bool,
+    "jit_enable_inplace_ops": bool,
+}
+_HONOURED = {"max_call_depth", "jit_config", "enable_graph_kernel"}
+_MINDSPORE_DEFAULTS: dict[str, Any] = {"max_call_depth": 1000, "jit_config": {}, "enable_graph_kernel": False,
+                                       "memory_optimize_level": "O0", "deterministic": "OFF",
+                                       "pynative_synchronize": False, "jit_syntax_level": 2, "debug_level": 0}
+_VALID.update({k: None for k in _MINDSPORE_KEYS})
+_DEFAULTS.update(_MINDSPORE_DEFAULTS)
+_noted: set[str] = set()
+
 _context: dict[str, Any] = dict(_DEFAULTS)
-_PLATFORMS = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu", "Ascend": "cpu"}  # the Ascend backend is simulated on CPU
-
-
-def _place_eager() -> None:
-    """Eager ops run on the device that device_target/device_id name, when jax has it (an absent platform is
-    reported by the jit backend lookup, which names what is available)."""
-    import jax
-
-    try:
-        devices = jax.devices(_PLATFORMS[_context["device_target"]])
-    except RuntimeError:
-        return
-    index = _context["device_id"]
-    if index >= len(devices):
-        raise ContextError(f"set_context: device_id={index} but {_context['device_target']} has {len(devices)} "
-                           f"device(s) here (ids 0..{len(devices) - 1})")
-    jax.config.update("jax_default_device", devices[index])
 
 
 def _check(key: str, value: Any) -> None:
+    if key in _MINDSPORE_KEYS:
+        _check_mindspore_key(key, value)
+        return
     if key not in _VALID:
         raise ContextError(f"set_context: unknown key {key!r}; valid keys are {sorted(_VALID)}")
     valid = _VALID[key]
@@ -81,6 +92,53 @@ def _check(key: str, value: Any) -> None:
     elif key in ("device_id", "recompile_warn_limit") and (not isinstance(value, int) or isinstance(value, bool)
                                                             or value < (key == "recompile_warn_limit")):
         raise ContextError(f"set_context: {key} must be a non-negative int, got {value!r}")
+
+
+def _check_mindspore_key(key: str, value: Any) -> None:
+    want = _MINDSPORE_KEYS[key]
+    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        raise ContextError(f"set_context: {key} must be a {want.__name__}, got {value!r}")
+    if key == "max_call_depth" and value < 1:
+        raise ContextError(f"set_context: max_call_depth must be a positive int, got {value}")
+    if key == "jit_config":
+        unknown = set(value) - {"jit_level", "infer_boost", "backend", "exec_mode", "jit_syntax_level"}
+        if unknown:
+            raise ContextError(f"set_context: jit_config keys must be among 'jit_level', 'infer_boost', 'backend', "
+                               f"'exec_mode', 'jit_syntax_level', got {sorted(unknown)}")
+        if "jit_level" in value:
+            _check("jit_level", value["jit_level"])
+
+
+def _apply_mindspore_key(key: str, value: Any) -> None:
+    """Map a MindSpore key onto what it means here, and note once a key that has no effect on XLA."""
+    if key == "jit_config" and "jit_level" in value:
+        _context["jit_level"] = value["jit_level"]
+    elif key == "enable_graph_kernel" and value:
+        _context["jit_level"] = "O1"  # graph-kernel fusion is msx's O1 (MindSpore: "use jit_level O1 instead")
+    if key not in _HONOURED and key not in _noted:
+        _noted.add(key)
+        warnings.warn(f"set_context: {key}={value!r} is accepted for MindSpore compatibility but has no effect "
+                      f"here (msx runs on XLA, which has no such setting)", UserWarning, stacklevel=3)
+
+
+def _device_for(target: str, device_id: int):
+    """The jax device `device_id` picks for eager ops on `target`'s platform, or None where there is none to
+    pick (no such platform here, or CPU, where MindSpore too ignores device_id beyond the one CPU device)."""
+    import jax
+
+    platform = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}.get(target)
+    if platform is None:
+        return None
+    try:
+        devices = jax.devices(platform)
+    except RuntimeError:
+        return None
+    if device_id < len(devices):
+        return devices[device_id]
+    if platform != "cpu":
+        raise ContextError(f"set_context: device_id={device_id} but this machine has {len(devices)} "
+                           f"{platform} device(s)")
+    return None
 
 
 def _check_ascend_config(value: Any) -> None:
@@ -100,15 +158,18 @@ def set_context(**kwargs: Any) -> None:
     """
     for key, value in kwargs.items():
         _check(key, value)
-    previous = dict(_context)
+    device = None
+    if "device_id" in kwargs or "device_target" in kwargs:
+        device = _device_for(kwargs.get("device_target", _context["device_target"]),
+                             kwargs.get("device_id", _context["device_id"]))
     _context.update(kwargs)
-    if "device_target" in kwargs or "device_id" in kwargs:
-        try:
-            _place_eager()
-        except ContextError:
-            _context.clear()
-            _context.update(previous)  # a bad call changes nothing
-            raise
+    for key, value in kwargs.items():
+        if key in _MINDSPORE_KEYS:
+            _apply_mindspore_key(key, value)
+    if device is not None:
+        import jax
+
+        jax.config.update("jax_default_device", device)
 
 
 def get_context(key: str) -> Any:

@@ -57,7 +57,7 @@ def test_o2_keeps_the_black_list_in_float32_and_o3_does_not():
     assert net.fc1(half).dtype == ms.float16
     assert net.bn(ms.Tensor(np.ones((2, 16), np.float16))).dtype == ms.float32
     assert net.norm(ms.Tensor(np.ones((2, 16), np.float16))).dtype == ms.float32
-    assert net(_x()).dtype == ms.float16
+    assert net(_x()).dtype == ms.float32  # MindSpore 2.10: O2/O3 outputs are cast back to float32
     net3 = amp.auto_mixed_precision(Block(), "O3")
     assert net3.bn(ms.Tensor(np.ones((2, 16), np.float32))).dtype == ms.float16
     assert amp.auto_mixed_precision(Block(), "O0")(_x()).dtype == ms.float32

@@ -387,10 +387,10 @@ def test_eager_ops_run_on_the_device_that_device_id_names():
     code = ("import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\n"
             "import numpy as np, msx\nfrom msx.errors import ContextError\n"
             "msx.set_context(device_id=1)\nt = msx.Tensor(np.ones(3)) + 1\nprint([d.id for d in t._data.devices()])\n"
-            "try:\n    msx.set_context(device_id=7)\nexcept ContextError as e:\n    print('refused', msx.get_context('device_id'))\n")
+            "msx.set_context(device_id=7)\nprint('cpu ignores', msx.get_context('device_id'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
-    assert out.stdout.split("\n")[:2] == ["[1]", "refused 1"], out.stderr[-2000:]
+    assert out.stdout.split("\n")[:2] == ["[1]", "cpu ignores 7"], out.stderr[-2000:]  # as MindSpore on CPU
 
 
 def test_device_target_defaults_to_what_jax_runs_on(monkeypatch):
@@ -402,3 +402,14 @@ def test_device_target_defaults_to_what_jax_runs_on(monkeypatch):
     assert context._default_target() == "GPU"
     monkeypatch.setattr(jax, "default_backend", lambda: "cpu")
     assert context._default_target() == "CPU"
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_a_forward_hook_registered_after_the_first_call_runs_and_its_removal_too(mode):
+    net = nn.Dense(4, 4)
+    jf = msx.jit(lambda x: net(x), capture_mode=mode)
+    jf(X)
+    handle = net.register_forward_hook(lambda cell, args, out: out * 0.0)
+    np.testing.assert_array_equal(jf(X).asnumpy(), np.zeros((2, 4), np.float32))
+    handle.remove()
+    _agree(jf, net, X)

@@ -59,7 +59,7 @@ class GraphCell(Cell):
                 raise OpError(f"GraphCell({graph.name}): parameter {v.name!r} must be {v.abstract}, got "
                               f"{np.dtype(data.dtype).name}{list(data.shape)}")
             p = Parameter(Tensor._from(data), name=v.name, requires_grad=requires_grad.get(v.name, True))
-            self.insert_param_to_cell(v.name, p)
+            self.insert_param_to_cell(v.name, p, check_name_contain_dot=False)
             params.append(p)
         object.__setattr__(self, "_graph_params", params)
         by_name = dict(zip(graph.param_names, params))

@@ -24,3 +24,4 @@ _tensor_methods.attach()
 __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "clip_by_global_norm", "GradOperation", "Tensor", "Custom",
     "CustomOpBuilder", "functional", "operations"})
+from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)

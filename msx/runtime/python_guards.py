@@ -80,6 +80,8 @@ class _Item:
             return NotImplemented
         if other.value is self.value:
             return other.data is self.data
+        if type(other.value) is tuple and type(self.value) is tuple:  # hook tables: the same hooks, in order
+            return len(other.value) == len(self.value) and all(a is b for a, b in zip(other.value, self.value))
         return same_value(other.value, self.value)
 
     __hash__ = None  # type: ignore[assignment]
@@ -93,6 +95,9 @@ def _cell_items(cell: Any) -> list[tuple[str, _Item]]:
     items = [(name, _Item(v)) for name, v in d["_params"].items()]
     items += [(name, _Item(v)) for name, v in d["_cells"].items()]
     items += [(name, _Item(v)) for name, v in d.items() if name not in _IGNORED_CELL_ATTRS]
+    hooks = d.get("_hooks")
+    if hooks is not None:  # registered hooks live in tables inside one object: compare their contents
+        items.append(("hooks", _Item(tuple(h for table in vars(hooks).values() for h in table.values()))))
     return items
 
 

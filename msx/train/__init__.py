@@ -1,10 +1,23 @@
 """`msx.train`: MindSpore's `Model` with callbacks and metrics (`from msx.train import Model, LossMonitor`)."""
-from ..amp import DynamicLossScaleManager, FixedLossScaleManager  # noqa: F401
-from .callback import (Callback, CheckpointConfig, EarlyStopping, History, LossMonitor,  # noqa: F401
-                       ModelCheckpoint, ProgressBar, RunContext, TimeMonitor)
-from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn  # noqa: F401
+from .. import amp  # noqa: F401
+from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network  # noqa: F401
+from . import callback, dataset_helper, loss_scale_manager, metrics, serialization  # noqa: F401
+from .callback import (Callback, CheckpointConfig, EarlyStopping, History, LambdaCallback,  # noqa: F401
+                       LearningRateScheduler, LossMonitor, ModelCheckpoint, ProgressBar, ReduceLROnPlateau,
+                       RunContext, TimeMonitor)
+from .dataset_helper import DatasetHelper, connect_network_with_dataset, data_sink  # noqa: F401
+from .metrics import *  # noqa: F401,F403
+from .metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn, get_metrics, names, rearrange_inputs  # noqa: F401
 from .model import Model  # noqa: F401
+from . import model  # noqa: F401
+from .serialization import (async_ckpt_thread_status, export, load, load_checkpoint, load_checkpoint_async,  # noqa: F401,E501
+                            load_param_into_net, save_checkpoint)
 
 __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-           "EarlyStopping", "History", "ProgressBar", "Metric", "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn",
-           "FixedLossScaleManager", "DynamicLossScaleManager"]
+           "EarlyStopping", "History", "ProgressBar", "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau",
+           "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "F1", "Fbeta", "TopKCategoricalAccuracy",
+           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "Dice", "Perplexity", "ROC",
+           "auc", "CosineSimilarity", "BleuScore", "get_metric_fn", "names", "rearrange_inputs",
+           "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager", "build_train_network",
+           "DatasetHelper", "connect_network_with_dataset", "data_sink", "save_checkpoint", "load_checkpoint",
+           "load_param_into_net", "export", "load", "async_ckpt_thread_status"]

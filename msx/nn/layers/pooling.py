@@ -78,3 +78,234 @@ class AvgPool2d(_Pool2d):
         if self.divisor_override is None:
             return y
         return F.mul(y, (self.kernel_size[0] * self.kernel_size[1]) / self.divisor_override)
+
+
+# ---------------------------------------------------------------- 1-d pools (2-d pools of height 1)
+class _Pool1d(Cell):
+    """Shared by MaxPool1d/AvgPool1d: (N, C, L) or (C, L) input, pooled as a 2-d input of height 1."""
+
+    def _to2d(self, x: Tensor, pool: Cell) -> Tensor:
+        name = type(self).__name__
+        check_input(x.ndim in (2, 3), name, x, "expected 3-D (N, C, L) or 2-D (C, L) input")
+        batched = x if x.ndim == 3 else F.expand_dims(x, 0)
+        y = F.squeeze(pool(F.expand_dims(batched, 2)), 2)
+        return y if x.ndim == 3 else F.squeeze(y, 0)
+
+    def construct(self, x: Tensor) -> Tensor:
+        return self._to2d(x, self.pool)
+
+    def extend_repr(self) -> str:
+        return self.pool.extend_repr()
+
+
+def _one(v, name: str) -> int:
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise ValueError(f"{name}: expected an int or a 1-tuple, got {v!r}")
+        v = v[0]
+    return int(v)
+
+
+class MaxPool1d(_Pool1d):
+    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        p = _one(padding, "MaxPool1d")
+        self.pool = MaxPool2d((1, _one(kernel_size, "MaxPool1d")), (1, _one(stride, "MaxPool1d")), pad_mode,
+                              (0, 0, p, p), dilation, return_indices, ceil_mode)
+
+
+class AvgPool1d(_Pool1d):
+    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        p = _one(padding, "AvgPool1d")
+        self.pool = AvgPool2d((1, _one(kernel_size, "AvgPool1d")), (1, _one(stride, "AvgPool1d")), pad_mode,
+                              (0, 0, p, p), ceil_mode, count_include_pad)
+
+
+# ---------------------------------------------------------------- 3-d pools
+def _triple(name: str, what: str, v, low: int = 1) -> tuple[int, int, int]:
+    out = (int(v),) * 3 if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(out) != 3 or min(out) < low:
+        raise ValueError(f"{name}: {what} must be an int >= {low} or three of them, got {v!r}")
+    return out
+
+
+class _Pool3d(Cell):
+    def __init__(self, kernel_size, stride, pad_mode: str, padding, ceil_mode: bool) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size, self.stride = _triple(name, "kernel_size", kernel_size), _triple(name, "stride", stride)
+        flat = (int(padding),) * 6 if isinstance(padding, int) else tuple(int(p) for p in padding)
+        if len(flat) == 3:
+            flat = tuple(p for p in flat for _ in range(2))
+        if len(flat) != 6 or min(flat) < 0:
+            raise ValueError(f"{name}: padding must be an int, three or six non-negative ints, got {padding!r}")
+        self.padding = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(3))
+        self.pad_mode = pad_mode.lower()
+        if self.pad_mode not in ("same", "valid", "pad"):
+            raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+        if self.pad_mode != "pad" and any(flat):
+            raise ValueError(f"{name}: padding {padding!r} needs pad_mode='pad'")
+        self.ceil_mode = bool(ceil_mode)
+
+    def _pads(self, x: Tensor) -> tuple:
+        size = tuple(x.shape[-3:])
+        if self.pad_mode == "same":
+            out = []
+            for n, k, s in zip(size, self.kernel_size, self.stride):
+                need = max((-(-n // s) - 1) * s + k - n, 0)
+                out.append((need // 2, need - need // 2))
+            return tuple(out)
+        pads = self.padding if self.pad_mode == "pad" else ((0, 0),) * 3
+        if self.ceil_mode:
+            grown = []
+            for n, k, s, (lo, hi) in zip(size, self.kernel_size, self.stride, pads):
+                out = -(-(n + lo + hi - k) // s) + 1
+                if (out - 1) * s >= n + lo:
+                    out -= 1
+                grown.append((lo, max((out - 1) * s + k - n - lo, hi)))
+            pads = tuple(grown)
+        return pads
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input(x.ndim in (4, 5), type(self).__name__, x, "expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W)")
+        return self._pool(x)
+
+    def extend_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, padding={self.padding}"
+
+
+class MaxPool3d(_Pool3d):
+    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        if return_indices:
+            raise ValueError("MaxPool3d: return_indices=True is not supported")
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
+        self.dilation = _triple("MaxPool3d", "dilation", dilation)
+
+    def _pool(self, x: Tensor) -> Tensor:
+        from ...ops import nn_layer_ops as L
+
+        return apply(L.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+                                           "padding": self._pads(x), "dilation": self.dilation})
+
+
+class AvgPool3d(_Pool3d):
+    def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
+        self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
+
+    def _pool(self, x: Tensor) -> Tensor:
+        from ...ops import nn_layer_ops as L
+
+        return apply(L.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+                                           "padding": self._pads(x), "divisor_override": self.divisor_override,
+                                           "count_include_pad": self.count_include_pad and self.pad_mode != "same"})
+
+
+# ---------------------------------------------------------------- adaptive pools
+def _bins(n_in: int, n_out: int) -> list[tuple[int, int]]:
+    """torch/MindSpore adaptive windows: [floor(i * n / out), ceil((i + 1) * n / out))."""
+    return [((i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+class _Adaptive(Cell):
+    """Pools the trailing `rank` dims to `output_size` (None in output_size keeps that dim)."""
+
+    rank = 1
+    reduce = "mean"
+
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__()
+        if return_indices:
+            raise ValueError(f"{type(self).__name__}: return_indices=True is not supported")
+        sizes = (output_size,) * self.rank if isinstance(output_size, int) or output_size is None else tuple(output_size)
+        if len(sizes) != self.rank or any(s is not None and int(s) < 1 for s in sizes):
+            raise ValueError(f"{type(self).__name__}: output_size must be a positive int or {self.rank} of them "
+                             f"(None keeps a dim), got {output_size!r}")
+        self.output_size = sizes
+
+    def construct(self, x: Tensor) -> Tensor:
+        check_input(x.ndim >= self.rank + 1, type(self).__name__, x, f"expected at least {self.rank + 1} dims")
+        for i, n_out in enumerate(self.output_size):
+            axis = x.ndim - self.rank + i
+            n_in = x.shape[axis]
+            n_out = n_in if n_out is None else int(n_out)
+            if n_out == n_in:
+                continue
+            parts = []
+            for lo, hi in _bins(n_in, n_out):
+                idx = tuple([slice(None)] * axis + [slice(lo, hi)])
+                window = x[idx]
+                parts.append(F.mean(window, axis, True) if self.reduce == "mean" else F.amax(window, axis, True))
+            x = F.concat(parts, axis)
+        return x
+
+    def extend_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_Adaptive):
+    rank = 1
+
+
+class AdaptiveAvgPool2d(_Adaptive):
+    rank = 2
+
+
+class AdaptiveAvgPool3d(_Adaptive):
+    rank = 3
+
+
+class AdaptiveMaxPool1d(_Adaptive):
+    rank, reduce = 1, "max"
+
+
+class AdaptiveMaxPool2d(_Adaptive):
+    rank, reduce = 2, "max"
+
+
+class AdaptiveMaxPool3d(_Adaptive):
+    rank, reduce = 3, "max"
+
+
+class _LPPool(Cell):
+    """`(sum over the window of x ** p) ** (1 / p)`."""
+
+    rank = 1
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = float(norm_type)
+        k = (kernel_size,) * self.rank if isinstance(kernel_size, int) else tuple(kernel_size)
+        s = k if stride is None else ((stride,) * self.rank if isinstance(stride, int) else tuple(stride))
+        self.kernel_size, self.stride, self.ceil_mode = tuple(map(int, k)), tuple(map(int, s)), bool(ceil_mode)
+        two = (1,) * (2 - self.rank)
+        self.pool = AvgPool2d(two + self.kernel_size, two + self.stride, "valid", 0, self.ceil_mode)
+
+    def construct(self, x: Tensor) -> Tensor:
+        p = self.norm_type
+        y = F.pow(x, p) if p != 1 else x
+        if self.rank == 1:
+            y = F.squeeze(self.pool(F.expand_dims(y, -2)), -2)
+        else:
+            y = self.pool(y)
+        n = 1
+        for k in self.kernel_size:
+            n *= k
+        y = y * n
+        return F.pow(F.sign(y) * F.relu(F.abs(y)), 1.0 / p) if p != 1 else y
+
+    def extend_repr(self) -> str:
+        return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}"
+
+
+class LPPool1d(_LPPool):
+    rank = 1
+
+
+class LPPool2d(_LPPool):
+    rank = 2

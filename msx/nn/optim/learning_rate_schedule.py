@@ -95,6 +95,62 @@ class WarmUpLR(LearningRateSchedule):
 
 
 # ---------------------------------------------------------------- per-step lists (MindSpore's dynamic_lr)
+class NaturalExpDecayLR(ExponentialDecayLR):
+    """`learning_rate * exp(-decay_rate * p)` with p the global step itself (MindSpore's rule: not divided by
+    decay_steps), or with `is_stair` the step rounded down to a multiple of decay_steps."""
+
+    def construct(self, global_step: Tensor) -> Tensor:
+        p = ops.cast(global_step, mstype.float32)
+        if self.is_stair:
+            p = ops.floor(p / self.decay_steps) * self.decay_steps
+        return self.learning_rate * ops.exp(p * -self.decay_rate)
+
+
+class InverseDecayLR(ExponentialDecayLR):
+    """`learning_rate / (1 + decay_rate * step / decay_steps)` (the ratio floored when `is_stair`)."""
+
+    def construct(self, global_step: Tensor) -> Tensor:
+        p = ops.cast(global_step, mstype.float32) / self.decay_steps
+        if self.is_stair:
+            p = ops.floor(p)
+        return self.learning_rate / (p * self.decay_rate + 1.0)
+
+
+def natural_exp_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                         decay_epoch: int, is_stair: bool = False) -> list[float]:
+    """`learning_rate * e^(-decay_rate * epoch)` for each step, the epoch rounded down to a multiple of
+    decay_epoch when `is_stair` (MindSpore's rule: the epoch is not divided by decay_epoch)."""
+    f = (lambda x, y: math.floor(x / y) * y) if is_stair else (lambda x, y: x)
+    return [learning_rate * math.e ** (-decay_rate * f(i // step_per_epoch, decay_epoch)) for i in range(total_step)]
+
+
+def inverse_decay_lr(learning_rate: float, decay_rate: float, total_step: int, step_per_epoch: int,
+                     decay_epoch: int, is_stair: bool = False) -> list[float]:
+    """`learning_rate / (1 + decay_rate * epoch / decay_epoch)` for each step (floored ratio when `is_stair`)."""
+    f = (lambda x, y: math.floor(x / y)) if is_stair else (lambda x, y: x / y)
+    return [learning_rate / (1 + decay_rate * f(i // step_per_epoch, decay_epoch)) for i in range(total_step)]
+
+
+def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_step: int, step_per_epoch: int,
+                        decay_epoch: int, power: float, update_decay_epoch: bool = False) -> list[float]:
+    """`(lr - end) * (1 - min(epoch, decay_epoch) / decay_epoch) ** power + end` per step; with
+    `update_decay_epoch` the decay period grows to the next multiple of decay_epoch instead of stopping."""
+    out, delta = [], learning_rate - end_learning_rate
+    for i in range(total_step):
+        epoch = i // step_per_epoch
+        if update_decay_epoch:
+            period, t = decay_epoch * max(math.ceil(epoch / decay_epoch), 1), epoch
+        else:
+            period, t = decay_epoch, min(epoch, decay_epoch)
+        out.append(delta * (1 - t / period) ** power + end_learning_rate)
+    return out
+
+
+def warmup_lr(learning_rate: float, total_step: int, step_per_epoch: int, warmup_epoch: int) -> list[float]:
+    """`learning_rate * min(epoch, warmup_epoch) / warmup_epoch` per step."""
+    return [learning_rate * min(i // step_per_epoch, warmup_epoch) / warmup_epoch for i in range(total_step)]
+
+
 def piecewise_constant_lr(milestone: list[int], learning_rates: list[float]) -> list[float]:
     """`learning_rates[i]` for the steps before `milestone[i]` (strictly increasing), `milestone[-1]` steps in all."""
     if len(milestone) != len(learning_rates):

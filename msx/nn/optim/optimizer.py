@@ -81,6 +81,10 @@ def _lr_at(lr: Any, step: Parameter) -> Tensor:
     return ops.reshape(ops.cast(value, mstype.float32), ())
 
 
+def _as_tensor(value) -> Tensor:
+    return value if isinstance(value, Tensor) else Tensor(value, mstype.float32)
+
+
 class Optimizer(Cell):
     """MindSpore's `nn.Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0)`.
 
@@ -97,7 +101,9 @@ class Optimizer(Cell):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
         self.loss_scale = _check_float(owner, "loss_scale", loss_scale, strict=True)
-        self.weight_decay = _check_float(owner, "weight_decay", weight_decay)
+        # MindSpore also takes weight_decay as a schedule: a Cell or callable of the global step (dynamic decay)
+        self._wd_schedule = weight_decay if callable(weight_decay) and not isinstance(weight_decay, Tensor) else None
+        self.weight_decay = 0.0 if self._wd_schedule is not None else _check_float(owner, "weight_decay", weight_decay)
         self.learning_rate = _build_lr(owner, learning_rate, "learning_rate")
         items = list(parameters)
         params, self._groups = self._parse_params(items)
@@ -106,7 +112,7 @@ class Optimizer(Cell):
         self.is_group_lr = any(g.lr is not self.learning_rate for g in self._groups)
         for g in self._groups:
             if isinstance(g.lr, Parameter) and g.lr is not self.learning_rate:
-                self.insert_param_to_cell(g.lr.name, g.lr)
+                self.insert_param_to_cell(g.lr.name, g.lr, check_name_contain_dot=False)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32)), name="global_step", requires_grad=False)
         self._state_prefixes: tuple[str, ...] = ()
 
@@ -174,7 +180,7 @@ class Optimizer(Cell):
                 while unique in self._params:
                     unique, k = f"{name}_{k}", k + 1
                 buf = Parameter(Tensor._from(jnp.zeros_like(p._data)), name=unique, requires_grad=False)
-                self.insert_param_to_cell(unique, buf)
+                self.insert_param_to_cell(unique, buf, check_name_contain_dot=False)
                 buffers.append(buf)
             object.__setattr__(self, prefix, ParameterTuple(buffers))
         self._state_prefixes = prefixes
@@ -218,9 +224,22 @@ class Optimizer(Cell):
                                  f"has shape {p.shape}")
         return tuple(gradients)
 
+    def get_weight_decay(self) -> Tensor:
+        """The weight decay of the current step (a schedule's value, or the fixed one)."""
+        if self._wd_schedule is None:
+            return Tensor(self.weight_decay, mstype.float32)
+        return ops.reshape(ops.cast(_as_tensor(self._wd_schedule(self.global_step)), mstype.float32), ())
+
+    def _decay_by_schedule(self, grads: tuple) -> tuple:
+        """A weight-decay schedule is applied as L2 here (grad + wd(step) * param), before the update."""
+        if self._wd_schedule is None:
+            return grads
+        wd = self.get_weight_decay()
+        return tuple(g + ops.cast(wd, p.dtype) * p for g, p in zip(grads, self.parameters))
+
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         """Update every Parameter (and the optimizer's state) in place from `gradients`; returns True."""
-        grads = self._check_grads(gradients)
+        grads = self._decay_by_schedule(self._check_grads(gradients))
         states = [getattr(self, prefix) for prefix in self._state_prefixes]
         for g, lr in zip(self._groups, self._group_lrs()):
             params = [self.parameters[i] for i in g.indices]

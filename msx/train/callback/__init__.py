@@ -3,8 +3,10 @@ from ._callback import Callback, CallbackParams, RunContext  # noqa: F401
 from ._checkpoint import CheckpointConfig, ModelCheckpoint  # noqa: F401
 from ._early_stop import EarlyStopping  # noqa: F401
 from ._history import History  # noqa: F401
+from ._lr import LambdaCallback, LearningRateScheduler, ReduceLROnPlateau  # noqa: F401
 from ._monitors import LossMonitor, TimeMonitor  # noqa: F401
 from ._progress import ProgressBar  # noqa: F401
 
 __all__ = ["Callback", "RunContext", "CallbackParams", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-           "CheckpointConfig", "EarlyStopping", "History", "ProgressBar"]
+           "CheckpointConfig", "EarlyStopping", "History", "ProgressBar", "LambdaCallback", "LearningRateScheduler",
+           "ReduceLROnPlateau"]

@@ -1,0 +1,2 @@
+"""`msx.experimental`: MindSpore's experimental APIs (`experimental.optim`: torch-style optimizers and schedulers)."""
+from . import optim  # noqa: F401

@@ -1,0 +1,140 @@
+"""A Cell call with a custom backward: `Cell.bprop`, backward (pre-)hooks and `Cell.recompute`, in eager.
+
+msx differentiates by tracing eager ops under `jax.vjp` (msx.autograd). A Cell
+that changes its own backward is run here as one pure jax function of
+(tensor inputs, parameter arrays), wrapped in `jax.custom_vjp` (bprop, hooks)
+or `jax.checkpoint` (recompute); outside a gradient that costs one extra
+Python call. The Parameters are explicit inputs so no tracer is closed over.
+
+Capture hook: `custom_backward_call(cell, args, kwargs)` is the one entry
+point. A capture mode that wants to support these Cells records one node whose
+forward is the Cell's construct and whose backward is this function's `bwd`;
+until it does, `Cell.__call__` refuses them under capture with a clear error
+rather than silently dropping the custom backward.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from ..tensor import Parameter, Tensor
+
+
+def _leaves(out) -> list:
+    return jax.tree_util.tree_leaves(out, is_leaf=lambda t: isinstance(t, Tensor))
+
+
+def has_custom_backward(cell) -> bool:
+    hooks = cell.__dict__.get("_hooks")
+    return (callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False)
+            or (hooks is not None and bool(hooks.backward or hooks.backward_pre)))
+
+
+def custom_backward_call(cell, args: tuple, kwargs: dict):
+    """Run `cell.construct(*args, **kwargs)` so that gradients flow through `cell.bprop`, the backward hooks,
+    or a rematerialised forward (recompute), as MindSpore's PyNative mode does."""
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    params: list[Parameter] = list(cell.get_parameters())
+    treedef_box: list[Any] = []
+
+    def pure(in_arrays, param_arrays):
+        new_args = list(args)
+        for i, a in zip(positions, in_arrays):
+            new_args[i] = Tensor._from(a)
+        saved = [p._data for p in params]
+        try:
+            for p, a in zip(params, param_arrays):
+                p._data = a
+            out = cell.construct(*new_args, **kwargs)
+        finally:
+            for p, a in zip(params, saved):
+                p._data = a
+        flat, treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
+        treedef_box[:] = [treedef]
+        return [t._data if isinstance(t, Tensor) else jnp.asarray(t) for t in flat]
+
+    in_arrays = [args[i]._data for i in positions]
+    param_arrays = [p._data for p in params]
+    if callable(getattr(type(cell), "bprop", None)):
+        fn = _with_bprop(cell, args, positions, pure, treedef_box)
+    elif cell.__dict__.get("_hooks") is not None and (cell._hooks.backward or cell._hooks.backward_pre):
+        fn = _with_hooks(cell, pure)
+    else:
+        fn = jax.checkpoint(pure)
+    flat = fn(in_arrays, param_arrays)
+    return jax.tree_util.tree_unflatten(treedef_box[0], [Tensor._from(a) for a in flat])
+
+
+def _with_bprop(cell, args, positions, pure, treedef_box):
+    """MindSpore's `bprop(*inputs, out, dout) -> input grads`; Parameters used inside get zero gradients."""
+
+    @jax.custom_vjp
+    def fn(in_arrays, param_arrays):
+        return pure(in_arrays, param_arrays)
+
+    def fwd(in_arrays, param_arrays):
+        out = pure(in_arrays, param_arrays)
+        return out, (in_arrays, out, [jnp.zeros_like(p) for p in param_arrays])
+
+    def bwd(res, dout):
+        in_arrays, out, zero_params = res
+        new_args = list(args)
+        for i, a in zip(positions, in_arrays):
+            new_args[i] = Tensor._from(a)
+        unflat = lambda xs: jax.tree_util.tree_unflatten(treedef_box[0], [Tensor._from(x) for x in xs])  # noqa: E731
+        grads = cell.bprop(*new_args, unflat(out), unflat(dout))
+        grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+        if len(grads) != len(args):
+            raise ValueError(f"{type(cell).__name__}.bprop returned {len(grads)} gradient(s) for {len(args)} "
+                             f"input(s); it must return one per construct input")
+        in_grads = []
+        for i, x in zip(positions, in_arrays):
+            g = grads[i]
+            g = g._data if isinstance(g, Tensor) else jnp.asarray(g, x.dtype)
+            if g.shape != x.shape:
+                raise ValueError(f"{type(cell).__name__}.bprop: gradient {i} has shape {tuple(g.shape)}, "
+                                 f"input {i} has shape {tuple(x.shape)}")
+            in_grads.append(g.astype(x.dtype))
+        return in_grads, zero_params
+
+    fn.defvjp(fwd, bwd)
+    return fn
+
+
+def _with_hooks(cell, pure):
+    """`backward_pre_hook(cell, grad_output)` may replace the output grads before the Cell's backward runs;
+    `backward_hook(cell, grad_input, grad_output)` may replace the input grads after it (MindSpore's order)."""
+
+    @jax.custom_vjp
+    def fn(in_arrays, param_arrays):
+        return pure(in_arrays, param_arrays)
+
+    def fwd(in_arrays, param_arrays):
+        out, vjp_fn = jax.vjp(pure, in_arrays, param_arrays)
+        return out, vjp_fn
+
+    def bwd(vjp_fn, dout):
+        grad_output = tuple(Tensor._from(d) for d in dout)
+        for hook in list(cell._hooks.backward_pre.values()):
+            new = hook(cell, grad_output)
+            if new is not None:
+                grad_output = _as_grad_tuple(new, grad_output, "backward_pre_hook")
+        g_in, g_params = vjp_fn([g._data for g in grad_output])
+        grad_input = tuple(Tensor._from(g) for g in g_in)
+        for hook in list(cell._hooks.backward.values()):
+            new = hook(cell, grad_input, grad_output)
+            if new is not None:
+                grad_input = _as_grad_tuple(new, grad_input, "backward_hook")
+        return [g._data for g in grad_input], g_params
+
+    fn.defvjp(fwd, bwd)
+    return fn
+
+
+def _as_grad_tuple(new, old: tuple, who: str) -> tuple:
+    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    if len(new) != len(old):
+        raise ValueError(f"a {who} returned {len(new)} gradient(s) where {len(old)} were expected")
+    return tuple(Tensor(n) if not isinstance(n, Tensor) else n for n in new)

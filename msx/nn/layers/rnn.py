@@ -1,0 +1,257 @@
+"""Recurrent layers: `RNN`, `LSTM`, `GRU` (multi-layer, bidirectional, variable length) and their cells.
+
+Written with msx ops step by step (a Python loop over time), so eager runs,
+gradients and every capture mode see ordinary ops; a captured graph is
+unrolled over the (static) sequence length. Gate layouts and parameter names
+follow MindSpore (= torch): LSTM gates (i, f, g, o), GRU gates (r, z, n),
+`weight_ih_l{k}[_reverse]`, `weight_hh_...`, `bias_ih_...`, `bias_hh_...`;
+initial values U(-1/sqrt(hidden), 1/sqrt(hidden)).
+"""
+from __future__ import annotations
+
+import math
+
+from ... import dtype as mstype
+from ...ops import functional as F
+from ...tensor import Tensor
+from ..cell import Cell
+from ..initializer import Uniform
+from ._utils import check_input, make_param
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    y = F.matmul(x, F.transpose(w, (1, 0)))
+    return y if b is None else y + b
+
+
+def _step(mode: str, x: Tensor, h, w_ih, w_hh, b_ih, b_hh):
+    """One time step; `h` is a Tensor, or (h, c) for LSTM. Returns the new state."""
+    if mode == "LSTM":
+        h_prev, c_prev = h
+        gates = _linear(x, w_ih, b_ih) + _linear(h_prev, w_hh, b_hh)
+        i, f, g, o = F.split(gates, gates.shape[-1] // 4, -1)
+        c = F.sigmoid(f) * c_prev + F.sigmoid(i) * F.tanh(g)
+        return F.sigmoid(o) * F.tanh(c), c
+    if mode == "GRU":
+        gi, gh = _linear(x, w_ih, b_ih), _linear(h, w_hh, b_hh)
+        n = gi.shape[-1] // 3
+        i_r, i_z, i_n = F.split(gi, n, -1)
+        h_r, h_z, h_n = F.split(gh, n, -1)
+        r, z = F.sigmoid(i_r + h_r), F.sigmoid(i_z + h_z)
+        new = F.tanh(i_n + r * h_n)
+        return (1 - z) * new + z * h
+    pre = _linear(x, w_ih, b_ih) + _linear(h, w_hh, b_hh)
+    return F.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
+
+
+class _RNNBase(Cell):
+    """Shared by RNN/LSTM/GRU: (seq, batch, input) input (batch_first: (batch, seq, input)), optional initial
+    state and `seq_length` (batch,) of valid lengths: past its length a sequence's outputs are zero and its
+    final state is the one at its last valid step."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, has_bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 dtype=mstype.float32) -> None:
+        super().__init__()
+        name = f"{type(self).__name__}(input_size={input_size}, hidden_size={hidden_size})"
+        if num_layers < 1:
+            raise ValueError(f"{name}: num_layers must be >= 1, got {num_layers}")
+        if not 0.0 <= float(dropout) < 1.0:
+            raise ValueError(f"{name}: dropout must be in [0, 1), got {dropout}")
+        self.mode, self.input_size, self.hidden_size, self.num_layers = mode, int(input_size), int(hidden_size), num_layers
+        self.has_bias, self.batch_first, self.dropout = bool(has_bias), bool(batch_first), float(dropout)
+        self.bidirectional, self.num_directions = bool(bidirectional), 2 if bidirectional else 1
+        gate = _GATES[mode] * hidden_size
+        init = Uniform(1 / math.sqrt(hidden_size))
+        suffixes = ["", "_reverse"][:self.num_directions]
+        names: dict[str, list] = {"weight_ih": [], "weight_hh": [], "bias_ih": [], "bias_hh": []}
+        for layer in range(num_layers):
+            in_size = input_size if layer == 0 else hidden_size * self.num_directions
+            for sfx in suffixes:
+                names["weight_ih"].append((f"weight_ih_l{layer}{sfx}", (gate, in_size)))
+                names["weight_hh"].append((f"weight_hh_l{layer}{sfx}", (gate, hidden_size)))
+                names["bias_ih"].append((f"bias_ih_l{layer}{sfx}", (gate,)))
+                names["bias_hh"].append((f"bias_hh_l{layer}{sfx}", (gate,)))
+        for kind in ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if has_bias else ()):
+            for pname, shape in names[kind]:
+                setattr(self, pname, make_param(name, pname, init, shape, dtype))
+
+    def _weights(self, layer: int, direction: int):
+        sfx = "_reverse" if direction else ""
+        get = lambda k: getattr(self, f"{k}_l{layer}{sfx}")  # noqa: E731
+        return (get("weight_ih"), get("weight_hh"), get("bias_ih") if self.has_bias else None,
+                get("bias_hh") if self.has_bias else None)
+
+    def _name(self) -> str:
+        return f"{type(self).__name__}(input_size={self.input_size}, hidden_size={self.hidden_size})"
+
+    def construct(self, x: Tensor, hx=None, seq_length: Tensor | None = None):
+        check_input(x.ndim == 3 and x.shape[-1] == self.input_size, self._name(), x,
+                    f"expected a 3-D input whose last dim is input_size {self.input_size}")
+        if self.batch_first:
+            x = F.transpose(x, (1, 0, 2))
+        steps, batch = x.shape[0], x.shape[1]
+        n_states = self.num_layers * self.num_directions
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            zeros = F.zeros((n_states, batch, self.hidden_size), x.dtype)
+            hx = (zeros, zeros) if lstm else zeros
+        h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+        mask = None
+        if seq_length is not None:
+            lengths = F.cast(seq_length, mstype.int32)
+            mask = [F.expand_dims(F.cast(lengths > t, x.dtype), -1) for t in range(steps)]  # (batch, 1) per step
+            rev_index = self._reverse_index(lengths, steps)
+        h_n, c_n = [], []
+        layer_in = x
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(self.num_directions):
+                k = layer * self.num_directions + d
+                state = (h0[k], c0[k]) if lstm else h0[k]
+                seq = layer_in
+                if d == 1:
+                    seq = self._reverse(seq, rev_index if mask is not None else None)
+                out, state = self._run(seq, state, self._weights(layer, d), mask)
+                if d == 1:
+                    out = self._reverse(out, rev_index if mask is not None else None)
+                outs.append(out)
+                h_n.append(state[0] if lstm else state)
+                if lstm:
+                    c_n.append(state[1])
+            layer_in = outs[0] if len(outs) == 1 else F.concat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        output = F.transpose(layer_in, (1, 0, 2)) if self.batch_first else layer_in
+        h = F.stack(h_n, 0)
+        return (output, (h, F.stack(c_n, 0))) if lstm else (output, h)
+
+    def _run(self, seq: Tensor, state, weights, mask):
+        outs = []
+        for t in range(seq.shape[0]):
+            new = _step(self.mode, seq[t], state, *weights)
+            if mask is not None:
+                m = mask[t]
+                if self.mode == "LSTM":
+                    new = (m * new[0] + (1 - m) * state[0], m * new[1] + (1 - m) * state[1])
+                else:
+                    new = m * new + (1 - m) * state
+                outs.append((new[0] if self.mode == "LSTM" else new) * m)
+            else:
+                outs.append(new[0] if self.mode == "LSTM" else new)
+            state = new
+        return F.stack(outs, 0), state
+
+    @staticmethod
+    def _reverse_index(lengths: Tensor, steps: int) -> Tensor:
+        """(steps, batch) indices reversing each sequence within its own length (padding stays in place)."""
+        t = F.expand_dims(F.arange(0, steps, dtype=mstype.int32), 1)
+        lens = F.expand_dims(lengths, 0)
+        return F.where(t < lens, lens - 1 - t, t)
+
+    @staticmethod
+    def _reverse(seq: Tensor, index: Tensor | None) -> Tensor:
+        if index is None:
+            return seq[::-1]
+        idx = F.broadcast_to(F.expand_dims(index, -1), tuple(seq.shape))
+        return F.gather_d(seq, 0, idx)
+
+    def extend_repr(self) -> str:
+        return (f"input_size={self.input_size}, hidden_size={self.hidden_size}, num_layers={self.num_layers}, "
+                f"has_bias={self.has_bias}, batch_first={self.batch_first}, dropout={self.dropout}, "
+                f"bidirectional={self.bidirectional}")
+
+
+class RNN(_RNNBase):
+    """Elman RNN, `h' = tanh(W_ih x + b_ih + W_hh h + b_hh)` (or relu with nonlinearity='relu')."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 has_bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 dtype=mstype.float32) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+        super().__init__(f"RNN_{nonlinearity.upper()}", input_size, hidden_size, num_layers, has_bias, batch_first,
+                         dropout, bidirectional, dtype)
+
+
+class LSTM(_RNNBase):
+    """Long short-term memory; returns `output, (h_n, c_n)`."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, has_bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 dtype=mstype.float32) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, has_bias, batch_first, dropout, bidirectional,
+                         dtype)
+
+
+class GRU(_RNNBase):
+    """Gated recurrent unit; returns `output, h_n`."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, has_bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 dtype=mstype.float32) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, has_bias, batch_first, dropout, bidirectional,
+                         dtype)
+
+
+class _CellBase(Cell):
+    mode = "RNN_TANH"
+
+    def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True, dtype=mstype.float32,
+                 mode: str | None = None) -> None:
+        super().__init__()
+        if mode is not None:
+            self.mode = mode
+        name = f"{type(self).__name__}(input_size={input_size}, hidden_size={hidden_size})"
+        self.input_size, self.hidden_size, self.has_bias = int(input_size), int(hidden_size), bool(has_bias)
+        gate = _GATES[self.mode] * hidden_size
+        init = Uniform(1 / math.sqrt(hidden_size))
+        self.weight_ih = make_param(name, "weight_ih", init, (gate, input_size), dtype)
+        self.weight_hh = make_param(name, "weight_hh", init, (gate, hidden_size), dtype)
+        if has_bias:
+            self.bias_ih = make_param(name, "bias_ih", init, (gate,), dtype)
+            self.bias_hh = make_param(name, "bias_hh", init, (gate,), dtype)
+
+    def _args(self):
+        return (self.weight_ih, self.weight_hh, self.bias_ih if self.has_bias else None,
+                self.bias_hh if self.has_bias else None)
+
+    def _zeros(self, x: Tensor) -> Tensor:
+        return F.zeros(tuple(x.shape[:-1]) + (self.hidden_size,), x.dtype)
+
+    def _check(self, x: Tensor) -> None:
+        check_input(x.ndim in (1, 2) and x.shape[-1] == self.input_size, type(self).__name__, x,
+                    f"expected (batch, {self.input_size}) or ({self.input_size},)")
+
+    def construct(self, x: Tensor, hx: Tensor | None = None) -> Tensor:
+        self._check(x)
+        return _step(self.mode, x, self._zeros(x) if hx is None else hx, *self._args())
+
+    def extend_repr(self) -> str:
+        return f"input_size={self.input_size}, hidden_size={self.hidden_size}, has_bias={self.has_bias}"
+
+
+class RNNCell(_CellBase):
+    def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True, nonlinearity: str = "tanh",
+                 dtype=mstype.float32) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+        super().__init__(input_size, hidden_size, has_bias, dtype, mode=f"RNN_{nonlinearity.upper()}")
+        self.nonlinearity = nonlinearity
+
+
+class GRUCell(_CellBase):
+    mode = "GRU"
+
+
+class LSTMCell(_CellBase):
+    """One LSTM step: `(h', c') = cell(x, (h, c))`."""
+
+    mode = "LSTM"
+
+    def construct(self, x: Tensor, hx=None):
+        self._check(x)
+        state = (self._zeros(x), self._zeros(x)) if hx is None else (hx[0], hx[1])
+        return _step("LSTM", x, state, *self._args())
