@@ -210,3 +210,9 @@ class CustomOpBuildError(CustomOpError):
         super().__init__(message)
         self.command = command
         self.compiler_output = compiler_output
+
+
+class CommunicationError(MsxError, RuntimeError):
+    """A distributed job could not start, or a collective asked for what the cluster cannot do."""
+
+    stage = "communication"

@@ -11,6 +11,7 @@ from jax.sharding import SingleDeviceSharding
 from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
+from ..parallel import spmd
 from .base import BackendBase, BuildConfig
 from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
 
@@ -35,6 +36,7 @@ class XlaExecutable:
     lowered: Any
     compiled: Any
     device: Any
+    spmd: bool = False  # one program over the process mesh: inputs and results are this rank's rows
 
     def as_text(self) -> str:
         return self.lowered.as_text()
@@ -55,7 +57,7 @@ class XlaBackend(BackendBase):
     @functools.cached_property
     def _devices(self) -> list:
         try:
-            return jax.devices(self.platform)
+            return jax.local_devices(backend=self.platform)  # this process's (all, without a cluster)
         except RuntimeError:  # jax has no such platform here
             return []
 
@@ -84,14 +86,16 @@ class XlaBackend(BackendBase):
         """Emit StableHLO for this backend's device: jax lowers the graph's evaluation (a `jax.stages.Lowered`)."""
         sharding = SingleDeviceSharding(self.device())
         rw = set(config.rw_params)
+        parallel = spmd.enabled()
 
         def structs(values):
-            return [jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
+            return [spmd.global_struct(s) if parallel else jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
                     for s in (to_struct(v.abstract) for v in values)]
 
         args = (structs(graph.inputs), structs([v for i, v in enumerate(graph.params) if i not in rw]),
                 structs([graph.params[i] for i in config.rw_params]))
-        jitted = jax.jit(graph_function(graph, config),
+        fn = graph_function(graph, config)
+        jitted = jax.jit(spmd.program(fn) if parallel else fn,
                          donate_argnums=(2,) if config.donate and config.rw_params else ())
         return jitted.lower(*args)
 
@@ -99,12 +103,17 @@ class XlaBackend(BackendBase):
 
     def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable | PolymorphicExecutable:
         if has_symbolic_inputs(graph):
+            if spmd.enabled():
+                raise BackendError(f"graph {graph.name}: symbolic input shapes are not supported in a multi-process "
+                                   f"job; give the inputs static shapes")
             return build_polymorphic(graph_function(graph, config), graph, config, self.device())
         lowered = self.lower(graph, config)
-        return XlaExecutable(lowered, lowered.compile(), self.device())
+        return XlaExecutable(lowered, lowered.compile(), self.device(), spmd.enabled())
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
+        if getattr(handle, "spmd", False):
+            return jax.tree_util.tree_map(spmd.to_local, compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))
         try:
             return compiled(*inputs)
         except ValueError:
