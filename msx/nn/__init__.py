@@ -8,6 +8,7 @@ from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELos
                    SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
 from .wrap import TrainOneStepCell, WithLossCell  # noqa: F401
 from .graph_cell import GraphCell  # noqa: F401
+from .distributed import DistributedGradReducer  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)

@@ -1,0 +1,51 @@
+"""A MindSpore data-parallel training script, unchanged MindSpore code but for the import (run by msrun).
+
+`python train_dp.py MODE OUT_DIR [STEPS]`: MODE is `pynative` or `jit`; every rank saves its parameters
+to OUT_DIR/rank_<r>.npz. Without msrun it is a one-process run on the whole batch (the reference).
+`MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
+"""
+import os
+import sys
+
+import numpy as np
+
+import msx as ms
+from msx import nn
+from msx.communication import get_group_size, get_rank, init
+
+mode, out_dir = sys.argv[1], sys.argv[2]
+epochs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+ms.set_seed(0)
+ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+init()
+rank, size = get_rank(), get_group_size()
+if os.environ.get("MSX_TEST_DIE_RANK") == str(rank):
+    print(f"rank {rank}: dying on purpose", flush=True)
+    sys.exit(3)
+
+rng = np.random.default_rng(0)
+x_all = rng.normal(size=(16, 4)).astype(np.float32)
+y_all = rng.normal(size=(16, 2)).astype(np.float32)
+ds = ms.dataset.NumpySlicesDataset({"x": x_all, "y": y_all}, shuffle=False, num_shards=size, shard_id=rank)
+ds = ds.batch(16 // size)
+
+net = nn.SequentialCell(nn.Dense(4, 8), nn.Tanh(), nn.Dense(8, 2))
+loss_fn = nn.MSELoss()
+optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
+grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
+
+
+def train_step(x, y):
+    loss, grads = grad_fn(x, y)
+    optimizer(grad_reducer(grads))
+    return loss
+
+
+if mode == "jit":
+    train_step = ms.jit(train_step)
+for _ in range(epochs):
+    for x, y in ds.create_tuple_iterator():
+        loss = train_step(x, y)
+        print(f"rank {rank}: loss {float(loss.asnumpy()):.6f}", flush=True)
+np.savez(os.path.join(out_dir, f"rank_{rank}.npz"), **{p.name: p.asnumpy() for p in net.trainable_params()})
