@@ -67,7 +67,7 @@ class XlaBackend(BackendBase):
     @property
     def reproduces_eager(self) -> bool:
         """Eager execution runs the same jax implementations, on jax's default device."""
-        return self.available() and self.device() == jax.devices()[0]
+        return self.available() and self.device() == jax.local_devices()[0]  # eager's default device, every rank
 
     def place(self, array: Any) -> Any:
         if isinstance(array, jax.core.Tracer) or self.device() in array.devices():
@@ -113,7 +113,8 @@ class XlaBackend(BackendBase):
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
         if getattr(handle, "spmd", False):
-            return jax.tree_util.tree_map(spmd.to_local, compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))
+            results = spmd.settled(compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))
+            return jax.tree_util.tree_map(spmd.to_local, results)
         try:
             return compiled(*inputs)
         except ValueError:

@@ -81,6 +81,13 @@ def to_local(x: jax.Array) -> jax.Array:
     return x.addressable_data(0)[0]
 
 
+def settled(result: Any) -> Any:
+    """Wait for a collective's result. jax dispatches asynchronously, and two collectives in flight at once may
+    run in a different order on different ranks (on CPU, gloo pairs them by order): one at a time keeps every
+    rank's sequence of collectives the same, so no rank ever sums another rank's different tensor."""
+    return jax.block_until_ready(result)
+
+
 def program(fn: Callable) -> Callable:
     """`fn` (rank-local arrays in and out, any pytrees) as the SPMD program over the process mesh."""
 
@@ -104,7 +111,7 @@ def all_reduce(x, op: str):
         return _LAX[op](x, AXIS)
     if isinstance(x, jax.core.Tracer) or not enabled():
         return x  # one rank (or shape inference): the reduction over one value is the value
-    return to_local(_eager_reduce(op)(to_global(x)))
+    return settled(to_local(_eager_reduce(op)(to_global(x))))
 
 
 def all_gather(x):
@@ -113,7 +120,7 @@ def all_gather(x):
         return jax.lax.all_gather(x, AXIS, tiled=True)
     if isinstance(x, jax.core.Tracer) or not enabled():
         return jnp.concatenate([x] * jax.process_count(), axis=0) if jax.process_count() > 1 else x
-    return to_local(_eager_gather()(to_global(x)))
+    return settled(to_local(_eager_gather()(to_global(x))))
 
 
 @functools.lru_cache(maxsize=None)

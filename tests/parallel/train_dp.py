@@ -1,6 +1,6 @@
 """A MindSpore data-parallel training script, unchanged MindSpore code but for the import (run by msrun).
 
-`python train_dp.py MODE OUT_DIR [STEPS]`: MODE is `pynative` or `jit`; every rank saves its parameters
+`python train_dp.py MODE OUT_DIR [EPOCHS]`: MODE is `pynative` or `jit:<capture_mode>`; every rank saves its parameters
 to OUT_DIR/rank_<r>.npz. Without msrun it is a one-process run on the whole batch (the reference).
 `MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
 """
@@ -42,10 +42,14 @@ def train_step(x, y):
     return loss
 
 
-if mode == "jit":
-    train_step = ms.jit(train_step)
+if mode.startswith("jit"):
+    train_step = ms.jit(train_step, capture_mode=mode.partition(":")[2] or "ast")
 for _ in range(epochs):
     for x, y in ds.create_tuple_iterator():
         loss = train_step(x, y)
         print(f"rank {rank}: loss {float(loss.asnumpy()):.6f}", flush=True)
-np.savez(os.path.join(out_dir, f"rank_{rank}.npz"), **{p.name: p.asnumpy() for p in net.trainable_params()})
+saved = {p.name: p.asnumpy() for p in net.trainable_params()}
+if mode.startswith("jit"):  # the step ran compiled, as one program whose StableHLO reduces over the ranks
+    saved["_xla_compiles"] = np.array(train_step.cache_info()["xla_compiles"])
+    saved["_hlo_all_reduce"] = np.array("all_reduce" in train_step.lower(x, y).as_text())
+np.savez(os.path.join(out_dir, f"rank_{rank}.npz"), **saved)
