@@ -27,8 +27,11 @@ import time
 from dataclasses import dataclass
 from typing import IO, Sequence
 
+from .communication.management import JOINED_MARK
+
 TAIL_LINES = 40
 POLL_S = 0.2
+GRACE_S = 2.0
 
 
 @dataclass
@@ -140,9 +143,14 @@ def _signal(w: Worker, sig: int) -> None:
         pass
 
 
-def join(workers: list[Worker]) -> int:
-    """Wait for all workers; the first failure stops the rest and its code is returned."""
+def join(workers: list[Worker], timeout: int) -> int:
+    """Wait for all workers; the first failure stops the rest and its code is returned.
+
+    A rank's death usually makes its peers' collectives fail too, within moments: every worker that failed
+    on its own within `GRACE_S` of the first is reported with its log tail, so the dead rank is among them.
+    """
     pending = list(workers)
+    signal.signal(signal.SIGTERM, _interrupt)  # msrun stopped from outside stops its workers too
     try:
         while pending:
             for w in list(pending):
@@ -151,10 +159,16 @@ def join(workers: list[Worker]) -> int:
                     continue
                 pending.remove(w)
                 if code != 0:
+                    failed = [w] + _also_failed(pending)
                     stop(pending)
-                    print(f"msrun: worker {w.rank} (pid {w.process.pid}) exited with code {code}; stopped the "
-                          f"other workers. Last lines of {w.log_path}:\n{tail(w.log_path)}", file=sys.stderr,
-                          flush=True)
+                    for f in failed:
+                        print(f"msrun: worker {f.rank} (pid {f.process.pid}) exited with code {f.process.returncode}."
+                              f" Last lines of {f.log_path}:\n{tail(f.log_path)}", file=sys.stderr, flush=True)
+                        if not _joined(f):
+                            print(f"msrun: worker {f.rank} had not joined the cluster: it did not form within "
+                                  f"--cluster_time_out={timeout} s, or the worker failed before joining",
+                                  file=sys.stderr, flush=True)
+                    print("msrun: stopped the other workers; the job failed", file=sys.stderr, flush=True)
                     return code if code > 0 else 128 - code
             time.sleep(POLL_S)
     except KeyboardInterrupt:
@@ -167,6 +181,28 @@ def join(workers: list[Worker]) -> int:
     return 0
 
 
+def _joined(w: Worker) -> bool:
+    with open(w.log_path, errors="replace") as f:
+        return JOINED_MARK in f.read()
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _also_failed(pending: list[Worker]) -> list[Worker]:
+    """The workers that fail on their own within GRACE_S (removed from `pending`)."""
+    deadline, failed = time.monotonic() + GRACE_S, []
+    while pending and time.monotonic() < deadline:
+        for w in list(pending):
+            if w.process.poll() is not None:
+                pending.remove(w)
+                if w.process.returncode != 0:
+                    failed.append(w)
+        time.sleep(POLL_S)
+    return failed
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     check(args)
@@ -175,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for w in workers:
             w.log.close()
         return 0
-    return join(workers)
+    return join(workers, args.cluster_time_out)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,13 @@ choice, not ours. Without a launcher `init()` makes a one-process group
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 from ..errors import CommunicationError
 
 BACKENDS = ("hccl", "nccl", "mccl", "gloo")
+JOINED_MARK = "msx: joined the cluster:"  # a worker's log line once it is part of the cluster
 _JOINED_ENV = "MSX_CLUSTER_PID"  # set by the worker that joined; a child it spawns inherits it and does not join
 
 
@@ -61,6 +63,7 @@ def join_if_launched() -> None:
                                  f"{timeout} s (MS_TOPO_TIMEOUT, msrun's --cluster_time_out): {exc}") from exc
     os.environ[_JOINED_ENV] = str(os.getpid())
     _joined = True
+    print(f"{JOINED_MARK} rank {rank} of {size} at {host}:{port}", file=sys.stderr, flush=True)  # msrun reads it
 
 
 def init(backend_name: str | None = None) -> None:

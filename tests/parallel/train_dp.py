@@ -1,7 +1,8 @@
-"""A MindSpore data-parallel training script, unchanged MindSpore code but for the import (run by msrun).
+"""A MindSpore data-parallel training script, MindSpore's code but for the import (run by msrun in the tests).
 
-`python train_dp.py MODE OUT_DIR [EPOCHS]`: MODE is `pynative` or `jit:<capture_mode>`; every rank saves its parameters
-to OUT_DIR/rank_<r>.npz. Without msrun it is a one-process run on the whole batch (the reference).
+`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative` and `jit:<capture_mode>`; for each,
+a fresh MLP (same seed) trains 3 steps and every rank saves its parameters to OUT_DIR/<mode>_rank<r>.npz.
+Without msrun it is a one-process run on the whole batch (the reference).
 `MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
 """
 import os
@@ -13,9 +14,7 @@ import msx as ms
 from msx import nn
 from msx.communication import get_group_size, get_rank, init
 
-mode, out_dir = sys.argv[1], sys.argv[2]
-epochs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-ms.set_seed(0)
+modes, out_dir = sys.argv[1].split(","), sys.argv[2]
 ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
 init()
 rank, size = get_rank(), get_group_size()
@@ -29,27 +28,27 @@ y_all = rng.normal(size=(16, 2)).astype(np.float32)
 ds = ms.dataset.NumpySlicesDataset({"x": x_all, "y": y_all}, shuffle=False, num_shards=size, shard_id=rank)
 ds = ds.batch(16 // size)
 
-net = nn.SequentialCell(nn.Dense(4, 8), nn.Tanh(), nn.Dense(8, 2))
-loss_fn = nn.MSELoss()
-optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
-grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
-grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
+for mode in modes:
+    ms.set_seed(0)  # every rank starts from the same parameters
+    net = nn.SequentialCell(nn.Dense(4, 8), nn.Tanh(), nn.Dense(8, 2))
+    loss_fn = nn.MSELoss()
+    optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
+    grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
 
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(grad_reducer(grads))
+        return loss
 
-def train_step(x, y):
-    loss, grads = grad_fn(x, y)
-    optimizer(grad_reducer(grads))
-    return loss
-
-
-if mode.startswith("jit"):
-    train_step = ms.jit(train_step, capture_mode=mode.partition(":")[2] or "ast")
-for _ in range(epochs):
-    for x, y in ds.create_tuple_iterator():
-        loss = train_step(x, y)
-        print(f"rank {rank}: loss {float(loss.asnumpy()):.6f}", flush=True)
-saved = {p.name: p.asnumpy() for p in net.trainable_params()}
-if mode.startswith("jit"):  # the step ran compiled, as one program whose StableHLO reduces over the ranks
-    saved["_xla_compiles"] = np.array(train_step.cache_info()["xla_compiles"])
-    saved["_hlo_all_reduce"] = np.array("all_reduce" in train_step.lower(x, y).as_text())
-np.savez(os.path.join(out_dir, f"rank_{rank}.npz"), **saved)
+    if mode.startswith("jit"):
+        train_step = ms.jit(train_step, capture_mode=mode.partition(":")[2])
+    for _ in range(3):
+        for x, y in ds.create_tuple_iterator():
+            loss = train_step(x, y)
+            print(f"rank {rank} {mode}: loss {float(loss.asnumpy()):.6f}", flush=True)
+    saved = {p.name: p.asnumpy() for p in net.trainable_params()}
+    if mode.startswith("jit"):  # the step ran compiled, as one program whose StableHLO reduces over the ranks
+        saved["_xla_compiles"] = np.array(train_step.cache_info()["xla_compiles"])
+        saved["_hlo_all_reduce"] = np.array("all_reduce" in train_step.lower(x, y).as_text())
+    np.savez(os.path.join(out_dir, f"{mode.replace(':', '_')}_rank{rank}.npz"), **saved)
