@@ -19,7 +19,7 @@ from msx.errors import CommunicationError, ContextError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "tests", "parallel", "train_dp.py")
-MODES = ("pynative", "jit:ast", "jit:bytecode", "jit:trace")
+MODES = ("pynative", "jit:ast", "jit:bytecode", "jit:trace", "train_one_step")
 JOB_TIMEOUT = 420  # a loaded 2-core machine; a healthy job takes ~30 s
 
 

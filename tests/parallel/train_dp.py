@@ -1,6 +1,7 @@
 """A MindSpore data-parallel training script, MindSpore's code but for the import (run by msrun in the tests).
 
-`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative` and `jit:<capture_mode>`; for each,
+`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and
+`train_one_step` (a jitted `nn.TrainOneStepCell`); for each,
 a fresh MLP (same seed) trains 3 steps and every rank saves its parameters to OUT_DIR/<mode>_rank<r>.npz.
 Without msrun it is a one-process run on the whole batch (the reference).
 `MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
@@ -41,14 +42,16 @@ for mode in modes:
         optimizer(grad_reducer(grads))
         return loss
 
-    if mode.startswith("jit"):
+    if mode == "train_one_step":  # the reducer is inserted by TrainOneStepCell in DATA_PARALLEL
+        train_step = ms.jit(nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer))
+    elif mode.startswith("jit"):
         train_step = ms.jit(train_step, capture_mode=mode.partition(":")[2])
     for _ in range(3):
         for x, y in ds.create_tuple_iterator():
             loss = train_step(x, y)
             print(f"rank {rank} {mode}: loss {float(loss.asnumpy()):.6f}", flush=True)
     saved = {p.name: p.asnumpy() for p in net.trainable_params()}
-    if mode.startswith("jit"):  # the step ran compiled, as one program whose StableHLO reduces over the ranks
+    if mode != "pynative":  # the step ran compiled, as one program whose StableHLO reduces over the ranks
         saved["_xla_compiles"] = np.array(train_step.cache_info()["xla_compiles"])
         saved["_hlo_all_reduce"] = np.array("all_reduce" in train_step.lower(x, y).as_text())
     np.savez(os.path.join(out_dir, f"{mode.replace(':', '_')}_rank{rank}.npz"), **saved)
