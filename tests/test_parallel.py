@@ -180,6 +180,13 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
                               ("bogus", 1, "unknown key")):
         with pytest.raises(ContextError, match=words):
             ms.set_auto_parallel_context(**{key: value})
+    from msx.communication import init
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        init()
+    with pytest.raises(ContextError, match="device_num=4 but the job has 1 rank"):
+        ms.set_auto_parallel_context(device_num=4)
     with pytest.raises(ContextError):  # all checked before any applied
         ms.set_auto_parallel_context(gradients_mean=False, pipeline_stages=4)
     assert ms.get_auto_parallel_context("gradients_mean") is True

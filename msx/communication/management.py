@@ -79,7 +79,9 @@ def init(backend_name: str | None = None) -> None:
         warnings.warn("msx.communication.init: no launcher (msrun) started this process; running as a one-process "
                       "group (rank 0, size 1)", stacklevel=2)
     import jax
+    from ..parallel.context import check_device_num
 
+    check_device_num()
     GlobalComm.BACKEND = backend_name or ("nccl" if jax.default_backend() == "gpu" else "hccl")
     GlobalComm.INITED = True
 

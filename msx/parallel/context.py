@@ -141,7 +141,21 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
         if key not in _CHECKS:
             raise ContextError(f"set_auto_parallel_context: unknown key {key!r}; valid keys are {sorted(_CHECKS)}")
         _CHECKS[key](value)
+    from ..communication.management import GlobalComm
+
+    if "device_num" in kwargs and GlobalComm.INITED:
+        check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))
+
+
+def check_device_num(device_num: int | None = None) -> None:
+    """`device_num`, when set, must be the job's number of ranks: msx does not run part of a job's ranks."""
+    import jax
+
+    device_num = _set.get("device_num") if device_num is None else device_num
+    if device_num is not None and device_num != jax.process_count():
+        raise ContextError(f"set_auto_parallel_context: device_num={device_num} but the job has "
+                           f"{jax.process_count()} rank(s) (msrun --worker_num); leave device_num unset or match it")
 
 
 def get_auto_parallel_context(attr_key: str) -> Any:
