@@ -73,6 +73,17 @@ def test_two_ranks_train_like_one_process_on_the_whole_batch(two_ranks, referenc
             assert int(r["_xla_compiles"]) == 1 and bool(r["_hlo_all_reduce"])  # compiled once, one SPMD program
 
 
+def test_collectives_over_two_ranks_eager_and_jitted_equal_numpy(two_ranks):
+    rows = [np.arange(6, dtype=np.float32).reshape(2, 3) * (r + 1) - r for r in (0, 1)]
+    want = {"sum": np.sum(rows, 0), "max": np.max(rows, 0), "min": np.min(rows, 0), "prod": np.prod(rows, 0),
+            "gather": np.concatenate(rows, 0)}
+    for r in (0, 1):
+        got = np.load(two_ranks / f"collectives_rank{r}.npz")
+        for kind, value in want.items():
+            for how in ("eager", "jit"):
+                np.testing.assert_allclose(got[f"{how}_{kind}"], value, rtol=1e-6, err_msg=f"{how} {kind} rank {r}")
+
+
 def test_each_worker_has_its_log(two_ranks):
     for r in (0, 1):
         log = (two_ranks / "log" / f"worker_{r}.log").read_text()

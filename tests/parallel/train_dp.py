@@ -23,6 +23,19 @@ if os.environ.get("MSX_TEST_DIE_RANK") == str(rank):
     print(f"rank {rank}: dying on purpose", flush=True)
     sys.exit(3)
 
+# collectives on rank-dependent values, eagerly and in a compiled graph (saved for the test to check with numpy)
+from msx import ops  # noqa: E402
+from msx.communication import comm_func  # noqa: E402
+
+mine = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3) * (rank + 1) - rank)
+collectives = {}
+for op in ("sum", "max", "min", "prod"):
+    collectives[f"eager_{op}"] = ops.AllReduce(op)(mine).asnumpy()
+    collectives[f"jit_{op}"] = ms.jit(lambda t, op=op: ops.AllReduce(op)(t * 1.0))(mine).asnumpy()
+collectives["eager_gather"] = comm_func.all_gather_into_tensor(mine).asnumpy()
+collectives["jit_gather"] = ms.jit(lambda t: ops.AllGather()(t + 0.0))(mine).asnumpy()
+np.savez(os.path.join(out_dir, f"collectives_rank{rank}.npz"), **collectives)
+
 rng = np.random.default_rng(0)
 x_all = rng.normal(size=(16, 4)).astype(np.float32)
 y_all = rng.normal(size=(16, 2)).astype(np.float32)
