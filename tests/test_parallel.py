@@ -76,10 +76,10 @@ def test_two_ranks_train_like_one_process_on_the_whole_batch(two_ranks, referenc
 def test_collectives_over_two_ranks_eager_and_jitted_equal_numpy(two_ranks):
     rows = [np.arange(6, dtype=np.float32).reshape(2, 3) * (r + 1) - r for r in (0, 1)]
     want = {"sum": np.sum(rows, 0), "max": np.max(rows, 0), "min": np.min(rows, 0), "prod": np.prod(rows, 0),
-            "gather": np.concatenate(rows, 0)}
+            "gather": np.concatenate(rows, 0), "broadcast": rows[1]}
     for r in (0, 1):
         got = np.load(two_ranks / f"collectives_rank{r}.npz")
-        for kind, value in want.items():
+        for kind, value in {**want, "scatter": np.sum(rows, 0)[r:r + 1]}.items():
             for how in ("eager", "jit"):
                 np.testing.assert_allclose(got[f"{how}_{kind}"], value, rtol=1e-6, err_msg=f"{how} {kind} rank {r}")
 
@@ -153,8 +153,12 @@ def test_collectives_on_one_rank_are_the_identity_eager_and_jitted():
         f = ms.jit(lambda t: comm_func.all_reduce(t * 2), capture_mode=mode)
         np.testing.assert_array_equal(f(x).asnumpy(), x.asnumpy() * 2)
     assert "AllReduce" in str(ms.jit(lambda t: ops.AllReduce()(t)).capture(x))
+    np.testing.assert_array_equal(comm_func.reduce_scatter_tensor(x).asnumpy(), x.asnumpy())
+    np.testing.assert_array_equal(ops.Broadcast(0)((x,))[0].asnumpy(), x.asnumpy())
     with pytest.raises(ValueError, match="op must be one of"):
         ops.AllReduce("avg")
+    with pytest.raises(ValueError, match="root_rank=1 is not a rank of this group of 1"):
+        comm_func.broadcast(x, src=1)
 
 
 def test_grad_reducer_divides_by_the_degree_and_follows_gradients_mean():

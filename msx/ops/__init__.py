@@ -11,7 +11,7 @@ from .classes import PrimitiveOp  # noqa: F401
 from .clip import clip_by_global_norm  # noqa: F401
 from ..autograd import GradOperation  # noqa: F401
 from .custom import Custom, CustomOpBuilder  # noqa: F401
-from .comm_ops import AllGather, AllReduce, ReduceOp  # noqa: F401
+from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()

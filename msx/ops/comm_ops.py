@@ -33,6 +33,20 @@ def all_gather(x, *, group: str = "hccl_world_group"):
     return spmd.all_gather(x)
 
 
+@primitive("ReduceScatter", attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
+def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
+    """Reduce `x` over the ranks; rank r keeps the r-th slice of axis 0 (axis 0 must divide by the group size)."""
+    if op not in REDUCE_OPS:
+        raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
+    return spmd.reduce_scatter(x, op)
+
+
+@primitive("Broadcast", attrs=("root_rank", "group"), category="comm", differentiable=False)
+def broadcast(x, *, root_rank: int = 0, group: str = "hccl_world_group"):
+    """Rank `root_rank`'s `x` on every rank."""
+    return spmd.broadcast(x, root_rank)
+
+
 class ReduceOp:
     """MindSpore's reduction kinds for `AllReduce`."""
 
@@ -66,3 +80,29 @@ class AllGather:
 
     def __call__(self, x):
         return all_gather(x, group=self.group)
+
+
+class ReduceScatter:
+    """`ops.ReduceScatter(op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP)`: reduce, then keep this rank's slice."""
+
+    name = "ReduceScatter"
+
+    def __init__(self, op: str = ReduceOp.SUM, group: str = "hccl_world_group") -> None:
+        if op not in REDUCE_OPS:
+            raise ValueError(f"ReduceScatter: op must be one of {REDUCE_OPS}, got {op!r}")
+        self.op, self.group = op, group
+
+    def __call__(self, x):
+        return reduce_scatter(x, op=self.op, group=self.group)
+
+
+class Broadcast:
+    """`ops.Broadcast(root_rank, group=GlobalComm.WORLD_COMM_GROUP)`: MindSpore's form takes and returns a tuple."""
+
+    name = "Broadcast"
+
+    def __init__(self, root_rank: int, group: str = "hccl_world_group") -> None:
+        self.root_rank, self.group = root_rank, group
+
+    def __call__(self, x):
+        return tuple(broadcast(t, root_rank=self.root_rank, group=self.group) for t in x)

@@ -123,6 +123,28 @@ def all_gather(x):
     return settled(to_local(_eager_gather()(to_global(x))))
 
 
+def reduce_scatter(x, op: str):
+    """Reduce `x` over the ranks and give rank r the r-th of `group size` equal slices along axis 0."""
+    n = jax.process_count()
+    if x.shape[0] % n:
+        raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by the group size {n}")
+    if _state.inside and op == "sum":
+        return jax.lax.psum_scatter(x, AXIS, tiled=True)
+    total = all_reduce(x, op)
+    rank = jax.lax.axis_index(AXIS) if _state.inside else jax.process_index()
+    return jax.lax.dynamic_slice_in_dim(total, rank * (x.shape[0] // n), x.shape[0] // n, axis=0)
+
+
+def broadcast(x, root: int):
+    """Rank `root`'s `x` on every rank."""
+    n = jax.process_count()
+    if not 0 <= root < n:
+        raise ValueError(f"root_rank={root} is not a rank of this group of {n}")
+    if n == 1 or (isinstance(x, jax.core.Tracer) and not _state.inside):
+        return x
+    return jnp.reshape(all_gather(x[None]), (n, *x.shape))[root]
+
+
 @functools.lru_cache(maxsize=None)
 def _eager_reduce(op: str) -> Callable:
     return jax.jit(lambda rows: _NUMPY[op](rows, axis=0)[None].repeat(rows.shape[0], 0),

@@ -34,6 +34,10 @@ for op in ("sum", "max", "min", "prod"):
     collectives[f"jit_{op}"] = ms.jit(lambda t, op=op: ops.AllReduce(op)(t * 1.0))(mine).asnumpy()
 collectives["eager_gather"] = comm_func.all_gather_into_tensor(mine).asnumpy()
 collectives["jit_gather"] = ms.jit(lambda t: ops.AllGather()(t + 0.0))(mine).asnumpy()
+collectives["eager_scatter"] = comm_func.reduce_scatter_tensor(mine).asnumpy()
+collectives["jit_scatter"] = ms.jit(lambda t: ops.ReduceScatter()(t * 1.0))(mine).asnumpy()
+collectives["eager_broadcast"] = comm_func.broadcast(mine, src=size - 1).asnumpy()
+collectives["jit_broadcast"] = ms.jit(lambda t: ops.Broadcast(size - 1)((t * 1.0,))[0])(mine).asnumpy()
 np.savez(os.path.join(out_dir, f"collectives_rank{rank}.npz"), **collectives)
 
 rng = np.random.default_rng(0)
