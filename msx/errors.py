@@ -226,3 +226,9 @@ class ProfilerError(MsxError, ValueError):
     """`msx.Profiler` was used in a way it cannot honour (two recordings at once, step() without a schedule)."""
 
     stage = "profiler"
+
+
+class CommunicationError(MsxError, RuntimeError):
+    """A distributed job could not start, or a collective asked for what the cluster cannot do."""
+
+    stage = "communication"

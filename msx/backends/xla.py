@@ -14,6 +14,7 @@ from .. import hostevents
 from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
+from ..parallel import spmd
 from .base import BackendBase, BuildConfig
 from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
 
@@ -51,6 +52,7 @@ class XlaExecutable:
     compiled: Any
     device: Any
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
+    spmd: bool = False  # one program over the process mesh: inputs and results are this rank's rows
 
     def as_text(self) -> str:
         return self.lowered.as_text()
@@ -71,7 +73,7 @@ class XlaBackend(BackendBase):
     @functools.cached_property
     def _devices(self) -> list:
         try:
-            return jax.devices(self.platform)
+            return jax.local_devices(backend=self.platform)  # this process's (all, without a cluster)
         except RuntimeError:  # jax has no such platform here
             return []
 
@@ -81,7 +83,7 @@ class XlaBackend(BackendBase):
     @property
     def reproduces_eager(self) -> bool:
         """Eager execution runs the same jax implementations, on jax's default device."""
-        return self.available() and self.device() == jax.devices()[0]
+        return self.available() and self.device() == jax.local_devices()[0]  # eager's default device, every rank
 
     def place(self, array: Any) -> Any:
         if isinstance(array, jax.core.Tracer) or self.device() in array.devices():
@@ -100,14 +102,16 @@ class XlaBackend(BackendBase):
         """Emit StableHLO for this backend's device: jax lowers the graph's evaluation (a `jax.stages.Lowered`)."""
         sharding = SingleDeviceSharding(self.device())
         rw = set(config.rw_params)
+        parallel = spmd.enabled()
 
         def structs(values):
-            return [jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
+            return [spmd.global_struct(s) if parallel else jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
                     for s in (to_struct(v.abstract) for v in values)]
 
         args = (structs(graph.inputs), structs([v for i, v in enumerate(graph.params) if i not in rw]),
                 structs([graph.params[i] for i in config.rw_params]))
-        jitted = jax.jit(graph_function(graph, config),
+        fn = graph_function(graph, config)
+        jitted = jax.jit(spmd.program(fn) if parallel else fn,
                          donate_argnums=(2,) if config.donate and config.rw_params else ())
         return jitted.lower(*args)
 
@@ -116,14 +120,20 @@ class XlaBackend(BackendBase):
     def build(self, graph: Graph, config: BuildConfig) -> XlaExecutable | PolymorphicExecutable:
         with hostevents.span("msx.compile", graph.name):
             if has_symbolic_inputs(graph):
+                if spmd.enabled():
+                    raise BackendError(f"graph {graph.name}: symbolic input shapes are not supported in a "
+                                       f"multi-process job; give the inputs static shapes")
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
             lowered = self.lower(graph, config)
-            handle = XlaExecutable(lowered, lowered.compile(), self.device(), graph)
+            handle = XlaExecutable(lowered, lowered.compile(), self.device(), graph, spmd.enabled())
         BUILT.append(weakref.ref(handle))
         return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
+        if getattr(handle, "spmd", False):
+            results = spmd.settled(compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))
+            return jax.tree_util.tree_map(spmd.to_local, results)
         if hostevents.ACTIVE:
             with hostevents.span("msx.run", handle.graph.name if isinstance(handle, XlaExecutable) else "polymorphic"):
                 return self._run(compiled, handle, inputs)

@@ -9,6 +9,7 @@ from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELos
 from .loss_more import *  # noqa: F401,F403
 from .wrap import TrainOneStepCell, WithLossCell  # noqa: F401
 from .graph_cell import GraphCell  # noqa: F401
+from .distributed import DistributedGradReducer  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)

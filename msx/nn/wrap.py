@@ -4,7 +4,9 @@ from __future__ import annotations
 from ..autograd import value_and_grad
 from ..ops import functional as F
 from ..tensor import Tensor
+from ..parallel.context import ParallelMode, get_auto_parallel_context
 from .cell import Cell
+from .distributed import DistributedGradReducer
 
 
 class WithLossCell(Cell):
@@ -39,6 +41,9 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = sens
         self._grad_fn = value_and_grad(self._forward, None, self.weights, has_aux=True)
+        # MindSpore's reducer_flag: in a data-parallel job the gradients are reduced over the ranks
+        data_parallel = get_auto_parallel_context("parallel_mode") == ParallelMode.DATA_PARALLEL
+        self.grad_reducer = DistributedGradReducer(self.weights) if data_parallel else None
 
     def _forward(self, *inputs: Tensor) -> tuple[Tensor, Tensor]:
         """(loss * sens summed, loss): the first is differentiated, the second returned as is."""
@@ -48,5 +53,7 @@ class TrainOneStepCell(Cell):
 
     def construct(self, *inputs: Tensor) -> Tensor:
         (_, loss), grads = self._grad_fn(*inputs)
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss

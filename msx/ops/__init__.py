@@ -6,6 +6,7 @@ The public names are exactly `__all__`: the functional ops (`functional.__all__`
 """
 from . import array_ops, math_ops, nn_ops  # noqa: F401  (declare the primitives)
 from . import optim_ops  # noqa: F401
+from . import comm_ops  # noqa: F401
 from .primitive import REGISTRY, get_primitive  # noqa: F401  (msx additions: the primitive registry)
 from .functional import *  # noqa: F401,F403
 from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  (shadow builtins on purpose)
@@ -17,11 +18,12 @@ from ..tensor import Tensor  # noqa: F401  (MindSpore's ops exports Tensor too)
 from .custom import Custom, CustomOpBuilder  # noqa: F401
 from . import functional, classes  # noqa: F401
 from . import composite, operations  # noqa: F401  (`from mindspore.ops import operations as P, composite as C`)
+from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
 from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach()
 
 __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "clip_by_global_norm", "GradOperation", "Tensor", "Custom",
-    "CustomOpBuilder", "functional", "operations"})
+    "CustomOpBuilder", "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter"})
 from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)

@@ -1,0 +1,108 @@
+"""Collective primitives (MindSpore's `AllReduce`, `AllGather`) over the ranks of the job.
+
+Their meaning is `msx.parallel.spmd`: eagerly a tiny jitted reduction
+over jax's process mesh, inside a compiled graph of a multi-process job a
+`lax.psum`/`lax.all_gather` over the mesh axis (the xla backend runs such a
+graph as one `shard_map` program), and in a one-process job the identity.
+"""
+from __future__ import annotations
+
+from ..parallel import spmd
+from .primitive import primitive
+
+REDUCE_OPS = ("sum", "max", "min", "prod", "mean")
+
+
+def _check_reduce(x, *, op: str, group: str) -> str | None:
+    if op not in REDUCE_OPS:
+        return f"op must be one of {REDUCE_OPS}, got {op!r}"
+    return None
+
+
+@primitive("AllReduce", attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
+def all_reduce(x, *, op: str = "sum", group: str = "hccl_world_group"):
+    """Reduce `x` elementwise over every rank; each rank gets the result."""
+    if op not in REDUCE_OPS:
+        raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
+    return spmd.all_reduce(x, op)
+
+
+@primitive("AllGather", attrs=("group",), category="comm", differentiable=False)
+def all_gather(x, *, group: str = "hccl_world_group"):
+    """Concatenate every rank's `x` along axis 0, in rank order."""
+    return spmd.all_gather(x)
+
+
+@primitive("ReduceScatter", attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
+def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
+    """Reduce `x` over the ranks; rank r keeps the r-th slice of axis 0 (axis 0 must divide by the group size)."""
+    if op not in REDUCE_OPS:
+        raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
+    return spmd.reduce_scatter(x, op)
+
+
+@primitive("Broadcast", attrs=("root_rank", "group"), category="comm", differentiable=False)
+def broadcast(x, *, root_rank: int = 0, group: str = "hccl_world_group"):
+    """Rank `root_rank`'s `x` on every rank."""
+    return spmd.broadcast(x, root_rank)
+
+
+class ReduceOp:
+    """MindSpore's reduction kinds for `AllReduce`."""
+
+    SUM = "sum"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
+
+
+class AllReduce:
+    """`ops.AllReduce(op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP)`: class view of the primitive."""
+
+    name = "AllReduce"
+
+    def __init__(self, op: str = ReduceOp.SUM, group: str = "hccl_world_group") -> None:
+        if op not in REDUCE_OPS:
+            raise ValueError(f"AllReduce: op must be one of {REDUCE_OPS}, got {op!r}")
+        self.op, self.group = op, group
+
+    def __call__(self, x):
+        return all_reduce(x, op=self.op, group=self.group)
+
+
+class AllGather:
+    """`ops.AllGather(group=GlobalComm.WORLD_COMM_GROUP)`: every rank's input concatenated along axis 0."""
+
+    name = "AllGather"
+
+    def __init__(self, group: str = "hccl_world_group") -> None:
+        self.group = group
+
+    def __call__(self, x):
+        return all_gather(x, group=self.group)
+
+
+class ReduceScatter:
+    """`ops.ReduceScatter(op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP)`: reduce, then keep this rank's slice."""
+
+    name = "ReduceScatter"
+
+    def __init__(self, op: str = ReduceOp.SUM, group: str = "hccl_world_group") -> None:
+        if op not in REDUCE_OPS:
+            raise ValueError(f"ReduceScatter: op must be one of {REDUCE_OPS}, got {op!r}")
+        self.op, self.group = op, group
+
+    def __call__(self, x):
+        return reduce_scatter(x, op=self.op, group=self.group)
+
+
+class Broadcast:
+    """`ops.Broadcast(root_rank, group=GlobalComm.WORLD_COMM_GROUP)`: MindSpore's form takes and returns a tuple."""
+
+    name = "Broadcast"
+
+    def __init__(self, root_rank: int, group: str = "hccl_world_group") -> None:
+        self.root_rank, self.group = root_rank, group
+
+    def __call__(self, x):
+        return tuple(broadcast(t, root_rank=self.root_rank, group=self.group) for t in x)

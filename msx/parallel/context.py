@@ -1,0 +1,183 @@
+"""MindSpore's auto-parallel context (`set_auto_parallel_context` and friends) and `ParallelMode`.
+
+Only what msx really does is accepted: `stand_alone` and `data_parallel`
+(per-rank programs joined by `AllReduce`, see `msx.parallel.spmd`). A key or
+value msx cannot honour yet (`semi_auto_parallel`, `pipeline_stages > 1`, the
+parallel optimizer, ...) is refused with a `ContextError` that says so, never
+stored and ignored. Keys that only tune communication performance
+(`all_reduce_fusion_config`, `comm_fusion`) are accepted: XLA schedules and
+fuses the collectives itself, and results do not depend on them.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from ..errors import ContextError
+
+
+class ParallelMode:
+    """Parallel mode options (MindSpore's `ParallelMode`)."""
+
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+HONOURED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
+SEARCH_MODES = ("recursive_programming", "sharding_propagation", "dynamic_programming")
+
+_DEFAULTS: dict[str, Any] = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "device_num": 1,
+    "global_rank": 0,
+    "gradients_mean": False,
+    "gradient_fp32_sync": True,
+    "parameter_broadcast": False,
+    "full_batch": False,
+    "dataset_strategy": "data_parallel",
+    "enable_parallel_optimizer": False,
+    "parallel_optimizer_config": {},
+    "search_mode": "recursive_programming",
+    "pipeline_stages": 1,
+    "grad_accumulation_step": 1,
+    "all_reduce_fusion_config": [],
+    "comm_fusion": {},
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_save_file": "",
+    "loss_repeated_mean": True,
+    "enable_alltoall": False,
+    "force_fp32_communication": False,
+    "sharding_propagation": False,
+    "auto_pipeline": False,
+}
+_set: dict[str, Any] = {}  # keys the user set explicitly (device_num/global_rank otherwise follow the cluster)
+
+
+def _not_yet(key: str, value: Any, what: str) -> ContextError:
+    return ContextError(f"set_auto_parallel_context: {key}={value!r} is not supported by msx yet ({what}); "
+                        f"msx runs stand_alone and data_parallel (see docs/parallel.md)")
+
+
+def _mode(v):
+    if v not in ParallelMode.MODE_LIST:
+        raise ContextError(f"set_auto_parallel_context: parallel_mode={v!r} is not valid; choose one of "
+                           f"{ParallelMode.MODE_LIST}")
+    if v not in HONOURED_MODES:
+        raise _not_yet("parallel_mode", v, "sharding strategies (.shard) are not implemented")
+
+
+def _positive_int(key: str) -> Callable:
+    def check(v):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ContextError(f"set_auto_parallel_context: {key} must be an int >= 1, got {v!r}")
+    return check
+
+
+def _bool(key: str) -> Callable:
+    def check(v):
+        if not isinstance(v, bool):
+            raise ContextError(f"set_auto_parallel_context: {key} must be a bool, got {v!r}")
+    return check
+
+
+def _only(key: str, allowed: Any, what: str) -> Callable:
+    """Accept only the value msx implements; any other is refused as not supported."""
+    def check(v):
+        if v != allowed:
+            raise _not_yet(key, v, what)
+    return check
+
+
+def _search_mode(v):
+    if v not in SEARCH_MODES:
+        raise ContextError(f"set_auto_parallel_context: search_mode={v!r} is not valid; choose one of {SEARCH_MODES}")
+
+
+def _kind(key: str, types: tuple) -> Callable:
+    def check(v):
+        if not isinstance(v, types):
+            raise ContextError(f"set_auto_parallel_context: {key} must be a {types[0].__name__}, got {v!r}")
+    return check
+
+
+def _global_rank(v):
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise ContextError(f"set_auto_parallel_context: global_rank must be an int >= 0, got {v!r}")
+
+
+_CHECKS: dict[str, Callable] = {
+    "parallel_mode": _mode,
+    "device_num": _positive_int("device_num"),
+    "global_rank": _global_rank,
+    "gradients_mean": _bool("gradients_mean"),
+    "gradient_fp32_sync": _bool("gradient_fp32_sync"),
+    "parameter_broadcast": _only("parameter_broadcast", False, "ranks start equal by seeding, set_seed"),
+    "full_batch": _only("full_batch", False, "every rank feeds its own shard of the batch"),
+    "dataset_strategy": _only("dataset_strategy", "data_parallel", "datasets are sharded with num_shards/shard_id"),
+    "enable_parallel_optimizer": _only("enable_parallel_optimizer", False, "optimizer state is not sharded"),
+    "parallel_optimizer_config": _only("parallel_optimizer_config", {}, "optimizer state is not sharded"),
+    "search_mode": _search_mode,
+    "pipeline_stages": _only("pipeline_stages", 1, "pipeline parallelism is not implemented"),
+    "grad_accumulation_step": _only("grad_accumulation_step", 1, "gradient accumulation is not implemented"),
+    "all_reduce_fusion_config": _kind("all_reduce_fusion_config", (list, tuple)),
+    "comm_fusion": _kind("comm_fusion", (dict,)),
+    "strategy_ckpt_load_file": _only("strategy_ckpt_load_file", "", "there are no sharding strategies to load"),
+    "strategy_ckpt_save_file": _only("strategy_ckpt_save_file", "", "there are no sharding strategies to save"),
+    "loss_repeated_mean": _bool("loss_repeated_mean"),
+    "enable_alltoall": _only("enable_alltoall", False, "there is no model parallelism to redistribute"),
+    "force_fp32_communication": _only("force_fp32_communication", False, "use gradient_fp32_sync"),
+    "sharding_propagation": _only("sharding_propagation", False, "sharding strategies are not implemented"),
+    "auto_pipeline": _only("auto_pipeline", False, "pipeline parallelism is not implemented"),
+}
+
+
+def set_auto_parallel_context(**kwargs: Any) -> None:
+    """Set auto-parallel keys (MindSpore's names); all are checked before any is applied."""
+    for key, value in kwargs.items():
+        if key not in _CHECKS:
+            raise ContextError(f"set_auto_parallel_context: unknown key {key!r}; valid keys are {sorted(_CHECKS)}")
+        _CHECKS[key](value)
+    from ..communication.management import GlobalComm
+
+    if "device_num" in kwargs and GlobalComm.INITED:
+        check_device_num(kwargs["device_num"])
+    _set.update(copy.deepcopy(kwargs))
+
+
+def check_device_num(device_num: int | None = None) -> None:
+    """`device_num`, when set, must be the job's number of ranks: msx does not run part of a job's ranks."""
+    import jax
+
+    device_num = _set.get("device_num") if device_num is None else device_num
+    if device_num is not None and device_num != jax.process_count():
+        raise ContextError(f"set_auto_parallel_context: device_num={device_num} but the job has "
+                           f"{jax.process_count()} rank(s) (msrun --worker_num); leave device_num unset or match it")
+
+
+def get_auto_parallel_context(attr_key: str) -> Any:
+    """The current value of a key; `device_num`/`global_rank` follow the cluster unless set explicitly."""
+    if attr_key not in _CHECKS:
+        raise ContextError(f"get_auto_parallel_context: unknown key {attr_key!r}; valid keys are {sorted(_CHECKS)}")
+    if attr_key in _set:
+        return copy.deepcopy(_set[attr_key])
+    if attr_key in ("device_num", "global_rank"):
+        from ..communication.management import GlobalComm
+
+        if GlobalComm.INITED:
+            import jax
+
+            return jax.process_count() if attr_key == "device_num" else jax.process_index()
+    return copy.deepcopy(_DEFAULTS[attr_key])
+
+
+def reset_auto_parallel_context() -> None:
+    """Every key back to its default."""
+    _set.clear()
+
+
+def get_parallel_mode() -> str:
+    return get_auto_parallel_context("parallel_mode")
