@@ -575,7 +575,35 @@ def _owned_elsewhere(name: str, grad: bool = False) -> bool:
         return True
     if name in CHECKED_AGAINST_NUMPY:
         return True
+    if name in CHECKED_BY_LAYER_GOLDENS or name in COLLECTIVES:
+        return True
     return any(part in name for part in ("Optim", "Apply", "Clip"))
+
+
+# layer primitives whose values and gradients tests/test_golden_nn.py checks against MindSpore 2.10, through
+# the layer cases named here (test_layer_goldens_cover_their_primitives checks the cases exist)
+CHECKED_BY_LAYER_GOLDENS = {
+    "Conv3D": ("Conv3d_pad", "Conv3d_same"), "Conv2DTranspose": ("Conv2dTranspose_pad", "Conv2dTranspose_same"),
+    "Conv3DTranspose": ("Conv3dTranspose_valid",), "MaxPool3D": ("MaxPool3d",), "AvgPool3D": ("AvgPool3d",),
+    "Interpolate": ("Upsample_bilinear", "Upsample_nearest", "Upsample_trilinear"),
+    "PadV3": ("Pad_reflect", "ReflectionPad2d", "ReplicationPad3d", "ConstantPad2d"),
+}
+
+
+# collectives: tests/test_parallel.py runs them over two msrun ranks, eagerly and jitted, against numpy
+COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast"}
+
+
+def test_layer_goldens_cover_their_primitives():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "golden_nn"))
+    from cases import CASES as LAYER_CASES
+
+    for prim, names in CHECKED_BY_LAYER_GOLDENS.items():
+        assert prim in REGISTRY
+        assert set(names) <= set(LAYER_CASES), (prim, sorted(set(names) - set(LAYER_CASES)))
 
 
 # --------------------------------------------------------------------------- helpers

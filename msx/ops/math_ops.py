@@ -34,12 +34,18 @@ def _ms_float(fn):
     """
     def impl(*xs, **kw):
         out = fn(*xs, **kw)
-        if out.dtype is _F64 and not any(getattr(x, "dtype", None) is _F64 for x in xs):  # numpy dtypes are singletons
+        if out.dtype is _F64 and not any(_really_f64(x) for x in xs):
             return out.astype(np.float32)
         return out
 
     impl.__doc__ = fn.__doc__
     return impl
+
+
+def _really_f64(x) -> bool:
+    """A float64 input, not a Python float that jax traces as a weakly typed float64 (the shape rule and
+    the verifier trace Python scalars; eager calls see them as plain floats): the same answer in both."""
+    return getattr(x, "dtype", None) is _F64 and not getattr(getattr(x, "aval", None), "weak_type", False)
 
 
 def _float_in(fn):
