@@ -64,8 +64,8 @@ class GraphBuilder:
             return Const(x)
         if isinstance(x, (bool, int, float)):
             return Const(x)
-        if not isinstance(x, Var):
-            raise TypeError(f"not a tensor value: {x!r}")
+        if not isinstance(x, Var):  # a monad, a string or a graph where a tensor belongs: the file is malformed
+            raise MalformedFileError(f"graph {self.graph.name}: an op input is not a tensor value ({x!r})")
         if x.id in self.owned:
             return x
         got = self._captured.get(x.id)
