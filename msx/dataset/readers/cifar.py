@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from .common import check_usage_and_dir
 
 _IMAGE_BYTES = 32 * 32 * 3
 
@@ -45,11 +46,7 @@ class _Cifar(MappableSource):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = self._name
-        usage = "all" if usage is None else usage
-        if usage not in ("train", "test", "all"):
-            raise DatasetError(f"{where}: usage must be 'train', 'test' or 'all', got {usage!r}")
-        if not os.path.isdir(dataset_dir):
-            raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+        usage = check_usage_and_dir(where, usage, dataset_dir)
         parts = ("train", "test") if usage == "all" else (usage,)
         files = [f for p in parts for pat in self._patterns[p] for f in sorted(glob.glob(os.path.join(dataset_dir,
                                                                                                        pat)))]

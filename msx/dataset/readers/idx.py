@@ -16,6 +16,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from .common import check_usage_and_dir
 
 _FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
           "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
@@ -55,11 +56,7 @@ class MnistDataset(MappableSource):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = self._name
-        usage = "all" if usage is None else usage
-        if usage not in ("train", "test", "all"):
-            raise DatasetError(f"{where}: usage must be 'train', 'test' or 'all', got {usage!r}")
-        if not os.path.isdir(dataset_dir):
-            raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+        usage = check_usage_and_dir(where, usage, dataset_dir)
         images, labels = [], []
         for part in (("test", "train") if usage == "all" else (usage,)):
             image_file, label_file = (os.path.join(dataset_dir, n) for n in _FILES[part])
