@@ -379,6 +379,36 @@ def test_set_data_that_changes_a_parameters_shape_recompiles(mode):
     assert "parameter p: float32(2,) -> float32(4,)" in _reasons(jf) or "(4,)" in _reasons(jf)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "ascend"])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_write_into_an_input_tensor_lands_in_the_callers_tensor_as_eagerly(mode, backend):
+    def step(x, y):
+        x[0] = 5.0
+        y += x
+        return x * 2
+
+    jf = msx.jit(step, capture_mode=mode, backend=backend)
+    for start in (1.0, 0.0, -2.0):  # the first call captures; the next ones run the cached graph
+        x, y = T(np.full(3, start, np.float32)), T(np.ones(3, np.float32))
+        ex, ey = T(np.full(3, start, np.float32)), T(np.ones(3, np.float32))
+        out, expected = jf(x, y), step(ex, ey)
+        np.testing.assert_array_equal(out.asnumpy(), expected.asnumpy())
+        np.testing.assert_array_equal(x.asnumpy(), ex.asnumpy())
+        np.testing.assert_array_equal(y.asnumpy(), ey.asnumpy())
+    assert jf.cache_info()["hits"] >= 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stage_calls_leave_a_written_input_as_it_was(mode):
+    def step(x):
+        x[0] = 5.0
+        return x + 1
+
+    x = T(np.zeros(3, np.float32))
+    msx.jit(step, capture_mode=mode).lower(x)
+    np.testing.assert_array_equal(x.asnumpy(), [0.0, 0.0, 0.0])
+
+
 # ---------------------------------------------------------------- devices
 def test_eager_ops_run_on_the_device_that_device_id_names():
     import subprocess

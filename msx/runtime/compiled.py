@@ -111,6 +111,7 @@ class Compiled:
                 slots.append(_SLOT)
                 k += 1
         self.slots = slots if any(s is not _SLOT for s in slots) else None
+        self.input_writes = captured.input_writes
         self.failure = ""
 
     def as_text(self) -> str:
@@ -175,6 +176,11 @@ class Compiled:
         if self.slots is not None:
             it = iter(tensors)
             tensors = [next(it) if s is _SLOT else s for s in self.slots]
+        if self.input_writes:  # the graph wrote these inputs in place: so do we, as an eager call would
+            n = len(self.input_writes)
+            for i, new in zip(self.input_writes, tensors[-n:]):
+                sig.tensors[i]._data = (new if isinstance(new, Tensor) else Tensor(new))._data
+            tensors = tensors[:-n]
         return jax.tree_util.tree_unflatten(self.out_tree, tensors)
 
 
