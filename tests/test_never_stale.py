@@ -333,6 +333,36 @@ def test_a_training_thread_and_an_evaluating_thread_share_one_network():
     assert_same_float32(evaluate(X).asnumpy(), net(X).asnumpy())
 
 
+def test_an_eager_evaluation_thread_never_reads_a_buffer_a_jitted_step_donated():
+    net = nn.SequentialCell([nn.Dense(4, 64), nn.ReLU(), nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 1)])
+    opt = nn.SGD(net.trainable_params(), 1e-3)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    def train_step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    train = msx.jit(train_step, capture_mode="trace")
+    train(X)
+    errors: list = []
+
+    def run(fn, n):
+        try:
+            for _ in range(n):
+                fn()
+        except Exception as exc:  # noqa: BLE001 - reported below ("Array has been deleted" before the fix)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(lambda: train(X), 150)),
+               threading.Thread(target=run, args=(lambda: net(X).asnumpy(), 150))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
 def test_the_first_random_op_of_a_process_may_run_under_source_capture():
     import subprocess
     import sys
