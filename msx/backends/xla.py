@@ -5,7 +5,7 @@ import functools
 import re
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 from jax.sharding import SingleDeviceSharding
@@ -53,6 +53,7 @@ class XlaExecutable:
     device: Any
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
     spmd: bool = False  # one program over the process mesh: inputs and results are this rank's rows
+    checks_argument_types: ClassVar[bool] = True  # a call with another shape/dtype/a tracer is a TypeError
 
     def as_text(self) -> str:
         return self.lowered.as_text()
