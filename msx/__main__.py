@@ -78,18 +78,16 @@ def inspect_mindir(path: str) -> str:
 
 
 def inspect_checkpoint(path: str) -> str:
-    from .checkpoint import load_checkpoint
-    from . import tensorfile
+    from .checkpoint import FORMAT, read_checkpoint
 
-    params = load_checkpoint(path)
-    with open(path, "rb") as f:
-        _, metadata = tensorfile.parse(f.read(), path)
-    version = metadata.get("format_version")
-    head = (f"checkpoint {path} (msx.checkpoint version {version}, written by msx {metadata.get('msx_version')})"
-            if metadata.get("format") == "msx.checkpoint" else f"safetensors file {path} (not written by msx)")
-    rows = [(name, "str", repr(p), len(p.encode()), "") if isinstance(p, str) else
-            (name, np.dtype(p._data.dtype).name, list(p.shape), p.nbytes, p.requires_grad)
-            for name, p in params.items()]
+    ckpt = read_checkpoint(path)
+    metadata = ckpt.metadata
+    head = (f"checkpoint {path} ({FORMAT} version {metadata.get('format_version')}, written by msx "
+            f"{metadata.get('msx_version')})" if ckpt.writer == FORMAT else
+            f"safetensors file {path} (not written by msx{f'; tagged {ckpt.writer!r}' if ckpt.writer else ''})")
+    rows = [(name, "str", repr(ckpt.texts[name]), len(ckpt.texts[name].encode()), "") if name in ckpt.texts else
+            (name, ckpt.arrays[name].dtype.name, list(ckpt.arrays[name].shape), ckpt.arrays[name].nbytes,
+             ckpt.requires_grad.get(name, True)) for name in ckpt.order]
     total = sum(r[3] for r in rows)
     return "\n".join([head, f"{len(rows)} entries, {total} bytes", "",
                       _table(rows, ("name", "dtype", "shape", "bytes", "requires_grad"))])
