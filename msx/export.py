@@ -246,6 +246,7 @@ def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
     except VerifyError as exc:
         raise MalformedFileError(f"{path}: the graph does not verify: {exc.message}") from None
     _check_updates(path, graph)
+    _check_signature(path, graph, manifest.get("graph"))
     return LoadedGraph(**{f.name: getattr(graph, f.name) for f in fields(Graph)}, weights=weights,
                        requires_grad=requires_grad, manifest=manifest)
 
@@ -370,7 +371,25 @@ def _check_parameters(path: str, graph: Graph, weights: dict[str, np.ndarray], t
     flags = {e["name"]: e.get("requires_grad") for e in table}
     if not all(isinstance(f, bool) for f in flags.values()):
         raise MalformedFileError(f"{path}: the manifest's parameter table needs a requires_grad flag per parameter")
+    for entry, v in zip(table, graph.params):
+        if set(entry) != {"name", "shape", "dtype", "requires_grad"} or \
+                {k: entry[k] for k in ("shape", "dtype")} != _abstract(v):
+            raise MalformedFileError(f"{path}: the manifest's parameter table says {v.name!r} is "
+                                     f"{str({k: entry.get(k) for k in ('shape', 'dtype')})[:80]}, the graph says "
+                                     f"{v.abstract}")
     return flags
+
+
+def _check_signature(path: str, graph: Graph, info: Any) -> None:
+    """The manifest's description of the graph (what `inspect` shows) must be the graph's own signature."""
+    if not isinstance(info, dict):
+        raise MalformedFileError(f"{path}: the manifest's graph description is not a JSON object")
+    want = {"name": graph.name, "inputs": [{"name": v.name, **_abstract(v)} for v in graph.inputs],
+            "outputs": [_abstract(v) for v in graph.outputs]}
+    got = {k: info.get(k) for k in want}
+    if got != want:
+        raise MalformedFileError(f"{path}: the manifest describes the graph as {str(got)[:200]}, but the graph is "
+                                 f"{str(want)[:200]}")
 
 
 def _check_updates(path: str, graph: Graph) -> None:
