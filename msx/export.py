@@ -221,7 +221,7 @@ def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
     path = os.fspath(file_name)
     if stablehlo_file.is_sealed(path):
         raise BadMagicError(f"{path} is a STABLEHLO artifact, not an MSXIR or MindIR file: read it with "
-                            f"msx.export.load_stablehlo (it returns a jax.export.Exported)")
+                            f"`from msx.export import load_stablehlo` (it returns a jax.export.Exported)")
     if is_mindir(path):
         return load_mindir(path)
     manifest, parts = read_container(path)
@@ -317,7 +317,7 @@ def _guess(blob: bytes) -> str:
         return " (it looks like a Python pickle; msx never unpickles files)"
     if blob[8:9] == b"{":
         return " (it looks like a safetensors checkpoint: use msx.load_checkpoint)"
-    return " (a file exported with file_format='STABLEHLO' is read with msx.export.load_stablehlo)"
+    return " (a file exported with file_format='STABLEHLO' is read with msx.export's load_stablehlo)"
 
 
 def _json(data: bytes, what: str) -> Any:
