@@ -18,16 +18,17 @@ from .errors import LoadError, TruncatedFileError
 
 def open_regular(path: str, what: str = "file") -> tuple[BinaryIO, int]:
     """(the open binary file, its size in bytes); a `LoadError` for anything but a regular file."""
-    f = open(path, "rb")
+    # O_NONBLOCK: opening a pipe nobody writes to would otherwise wait forever (harmless for regular files)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
-        info = os.fstat(f.fileno())
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise LoadError(f"{path} is not a regular file (it is a {_kind(info.st_mode)}); msx reads a {what} only "
                             f"from a regular file, whose size it can check before reading")
     except BaseException:
-        f.close()
+        os.close(fd)
         raise
-    return f, info.st_size
+    return os.fdopen(fd, "rb"), info.st_size
 
 
 def read_exact(f: BinaryIO, n: int, path: str, what: str) -> bytes:

@@ -259,8 +259,15 @@ def test_crafted_updates_are_refused_at_load(stateful, tmp_path, edit, message):
 
 
 def test_devices_and_lying_sizes_are_refused_before_reading(valid, tmp_path):
+    from msx.mindir.reader import load_mindir
+
     with pytest.raises(LoadError, match="not a regular file"):
         msx.load("/dev/zero")
+    with pytest.raises(LoadError, match="/dev/zero is not a regular file"):
+        load_mindir("/dev/zero")
+    os.mkfifo(tmp_path / "pipe.mindir")  # nobody writes to it: opening it must not wait
+    with pytest.raises(LoadError, match="is not a regular file .*pipe"):
+        msx.load(str(tmp_path / "pipe.mindir"))
     header = HEADER.pack(MAGIC, FORMAT_VERSION, 10 ** 15, b"\0" * 32)
     with pytest.raises(TruncatedFileError, match="manifest ends at byte 1000000000000052, the file has 52 bytes"):
         msx.load(_write(tmp_path, header))
