@@ -232,7 +232,7 @@ def _msxir_edits(path: str, stride: int) -> Iterator[tuple[str, bytes]]:
         if k % stride == 0:
             yield label, pack(manifest, {**parts, "graph": json.dumps(apply(graph)).encode()})
     for k, (label, apply) in enumerate(json_edits(manifest, "manifest")):
-        if k % stride == 0:  # the parts are unchanged, so the digests they have are right: only the manifest's is redone
+        if k % stride == 0:  # the parts are unchanged, so their digests are right: only the manifest's is redone
             yield label, raw(apply(manifest), parts)
 
 
