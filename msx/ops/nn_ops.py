@@ -7,6 +7,8 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
+from ..errors import OpError
+from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import reduction
 from .math_ops import _axis
@@ -149,6 +151,18 @@ def conv2d(x, w, b=None, *, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0
     return y if b is None else y + b.reshape(1, -1, 1, 1)
 
 
+def _pool_fits(op: str, x_shape, kernel, padding, pad_mode: str) -> None:
+    """A window larger than the (padded) input gives an empty result in jax: MindSpore refuses it."""
+    if len(x_shape) != 4:
+        raise OpError(f"{op}: input must be 4-D (N, C, H, W), got shape {tuple(x_shape)}")
+    if pad_mode == "same":
+        return
+    padded = (x_shape[2] + padding[0] + padding[1], x_shape[3] + padding[2] + padding[3])
+    if kernel[0] > padded[0] or kernel[1] > padded[1]:
+        raise OpError(f"{op}: kernel_size {tuple(kernel)} is larger than the input's spatial size {padded} "
+                      f"(shape {tuple(x_shape)}, padding {tuple(padding)})")
+
+
 def _pool_padding(pad_mode: str, padding, ceil_mode: bool, x_shape, kernel, stride):
     if pad_mode == "same":
         return "SAME"
@@ -173,6 +187,7 @@ def _zero(x):
 
 @primitive("MaxPool", attrs=("kernel_size", "stride", "pad_mode", "padding", "ceil_mode"), category="reduce")
 def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False):
+    _pool_fits("MaxPool", x.shape, kernel_size, padding, pad_mode)
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
     # a Python scalar init lets jax pick its differentiable max-pool reduction (also under jit)
     init = -float("inf") if jnp.issubdtype(x.dtype, jnp.floating) else int(jnp.iinfo(x.dtype).min)
@@ -184,6 +199,7 @@ def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0)
            category="reduce")
 def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False,
                count_include_pad=True):
+    _pool_fits("AvgPool", x.shape, kernel_size, padding, pad_mode)
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
     window, strides = (1, 1) + tuple(kernel_size), (1, 1) + tuple(stride)
     total = lax.reduce_window(x, _zero(x), lax.add, window, strides, pads)
@@ -304,7 +320,7 @@ def _ce_check(logits, target, *weight, reduction, ignore_index, label_smoothing,
 
 
 @primitive("CrossEntropy", attrs=("reduction", "ignore_index", "label_smoothing", "has_weight"), category="loss",
-           check=_ce_check)
+           check=_ce_check, values=bounds.class_labels)
 def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, label_smoothing=0.0,
                   has_weight=False):
     """Softmax cross-entropy over axis 1 (axis 0 for 1-D logits); target is class indices or probabilities."""
@@ -331,7 +347,7 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
     return _reduce(loss, reduction)
 
 
-@primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss")
+@primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss", values=bounds.class_labels)
 def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_weight=False):
     """Negative log-likelihood of class indices over axis 1; an optional class `weight` input follows."""
     valid = target != ignore_index
