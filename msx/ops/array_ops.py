@@ -241,7 +241,16 @@ def check_index(x, spec: tuple, op: str) -> None:
 
 @primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem)
 def getitem(x, *tensors, index):
-    return x[decode_index(index, tensors)]
+    """Inside a compiled graph an out-of-range Tensor index reads a fill value (NaN for floats), not a clamped
+    row; eagerly it is refused before this runs (`bounds.getitem`)."""
+    if not tensors or any(jnp.issubdtype(t.dtype, jnp.bool_) for t in tensors):
+        return x[decode_index(index, tensors)]
+    return x.at[decode_index(index, tensors)].get(mode="fill", fill_value=_fill(x.dtype))
+
+
+def _fill(dtype):
+    """What an out-of-range read gives inside a compiled graph: NaN for floats, jax's default otherwise."""
+    return np.nan if jnp.issubdtype(dtype, jnp.inexact) else None
 
 
 @primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index),
@@ -492,7 +501,7 @@ def take(x, index):
                                                  tensor="gather_nd"), values=bounds.gather_nd)
 def gather_nd(x, indices):
     """Slices of `x` at the index tuples in the last dim of `indices`."""
-    return x[tuple(jnp.moveaxis(indices, -1, 0))]
+    return x.at[tuple(jnp.moveaxis(indices, -1, 0))].get(mode="fill", fill_value=_fill(x.dtype))
 
 
 @primitive("ScatterNd", attrs=("shape",), category="shape",

@@ -27,7 +27,7 @@ from .array_ops import _np_dtype
 from .sizes import check_size
 from . import bounds as _bounds
 from .primitive import describe as _describe
-from .primitive import apply
+from .primitive import apply, known_value
 
 # generated views the hand-written wrappers below build on
 _ops = SURFACE["ops"]
@@ -384,7 +384,7 @@ def index_select(input, axis, index):
     if not isinstance(index, Tensor) or index.ndim != 1 or index.dtype.is_floating:
         raise OpTypeError(f"index_select: index must be a 1-D integer Tensor, got {_describe(index)}")
     axis = int(axis)
-    _bounds.require("index_select", _bounds.gather(input._data, index._data, axis=axis))
+    _bounds.require("index_select", _bounds.gather(input._data, known_value(index), axis=axis))
     return apply(A.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
 
 
@@ -539,7 +539,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
 
 def _check_reduction(op: str, reduction: str) -> str:
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise OpError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     return reduction
 
 

@@ -319,6 +319,12 @@ def _ce_check(logits, target, *weight, reduction, ignore_index, label_smoothing,
     return None
 
 
+def _poison(loss, valid, target, n_classes: int):
+    """NaN where a label is outside [0, C) and not ignore_index: inside a compiled graph the labels are not seen
+    before it runs (eagerly `bounds.class_labels` refuses them), and a NaN loss is loud where a wrapped label is not."""
+    return jnp.where(valid & ((target < 0) | (target >= n_classes)), jnp.nan, loss)
+
+
 @primitive("CrossEntropy", attrs=("reduction", "ignore_index", "label_smoothing", "has_weight"), category="loss",
            check=_ce_check, values=bounds.class_labels)
 def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, label_smoothing=0.0,
@@ -337,7 +343,7 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
         smooth = -jnp.sum(logp * (w.reshape(wshape) if w is not None else 1.0), axis=axis) / n_classes
         cls_w = w[safe] if w is not None else jnp.ones_like(picked)
         loss = (1 - label_smoothing) * picked * cls_w + label_smoothing * smooth
-        loss = jnp.where(valid, loss, 0.0)
+        loss = _poison(jnp.where(valid, loss, 0.0), valid, target, n_classes)
         if reduction == "mean":
             return jnp.sum(loss) / jnp.sum(jnp.where(valid, cls_w, 0.0))
         return _reduce(loss, reduction)
@@ -355,7 +361,7 @@ def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_wei
     picked = -jnp.take_along_axis(logp, jnp.expand_dims(safe, 1), axis=1).squeeze(1)
     cls_w = weight[0][safe] if has_weight else jnp.ones_like(picked)
     cls_w = jnp.where(valid, cls_w, 0.0)
-    loss = picked * cls_w
+    loss = _poison(picked * cls_w, valid, target, logp.shape[1])
     if reduction == "mean":
         return jnp.sum(loss) / jnp.sum(cls_w)
     return _reduce(loss, reduction)

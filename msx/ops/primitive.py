@@ -56,8 +56,8 @@ class Primitive:
 
     def error(self, inputs, attrs: dict, cause: BaseException | None = None) -> OpError:
         """A clear error naming this op, its inputs' shapes/dtypes and the reason."""
-        reason = None
-        if self.check is not None:
+        reason = _not_numbers(inputs)
+        if reason is None and self.check is not None:
             try:
                 reason = self.check(*[_aval(x) for x in inputs], **attrs)
             except Exception:  # a check must never hide the original error
@@ -73,11 +73,16 @@ class Primitive:
 _NUMERIC = (bool, int, float, complex, np.number, np.ndarray, jax.Array, Tensor, type(None))
 
 
-def _plain(cause: BaseException, inputs) -> str:
-    """The reason for jax's error in msx's words: jax's own wording talks about its internals."""
+def _not_numbers(inputs) -> str | None:
+    """Why an input is not something an op computes with (a str, a dict, ...), or None."""
     for i, x in enumerate(inputs):
         if not isinstance(x, _NUMERIC) and not (isinstance(x, (tuple, list)) and all(isinstance(v, _NUMERIC) for v in x)):
             return f"input {i} is a {type(x).__name__} ({x!r:.40}); this op takes Tensors and numbers"
+    return None
+
+
+def _plain(cause: BaseException, inputs) -> str:
+    """The reason for jax's error in msx's words: jax's own wording talks about its internals."""
     first = str(cause).split("\n")[0]
     for internal in ("jax.", "jnp.", "lax.", "XLA", "abstract array", "Traced<", "jaxpr"):
         if internal in first:
@@ -114,6 +119,12 @@ def _known_values(inputs: tuple, arrays: list) -> list:
         return arrays
     return [jax.ShapeDtypeStruct(np.shape(a), getattr(a, "dtype", None)) if _graph_value(rec, x) else a
             for x, a in zip(inputs, arrays)]
+
+
+def known_value(t):
+    """`t`'s array when a range rule may read it (see `_known_values`), else only its shape and dtype: for layers
+    and functions that check values in their own name (`Embedding`, `index_select`)."""
+    return _known_values((t,), [t._data if isinstance(t, Tensor) else t])[0]
 
 
 def _graph_value(rec, x) -> bool:

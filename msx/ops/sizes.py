@@ -54,7 +54,7 @@ def too_large(shape: tuple, dtype: Any, platform: str = "cpu") -> str | None:
     size = nbytes(shape, dtype)
     count = size // max(np.dtype(dtype).itemsize, 1)
     if count > _INT64_MAX:
-        return (f"a tensor of shape {tuple(shape)} has {count} elements, more than XLA can index "
+        return (f"a tensor of shape {tuple(shape)} has {count} elements, more than a tensor can hold "
                 f"(at most 2**63-1)")
     limit = device_memory(platform)
     if size > limit:

@@ -7,6 +7,7 @@ from typing import Callable
 from ... import dtype as mstype
 from ...errors import OpError
 from ...ops import bounds
+from ...ops.primitive import known_value
 from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
@@ -145,7 +146,7 @@ class Embedding(Cell):
             raise OpError(f"Embedding({self.vocab_size}, {self.embedding_size}): ids must be integers, "
                           f"got dtype {ids.dtype} of shape {tuple(ids.shape)}")
         bounds.require(f"Embedding({self.vocab_size}, {self.embedding_size})",
-                       bounds.gather(self.embedding_table._data, ids._data))
+                       bounds.gather(self.embedding_table._data, known_value(ids)))
         if self.use_one_hot:
             hot = F.cast(F.one_hot(ids, self.vocab_size), self.embedding_table.dtype)
             return F.matmul(hot, self.embedding_table)
