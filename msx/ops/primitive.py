@@ -70,7 +70,7 @@ class Primitive:
         return cls(f"{self.name}: {reason}; got ({got}{shown_attrs})")
 
 
-_NUMERIC = (bool, int, float, complex, np.number, np.ndarray, jax.Array, Tensor, type(None))
+_NUMERIC = (bool, int, float, complex, np.number, np.ndarray, jax.Array, jax.ShapeDtypeStruct, Tensor, type(None))
 
 
 def _not_numbers(inputs) -> str | None:
