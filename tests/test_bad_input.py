@@ -307,3 +307,16 @@ def test_graph_too_large_for_the_device(monkeypatch):
             msx.jit(f, capture_mode=mode)(a)
         assert "MatMul" in info.value.message and "out of memory" in info.value.message
         assert info.value.loc is not None and info.value.loc.func == "f"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ops.uniform((2 ** 40, 2 ** 30), Tensor(0.0), Tensor(1.0)),
+    lambda: ops.normal((2 ** 62,)),
+    lambda: ops.eye(2 ** 40, 2 ** 40),
+    lambda: ops.broadcast_to(Tensor(np.ones((1,), np.float32)), (2 ** 40, 2 ** 30)),
+    lambda: ops.tile(Tensor(np.ones((2, 2), np.float32)), (2 ** 31, 2 ** 31)),
+], ids=["uniform", "normal", "eye", "broadcast_to", "tile"])
+def test_sizes_checked_before_xla(make):
+    """Any op that makes a tensor of an attribute-given shape asks `msx.ops.sizes` first: XLA would abort."""
+    with pytest.raises(OpMemoryError, match="out of memory|at most 2"):
+        make()

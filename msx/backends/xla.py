@@ -52,7 +52,7 @@ def _bytes(abstract) -> int | None:
         return None
 
 
-def check_memory(graph: Graph, platform: str) -> None:
+def check_memory(graph: Graph, platform: str, donated: tuple = ()) -> None:
     """Refuse, before XLA compiles it, a graph that cannot fit on the device: a value larger than its memory, or a
     node whose inputs, outputs and the graph's own inputs cannot all be held at once (a lower bound of the peak,
     so a graph that fits is never refused). XLA would abort the process or run out of memory instead."""
@@ -60,7 +60,9 @@ def check_memory(graph: Graph, platform: str) -> None:
     sizes: dict[int, int] = {}
     for v in list(graph.inputs) + list(graph.params):
         sizes[v.id] = _bytes(v.abstract) or 0
-    resident = sum(sizes.values())
+    # a donated Parameter's buffer may hold a node's result: only the others are surely resident throughout
+    reusable = {graph.params[i].id for i in donated}
+    resident, held = sum(n for i, n in sizes.items() if i not in reusable), set(sizes)
     for node in graph.nodes:
         out = 0
         for v in node.outputs:
@@ -71,8 +73,7 @@ def check_memory(graph: Graph, platform: str) -> None:
             sizes[v.id] = size or 0
             out += size or 0
         operands = {v.id for v in node.inputs if hasattr(v, "id") and v.id in sizes}
-        need = resident + out + sum(sizes[i] for i in operands if i not in {x.id for x in graph.inputs}
-                                    and i not in {x.id for x in graph.params})
+        need = resident + out + sum(sizes[i] for i in operands - held)
         if need > limit:
             shapes = ", ".join(str(v.abstract) for v in node.inputs if hasattr(v, "abstract")) or "no inputs"
             raise BackendError(f"graph {graph.name}: {node.op}({shapes}) -> {node.abstract} needs at least "
@@ -174,7 +175,7 @@ class XlaBackend(BackendBase):
                     raise BackendError(f"graph {graph.name}: symbolic input shapes are not supported in a "
                                        f"multi-process job; give the inputs static shapes")
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
-            check_memory(graph, self.platform)
+            check_memory(graph, self.platform, config.rw_params if config.donate else ())
             lowered = self.lower(graph, config)
             try:
                 compiled = lowered.compile()

@@ -98,6 +98,7 @@ def flatten(x, *, start_dim=1, end_dim=-1):
                    tensor="broadcast_to", mint="broadcast_to"))
 def broadcast_to(x, *, shape):
     shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
+    check_size("BroadcastTo", shape, x.dtype)
     return jnp.broadcast_to(x, shape)
 
 
@@ -105,6 +106,9 @@ def broadcast_to(x, *, shape):
            api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
                    mint="tile"))
 def tile(x, *, multiples):
+    lead = (1,) * max(len(multiples) - x.ndim, 0) + tuple(x.shape)
+    reps = (1,) * max(x.ndim - len(multiples), 0) + tuple(multiples)
+    check_size("Tile", tuple(a * b for a, b in zip(lead, reps)), x.dtype)
     return jnp.tile(x, multiples)
 
 
@@ -285,6 +289,7 @@ def arange(*, start, end, step, dtype=None):
 
 @primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
 def eye(*, n, m=None, dtype=None):
+    check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
     return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
 
 

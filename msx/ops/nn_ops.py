@@ -8,6 +8,7 @@ from jax import lax
 
 from .. import dtype as mstype
 from ..errors import OpError
+from .sizes import check_size
 from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import reduction
@@ -381,16 +382,19 @@ def random_split(state):
 
 @primitive("UniformReal", attrs=("shape", "minval", "maxval", "dtype"), category="random", differentiable=False)
 def uniform(key, *, shape, minval=0.0, maxval=1.0, dtype=mstype.float32):
+    check_size("UniformReal", shape, mstype.to_np(dtype))
     return jax.random.uniform(_key(key), shape, mstype.to_np(dtype), minval, maxval)
 
 
 @primitive("StandardNormal", attrs=("shape", "mean", "stddev", "dtype"), category="random", differentiable=False)
 def normal(key, *, shape, mean=0.0, stddev=1.0, dtype=mstype.float32):
+    check_size("StandardNormal", shape, mstype.to_np(dtype))
     return jax.random.normal(_key(key), shape, mstype.to_np(dtype)) * stddev + mean
 
 
 @primitive("UniformInt", attrs=("shape", "low", "high", "dtype"), category="random", differentiable=False)
 def randint(key, *, shape, low, high, dtype=mstype.int64):
+    check_size("UniformInt", shape, mstype.to_np(dtype))
     return jax.random.randint(_key(key), shape, low, high, mstype.to_np(dtype))
 
 
