@@ -46,6 +46,8 @@ def to_shape(shape, what: str = "shape") -> tuple[int, ...]:
         if shape.dtype.is_floating or shape.dtype == mstype.bool_:
             raise AttrError(f"{what} must be ints, got a {shape.dtype} Tensor")
         return tuple(int(s) for s in shape.asnumpy().reshape(-1))
+    if isinstance(shape, np.ndarray) and shape.ndim <= 1:
+        shape = shape.reshape(-1).tolist()
     if not isinstance(shape, (tuple, list)):
         raise AttrError(f"{what} must be an int or a tuple of ints, got a {type(shape).__name__} ({shape!r})")
     return tuple(_int(s, what) for s in shape)
