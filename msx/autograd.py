@@ -129,9 +129,9 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
             out = fn(*new_args, **kwargs) if converter is None else converter(fn, tuple(new_args), kwargs)
             if body is not None:
                 body.set_outputs(_leaves(out))
+            out = _to_arrays(out)  # before the writes are undone: an in-place write to an output is kept
             writes = _collect_writes(log)
         written_objs[:] = [obj for obj, _ in writes]
-        out = _to_arrays(out)
         new_state = [w for _, w in writes]
         if not has_aux:
             return out, ((), new_state)
