@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import tensor as tensor_mod
+from .autograd_int import integer_input_grads
 from .capture.builder import GraphBuilder, current_builder
 from .errors import GradError
 from .ops.primitive import recording
@@ -144,6 +145,7 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
     cot = _ones_like_tree(main) if sens is None else _to_arrays(sens)
     g_args, g_params = vjp_fn(cot)
     arg_grads = tuple(_grad_tensor(g, args[i]) for g, i in zip(g_args, positions))
+    arg_grads = integer_input_grads(fn, args, kwargs, positions, arg_grads, has_aux, sens, body is not None)
     trainable_grads = [_grad_tensor(g, p) for p, g in zip(trainable, g_params)]
     by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
     param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
