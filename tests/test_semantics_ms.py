@@ -195,7 +195,7 @@ def test_an_inplace_write_to_the_aux_output_is_kept(mode):
 
 
 # ---------------------------------------------------------------- Cell.bprop
-@pytest.mark.parametrize("mode", [None, "trace"])
+@pytest.mark.parametrize("mode", [None] + MODES)
 @pytest.mark.parametrize("name", sorted(C.BPROP))
 def test_cell_bprop_is_used_by_every_gradient_entry_point(name, mode):
     cells = C.bprop_cells(ms)
