@@ -195,8 +195,11 @@ def test_an_inplace_write_to_the_aux_output_is_kept(mode):
 
 
 # ---------------------------------------------------------------- Cell.bprop
-@pytest.mark.parametrize("mode", [None] + MODES)
-@pytest.mark.parametrize("name", sorted(C.BPROP))
+_BPROP_UNDER_JIT = ["value_and_grad", "nested", "two_inputs", "weights_outside"]  # the rest: eagerly (cost)
+
+
+@pytest.mark.parametrize("name,mode", [(n, None) for n in sorted(C.BPROP)] +
+                         [(n, m) for n in _BPROP_UNDER_JIT for m in MODES])
 def test_cell_bprop_is_used_by_every_gradient_entry_point(name, mode):
     cells = C.bprop_cells(ms)
     wrap = (lambda f: f) if mode is None else (lambda f: ms.jit(f, capture_mode=mode))
