@@ -128,8 +128,8 @@ class GraphBuilder:
         if isinstance(x, Tensor):
             v = self._vars.get(id(x))
             return v if v is not None else self._capture(x)
-        if isinstance(x, (bool, int, float, complex, np.number)):
-            return Const(x.item() if isinstance(x, np.number) else x)
+        if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):  # a numpy scalar: its Python value
+            return Const(x.item() if isinstance(x, (np.number, np.bool_)) else x)
         if isinstance(x, (np.ndarray, jax.Array)):
             if isinstance(x, jax.core.Tracer):
                 raise CaptureError("a jax value from an enclosing jax transform reached a captured op; "

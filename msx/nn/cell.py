@@ -270,6 +270,8 @@ class Cell:
         when the Cell has `bprop`, backward hooks or recompute)."""
         converter, recorder = recording.converter, recording.recorder
         if has_custom_backward(self):
+            if recorder is not None and callable(getattr(type(self), "bprop", None)):
+                return custom_backward_call(self, cast_inputs, kwargs)  # recorded as one node keeping bprop
             if converter is not None or recorder is not None:
                 if not self.__dict__.get("_recompute") or callable(getattr(type(self), "bprop", None)) or (
                         self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre)):

@@ -11,6 +11,7 @@ from ..errors import OpError, OpIndexError, OpTypeError
 from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import to_dtype, to_ints, to_shape
+from .float_to_int import float_to_int
 from .math_ops import _axis
 from .primitive import describe, primitive
 from .sizes import check_size
@@ -23,7 +24,10 @@ def _shape(x) -> tuple:
 @primitive("Cast", attrs=("dtype",), category="elementwise",
            api=Api("cast", attrs=(Attr("dtype", REQUIRED, to_dtype),), cls="Cast"))
 def cast(x, *, dtype):
-    return jnp.asarray(x).astype(mstype.to_np(dtype))
+    x, target = jnp.asarray(x), mstype.to_np(dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating) and not jnp.issubdtype(target, jnp.inexact):
+        return float_to_int(x, target)  # out of range and NaN: MindSpore's CPU answers, in every mode
+    return x.astype(target)
 
 
 def _reshape_check(x, *, shape) -> str | None:
