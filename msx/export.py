@@ -30,9 +30,11 @@
 `load(file_name)` reads an MSXIR file as a `LoadedGraph` (a Graph that also
 carries its weights) for `nn.GraphCell`. Loading treats the file as
 untrusted: no pickle, no eval, no imports named by the file; the magic, the
-format version, the lengths, every checksum, every primitive name and the
-graph itself (with the verifier) are checked before anything runs, and each
-defect raises its own `msx.errors.LoadError` subclass.
+format version, the lengths (against the real file size, before reading),
+every checksum, every primitive name, the graph itself (with the verifier),
+its Parameter updates (names and shapes) and the manifest's description of
+it are checked before anything runs, and each defect raises its own
+`msx.errors.LoadError` subclass.
 """
 from __future__ import annotations
 
