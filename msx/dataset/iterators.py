@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
-from .pipeline import Dataset, Row
+from .pipeline import Dataset, Row, applied, then
 
 
 def _device(value: Any) -> Any:
@@ -65,7 +65,8 @@ class _Iterator:
         if self._num_epochs != -1 and self._epoch >= self._num_epochs:
             raise DatasetError(f"the iterator was made for num_epochs={self._num_epochs} and all of them have been "
                                f"read; create a new iterator (or pass a larger num_epochs)")
-        ds = self.dataset._grain((self._epoch,)).map(self._converter())
+        convert = self._converter()
+        ds = applied(then(self.dataset._pending((self._epoch,)), lambda _, row: convert(row)))
         prefetch = config.get_prefetch_size()
         if isinstance(ds, grain.MapDataset):
             stream = self.dataset._stream(ds)

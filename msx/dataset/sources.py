@@ -23,7 +23,7 @@ from ..errors import DatasetError
 from ..tensor import Tensor
 from . import _random, config
 from ._grain import GrainDataset, PyIterDataset
-from .pipeline import Dataset, Key, Row, column_value
+from .pipeline import Dataset, Key, Pending, Row, applied, column_value
 from .samplers import Sampler, select_sampler
 
 
@@ -79,9 +79,12 @@ class MappableSource(Dataset):
     def get_dataset_size(self) -> int:
         return self.sampler._count(self._length())
 
-    def _grain(self, key: Key) -> GrainDataset:
+    def _pending(self, key: Key) -> Pending:
         seed = _random.derive(self._seed, self._depth, *key)
-        return self.sampler._indices(self._length(), seed, self._labels).map(lambda i: self._row(int(i)))
+        return self.sampler._indices(self._length(), seed, self._labels), lambda _, i: self._row(int(i))
+
+    def _grain(self, key: Key) -> GrainDataset:
+        return applied(self._pending(key))
 
 
 class NumpySlicesDataset(MappableSource):
@@ -302,6 +305,7 @@ class _RandomAccessGenerator(GeneratorDataset, MappableSource):
         return self._items(item, index)
 
     get_dataset_size = MappableSource.get_dataset_size
+    _pending = MappableSource._pending
     _grain = MappableSource._grain
 
 
