@@ -292,6 +292,12 @@ class Dataset(abc.ABC):
         """
         return self._grain(key), None
 
+    def _batch_reader(self, key: Key) -> tuple[GrainDataset, Callable[[np.ndarray], tuple]] | None:
+        """For a source that can read many rows at once: (a grain dataset of the row indices of pass `key`,
+        a function reading the rows of an index array as stacked columns — equal to stacking the rows read
+        one by one); None otherwise."""
+        return None
+
     def _workers(self) -> int:
         """Threads that read this node's random-access part: the largest `num_parallel_workers` named below."""
         named = [w for w in self._named_workers() if w is not None]
@@ -574,16 +580,24 @@ class BatchDataset(_OneChild):
 
     def _pending(self, key: Key) -> Pending:
         maps, below = self._deferred_maps()
-        if not maps:
+        if not maps and (self.per_batch_map is not None or self.pad_info or below._batch_reader(key) is None):
             batched = self.child._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder,
                                                    batch_fn=list)
             return batched, lambda i, rows: self._finish(key, i, rows)
         # Maps of elementwise msx transforms run once on the stacked column: the same IEEE operations as per
-        # row, so the same values, at a fraction of the per-row Python cost. Rows that do not stack alike (or
-        # an operation that fails) take the per-row path, which gives the row's own result or error.
-        batched = below._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder, batch_fn=list)
+        # row, so the same values, at a fraction of the per-row Python cost; a source that can read a batch of
+        # rows at once (numpy fancy indexing) does. Rows that do not stack alike (or an operation that fails)
+        # take the per-row path, which gives the row's own result or error.
+        reader = below._batch_reader(key)
+        if reader is not None:
+            indices, read = reader
+            batched = indices.batch(self.batch_size, drop_remainder=self.drop_remainder,
+                                    batch_fn=lambda xs: np.asarray(xs, np.int64))
+        else:
+            batched = below._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder, batch_fn=list)
         row_fns = [m._row_fn(key) for m in maps]
         size = self.batch_size
+        names = self.child.get_col_names()
 
         def per_row(index: int, rows: list) -> Row:
             out = []
@@ -593,26 +607,28 @@ class BatchDataset(_OneChild):
                 out.append(row)
             return self._finish(key, index, out)
 
-        def finish(index: int, rows: list) -> Row:
-            columns = list(zip(*rows))
+        def finish(index: int, batch: Any) -> Row:
+            if reader is not None:
+                columns, rows = list(read(batch)), None
+            else:
+                columns, rows = list(zip(*batch)), batch
             for m in maps:
                 part = columns[m._single]
                 if not isinstance(part, np.ndarray):
                     first = part[0]
                     if not (type(first) is np.ndarray and all(type(r) is np.ndarray and r.shape == first.shape and
                                                                r.dtype == first.dtype for r in part)):
-                        return per_row(index, rows)
-                    part = np.stack(part)
+                        part = None
+                    else:
+                        part = np.stack(part)
                 try:
-                    part = m._run_batched(part)
+                    part = None if part is None else m._run_batched(part)
                 except Exception:
                     part = None
                 if part is None:
-                    return per_row(index, rows)
+                    return per_row(index, rows if rows is not None else [below._row(int(i)) for i in batch])
                 columns[m._single] = part
-            names = self.child.get_col_names()
-            return tuple(c if isinstance(c, np.ndarray) else stack_column(list(c), n)
-                         for c, n in zip(columns, names))
+            return tuple(c if isinstance(c, np.ndarray) else stack_column(list(c), n) for c, n in zip(columns, names))
 
         return batched, finish
 

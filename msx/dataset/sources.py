@@ -79,6 +79,11 @@ class MappableSource(Dataset):
     def get_dataset_size(self) -> int:
         return self.sampler._count(self._length())
 
+    _rows_at: Callable[[np.ndarray], tuple] | None = None  # reads the rows of many indices as stacked columns
+
+    def _batch_reader(self, key: Key) -> tuple[GrainDataset, Callable[[np.ndarray], tuple]] | None:
+        return None if self._rows_at is None else (self._pending(key)[0], self._rows_at)
+
     def _pending(self, key: Key) -> Pending:
         seed = _random.derive(self._seed, self._depth, *key)
         return self.sampler._indices(self._length(), seed, self._labels), lambda _, i: self._row(int(i))
@@ -131,6 +136,9 @@ class NumpySlicesDataset(MappableSource):
 
     def _row(self, index: int) -> Row:
         return tuple(np.array(c[index]) for c in self._columns)  # a copy: a map may not write into the source
+
+    def _rows_at(self, indices: np.ndarray) -> tuple:
+        return tuple(c[indices] for c in self._columns)
 
     def _labels(self, column: str) -> np.ndarray:
         names = self.get_col_names()
