@@ -130,10 +130,16 @@ class Dataset(abc.ABC):
         named `output_columns` (default: the input names). The map runs on
         `num_parallel_workers` grain threads; rows keep their order, and random
         transforms draw per row, so any worker count gives the same rows.
-        `python_multiprocessing` is accepted: msx runs Python operations in
-        threads (grain's processes would need every operation to pickle).
+        With `python_multiprocessing=True` the random-access part of the
+        pipeline runs in `num_parallel_workers` worker processes instead
+        (grain's `mp_prefetch`, started by "spawn": the operations must be
+        picklable by cloudpickle, and a script needs the usual
+        `if __name__ == "__main__":` guard) — same rows, no GIL.
         """
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs)
+        if not isinstance(python_multiprocessing, bool):
+            raise DatasetError(f"map: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
+        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs,
+                          python_multiprocessing)
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               **kwargs: Any) -> "BatchDataset":
@@ -306,6 +312,14 @@ class Dataset(abc.ABC):
     def _named_workers(self) -> list[int | None]:
         return [self.num_parallel_workers] + [w for c in self.children for w in c._named_workers()]
 
+    python_multiprocessing = False  # a map/batch asking for worker processes (see `map`)
+
+    def _process_workers(self) -> int:
+        """Worker processes the pipeline asks for: the largest `num_parallel_workers` of a step with
+        `python_multiprocessing=True` (its default worker count if it names none); 0: threads only."""
+        own = (self.num_parallel_workers or config.get_num_parallel_workers()) if self.python_multiprocessing else 0
+        return max([own] + [c._process_workers() for c in self.children])
+
     def _stream(self, ds: GrainDataset) -> grain.IterDataset:
         return as_iter(ds, self._workers(), config.get_prefetch_size())
 
@@ -334,7 +348,7 @@ class _OneChild(Dataset):
 
 class MapDataset(_OneChild):
     def __init__(self, child: Dataset, operations, input_columns, output_columns, num_parallel_workers,
-                 kwargs: dict) -> None:
+                 kwargs: dict, python_multiprocessing: bool = False) -> None:
         unknown = sorted(set(kwargs) - {"max_rowsize", "offload", "callbacks", "cache"})
         if unknown:
             raise DatasetError(f"map: unknown keyword argument(s) {unknown}")
@@ -359,6 +373,7 @@ class MapDataset(_OneChild):
         if len(set(new_names)) != len(new_names):
             raise DatasetError(f"map: output columns {outputs} would repeat a column name: {new_names}")
         super().__init__(child, new_names, _workers_arg("map", num_parallel_workers))
+        self.python_multiprocessing = python_multiprocessing
         self.operations, self.input_columns, self.output_columns = ops, inputs, outputs
         self._positions, self._first = positions, first
         self._single = positions[0] if len(positions) == 1 else None
@@ -534,6 +549,9 @@ class BatchDataset(_OneChild):
             kept = [n for n in names if n not in self._inputs]
             new_names = kept[:first] + self._outputs + kept[first:]
         super().__init__(child, new_names, _workers_arg("batch", num_parallel_workers))
+        if not isinstance(python_multiprocessing, bool):
+            raise DatasetError(f"batch: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
+        self.python_multiprocessing = python_multiprocessing
         self.pad_info = _check_pad_info("batch", pad_info, new_names)
 
     def get_dataset_size(self) -> int:
