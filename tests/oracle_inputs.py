@@ -74,7 +74,7 @@ def mindrecord_groups():
     image_rows = [{"file_name": f"{i:03d}.png", "label": i % 3, "data": bytes(rng.integers(0, 256, 40, np.uint8))}
                   for i in range(12)]
     scalars = {"x": {"type": "float32"}, "y": {"type": "int32"}, "s": {"type": "string"}}
-    scalar_rows = [{"x": float(np.float32(i) / 3), "y": i * i, "s": "ab" * i} for i in range(5)]
+    scalar_rows = [{"x": i / 3, "y": i * i, "s": "ab" * i} for i in range(5)]  # x: doubles, stored as given
     return {"mixed": (mixed, ["label", "name"], mixed_rows, 1),
             "images": (images, ["file_name", "label"], image_rows, 3),
             "scalars": (scalars, [], scalar_rows, 1)}
