@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
 from ..ir.graph import Graph
-from .overlays import Overlay, ascend_cost, ascend_memory, pass_diff
+from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
 
 STAGES = ("captured", "optimized", "optimised")
 
