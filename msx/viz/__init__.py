@@ -127,4 +127,4 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
 
 
 __all__ = ["graph_of", "to_model_explorer", "save", "save_stage", "show", "Overlay", "ascend_cost",
-           "ascend_memory", "pass_diff", "VizError", "VizUnavailableError"]
+           "ascend_memory", "hlo_ops", "pass_diff", "VizError", "VizUnavailableError"]
