@@ -20,6 +20,7 @@ from .. import hostevents
 from ..errors import OpError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
+from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
 REGISTRY: dict[str, "Primitive"] = {}
 
@@ -99,6 +100,11 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,)))
 
     return make
+
+
+def lookup(name: str) -> "Primitive | HigherOrderPrimitive | None":
+    """The declaration of op `name`, first-order (`REGISTRY`) or higher-order (`HIGHER_ORDER`); None if neither."""
+    return REGISTRY.get(name) or HIGHER_ORDER.get(name)
 
 
 def get_primitive(name: str) -> Primitive:
