@@ -376,3 +376,44 @@ def _scan_cost(node: Node, model, scope: str) -> list:
 
 
 SCAN.rule("memory")(_largest_peak)
+
+
+# ---------------------------------------------------------------- Case
+CASE = declare_higher_order(
+    "Case", subgraphs=("branch*",),
+    layout="inputs: a scalar integer index, then the operands; every branch takes the operands and returns values "
+           "of the same types, which are the outputs. An index out of range runs the nearest branch (lax.switch "
+           "clamps it), as MindSpore's Switch/Case does.",
+    doc="Multi-way branch on a tensor index (lowers to lax.switch); what MindIR's multi-branch Switch reads as.")
+
+
+@CASE.rule("make")
+def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
+    return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
+
+
+@CASE.rule("abstract_eval")
+def _case_types(node: Node) -> list[Abstract]:
+    if not node.inputs:
+        raise ValueError("a Case node needs an index input")
+    _scalar_pred(node.inputs[0], "index")
+    if not np.issubdtype(np.dtype(abstract_of_operand(node.inputs[0]).dtype), np.integer):
+        raise ValueError(f"the index must be an integer, got {abstract_of_operand(node.inputs[0])}")
+    return _branch_types(node, node.inputs[1:])
+
+
+@CASE.rule("lower")
+def _lower_case(node: Node, args: list, sub: Sub) -> list:
+    def branch(key: str) -> Callable:
+        return lambda *ops: tuple(sub(key, list(ops))[0])
+
+    index = jnp.asarray(args[0]).astype(jnp.int32).reshape(())
+    return list(lax.switch(index, [branch(k) for k in node.subgraphs], *args[1:]))
+
+
+@CASE.rule("cost")
+def _case_cost(node: Node, model, scope: str) -> list:
+    return _max_branch(node, model, scope, "case")
+
+
+CASE.rule("memory")(_largest_peak)
