@@ -25,10 +25,9 @@ Sub = Callable[[str, list], tuple[list, list]]  # sub(key, args) -> (outputs, up
 
 # ---------------------------------------------------------------- shared helpers of the rules
 def abstract_of_operand(x: Operand) -> Abstract:
-    """The abstract a value has when it runs: a Python scalar constant takes jax's dtype for it."""
-    if isinstance(x, Const) and isinstance(x.value, (bool, int, float, complex)):
-        return Abstract((), np.dtype(jnp.asarray(x.value).dtype).name)
-    return x.abstract
+    """The abstract a value has when it runs (a Python scalar's, without its weak mark)."""
+    a = x.abstract
+    return Abstract(a.shape, a.dtype) if a.weak else a
 
 
 def _types(xs) -> list[Abstract]:
