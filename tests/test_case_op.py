@@ -74,3 +74,20 @@ def test_a_case_graph_survives_the_msxir_encoding():
     assert back.structurally_equal(g)
     x = np.array([1.0, 2.0, 3.0], np.float32)
     np.testing.assert_allclose(np.asarray(evaluate(back, [np.int32(1), x])[0][0]), x * 10)
+
+
+def test_an_op_without_a_cost_or_memory_rule_is_an_error_never_a_guess():
+    from msx.ops.higher_order import HIGHER_ORDER, MissingRuleError, declare_higher_order
+
+    g = _case_graph()
+    g.nodes[0].op = "Mystery"  # no declaration at all
+    with pytest.raises(MissingRuleError, match="'Mystery' is not a higher-order op"):
+        CostModel(AscendSpec(), {}, set()).rows(g)
+    with pytest.raises(MissingRuleError, match="'Mystery' is not a higher-order op"):
+        MemoryModel({}, set()).peak(g)
+    declare_higher_order("Mystery", subgraphs=("branch*",))  # declared, but with no cost rule
+    try:
+        with pytest.raises(MissingRuleError, match="'Mystery' has no 'cost' rule"):
+            CostModel(AscendSpec(), {}, set()).rows(g)
+    finally:
+        HIGHER_ORDER.pop("Mystery")

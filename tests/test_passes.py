@@ -342,11 +342,12 @@ def test_broken_function_passes_are_caught_and_verification_is_switchable():
     with pytest.raises(PassError, match="pass 'crashing' \\(frontend\\) failed on graph <lambda>: KeyError"):
         _run_with(crashing, graph)
 
+    before = msx.get_context("verify_passes")
     msx.set_context(verify_passes="off")
     try:
         assert _run_with(dangling, graph).graph.nodes[0].op == "Add"  # the user asked not to verify
     finally:
-        msx.set_context(verify_passes="structure")
+        msx.set_context(verify_passes=before)
 
 
 def test_a_destination_with_the_wrong_type_is_refused():
