@@ -14,7 +14,7 @@ import pytest
 import msx
 from msx import nn, ops
 from msx.errors import PassError, VerifyError
-from msx.ir import Abstract, Const, Graph, Node, Var, verify
+from msx.ir import Abstract, Graph, Node, Var, verify
 from msx.ir.control import CALL, CASE
 from msx.passes.fusion import ElementwiseFusion
 
