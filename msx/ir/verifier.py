@@ -54,7 +54,7 @@ def _check_node(node: Node, infer: bool) -> str | None:
     prim = lookup(node.op)
     if prim is None:
         return f"unknown primitive {node.op!r}"
-    extra = [k for k in node.attrs if k not in prim.attrs]
+    extra = [k for k in node.attrs if k not in prim.attrs] if "*" not in prim.attrs else []
     if extra:
         return f"attrs {extra} are not among {node.op}'s declared attrs {list(prim.attrs)}"
     higher = isinstance(prim, HigherOrderPrimitive)

@@ -51,7 +51,7 @@ class Primitive:
 
     name: str
     impl: Callable[..., Any]
-    attrs: tuple[str, ...] = ()
+    attrs: tuple[str, ...] = ()  # the static keyword arguments it takes; ("*",): any (a user's custom op)
     category: str = "other"  # elementwise | reduce | matmul | conv | shape | random | loss | state | other
     multiple_results: bool = False
     differentiable: bool = True

@@ -69,7 +69,7 @@ def install(name: str, impl: Callable, info: CustomOpInfo, doc: str = "") -> Pri
     """Register (or re-register) a custom primitive; a built-in's name is refused."""
     if name in REGISTRY and name not in CUSTOM_OPS:
         raise CustomOpError(f"custom op name {name!r} is a built-in primitive's; choose another name")
-    prim = Primitive(name, impl, category=CATEGORY, multiple_results=True, doc=doc)
+    prim = Primitive(name, impl, ("*",), category=CATEGORY, multiple_results=True, doc=doc)  # attrs: any
     REGISTRY.pop(name, None)
     register(prim)
     CUSTOM_OPS[name] = info
