@@ -48,8 +48,9 @@ def test_bprop_wrong_count_is_a_clear_error():
 def test_bprop_is_kept_under_capture(mode):
     """A bprop Cell is one recorded node differentiated by its bprop (docs/training.md), in every mode."""
     net = Mul()
-    np.testing.assert_array_equal(msx.jit(net, capture_mode=mode)(X, Y).asnumpy(), [6, 24])
-    step = msx.jit(msx.grad(net, grad_position=(0, 1), weights=net.trainable_params()), capture_mode=mode)
+    np.testing.assert_array_equal(msx.jit(net, capture_mode=mode, fullgraph=True)(X, Y).asnumpy(), [6, 24])
+    grad_fn = msx.grad(net, grad_position=(0, 1), weights=net.trainable_params())
+    step = msx.jit(grad_fn, capture_mode=mode, fullgraph=True)
     for _ in range(2):  # the capture call and the compiled call
         (gx, gy), (gw,) = step(X, Y)
         np.testing.assert_array_equal(gx.asnumpy(), [10, 10])

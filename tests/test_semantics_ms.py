@@ -70,7 +70,7 @@ def test_scalar_promotion_jit_matches_mindspore_on_first_and_second_call(op, mod
         by_dtype = dict(zip(dts, tensors))
         return tuple(fn(by_dtype[dt], s) for dt, _, s, _ in cases)
 
-    jitted = ms.jit(all_cases, capture_mode=mode)
+    jitted = ms.jit(all_cases, capture_mode=mode, fullgraph=True)
     tensors = [C.promo_tensor(ms, dt) for dt in dts]
     for call in ("first", "second"):
         with warnings.catch_warnings():
@@ -105,7 +105,7 @@ def test_float_to_int_casts_agree_under_jit(mode, level):
     def all_casts(a, b, c):
         return tuple(x.astype(t) for x in (a, b, c) for t in targets)
 
-    jitted = ms.jit(all_casts, capture_mode=mode, jit_level=level)
+    jitted = ms.jit(all_casts, capture_mode=mode, jit_level=level, fullgraph=True)
     inputs = [C.cast_input(ms, s) for s in C.CAST_SOURCES]
     for call in ("first", "second"):
         outs = jitted(*inputs)
@@ -119,7 +119,7 @@ def test_constant_casts_fold_to_the_same_answer():
     def f(x):
         return x + ms.ops.cast(ms.Tensor(np.array([np.nan, 300.7, -1.0], np.float32)), ms.uint8)
 
-    got = ms.jit(f, capture_mode="trace", jit_level="O1")(ms.Tensor(np.zeros(3, np.uint8)))
+    got = ms.jit(f, capture_mode="trace", jit_level="O1", fullgraph=True)(ms.Tensor(np.zeros(3, np.uint8)))
     assert got.asnumpy().tolist() == [0, 44, 255]
 
 
@@ -163,13 +163,13 @@ def test_integer_gradient_under_jit_is_zero_for_labels_and_refused_otherwise(mod
     x = ms.Tensor(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32))
     lab = ms.Tensor(np.array([0, 2]), ms.int32)
     loss = ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    gx, glab = ms.jit(ms.ops.GradOperation(get_all=True)(loss), capture_mode=mode)(x, lab)
+    gx, glab = ms.jit(ms.ops.GradOperation(get_all=True)(loss), capture_mode=mode, fullgraph=True)(x, lab)
     want = GOLDEN["int_grads"]["int_label_of_loss"]
     _same(C.to_json(ms, gx), want[0], "dx", rtol=1e-5)
     _same(C.to_json(ms, glab), want[1], "dlabel")
     a, b = ms.Tensor(np.array(1), ms.int32), ms.Tensor(np.array(3), ms.int32)
     with pytest.raises(GradError, match="integer input"):
-        ms.jit(ms.grad(lambda a, b: a * b * 7, (0, 1)), capture_mode=mode)(a, b)
+        ms.jit(ms.grad(lambda a, b: a * b * 7, (0, 1)), capture_mode=mode, fullgraph=True)(a, b)
 
 
 # ---------------------------------------------------------------- value_and_grad(has_aux): in-place writes
@@ -185,7 +185,7 @@ def test_an_inplace_write_to_the_aux_output_is_kept(mode):
     x = ms.Tensor(np.ones((2, 2), np.float32))
     vg = ms.value_and_grad(_aux_write, has_aux=True)
     if mode is not None:
-        vg = ms.jit(vg, capture_mode=mode)
+        vg = ms.jit(vg, capture_mode=mode, fullgraph=True)
     for _ in range(2 if mode else 1):
         (loss, v), g = vg(x)
         assert v.asnumpy().tolist() == [[5.0, 2.0], [2.0, 2.0]]  # as a plain call returns it
@@ -202,7 +202,7 @@ _BPROP_UNDER_JIT = ["value_and_grad", "nested", "two_inputs", "weights_outside"]
                          [(n, m) for n in _BPROP_UNDER_JIT for m in MODES])
 def test_cell_bprop_is_used_by_every_gradient_entry_point(name, mode):
     cells = C.bprop_cells(ms)
-    wrap = (lambda f: f) if mode is None else (lambda f: ms.jit(f, capture_mode=mode))
+    wrap = (lambda f: f) if mode is None else (lambda f: ms.jit(f, capture_mode=mode, fullgraph=True))
     want = GOLDEN["bprop"][name]
     for call in range(2 if mode else 1):
         got = C.BPROP[name](ms, wrap, cells)

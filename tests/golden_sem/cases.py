@@ -13,7 +13,8 @@ import numpy as np
 PROMO_DTYPES = ["bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 PROMO_SCALARS = {
     "True": lambda: True, "2": lambda: 2, "256": lambda: 256, "0.7": lambda: 0.7,
-    "np.bool_(True)": lambda: np.bool_(True), "np.int32(256)": lambda: np.int32(256), "np.int64(3)": lambda: np.int64(3),
+    "np.bool_(True)": lambda: np.bool_(True), "np.int32(256)": lambda: np.int32(256),
+    "np.int64(3)": lambda: np.int64(3),
     "np.float16(0.7)": lambda: np.float16(0.7), "np.float32(0.7)": lambda: np.float32(0.7),
     "np.float64(0.7)": lambda: np.float64(0.7),
 }
@@ -65,7 +66,8 @@ INT_GRADS = {
     "mul_int_int": lambda ms: (lambda a, b: a * b * 7, (_i(ms, 1), _i(ms, 3)), (0, 1)),
     "int_times_int64_vector": lambda ms: (lambda a: a * a, (_i(ms, [3, 4], "int64"),), 0),
     "uint8_square": lambda ms: (lambda a: a * a + 1, (_i(ms, [3, 4], "uint8"),), 0),
-    "int_plus_float_tensor": lambda ms: (lambda a, x: (x * a).sum(), (_i(ms, 2), _f(ms, [[1, 2, 3], [4, 5, 6]])), (0, 1)),
+    "int_plus_float_tensor": lambda ms: (lambda a, x: (x * a).sum(), (_i(ms, 2), _f(ms, [[1, 2, 3], [4, 5, 6]])),
+                                         (0, 1)),
     "int_mul_int_float_pair": lambda ms: (lambda a, b: a * b + b, (_i(ms, 2), _f(ms, 1.5)), (0, 1)),
     "int_used_as_index": lambda ms: (lambda x, i: x[i].sum(), (_f(ms, [[1, 2, 3], [4, 5, 6]]), _i(ms, 1)), (0, 1)),
     "int_label_of_loss": lambda ms: (
