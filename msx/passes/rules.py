@@ -136,11 +136,14 @@ class Match:
         self._emitted.append(node)
         return node.outputs[0] if len(node.outputs) == 1 else list(node.outputs)
 
-    def _bind(self) -> tuple:
-        return dict(self.values), dict(self.nodes)
+    def _mark(self) -> tuple[int, int]:
+        return len(self.values), len(self.nodes)
 
-    def _restore(self, saved: tuple) -> None:
-        self.values, self.nodes = dict(saved[0]), dict(saved[1])
+    def _truncate(self, mark: tuple[int, int]) -> None:
+        """Forget the bindings made since `mark` (bindings are only ever added, in order)."""
+        for names, keep in ((self.values, mark[0]), (self.nodes, mark[1])):
+            for name in list(names)[keep:]:
+                del names[name]
 
     def __repr__(self) -> str:
         shown = {**{k: v for k, v in self.values.items() if not k.startswith("<")},
@@ -222,39 +225,71 @@ def _operand(rule: Rule, p: Pat, x: Operand, m: Match, cx: _Context) -> bool:
     return True
 
 
-def _node(rule: Rule, p: Pat, node: Node, m: Match, cx: _Context) -> bool:
-    key = rule.key(p)
-    if key in m.nodes:
-        return m.nodes[key] is node
+def _fits(p: Pat, node: Node) -> bool:
+    """The checks on `node` itself (op, arity, outputs, attributes, predicate), before any binding."""
     if p.ops is not None and node.op not in p.ops:
         return False
     n_in, n_pat = len(node.inputs), len(p.src)
     if (n_in < n_pat if p.prefix else n_in != n_pat) or (p.single and len(node.outputs) != 1):
         return False
-    if cx.taken is not None and id(node) in cx.taken or any(n is node for n in m.nodes.values()):
-        return False
     if p.attrs and not all(_attr_ok(node, k, v) for k, v in p.attrs.items()):
         return False
-    if p.where is not None and not p.where(node):
+    return p.where is None or bool(p.where(node))
+
+
+def _may_match(s: Pat, x: Operand, cx: _Context) -> bool:
+    """A cheap necessary condition for operand `x` to match `s` (no binding): a leaf's own conditions, or
+    the op of the node that makes `x`."""
+    if s.src is None:
+        return (s.where is None or s.where(x)) and (s.value is ANY or isinstance(x, Const))
+    if s.ops is None:
+        return isinstance(x, Var)
+    made = cx.made_by.get(x.id) if isinstance(x, Var) else None
+    return made is not None and made.op in s.ops
+
+
+def _inputs_may_match(p: Pat, node: Node, cx: _Context) -> bool:
+    ins = node.inputs
+    if p.commutative and len(p.src) == 2:
+        a, b = p.src
+        return (_may_match(a, ins[0], cx) and _may_match(b, ins[1], cx)) or \
+            (_may_match(a, ins[1], cx) and _may_match(b, ins[0], cx))
+    return all(_may_match(s, x, cx) for s, x in zip(p.src, ins))
+
+
+def _node(rule: Rule, p: Pat, node: Node, m: Match, cx: _Context, checked: bool = False) -> bool:
+    key = rule.key(p)
+    if key in m.nodes:
+        return m.nodes[key] is node
+    if not checked and not _fits(p, node):
+        return False
+    if cx.taken is not None and id(node) in cx.taken or any(n is node for n in m.nodes.values()):
         return False
     m.nodes[key] = node
     if not p.src:
         return True
-    orders = (node.inputs,) if not (p.commutative and n_pat == 2) else (node.inputs, node.inputs[1::-1])
-    for ins in orders:
-        saved = m._bind() if len(orders) > 1 else None
+    ins = node.inputs
+    if not (p.commutative and len(p.src) == 2):
         if all(_operand(rule, s, x, m, cx) for s, x in zip(p.src, ins)):
             return True
-        if saved is not None:
-            m._restore(saved)
+    else:
+        mark = m._mark()
+        if _operand(rule, p.src[0], ins[0], m, cx) and _operand(rule, p.src[1], ins[1], m, cx):
+            return True
+        m._truncate(mark)
+        if _operand(rule, p.src[0], ins[1], m, cx) and _operand(rule, p.src[1], ins[0], m, cx):
+            return True
     m.nodes.pop(key, None)
     return False
 
 
 def match_at(rule: Rule, node: Node, cx: _Context) -> Match | None:
     """Match `rule` with its first root at `node` (other roots among the readers of the bound values)."""
+    p = rule.roots[0]
+    if not _fits(p, node) or not _inputs_may_match(p, node, cx):
+        return None
     m = Match(cx.graph, cx)
-    if not _node(rule, rule.roots[0], node, m, cx):
+    if not _node(rule, rule.roots[0], node, m, cx, checked=True):
         return None
     for p in rule.roots[1:]:
         if not _another_root(rule, p, m, cx):
@@ -268,10 +303,10 @@ def _another_root(rule: Rule, p: Pat, m: Match, cx: _Context) -> bool:
         {v.id for n in m.nodes.values() for v in n.outputs}
     candidates = {id(u): u for vid in bound for u in cx.read_by.get(vid, ())}
     for node in candidates.values():
-        saved = m._bind()
+        mark = m._mark()
         if _node(rule, p, node, m, cx):
             return True
-        m._restore(saved)
+        m._truncate(mark)
     return False
 
 
@@ -282,6 +317,8 @@ class RuleSet:
         self.rules = list(rules)
         self.by_op: dict[str, list[Rule]] = {}
         self.any_op: list[Rule] = []
+        # whether a rule looks past a node's operands to the nodes that make them (then producers are tracked)
+        self.deep = any(s.src is not None for r in self.rules for p in r.roots for s in p.src)
         for r in self.rules:
             ops = r.roots[0].ops
             for op in ops or ():
@@ -289,11 +326,14 @@ class RuleSet:
             if ops is None:
                 self.any_op.append(r)
 
+        self._for_op: dict[str, list[Rule]] = {}
+
     def for_op(self, op: str) -> list[Rule]:
-        found = self.by_op.get(op)
-        if not self.any_op:
-            return found or []
-        return (found or []) + self.any_op
+        """The rules to try at a node of `op`, in order."""
+        found = self._for_op.get(op)
+        if found is None:
+            found = self._for_op[op] = self.by_op.get(op, []) + self.any_op
+        return found
 
 
 def _results(rule: Rule, m: Match, out, roots: list[Node]) -> list[Operand]:
@@ -323,11 +363,11 @@ def rewrite(graph: Graph, rules: RuleSet, once: bool = False, accept: Callable[[
     made_by: dict[int, Node] = {}
     nodes: list[Node] = []
     cx = _Context(graph, made_by, None)
+    for_op, deep = rules.for_op, rules.deep
     changed = False
 
-    def visit(node: Node) -> None:
-        nonlocal changed
-        for rule in rules.for_op(node.op):
+    def fire(node: Node, candidates: list[Rule]) -> bool:
+        for rule in candidates:
             m = match_at(rule, node, cx)
             if m is None or (accept is not None and not accept(m)):
                 continue
@@ -339,18 +379,31 @@ def rewrite(graph: Graph, rules: RuleSet, once: bool = False, accept: Callable[[
                     (isinstance(new, Var) and new.abstract == old.abstract) or (allow_consts and isinstance(new, Const))
                     for new, old in zip(news, node.outputs)):
                 news = _results(rule, m, out, [node])
-            for e in m._emitted:
-                visit(subst.node(e))
+            for e in m._emitted:  # what a rule builds is rewritten too before it is placed
+                place(subst.node(e))
             for old, new in zip(node.outputs, news):
                 subst.set(old, subst.get(new))
-            changed = True
-            return
-        nodes.append(node)
-        for v in node.outputs:
-            made_by[v.id] = node
+            return True
+        return False
+
+    def place(node: Node) -> None:
+        candidates = for_op(node.op)
+        if not (candidates and fire(node, candidates)):
+            nodes.append(node)
+            if deep:
+                for v in node.outputs:
+                    made_by[v.id] = node
 
     for node in graph.nodes:
-        visit(subst.node(node))
+        node = subst.node(node)
+        candidates = for_op(node.op)
+        if candidates and fire(node, candidates):
+            changed = True
+            continue
+        nodes.append(node)
+        if deep:
+            for v in node.outputs:
+                made_by[v.id] = node
     return subst.graph(graph, nodes) if changed else graph
 
 
