@@ -1,4 +1,21 @@
-"""msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code."""
+"""msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code.
+
+Layers, bottom first (ARCHITECTURE rule 10). A module may import its own
+layer and the ones below it, never one above, not even inside a function;
+a lower layer that must reach a higher one takes a callback or a registry
+entry (capture's recorder in `ops.primitive`, backends' context keys, the
+backend resolver of `passes`). `tests/test_layering.py` parses every import.
+
+1. errors versions atomic hostevents tensorfile dtype — no msx imports but errors
+2. tensor — Tensor and Parameter over jax arrays
+3. context random_state parallel communication.management — global settings, seeds, the device mesh
+4. ops communication.comm_func — the primitive registry and the op families
+5. ir — Graph, Node, printer, verifier, interpreter
+6. passes — graph -> graph rewrites (the rule engine)
+7. backends — build and run graphs (XLA, the simulated Ascend)
+8. capture runtime autograd dynamic transforms nn communication jit graph_hints amp mint experimental dataset — the front end: capture, the jit runtime, Cells
+9. export checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
+"""
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64

@@ -126,3 +126,34 @@ def test_constants_and_shared_names_in_engine_patterns():
                      Rule(Pat.op("Mul", Pat.var("x"), Pat.const("c", 2.0)), lambda m: seen.append("two") or None)])
     assert rewrite(graph, rules) is graph
     assert seen == ["two", "self"]
+
+
+# ---------------------------------------------------------------- precision and placement traits of primitives
+def test_primitive_traits_are_validated_where_they_are_declared():
+    from msx.ops.primitive import Category, Primitive, primitive
+
+    with pytest.raises(ValueError, match="category='elemwise' is not one of"):
+        Primitive("T1", abs, category="elemwise")
+    with pytest.raises(ValueError, match="keep_fp32 means nothing for category 'reduce'"):
+        Primitive("T2", abs, category="reduce", keep_fp32=True)
+    with pytest.raises(ValueError, match="vector_kernel=True is for 'other'/'random' ops"):
+        Primitive("T3", abs, category="matmul", vector_kernel=True)
+    with pytest.raises(ValueError, match="view=True needs one result"):
+        Primitive("T4", abs, category="reduce", view=True)
+    with pytest.raises(TypeError, match="keep_fp23"):  # a misspelt trait is an error, not a rule switched off
+        primitive("T5", category="elementwise", keep_fp23=True)(abs)
+    assert Primitive("T6", abs, category="shape").category is Category.SHAPE == "shape"
+
+
+def test_the_ascend_tables_come_from_the_declarations():
+    from msx.backends.ascend_sim import keep_fp32_ops, support_table
+    from msx.ops import REGISTRY
+
+    table = support_table()
+    assert sorted(n for n, u in table.items() if u == "view") == \
+        ["ExpandDims", "Flatten", "Identity", "Reshape", "Squeeze", "StopGradient"]
+    assert keep_fp32_ops() == ["Cast", "Exp", "Log", "Log1p", "Pow", "RealDiv", "Reciprocal", "Rsqrt", "Softplus",
+                               "Sqrt"]
+    for name in ("BatchNorm", "LayerNorm", "Fill", "Range", "Eye", "TopK", "ClipByGlobalNorm", "Dropout"):
+        assert REGISTRY[name].category in ("other", "random") and table[name] == "Vector"
+    assert table["Print"] == "AICPU"  # category "other", no vector kernel

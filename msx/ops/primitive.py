@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Callable
 
 import jax
@@ -22,6 +23,25 @@ from .api import Api, declare
 from ..tensor import Tensor, _wrap
 
 REGISTRY: dict[str, "Primitive"] = {}
+
+
+class Category(StrEnum):
+    """What kind of computation a primitive is; passes and backends read it (a str: `cat == "shape"` holds)."""
+
+    ELEMENTWISE = "elementwise"
+    REDUCE = "reduce"
+    MATMUL = "matmul"
+    CONV = "conv"
+    SHAPE = "shape"
+    RANDOM = "random"
+    LOSS = "loss"
+    STATE = "state"
+    COMM = "comm"
+    CUSTOM = "custom"
+    OTHER = "other"
+
+
+_LOW_PRECISION_RESULTS = (Category.ELEMENTWISE, Category.MATMUL, Category.CONV)  # what mixed precision narrows
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +57,25 @@ class Primitive:
     check: Callable[..., str | None] | None = field(default=None, repr=False)
     doc: str = ""
     api: tuple = field(default=(), repr=False)  # `api.Api` entries: the op's public MindSpore names
+    # Precision and placement traits (read by mixed-precision rules and device models; checked below):
+    keep_fp32: bool = False      # precision-sensitive: mixed precision keeps its float32 result
+    view: bool = False           # no kernel: its result is its first operand's buffer (a reshape)
+    vector_kernel: bool = False  # has a vector-unit kernel although its category would run on the host CPU
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "category", Category(self.category))
+        except ValueError:
+            raise ValueError(f"primitive {self.name!r}: category={self.category!r} is not one of "
+                             f"{[c.value for c in Category]}") from None
+        if self.keep_fp32 and self.category not in _LOW_PRECISION_RESULTS:
+            raise ValueError(f"primitive {self.name!r}: keep_fp32 means nothing for category {self.category.value!r} "
+                             f"(only {[c.value for c in _LOW_PRECISION_RESULTS]} results are narrowed)")
+        if self.view and (self.category not in (Category.SHAPE, Category.ELEMENTWISE) or self.multiple_results):
+            raise ValueError(f"primitive {self.name!r}: view=True needs one result of a shape or elementwise op")
+        if self.vector_kernel and self.category not in (Category.OTHER, Category.RANDOM):
+            raise ValueError(f"primitive {self.name!r}: vector_kernel=True is for 'other'/'random' ops; category "
+                             f"{self.category.value!r} already says where it runs")
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -88,15 +127,17 @@ def register(prim: Primitive) -> Primitive:
 def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other",
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
-              api: Api | tuple[Api, ...] = ()) -> Callable[[Callable], Primitive]:
+              api: Api | tuple[Api, ...] = (), **traits: bool) -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
-    `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`.
+    `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
+    `traits`: `keep_fp32`, `view`, `vector_kernel` (see `Primitive`).
     """
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
-                                  check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,)))
+                                  check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
+                                  **traits))
 
     return make
 
