@@ -157,3 +157,21 @@ def test_the_ascend_tables_come_from_the_declarations():
     for name in ("BatchNorm", "LayerNorm", "Fill", "Range", "Eye", "TopK", "ClipByGlobalNorm", "Dropout"):
         assert REGISTRY[name].category in ("other", "random") and table[name] == "Vector"
     assert table["Print"] == "AICPU"  # category "other", no vector kernel
+
+
+def test_the_documented_user_rules_work_as_a_pass():
+    from msx.passes import FunctionPass
+
+    x = Pat.var("x")
+    rules = RuleSet([
+        Rule(Pat.op("Mul", x, Pat.const(value=2.0), commutative=True),
+             lambda m: m.emit("Add", [m["x"], m["x"]]), "double"),
+        Rule(Pat.op("Neg", Pat.op("Neg", x)), lambda m: m["x"], "-(-x)"),
+    ])
+    my_pass = FunctionPass(lambda g: rewrite(g, rules), name="my_rules")
+    a = _t(3)
+    graph = _graph_of(lambda a: ops.exp(2.0 * ops.neg(ops.neg(a))), a)
+    out = my_pass(graph)
+    assert _ops(out) == ["Neg", "Add", "Exp"]  # the inner Neg stays for dce; the Add reads a itself
+    assert out.nodes[1].inputs == [graph.inputs[0], graph.inputs[0]]
+    _same_values(graph, out, a)

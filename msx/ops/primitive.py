@@ -9,7 +9,6 @@ and backend support tables all read the same entry in `REGISTRY`.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Callable
@@ -150,23 +149,7 @@ def get_primitive(name: str) -> Primitive:
 
 
 # ----------------------------------------------------------------- eager dispatch
-class _Recording(threading.local):
-    """Hooks for capture: when `recorder` is set, every `apply` is reported to it; when `converter` is set
-    (source capture), library code calling back into user code (a Cell's `construct`, a differentiated
-    function) calls `converter(fn, args, kwargs)` instead of `fn(*args, **kwargs)`, so the user code is captured
-    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured.
-
-    A recorder implements `record(prim, inputs, attrs, result)`, `on_rebind(obj, new)`, `on_alias(obj, src)`,
-    `on_concrete(t, what)` and `on_cell(cell)` (a Cell was called: its state is guarded); see
-    `msx.capture.builder.GraphBuilder`."""
-
-    recorder: Any = None
-    converter: Any = None
-    scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
-    scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
-
-
-recording = _Recording()
+from ..recording import recording  # noqa: E402,F401  (capture's hooks live below tensor)
 _NO_ATTRS: dict = {}
 
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field, replace
 import jax.numpy as jnp
 import numpy as np
 
+from ... import context
 from ... import dtype as mstype
+from ...errors import ContextError
 from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ...ops.primitive import REGISTRY
 from .support import CUBE, unit_of
@@ -50,6 +52,18 @@ PRECISION_MODES: dict[str, PrecisionRule] = {
 def keep_fp32_ops() -> list[str]:
     """The registered primitives mixed precision leaves in float32 (their declarations say `keep_fp32=True`)."""
     return sorted(name for name, prim in REGISTRY.items() if prim.keep_fp32)
+
+
+def check_ascend_config(value) -> None:
+    """`set_context(ascend_config=...)`: a dict with at most the key 'precision_mode', one of PRECISION_MODES."""
+    if not isinstance(value, dict) or set(value) - {"precision_mode"}:
+        raise ContextError(f"set_context: ascend_config must be a dict with the key 'precision_mode', got {value!r}")
+    if "precision_mode" in value and value["precision_mode"] not in PRECISION_MODES:
+        raise ContextError(f"set_context: ascend_config precision_mode={value['precision_mode']!r} is not valid; "
+                           f"choose one of {list(PRECISION_MODES)}")
+
+
+context.register_key_check("ascend_config", check_ascend_config)
 
 
 def check_precision_mode(mode) -> str:
