@@ -38,8 +38,10 @@ def fold(node: Node) -> list[Const] | None:
 
 
 def _foldable(node: Node) -> bool:
-    return all(isinstance(x, Const) for x in node.inputs) and is_pure_primitive(node) \
-        and sum(math.prod(v.abstract.shape) for v in node.outputs) <= FOLD_LIMIT
+    for x in node.inputs:
+        if type(x) is not Const:
+            return False
+    return is_pure_primitive(node) and sum(math.prod(v.abstract.shape) for v in node.outputs) <= FOLD_LIMIT
 
 
 def _fold(m: Match) -> list[Const] | None:

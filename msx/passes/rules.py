@@ -159,6 +159,7 @@ class Rule:
         if not self.roots or any(p.src is None for p in self.roots):
             raise PassError(f"rule {name or fn!r}: its root must be a node pattern (Pat.op)")
         self.fn, self.name = fn, name or getattr(fn, "__name__", "rule")
+        self.fits = _root_test(self.roots[0])
         self._anon: dict[int, str] = {}
         for p in self._walk():
             if p.src is not None and p.name is None:
@@ -237,6 +238,27 @@ def _fits(p: Pat, node: Node) -> bool:
     return p.where is None or bool(p.where(node))
 
 
+def _root_test(p: Pat) -> Callable[[Node], bool]:
+    """`_fits(p, node)` for a node the index already gave the right op, specialised to the checks `p` needs
+    (most nodes fail here, so this is the engine's hot path)."""
+    n_pat, single, attrs, where = len(p.src), p.single, p.attrs, p.where
+    if p.prefix:
+        def arity(node: Node) -> bool:
+            return len(node.inputs) >= n_pat and (not single or len(node.outputs) == 1)
+    else:
+        def arity(node: Node) -> bool:
+            return len(node.inputs) == n_pat and (not single or len(node.outputs) == 1)
+    if not attrs and where is None:
+        return arity
+    if not attrs and p.prefix and not n_pat and not single:
+        return where  # any node at all, if the predicate holds (constant folding)
+
+    def test(node: Node) -> bool:
+        return arity(node) and all(_attr_ok(node, k, v) for k, v in attrs.items()) and \
+            (where is None or bool(where(node)))
+    return test
+
+
 def _may_match(s: Pat, x: Operand, cx: _Context) -> bool:
     """A cheap necessary condition for operand `x` to match `s` (no binding): a leaf's own conditions, or
     the op of the node that makes `x`."""
@@ -283,10 +305,11 @@ def _node(rule: Rule, p: Pat, node: Node, m: Match, cx: _Context, checked: bool 
     return False
 
 
-def match_at(rule: Rule, node: Node, cx: _Context) -> Match | None:
-    """Match `rule` with its first root at `node` (other roots among the readers of the bound values)."""
+def match_at(rule: Rule, node: Node, cx: _Context, checked: bool = False) -> Match | None:
+    """Match `rule` with its first root at `node` (other roots among the readers of the bound values);
+    `checked`: `_fits(root, node)` already holds."""
     p = rule.roots[0]
-    if not _fits(p, node) or not _inputs_may_match(p, node, cx):
+    if not (checked or _fits(p, node)) or not _inputs_may_match(p, node, cx):
         return None
     m = Match(cx.graph, cx)
     if not _node(rule, rule.roots[0], node, m, cx, checked=True):
@@ -368,7 +391,9 @@ def rewrite(graph: Graph, rules: RuleSet, once: bool = False, accept: Callable[[
 
     def fire(node: Node, candidates: list[Rule]) -> bool:
         for rule in candidates:
-            m = match_at(rule, node, cx)
+            if not rule.fits(node):  # the common case, without building a match
+                continue
+            m = match_at(rule, node, cx, checked=True)
             if m is None or (accept is not None and not accept(m)):
                 continue
             out = rule.fn(m)
