@@ -99,5 +99,6 @@ def _reduce_output(out):
     return all(bool(x) for x in flat)
 
 
-__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
+__all__ = [  # noqa: F822  (GradOperation: added by msx/__init__.py)
+           "GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
            "cummin", "matmul", "mm", "normal", "ones_like", "uniform", "zeros_like"]
