@@ -1,4 +1,25 @@
-"""msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code."""
+"""msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code.
+
+Layers, bottom first (ARCHITECTURE rule 10). A module may import its own
+layer and the ones below it, never one above, not even inside a function;
+a lower layer that must reach a higher one takes a callback or a registry
+entry (capture's recorder in `recording`, backends' context-key checks,
+the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
+`tests/test_layering.py` parses every import; names are packages or modules
+(the longest one that contains a module gives its layer).
+
+1. errors versions atomic hostevents tensorfile dtype recording — no msx imports but errors
+2. tensor — Tensor and Parameter over jax arrays
+3. context random_state parallel communication.management — global settings, seeds, the device mesh
+4. ops communication.comm_func — the primitive registry and the op families
+5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
+   builder every graph producer uses (with the guards it records)
+6. passes — graph -> graph rewrites (the rule engine)
+7. backends — build and run graphs (XLA, the simulated Ascend)
+8. capture runtime autograd dynamic transforms nn communication jit graph_hints amp mint experimental dataset
+   — the front end: capture, the jit runtime, Cells
+9. export checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
+"""
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
@@ -13,6 +34,8 @@ from .tensor import Parameter, Tensor, from_numpy  # noqa: E402
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, get_seed, set_context, set_seed  # noqa: E402
 from . import errors, ops  # noqa: E402
 from .autograd import grad, value_and_grad  # noqa: E402
+from .autograd import GradOperation as _GradOperation  # noqa: E402
+ops.GradOperation = ops.composite.GradOperation = _GradOperation  # ops exports it; autograd, above ops, defines it
 from . import nn, mint  # noqa: E402
 from .jit import jit  # noqa: E402
 from .dynamic import Symbol, enable_dynamic  # noqa: E402

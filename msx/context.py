@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 from .errors import ContextError
 
@@ -17,7 +17,7 @@ _VALID: dict[str, tuple] = {
     "jit_level": ("O0", "O1"),
     "device_id": None,  # any int >= 0
     "recompile_warn_limit": None,  # any int >= 1
-    "ascend_config": None,  # {"precision_mode": ...} for the simulated Ascend backend
+    "ascend_config": None,  # {"precision_mode": ...}: checked by the simulated Ascend backend (register_key_check)
     "disable_passes": None,  # a tuple/list of pass names (msx.passes.list_passes)
     "verify_passes": ("structure", "full", "off"),
 }
@@ -83,8 +83,8 @@ def _check(key: str, value: Any) -> None:
         if value not in valid or type(value) not in {type(v) for v in valid}:
             shown = ["PYNATIVE_MODE", "GRAPH_MODE"] if key == "mode" else list(valid)
             raise ContextError(f"set_context: {key}={value!r} is not valid; choose one of {shown}")
-    elif key == "ascend_config":
-        _check_ascend_config(value)
+    elif key in _KEY_CHECKS:
+        _KEY_CHECKS[key](value)
     elif key == "save_graphs_path" and not isinstance(value, str):
         raise ContextError(f"set_context: save_graphs_path must be a str, got {type(value).__name__}")
     elif key == "disable_passes" and (not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value)):
@@ -141,14 +141,15 @@ def _device_for(target: str, device_id: int):
     return None
 
 
-def _check_ascend_config(value: Any) -> None:
-    from .backends.ascend_sim.precision import PRECISION_MODES
+_KEY_CHECKS: dict[str, Callable[[Any], None]] = {}
 
-    if not isinstance(value, dict) or set(value) - {"precision_mode"}:
-        raise ContextError(f"set_context: ascend_config must be a dict with the key 'precision_mode', got {value!r}")
-    if "precision_mode" in value and value["precision_mode"] not in PRECISION_MODES:
-        raise ContextError(f"set_context: ascend_config precision_mode={value['precision_mode']!r} is not valid; "
-                           f"choose one of {list(PRECISION_MODES)}")
+
+def register_key_check(key: str, check: Callable[[Any], None]) -> None:
+    """Let a higher layer (a backend) validate the values of one of its keys: `check(value)` raises
+    ContextError. Backends own what their keys mean; the context layer never imports them."""
+    if key not in _VALID:
+        raise ContextError(f"register_key_check: unknown key {key!r}")
+    _KEY_CHECKS[key] = check
 
 
 def set_context(**kwargs: Any) -> None:

@@ -20,6 +20,18 @@ import numpy as np
 from . import dtype as mstype
 from . import versions
 
+_INITIALIZER: dict = {}  # "fn": msx.nn.initializer.initializer, registered by that (higher) layer at import
+
+
+def register_initializer(fn) -> None:
+    """Called by `msx.nn.initializer`: `fn(init, shape, dtype) -> Tensor` fills `Tensor(init=...)` and
+    `ParameterTuple.clone(init=...)` (tensor sits below nn and never imports it)."""
+    _INITIALIZER["fn"] = fn
+
+
+def _initialize(init, shape, dtype) -> "Tensor":
+    return _INITIALIZER["fn"](init, shape, dtype)
+
 
 def _default_np_dtype(value: np.ndarray) -> np.dtype:
     """MindSpore's defaults for Python data: floats -> float32, ints -> int64, bools -> bool."""
@@ -82,14 +94,12 @@ class Tensor:
                 self._data = None
                 return
             if init is not None:
-                from .nn.initializer import initializer
-
-                self._data = initializer(init, shape, dtype or mstype.float32)._data
+                self._data = _initialize(init, shape, dtype or mstype.float32)._data
             else:
                 self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
             return
         if isinstance(input_data, Tensor) and input_data._data is not None:
-            from .ops.primitive import recording
+            from .recording import recording
 
             if recording.recorder is not None:  # a Tensor made from a Tensor inside a capture: same value
                 src = input_data if dtype is None or input_data.dtype == dtype else input_data.astype(dtype)
@@ -183,7 +193,7 @@ class Tensor:
     # ------------------------------------------------------------ conversion
     def _concrete(self, what: str):
         """The concrete array, for a value that leaves the graph world (bool(), asnumpy(), ...)."""
-        from .ops.primitive import recording
+        from .recording import recording
 
         if recording.recorder is not None:
             recording.recorder.on_concrete(self, what)
@@ -271,7 +281,7 @@ class Tensor:
     # ------------------------------------------------------------ in place
     def _rebind(self, new: "Tensor") -> "Tensor":
         """MindSpore in-place semantics: this Python object now holds `new`'s value."""
-        from .ops.primitive import recording
+        from .recording import recording
 
         if _WRITE_LOGS:
             _WRITE_LOGS[-1].append((self, self._data))
@@ -407,9 +417,7 @@ class ParameterTuple(tuple):
             if init == "same":
                 data = Tensor._from(p._data)
             else:
-                from .nn.initializer import initializer
-
-                data = initializer(init, p.shape, p.dtype)
+                data = _initialize(init, p.shape, p.dtype)
             out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
         return ParameterTuple(out)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..context import get_context
 from ..errors import BackendUnavailableError
+from ..passes.registry import set_backend_directory
 from .ascend_sim import AscendSim, ProfileReport
 from .base import BackendBase, BuildConfig
 from .xla import XlaBackend
@@ -62,6 +63,8 @@ def list_backends(include_unavailable: bool = False) -> list[str]:
 def _available_text() -> str:
     return f"{list_backends()} (and 'ms_backend', the backend for device_target)"
 
+
+set_backend_directory(get_backend, lambda: list_backends(include_unavailable=True))  # for the pass registry
 
 __all__ = ["AscendSim", "BackendBase", "BuildConfig", "ProfileReport", "XlaBackend", "get_backend", "list_backends",
            "register_custom_backend"]

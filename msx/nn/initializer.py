@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..tensor import Tensor, register_initializer
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
@@ -234,3 +234,6 @@ def initializer(init: Any, shape=None, dtype=mstype.float32) -> Tensor:
         raise TypeError(f"initializer: init must be an Initializer, a str, a number or a Tensor, "
                         f"got {type(init).__name__}")
     return Tensor._from(jnp.asarray(init._make(shape, np_dtype), np_dtype))
+
+
+register_initializer(initializer)  # Tensor(init=...) fills through it (tensor cannot import nn)

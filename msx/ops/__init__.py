@@ -13,7 +13,7 @@ from .functional import abs, all, any, max, min, pow, round, sum  # noqa: F401  
 from .classes import *  # noqa: F401,F403
 from .classes import PrimitiveOp  # noqa: F401
 from .clip import clip_by_global_norm  # noqa: F401
-from ..autograd import GradOperation  # noqa: F401
+# GradOperation is defined by autograd, a higher layer; `msx/__init__.py` adds it to this namespace.
 from ..tensor import Tensor  # noqa: F401  (MindSpore's ops exports Tensor too)
 from .custom import Custom, CustomOpBuilder  # noqa: F401
 from . import functional, classes  # noqa: F401

@@ -3,13 +3,13 @@
 `MultitypeFuncGraph` dispatches on the argument types (MindSpore's type names: "Tensor", "Number",
 "Tuple", "List", "String", "Bool", "None", "Function", or classes); `HyperMap` and `Map` apply a function
 elementwise over tuples and lists (`HyperMap` also into nested ones). In msx they are plain Python, so
-they work eagerly and in every capture mode.
+they work eagerly and in every capture mode. `GradOperation` is `msx.autograd`'s (a higher layer; `msx/__init__.py`
+adds it here).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..autograd import GradOperation  # noqa: F401
 from ..tensor import Tensor
 from .clip import clip_by_global_norm  # noqa: F401
 from .functional import clip_by_value, cummin, matmul, mm, normal, ones_like, uniform, zeros_like  # noqa: F401
@@ -99,5 +99,6 @@ def _reduce_output(out):
     return all(bool(x) for x in flat)
 
 
-__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
+__all__ = [  # noqa: F822  (GradOperation: added by msx/__init__.py)
+           "GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
            "cummin", "matmul", "mm", "normal", "ones_like", "uniform", "zeros_like"]

@@ -88,17 +88,17 @@ def _float_in(fn):
 
 
 def _binary(name: str, fn, ops="", cls=None, tensor=(), mint=(), operator=(), args=("input", "other"),
-            category: str = "elementwise", differentiable: bool = True, extra: tuple = ()):
+            category: str = "elementwise", differentiable: bool = True, extra: tuple = (), **traits):
     api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator)
-    return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable,
+    return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable, **traits,
                      api=((api,) if ops or cls or tensor or mint or operator else ()) + tuple(extra))(fn)
 
 
 def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",),
-           extra: tuple = ()):
+           extra: tuple = (), **traits):
     """`extra`: more `Api`s of the same op, for names MindSpore spells with other argument names."""
     api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint)
-    return primitive(name, category="elementwise", differentiable=differentiable,
+    return primitive(name, category="elementwise", differentiable=differentiable, **traits,
                      api=((api,) if ops or tensor or mint else ()) + tuple(extra))(fn)
 
 
@@ -107,14 +107,14 @@ ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add
 SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__")
 MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
-              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__")
+              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True)
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
                     mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__")
 MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder", cls="FloorMod", extra=(Api("floor_mod", args=("x", "y")),), tensor="remainder",
               mint="remainder", operator="__mod__ __rmod__")
 
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
-              operator="__pow__ __rpow__")
+              operator="__pow__ __rpow__", keep_fp32=True)
 MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum")
 MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum")
 ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2")
@@ -185,14 +185,15 @@ LOGICAL_XOR = _binary("LogicalXor", jnp.logical_xor, "logical_xor", tensor="logi
 # ---------------------------------------------------------------- elementwise unary
 NEG = _unary("Neg", jnp.negative, "neg negative", tensor="neg negative", mint="neg negative")
 ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs absolute", mint="abs")
-EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp")
-LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log")
-LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p")
-SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),))
-RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt")
+EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True)
+LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True)
+LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", keep_fp32=True)
+SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),),
+              keep_fp32=True)
+RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt", keep_fp32=True)
 SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square")
 RECIPROCAL = _unary("Reciprocal", _float_in(jnp.reciprocal), "reciprocal", cls="Reciprocal Inv",
-                    tensor="reciprocal inv", mint="reciprocal")
+                    tensor="reciprocal inv", mint="reciprocal", keep_fp32=True)
 SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign")
 SGN = _unary("Sgn", jnp.sign, "sgn", cls="", tensor="sgn")
 FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor")

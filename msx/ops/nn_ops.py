@@ -20,10 +20,11 @@ def _shape(x) -> tuple:
     return tuple(getattr(x, "shape", ()))
 
 
-def _unary(name, fn, ops="", args=("input",), cls=None, tensor="", mint="", mintf=None):
+def _unary(name, fn, ops="", args=("input",), cls=None, tensor="", mint="", mintf=None, **traits):
     api = Api(ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint,
               mintf=ops if mintf is None else mintf)
-    return primitive(name, category="elementwise", api=api if ops or cls or tensor or mint or mintf else ())(fn)
+    return primitive(name, category="elementwise", api=api if ops or cls or tensor or mint or mintf else (),
+                     **traits)(fn)
 
 
 def _with_attrs(name, fn, attrs: tuple, apis):
@@ -36,7 +37,7 @@ RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="")
 SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid")
 TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh")
 SILU = _unary("SiLU", jax.nn.silu, cls="SiLU")
-SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus")
+SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True)
 SELU = _unary("SeLU", jax.nn.selu, "selu", args=("input_x",), mintf="")
 MISH = _unary("Mish", lambda x: x * jnp.tanh(jax.nn.softplus(x)), "mish", args=("x",), mintf="")
 SOFTSIGN = _unary("Softsign", jax.nn.soft_sign, "softsign", args=("x",))
@@ -220,7 +221,8 @@ def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0)
 
 
 # ---------------------------------------------------------------- normalisation
-@primitive("BatchNorm", attrs=("is_training", "epsilon", "momentum", "axis"), category="other", multiple_results=True)
+@primitive("BatchNorm", attrs=("is_training", "epsilon", "momentum", "axis"), category="other", multiple_results=True,
+           vector_kernel=True)
 def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, momentum=0.9, axis=1):
     """Returns (y, new moving mean, new moving variance); momentum weighs the old moving stats (MindSpore)."""
     reduce_axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
@@ -241,7 +243,7 @@ def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, mo
     return y, new_mean, new_var
 
 
-@primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other")
+@primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other", vector_kernel=True)
 def layer_norm(x, gamma, beta, *, begin_norm_axis=-1, epsilon=1e-5):
     axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
@@ -403,7 +405,7 @@ def bernoulli(key, *, p, shape):
     return jax.random.bernoulli(_key(key), p, shape)
 
 
-@primitive("Dropout", attrs=("p",), category="random")
+@primitive("Dropout", attrs=("p",), category="random", vector_kernel=True)
 def dropout(x, key, *, p=0.5):
     """Zero each element with probability `p` and scale the rest by 1/(1-p)."""
     if p <= 0.0:

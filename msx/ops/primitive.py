@@ -29,8 +29,8 @@ guesses a default.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Callable
 
 import jax
@@ -43,6 +43,25 @@ from ..tensor import Tensor, _wrap
 from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
 REGISTRY: dict[str, "Primitive"] = {}
+
+
+class Category(StrEnum):
+    """What kind of computation a primitive is; passes and backends read it (a str: `cat == "shape"` holds)."""
+
+    ELEMENTWISE = "elementwise"
+    REDUCE = "reduce"
+    MATMUL = "matmul"
+    CONV = "conv"
+    SHAPE = "shape"
+    RANDOM = "random"
+    LOSS = "loss"
+    STATE = "state"
+    COMM = "comm"
+    CUSTOM = "custom"
+    OTHER = "other"
+
+
+_LOW_PRECISION_RESULTS = (Category.ELEMENTWISE, Category.MATMUL, Category.CONV)  # what mixed precision narrows
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +81,25 @@ class Primitive:
     # a class label >= C). Run before `impl` wherever the values are concrete (eager, and the call being captured),
     # never inside a compiled graph; see docs/errors.md for what jit does there.
     values: Callable[..., str | None] | None = field(default=None, repr=False)
+    # Precision and placement traits (read by mixed-precision rules and device models; checked below):
+    keep_fp32: bool = False      # precision-sensitive: mixed precision keeps its float32 result
+    view: bool = False           # no kernel: its result is its first operand's buffer (a reshape)
+    vector_kernel: bool = False  # has a vector-unit kernel although its category would run on the host CPU
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "category", Category(self.category))
+        except ValueError:
+            raise ValueError(f"primitive {self.name!r}: category={self.category!r} is not one of "
+                             f"{[c.value for c in Category]}") from None
+        if self.keep_fp32 and self.category not in _LOW_PRECISION_RESULTS:
+            raise ValueError(f"primitive {self.name!r}: keep_fp32 means nothing for category {self.category.value!r} "
+                             f"(only {[c.value for c in _LOW_PRECISION_RESULTS]} results are narrowed)")
+        if self.view and (self.category not in (Category.SHAPE, Category.ELEMENTWISE) or self.multiple_results):
+            raise ValueError(f"primitive {self.name!r}: view=True needs one result of a shape or elementwise op")
+        if self.vector_kernel and self.category not in (Category.OTHER, Category.RANDOM):
+            raise ValueError(f"primitive {self.name!r}: vector_kernel=True is for 'other'/'random' ops; category "
+                             f"{self.category.value!r} already says where it runs")
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -166,17 +204,18 @@ def register(prim: Primitive) -> Primitive:
 def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other",
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
-              api: Api | tuple[Api, ...] = (),
-              values: Callable[..., str | None] | None = None) -> Callable[[Callable], Primitive]:
+              api: Api | tuple[Api, ...] = (), values: Callable[..., str | None] | None = None,
+              **traits: bool) -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
-    `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`.
+    `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
+    `traits`: `keep_fp32`, `view`, `vector_kernel` (see `Primitive`).
     """
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
-                                  values))
+                                  values, **traits))
 
     return make
 
@@ -194,23 +233,7 @@ def get_primitive(name: str) -> Primitive:
 
 
 # ----------------------------------------------------------------- eager dispatch
-class _Recording(threading.local):
-    """Hooks for capture: when `recorder` is set, every `apply` is reported to it; when `converter` is set
-    (source capture), library code calling back into user code (a Cell's `construct`, a differentiated
-    function) calls `converter(fn, args, kwargs)` instead of `fn(*args, **kwargs)`, so the user code is captured
-    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured.
-
-    A recorder implements `record(prim, inputs, attrs, result)`, `on_rebind(obj, new)`, `on_alias(obj, src)`,
-    `on_concrete(t, what)` and `on_cell(cell)` (a Cell was called: its state is guarded); see
-    `msx.capture.builder.GraphBuilder`."""
-
-    recorder: Any = None
-    converter: Any = None
-    scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
-    scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
-
-
-recording = _Recording()
+from ..recording import recording  # noqa: E402,F401  (capture's hooks live below tensor)
 _NO_ATTRS: dict = {}
 
 

@@ -1,4 +1,5 @@
-"""Constant folding: a pure primitive whose operands are all constants becomes a constant.
+"""Constant folding as one rule of the rewrite engine: a pure primitive whose operands are all constants
+becomes constants.
 
 Results larger than `FOLD_LIMIT` elements stay computed (a big constant costs
 more to embed than to compute), and values a graph returns are never folded,
@@ -15,7 +16,7 @@ from ..ir.graph import Const, Graph, Node
 from ..ops.primitive import get_primitive
 from .base import Pass
 from .cse import is_pure_primitive
-from .rewrite import Substitution, returned
+from .rules import Match, Pat, Rule, RuleSet, rewrite
 
 FOLD_LIMIT = 4096
 
@@ -36,25 +37,22 @@ def fold(node: Node) -> list[Const] | None:
     return None if any(c is None for c in consts) else consts
 
 
+def _foldable(node: Node) -> bool:
+    for x in node.inputs:
+        if type(x) is not Const:
+            return False
+    return is_pure_primitive(node) and sum(math.prod(v.abstract.shape) for v in node.outputs) <= FOLD_LIMIT
+
+
+def _fold(m: Match) -> list[Const] | None:
+    return None if m.leaves_graph(m.root) else fold(m.root)
+
+
+RULES = RuleSet([Rule(Pat.op(None, where=_foldable, prefix=True, single=False), _fold, "constant fold")])
+
+
 class ConstantFolding(Pass):
     name = "constant_fold"
 
     def run(self, graph: Graph) -> Graph:
-        protected = returned(graph)
-        subst = Substitution()
-        nodes: list[Node] = []
-        for node in graph.nodes:
-            node = subst.node(node)
-            consts = None
-            if is_pure_primitive(node) and all(isinstance(x, Const) for x in node.inputs) \
-                    and not any(v.id in protected for v in node.outputs) \
-                    and sum(math.prod(v.abstract.shape) for v in node.outputs) <= FOLD_LIMIT:
-                consts = fold(node)
-            if consts is None:
-                nodes.append(node)
-                continue
-            for v, c in zip(node.outputs, consts):
-                subst.set(v, c)
-        if len(nodes) == len(graph.nodes):
-            return graph
-        return subst.graph(graph, nodes)
+        return rewrite(graph, RULES, allow_consts=True)

@@ -13,6 +13,10 @@ Every pass runs on the graph and all its subgraphs. After each pass that
 changed the graph (and after every user or backend pass) the verifier runs;
 a broken rewrite raises a `PassError` naming the pass and the node. Passes in
 the `disable_passes` jit option or context key are skipped.
+
+`backend` is a backend object (anything with `name` and `passes()`) or a name
+resolved through the directory `msx.backends` registers: this layer never
+imports backends.
 """
 from __future__ import annotations
 
@@ -20,9 +24,9 @@ import difflib
 import re
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .. import context, hostevents
-from ..backends import BackendBase, get_backend
 from ..errors import MsxError, PassError, VerifyError
 from ..ir.graph import Graph
 from ..ir.verifier import verify
@@ -32,7 +36,7 @@ from .dce import DeadCodeElimination
 from .fold import ConstantFolding
 from .fusion import ElementwiseFusion
 from .inline import Inline
-from .registry import all_registered, registered_passes
+from .registry import all_registered, registered_passes, resolve_backend
 from .simplify import AlgebraicSimplification
 
 BUILTIN: dict[str, Pass] = {p.name: p for p in (Inline(), ConstantFolding(), AlgebraicSimplification(),
@@ -78,19 +82,15 @@ class Optimised:
     records: list[PassRecord]
 
 
-def _backend(backend) -> BackendBase:
-    return backend if isinstance(backend, BackendBase) else get_backend(backend)
-
-
-def _backend_passes(backend: BackendBase) -> list[Pass]:
+def _backend_passes(backend: Any) -> list[Pass]:
     return [as_pass(p) for p in backend.passes()]
 
 
-def pipeline(jit_level: str = "O0", backend: str | BackendBase | None = None) -> list[tuple[str, Pass]]:
+def pipeline(jit_level: str = "O0", backend: Any = None) -> list[tuple[str, Pass]]:
     """(stage, pass) in run order for a jit level and backend (None: the default backend)."""
     if jit_level not in FRONTEND:
         raise ValueError(f"jit_level={jit_level!r} is not valid; choose one of {list(FRONTEND)}")
-    b = _backend(backend)
+    b = resolve_backend(backend)
     steps = [("frontend", BUILTIN[name]) for name in FRONTEND[jit_level]]
     steps += [("frontend", p) for p in registered_passes(b, "frontend")]
     steps += [("backend", p) for p in registered_passes(b, "backend")]
@@ -99,12 +99,12 @@ def pipeline(jit_level: str = "O0", backend: str | BackendBase | None = None) ->
     return steps
 
 
-def list_passes(jit_level: str = "O0", backend: str | BackendBase | None = None) -> list[tuple[str, str]]:
+def list_passes(jit_level: str = "O0", backend: Any = None) -> list[tuple[str, str]]:
     """(stage, name) of every pass of the pipeline, in run order."""
     return [(stage, p.name) for stage, p in pipeline(jit_level, backend)]
 
 
-def _disabled(extra, backend: BackendBase) -> set[str]:
+def _disabled(extra, backend: Any) -> set[str]:
     names = set(context.get_context("disable_passes")) | set(extra or ())
     known = BUILTIN_NAMES | {r.pass_.name for r in all_registered()} | {p.name for p in _backend_passes(backend)}
     unknown = sorted(names - known)
@@ -128,7 +128,7 @@ def _run_one(p: Pass, stage: str, graph: Graph) -> Graph:
     return out
 
 
-def optimise(graph: Graph, jit_level: str = "O0", keep: tuple = (), backend: str | BackendBase | None = None,
+def optimise(graph: Graph, jit_level: str = "O0", keep: tuple = (), backend: Any = None,
              disabled=None) -> Optimised:
     """Run the pipeline of `jit_level` for `backend` over `graph`.
 
@@ -140,8 +140,8 @@ def optimise(graph: Graph, jit_level: str = "O0", keep: tuple = (), backend: str
         return _optimise(graph, jit_level, keep, backend, disabled)
 
 
-def _optimise(graph: Graph, jit_level: str, keep: tuple, backend: str | BackendBase | None, disabled) -> Optimised:
-    b = _backend(backend)
+def _optimise(graph: Graph, jit_level: str, keep: tuple, backend: Any, disabled) -> Optimised:
+    b = resolve_backend(backend)
     steps = pipeline(jit_level, b)
     skip = _disabled(disabled, b)
     mode = context.get_context("verify_passes")

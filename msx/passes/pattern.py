@@ -15,21 +15,23 @@ primitive name (or a tuple of names), with optional attribute constraints (a
 value, or a predicate on the value). Matching is non-overlapping (a node takes
 part in at most one match per run) and safe: the root's value is replaced, and
 a matched intermediate node is deleted only when nothing outside the match
-still reads it.
+still reads it. `commutative=True` on a cnode also matches its two operands
+swapped; `src.set_outputs(*names)` and `dst.set_output(*names)` make a
+multi-output pattern (several roots sharing variables, replaced together).
+The pass compiles both patterns into one rule of the rewrite engine
+(`msx.passes.rules`) and runs it with the engine's non-overlapping driver.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import PassError
-from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ..ir.graph import Const, Graph, Node, Operand, Var
 from ..ir.interpret import infer_node
 from ..ops.primitive import lookup
 from .base import Pass
-from .rewrite import Substitution, const_equals, freeze, producers, returned, users
-
-_ANY = object()
+from .rules import ANY as _ANY, Match, Pat, Rule, RuleSet, rewrite
 
 
 @dataclass
@@ -39,6 +41,7 @@ class _PNode:
     inputs: list[str]
     attrs: dict
     build: Callable | None = None
+    commutative: bool = False
 
 
 @dataclass
@@ -116,17 +119,34 @@ class SrcPattern(_Pattern):
         self.vars[name] = _PConst(name, value)
         return self
 
-    def add_cnode(self, name: str, op: str | tuple[str, ...], inputs: list, attrs: dict | None = None) -> "SrcPattern":
+    def add_cnode(self, name: str, op: str | tuple[str, ...], inputs: list, attrs: dict | None = None,
+                  commutative: bool = False) -> "SrcPattern":
         """A node of primitive `op` (a name or a tuple of names) over `inputs` (names; non-str items are
-        constants that must match exactly); `attrs` maps attribute names to a value or a predicate."""
+        constants that must match exactly); `attrs` maps attribute names to a value or a predicate;
+        `commutative=True` also matches a two-operand node with its operands swapped."""
         self._new_name(name)
         ops = _check_op(f"source pattern: cnode {name!r}", op)
-        self.cnodes[name] = _PNode(name, ops, self._inputs(name, inputs), dict(attrs or {}))
+        self.cnodes[name] = _PNode(name, ops, self._inputs(name, inputs), dict(attrs or {}),
+                                   commutative=commutative)
         return self
 
+    def set_outputs(self, *names: str) -> "SrcPattern":
+        """Several roots (cnodes, in the order the destination's `set_output` gives their replacements)."""
+        for name in names:
+            if name not in self.cnodes:
+                raise PassError(f"source pattern: set_outputs({name!r}): not a cnode")
+        if not names or len(set(names)) != len(names):
+            raise PassError(f"source pattern: set_outputs needs distinct cnode names, got {list(names)}")
+        self.outputs = list(names)
+        return self
+
+    @property
+    def roots(self) -> list[str]:
+        return getattr(self, "outputs", None) or [self.root]
+
     def validate(self) -> None:
-        """Every name must feed the root: a pattern is one connected DAG."""
-        reached, todo = set(), [self.root]
+        """Every name must feed a root: a pattern is one connected DAG."""
+        reached, todo = set(), list(self.roots)
         while todo:
             name = todo.pop()
             if name not in reached:
@@ -135,6 +155,23 @@ class SrcPattern(_Pattern):
         unused = [n for n in list(self.vars) + list(self.cnodes) if n not in reached]
         if unused:
             raise PassError(f"source pattern: {unused} do not feed the root {self.root!r}")
+
+    def compile(self) -> tuple[Pat, ...]:
+        """The engine patterns of the roots (names shared between them bind one value)."""
+        made: dict[str, Pat] = {}
+
+        def pat(name: str) -> Pat:
+            if name not in made:
+                if name in self.cnodes:
+                    pn = self.cnodes[name]
+                    made[name] = Pat.op(pn.ops, *[pat(x) for x in pn.inputs], name=name, attrs=pn.attrs,
+                                        commutative=pn.commutative)
+                else:
+                    spec = self.vars[name]
+                    made[name] = Pat.var(name) if spec is None else Pat.const(name, spec.value)
+            return made[name]
+
+        return tuple(pat(r) for r in self.roots)
 
 
 class DstPattern(_Pattern):
@@ -169,115 +206,36 @@ class DstPattern(_Pattern):
 
     def _inputs(self, name: str, inputs) -> list[str]:
         names = super()._inputs(name, inputs)
-        if self.src.root in names:
-            raise PassError(f"destination pattern: {name!r} uses the source root {self.src.root!r}, which the "
-                            f"rewrite replaces")
+        for root in self.src.roots:
+            if root in names:
+                raise PassError(f"destination pattern: {name!r} uses the source root {root!r}, which the "
+                                f"rewrite replaces")
         return names
 
     def validate(self) -> None:
         if not self.cnodes and self.output is None:
             raise PassError("destination pattern: define at least one cnode, or set_output(name)")
+        if len(self.results) != len(self.src.roots):
+            raise PassError(f"destination pattern: the source has {len(self.src.roots)} roots "
+                            f"{self.src.roots}; set_output gives {len(self.results)} values {self.results}")
 
-    def set_output(self, name: str) -> "DstPattern":
-        """Replace the source root with this value (a source name or a destination cnode) instead."""
-        if not (self._known(name) or name in self.cnodes):
-            raise PassError(f"destination pattern: set_output({name!r}): no such name")
-        self.output = name
+    def set_output(self, *names: str) -> "DstPattern":
+        """Replace the source root(s) with these values (source names or destination cnodes) instead."""
+        for name in names:
+            if not (self._known(name) or name in self.cnodes):
+                raise PassError(f"destination pattern: set_output({name!r}): no such name")
+        self.output = names[0] if len(names) == 1 else list(names)
         return self
 
     @property
     def result(self) -> str:
-        return self.output if self.output is not None else self.root
+        return self.results[0]
 
-
-class Match:
-    """One match: `match["x"]` is the value bound to a variable, or the Node bound to a cnode."""
-
-    def __init__(self, graph: Graph, read_by: dict[int, list[Node]], leaving: set[int]) -> None:
-        self.graph = graph
-        self.values: dict[str, Operand] = {}
-        self.nodes: dict[str, Node] = {}
-        self._read_by, self._leaving = read_by, leaving
-
-    def __getitem__(self, name: str) -> Operand | Node:
-        if name in self.nodes:
-            return self.nodes[name]
-        if name in self.values:
-            return self.values[name]
-        raise KeyError(f"the match has no name {name!r}; names: {sorted(self.values) + sorted(self.nodes)}")
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.values or name in self.nodes
-
-    def value(self, name: str) -> Operand:
-        """The value bound to a name (a cnode's output for cnodes)."""
-        return self.nodes[name].outputs[0] if name in self.nodes else self[name]
-
-    def abstract(self, name: str) -> Abstract:
-        """Shape and dtype of the value bound to `name`."""
-        return self.value(name).abstract
-
-    def const(self, name: str) -> Any:
-        """The Python/numpy value of a name bound to a constant, else None."""
-        v = self.value(name)
-        return v.value if isinstance(v, Const) else None
-
-    def has_external_users(self, name: str) -> bool:
-        """Whether the cnode `name`'s value is read outside this match (so the rewrite keeps it)."""
-        node = self.nodes[name]
-        inside = {id(n) for n in self.nodes.values()}
-        v = node.outputs[0]
-        return v.id in self._leaving or any(id(u) not in inside for u in self._read_by.get(v.id, ()))
-
-    def __repr__(self) -> str:
-        shown = {**{k: v for k, v in self.values.items() if not k.startswith("<")},
-                 **{k: n.op for k, n in self.nodes.items()}}
-        return f"Match({shown})"
-
-
-def _attr_ok(node: Node, key: str, want) -> bool:
-    if key not in node.attrs:
-        return False
-    have = node.attrs[key]
-    return bool(want(have)) if callable(want) else freeze(have) == freeze(want)
-
-
-class _Matcher:
-    def __init__(self, graph: Graph, src: SrcPattern, taken: set[int]) -> None:
-        self.src, self.taken = src, taken
-        self.made_by = producers(graph)
-        self.read_by, self.leaving = users(graph), returned(graph)
-        self.graph = graph
-
-    def at(self, root: Node) -> Match | None:
-        m = Match(self.graph, self.read_by, self.leaving)
-        return m if self._node(self.src.root, root, m) else None
-
-    def _node(self, name: str, node: Node, m: Match) -> bool:
-        pn = self.src.cnodes[name]
-        if name in m.nodes:
-            return m.nodes[name] is node
-        if id(node) in self.taken or any(n is node for n in m.nodes.values()):
-            return False
-        if node.op not in pn.ops or len(node.outputs) != 1 or len(node.inputs) != len(pn.inputs):
-            return False
-        if not all(_attr_ok(node, k, v) for k, v in pn.attrs.items()):
-            return False
-        m.nodes[name] = node
-        return all(self._operand(p, x, m) for p, x in zip(pn.inputs, node.inputs))
-
-    def _operand(self, name: str, x: Operand, m: Match) -> bool:
-        if name in self.src.cnodes:
-            node = self.made_by.get(x.id) if isinstance(x, Var) else None
-            return node is not None and self._node(name, node, m)
-        spec = self.src.vars[name]
-        if isinstance(spec, _PConst) and not (isinstance(x, Const) and (spec.value is _ANY or const_equals(x, spec.value))):
-            return False
-        if name in m.values:
-            bound = m.values[name]
-            return bound is x or (isinstance(bound, Const) and isinstance(x, Const) and bound.same(x))
-        m.values[name] = x
-        return True
+    @property
+    def results(self) -> list[str]:
+        if self.output is None:
+            return [self.root]
+        return [self.output] if isinstance(self.output, str) else list(self.output)
 
 
 class PatternToPatternPass(Pass):
@@ -304,45 +262,21 @@ class PatternToPatternPass(Pass):
 
     # ------------------------------------------------------------ running
     def run(self, graph: Graph) -> Graph:
-        taken: set[int] = set()
-        matcher = _Matcher(graph, self.src, taken)
-        matches: dict[int, Match] = {}
-        for node in graph.nodes:
-            if id(node) in taken:
-                continue
-            m = matcher.at(node)
-            if m is not None and self.check_matched(m):
-                matches[id(node)] = m
-                taken |= {id(n) for n in m.nodes.values()}
-        if not matches:
-            return graph
-        subst = Substitution()
-        nodes: list[Node] = []
-        intermediates: set[int] = set()
-        for original in graph.nodes:
-            node = subst.node(original)
-            m = matches.get(id(original))
-            if m is None:
-                nodes.append(node)
-                if id(original) in taken:  # a matched intermediate (roots are in `matches`)
-                    intermediates.add(id(node))
-                continue
-            built, result = self._build(m, subst, node)
-            nodes.extend(built)
-            subst.set(node.outputs[0], result)
-        return _drop_unread(subst.graph(graph, nodes), intermediates)
+        if getattr(self, "_rules", None) is None:
+            self._rules = RuleSet([Rule(self.src.compile(), self._build, self.name)])
+        return rewrite(graph, self._rules, once=True, accept=self.check_matched)
 
-    def _build(self, m: Match, subst: Substitution, root: Node) -> tuple[list[Node], Operand]:
+    def _build(self, m: Match) -> list[Operand]:
         made: dict[str, Var] = {}
+        root = m.root
 
         def resolve(name: str) -> Operand:
             if name in made:
                 return made[name]
             if name in self.dst.vars:
                 return Const(self.dst.vars[name].value)
-            return subst.get(m.value(name))
+            return m.value(name)
 
-        built = []
         for name, pn in self.dst.cnodes.items():
             node = Node(pn.ops[0], [resolve(x) for x in pn.inputs], [], dict(pn.attrs), root.loc, scope=root.scope)
             if pn.build is not None:
@@ -359,26 +293,5 @@ class PatternToPatternPass(Pass):
             if len(node.outputs) != 1:
                 raise PassError(f"pass {self.name!r}: destination cnode {name!r} ({node.op}) must have one output, "
                                 f"it has {len(node.outputs)}", loc=root.loc)
-            made[name] = node.outputs[0]
-            built.append(node)
-        result = resolve(self.dst.result)
-        want = root.outputs[0].abstract
-        got = result.abstract if isinstance(result, Var) else None
-        if got != want:
-            shown = got if got is not None else f"the constant {result!r}"
-            raise PassError(f"pass {self.name!r}: the destination gives {shown} but the matched {root.op} gives "
-                            f"{want}; a rewrite must keep the root's shape and dtype", loc=root.loc)
-        return built, result
-
-
-def _drop_unread(graph: Graph, intermediates: set[int]) -> Graph:
-    """Delete the matched non-root nodes nobody reads any more; ones still read stay (safe rewrites)."""
-    live = returned(graph)
-    kept: list[Node] = []
-    for node in reversed(graph.nodes):
-        if id(node) in intermediates and not any(v.id in live for v in node.outputs):
-            continue
-        kept.append(node)
-        live |= {x.id for x in node.inputs if isinstance(x, Var)}
-    kept.reverse()
-    return graph if len(kept) == len(graph.nodes) else replace(graph, nodes=kept)
+            made[name] = m.add(node)
+        return [resolve(r) for r in self.dst.results]

@@ -3,13 +3,19 @@
 A registered pass runs on every graph compiled for its backend (or for all
 backends) at its stage, including inside control-flow and gradient
 subgraphs. Graphs already compiled are not recompiled.
+
+Backends sit above passes (ARCHITECTURE rule 10), so this module never
+imports them: `msx.backends` hands it, at import, the functions that resolve
+a backend name and list the known names (`set_backend_directory`), and the
+pass manager takes the backend object — whose `passes()` it runs — as an
+argument.
 """
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from ..backends import BackendBase, get_backend, list_backends
 from ..errors import MsxError
 from .base import Pass, as_pass
 
@@ -25,17 +31,33 @@ class Registration:
     priority: int
     order: int
 
-    def applies_to(self, backend: BackendBase) -> bool:
+    def applies_to(self, backend: Any) -> bool:
         if self.backend == ALL:
             return True
         try:
-            return get_backend(self.backend) is backend  # "ms_backend" follows device_target at compile time
+            return resolve_backend(self.backend) is backend  # "ms_backend" follows device_target at compile time
         except (MsxError, ValueError):  # registered for a backend this machine lacks
             return False
 
 
 _REGISTERED: list[Registration] = []
 _order = itertools.count()
+_directory: dict[str, Callable] = {}
+
+
+def set_backend_directory(get: Callable[[str | None], Any], names: Callable[[], list[str]]) -> None:
+    """Called by `msx.backends`: `get(name)` returns a backend (None or "ms_backend": the one for
+    device_target), `names()` every registered name."""
+    _directory.update(get=get, names=names)
+
+
+def resolve_backend(backend) -> Any:
+    """The backend object for a name (None: the default backend); a backend object is returned as it is."""
+    if backend is not None and not isinstance(backend, str):
+        return backend
+    if "get" not in _directory:
+        raise RuntimeError("msx.passes: no backend directory; import msx (msx.backends registers it)")
+    return _directory["get"](backend)
 
 
 def register_custom_pass(pass_, backend: str = ALL, stage: str = "frontend", priority: int = 0) -> bool:
@@ -44,7 +66,7 @@ def register_custom_pass(pass_, backend: str = ALL, stage: str = "frontend", pri
     the built-in frontend passes; "backend": before the backend's own passes). Passes of one stage run
     by descending `priority`, then in registration order. Returns True."""
     p = as_pass(pass_)
-    known = list_backends(include_unavailable=True)
+    known = _directory["names"]() if "names" in _directory else []
     if not isinstance(backend, str) or (backend not in (ALL, "ms_backend") and backend not in known):
         raise ValueError(f"register_custom_pass: unknown backend {backend!r}; choose 'all', 'ms_backend' or one of "
                          f"{known}")
@@ -83,7 +105,7 @@ def unregister_custom_pass(pass_) -> bool:
     return False
 
 
-def registered_passes(backend: BackendBase, stage: str) -> list[Pass]:
+def registered_passes(backend: Any, stage: str) -> list[Pass]:
     """The user passes for a backend and stage, in run order."""
     regs = [r for r in _REGISTERED if r.stage == stage and r.applies_to(backend)]
     return [r.pass_ for r in sorted(regs, key=lambda r: (-r.priority, r.order))]

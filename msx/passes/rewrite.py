@@ -92,6 +92,8 @@ def all_equal_to(x: Operand, scalar: float) -> bool:
     """Whether `x` is a numeric (non-bool) constant whose every element equals `scalar`."""
     if not isinstance(x, Const) or isinstance(x.value, bool) or x.value is None:
         return False
+    if isinstance(x.value, (int, float, complex)):  # a Python scalar: no array needed
+        return x.value == scalar
     arr = np.asarray(x.value)
     return arr.dtype.kind in "iufc" and arr.size > 0 and bool(np.all(arr == scalar))
 

@@ -1,4 +1,4 @@
-"""Algebraic simplification: identities that are exact in floating point.
+"""Algebraic simplification: identities that are exact in floating point, as rules of the rewrite engine.
 
 `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1`, `x ** 1`, `-(-x)`,
 `Identity(x)`, and reshapes, casts, broadcasts, tiles, squeezes and flattens
@@ -9,55 +9,49 @@ promotion and broadcasting are never lost (`int_x * 1.0` stays).
 """
 from __future__ import annotations
 
-from ..ir.graph import Graph, Node, Operand, Var
+from ..ir.graph import Graph, Operand, Var
 from .base import Pass
-from .rewrite import Substitution, all_equal_to, producers
+from .rewrite import all_equal_to
+from .rules import Match, Pat, Rule, RuleSet, rewrite
 
-_NO_OP_IF_SAME_TYPE = frozenset({"Identity", "Reshape", "Cast", "BroadcastTo", "Tile", "Squeeze", "Flatten"})
+_NO_OP_IF_SAME_TYPE = ("Identity", "Reshape", "Cast", "BroadcastTo", "Tile", "Squeeze", "Flatten")
 
 
-def _identity_operand(node: Node, made_by: dict[int, Node], subst: Substitution) -> Operand | None:
-    """The operand `node` merely passes through, if any."""
-    ins = node.inputs
-    if node.op in ("Add", "Sub", "Mul", "RealDiv", "Pow") and len(ins) == 2:
-        x, y = ins
-        if node.op in ("Add", "Sub") and all_equal_to(y, 0):
-            return x
-        if node.op == "Add" and all_equal_to(x, 0):
-            return y
-        if node.op in ("Mul", "RealDiv", "Pow") and all_equal_to(y, 1):
-            return x
-        if node.op == "Mul" and all_equal_to(x, 1):
-            return y
-        return None
-    if node.op in _NO_OP_IF_SAME_TYPE and ins:
-        return ins[0]
-    if node.op == "Transpose" and ins and isinstance(ins[0], Var):
-        perm = node.attrs.get("perm")
-        rank = len(ins[0].abstract.shape)
-        return ins[0] if (perm is None and rank <= 1) or (perm is not None and tuple(perm) == tuple(range(rank))) \
-            else None
-    if node.op == "Neg" and isinstance(ins[0], Var):
-        inner = made_by.get(ins[0].id)
-        return subst.get(inner.inputs[0]) if inner is not None and inner.op == "Neg" else None
-    return None
+def _zero(x: Operand) -> bool:
+    return all_equal_to(x, 0)
+
+
+def _one(x: Operand) -> bool:
+    return all_equal_to(x, 1)
+
+
+def _keep_x(m: Match) -> Operand | None:
+    """`x` itself, where it has exactly the root's type."""
+    x = m["x"]
+    return x if isinstance(x, Var) and x.abstract == m.root.outputs[0].abstract else None
+
+
+def _identity_perm(m: Match) -> Operand | None:
+    perm, rank = m.root.attrs.get("perm"), len(m["x"].abstract.shape)
+    identity = (perm is None and rank <= 1) or (perm is not None and tuple(perm) == tuple(range(rank)))
+    return _keep_x(m) if identity else None
+
+
+x = Pat.var("x")
+RULES = RuleSet([
+    Rule(Pat.op("Add", x, Pat.var(where=_zero), commutative=True), _keep_x, "x + 0"),
+    Rule(Pat.op("Sub", x, Pat.var(where=_zero)), _keep_x, "x - 0"),
+    Rule(Pat.op("Mul", x, Pat.var(where=_one), commutative=True), _keep_x, "x * 1"),
+    Rule(Pat.op(("RealDiv", "Pow"), x, Pat.var(where=_one)), _keep_x, "x / 1, x ** 1"),
+    Rule(Pat.op(_NO_OP_IF_SAME_TYPE, x, prefix=True), _keep_x, "no-op reshape/cast"),
+    Rule(Pat.op("Transpose", Pat.var("x", where=lambda v: isinstance(v, Var)), prefix=True), _identity_perm,
+         "identity transpose"),
+    Rule(Pat.op("Neg", Pat.op("Neg", x)), _keep_x, "-(-x)"),
+])
 
 
 class AlgebraicSimplification(Pass):
     name = "simplify"
 
     def run(self, graph: Graph) -> Graph:
-        made_by = producers(graph)
-        subst = Substitution()
-        nodes: list[Node] = []
-        for node in graph.nodes:
-            node = subst.node(node)
-            if len(node.outputs) == 1 and not node.subgraphs:
-                keep = _identity_operand(node, made_by, subst)
-                if isinstance(keep, Var) and keep.abstract == node.outputs[0].abstract:
-                    subst.set(node.outputs[0], keep)
-                    continue
-            nodes.append(node)
-        if len(nodes) == len(graph.nodes):
-            return graph
-        return subst.graph(graph, nodes)
+        return rewrite(graph, RULES)

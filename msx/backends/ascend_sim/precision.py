@@ -7,7 +7,7 @@ op sees float16-rounded values in a float32 container and XLA accumulates in
 float32 — products of float16 values are exact in float32, so this is the
 Cube's arithmetic up to summation order. Under "allow_mix_precision" the
 float32 results of Cube ops and of elementwise Vector ops are also stored in
-float16, except precision-sensitive ops (`KEEP_FP32`).
+float16, except precision-sensitive ops (declared with `keep_fp32=True`, see `keep_fp32_ops()`).
 
 Besides the rewritten graph, the rewrite says how the device would store
 values (`storage`: value id -> dtype, where it differs from the graph's) and
@@ -22,7 +22,9 @@ from dataclasses import dataclass, field, replace
 import jax.numpy as jnp
 import numpy as np
 
+from ... import context
 from ... import dtype as mstype
+from ...errors import ContextError
 from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ...ops.primitive import REGISTRY
 from .support import CUBE, unit_of
@@ -45,7 +47,23 @@ PRECISION_MODES: dict[str, PrecisionRule] = {
     "must_keep_origin_dtype": PrecisionRule(None, None),
 }
 
-KEEP_FP32 = {"Cast", "Exp", "Log", "Log1p", "Pow", "Sqrt", "Rsqrt", "Reciprocal", "RealDiv", "Softplus"}
+
+
+def keep_fp32_ops() -> list[str]:
+    """The registered primitives mixed precision leaves in float32 (their declarations say `keep_fp32=True`)."""
+    return sorted(name for name, prim in REGISTRY.items() if prim.keep_fp32)
+
+
+def check_ascend_config(value) -> None:
+    """`set_context(ascend_config=...)`: a dict with at most the key 'precision_mode', one of PRECISION_MODES."""
+    if not isinstance(value, dict) or set(value) - {"precision_mode"}:
+        raise ContextError(f"set_context: ascend_config must be a dict with the key 'precision_mode', got {value!r}")
+    if "precision_mode" in value and value["precision_mode"] not in PRECISION_MODES:
+        raise ContextError(f"set_context: ascend_config precision_mode={value['precision_mode']!r} is not valid; "
+                           f"choose one of {list(PRECISION_MODES)}")
+
+
+context.register_key_check("ascend_config", check_ascend_config)
 
 
 def check_precision_mode(mode) -> str:
@@ -76,7 +94,7 @@ def _is_f32(x: Operand) -> bool:
 
 def _stores_low(node: Node) -> bool:
     prim = REGISTRY.get(node.op)
-    return prim is not None and node.op not in KEEP_FP32 and prim.category in ("elementwise", "matmul", "conv")
+    return prim is not None and not prim.keep_fp32 and prim.category in ("elementwise", "matmul", "conv")
 
 
 class _Rewriter:

@@ -4,31 +4,30 @@ An Ascend AI Core has a Cube unit (matrix multiply) and a Vector unit
 (elementwise, reductions, data movement); ops without an AI Core kernel run
 on the AICPU (ARM cores beside the AI Cores) as slow fallbacks. The table is
 derived from each registry entry's `category` (ARCHITECTURE rule 1), so an op
-added to the registry appears here without an edit; the few names below only
-adjust what a category alone would say.
+added to the registry appears here without an edit; two validated fields of
+the declaration adjust what a category alone would say: `view` (no kernel,
+the same buffer) and `vector_kernel` (an AI Core kernel for an op whose
+category would run on the AICPU). No name tables: a misspelt op cannot
+silently switch a rule off.
 """
 from __future__ import annotations
 
 from ...ir.graph import Const, Node
-from ...ops.primitive import REGISTRY
+from ...ops.primitive import REGISTRY, Category
 
 CUBE, VECTOR, AICPU, VIEW = "Cube", "Vector", "AICPU", "view"
 
-_BY_CATEGORY = {"matmul": CUBE, "conv": CUBE, "elementwise": VECTOR, "reduce": VECTOR, "shape": VECTOR,
-                "loss": VECTOR, "state": VECTOR}  # anything else ("random", "other", new ones) -> AICPU
-_AICORE_ANYWAY = {"BatchNorm": VECTOR, "LayerNorm": VECTOR, "Fill": VECTOR, "Range": VECTOR, "Eye": VECTOR,
-                  "TopK": VECTOR, "ClipByGlobalNorm": VECTOR, "Dropout": VECTOR}
-_VIEWS = {"Reshape", "Squeeze", "ExpandDims", "Flatten", "Identity", "StopGradient"}  # no kernel: same buffer
+_BY_CATEGORY = {Category.MATMUL: CUBE, Category.CONV: CUBE, Category.ELEMENTWISE: VECTOR, Category.REDUCE: VECTOR,
+                Category.SHAPE: VECTOR, Category.LOSS: VECTOR, Category.STATE: VECTOR}  # the rest -> AICPU
 CUBE_DTYPES = {"float16", "bfloat16", "float32", "int8"}  # float32 is rounded by the precision rule
 
 
 def unit_of_primitive(name: str) -> str:
     """The unit for a registry primitive, whatever its operands' dtypes."""
-    if name in _VIEWS:
+    prim = REGISTRY[name]
+    if prim.view:
         return VIEW
-    if name in _AICORE_ANYWAY:
-        return _AICORE_ANYWAY[name]
-    return _BY_CATEGORY.get(REGISTRY[name].category, AICPU)
+    return VECTOR if prim.vector_kernel else _BY_CATEGORY.get(prim.category, AICPU)
 
 
 def support_table() -> dict[str, str]:

@@ -1,0 +1,30 @@
+"""Capture's hooks into eager execution: the recorder every op reports to while a capture runs.
+
+It lives in the bottom layer because both `tensor` (Parameter writes, Tensor
+copies, concrete reads) and `ops` (every primitive call) report to it, and a
+capture mode (a higher layer) installs the recorder — the registry-entry way
+a lower layer reaches a higher one (ARCHITECTURE rule 10).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+
+class _Recording(threading.local):
+    """Hooks for capture: when `recorder` is set, every `apply` is reported to it; when `converter` is set
+    (source capture), library code calling back into user code (a Cell's `construct`, a differentiated
+    function) calls `converter(fn, args, kwargs)` instead of `fn(*args, **kwargs)`, so the user code is captured
+    from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured.
+
+    A recorder implements `record(prim, inputs, attrs, result)`, `on_rebind(obj, new)`, `on_alias(obj, src)`,
+    `on_concrete(t, what)` and `on_cell(cell)` (a Cell was called: its state is guarded); see
+    `msx.capture.builder.GraphBuilder`."""
+
+    recorder: Any = None
+    converter: Any = None
+    scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
+    scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
+
+
+recording = _Recording()
