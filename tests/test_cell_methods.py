@@ -45,10 +45,22 @@ def test_bprop_wrong_count_is_a_clear_error():
         msx.grad(Bad(), grad_position=0)(X, Y)
 
 
-def test_bprop_under_capture_is_refused_not_ignored():
+def test_bprop_under_capture_is_used_not_ignored():
     net = Mul()
+    grad = msx.grad(net, grad_position=(0, 1), weights=net.trainable_params())
+    for mode in ("trace", "ast", "bytecode"):
+        (gx, gy), (gw,) = msx.jit(grad, capture_mode=mode)(X, Y)
+        np.testing.assert_array_equal(gx.asnumpy(), [10, 10])
+        np.testing.assert_array_equal(gy.asnumpy(), [1, 1])
+        np.testing.assert_array_equal(gw.asnumpy(), [0, 0])
+        np.testing.assert_array_equal(msx.jit(net, capture_mode=mode)(X, Y).asnumpy(), [6, 24])
+
+
+def test_backward_hooks_under_capture_are_refused_not_ignored():
+    m = Lin()
+    m.register_backward_hook(lambda cell, grad_input, grad_output: None)
     with pytest.raises(CaptureError, match="PyNative"):
-        msx.jit(net, capture_mode="trace")(X, Y)
+        msx.jit(m, capture_mode="trace")(Tensor(np.ones((1, 2), np.float32)))
 
 
 class Lin(nn.Cell):

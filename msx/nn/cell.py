@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import time
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator, Mapping, TypeVar
@@ -12,6 +13,7 @@ from .. import versions
 from ..errors import CaptureError
 from ..ops.primitive import recording
 from ..tensor import Parameter, Tensor
+from ..capture.custom_backward import record_custom_backward
 from ._backward import custom_backward_call, has_custom_backward
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -239,6 +241,9 @@ class Cell:
 
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
+        return self._pynative_call(args, kwargs)
+
+    def _pynative_call(self, args: tuple, kwargs: dict):
         hooks = self.__dict__["_hooks"]
         if hooks is None:
             return self.run_construct(args, kwargs)
@@ -263,11 +268,12 @@ class Cell:
         converter, recorder = recording.converter, recording.recorder
         if has_custom_backward(self):
             if converter is not None or recorder is not None:
-                if not self.__dict__.get("_recompute") or callable(getattr(type(self), "bprop", None)) or (
-                        self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre)):
-                    raise CaptureError(f"{self.cls_name}: a Cell with bprop or backward hooks runs in PyNative "
+                if callable(getattr(type(self), "bprop", None)):  # captured as one node differentiated by bprop
+                    return record_custom_backward(self, cast_inputs, kwargs, custom_backward_call)
+                if self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre):
+                    raise CaptureError(f"{self.cls_name}: a Cell with backward hooks runs in PyNative "
                                        f"(eager) mode only for now; call it outside jit/GRAPH_MODE, or remove the "
-                                       f"custom backward")
+                                       f"hooks")
             else:
                 return custom_backward_call(self, cast_inputs, kwargs)
         if recorder is None and converter is None:
@@ -765,9 +771,23 @@ def _graph_entry(cell: Cell):
     return cell._jit_cache
 
 
+class _GraphCalls(threading.local):
+    depth = 0
+
+
+_GRAPH_CALLS = _GraphCalls()
+
+
 def _graph_call(cell: Cell, args: tuple, kwargs: dict):
-    """GRAPH_MODE: every top-level Cell call goes through `jit`."""
-    return _graph_entry(cell)(*args, **kwargs)
+    """GRAPH_MODE: every top-level Cell call goes through `jit`. A Cell called while one runs, outside any
+    capture, is jit's eager fallback (the construct could not be captured; jit warned once): it runs eagerly."""
+    if _GRAPH_CALLS.depth:
+        return cell._pynative_call(args, kwargs)
+    _GRAPH_CALLS.depth += 1
+    try:
+        return _graph_entry(cell)(*args, **kwargs)
+    finally:
+        _GRAPH_CALLS.depth -= 1
 
 
 def _path_cells(root: Cell, path: str) -> list[tuple[str, Cell]]:

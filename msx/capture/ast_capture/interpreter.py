@@ -27,12 +27,12 @@ import jax
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ...tensor import Tensor
 from .. import reads
+from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
+from ..failures import MAX_CALL_DEPTH, is_jit_function
 from . import control_flow
 from .failures import Unsupported, user_error
 from .source import FunctionSource, function_source, source_of_node
 from .values import DeferredString, Undefined, is_dynamic
-
-MAX_CALL_DEPTH = 48  # interpreted calls nested deeper than this are taken for unbounded recursion
 
 
 # ---------------------------------------------------------------- control signals (never leave a function)
@@ -56,8 +56,6 @@ class _Continue(_Signal):
 LOOP = "loop"  # marks a loop body on the continuation stack
 
 
-_CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                    jax.errors.TracerIntegerConversionError, jax.errors.UnexpectedTracerError)
 
 
 # ---------------------------------------------------------------- scopes
@@ -299,7 +297,7 @@ class Interpreter:
                 return self.call_interpreted(inner, (func.__self__, *args), kwargs)
         elif kind is functools.partial:
             return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
-        elif getattr(kind, "__msx_jit__", False):  # a msx.jit function (capture never imports jit)
+        elif is_jit_function(func):
             return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
         elif not isinstance(func, type):
             method = getattr(kind, "__call__", None)  # an object of a user class with __call__
@@ -313,6 +311,10 @@ class Interpreter:
         return self._call_library(func, args, kwargs)
 
     def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        if _builds_constant(func, args, kwargs):
+            with jax.ensure_compile_time_eval():  # `Tensor(2.0)` is a constant of the graph, not a traced value
+                result = func(*args, **kwargs)
+            return self.mark_local(result)
         result = func(*args, **kwargs)
         fresh = type(result)
         if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
@@ -415,8 +417,8 @@ class Interpreter:
         except (_Signal, Unsupported, MsxError) as exc:
             if isinstance(exc, CaptureError):
                 raise self.unsupported(exc.message, exc.loc) from None
-            if isinstance(exc, Unsupported) and exc.loc is None:
-                exc.loc = self.loc()
+            if isinstance(exc, (Unsupported, MsxError)) and exc.loc is None:
+                exc.loc = self.loc()   # an error raised inside library code (an msx layer): the user's line
             raise
         except _CONCRETE_ERRORS as exc:
             raise self.unsupported(_concrete_reason(exc)) from None
@@ -645,8 +647,8 @@ class Interpreter:
         except (_Signal, Unsupported, MsxError) as exc:
             if isinstance(exc, CaptureError):
                 raise self.unsupported(exc.message, exc.loc) from None
-            if isinstance(exc, Unsupported) and exc.loc is None:
-                exc.loc = self.loc()
+            if isinstance(exc, (Unsupported, MsxError)) and exc.loc is None:
+                exc.loc = self.loc()   # an error raised inside library code (an msx layer): the user's line
             raise
         except KeyError as exc:
             if type(node) not in _EXPRESSIONS:
@@ -926,6 +928,18 @@ class Interpreter:
 
 
 _MISSING = object()
+
+
+def _builds_constant(func: Any, args: tuple, kwargs: dict) -> bool:
+    """`ms.Tensor(...)`/`ms.tensor(...)` of Python or numpy data only (no graph value among the arguments)."""
+    from ... import tensor as tensor_module
+    from ...tensor import Parameter
+
+    if not (func is tensor_module or (isinstance(func, type) and issubclass(func, Tensor)
+                                      and not issubclass(func, Parameter))):
+        return False
+    leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
+    return not any(isinstance(x, jax.core.Tracer) or (isinstance(x, Tensor) and is_dynamic(x)) for x in leaves)
 
 
 def _op_text(op: ast.operator) -> str:

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from ...errors import CaptureFallback
 from .. import NOT_RUN
-from .breaks import STAGE, fullgraph_error, unsupported_error
+from ..failures import cannot_capture
+from .breaks import STAGE, fullgraph_error
 from .instructions import SUPPORTED_VERSIONS, python_supported
 
 
@@ -37,9 +38,7 @@ def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config:
     try:
         piece = capture_piece(name, fn, args, kwargs, as_function=True)
     except CaptureFailed as exc:
-        if getattr(config, "fullgraph", False):
-            raise unsupported_error(exc.reason, exc.loc) from None
-        raise CaptureFallback(exc.reason, stage=STAGE, loc=exc.loc) from None
+        raise cannot_capture(exc.reason, exc.loc, config, STAGE) from None
     if type(piece.exit) is BreakExit:
         info = piece.exit.info
         if getattr(config, "fullgraph", False):

@@ -39,6 +39,9 @@ from ...ops.primitive import recording
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
 from . import reconstruct
+from ..failures import CONCRETE_ERRORS as JAX_CONCRETE_ERRORS
+from ..failures import MAX_CALL_DEPTH as MAX_DEPTH
+from ..failures import is_jit_function as _is_jit_function
 from .breaks import STAGE, GraphBreak, Unsupported, mutation, value_break, value_needed
 from ...runtime.guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
 from .instructions import code_info
@@ -52,12 +55,9 @@ from .values import NULL, SCALAR_TYPES, UNBOUND, Box, is_immutable_constant, is_
 from .vm import (_ACTIVE, BINARY_OPS, COMPARE_OPS, EXHAUSTED, PUSHED, UNARY_OPS, VM, Frame, UnsupportedInstruction,
                  _dispatch_table, bind_arguments, builtins_of, current_loc, new_frame, type_lookup)
 
-MAX_DEPTH = 64            # inlined calls deeper than this are taken for recursion and run in Python
 MAX_STEPS = 2_000_000     # instructions interpreted for one graph (a loop unrolled longer than this is refused)
 MAX_UNROLL = 100_000      # elements of one sequence unrolled at capture time
-CONCRETE_ERRORS = (CaptureError, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                   jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
-                   jax.errors.UnexpectedTracerError)
+CONCRETE_ERRORS = (CaptureError,) + JAX_CONCRETE_ERRORS   # a tensor's value needed in Python: a graph break
 _CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, types.MethodDescriptorType,
               types.WrapperDescriptorType, types.MethodWrapperType, types.ClassMethodDescriptorType,
               functools.partial, np.ufunc)
@@ -285,7 +285,9 @@ class SymbolicVM(VM):
             self._walk_argument(kwargs[k], self.src(Item(kwargs_src, k)))
         entry = _entry
         lp = [fn, args, kwargs]
-        return [Frame(code_info(entry.__code__), entry.__globals__, builtins_of(entry.__globals__), lp)]
+        root = Frame(code_info(entry.__code__), entry.__globals__, builtins_of(entry.__globals__), lp)
+        root.scope, root.scope_cell = recording.scope, recording.scope_cell   # a capture inside a Cell's scope
+        return [root]
 
     def _label_arguments(self, fn, args, kwargs, args_src, kwargs_src) -> None:
         from ...nn.cell import Cell
@@ -418,6 +420,7 @@ class SymbolicVM(VM):
         self.frames = frames
         dispatch = self.DISPATCH
         _ACTIVE.append(self)
+        scope = recording.scope, recording.scope_cell
         try:
             while True:
                 f = frames[-1]
@@ -426,6 +429,8 @@ class SymbolicVM(VM):
                     raise Unsupported(f"capture interpreted more than {MAX_STEPS} instructions (a Python loop "
                                       f"unrolled that long?)", f.loc())
                 ins = f.info.instrs[f.ip]
+                if f.scope is not recording.scope:   # ops recorded now carry the Cell path of this frame
+                    recording.scope, recording.scope_cell = f.scope, f.scope_cell
                 saved, kw_names, depth = f.stack[:], f.kw_names, len(frames)
                 self._advanced.clear()
                 f.ci = f.ip
@@ -457,11 +462,12 @@ class SymbolicVM(VM):
                         return done
                     frames[-1].stack.append(done.value)
         finally:
+            recording.scope, recording.scope_cell = scope
             _ACTIVE.pop()
 
     def unwind(self, frames: list[Frame], base: int, exc: BaseException) -> None:
         if frames:
-            _note_line(exc, frames[-1])   # the line that raised, before frames are popped
+            _note_line(exc, _user_frame(frames))   # the user's line that raised, before frames are popped
         super().unwind(frames, base, exc)
 
     def run(self, frames: list[Frame], base: int = 0) -> Any:
@@ -551,6 +557,8 @@ class SymbolicVM(VM):
             except GraphBreak as brk:
                 raise brk.within(f"generator {fn.__qualname__}", frame.loc()) from None
         frame.override = override
+        if frames:   # a plain call stays in its caller's Cell scope
+            frame.scope, frame.scope_cell = frames[-1].scope, frames[-1].scope_cell
         frames.append(frame)
         return PUSHED
 
@@ -573,6 +581,8 @@ class SymbolicVM(VM):
         call = type_lookup(type(cell), "__call__")
         if call is not Cell.__call__:
             return self.call(frames, call, (cell,) + args, kwargs)
+        if callable(getattr(type(cell), "bprop", None)):   # one node, differentiated by the Cell's bprop
+            return self._run_library(cell, args, kwargs)
         dtype = self.use(self.load_attr(cell, "_compute_dtype"))
         if dtype is not None:
             args = tuple(self._run_library(_cast_float, (a, dtype), {}) for a in args)
@@ -581,7 +591,10 @@ class SymbolicVM(VM):
             construct = construct.fn
         if type(construct) is not types.FunctionType:
             return self.library_call(cell, args, kwargs)
-        return self.inline(frames, construct, (cell,) + args, kwargs)
+        pushed = self.inline(frames, construct, (cell,) + args, kwargs)
+        frame = frames[-1]
+        frame.scope, frame.scope_cell = _cell_path(frame.scope, frame.scope_cell, cell), cell
+        return pushed
 
     def instantiate(self, frames: list[Frame], cls: type, args: tuple, kwargs: dict) -> Any:
         init = type_lookup(cls, "__init__")
@@ -1072,10 +1085,6 @@ def _is_container_cell(x: Any) -> bool:
     return isinstance(x, _Container)
 
 
-def _is_jit_function(x: Any) -> bool:
-    return getattr(type(x), "__msx_jit__", False)  # msx.jit's JitFunction (capture never imports jit)
-
-
 def _sorted_keys(d: dict) -> list:
     try:
         return sorted(d)
@@ -1091,6 +1100,24 @@ def _span_text(loc) -> str | None:
     if not line or loc.end_col is None:
         return None
     return line[loc.col:loc.end_col].strip() or None
+
+
+def _cell_path(outer: str, parent: Any, cell: Any) -> str:
+    """`cell`'s scope inside `outer`: its attribute name in the Cell around it, or its class name (as
+    `nn.cell.cell_scope` names it for ast and trace capture)."""
+    name = None
+    if parent is not None:
+        name = next((k for k, child in parent._cells.items() if child is cell), None)
+    name = name or type(cell).__name__
+    return f"{outer}/{name}" if outer else name
+
+
+def _user_frame(frames: list[Frame]) -> Frame:
+    """The innermost frame of the user's code (an error inside an inlined msx layer shows the user's call)."""
+    for f in reversed(frames):
+        if is_user_code(f.info.code):
+            return f
+    return frames[-1]
 
 
 def _note_line(exc: BaseException, f: Frame) -> None:

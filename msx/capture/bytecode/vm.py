@@ -40,7 +40,8 @@ CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 class Frame:
     """One activation of a code object: locals (CPython's "fast locals plus"), value stack, position."""
 
-    __slots__ = ("info", "globals", "builtins", "lp", "stack", "ip", "ci", "kw_names", "gen_items", "override")
+    __slots__ = ("info", "globals", "builtins", "lp", "stack", "ip", "ci", "kw_names", "gen_items", "override",
+                 "scope", "scope_cell")
 
     def __init__(self, info: CodeInfo, globals_: dict, builtins_: dict, lp: list, stack: list | None = None,
                  ip: int = 0) -> None:
@@ -54,6 +55,8 @@ class Frame:
         self.kw_names: tuple = ()
         self.gen_items: list | None = None  # set while a generator is being run to completion
         self.override: Any = UNBOUND        # the value a call returns instead (an inlined `__init__` returns self)
+        self.scope: str = ""                # the Cell path the ops recorded here carry (`fc1`, `backbone/conv1`)
+        self.scope_cell: Any = None         # the Cell whose construct this frame is (or is called from)
 
     @property
     def code(self) -> types.CodeType:
