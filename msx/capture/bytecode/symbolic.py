@@ -43,7 +43,8 @@ from ..failures import CONCRETE_ERRORS as JAX_CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH as MAX_DEPTH
 from ..failures import is_jit_function as _is_jit_function
 from .breaks import STAGE, GraphBreak, Unsupported, mutation, value_break, value_needed
-from ...runtime.guards import ALIAS, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, ARRAY, Guard
+from ...runtime.guards import (ALIAS, ARRAY, EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TENSOR, TYPE, Guard,
+                               make_guard)
 from .instructions import code_info
 from .policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
                      VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
@@ -115,7 +116,7 @@ class SymbolicVM(VM):
         if key in self._guard_keys:
             return
         self._guard_keys.add(key)
-        self.guards.append(Guard(kind, source, expected, self.loc(), other, extra, self.origin))
+        self.guards.append(make_guard(kind, source, expected, self.loc(), other, extra, self.origin))
 
     def new_local(self, obj: Any) -> Any:
         self.local_ids.add(id(obj))

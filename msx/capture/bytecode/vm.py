@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import operator
 import types
-from typing import Any
+from typing import Any, Callable
 
 from ...errors import SOURCE_FRAMES, SourceLoc
 from .instructions import CodeInfo, code_info
@@ -35,6 +35,21 @@ UNARY_OPS = {"UNARY_NEGATIVE": operator.neg, "UNARY_POSITIVE": operator.pos, "UN
 _CONVERSIONS = {1: str, 2: repr, 3: ascii}
 EXHAUSTED = object()
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
+
+
+def _jump(test: str, when: bool, pop_always: bool) -> Callable:
+    """The handler of a conditional jump: jump to the target when `self.<test>(top of stack)` is `when`; pop the
+    top always (POP_JUMP_*) or only when not jumping (JUMP_IF_*_OR_POP). The test is looked up on the VM, so the
+    symbolic interpreter's `truth` (a graph break on a tensor's value) applies to every jump."""
+
+    def handler(self, frames, f, ins):
+        jump = bool(getattr(self, test)(f.stack[-1])) is when
+        if jump:
+            f.ip = ins.target
+        if pop_always or not jump:
+            f.stack.pop()
+
+    return handler
 
 
 class Frame:
@@ -603,45 +618,13 @@ class VM:
 
     op_JUMP_BACKWARD = op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP_FORWARD
 
-    def op_POP_JUMP_FORWARD_IF_TRUE(self, frames, f, ins):
-        if self.truth(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_TRUE = op_POP_JUMP_FORWARD_IF_TRUE
-
-    def op_POP_JUMP_FORWARD_IF_FALSE(self, frames, f, ins):
-        if not self.truth(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_FALSE = op_POP_JUMP_FORWARD_IF_FALSE
-
-    def op_POP_JUMP_FORWARD_IF_NONE(self, frames, f, ins):
-        if self.is_none(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_NONE = op_POP_JUMP_FORWARD_IF_NONE
-
-    def op_POP_JUMP_FORWARD_IF_NOT_NONE(self, frames, f, ins):
-        if not self.is_none(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_NOT_NONE = op_POP_JUMP_FORWARD_IF_NOT_NONE
-
-    def op_JUMP_IF_TRUE_OR_POP(self, frames, f, ins):
-        if self.truth(f.stack[-1]):
-            f.ip = ins.target
-        else:
-            f.stack.pop()
-
-    def op_JUMP_IF_FALSE_OR_POP(self, frames, f, ins):
-        if not self.truth(f.stack[-1]):
-            f.ip = ins.target
-        else:
-            f.stack.pop()
+    # conditional jumps: (the test on the top of the stack, the outcome that jumps, whether it pops either way)
+    op_POP_JUMP_FORWARD_IF_TRUE = op_POP_JUMP_BACKWARD_IF_TRUE = _jump("truth", True, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_FALSE = op_POP_JUMP_BACKWARD_IF_FALSE = _jump("truth", False, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_NONE = op_POP_JUMP_BACKWARD_IF_NONE = _jump("is_none", True, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_NOT_NONE = op_POP_JUMP_BACKWARD_IF_NOT_NONE = _jump("is_none", False, pop_always=True)
+    op_JUMP_IF_TRUE_OR_POP = _jump("truth", True, pop_always=False)
+    op_JUMP_IF_FALSE_OR_POP = _jump("truth", False, pop_always=False)
 
     def op_KW_NAMES(self, frames, f, ins):
         f.kw_names = f.info.code.co_consts[ins.arg]
