@@ -321,3 +321,18 @@ def test_every_mode_records_the_cell_path_of_each_node():
     # the scope does not leak out of a capture
     from msx.ops.primitive import recording
     assert recording.scope == "" and recording.scope_cell is None
+
+
+def test_a_zip_or_enumerate_loop_across_a_graph_break_reuses_its_cache_entries():
+    def f(x):
+        for i, (a, b) in enumerate(zip((x, x * 2), (1.0, 2.0))):
+            print("step", i)   # a graph break inside the loop: the iterator is carried across it
+            x = x + a * b
+        return x
+
+    x = _t(1.0, 2.0)
+    jf = msx.jit(f, capture_mode="bytecode")
+    np.testing.assert_allclose(jf(x).asnumpy(), f(x).asnumpy())
+    captures = jf.captures
+    np.testing.assert_allclose(jf(x).asnumpy(), f(x).asnumpy())
+    assert jf.captures == captures   # the second call runs the cached graphs and glue

@@ -13,28 +13,26 @@ from typing import Any, Callable
 
 from ..runtime.iterators import ListIterator
 
-
-class TupleIterator(ListIterator):
-    """A materialised `map`/`zip`/`enumerate` (bytecode capture): returned, it is a tuple as in MindSpore."""
-
-    __slots__ = ()
-
-
-AS_TUPLE = (map, zip, enumerate, range, TupleIterator)
+AS_TUPLE = (map, zip, enumerate, range)
 AS_LIST = (filter, types.GeneratorType, type(iter([])), type(iter(())), ListIterator)
 MAX_DEPTH = 32
 
 
+def _never(value: Any) -> bool:
+    return False
+
+
 def as_returned(value: Any, items_of: Callable[[Any], list] = list, made: Callable[[Any], Any] = lambda c: c,
-                depth: int = 0) -> Any:
+                is_tuple: Callable[[Any], bool] = _never, depth: int = 0) -> Any:
     """`value` with every lazy iterable in it (inside tuples, lists and dicts too) made a tuple or a list.
 
-    `items_of(iterable)` reads an iterable's remaining items and `made(container)` is told of each new
-    container (bytecode capture reads through its interpreter and marks what the function created)."""
+    `items_of(iterable)` reads an iterable's remaining items, `made(container)` is told of each new
+    container, and `is_tuple(iterator)` says which materialised iterators came from `map`/`zip`/`enumerate`
+    (bytecode capture reads through its interpreter, which keeps these)."""
     if depth > MAX_DEPTH:
         return value
-    again = lambda x: as_returned(x, items_of, made, depth + 1)  # noqa: E731
-    if isinstance(value, AS_TUPLE):
+    again = lambda x: as_returned(x, items_of, made, is_tuple, depth + 1)  # noqa: E731
+    if isinstance(value, AS_TUPLE) or is_tuple(value):
         return made(tuple(again(x) for x in items_of(value)))
     if isinstance(value, AS_LIST):
         return made([again(x) for x in items_of(value)])

@@ -2,8 +2,12 @@
 mode, PyTorch's Dynamo).
 
 * `vm` — a 3.11 bytecode interpreter over explicit frames (runs the Python glue);
-* `symbolic` — the same instructions, recording ops into the one GraphBuilder
-  and tracking where values came from (`sources`) and what was assumed (`guards`);
+* `frames` — interpreter frames as data, CPython's argument binding;
+* `symbolic` — the same instructions, recording ops into the one GraphBuilder,
+  with its concerns in mixins: `tracking` (where values came from — `sources` —
+  and what was assumed — `guards`), `calls` (the call policy: inline, run now,
+  or break; tables in `policy`) and `resume` (adopting the frames after a break);
+  `kinds` holds the helpers they share;
 * `capture` — one capture, from the start or from after a graph break, into a `Piece`;
 * `reconstruct` — rebuilding return values and frames from a graph's outputs;
 * `runtime` — the cache: guarded entries, graph breaks joined by Python glue,

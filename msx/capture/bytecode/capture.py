@@ -81,7 +81,7 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
             frames = vm.root_frames(fn, args, kwargs) if env is None else vm.resume_frames(env, fresh or {})
             outcome = vm.capture(frames)
             if not isinstance(outcome, GraphBreak):   # lazy iterables come back as MindSpore's tuples and lists
-                outcome.value = as_returned(outcome.value, vm.items_of, vm.new_local)
+                outcome.value = as_returned(outcome.value, vm.items_of, vm.new_local, vm.is_tuple_like)
             vm.finish_iterators()
             recipes = RecipeBuilder(vm)
             if isinstance(outcome, GraphBreak):
