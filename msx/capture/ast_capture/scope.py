@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import collections
 import inspect
 import operator
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import reads
+from ..policy import MUTATING_METHODS, SIDE_EFFECT_BUILTINS
 from .failures import Unsupported
 from .source import FunctionSource
 from .values import Undefined
@@ -168,20 +168,10 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
-_MUTATORS = {list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__",
-                    "__delitem__", "__iadd__"},
-             dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"},
-             set: {"add", "discard", "remove", "pop", "clear", "update", "difference_update",
-                   "intersection_update", "symmetric_difference_update"},
-             collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear",
-                                 "remove", "rotate", "insert"},
-             bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}}
+_MUTATORS = MUTATING_METHODS   # the one call policy's tables (msx.capture.policy)
 _FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
-_FORBIDDEN = {id(f): text for f, text in ((builtins.eval, "the eval builtin"), (builtins.exec, "exec()"),
-                                          (builtins.compile, "compile()"), (builtins.globals, "globals()"),
-                                          (builtins.locals, "locals()"), (builtins.vars, "vars()"),
-                                          (builtins.input, "input()"), (builtins.breakpoint, "breakpoint()"),
-                                          (builtins.open, "open()"), (builtins.delattr, "delattr()"))}
+# print() is a Print node here; the other side-effect builtins cannot be captured
+_FORBIDDEN = {id(f): text for f, text in SIDE_EFFECT_BUILTINS.items() if f is not builtins.print}
 _UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
                            ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
 if hasattr(ast, "TryStar"):

@@ -13,7 +13,7 @@ from ..failures import MAX_CALL_DEPTH as MAX_DEPTH
 from ..failures import is_jit_function as _is_jit_function
 from .breaks import GraphBreak, mutation, value_break, value_needed
 from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
-from .policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
+from ..policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
                      VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
 from .sources import Attr, Item, Source
 from .specials import SPECIAL
