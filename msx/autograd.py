@@ -18,6 +18,7 @@ import numpy as np
 from . import tensor as tensor_mod
 from .autograd_int import integer_input_grads
 from .capture.builder import GraphBuilder, current_builder
+from .capture.session import swapped_parameters, write_log
 from .errors import GradError
 from .ir.control import GRAD
 from .ops.primitive import recording
@@ -49,22 +50,10 @@ def _weights(weights) -> list[Parameter] | None:
 
 @contextlib.contextmanager
 def _functionalised(params: Sequence[Parameter], arrays: Sequence[Any]):
-    """Swap `params`' arrays for `arrays` and log state writes; restore everything on exit."""
-    saved = [p._data for p in params]
-    log: list[tuple[Tensor, Any]] = []
-    tensor_mod._WRITE_LOGS.append(log)
-    try:
-        for p, a in zip(params, arrays):
-            p._data = a
+    """Swap `params`' arrays for `arrays` and log state writes; restore everything on exit (the state writes of
+    a failed call too: no tracer may leak out)."""
+    with swapped_parameters(params, arrays), write_log("on_error") as log:
         yield log
-    except BaseException:
-        for obj, old in reversed(log):  # undo state writes of the failed call: no tracer may leak out
-            obj._data = old
-        raise
-    finally:
-        tensor_mod._WRITE_LOGS.pop()
-        for p, a in zip(params, saved):
-            p._data = a
 
 
 def _to_arrays(out) -> Any:

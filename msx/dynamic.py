@@ -16,7 +16,6 @@ constraints met) runs it, paying only an XLA compile per new concrete shape.
 """
 from __future__ import annotations
 
-import contextlib
 
 import inspect
 from dataclasses import dataclass
@@ -28,9 +27,9 @@ from . import dtype as mstype
 from .backends import get_backend
 from .capture import CAPTURE_MODES
 from .capture.builder import Captured
+from .capture.session import write_log
 from .capture.trace import input_names, is_input
 from .ir.symbolic import Dim, jax_shape
-from . import tensor as tensor_mod
 from .tensor import PARAMETER_LOCK, Tensor
 
 Position = tuple[int, int]  # (index of the Tensor among the call's Tensor leaves, axis)
@@ -266,25 +265,9 @@ def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, co
 
     tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
                if is_input(x)]
-    with _undo_writes():  # also when capture fails part-way: no Parameter may keep a tracer
+    with write_log("always"):  # also when capture fails part-way: no Parameter may keep a tracer
         jax.eval_shape(run, *[t._data for t in tensors])
     return box[0]
-
-
-@contextlib.contextmanager
-def _undo_writes():
-    """Give every Tensor written inside the block its value from before the block back."""
-    log: list = []
-    tensor_mod._WRITE_LOGS.append(log)
-    try:
-        yield
-    finally:
-        tensor_mod._WRITE_LOGS.pop()
-        first: dict[int, tuple] = {}
-        for obj, old in log:
-            first.setdefault(id(obj), (obj, old))
-        for obj, old in first.values():
-            obj._data = old
 
 
 # ---------------------------------------------------------------- the jitted function's dynamic-shape state

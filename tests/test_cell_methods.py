@@ -58,6 +58,13 @@ def test_bprop_is_kept_under_capture(mode):
         np.testing.assert_array_equal(gw.asnumpy(), [0, 0])
 
 
+def test_backward_hooks_under_capture_are_refused_not_ignored():
+    m = Lin()
+    m.register_backward_hook(lambda cell, grad_input, grad_output: None)
+    with pytest.raises(CaptureError, match="PyNative"):
+        msx.jit(m, capture_mode="trace")(Tensor(np.ones((1, 2), np.float32)))
+
+
 class Lin(nn.Cell):
     def __init__(self):
         super().__init__()

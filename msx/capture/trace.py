@@ -14,8 +14,11 @@ from typing import Any, Callable
 import jax
 
 from ..tensor import Parameter, Tensor
+from ..errors import MsxError
 from .builder import Captured, GraphBuilder
+from .outputs import as_returned
 from .reads import watch_calls
+from .user_code import raising_user_loc
 
 
 def _is_leaf(x) -> bool:
@@ -53,8 +56,13 @@ def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[C
         names = [f"arg{i}" for i in range(len(tensors))]
     for t, n in zip(tensors, names):
         builder.add_input(t, n)
-    with builder.active(), watch_calls(fn):
-        result = fn(*args, **kwargs)
+    try:
+        with builder.active(), watch_calls(fn):
+            result = as_returned(fn(*args, **kwargs))
+    except MsxError as exc:
+        if exc.loc is None:   # raised inside msx (a layer's check): show the user's line that called it
+            exc.loc = raising_user_loc(exc.__traceback__)
+        raise
     leaves, out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_leaf)
     builder.set_outputs(leaves)
     captured = builder.finish()

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 
 from ..ops.custom.op import CUSTOM_OPS, CustomOpInfo, install
 from ..ops.primitive import REGISTRY, apply, recording
+from ..capture.session import not_recording
 from ..tensor import Parameter, Tensor
 
 
@@ -94,12 +95,8 @@ def _with_bprop(cell, args, positions, pure, treedef_box):
         for i, a in zip(positions, in_arrays):
             new_args[i] = Tensor._from(a)
         unflat = lambda xs: jax.tree_util.tree_unflatten(treedef_box[0], [Tensor._from(x) for x in xs])  # noqa: E731
-        previous = recording.recorder, recording.converter
-        recording.recorder = recording.converter = None  # the backward runs inside jax's vjp, never recorded
-        try:
+        with not_recording():   # a bprop runs inside jax's differentiation, not in a captured program
             grads = cell.bprop(*new_args, unflat(out), unflat(dout))
-        finally:
-            recording.recorder, recording.converter = previous
         grads = grads if isinstance(grads, (tuple, list)) else (grads,)
         if len(grads) != len(args):
             raise ValueError(f"{type(cell).__name__}.bprop returned {len(grads)} gradient(s) for {len(args)} "

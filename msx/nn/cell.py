@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import time
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator, Mapping, TypeVar
@@ -243,10 +244,10 @@ class Cell:
             # an eager call reads the Parameters' arrays op by op: a jitted step of this network in another
             # thread must not donate (delete) or swap them meanwhile (reentrant: nested Cells re-enter)
             with PARAMETER_LOCK:
-                return self._call_with_hooks(args, kwargs)
-        return self._call_with_hooks(args, kwargs)
+                return self._pynative_call(args, kwargs)
+        return self._pynative_call(args, kwargs)
 
-    def _call_with_hooks(self, args: tuple, kwargs: dict):
+    def _pynative_call(self, args: tuple, kwargs: dict):
         hooks = self.__dict__["_hooks"]
         if hooks is None:
             return self.run_construct(args, kwargs)
@@ -273,11 +274,10 @@ class Cell:
             if recorder is not None and callable(getattr(type(self), "bprop", None)):
                 return custom_backward_call(self, cast_inputs, kwargs)  # recorded as one node keeping bprop
             if converter is not None or recorder is not None:
-                if not self.__dict__.get("_recompute") or callable(getattr(type(self), "bprop", None)) or (
-                        self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre)):
-                    raise CaptureError(f"{self.cls_name}: a Cell with bprop or backward hooks runs in PyNative "
+                if self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre):
+                    raise CaptureError(f"{self.cls_name}: a Cell with backward hooks runs in PyNative "
                                        f"(eager) mode only for now; call it outside jit/GRAPH_MODE, or remove the "
-                                       f"custom backward")
+                                       f"hooks")
             else:
                 return custom_backward_call(self, cast_inputs, kwargs)
         if recorder is None and converter is None:
@@ -775,9 +775,23 @@ def _graph_entry(cell: Cell):
     return cell._jit_cache
 
 
+class _GraphCalls(threading.local):
+    depth = 0
+
+
+_GRAPH_CALLS = _GraphCalls()
+
+
 def _graph_call(cell: Cell, args: tuple, kwargs: dict):
-    """GRAPH_MODE: every top-level Cell call goes through `jit`."""
-    return _graph_entry(cell)(*args, **kwargs)
+    """GRAPH_MODE: every top-level Cell call goes through `jit`. A Cell called while one runs, outside any
+    capture, is jit's eager fallback (the construct could not be captured; jit warned once): it runs eagerly."""
+    if _GRAPH_CALLS.depth:
+        return cell._pynative_call(args, kwargs)
+    _GRAPH_CALLS.depth += 1
+    try:
+        return _graph_entry(cell)(*args, **kwargs)
+    finally:
+        _GRAPH_CALLS.depth -= 1
 
 
 def _path_cells(root: Cell, path: str) -> list[tuple[str, Cell]]:

@@ -264,8 +264,23 @@ def _fill(dtype):
 @primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index),
            values=bounds.setitem)
 def setitem(x, value, *tensors, index):
-    """A copy of `x` with `x[index] = value` (Tensor `__setitem__` rebinds the object to it)."""
-    return x.at[decode_index(index, tensors)].set(jnp.asarray(value, dtype=x.dtype))
+    """A copy of `x` with `x[index] = value` (Tensor `__setitem__` rebinds the object to it).
+
+    `x[mask] = v` with one boolean mask and a `v` that broadcasts to one selected element is `where(mask, v, x)`:
+    the same numbers as numpy's masked assignment, and no data-dependent shape, so it also works under jit."""
+    value = jnp.asarray(value, dtype=x.dtype)
+    if len(index) == 1 and index[0][0] == "tensor":
+        mask = jnp.asarray(tensors[index[0][1]])
+        if mask.dtype == jnp.bool_ and 0 < mask.ndim <= x.ndim and value.ndim <= x.ndim - mask.ndim:
+            if tuple(mask.shape) != tuple(x.shape[:mask.ndim]):
+                raise IndexError(f"boolean mask of shape {tuple(mask.shape)} does not match the leading dims of "
+                                 f"the tensor's shape {tuple(x.shape)}")
+            return jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), value, x)
+        if mask.dtype == jnp.bool_ and isinstance(mask, jax.core.Tracer):
+            raise ValueError(f"x[mask] = value under jit needs a value that broadcasts to one selected element "
+                             f"(shape {tuple(x.shape[mask.ndim:])}), got shape {tuple(value.shape)}: how many "
+                             f"elements the mask selects is only known when the graph runs")
+    return x.at[decode_index(index, tensors)].set(value)
 
 
 # ---------------------------------------------------------------- creation

@@ -28,7 +28,7 @@ ARRAY_TYPE = type(jnp.zeros(()))
 
 TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST, VALUE, CONTENTS = (
     "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least", "value",
-    "contents")
+    "contents")   # the kind names (`make_guard(kind, ...)`); each is one Guard subclass below
 SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
@@ -106,15 +106,18 @@ def _is_tensor(x: Any) -> bool:
 
 @dataclass(eq=False)
 class Guard:
-    """One assumption: `source` satisfies `kind` with `expected`; `loc` is the user line that made it."""
+    """One assumption: `source` satisfies this guard's condition on `expected`; `loc` is the user line that
+    made it. One subclass per kind (dynamo's GuardBuilder shape): each says how to check a value slowly
+    (`_holds`), as generated code (`code`), and in words (`condition`, `show`, `show_expected`)."""
 
-    kind: str
     source: Source
     expected: Any
     loc: SourceLoc | None = None
     other: Source | None = None          # ALIAS: the source that must be the same object
-    extra: tuple = field(default=())     # TENSOR: (type, shape, dtype)
+    extra: tuple = field(default=())     # TENSOR: (type, shape, dtype); VALUE: (data,)
     origin_note: str = "the call's arguments"   # what a guard without a line is about
+
+    kind = ""
 
     # ------------------------------------------------------------ checking
     def holds(self, value: Any, env: Any = None) -> bool:
@@ -125,162 +128,29 @@ class Guard:
             return False
 
     def _holds(self, v: Any, env: Any) -> bool:
-        k, e = self.kind, self.expected
-        if k == TENSOR:
-            cls, shape, dtype = self.extra
-            return type(v) is cls and type(v._data) is ARRAY_TYPE and v._data.shape == shape and v._data.dtype == dtype
-        if k == ID:
-            return v is e
-        if k == EQUALS:
-            return same_value(v, e)
-        if k == VALUE:
-            return v is e and v._data is self.extra[0]
-        if k == CONTENTS:
-            return e.matches(v)
-        if k == TYPE:
-            return type(v) is e
-        if k == LEN:
-            return type(v) is e[0] and len(v) == e[1]
-        if k == KEYS:
-            return type(v) is e[0] and tuple(v) == e[1]
-        if k == ARRAY:
-            return (type(v) is np.ndarray and v.shape == e.shape and v.dtype == e.dtype
-                    and bool(np.array_equal(v, e, equal_nan=True)))
-        if k == ALIAS:
-            return v is self.other.fetch(env)
-        if k == ITER_LEFT:
-            return type(v) is ListIterator and len(v.items) - v.index == e
-        if k == ITER_ATLEAST:
-            return type(v) is ListIterator and len(v.items) - v.index >= e
-        raise ValueError(f"unknown guard kind {k!r}")
+        raise NotImplementedError
 
     def code(self, var: str, index: int, const: Callable[[Any], str], other_var: str | None = None) -> list[str]:
         """Statements that `return index` when the guard fails."""
-        k, e, fail = self.kind, self.expected, f"return {index}"
-        if k == TENSOR:
-            cls, shape, dtype = self.extra
-            return [f"if type({var}) is not {const(cls)}: {fail}",
-                    f"d = {var}._data",
-                    f"if type(d) is not {const(ARRAY_TYPE)} or d.shape != {shape!r} or d.dtype != {const(dtype)}: "
-                    f"{fail}"]
-        if k == ID:
-            return [f"if {var} is not {const(e)}: {fail}"]
-        if k == EQUALS:
-            if type(e) is float and math.isnan(e):
-                return [f"if type({var}) is not float or {var} == {var}: {fail}"]
-            if type(e) in (bool, type(None)):
-                return [f"if {var} is not {e!r}: {fail}"]
-            if type(e) is float and e == 0.0:  # the sign of a zero changes results (x / s)
-                return [f"if type({var}) is not float or {var} != 0.0 or {const(math.copysign)}(1.0, {var}) != "
-                        f"{math.copysign(1.0, e)!r}: {fail}"]
-            return [f"if type({var}) is not {const(type(e))} or {var} != {const(e)}: {fail}"]
-        if k == VALUE:
-            return [f"if {var} is not {const(e)} or {var}._data is not {const(self.extra[0])}: {fail}"]
-        if k == CONTENTS:
-            return [f"if not {const(e.matches)}({var}): {fail}"]
-        if k == TYPE:
-            return [f"if type({var}) is not {const(e)}: {fail}"]
-        if k == LEN:
-            return [f"if type({var}) is not {const(e[0])} or len({var}) != {e[1]}: {fail}"]
-        if k == KEYS:
-            return [f"if type({var}) is not {const(e[0])} or tuple({var}) != {const(e[1])}: {fail}"]
-        if k == ARRAY:
-            return [f"if type({var}) is not {const(np.ndarray)} or {var}.shape != {e.shape!r} or {var}.dtype != "
-                    f"{const(e.dtype)} or not {const(np.array_equal)}({var}, {const(e)}, equal_nan=True): {fail}"]
-        if k == ALIAS:
-            return [f"if {var} is not {other_var}: {fail}"]
-        if k == ITER_LEFT:
-            return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index != {e}: {fail}"]
-        if k == ITER_ATLEAST:
-            return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index < {e}: {fail}"]
-        raise ValueError(f"unknown guard kind {k!r}")
+        raise NotImplementedError
 
     # ------------------------------------------------------------ words
     def describe(self) -> str:
         """`global SCALE == 2.0`, `arg x is Tensor float32(2, 4)`, ..."""
-        what = self.source.describe()
-        k, e = self.kind, self.expected
-        if isinstance(self.source, EnvArgs) and k == LEN:
-            return f"{e[1]} positional argument(s)"
-        if isinstance(self.source, EnvKwargs) and k == KEYS:
-            return f"keyword arguments {list(e[1])}" if e[1] else "no keyword arguments"
-        if k == TENSOR:
-            cls, shape, dtype = self.extra
-            return f"{what} is a {cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
-        if k == ID:
-            return f"{what} is {_short_obj(e)}"
-        if k == EQUALS:
-            return f"{what} == {_short(e)}"
-        if k == VALUE:
-            return f"{what} is the Tensor seen at capture, with the same data"
-        if k == CONTENTS:
-            return f"{what} holds the same {e!r} as at capture"
-        if k == TYPE:
-            return f"{what} is a {e.__name__}"
-        if k == LEN:
-            return f"len({what}) == {e[1]} ({e[0].__name__})"
-        if k == KEYS:
-            return f"{what} has keys {list(e[1])}"
-        if k == ARRAY:
-            return f"{what} equals the numpy array {np.dtype(e.dtype).name}{e.shape} seen at capture"
-        if k == ALIAS:
-            return f"{what} is the same object as {self.other.describe()}"
-        if k == ITER_LEFT:
-            return f"{what} has {e} element(s) left"
-        if k == ITER_ATLEAST:
-            return f"{what} has at least {e} element(s) left"
-        return f"{what} ({k})"
+        return self.condition(self.source.describe())
+
+    def condition(self, what: str) -> str:
+        return f"{what} ({self.kind})"
 
     def show(self, value: Any) -> str:
         """A value as this guard's failure message shows it (the old one is `show_expected`)."""
-        if value is MISSING:
-            return "<missing>"
-        k = self.kind
-        if k == TENSOR:
-            data = getattr(value, "_data", None)
-            if data is None:
-                return type(value).__name__
-            if isinstance(data, jax.core.Tracer):
-                return f"{type(value).__name__} (abstract, under a jax transform)"
-            return f"{type(value).__name__} {np.dtype(data.dtype).name}{tuple(data.shape)}"
-        if k in (ID, ALIAS):
-            return _short_obj(value)
-        if k == VALUE:
-            return "the same Tensor with new data (written in place)" if value is self.expected else _short_obj(value)
-        if k == CONTENTS:
-            return self.expected.difference(value)
-        if k in (LEN,):
-            return f"len {len(value)}" if hasattr(value, "__len__") else type(value).__name__
-        if k == KEYS:
-            return f"keys {list(value)}" if isinstance(value, dict) else type(value).__name__
-        if k in (ITER_LEFT, ITER_ATLEAST):
-            return f"{len(value.items) - value.index} left" if isinstance(value, ListIterator) else _short_obj(value)
-        if k == TYPE:
-            return type(value).__name__
+        return "<missing>" if value is MISSING else self._show(value)
+
+    def _show(self, value: Any) -> str:
         return _short(value)
 
     def show_expected(self) -> str:
-        k, e = self.kind, self.expected
-        if k == TENSOR:
-            cls, shape, dtype = self.extra
-            return f"{cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
-        if k == LEN:
-            return f"len {e[1]}"
-        if k == KEYS:
-            return f"keys {list(e[1])}"
-        if k == TYPE:
-            return e.__name__
-        if k == ITER_LEFT:
-            return f"{e} left"
-        if k == ITER_ATLEAST:
-            return f"at least {e} left"
-        if k == ALIAS:
-            return f"the same object as {self.other.describe()}"
-        if k == VALUE:
-            return "the Tensor seen at capture"
-        if k == CONTENTS:
-            return repr(e)
-        return _short(e) if k in (EQUALS, ARRAY) else _short_obj(e)
+        return _short_obj(self.expected)
 
     def origin(self) -> str:
         """`prog.py:12 (y = x * SCALE)`: the line that introduced the guard."""
@@ -296,6 +166,298 @@ class Guard:
             return None
         return (f"{self.source.describe()}: {self.show_expected()} -> {self.show(value)} "
                 f"(guard from {self.origin()})")
+
+
+class TensorGuard(Guard):
+    """A tensor argument: its class, and its array's shape and dtype (`extra`)."""
+
+    kind = TENSOR
+
+    def _holds(self, v, env):
+        cls, shape, dtype = self.extra
+        return type(v) is cls and type(v._data) is ARRAY_TYPE and v._data.shape == shape and v._data.dtype == dtype
+
+    def code(self, var, index, const, other_var=None):
+        cls, shape, dtype = self.extra
+        fail = f"return {index}"
+        return [f"if type({var}) is not {const(cls)}: {fail}", f"d = {var}._data",
+                f"if type(d) is not {const(ARRAY_TYPE)} or d.shape != {shape!r} or d.dtype != {const(dtype)}: {fail}"]
+
+    def condition(self, what):
+        cls, shape, dtype = self.extra
+        return f"{what} is a {cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
+
+    def _show(self, value):
+        data = getattr(value, "_data", None)
+        if data is None:
+            return type(value).__name__
+        if isinstance(data, jax.core.Tracer):
+            return f"{type(value).__name__} (abstract, under a jax transform)"
+        return f"{type(value).__name__} {np.dtype(data.dtype).name}{tuple(data.shape)}"
+
+    def show_expected(self):
+        cls, shape, dtype = self.extra
+        return f"{cls.__name__} {np.dtype(dtype).name}{tuple(shape)}"
+
+
+class IdGuard(Guard):
+    """The very object seen at capture (a function, module, class, Cell, Parameter)."""
+
+    kind = ID
+
+    def _holds(self, v, env):
+        return v is self.expected
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if {var} is not {const(self.expected)}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} is {_short_obj(self.expected)}"
+
+    def _show(self, value):
+        return _short_obj(value)
+
+
+class EqualsGuard(Guard):
+    """A Python scalar: the same type and value (and sign of a zero, and NaN-ness)."""
+
+    kind = EQUALS
+
+    def _holds(self, v, env):
+        return same_value(v, self.expected)
+
+    def code(self, var, index, const, other_var=None):
+        e, fail = self.expected, f"return {index}"
+        if type(e) is float and math.isnan(e):
+            return [f"if type({var}) is not float or {var} == {var}: {fail}"]
+        if type(e) in (bool, type(None)):
+            return [f"if {var} is not {e!r}: {fail}"]
+        if type(e) is float and e == 0.0:  # the sign of a zero changes results (x / s)
+            return [f"if type({var}) is not float or {var} != 0.0 or {const(math.copysign)}(1.0, {var}) != "
+                    f"{math.copysign(1.0, e)!r}: {fail}"]
+        return [f"if type({var}) is not {const(type(e))} or {var} != {const(e)}: {fail}"]
+
+    def condition(self, what):
+        return f"{what} == {_short(self.expected)}"
+
+    def show_expected(self):
+        return _short(self.expected)
+
+
+class ValueGuard(Guard):
+    """A Tensor read as a constant: the same object holding the same array (`extra[0]`)."""
+
+    kind = VALUE
+
+    def _holds(self, v, env):
+        return v is self.expected and v._data is self.extra[0]
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if {var} is not {const(self.expected)} or {var}._data is not {const(self.extra[0])}: "
+                f"return {index}"]
+
+    def condition(self, what):
+        return f"{what} is the Tensor seen at capture, with the same data"
+
+    def _show(self, value):
+        return "the same Tensor with new data (written in place)" if value is self.expected else _short_obj(value)
+
+    def show_expected(self):
+        return "the Tensor seen at capture"
+
+
+class ContentsGuard(Guard):
+    """A container's shallow contents (`expected` is a `Snapshot`)."""
+
+    kind = CONTENTS
+
+    def _holds(self, v, env):
+        return self.expected.matches(v)
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if not {const(self.expected.matches)}({var}): return {index}"]
+
+    def condition(self, what):
+        return f"{what} holds the same {self.expected!r} as at capture"
+
+    def _show(self, value):
+        return self.expected.difference(value)
+
+    def show_expected(self):
+        return repr(self.expected)
+
+
+class TypeGuard(Guard):
+    """Only the exact type matters."""
+
+    kind = TYPE
+
+    def _holds(self, v, env):
+        return type(v) is self.expected
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if type({var}) is not {const(self.expected)}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} is a {self.expected.__name__}"
+
+    def _show(self, value):
+        return type(value).__name__
+
+    def show_expected(self):
+        return self.expected.__name__
+
+
+class LenGuard(Guard):
+    """A list or tuple: its type and length (`expected` is (type, length))."""
+
+    kind = LEN
+
+    def _holds(self, v, env):
+        return type(v) is self.expected[0] and len(v) == self.expected[1]
+
+    def code(self, var, index, const, other_var=None):
+        e = self.expected
+        return [f"if type({var}) is not {const(e[0])} or len({var}) != {e[1]}: return {index}"]
+
+    def describe(self):
+        if isinstance(self.source, EnvArgs):
+            return f"{self.expected[1]} positional argument(s)"
+        return super().describe()
+
+    def condition(self, what):
+        return f"len({what}) == {self.expected[1]} ({self.expected[0].__name__})"
+
+    def _show(self, value):
+        return f"len {len(value)}" if hasattr(value, "__len__") else type(value).__name__
+
+    def show_expected(self):
+        return f"len {self.expected[1]}"
+
+
+class KeysGuard(Guard):
+    """A dict: its type and keys in order (`expected` is (type, keys))."""
+
+    kind = KEYS
+
+    def _holds(self, v, env):
+        return type(v) is self.expected[0] and tuple(v) == self.expected[1]
+
+    def code(self, var, index, const, other_var=None):
+        e = self.expected
+        return [f"if type({var}) is not {const(e[0])} or tuple({var}) != {const(e[1])}: return {index}"]
+
+    def describe(self):
+        if isinstance(self.source, EnvKwargs):
+            keys = self.expected[1]
+            return f"keyword arguments {list(keys)}" if keys else "no keyword arguments"
+        return super().describe()
+
+    def condition(self, what):
+        return f"{what} has keys {list(self.expected[1])}"
+
+    def _show(self, value):
+        return f"keys {list(value)}" if isinstance(value, dict) else type(value).__name__
+
+    def show_expected(self):
+        return f"keys {list(self.expected[1])}"
+
+
+class ArrayGuard(Guard):
+    """A numpy array: equal to the one seen at capture (shape, dtype and every element)."""
+
+    kind = ARRAY
+
+    def _holds(self, v, env):
+        e = self.expected
+        return (type(v) is np.ndarray and v.shape == e.shape and v.dtype == e.dtype
+                and bool(np.array_equal(v, e, equal_nan=True)))
+
+    def code(self, var, index, const, other_var=None):
+        e = self.expected
+        return [f"if type({var}) is not {const(np.ndarray)} or {var}.shape != {e.shape!r} or {var}.dtype != "
+                f"{const(e.dtype)} or not {const(np.array_equal)}({var}, {const(e)}, equal_nan=True): "
+                f"return {index}"]
+
+    def condition(self, what):
+        e = self.expected
+        return f"{what} equals the numpy array {np.dtype(e.dtype).name}{e.shape} seen at capture"
+
+    def show_expected(self):
+        return _short(self.expected)
+
+
+class AliasGuard(Guard):
+    """Two sources are the same object (`other`)."""
+
+    kind = ALIAS
+
+    def _holds(self, v, env):
+        return v is self.other.fetch(env)
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if {var} is not {other_var}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} is the same object as {self.other.describe()}"
+
+    def _show(self, value):
+        return _short_obj(value)
+
+    def show_expected(self):
+        return f"the same object as {self.other.describe()}"
+
+
+class IterLeftGuard(Guard):
+    """An iterator carried across a graph break has exactly `expected` elements left."""
+
+    kind = ITER_LEFT
+
+    def _holds(self, v, env):
+        return type(v) is ListIterator and len(v.items) - v.index == self.expected
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index != "
+                f"{self.expected}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} has {self.expected} element(s) left"
+
+    def _show(self, value):
+        return f"{len(value.items) - value.index} left" if isinstance(value, ListIterator) else _short_obj(value)
+
+    def show_expected(self):
+        return f"{self.expected} left"
+
+
+class IterAtLeastGuard(IterLeftGuard):
+    """An iterator carried across a graph break has at least `expected` elements left."""
+
+    kind = ITER_ATLEAST
+
+    def _holds(self, v, env):
+        return type(v) is ListIterator and len(v.items) - v.index >= self.expected
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if type({var}) is not {const(ListIterator)} or len({var}.items) - {var}.index < "
+                f"{self.expected}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} has at least {self.expected} element(s) left"
+
+    def show_expected(self):
+        return f"at least {self.expected} left"
+
+
+GUARD_KINDS: dict[str, type[Guard]] = {cls.kind: cls for cls in (
+    TensorGuard, IdGuard, EqualsGuard, ValueGuard, ContentsGuard, TypeGuard, LenGuard, KeysGuard, ArrayGuard,
+    AliasGuard, IterLeftGuard, IterAtLeastGuard)}
+
+
+def make_guard(kind: str, source: Source, expected: Any = None, loc: SourceLoc | None = None,
+               other: Source | None = None, extra: tuple = (), origin_note: str = "the call's arguments") -> Guard:
+    """The guard of `kind` (one of the kind names above) on `source`."""
+    return GUARD_KINDS[kind](source, expected, loc, other, extra, origin_note)
 
 
 def _short(v: Any) -> str:

@@ -24,7 +24,8 @@ from typing import Any, Callable
 
 from .. import versions
 from ..tensor import Parameter, Tensor
-from .guards import CONTENTS, EQUALS, ID, SCALARS, VALUE, Guard, Snapshot, compile_check, same_value
+from .guards import (SCALARS, ContentsGuard, EqualsGuard, Guard, IdGuard, Snapshot, ValueGuard, compile_check,
+                     same_value)
 from .sources import Attr, CellContents, Item, Pinned, Source
 
 _IGNORED_CELL_ATTRS = frozenset({"_params", "_cells", "_jit_cache"})
@@ -33,15 +34,15 @@ _IGNORED_CELL_ATTRS = frozenset({"_params", "_cells", "_jit_cache"})
 def guard_for(source: Source, value: Any) -> list[Guard]:
     """The guards that pin `value` as read from `source`."""
     if type(value) in SCALARS:
-        return [Guard(EQUALS, source, value, origin_note="a Python value the capture read")]
+        return [EqualsGuard(source, value, origin_note="a Python value the capture read")]
     if isinstance(value, Parameter):
-        return [Guard(ID, source, value, origin_note="a Parameter the capture read")]
+        return [IdGuard(source, value, origin_note="a Parameter the capture read")]
     if isinstance(value, Tensor):
-        return [Guard(VALUE, source, value, extra=(value._data,), origin_note="a Tensor the capture read")]
+        return [ValueGuard(source, value, extra=(value._data,), origin_note="a Tensor the capture read")]
     if type(value) in (list, tuple, dict):
-        return [Guard(ID, source, value, origin_note="a container the capture read"),
-                Guard(CONTENTS, source, Snapshot(value), origin_note="a container the capture read")]
-    return [Guard(ID, source, value, origin_note="an object the capture read")]
+        return [IdGuard(source, value, origin_note="a container the capture read"),
+                ContentsGuard(source, Snapshot(value), origin_note="a container the capture read")]
+    return [IdGuard(source, value, origin_note="an object the capture read")]
 
 
 class CellState:

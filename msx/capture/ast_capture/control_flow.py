@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Callable
 import jax.numpy as jnp
 import numpy as np
 
-from ... import tensor as tensor_mod
 from ...ir.control import COND, SCAN, WHILE
 from ...ir.graph import Abstract, Const, Operand, Var
 from ...ops import array_ops as A
@@ -32,6 +31,7 @@ from ...ops import math_ops as M
 from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder, abstract_of, current_builder
+from ..session import write_log
 from .failures import Unsupported
 from .values import Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
@@ -71,17 +71,12 @@ def run_branch(interp: "Interpreter", name: str, thunk: Callable[[], Any], start
     scope = interp.frame.scope
     saved_vars, saved_rest = scope.vars, interp.frame.rest
     scope.vars = fork(start_vars, interp)
-    log: list = []
-    tensor_mod._WRITE_LOGS.append(log)
     interp.branch_depth += 1
     try:
-        with child.active():
+        with write_log("always") as log, child.active():   # the next branch (and the code after) starts alike
             value = thunk()
     finally:
         interp.branch_depth -= 1
-        tensor_mod._WRITE_LOGS.pop()
-        for obj, old in reversed(log):  # the next branch (and the code after) starts from the same state
-            obj._data = old
         branch_vars = scope.vars
         scope.vars, interp.frame.rest = saved_vars, saved_rest
     return Branch(child, branch_vars, value, log)

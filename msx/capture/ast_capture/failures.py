@@ -1,25 +1,17 @@
-"""The two ways an ast capture fails: the graph cannot hold something (`Unsupported`), or the user's code is wrong.
+"""The two ways an ast capture fails: the graph cannot hold something (`Unsupported`, shared by every mode in
+`msx.capture.failures`), or the user's code is wrong.
 
-`Unsupported` becomes a fallback to eager execution (`fullgraph=False`) or a
-`CaptureError` (`fullgraph=True`). An error of the user's code (a shape error,
-a type error, a failed `assert`) is raised as it would be eagerly, keeping its
-builtin type (`TypeError`, `ValueError`, ...) and gaining the stage and the
-underlined source line.
+An error of the user's code (a shape error, a type error, a failed `assert`)
+is raised as it would be eagerly, keeping its builtin type (`TypeError`,
+`ValueError`, ...) and gaining the stage and the underlined source line.
 """
 from __future__ import annotations
 
 from ...errors import MsxError, SourceLoc
+from ..failures import AST_STAGE as STAGE
+from ..failures import Unsupported
 
-STAGE = "capture: ast"
-
-
-class Unsupported(Exception):
-    """Something the graph cannot hold, with the reason in plain words and where it is."""
-
-    def __init__(self, reason: str, loc: SourceLoc | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.loc = loc
+__all__ = ["STAGE", "SourceError", "Unsupported", "user_error"]
 
 
 class SourceError(MsxError):

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import collections
 import functools
 import importlib
 import inspect
-import operator
 import threading
 import types
-import weakref
 from typing import Any, Callable
 
 import jax
@@ -27,184 +24,15 @@ import jax
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ...tensor import Tensor
 from .. import reads
+from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
+from ..failures import MAX_CALL_DEPTH, is_jit_function
 from . import control_flow
+from .expressions import Expressions
 from .failures import Unsupported, user_error
-from .source import FunctionSource, function_source, source_of_node
-from .values import DeferredString, Undefined, is_dynamic
-
-MAX_CALL_DEPTH = 48  # interpreted calls nested deeper than this are taken for unbounded recursion
-
-
-# ---------------------------------------------------------------- control signals (never leave a function)
-class _Signal(Exception):
-    pass
-
-
-class Return(_Signal):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-class _Break(_Signal):
-    pass
-
-
-class _Continue(_Signal):
-    pass
-
-
-LOOP = "loop"  # marks a loop body on the continuation stack
-
-
-_CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                    jax.errors.TracerIntegerConversionError, jax.errors.UnexpectedTracerError)
-
-
-# ---------------------------------------------------------------- scopes
-class Scope:
-    """The variables of one function activation (or comprehension), and where its free names come from."""
-
-    __slots__ = ("vars", "local_names", "global_names", "nonlocal_names", "parent", "closure", "globals", "builtins")
-
-    def __init__(self, vars: dict, source: FunctionSource | None, parent: "Scope | None", closure: dict,
-                 globals_: dict, builtins_: dict, local_names: frozenset | None = None) -> None:
-        self.vars = vars
-        self.local_names = local_names if local_names is not None else source.local_names
-        self.global_names = source.global_names if source is not None else frozenset()
-        self.nonlocal_names = source.nonlocal_names if source is not None else frozenset()
-        self.parent, self.closure, self.globals, self.builtins = parent, closure, globals_, builtins_
-
-    def load(self, name: str) -> Any:
-        if name in self.local_names:
-            try:
-                value = self.vars[name]
-            except KeyError:
-                raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with "
-                                        f"a value") from None
-        elif name in self.global_names:
-            value = self.load_global(name)
-        else:
-            value = self._free(name)
-        if type(value) is Undefined:
-            raise Unsupported(value.reason)
-        return value
-
-    def _free(self, name: str) -> Any:
-        scope: Scope | None = self
-        while scope is not None:
-            if scope is not self and name in scope.local_names:
-                try:
-                    return scope.vars[name]
-                except KeyError:
-                    raise NameError(f"cannot access free variable '{name}' where it is not associated with a "
-                                    f"value in enclosing scope") from None
-            cell = scope.closure.get(name)
-            if cell is not None:
-                try:
-                    value = cell.cell_contents
-                except ValueError:
-                    raise NameError(f"cannot access free variable '{name}' where it is not associated with a "
-                                    f"value in enclosing scope") from None
-                reads.note_closure(cell, name, value)
-                return value
-            scope = scope.parent
-        return self.load_global(name)
-
-    def load_global(self, name: str) -> Any:
-        if name in self.globals:
-            value = self.globals[name]
-            reads.note_global(self.globals, name, value)
-            return value
-        if name in self.builtins:
-            return self.builtins[name]
-        raise NameError(f"name '{name}' is not defined")
-
-    def store(self, name: str, value: Any, interp: "Interpreter") -> None:
-        if name in self.global_names:
-            raise Unsupported(f"`{name} = ...` writes the global variable `{name}`: a Python side effect that "
-                              f"would happen once, at compile time, not on every call; return the value instead")
-        if name in self.nonlocal_names:
-            scope = self.parent
-            while scope is not None and name not in scope.local_names:
-                scope = scope.parent
-            if scope is None or interp.branch_depth:
-                raise Unsupported(f"`{name} = ...` writes the variable `{name}` of an enclosing function "
-                                  f"(nonlocal){' inside tensor-dependent control flow' if scope else ''}; "
-                                  f"return the value instead")
-            scope.vars[name] = value
-            return
-        self.vars[name] = value
-
-
-class Frame:
-    """One interpreted call: its scope, its source, and the continuation (statements left in each open block)."""
-
-    __slots__ = ("scope", "filename", "name", "rest")
-
-    def __init__(self, scope: Scope, filename: str, name: str) -> None:
-        self.scope, self.filename, self.name = scope, filename, name
-        self.rest: list = []
-
-
-class InterpretedFunction:
-    """A `def` or `lambda` evaluated inside captured code: calling it interprets its body.
-
-    It closes over the scope it was defined in, as Python closures do, and can
-    be handed to library code (`value_and_grad(inner_fn, ...)`), which calls it.
-    Its internals live in slots, so `functools.wraps` (which copies `__dict__`)
-    cannot turn a wrapper into the function it wraps.
-    """
-
-    __slots__ = ("_interp", "_source", "_scope", "_signature", "__dict__", "__weakref__")
-
-    def __init__(self, interp: "Interpreter", source: FunctionSource, scope: Scope,
-                 signature: inspect.Signature) -> None:
-        self._interp, self._source, self._scope, self._signature = interp, source, scope, signature
-        self.__name__ = self.__qualname__ = source.name
-        self.__module__ = scope.globals.get("__name__")
-        node = source.node
-        self.__doc__ = ast.get_docstring(node) if isinstance(node, ast.FunctionDef) else None
-
-    def __call__(self, *args, **kwargs):
-        return self._interp.call_interpreted(self, args, kwargs)
-
-    def __repr__(self) -> str:
-        return f"<function {self.__qualname__} (captured)>"
-
-
-# ---------------------------------------------------------------- the interpreter
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-           ast.MatMult: operator.matmul, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
-           ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
-_INPLACE = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul, ast.Div: operator.itruediv,
-            ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod, ast.Pow: operator.ipow,
-            ast.MatMult: operator.imatmul, ast.BitAnd: operator.iand, ast.BitOr: operator.ior,
-            ast.BitXor: operator.ixor, ast.LShift: operator.ilshift, ast.RShift: operator.irshift}
-_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-            ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
-
-_MUTATORS = {list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__",
-                    "__delitem__", "__iadd__"},
-             dict: {"update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__"},
-             set: {"add", "discard", "remove", "pop", "clear", "update", "difference_update",
-                   "intersection_update", "symmetric_difference_update"},
-             collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear",
-                                 "remove", "rotate", "insert"},
-             bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}}
-_FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
-_FORBIDDEN = {id(f): text for f, text in ((builtins.eval, "the eval builtin"), (builtins.exec, "exec()"),
-                                          (builtins.compile, "compile()"), (builtins.globals, "globals()"),
-                                          (builtins.locals, "locals()"), (builtins.vars, "vars()"),
-                                          (builtins.input, "input()"), (builtins.breakpoint, "breakpoint()"),
-                                          (builtins.open, "open()"), (builtins.delattr, "delattr()"))}
-_UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
-                           ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
-if hasattr(ast, "TryStar"):
-    _UNSUPPORTED_STATEMENTS[ast.TryStar] = "try"
-_SIGNATURES: "weakref.WeakKeyDictionary[Callable, tuple]" = weakref.WeakKeyDictionary()
+from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
+                    InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
+from .source import FunctionSource, function_source
+from .values import DeferredString, is_dynamic
 
 
 class _Active(threading.local):
@@ -224,7 +52,7 @@ def _active_loc() -> SourceLoc | None:
     return stack[-1].loc() if stack else None
 
 
-class Interpreter:
+class Interpreter(Expressions):
     """Interprets user functions into the active GraphBuilder; one per capture."""
 
     def __init__(self) -> None:
@@ -299,7 +127,7 @@ class Interpreter:
                 return self.call_interpreted(inner, (func.__self__, *args), kwargs)
         elif kind is functools.partial:
             return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
-        elif getattr(kind, "__msx_jit__", False):  # a msx.jit function (capture never imports jit)
+        elif is_jit_function(func):
             return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
         elif not isinstance(func, type):
             method = getattr(kind, "__call__", None)  # an object of a user class with __call__
@@ -313,6 +141,10 @@ class Interpreter:
         return self._call_library(func, args, kwargs)
 
     def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        if _builds_constant(func, args, kwargs):
+            with jax.ensure_compile_time_eval():  # `Tensor(2.0)` is a constant of the graph, not a traced value
+                result = func(*args, **kwargs)
+            return self.mark_local(result)
         result = func(*args, **kwargs)
         fresh = type(result)
         if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
@@ -415,8 +247,8 @@ class Interpreter:
         except (_Signal, Unsupported, MsxError) as exc:
             if isinstance(exc, CaptureError):
                 raise self.unsupported(exc.message, exc.loc) from None
-            if isinstance(exc, Unsupported) and exc.loc is None:
-                exc.loc = self.loc()
+            if isinstance(exc, (Unsupported, MsxError)) and exc.loc is None:
+                exc.loc = self.loc()   # an error raised inside library code (an msx layer): the user's line
             raise
         except _CONCRETE_ERRORS as exc:
             raise self.unsupported(_concrete_reason(exc)) from None
@@ -645,8 +477,8 @@ class Interpreter:
         except (_Signal, Unsupported, MsxError) as exc:
             if isinstance(exc, CaptureError):
                 raise self.unsupported(exc.message, exc.loc) from None
-            if isinstance(exc, Unsupported) and exc.loc is None:
-                exc.loc = self.loc()
+            if isinstance(exc, (Unsupported, MsxError)) and exc.loc is None:
+                exc.loc = self.loc()   # an error raised inside library code (an msx layer): the user's line
             raise
         except KeyError as exc:
             if type(node) not in _EXPRESSIONS:
@@ -667,265 +499,20 @@ class Interpreter:
             raise self.unsupported(f"{what} on an f-string that holds tensors")
         return bool(value)
 
-    def eval_Constant(self, node: ast.Constant) -> Any:
-        return node.value
-
-    def eval_Name(self, node: ast.Name) -> Any:
-        return self.frame.scope.load(node.id)
-
-    def eval_Attribute(self, node: ast.Attribute) -> Any:
-        obj = self.value_of(node.value)
-        value = getattr(obj, node.attr)
-        if not self.is_local(obj) and not isinstance(obj, Tensor):
-            reads.note_attribute(obj, node.attr, value)  # state from outside the function: guarded
-        return value
-
-    def eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.value_of(node.value)[self.value_of(node.slice)]
-
-    def eval_Slice(self, node: ast.Slice) -> slice:
-        return slice(*(self.value_of(x) if x is not None else None for x in (node.lower, node.upper, node.step)))
-
-    def eval_BinOp(self, node: ast.BinOp) -> Any:
-        left, right = self.value_of(node.left), self.value_of(node.right)
-        if isinstance(left, DeferredString) or isinstance(right, DeferredString):
-            raise self.unsupported("an f-string holding tensors can only be printed")
-        result = _BINOPS[type(node.op)](left, right)
-        if type(result) is list and result is not left and result is not right:
-            self.mark_local(result)  # `a + b` and `a * n` make a new list
-        return result
-
-    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        value = self.value_of(node.operand)
-        if isinstance(node.op, ast.Not):
-            return control_flow.tensor_not(value) if is_dynamic(value) else not self.truth(value, "`not`")
-        return _UNARY[type(node.op)](value)
-
-    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
-        is_and = isinstance(node.op, ast.And)
-        dynamic: list = []
-        value = None
-        for i, operand in enumerate(node.values):
-            value = self.value_of(operand)
-            if is_dynamic(value):
-                dynamic.append(value)
-                continue
-            if self.truth(value, "`and`/`or`") != is_and:   # decides the result: and-falsy / or-truthy
-                if not dynamic:
-                    return value
-                dynamic.append(value)
-                break
-            if dynamic and i == len(node.values) - 1:
-                dynamic.append(value)
-        if not dynamic:
-            return value
-        return control_flow.tensor_bool_op(is_and, dynamic)
-
-    def eval_Compare(self, node: ast.Compare) -> Any:
-        left = self.value_of(node.left)
-        results: list = []
-        for op, comparator in zip(node.ops, node.comparators):
-            right = self.value_of(comparator)
-            result = _COMPARE[type(op)](left, right)
-            if len(node.ops) == 1:
-                return result
-            if not is_dynamic(result) and not self.truth(result, "a comparison"):
-                if not results:
-                    return result
-                results.append(result)
-                break
-            results.append(result)
-            left = right
-        if not any(is_dynamic(r) for r in results):
-            return results[-1]
-        return control_flow.tensor_bool_op(True, results)
-
-    def eval_IfExp(self, node: ast.IfExp) -> Any:
-        test = self.value_of(node.test)
-        if is_dynamic(test):
-            return control_flow.tensor_ifexp(self, node, test)
-        return self.value_of(node.body if self.truth(test, "a conditional expression") else node.orelse)
-
-    def eval_NamedExpr(self, node: ast.NamedExpr) -> Any:
-        value = self.value_of(node.value)
-        self.assign(node.target, value)
-        return value
-
-    def eval_Call(self, node: ast.Call) -> Any:
-        func = self.value_of(node.func)
-        args: list = []
-        for arg in node.args:
-            if isinstance(arg, ast.Starred):
-                args.extend(self.value_of(arg.value))
-            else:
-                args.append(self.value_of(arg))
-        kwargs: dict = {}
-        for kw in node.keywords:
-            if kw.arg is None:
-                for key, value in self.value_of(kw.value).items():
-                    if key in kwargs:
-                        raise TypeError(f"got multiple values for keyword argument '{key}'")
-                    kwargs[key] = value
-            else:
-                kwargs[kw.arg] = self.value_of(kw.value)
-        receiver = getattr(func, "__self__", None)
-        if receiver is not None and type(receiver) in _MUTATORS and func.__name__ in _MUTATORS[type(receiver)]:
-            self.check_mutable(receiver, f"`.{func.__name__}(...)`")
-        return self.call(func, tuple(args), kwargs)
-
-    def _elements(self, elts: list) -> list:
-        out: list = []
-        for e in elts:
-            if isinstance(e, ast.Starred):
-                out.extend(self.value_of(e.value))
-            else:
-                out.append(self.value_of(e))
-        return out
-
-    def eval_List(self, node: ast.List) -> list:
-        return self.mark_local(self._elements(node.elts))
-
-    def eval_Tuple(self, node: ast.Tuple) -> tuple:
-        return tuple(self._elements(node.elts))
-
-    def eval_Set(self, node: ast.Set) -> set:
-        return self.mark_local(set(self._elements(node.elts)))
-
-    def eval_Dict(self, node: ast.Dict) -> dict:
-        out: dict = {}
-        for key, value in zip(node.keys, node.values):
-            if key is None:
-                out.update(self.value_of(value))
-            else:
-                k = self.value_of(key)
-                out[k] = self.value_of(value)
-        return self.mark_local(out)
-
-    def eval_Lambda(self, node: ast.Lambda) -> InterpretedFunction:
-        return self.make_function(node)
-
-    def make_function(self, node: ast.FunctionDef | ast.Lambda) -> InterpretedFunction:
-        source = source_of_node(node, self.frame.filename)
-        return InterpretedFunction(self, source, self.frame.scope, self._signature(node.args))
-
-    def _signature(self, args: ast.arguments) -> inspect.Signature:
-        P = inspect.Parameter
-        positional = args.posonlyargs + args.args
-        defaults = [self.value_of(d) for d in args.defaults]
-        first_default = len(positional) - len(defaults)
-        params = []
-        for i, a in enumerate(positional):
-            kind = P.POSITIONAL_ONLY if i < len(args.posonlyargs) else P.POSITIONAL_OR_KEYWORD
-            params.append(P(a.arg, kind, default=defaults[i - first_default] if i >= first_default else P.empty))
-        if args.vararg:
-            params.append(P(args.vararg.arg, P.VAR_POSITIONAL))
-        for a, d in zip(args.kwonlyargs, args.kw_defaults):
-            params.append(P(a.arg, P.KEYWORD_ONLY, default=self.value_of(d) if d is not None else P.empty))
-        if args.kwarg:
-            params.append(P(args.kwarg.arg, P.VAR_KEYWORD))
-        return inspect.Signature(params)
-
-    # comprehensions run in their own scope, like Python's
-    def _comprehension(self, node, emit: Callable[[], None]) -> None:
-        generators = node.generators
-        first = self.value_of(generators[0].iter)
-        names: set = set()
-        for gen in generators:
-            names |= {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
-        outer = self.frame.scope
-        scope = Scope({}, None, outer, {}, outer.globals, outer.builtins, local_names=frozenset(names))
-
-        def loop(k: int) -> None:
-            gen = generators[k]
-            iterable = first if k == 0 else self.value_of(gen.iter)
-            for item in iterable:
-                self.assign(gen.target, item)
-                if all(self._filter(cond) for cond in gen.ifs):
-                    if k + 1 < len(generators):
-                        loop(k + 1)
-                    else:
-                        emit()
-
-        self.frame.scope = scope
-        try:
-            loop(0)
-        finally:
-            self.frame.scope = outer
-
-    def _filter(self, cond: ast.expr) -> bool:
-        value = self.value_of(cond)
-        if is_dynamic(value):
-            raise self.unsupported("a comprehension's `if` on a tensor value: the number of elements would depend "
-                                   "on data; use ops.where or ops.masked_select-style ops instead")
-        return self.truth(value, "a comprehension's `if`")
-
-    def eval_ListComp(self, node: ast.ListComp) -> list:
-        out = self.mark_local([])
-        self._comprehension(node, lambda: out.append(self.value_of(node.elt)))
-        return out
-
-    def eval_SetComp(self, node: ast.SetComp) -> set:
-        out = self.mark_local(set())
-        self._comprehension(node, lambda: out.add(self.value_of(node.elt)))
-        return out
-
-    def eval_DictComp(self, node: ast.DictComp) -> dict:
-        out = self.mark_local({})
-
-        def emit() -> None:
-            key = self.value_of(node.key)
-            out[key] = self.value_of(node.value)
-
-        self._comprehension(node, emit)
-        return out
-
-    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Any:
-        out: list = []
-        self._comprehension(node, lambda: out.append(self.value_of(node.elt)))
-        return iter(out)  # evaluated eagerly: a graph has no lazy values
-
-    def eval_JoinedStr(self, node: ast.JoinedStr) -> Any:
-        pieces: list = []
-        for part in node.values:
-            if isinstance(part, ast.Constant):
-                pieces.append(part.value)
-                continue
-            value = self.value_of(part.value)
-            spec = self.value_of(part.format_spec) if part.format_spec is not None else ""
-            if is_dynamic(value) or isinstance(value, DeferredString) or isinstance(spec, DeferredString):
-                if part.conversion != -1 or spec:
-                    raise self.unsupported("formatting a tensor value with a conversion or format spec "
-                                           "(`{x:.3f}`, `{x!r}`) needs its value at compile time; print it "
-                                           "without one")
-                pieces.extend(value.pieces if isinstance(value, DeferredString) else [value])
-                continue
-            if part.conversion == ord("r"):
-                value = repr(value)
-            elif part.conversion == ord("s"):
-                value = str(value)
-            elif part.conversion == ord("a"):
-                value = ascii(value)
-            pieces.append(format(value, spec))
-        if not any(isinstance(p, Tensor) for p in pieces):
-            return "".join(pieces)
-        return DeferredString(pieces)
-
-    def eval_FormattedValue(self, node: ast.FormattedValue) -> Any:
-        return self.eval_JoinedStr(ast.JoinedStr([node]))
-
-    def eval_Starred(self, node: ast.Starred) -> Any:
-        raise self.unsupported("a starred expression here cannot be captured")
-
-    def eval_Await(self, node) -> Any:
-        raise self.unsupported("`await` cannot be captured into a graph")
-
-    def eval_Yield(self, node) -> Any:
-        raise self.unsupported("`yield` (a generator) cannot be captured into a graph")
-
-    eval_YieldFrom = eval_Yield
-
 
 _MISSING = object()
+
+
+def _builds_constant(func: Any, args: tuple, kwargs: dict) -> bool:
+    """`ms.Tensor(...)`/`ms.tensor(...)` of Python or numpy data only (no graph value among the arguments)."""
+    from ... import tensor as tensor_module
+    from ...tensor import Parameter
+
+    if not (func is tensor_module or (isinstance(func, type) and issubclass(func, Tensor)
+                                      and not issubclass(func, Parameter))):
+        return False
+    leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
+    return not any(isinstance(x, jax.core.Tracer) or (isinstance(x, Tensor) and is_dynamic(x)) for x in leaves)
 
 
 def _op_text(op: ast.operator) -> str:
@@ -991,7 +578,7 @@ _SPECIAL: dict[int, tuple[Any, Callable]] = {id(f): (f, h) for f, h in
 
 def _dispatch(prefix: str) -> dict:
     table = {}
-    for name, fn in vars(Interpreter).items():
+    for name, fn in [item for klass in reversed(Interpreter.__mro__) for item in vars(klass).items()]:
         if name.startswith(prefix):
             node_type = getattr(ast, name[len(prefix):], None)
             if node_type is not None:
@@ -1019,6 +606,6 @@ def _register_source_frames(*namespaces) -> None:
                     SOURCE_FRAMES[code] = _active_loc
 
 
-_register_source_frames(Interpreter, InterpretedFunction, Scope, control_flow)
+_register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow)
 for _fn in (_print, _super, _setattr):
     SOURCE_FRAMES[_fn.__code__] = _active_loc

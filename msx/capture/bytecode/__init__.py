@@ -2,8 +2,12 @@
 mode, PyTorch's Dynamo).
 
 * `vm` — a 3.11 bytecode interpreter over explicit frames (runs the Python glue);
-* `symbolic` — the same instructions, recording ops into the one GraphBuilder
-  and tracking where values came from (`sources`) and what was assumed (`guards`);
+* `frames` — interpreter frames as data, CPython's argument binding;
+* `symbolic` — the same instructions, recording ops into the one GraphBuilder,
+  with its concerns in mixins: `tracking` (where values came from — `sources` —
+  and what was assumed — `guards`), `calls` (the call policy: inline, run now,
+  or break; tables in `policy`) and `resume` (adopting the frames after a break);
+  `kinds` holds the helpers they share;
 * `capture` — one capture, from the start or from after a graph break, into a `Piece`;
 * `reconstruct` — rebuilding return values and frames from a graph's outputs;
 * `runtime` — the cache: guarded entries, graph breaks joined by Python glue,
@@ -16,7 +20,8 @@ from typing import Any, Callable
 
 from ...errors import CaptureFallback
 from .. import NOT_RUN
-from .breaks import STAGE, fullgraph_error, unsupported_error
+from ..failures import cannot_capture
+from .breaks import STAGE, fullgraph_error
 from .instructions import SUPPORTED_VERSIONS, python_supported
 
 
@@ -37,9 +42,7 @@ def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config:
     try:
         piece = capture_piece(name, fn, args, kwargs, as_function=True)
     except CaptureFailed as exc:
-        if getattr(config, "fullgraph", False):
-            raise unsupported_error(exc.reason, exc.loc) from None
-        raise CaptureFallback(exc.reason, stage=STAGE, loc=exc.loc) from None
+        raise cannot_capture(exc.reason, exc.loc, config, STAGE) from None
     if type(piece.exit) is BreakExit:
         info = piece.exit.info
         if getattr(config, "fullgraph", False):

@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import CaptureError, MsxError, SourceLoc
+from ..failures import BYTECODE_STAGE as STAGE
+from ..failures import Unsupported
 from .sources import Source
 
-STAGE = "capture: bytecode"
+__all__ = ["STAGE", "GraphBreak", "Unsupported", "BreakInfo", "fullgraph_error", "value_needed", "value_break",
+           "mutation"]
 VALUE_SUGGESTION = ("keep the computation in tensors (msx.ops), or move this line out of the jitted function; as a "
                     "graph break it costs a device-to-host copy and a Python step on every call")
 
@@ -33,15 +36,6 @@ class GraphBreak(Exception):
         """This break happened inside `what` (a call the interpreter could not split): it breaks that call."""
         self.inner.append((what, loc))
         return self
-
-
-class Unsupported(Exception):
-    """The function cannot be captured from here on (fullgraph=False: it runs eagerly instead)."""
-
-    def __init__(self, reason: str, loc: SourceLoc | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.loc = loc
 
 
 @dataclass(frozen=True)
@@ -70,11 +64,6 @@ def fullgraph_error(info: BreakInfo) -> CaptureError:
     return CaptureError(f"graph break: {info.reason}{inner}. Suggestion: {info.suggestion} (fullgraph=True: the "
                         f"whole function must be one graph; with fullgraph=False this part would run in Python "
                         f"between graphs)", stage=STAGE, loc=info.loc)
-
-
-def unsupported_error(reason: str, loc: SourceLoc | None) -> CaptureError:
-    return CaptureError(f"{reason} (fullgraph=True: the whole function must be one graph; with fullgraph=False it "
-                        f"would run eagerly instead)", stage=STAGE, loc=loc)
 
 
 def value_needed(what: str) -> GraphBreak:

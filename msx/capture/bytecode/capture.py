@@ -9,26 +9,22 @@ get their old values back, since the graph's updates carry the writes.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import jax
 
-from ... import tensor as tensor_mod
 from ...errors import MsxError
-from ...ops.primitive import recording
 from ...tensor import Tensor
 from ..builder import Captured, GraphBuilder
+from ..outputs import as_returned
+from ..session import capture_session
 from .breaks import STAGE, BreakInfo, GraphBreak, Unsupported
 from ...runtime.guards import Guard
 from .reconstruct import FrameR, Recipe, RecipeBuilder
 from .sources import Source
 from .symbolic import SymbolicVM
 from .vm import Frame
-
-RECURSION_LIMIT = 8000   # library code called back from interpreted code nests Python frames
-
 
 @dataclass
 class ReturnExit:
@@ -80,15 +76,12 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
     builder = GraphBuilder(name)
     builder.guards_allowed = False   # a tensor's value in Python is a graph break, never a silent constant
     vm = SymbolicVM(builder)
-    log: list = []
-    tensor_mod._WRITE_LOGS.append(log)
-    converter, limit = recording.converter, sys.getrecursionlimit()
-    recording.converter = vm.convert
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        with builder.active():
+        with capture_session(vm.convert), builder.active():   # writes undone after: the graph's updates carry them
             frames = vm.root_frames(fn, args, kwargs) if env is None else vm.resume_frames(env, fresh or {})
             outcome = vm.capture(frames)
+            if not isinstance(outcome, GraphBreak):   # lazy iterables come back as MindSpore's tuples and lists
+                outcome.value = as_returned(outcome.value, vm.items_of, vm.new_local, vm.is_tuple_like)
             vm.finish_iterators()
             recipes = RecipeBuilder(vm)
             if isinstance(outcome, GraphBreak):
@@ -109,12 +102,6 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
         if exc.stage == "capture":
             exc.stage = STAGE
         raise
-    finally:
-        recording.converter = converter
-        sys.setrecursionlimit(limit)
-        tensor_mod._WRITE_LOGS.pop()
-        for obj, old in reversed(log):   # the graph's updates carry these writes
-            obj._data = old
     captured = builder.finish()
     captured.out_tree = out_tree
     return Piece(captured, vm.guards, vm.input_sources, recipes.values, exit_, vm.input_tensors)

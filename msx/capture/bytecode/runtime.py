@@ -25,7 +25,8 @@ import numpy as np
 from ... import context
 from ...errors import CaptureError
 from ...tensor import PARAMETER_LOCK, Tensor
-from .breaks import STAGE, fullgraph_error, unsupported_error
+from ..failures import cannot_capture
+from .breaks import STAGE, fullgraph_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
 from ...runtime.guards import Guard, compile_check
 from .reconstruct import BuildContext, OutR
@@ -180,7 +181,7 @@ class BytecodeRunner:
                     piece = capture_piece(f"{jf.__name__}_from_line{line}", None, None, None, list(env), env.fresh)
         except CaptureFailed as exc:
             if jf.config.fullgraph:
-                raise unsupported_error(exc.reason, exc.loc) from None
+                raise cannot_capture(exc.reason, exc.loc, jf.config, STAGE) from None
             entry = Entry(point, exc.guards, None, None, exc.reason)
             point.entries.append(entry)
             self._warn_eager(point, exc.reason, exc.loc)

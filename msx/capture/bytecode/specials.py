@@ -92,14 +92,14 @@ def _sequence(vm, frames, args, kwargs, kind):
 def _enumerate(vm, frames, args, kwargs):
     start = vm.use(kwargs.get("start", args[1] if len(args) > 1 else 0))
     items = vm.items_of(args[0])
-    return vm.new_local(ListIterator([vm.new_local((start + i, x)) for i, x in enumerate(items)]))
+    return vm.tuple_like(vm.new_local(ListIterator([vm.new_local((start + i, x)) for i, x in enumerate(items)])))
 
 
 def _zip(vm, frames, args, kwargs):
     if kwargs.get("strict"):
         return vm.library_call(zip, args, kwargs)
     columns = [vm.items_of(a) for a in args]
-    return vm.new_local(ListIterator([vm.new_local(row) for row in zip(*columns)]))
+    return vm.tuple_like(vm.new_local(ListIterator([vm.new_local(row) for row in zip(*columns)])))
 
 
 def _reversed(vm, frames, args, kwargs):
@@ -111,7 +111,7 @@ def _reversed(vm, frames, args, kwargs):
 
 def _map(vm, frames, args, kwargs):
     fn, columns = args[0], [vm.items_of(a) for a in args[1:]]
-    return vm.new_local(ListIterator([vm.call_value(fn, row) for row in zip(*columns)]))
+    return vm.tuple_like(vm.new_local(ListIterator([vm.call_value(fn, row) for row in zip(*columns)])))
 
 
 def _filter(vm, frames, args, kwargs):

@@ -6,21 +6,23 @@ of a function when msx decides not to compile it. Every operation goes through
 an overridable method (`call`, `load_attr`, `binary`, `truth`, ...);
 `symbolic.SymbolicVM` overrides them to build a graph instead.
 
-Frames are plain objects (not Python's), so the interpreter can stop at any
+Frames are plain objects (`frames.Frame`, not Python's), so the interpreter can stop at any
 instruction of any inlined call, keep the frames as data, and continue later:
 that is what makes a graph break resumable.
 """
 from __future__ import annotations
 
-import builtins
 import operator
 import types
-from typing import Any
+from typing import Any, Callable
 
 from ...errors import SOURCE_FRAMES, SourceLoc
-from .instructions import CodeInfo, code_info
 from ...runtime.iterators import ListIterator
+from .frames import Frame, bind_arguments, builtins_of, new_frame, type_lookup
 from .values import NULL, UNBOUND
+
+__all__ = ["VM", "Frame", "bind_arguments", "builtins_of", "new_frame", "type_lookup", "current_loc", "PUSHED",
+           "EXHAUSTED", "UnsupportedInstruction"]
 
 BINARY_OPS = [operator.add, operator.and_, operator.floordiv, operator.lshift, operator.matmul, operator.mul,
               operator.mod, operator.or_, operator.pow, operator.rshift, operator.sub, operator.truediv,
@@ -34,103 +36,21 @@ COMPARE_OPS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": ope
 UNARY_OPS = {"UNARY_NEGATIVE": operator.neg, "UNARY_POSITIVE": operator.pos, "UNARY_INVERT": operator.invert}
 _CONVERSIONS = {1: str, 2: repr, 3: ascii}
 EXHAUSTED = object()
-CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 
 
-class Frame:
-    """One activation of a code object: locals (CPython's "fast locals plus"), value stack, position."""
+def _jump(test: str, when: bool, pop_always: bool) -> Callable:
+    """The handler of a conditional jump: jump to the target when `self.<test>(top of stack)` is `when`; pop the
+    top always (POP_JUMP_*) or only when not jumping (JUMP_IF_*_OR_POP). The test is looked up on the VM, so the
+    symbolic interpreter's `truth` (a graph break on a tensor's value) applies to every jump."""
 
-    __slots__ = ("info", "globals", "builtins", "lp", "stack", "ip", "ci", "kw_names", "gen_items", "override")
+    def handler(self, frames, f, ins):
+        jump = bool(getattr(self, test)(f.stack[-1])) is when
+        if jump:
+            f.ip = ins.target
+        if pop_always or not jump:
+            f.stack.pop()
 
-    def __init__(self, info: CodeInfo, globals_: dict, builtins_: dict, lp: list, stack: list | None = None,
-                 ip: int = 0) -> None:
-        self.info = info
-        self.globals = globals_
-        self.builtins = builtins_
-        self.lp = lp
-        self.stack = stack if stack is not None else []
-        self.ip = ip            # the next instruction to execute
-        self.ci = ip            # the instruction being executed
-        self.kw_names: tuple = ()
-        self.gen_items: list | None = None  # set while a generator is being run to completion
-        self.override: Any = UNBOUND        # the value a call returns instead (an inlined `__init__` returns self)
-
-    @property
-    def code(self) -> types.CodeType:
-        return self.info.code
-
-    def loc(self) -> SourceLoc:
-        return self.info.loc(self.ci)
-
-    def __repr__(self) -> str:
-        return f"<Frame {self.info.qualname} at {self.loc().short()}>"
-
-
-def builtins_of(globals_: dict) -> dict:
-    b = globals_.get("__builtins__", builtins)
-    return b.__dict__ if isinstance(b, types.ModuleType) else b
-
-
-def bind_arguments(fn: types.FunctionType, args: tuple, kwargs: dict) -> list:
-    """The initial fast locals of a call of `fn` (CPython's argument binding), or a TypeError as Python gives."""
-    code = fn.__code__
-    info = code_info(code)
-    n_pos, n_posonly, n_kwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
-    names = code.co_varnames
-    lp: list = [UNBOUND] * len(info.names)
-    name = fn.__qualname__
-    for i, a in enumerate(args[:n_pos]):
-        lp[i] = a
-    slot = n_pos + n_kwonly
-    if code.co_flags & CO_VARARGS:
-        lp[slot] = tuple(args[n_pos:])
-        slot += 1
-    elif len(args) > n_pos:
-        raise TypeError(f"{name}() takes {n_pos} positional argument{'s' * (n_pos != 1)} but {len(args)} "
-                        f"{'were' if len(args) != 1 else 'was'} given")
-    extra = {} if code.co_flags & CO_VARKEYWORDS else None
-    index = {n: i for i, n in enumerate(names[n_posonly:n_pos + n_kwonly], n_posonly)}
-    for k, v in kwargs.items():
-        i = index.get(k)
-        if i is None:
-            if extra is None:
-                raise TypeError(f"{name}() got an unexpected keyword argument {k!r}")
-            extra[k] = v
-        elif lp[i] is not UNBOUND:
-            raise TypeError(f"{name}() got multiple values for argument {k!r}")
-        else:
-            lp[i] = v
-    if extra is not None:
-        lp[slot] = extra
-    defaults = fn.__defaults__ or ()
-    first_default = n_pos - len(defaults)
-    missing = []
-    for i in range(n_pos):
-        if lp[i] is UNBOUND:
-            if i >= first_default:
-                lp[i] = defaults[i - first_default]
-            else:
-                missing.append(names[i])
-    kwdefaults = fn.__kwdefaults__ or {}
-    for i in range(n_pos, n_pos + n_kwonly):
-        if lp[i] is UNBOUND:
-            if names[i] in kwdefaults:
-                lp[i] = kwdefaults[names[i]]
-            else:
-                missing.append(names[i])
-    if missing:
-        raise TypeError(f"{name}() missing {len(missing)} required argument{'s' * (len(missing) != 1)}: "
-                        f"{', '.join(repr(m) for m in missing)}")
-    closure = fn.__closure__ or ()
-    if closure:
-        lp[len(lp) - len(closure):] = list(closure)
-    return lp
-
-
-def new_frame(fn: types.FunctionType, lp: list) -> Frame:
-    globals_ = fn.__globals__
-    return Frame(code_info(fn.__code__), globals_, fn.__builtins__ if hasattr(fn, "__builtins__")
-                 else builtins_of(globals_), lp)
+    return handler
 
 
 class _Done:
@@ -600,45 +520,13 @@ class VM:
 
     op_JUMP_BACKWARD = op_JUMP_BACKWARD_NO_INTERRUPT = op_JUMP_FORWARD
 
-    def op_POP_JUMP_FORWARD_IF_TRUE(self, frames, f, ins):
-        if self.truth(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_TRUE = op_POP_JUMP_FORWARD_IF_TRUE
-
-    def op_POP_JUMP_FORWARD_IF_FALSE(self, frames, f, ins):
-        if not self.truth(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_FALSE = op_POP_JUMP_FORWARD_IF_FALSE
-
-    def op_POP_JUMP_FORWARD_IF_NONE(self, frames, f, ins):
-        if self.is_none(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_NONE = op_POP_JUMP_FORWARD_IF_NONE
-
-    def op_POP_JUMP_FORWARD_IF_NOT_NONE(self, frames, f, ins):
-        if not self.is_none(f.stack[-1]):
-            f.ip = ins.target
-        f.stack.pop()
-
-    op_POP_JUMP_BACKWARD_IF_NOT_NONE = op_POP_JUMP_FORWARD_IF_NOT_NONE
-
-    def op_JUMP_IF_TRUE_OR_POP(self, frames, f, ins):
-        if self.truth(f.stack[-1]):
-            f.ip = ins.target
-        else:
-            f.stack.pop()
-
-    def op_JUMP_IF_FALSE_OR_POP(self, frames, f, ins):
-        if not self.truth(f.stack[-1]):
-            f.ip = ins.target
-        else:
-            f.stack.pop()
+    # conditional jumps: (the test on the top of the stack, the outcome that jumps, whether it pops either way)
+    op_POP_JUMP_FORWARD_IF_TRUE = op_POP_JUMP_BACKWARD_IF_TRUE = _jump("truth", True, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_FALSE = op_POP_JUMP_BACKWARD_IF_FALSE = _jump("truth", False, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_NONE = op_POP_JUMP_BACKWARD_IF_NONE = _jump("is_none", True, pop_always=True)
+    op_POP_JUMP_FORWARD_IF_NOT_NONE = op_POP_JUMP_BACKWARD_IF_NOT_NONE = _jump("is_none", False, pop_always=True)
+    op_JUMP_IF_TRUE_OR_POP = _jump("truth", True, pop_always=False)
+    op_JUMP_IF_FALSE_OR_POP = _jump("truth", False, pop_always=False)
 
     def op_KW_NAMES(self, frames, f, ins):
         f.kw_names = f.info.code.co_consts[ins.arg]
@@ -764,14 +652,6 @@ class VM:
 def _push(f: Frame, result: Any) -> None:
     if result is not PUSHED:  # PUSHED: an inlined call (a user `__add__`, a property) will push its value on return
         f.stack.append(result)
-
-
-def type_lookup(cls: type, name: str) -> Any:
-    """`name` on the class (its MRO), without the instance: what Python's method lookup finds."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__dict__[name]
-    return None
 
 
 def _unsupported(self, frames, f, ins):

@@ -1,4 +1,8 @@
-"""What the interpreter may run at capture time, and what must run in Python on every call.
+"""The one call policy of the interpreting capture modes: what may run at capture time, what may not.
+
+Bytecode capture applies all of it (what may not run at capture time is a
+graph break); ast capture applies the side-effect and mutation tables (what
+may not run is a fallback to eager, or a `Print` node for `print`).
 
 The rule: a call runs at capture time only when doing it once gives the same
 program as doing it on every call. That holds for msx ops (they record graph
@@ -16,7 +20,9 @@ import functools
 import types
 from typing import Any
 
-from ...tensor import Tensor
+import collections
+
+from ..tensor import Tensor
 
 # Reading a tensor's value in Python: a break when the tensor's value is only known when the graph runs.
 VALUE_BUILTINS = {builtins.bool: "bool()", builtins.int: "int()", builtins.float: "float()",
@@ -59,6 +65,9 @@ MUTATING_METHODS = {
     dict: {"pop", "popitem", "setdefault", "update", "clear", "__setitem__", "__delitem__", "__ior__"},
     set: {"add", "discard", "remove", "pop", "clear", "update", "difference_update", "intersection_update",
           "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"},
+    collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft", "clear", "remove",
+                        "rotate", "insert"},
+    bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse"},
 }
 PURE_SELF_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset, range, slice, list, dict, set,
                    type(None))
