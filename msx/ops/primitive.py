@@ -17,6 +17,7 @@ import jax
 import numpy as np
 
 from .. import hostevents
+from ..eager import dispatch as _dispatch, tape as _tape
 from ..errors import OpError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
@@ -144,8 +145,8 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
 
 def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    try:
-        out = prim.impl(*arrays, **attrs)
+    try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
+        out = prim.impl(*arrays, **attrs) if recording.recorder is not None else _dispatch.run(prim, arrays, attrs)
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, (OpError, OpTypeError)):
             raise
@@ -157,4 +158,6 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
     if recording.recorder is not None:
         recording.recorder.record(prim, inputs, attrs, result)
+    elif _tape.STATE.tape is not None:  # eager autograd: a tape node (msx.eager.tape)
+        _tape.STATE.tape.record(prim, arrays, attrs, [r._data for r in result] if prim.multiple_results else result._data)
     return result
