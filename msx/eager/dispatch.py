@@ -16,7 +16,9 @@ What cannot be compiled runs the plain impl, exactly as before:
   value): its first compiled call fails, the plain impl runs, and that key is
   remembered as eager-only;
 - any other failure reruns the plain impl, so errors keep today's wording.
-Nothing here waits for a result: dispatch stays asynchronous.
+A key is compiled the third time it is seen with the same input shapes and dtypes (`_warm`,
+`COMPILE_AFTER`): an application that happens once or twice (a test, a shape seen a few times) costs no
+XLA compile, and a training loop runs compiled from its third step on. Nothing here waits for a result: dispatch stays asynchronous.
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order;
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
 _STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0}
 _UNKEYABLE = object()
+_SEEN: dict[tuple, int] = {}  # (key, input shapes and dtypes) -> times seen, until compiled
+COMPILE_AFTER = 2  # sightings that run the plain impl before a key is compiled
 
 
 def _freeze(v: Any):
@@ -106,6 +110,9 @@ def run(prim, arrays: list, attrs: dict):
     if fn is None:
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
+    if not _warm(key, dynamic):
+        _STATS["eager_only"] += 1
+        return _plain(prim, arrays, attrs)
     before = fn._cache_size()
     try:
         out = fn(*dynamic)
@@ -121,14 +128,25 @@ def run(prim, arrays: list, attrs: dict):
     return out
 
 
+def _warm(key: tuple, dynamic: list) -> bool:
+    """True once `key` was seen `COMPILE_AFTER` times with these input shapes/dtypes (then it runs compiled)."""
+    sig = (key, tuple((x.shape, x.dtype) if hasattr(x, "dtype") else type(x) for x in dynamic))
+    seen = _SEEN.get(sig, 0)
+    if seen >= COMPILE_AFTER:
+        return True
+    _SEEN[sig] = seen + 1
+    return False
+
+
 def cache_info() -> dict:
     """Counters of the per-primitive cache: `compiles` (executables built), `hits`, `eager_only` calls (plain
-    impl), `fallbacks` (keys that failed to compile and now run the plain impl) and `entries`."""
+    impl, including a key's first sighting), `fallbacks` (keys that failed to compile and now run the plain impl) and `entries`."""
     return {"entries": len(_CACHE), "compiles": _STATS["misses"], "hits": _STATS["hits"],
             "eager_only": _STATS["eager_only"], "fallbacks": _STATS["fallbacks"]}
 
 
 def clear_cache() -> None:
     _CACHE.clear()
+    _SEEN.clear()
     for k in _STATS:
         _STATS[k] = 0

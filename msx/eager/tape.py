@@ -168,11 +168,14 @@ def _vjp(node: _Node, outs: list) -> tuple:
     if node.key is None or dispatch._CACHE.get(node.key) is None:
         return _make_vjp(node.prim, node.attrs, node.diff, None)(node.inputs, outs)
     key = node.key + (node.diff,)
+    dynamic = [x for x, k in zip(node.inputs, node.key[2]) if k is None]
+    if not dispatch._warm(key + (tuple(c is None for c in outs),), dynamic):  # first sighting: op by op
+        return _make_vjp(node.prim, node.attrs, node.diff, node.key[2])(dynamic, outs)
     fn = _BWD.get(key)
     if fn is None:
         kinds = node.key[2]
         fn = _BWD[key] = jax.jit(_make_vjp(node.prim, node.attrs, node.diff, kinds))
-    return fn([x for x, k in zip(node.inputs, node.key[2]) if k is None], outs)
+    return fn(dynamic, outs)
 
 
 def _make_vjp(prim, attrs: dict, diff: tuple, kinds: tuple | None) -> Callable:
