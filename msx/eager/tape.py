@@ -86,7 +86,8 @@ class Tape:
         self.keep.append(array)
         return slot
 
-    def record(self, prim, arrays: list, attrs: dict, out) -> None:
+    def record(self, prim, arrays: list, attrs: dict, result) -> None:
+        """Note `prim(*arrays)` -> `result` (its Tensor or Tensors) when an input is tracked."""
         slot_of = self.slot_of
         in_slots = [slot_of.get(id(a), -1) for a in arrays]
         for a in arrays:
@@ -94,8 +95,15 @@ class Tape:
                 raise Fallback(f"{prim.name} got a jax tracer")
         if max(in_slots, default=-1) < 0:
             return
-        flat = list(out) if prim.multiple_results else [out]
-        out_slots = [self.leaf(o) if _inexact(o) else -1 for o in flat]
+        tensors = list(result) if prim.multiple_results else [result]
+        out_slots = []
+        for t in tensors:
+            if not _inexact(t._data):
+                out_slots.append(-1)
+                continue
+            if id(t._data) in slot_of:  # an input passed through (jit forwards it): the output is its own value
+                t._data = alias(t._data)
+            out_slots.append(self.leaf(t._data))
         if max(out_slots, default=-1) < 0:
             return
         diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
@@ -127,6 +135,8 @@ class Tape:
             raise Fallback("state written inside a Cell with a custom backward")
         in_slots = [self.slot_of.get(id(a), -1) for a in flat]
         outs, out_tree = jax.tree_util.tree_flatten(out)
+        outs = [alias(o) if id(o) in self.slot_of else o for o in outs]  # a passed-through input: its own value
+        out = jax.tree_util.tree_unflatten(out_tree, outs)
         node = _Node()
         node.prim, node.attrs, node.key, node.inputs = None, None, None, None
         node.diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)

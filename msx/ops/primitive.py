@@ -159,5 +159,5 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     if recording.recorder is not None:
         recording.recorder.record(prim, inputs, attrs, result)
     elif _tape.STATE.tape is not None:  # eager autograd: a tape node (msx.eager.tape)
-        _tape.STATE.tape.record(prim, arrays, attrs, [r._data for r in result] if prim.multiple_results else result._data)
+        _tape.STATE.tape.record(prim, arrays, attrs, result)
     return result
