@@ -274,3 +274,12 @@ def test_an_impl_needing_concrete_values_stays_eager():
     for _ in range(3):
         np.testing.assert_array_equal(head(x).asnumpy(), [2.0, 5.0])
     assert msx.eager.cache_info()["fallbacks"] == before + 1  # tried compiled once, then plain
+
+
+def test_raw_jax_on_a_tracked_tensor_falls_back():
+    def fn(x):
+        return Tensor._from(jnp.sin(x)).sum() + (x * 2).sum()  # jnp reads the Tensor: the tape cannot see it
+
+    x = Tensor(np.array([0.0, 1.0], np.float32))
+    for _ in range(2):
+        np.testing.assert_allclose(msx.grad(fn)(x).asnumpy(), np.cos([0.0, 1.0]) + 2, rtol=1e-6)

@@ -69,7 +69,7 @@ def _input_kind(x) -> Any:
 
 
 def _make(prim, attrs: dict, kinds: tuple) -> Callable:
-    impl = prim.impl
+    impl, attrs = prim.impl, dict(attrs)  # the executable's own copy: a caller may reuse its dict
     static = {i: k[1] for i, k in enumerate(kinds) if k is not None}
     n = len(kinds)
 

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax._src.array import ArrayImpl
 
+from .. import tensor as tensor_mod
 from . import dispatch
 
 
@@ -55,6 +56,15 @@ def escape(what: str) -> None:
     """Called where computation leaves the primitive registry (a compiled graph runs): the tape cannot see it."""
     if STATE.tape is not None:
         raise Fallback(what)
+
+
+def _on_jax_array(array) -> None:
+    tape = STATE.tape
+    if tape is not None and id(array) in tape.slot_of:
+        raise Fallback("jax code read a tracked Tensor")  # e.g. jnp.sin(t): only the jax path sees through it
+
+
+tensor_mod.JAX_ARRAY_HOOK[:] = [_on_jax_array]
 
 
 def alias(x: jax.Array) -> jax.Array:
@@ -118,8 +128,6 @@ class Tape:
     def record_opaque(self, fn: Callable, *args):
         """`fn(*args)` (pytrees of arrays) as one node whose VJP is `jax.vjp` of `fn`, run op by op: a Cell
         with a custom backward (`bprop`, backward hooks, recompute) keeps it, exactly as on the jax path."""
-        from .. import tensor as tensor_mod
-
         flat, tree = jax.tree_util.tree_flatten(args)
         log: list = []
         tensor_mod._WRITE_LOGS.append(log)
