@@ -7,6 +7,10 @@ and the ratios msx / torch and msx / jax eager (lower is better). Cases:
 (a) the README demo's digits MLP 64-128-10, batch 64, Adam train step; (b) MLP 784-512-512-10, batch 128,
 SGD-momentum train step; (c) 1000 x `x = x + 1` on 4 elements; (d) the small CNN (conv32-conv64-pool-
 128-10, batch 32, Adam) train step.
+
+By default the process is pinned to one core and torch to one thread (`--cores N` to change): on a shared
+machine that is what keeps the three comparable (torch's spinning OpenMP threads and XLA's pool otherwise
+fight over the cores other jobs leave).
 """
 from __future__ import annotations
 
@@ -174,9 +178,14 @@ def _fmt(seconds: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
-    repeats = 5 if parser.parse_args().quick else 11
+    parser.add_argument("--cores", type=int, default=1, help="cores to pin the process to (torch threads too)")
+    args = parser.parse_args()
+    repeats = 5 if args.quick else 11
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.cores])
+    torch.set_num_threads(args.cores)
     print(f"jax {jax.__version__}, torch {torch.__version__}, msx {msx.__version__}; "
-          f"medians of {repeats} alternating runs\n")
+          f"{args.cores} core(s), medians of {repeats} alternating runs\n")
     print("| case | msx eager | torch eager | jax eager | msx / torch | msx / jax |")
     print("|---|---|---|---|---|---|")
     for name, a, t, j in rows(repeats):

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import jax
 import numpy as np
+from jax._src.array import ArrayImpl
 
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
@@ -51,21 +52,10 @@ def _freeze(v: Any):
     return (t, v)
 
 
-def _attrs_key(attrs: dict) -> tuple:
-    return tuple((k, _freeze(v)) for k, v in attrs.items()) if attrs else ()
-
-
 def _deep_unkeyable(key) -> bool:
     if key is _UNKEYABLE:
         return True
     return type(key) is tuple and any(_deep_unkeyable(k) for k in key)
-
-
-def _input_kind(x) -> Any:
-    """None for data (arrays, floats: dynamic arguments), else the static value as a key."""
-    if isinstance(x, (jax.Array, np.ndarray, np.generic, float)):
-        return None
-    return _freeze(x)
 
 
 def _make(prim, attrs: dict, kinds: tuple) -> Callable:
@@ -86,31 +76,56 @@ def _plain(prim, arrays, attrs):
     return prim.impl(*arrays, **attrs)
 
 
+def _compilable(prim) -> bool:
+    ok = _PRIM_OK.get(prim)
+    if ok is None:
+        ok = _PRIM_OK[prim] = prim.name not in EAGER_ONLY and not prim.impl.__module__.startswith("msx.ops.custom")
+    return ok
+
+
+_PRIM_OK: dict = {}
+_DATA_TYPES = (jax.Array, np.ndarray, np.generic)
+
+
 def compiled(prim, arrays: list, attrs: dict):
-    """(key, jitted function or None, the dynamic arguments) for this application."""
-    if prim.name in EAGER_ONLY or prim.impl.__module__.startswith("msx.ops.custom"):
-        return None, None, None
-    akey = _attrs_key(attrs)
-    if _deep_unkeyable(akey) or any(isinstance(x, jax.core.Tracer) for x in arrays):
-        return None, None, None
-    kinds = tuple(_input_kind(x) for x in arrays)
-    if any(k is not None and _deep_unkeyable(k) for k in kinds):
-        return None, None, None
-    key = (prim, akey, kinds)
+    """(key, jitted function or None, the dynamic arguments, their shape signature) for this application.
+
+    Arrays and Python floats are dynamic arguments; every other input value is static (part of the key)."""
+    if not _compilable(prim):
+        return None, None, None, None
+    akey = tuple([(k, _freeze(v)) for k, v in attrs.items()]) if attrs else ()
+    if attrs and _deep_unkeyable(akey):
+        return None, None, None, None
+    kinds, sig, dynamic = [], [], []
+    for x in arrays:
+        t = type(x)
+        if t is ArrayImpl:
+            sig.append(x.aval)
+        elif t is float:
+            sig.append(float)
+        elif isinstance(x, jax.core.Tracer):
+            return None, None, None, None
+        elif isinstance(x, _DATA_TYPES):
+            sig.append((x.shape, x.dtype))
+        else:
+            frozen = _freeze(x)
+            if _deep_unkeyable(frozen):
+                return None, None, None, None
+            kinds.append(frozen)
+            continue
+        kinds.append(None)
+        dynamic.append(x)
+    key = (prim, akey, tuple(kinds))
     fn = _CACHE.get(key, _UNKEYABLE)
     if fn is _UNKEYABLE:
-        fn = _CACHE[key] = _make(prim, attrs, kinds)
-    dynamic = [x for x, k in zip(arrays, kinds) if k is None] if any(k is not None for k in kinds) else arrays
-    return key, fn, dynamic
+        fn = _CACHE[key] = _make(prim, attrs, key[2])
+    return key, fn, dynamic, tuple(sig)
 
 
 def run(prim, arrays: list, attrs: dict):
     """Run `prim` on concrete inputs now: its cached executable, or its plain impl where that cannot be."""
-    key, fn, dynamic = compiled(prim, arrays, attrs)
-    if fn is None:
-        _STATS["eager_only"] += 1
-        return _plain(prim, arrays, attrs)
-    if not _warm(key, dynamic):
+    key, fn, dynamic, sig = compiled(prim, arrays, attrs)
+    if fn is None or not _warm(key, sig):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
     before = fn._cache_size()
@@ -128,13 +143,13 @@ def run(prim, arrays: list, attrs: dict):
     return out
 
 
-def _warm(key: tuple, dynamic: list) -> bool:
-    """True once `key` was seen `COMPILE_AFTER` times with these input shapes/dtypes (then it runs compiled)."""
-    sig = (key, tuple((x.shape, x.dtype) if hasattr(x, "dtype") else type(x) for x in dynamic))
-    seen = _SEEN.get(sig, 0)
+def _warm(key: tuple, sig: tuple) -> bool:
+    """True once `key` was seen `COMPILE_AFTER` times with this input signature (then it runs compiled)."""
+    full = (key, sig)
+    seen = _SEEN.get(full, 0)
     if seen >= COMPILE_AFTER:
         return True
-    _SEEN[sig] = seen + 1
+    _SEEN[full] = seen + 1
     return False
 
 

@@ -79,7 +79,7 @@ def _inexact(x) -> bool:
 
 
 class _Node:
-    __slots__ = ("prim", "attrs", "key", "inputs", "diff", "in_slots", "out_slots", "pullback")
+    __slots__ = ("prim", "attrs", "key", "inputs", "diff", "in_slots", "out_slots", "pullback", "sig")
 
 
 class Tape:
@@ -121,7 +121,7 @@ class Tape:
         node.prim, node.attrs, node.inputs, node.diff = prim, attrs, arrays, diff
         node.in_slots = [in_slots[i] for i in diff]
         node.out_slots = out_slots
-        node.key = dispatch.compiled(prim, arrays, attrs)[0]
+        node.key, _, _, node.sig = dispatch.compiled(prim, arrays, attrs)
         node.pullback = None
         self.nodes.append(node)
 
@@ -146,7 +146,7 @@ class Tape:
         outs = [alias(o) if id(o) in self.slot_of else o for o in outs]  # a passed-through input: its own value
         out = jax.tree_util.tree_unflatten(out_tree, outs)
         node = _Node()
-        node.prim, node.attrs, node.key, node.inputs = None, None, None, None
+        node.prim, node.attrs, node.key, node.inputs, node.sig = None, None, None, None, None
         node.diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
         node.in_slots = [in_slots[i] for i in node.diff]
         node.out_slots = [self.leaf(o) if _inexact(o) else -1 for o in outs]
@@ -187,7 +187,7 @@ def _vjp(node: _Node, outs: list) -> tuple:
         return _make_vjp(node.prim, node.attrs, node.diff, None)(node.inputs, outs)
     key = node.key + (node.diff,)
     dynamic = [x for x, k in zip(node.inputs, node.key[2]) if k is None]
-    if not dispatch._warm(key + (tuple(c is None for c in outs),), dynamic):  # first sighting: op by op
+    if not dispatch._warm(key + (tuple(c is None for c in outs),), node.sig):  # first sightings: op by op
         return _make_vjp(node.prim, node.attrs, node.diff, node.key[2])(dynamic, outs)
     fn = _BWD.get(key)
     if fn is None:
