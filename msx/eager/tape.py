@@ -60,8 +60,9 @@ def escape(what: str) -> None:
 
 def _on_jax_array(array) -> None:
     tape = STATE.tape
-    if tape is not None and id(array) in tape.slot_of:
-        raise Fallback("jax code read a tracked Tensor")  # e.g. jnp.sin(t): only the jax path sees through it
+    if tape is not None and (id(array) in tape.slot_of or isinstance(array, jax.core.Tracer)):
+        # jax code read a Tensor (jnp.sin(t) flattens it inside jnp's own jit): only the jax path sees that
+        raise Fallback("jax code read a Tensor")
 
 
 tensor_mod.JAX_ARRAY_HOOK[:] = [_on_jax_array]
