@@ -18,8 +18,6 @@ import argparse
 import re
 import sys
 
-import numpy as np
-
 from .errors import MsxError
 
 
@@ -78,53 +76,52 @@ def inspect_mindir(path: str) -> str:
 
 
 def inspect_checkpoint(path: str) -> str:
-    from .checkpoint import load_checkpoint
-    from . import tensorfile
+    from .checkpoint import FORMAT, read_checkpoint
 
-    params = load_checkpoint(path)
-    with open(path, "rb") as f:
-        _, metadata = tensorfile.parse(f.read(), path)
-    version = metadata.get("format_version")
-    head = (f"checkpoint {path} (msx.checkpoint version {version}, written by msx {metadata.get('msx_version')})"
-            if metadata.get("format") == "msx.checkpoint" else f"safetensors file {path} (not written by msx)")
-    rows = [(name, "str", repr(p), len(p.encode()), "") if isinstance(p, str) else
-            (name, np.dtype(p._data.dtype).name, list(p.shape), p.nbytes, p.requires_grad)
-            for name, p in params.items()]
+    ckpt = read_checkpoint(path)
+    metadata = ckpt.metadata
+    head = (f"checkpoint {path} ({FORMAT} version {metadata.get('format_version')}, written by msx "
+            f"{metadata.get('msx_version')})" if ckpt.writer == FORMAT else
+            f"safetensors file {path} (not written by msx{f'; tagged {ckpt.writer!r}' if ckpt.writer else ''})")
+    rows = [(name, "str", repr(ckpt.texts[name]), len(ckpt.texts[name].encode()), "") if name in ckpt.texts else
+            (name, ckpt.arrays[name].dtype.name, list(ckpt.arrays[name].shape), ckpt.arrays[name].nbytes,
+             ckpt.requires_grad.get(name, True)) for name in ckpt.order]
     total = sum(r[3] for r in rows)
     return "\n".join([head, f"{len(rows)} entries, {total} bytes", "",
                       _table(rows, ("name", "dtype", "shape", "bytes", "requires_grad"))])
 
 
-def inspect_stablehlo(path: str, blob: bytes) -> str:
-    import jax
+def inspect_stablehlo(path: str) -> str:
+    from .stablehlo_file import describe
 
-    try:
-        exported = jax.export.deserialize(bytearray(blob))
-    except Exception as exc:
-        raise MsxError(f"{path} is not an MSXIR file, a checkpoint or a jax.export artifact ({exc})",
-                       stage="load") from None
+    info = describe(path)  # trailer and checksum first; jax parses the module in a child process
     text = re.sub(r'dense<"0x([0-9A-F]{64,})">', lambda m: f'dense<"0x…({len(m.group(1)) // 2} bytes)">',
-                  exported.mlir_module())
+                  info["module"])
     return "\n".join([f"STABLEHLO (jax.export) artifact {path}",
-                      f"platforms: {', '.join(exported.platforms)}",
-                      f"inputs:  {', '.join(str(a) for a in exported.in_avals)}",
-                      f"outputs: {', '.join(str(a) for a in exported.out_avals)}",
-                      f"calling convention version {exported.calling_convention_version}", "", text])
+                      f"platforms: {', '.join(info['platforms'])}",
+                      f"inputs:  {', '.join(info['in_avals'])}",
+                      f"outputs: {', '.join(info['out_avals'])}",
+                      f"calling convention version {info['calling_convention_version']}", "", text])
 
 
 def inspect(path: str) -> str:
     """The text `python -m msx inspect` prints for the file at `path`."""
     from .export import MAGIC, is_mindir
+    from .fileread import open_regular
+    from .stablehlo_file import is_sealed
 
-    with open(path, "rb") as f:
-        blob = f.read()
+    f, _ = open_regular(path)
+    with f:
+        head = f.read(len(MAGIC) + 1)
+    if is_sealed(path):
+        return inspect_stablehlo(path)
     if is_mindir(path):
         return inspect_mindir(path)
-    if blob[:len(MAGIC)] == MAGIC[:len(blob)]:
+    if head[:len(MAGIC)] == MAGIC[:len(head)]:
         return inspect_msxir(path)
-    if blob[8:9] == b"{":
+    if head[8:9] == b"{":
         return inspect_checkpoint(path)
-    return inspect_stablehlo(path, blob)
+    return inspect_stablehlo(path)
 
 
 def view(path: str, node_data: list[str], host: str, port: int | None, open_browser: bool) -> int:

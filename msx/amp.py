@@ -7,11 +7,17 @@ their weights to the input's dtype, so gradients reach the float32
 Parameters. The levels follow MindSpore:
 
 - "O0": nothing changes.
-- "O1": the Cells of `get_white_list()` (Dense, Conv2d) compute in `dtype`;
-  their outputs are cast back to float32, so everything else stays float32.
+- "O1": the Cells of `get_white_list()` (Dense, the convolutions) compute in
+  `dtype`; their outputs are cast back to float32, so everything else stays
+  float32 (a float64 output elsewhere stays float64).
 - "O2": everything computes in `dtype` except the Cells of `get_black_list()`
   (BatchNorm, LayerNorm), which stay float32.
 - "O3": everything computes in `dtype`.
+
+At "O2" and "O3" every floating output of the network (float16, bfloat16 and
+float64 alike) is cast to float32, as MindSpore 2.10's `_OutputTo32` wrapper
+does, so a loss computed from it (and the loss scaled by 2**16) is float32;
+integer and bool outputs are unchanged.
 
 `keep_fp32` (an msx addition) keeps more Cells in float32 at every level:
 Cell types (every instance) or Cell instances (that one, with everything
@@ -33,14 +39,16 @@ import jax
 
 from . import dtype as mstype
 from . import versions
-from .nn import BatchNorm1d, BatchNorm2d, Conv2d, Dense, LayerNorm
+from .nn import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d,
+                 Conv3dTranspose, Dense, LayerNorm)
 from .nn.cell import Cell
 from .ops import functional as F
 from .tensor import Parameter, Tensor
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3")
-_WHITE_LIST: tuple[type, ...] = (Dense, Conv2d)
-_BLACK_LIST: tuple[type, ...] = (BatchNorm1d, BatchNorm2d, LayerNorm)
+# MindSpore 2.10's lists, less what has no Cell here (the RNN cells and ops primitives of its white list)
+_WHITE_LIST: tuple[type, ...] = (Conv1d, Conv2d, Conv3d, Conv1dTranspose, Conv2dTranspose, Conv3dTranspose, Dense)
+_BLACK_LIST: tuple[type, ...] = (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm)
 
 
 def get_white_list() -> list[type]:

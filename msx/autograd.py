@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import tensor as tensor_mod
+from .autograd_int import integer_input_grads
 from .capture.builder import GraphBuilder, current_builder
 from .eager import grad as eager_grad
 from .eager.tape import Fallback
@@ -137,9 +138,9 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
             out = fn(*new_args, **kwargs) if converter is None else converter(fn, tuple(new_args), kwargs)
             if body is not None:
                 body.set_outputs(_leaves(out))
+            out = _to_arrays(out)  # before the writes are undone: an in-place write to an output is kept
             writes = _collect_writes(log)
         written_objs[:] = [obj for obj, _ in writes]
-        out = _to_arrays(out)
         new_state = [w for _, w in writes]
         if not has_aux:
             return out, ((), new_state)
@@ -152,6 +153,7 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
     cot = _ones_like_tree(main) if sens is None else _to_arrays(sens)
     g_args, g_params = vjp_fn(cot)
     arg_grads = tuple(_grad_tensor(g, args[i]) for g, i in zip(g_args, positions))
+    arg_grads = integer_input_grads(fn, args, kwargs, positions, arg_grads, has_aux, sens, body is not None)
     trainable_grads = [_grad_tensor(g, p) for p, g in zip(trainable, g_params)]
     by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
     param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)

@@ -2,10 +2,14 @@
 
 A checkpoint is a plain safetensors file (readable by any safetensors tool),
 keyed by `Parameter.name`, written atomically. Its metadata records the
-format (`msx.checkpoint`, version 1), the msx version, each tensor's
-SHA-256 and which Parameters have `requires_grad`; loading checks them, so a
-damaged file raises a `LoadError` instead of loading wrong numbers. A
-safetensors file from elsewhere (without msx metadata) loads too.
+format (`msx.checkpoint`, version 2), the msx version, each tensor's
+SHA-256, which Parameters have `requires_grad`, and the SHA-256 of the whole
+header (names, dtypes, shapes, offsets and the metadata itself); loading
+checks them all, so a damaged file raises a `LoadError` instead of loading
+wrong numbers or wrong flags. A safetensors file from elsewhere loads too
+when it is recognised as such: untagged, or tagged by a known writer
+(`pt`, `tf`, `flax`, `np`, `mlx`); any other tag is refused. Version-1 files
+(msx 0.1.0, no header checksum) still load, with their exact key set checked.
 
 Optimizer state is ordinary Parameters: save an optimizer (or a
 `TrainOneStepCell` holding one) and load the dict back into it with
@@ -16,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import jax.numpy as jnp
@@ -23,13 +29,22 @@ import numpy as np
 
 from . import tensorfile
 from .atomic import write_atomic
+from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
 from .tensor import Parameter, Tensor
 
 FORMAT = "msx.checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _SUFFIXES = (".ckpt", ".safetensors")
+HEADER_DIGEST = "header_sha256"
+_PLACEHOLDER = f'"{HEADER_DIGEST}":"{"0" * 64}"'.encode()
+# metadata keys (required, optional) of each format version: any other key is damage
+_KEYS = {1: ({"format", "format_version", "sha256", "requires_grad"}, {"msx_version", "strings"}),
+         2: ({"format", "format_version", "msx_version", "sha256", "requires_grad", "strings", HEADER_DIGEST}, set())}
+_ALL_KEYS = set().union(*(r | o for r, o in _KEYS.values()))
+# safetensors writers whose files load "as is" (no msx checks): torch, TensorFlow, flax, numpy, MLX
+FOREIGN_TAGS = frozenset({"pt", "tf", "flax", "np", "mlx"})
 
 
 def _msx_version() -> str:
@@ -67,9 +82,9 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dic
     digests.update({k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()})
     metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
                 "sha256": json.dumps(digests), "strings": json.dumps(texts),
-                "requires_grad": json.dumps(sorted(k for k, (_, g) in entries.items() if g))}
+                "requires_grad": json.dumps(sorted(k for k, (_, g) in entries.items() if g)), HEADER_DIGEST: "0" * 64}
     try:
-        blob = tensorfile.dump(arrays, metadata)
+        blob = _seal(tensorfile.dump(arrays, metadata))
     except TypeError as exc:
         raise CheckpointError(f"save_checkpoint: {exc}") from None
     path = os.fspath(ckpt_file_name)
@@ -121,6 +136,50 @@ def _digest(array: np.ndarray) -> str:
 
 
 # ---------------------------------------------------------------- load
+@dataclass
+class CheckpointFile:
+    """A checkpoint file after every check: its tensors, strings, metadata, and what wrote it."""
+
+    arrays: dict[str, np.ndarray]
+    texts: dict[str, str]
+    order: list[str]  # entry names in saving order
+    requires_grad: dict[str, bool]
+    metadata: dict[str, str]
+    writer: str  # "msx.checkpoint", or the foreign safetensors tag ("" when the file has none)
+
+
+def read_checkpoint(path: str) -> CheckpointFile:
+    """Read and check the checkpoint at `path`; a `LoadError` subclass names the first defect.
+
+    The size the file's header declares is checked against the real size
+    before the rest is read, so a wrong path (`/dev/zero`, a huge foreign file
+    with a bad header) fails at once.
+    """
+    f, size = open_regular(path, "checkpoint")
+    with f:
+        if size == 0:
+            raise TruncatedFileError(f"{path} is empty")
+        head = f.read(min(size, 9))
+        if len(head) > 8 and head[8:9] != b"{":
+            hint = " (it looks like a Python pickle; msx never unpickles files)" if head[:1] == b"\x80" else \
+                " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else \
+                " (it looks like a MindSpore protobuf checkpoint, which msx does not read: re-save it in MindSpore " \
+                "with save_checkpoint(..., format='safetensors'))" if head[:1] == b"\x0a" else ""
+            raise BadMagicError(f"{path} is not a safetensors checkpoint{hint}")
+        if size >= 8 and 8 + int.from_bytes(head[:8], "little") > size:
+            raise TruncatedFileError(f"{path} is truncated: its header says {int.from_bytes(head[:8], 'little')} "
+                                     f"header bytes, the file has {size} bytes in all")
+        blob = head + read_exact(f, size - len(head), path, "the checkpoint")
+    arrays, metadata = tensorfile.parse(blob, path)
+    if HEADER_DIGEST in metadata:  # first: damage anywhere in the header (the format tag too) is reported as such
+        _check_header_digest(path, blob, metadata[HEADER_DIGEST])
+    writer = _writer(path, metadata)
+    if writer != FORMAT:
+        return CheckpointFile(arrays, {}, list(arrays), {}, metadata, writer)
+    order, requires_grad, texts = _check_metadata(path, blob, arrays, metadata)
+    return CheckpointFile(arrays, texts, order, requires_grad, metadata, writer)
+
+
 def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bool = False,
                     filter_prefix: str | Iterable[str] | None = None, specify_prefix: str | Iterable[str] | None = None,
                     choice_func: Callable[[str], bool] | None = None) -> dict[str, Parameter | str]:
@@ -130,62 +189,103 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
     `filter_prefix` drops names with these prefixes, `specify_prefix` keeps only
     names with them, `choice_func(name) -> bool` keeps the names it accepts.
     """
-    path = os.fspath(ckpt_file_name)
-    with open(path, "rb") as f:
-        blob = f.read()
-    if not blob:
-        raise TruncatedFileError(f"{path} is empty")
-    if len(blob) > 8 and blob[8:9] != b"{":
-        hint = " (it looks like a Python pickle; msx never unpickles files)" if blob[:1] == b"\x80" else \
-            " (it is an MSXIR graph file: use msx.load)" if blob.startswith(b"\x89MSXIR") else ""
-        raise BadMagicError(f"{path} is not a safetensors checkpoint{hint}")
-    arrays, metadata = tensorfile.parse(blob, path)
-    order, requires_grad, texts = _check_metadata(path, arrays, metadata)
+    ckpt = read_checkpoint(os.fspath(ckpt_file_name))
     drop = (filter_prefix,) if isinstance(filter_prefix, str) else tuple(filter_prefix or ())
     keep = (specify_prefix,) if isinstance(specify_prefix, str) else tuple(specify_prefix or ())
     params = {}
-    for name in order:
+    for name in ckpt.order:
         if (drop and name.startswith(drop)) or (keep and not name.startswith(keep)) or \
                 (choice_func is not None and not choice_func(name)):
             continue
-        params[name] = texts[name] if name in texts else \
-            Parameter(Tensor(arrays[name]), name=name, requires_grad=requires_grad.get(name, True))
+        params[name] = ckpt.texts[name] if name in ckpt.texts else \
+            Parameter(Tensor(ckpt.arrays[name]), name=name, requires_grad=ckpt.requires_grad.get(name, True))
     if net is not None:
         load_param_into_net(net, params, strict_load)
     return params
 
 
-def _check_metadata(path: str, arrays: dict[str, np.ndarray],
-                    metadata: dict[str, str]) -> tuple[list[str], dict[str, bool], dict[str, str]]:
-    """Verify an msx checkpoint's format version and checksums.
+def _writer(path: str, metadata: dict[str, str]) -> str:
+    """Who wrote the file, recognised positively: msx (its tag), or a safetensors writer whose tag is known.
 
-    Returns the names in saving order, {name: requires_grad} and the saved
-    strings; a foreign safetensors file gives its own order and neither.
+    A file carrying any of msx's metadata keys is an msx checkpoint whatever
+    its tag says, so damage to the tag cannot make a file skip its checks.
     """
-    if metadata.get("format") != FORMAT:
-        return list(arrays), {}, {}
+    tag = metadata.get("format")
+    if tag == FORMAT:
+        return FORMAT
+    ours = sorted(set(metadata) & _ALL_KEYS - {"format"})
+    if ours:
+        raise MalformedFileError(f"{path}: the file carries msx checkpoint metadata ({', '.join(ours)}) but its "
+                                 f"format tag is {tag!r}, not {FORMAT!r}; the file is damaged")
+    if tag is None or tag in FOREIGN_TAGS:
+        return tag or ""
+    raise BadMagicError(f"{path}: unknown safetensors format tag {str(tag)[:40]!r}; msx reads {FORMAT!r} files and "
+                        f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS))} or untagged")
+
+
+def _check_metadata(path: str, blob: bytes, arrays: dict[str, np.ndarray],
+                    metadata: dict[str, str]) -> tuple[list[str], dict[str, bool], dict[str, str]]:
+    """Verify an msx checkpoint's version, its metadata keys, the header checksum and every entry's checksum.
+
+    Returns the names in saving order, {name: requires_grad} and the saved strings.
+    """
     version = metadata.get("format_version", "")
-    if not version.isdigit() or int(version) < 1:
-        raise MalformedFileError(f"{path}: bad checkpoint format version {version!r}")
+    if not isinstance(version, str) or not version.isdigit() or int(version) < 1:
+        raise MalformedFileError(f"{path}: bad checkpoint format version {str(version)[:20]!r}")
     if int(version) > FORMAT_VERSION:
         raise FormatVersionError(f"{path} has checkpoint format version {version}; this msx ({_msx_version()}) reads "
                                  f"versions 1 to {FORMAT_VERSION}; upgrade msx to read it")
+    required, optional = _KEYS[int(version)]
+    if not required <= set(metadata) <= required | optional:
+        raise MalformedFileError(f"{path}: a version-{version} checkpoint's metadata has the keys {sorted(metadata)}, "
+                                 f"expected {sorted(required)}{f' (optionally {sorted(optional)})' if optional else ''}"
+                                 f"; the file is damaged")
     try:
-        digests = json.loads(metadata.get("sha256", ""))
-        trainable = json.loads(metadata.get("requires_grad", ""))
+        digests = json.loads(metadata["sha256"])
+        trainable = json.loads(metadata["requires_grad"])
         texts = json.loads(metadata.get("strings", "{}"))
     except (ValueError, RecursionError):
         raise MalformedFileError(f"{path}: the checkpoint's metadata is not valid JSON") from None
     if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()) or set(texts) & set(arrays):
         raise MalformedFileError(f"{path}: the checkpoint's string entries are not a table of strings")
-    if not isinstance(digests, dict) or set(digests) != set(arrays) | set(texts) or not isinstance(trainable, list):
+    if not isinstance(digests, dict) or set(digests) != set(arrays) | set(texts):
         raise MalformedFileError(f"{path}: the checkpoint's checksum table does not list exactly its entries")
+    if not isinstance(trainable, list) or not all(isinstance(k, str) for k in trainable) or \
+            not set(trainable) <= set(arrays):
+        raise MalformedFileError(f"{path}: the checkpoint's requires_grad list names entries it does not have")
     actual = {**{k: _digest(a) for k, a in arrays.items()}, **{k: hashlib.sha256(v.encode()).hexdigest()
                                                                for k, v in texts.items()}}
     for name, digest in actual.items():
         if digest != digests[name]:
             raise ChecksumError(f"{path}: entry {name!r} does not match its SHA-256 checksum; the file is corrupted")
     return list(digests), {name: name in trainable for name in arrays}, texts
+
+
+def _seal(blob: bytes) -> bytes:
+    """`blob` with the header checksum filled in: SHA-256 of the whole header with the digest's digits zeroed."""
+    end = 8 + int.from_bytes(blob[:8], "little")
+    header = blob[:end]
+    assert header.count(_PLACEHOLDER) == 1, "the header-checksum placeholder must occur exactly once"
+    digest = hashlib.sha256(header).hexdigest()
+    return header.replace(_PLACEHOLDER, _digest_field(digest)) + blob[end:]
+
+
+def _check_header_digest(path: str, blob: bytes, digest: str) -> None:
+    """The header (length, names, dtypes, shapes, offsets and all metadata) must match its recorded SHA-256."""
+    if not isinstance(digest, str) or not re.fullmatch("[0-9a-f]{64}", digest):
+        raise MalformedFileError(f"{path}: the checkpoint's header checksum is not a SHA-256 hex digest")
+    header = blob[:8 + int.from_bytes(blob[:8], "little")]
+    field_bytes = _digest_field(digest)
+    if header.count(field_bytes) != 1:
+        raise MalformedFileError(f"{path}: the checkpoint's header checksum is not stored as msx writes it")
+    if hashlib.sha256(header.replace(field_bytes, _PLACEHOLDER)).hexdigest() != digest:
+        raise ChecksumError(f"{path}: the checkpoint's header (its names, dtypes, shapes, offsets and metadata, "
+                            f"requires_grad flags included) does not match its SHA-256 checksum; the file is "
+                            f"corrupted")
+
+
+def _digest_field(digest: str) -> bytes:
+    return f'"{HEADER_DIGEST}":"{digest}"'.encode()
 
 
 def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) -> tuple[list[str], list[str]]:

@@ -44,9 +44,24 @@ class SourceLoc:
 
 _MSX_DIR = __file__.rsplit("/", 1)[0] + "/"
 
-# Code objects of msx functions that interpret user source (capture_mode="ast") -> a function giving the
-# user's line being interpreted: for such a frame that line, not the frame's own, is the user's.
+# Code objects of msx functions that interpret user source (the ast and bytecode captures) -> a function giving
+# the line being interpreted, or the interpreted call stack's lines innermost first: for such a frame the first
+# of those lines outside msx, not the frame's own, is the user's.
 SOURCE_FRAMES: dict = {}
+
+
+def _internal(file: str) -> bool:
+    """A file of msx itself, of jax, or of the interpreter's frozen modules: never the user's line."""
+    return file.startswith(_MSX_DIR) or file.startswith("<frozen") or "/jax/" in file or "/jaxlib/" in file
+
+
+def _interpreted_loc(interpreted) -> SourceLoc | None:
+    """The innermost interpreted line outside msx (a Cell's `construct` in msx/nn is msx's, not the user's)."""
+    found = interpreted()
+    for loc in ((found,) if found is None or isinstance(found, SourceLoc) else found):
+        if loc is not None and not _internal(loc.file):
+            return loc
+    return None
 
 
 def user_loc(skip_msx: bool = True) -> SourceLoc | None:
@@ -54,12 +69,10 @@ def user_loc(skip_msx: bool = True) -> SourceLoc | None:
     import sys
 
     frame = sys._getframe(1)
-    while frame is not None and skip_msx and (frame.f_code.co_filename.startswith(_MSX_DIR)
-                                              or frame.f_code.co_filename.startswith("<frozen")
-                                              or "/jax/" in frame.f_code.co_filename):
+    while frame is not None and skip_msx and _internal(frame.f_code.co_filename):
         interpreted = SOURCE_FRAMES.get(frame.f_code)
         if interpreted is not None:
-            loc = interpreted()
+            loc = _interpreted_loc(interpreted)
             if loc is not None:
                 return loc
         frame = frame.f_back
@@ -82,13 +95,14 @@ class MsxError(Exception):
     """Base of every msx error: a message, the stage that raised it and the user's line."""
 
     stage = "run"
+    locate = False  # True: an error made without `loc` finds the user's line itself (see `user_loc`)
 
     def __init__(self, message: str, *, stage: str | None = None, loc: SourceLoc | None = None) -> None:
         super().__init__(message)
         self.message = message
         if stage is not None:
             self.stage = stage
-        self.loc = loc
+        self.loc = loc if loc is not None or not self.locate else user_loc()
 
     def __str__(self) -> str:
         text = f"[{self.stage}] {self.message}"
@@ -100,9 +114,22 @@ class MsxError(Exception):
 class OpError(MsxError, ValueError):
     """An op got inputs it cannot take: names the op, the shapes and dtypes."""
 
+    locate = True
+
 
 class OpTypeError(MsxError, TypeError):
     """An op got inputs of the wrong type or dtype."""
+
+    locate = True
+
+
+class OpIndexError(OpError, IndexError):
+    """An index or class label out of its valid range (an `IndexError`, as in numpy): names the op, the offending
+    value and the range."""
+
+
+class OpMemoryError(OpError, MemoryError):
+    """A tensor too large for the device's memory, found before asking XLA for it, or XLA ran out of memory."""
 
 
 class ContextError(MsxError, ValueError):
@@ -131,6 +158,7 @@ class BackendError(MsxError):
     """A backend could not build or run a graph."""
 
     stage = "backend"
+    locate = True
 
 
 class BackendUnavailableError(BackendError, ValueError):
@@ -159,6 +187,7 @@ class LoadError(MsxError, ValueError):
     """A file could not be loaded; the subclass says why. Raised before anything from the file runs."""
 
     stage = "load"
+    locate = True
 
 
 class BadMagicError(LoadError):

@@ -22,8 +22,10 @@
   MindSpore's `.mindir` files back with `load`.
 
 - `"STABLEHLO"` (`.stablehlo`): a `jax.export` artifact (versioned
-  flatbuffers + StableHLO) with the weights as constants; any program with
-  jax reads it with `jax.export.deserialize(bytes)` and runs `.call(*inputs)`.
+  flatbuffers + StableHLO) with the weights as constants, followed by msx's
+  checksummed trailer (msx.stablehlo_file); `load_stablehlo(path)` checks it
+  and returns the `jax.export.Exported` (run `.call(*inputs)`); any program
+  with jax also reads it with `jax.export.deserialize(bytes)`.
 
 `load(file_name)` reads an MSXIR file as a `LoadedGraph` (a Graph that also
 carries its weights) for `nn.GraphCell`. Loading treats the file as
@@ -44,13 +46,14 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from . import tensorfile, versions
+from . import stablehlo_file, tensorfile, versions
 from .atomic import write_atomic
+from .fileread import open_regular, read_exact
 from .capture.builder import Captured
 from .ops.custom.op import custom_op_records, missing_custom_op_message
 from .errors import (BadMagicError, ChecksumError, ExportError, FormatVersionError, MalformedFileError, MsxError,
                      TruncatedFileError, UnknownPrimitiveError, VerifyError)
-from .ir.graph import Graph
+from .ir.graph import Const, Graph
 from .ir.interpret import HIGHER_ORDER, evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
@@ -59,6 +62,7 @@ from .mindir.reader import LoadedMindIR, load_mindir
 from .mindir.writer import write_mindir
 from .dynamic import symbolic_inputs
 from .ops.primitive import REGISTRY
+from .stablehlo_file import load_stablehlo
 from .tensor import Tensor
 
 MAGIC = b"\x89MSXIR\r\n"
@@ -207,7 +211,7 @@ def write_stablehlo(path: str, captured: Captured, platforms: tuple[str, ...] | 
         raise
     except Exception as exc:
         raise ExportError(f"export: jax.export could not export graph {graph.name}: {exc}") from exc
-    write_atomic(path, [blob])
+    stablehlo_file.write(path, blob)
 
 
 # ---------------------------------------------------------------- load
@@ -215,6 +219,9 @@ def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
     """Read an MSXIR file into a `LoadedGraph`, or a MindSpore `.mindir` file into a `LoadedMindIR`
     (see msx.mindir); raises a `LoadError` subclass naming what is wrong."""
     path = os.fspath(file_name)
+    if stablehlo_file.is_sealed(path):
+        raise BadMagicError(f"{path} is a STABLEHLO artifact, not an MSXIR or MindIR file: read it with "
+                            f"`from msx.export import load_stablehlo` (it returns a jax.export.Exported)")
     if is_mindir(path):
         return load_mindir(path)
     manifest, parts = read_container(path)
@@ -238,6 +245,8 @@ def load(file_name: str | os.PathLike) -> LoadedGraph | LoadedMindIR:
         verify(graph, infer=True)
     except VerifyError as exc:
         raise MalformedFileError(f"{path}: the graph does not verify: {exc.message}") from None
+    _check_updates(path, graph)
+    _check_signature(path, graph, manifest.get("graph"))
     return LoadedGraph(**{f.name: getattr(graph, f.name) for f in fields(Graph)}, weights=weights,
                        requires_grad=requires_grad, manifest=manifest)
 
@@ -246,7 +255,8 @@ def is_mindir(path: str) -> bool:
     """A `.mindir` name, or protobuf bytes (a ModelProto starts with field 1 or 2, length-delimited)."""
     if path.lower().endswith(".mindir"):
         return True
-    with open(path, "rb") as f:
+    f, _ = open_regular(path)
+    with f:
         head = f.read(len(MAGIC))
     return head[:1] in (b"\x0a", b"\x12") and head != MAGIC[:len(head)]
 
@@ -256,38 +266,45 @@ def _known_op(name: str) -> bool:
 
 
 def read_container(path: str) -> tuple[dict, dict[str, bytes]]:
-    """(manifest, parts by name) of an MSXIR file, after checking magic, version, lengths and checksums."""
-    with open(path, "rb") as f:
-        blob = f.read()
-    if not blob:
-        raise TruncatedFileError(f"{path} is empty")
-    if blob[:len(MAGIC)] != MAGIC[:len(blob)]:
-        raise BadMagicError(f"{path} is not an MSXIR file: it starts with {blob[:8]!r}, MSXIR files start with "
-                            f"{MAGIC!r}{_guess(blob)}")
-    if len(blob) < HEADER.size:
-        raise TruncatedFileError(f"{path} is truncated: {len(blob)} bytes, less than the {HEADER.size}-byte header")
-    _, version, size, digest = HEADER.unpack_from(blob)
-    if version > FORMAT_VERSION or version < 1:
-        newer = "; upgrade msx to read it" if version > FORMAT_VERSION else ""
-        raise FormatVersionError(f"{path} has MSXIR format version {version}; this msx ({_msx_version()}) reads "
-                                 f"versions 1 to {FORMAT_VERSION}{newer}")
-    start = HEADER.size + size
-    if len(blob) < start:
-        raise TruncatedFileError(f"{path} is truncated: its header says the manifest ends at byte {start}, the "
-                                 f"file has {len(blob)} bytes")
-    text = blob[HEADER.size:start]
-    if hashlib.sha256(text).digest() != digest:
-        raise ChecksumError(f"{path}: the manifest does not match its SHA-256 checksum; the file is corrupted")
-    manifest = _json(text, f"{path}: the manifest")
-    _check_manifest(path, manifest, version)
-    end = start + max(p["offset"] + p["length"] for p in manifest["parts"])
-    if len(blob) < end:
-        raise TruncatedFileError(f"{path} is truncated: its manifest describes {end} bytes, the file has {len(blob)}")
-    if len(blob) > end:
-        raise MalformedFileError(f"{path} has {len(blob) - end} unexpected bytes after its last part")
+    """(manifest, parts by name) of an MSXIR file, after checking magic, version, lengths and checksums.
+
+    Every size the file declares is compared with its real size before the
+    bytes it announces are read.
+    """
+    f, size = open_regular(path, "MSXIR file")
+    with f:
+        if size == 0:
+            raise TruncatedFileError(f"{path} is empty")
+        head = f.read(HEADER.size)
+        if head[:len(MAGIC)] != MAGIC[:len(head)]:
+            raise BadMagicError(f"{path} is not an MSXIR file: it starts with {head[:8]!r}, MSXIR files start with "
+                                f"{MAGIC!r}{_guess(head)}")
+        if len(head) < HEADER.size:
+            raise TruncatedFileError(f"{path} is truncated: {len(head)} bytes, less than the {HEADER.size}-byte "
+                                     f"header")
+        _, version, manifest_size, digest = HEADER.unpack(head)
+        if version > FORMAT_VERSION or version < 1:
+            newer = "; upgrade msx to read it" if version > FORMAT_VERSION else ""
+            raise FormatVersionError(f"{path} has MSXIR format version {version}; this msx ({_msx_version()}) reads "
+                                     f"versions 1 to {FORMAT_VERSION}{newer}")
+        start = HEADER.size + manifest_size
+        if size < start:
+            raise TruncatedFileError(f"{path} is truncated: its header says the manifest ends at byte {start}, the "
+                                     f"file has {size} bytes")
+        text = read_exact(f, manifest_size, path, "the manifest")
+        if hashlib.sha256(text).digest() != digest:
+            raise ChecksumError(f"{path}: the manifest does not match its SHA-256 checksum; the file is corrupted")
+        manifest = _json(text, f"{path}: the manifest")
+        _check_manifest(path, manifest, version)
+        end = start + max(p["offset"] + p["length"] for p in manifest["parts"])
+        if size < end:
+            raise TruncatedFileError(f"{path} is truncated: its manifest describes {end} bytes, the file has {size}")
+        if size > end:
+            raise MalformedFileError(f"{path} has {size - end} unexpected bytes after its last part")
+        body = read_exact(f, end - start, path, "the parts")
     parts = {}
     for p in manifest["parts"]:
-        data = blob[start + p["offset"]:start + p["offset"] + p["length"]]
+        data = body[p["offset"]:p["offset"] + p["length"]]
         if hashlib.sha256(data).hexdigest() != p["sha256"]:
             raise ChecksumError(f"{path}: part {p['name']!r} does not match its SHA-256 checksum; the file is "
                                 f"corrupted")
@@ -300,7 +317,7 @@ def _guess(blob: bytes) -> str:
         return " (it looks like a Python pickle; msx never unpickles files)"
     if blob[8:9] == b"{":
         return " (it looks like a safetensors checkpoint: use msx.load_checkpoint)"
-    return " (a file exported with file_format='STABLEHLO' is read with jax.export.deserialize)"
+    return " (a file exported with file_format='STABLEHLO' is read with msx.export's load_stablehlo)"
 
 
 def _json(data: bytes, what: str) -> Any:
@@ -354,7 +371,40 @@ def _check_parameters(path: str, graph: Graph, weights: dict[str, np.ndarray], t
     flags = {e["name"]: e.get("requires_grad") for e in table}
     if not all(isinstance(f, bool) for f in flags.values()):
         raise MalformedFileError(f"{path}: the manifest's parameter table needs a requires_grad flag per parameter")
+    for entry, v in zip(table, graph.params):
+        if set(entry) != {"name", "shape", "dtype", "requires_grad"} or \
+                {k: entry[k] for k in ("shape", "dtype")} != _abstract(v):
+            raise MalformedFileError(f"{path}: the manifest's parameter table says {v.name!r} is "
+                                     f"{str({k: entry.get(k) for k in ('shape', 'dtype')})[:80]}, the graph says "
+                                     f"{v.abstract}")
     return flags
 
 
-__all__ = ["export", "load", "LoadedGraph", "MAGIC", "FORMAT_VERSION"]
+def _check_signature(path: str, graph: Graph, info: Any) -> None:
+    """The manifest's description of the graph (what `inspect` shows) must be the graph's own signature."""
+    if not isinstance(info, dict):
+        raise MalformedFileError(f"{path}: the manifest's graph description is not a JSON object")
+    want = {"name": graph.name, "inputs": [{"name": v.name, **_abstract(v)} for v in graph.inputs],
+            "outputs": [_abstract(v) for v in graph.outputs]}
+    got = {k: info.get(k) for k in want}
+    if got != want:
+        raise MalformedFileError(f"{path}: the manifest describes the graph as {str(got)[:200]}, but the graph is "
+                                 f"{str(want)[:200]}")
+
+
+def _check_updates(path: str, graph: Graph) -> None:
+    """Each update writes a parameter of the graph, once, with a value of exactly that parameter's shape and dtype
+    (a runtime writing it back by name would otherwise fail with a KeyError or silently reshape a weight)."""
+    params = {v.name: v.abstract for v in graph.params}
+    for name, value in graph.updates:
+        if name not in params:
+            raise MalformedFileError(f"{path}: graph {graph.name} updates {name[:60]!r}, which is not one of its "
+                                     f"parameters ({', '.join(sorted(params)) or 'none'})")
+        scalar = isinstance(value, Const) and isinstance(value.value, (bool, int, float)) and params[name].shape == ()
+        got = value.abstract
+        if got != params[name] and not scalar:
+            raise MalformedFileError(f"{path}: graph {graph.name} updates parameter {name!r} ({params[name]}) with a "
+                                     f"value of {got}")
+
+
+__all__ = ["export", "load", "load_stablehlo", "LoadedGraph", "MAGIC", "FORMAT_VERSION"]

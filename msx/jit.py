@@ -27,6 +27,7 @@ from .ir.graph import Graph
 from .ops.primitive import recording
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import optimise, pass_views
+from .runtime.cache import MISS, EntryCache
 from .runtime.compiled import EAGER, INLINE, Compiled, Lowered, save_stage
 from .runtime.signature import Signature, describe_change
 from .tensor import PARAMETER_LOCK
@@ -127,7 +128,7 @@ class JitFunction:
         self.__name__ = type(fn).__name__ if self.cell is not None else getattr(fn, "__name__", "fn")
         if self.cell is None:
             functools.update_wrapper(self, fn)
-        self._cache: dict[Any, list[Compiled] | object] = {}  # signature key -> entries (or EAGER)
+        self.entries = EntryCache()
         self._last: Signature | None = None
         self.recompile_reasons: list[str] = []
         self.captures = 0
@@ -162,25 +163,13 @@ class JitFunction:
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
-        entries = self._cache.get(sig.key)
-        if entries is EAGER:
+        out, reason = self.entries.lookup(sig)
+        if out is EAGER:
             return self.fn(*sig.args, **sig.kwargs)
-        if entries is not None:
-            for compiled in entries:  # one per state of the Python values the capture read (train/eval, ...)
-                if not compiled.state.holds():
-                    continue
-                out = compiled.run(sig)
-                if out is not INLINE:
-                    self.hits += 1
-                    return out
-                if not compiled.failure:
-                    return self.fn(*sig.args, **sig.kwargs)
-                entries.remove(compiled)  # a Parameter changed shape, dtype or requires_grad: never valid again
-                reason = compiled.failure
-                break
-            else:
-                reason = entries[-1].state.change() if entries else "new signature"
-        else:
+        if out is not MISS:
+            self.hits += 1
+            return out
+        if reason is None:  # a signature never seen
             reason = describe_change(self._last, sig) if self._last is not None else None
             if self._dynamic is not None:
                 out = self._dynamic.call(sig, reason)
@@ -189,13 +178,8 @@ class JitFunction:
         return self._compile_and_run(sig, reason)
 
     def add_entry(self, key: Any, compiled: Compiled) -> None:
-        """Cache `compiled` for calls with signature `key` (the oldest entries of a key go past the limit)."""
-        entries = self._cache.get(key)
-        if entries is None or entries is EAGER:
-            entries = self._cache[key] = []
-        if compiled not in entries:
-            entries.insert(0, compiled)
-            del entries[max(1, context.get_context("recompile_warn_limit")):]
+        """Cache `compiled` for calls with signature `key` (dynamic shapes adds one per concrete shape)."""
+        self.entries.add(key, compiled)
 
     def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
         """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
@@ -208,12 +192,12 @@ class JitFunction:
         try:
             captured, result = self._capture(sig)
         except CaptureFallback as exc:
-            self._cache[sig.key] = EAGER
+            self.entries.run_eagerly(sig.key)
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
             return self.fn(*sig.args, **sig.kwargs)
         if captured.unguarded and result is not NOT_RUN:
             # the traced run was eager and is right; a graph could not re-check these decisions, so never reuse it
-            self._cache[sig.key] = EAGER
+            self.entries.run_eagerly(sig.key)
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: its result depends on "
                           f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
                           f"capture_mode='ast' to make it graph control flow", stacklevel=3)
@@ -301,17 +285,14 @@ class JitFunction:
         return self._runner.explain(args, kwargs)
 
     def cache_info(self) -> dict:
-        entries = self._entry_count() if self._runner is None else self._runner.entry_count()
+        entries = len(self.entries) if self._runner is None else self._runner.entry_count()
         return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
                 "entries": entries, "recompile_reasons": list(self.recompile_reasons),
                 "pass_runs": self.pass_runs, "xla_compiles": self.xla_compiles, "log": list(self.log),
                 "shape_families": len(self._dynamic.families) if self._dynamic is not None else 0}
 
     def __repr__(self) -> str:
-        return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={self._entry_count()}>"
-
-    def _entry_count(self) -> int:
-        return sum(1 if e is EAGER else len(e) for e in self._cache.values())
+        return f"<msx.jit {self.__name__} capture_mode={self.config.capture_mode!r} entries={len(self.entries)}>"
 
 
 __all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]

@@ -50,7 +50,11 @@ def parse(blob: bytes, what: str) -> tuple[dict[str, np.ndarray], dict[str, str]
         dtype = DTYPES.get(info["dtype"])
         if dtype is None:
             raise MalformedFileError(f"{what}: tensor {name!r} has dtype {info['dtype']}, which msx does not read")
-        arrays[name] = np.frombuffer(info["data"], dtype=dtype).reshape(info["shape"])
+        shape = tuple(info["shape"])
+        if len(info["data"]) != dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
+            raise MalformedFileError(f"{what}: tensor {name!r} is {info['dtype']}{list(shape)}, which needs "
+                                     f"{dtype.itemsize * int(np.prod(shape))} bytes, but it has {len(info['data'])}")
+        arrays[name] = np.frombuffer(info["data"], dtype=dtype).reshape(shape)
     return arrays, _header(blob).get("__metadata__") or {}
 
 

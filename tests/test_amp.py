@@ -47,7 +47,7 @@ def test_o1_computes_only_white_listed_cells_in_float16_and_returns_float32():
     assert net(x).dtype == ms.float32
     assert all(p.dtype == ms.float32 for p in net.get_parameters())  # weights stay float32
     assert [name for name, _ in net.parameters_and_names()] == [p.name for p in net.get_parameters()]
-    assert amp.get_white_list() == [nn.Dense, nn.Conv2d]
+    assert nn.Dense in amp.get_white_list() and nn.Conv2d in amp.get_white_list()  # full lists: test_semantics_ms
 
 
 def test_o2_keeps_the_black_list_in_float32_and_o3_does_not():

@@ -7,7 +7,6 @@ import pytest
 
 import msx
 from msx import Parameter, Tensor, nn, ops
-from msx.errors import CaptureError
 
 
 class Mul(nn.Cell):
@@ -45,10 +44,17 @@ def test_bprop_wrong_count_is_a_clear_error():
         msx.grad(Bad(), grad_position=0)(X, Y)
 
 
-def test_bprop_under_capture_is_refused_not_ignored():
+@pytest.mark.parametrize("mode", ["ast", "bytecode", "trace"])
+def test_bprop_is_kept_under_capture(mode):
+    """A bprop Cell is one recorded node differentiated by its bprop (docs/training.md), in every mode."""
     net = Mul()
-    with pytest.raises(CaptureError, match="PyNative"):
-        msx.jit(net, capture_mode="trace")(X, Y)
+    np.testing.assert_array_equal(msx.jit(net, capture_mode=mode)(X, Y).asnumpy(), [6, 24])
+    step = msx.jit(msx.grad(net, grad_position=(0, 1), weights=net.trainable_params()), capture_mode=mode)
+    for _ in range(2):  # the capture call and the compiled call
+        (gx, gy), (gw,) = step(X, Y)
+        np.testing.assert_array_equal(gx.asnumpy(), [10, 10])
+        np.testing.assert_array_equal(gy.asnumpy(), [1, 1])
+        np.testing.assert_array_equal(gw.asnumpy(), [0, 0])
 
 
 class Lin(nn.Cell):

@@ -12,7 +12,8 @@ import safetensors.numpy
 import msx
 from msx import nn, ops
 from msx.__main__ import main as cli
-from msx.errors import BadMagicError, ChecksumError, CheckpointError, FormatVersionError, TruncatedFileError
+from msx.errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
+                        TruncatedFileError)
 
 T = msx.Tensor
 
@@ -193,9 +194,9 @@ def test_damaged_checkpoints_are_refused(saved, tmp_path):
     with pytest.raises(BadMagicError, match="it is an MSXIR graph file: use msx.load"):
         msx.load_checkpoint(str(tmp_path / "graph.ckpt"))
     arrays = safetensors.numpy.load_file(path)
-    newer = {"format": "msx.checkpoint", "format_version": "2", "sha256": "{}", "requires_grad": "[]"}
+    newer = {"format": "msx.checkpoint", "format_version": "3", "sha256": "{}", "requires_grad": "[]"}
     safetensors.numpy.save_file(arrays, str(tmp_path / "newer.ckpt"), metadata=newer)
-    with pytest.raises(FormatVersionError, match="checkpoint format version 2.*upgrade msx"):
+    with pytest.raises(FormatVersionError, match="checkpoint format version 3.*upgrade msx"):
         msx.load_checkpoint(str(tmp_path / "newer.ckpt"))
     safetensors.numpy.save_file(arrays, str(tmp_path / "foreign.safetensors"))  # no msx metadata: loads as is
     assert sorted(msx.load_checkpoint(str(tmp_path / "foreign.safetensors"))) == sorted(arrays)
@@ -204,7 +205,7 @@ def test_damaged_checkpoints_are_refused(saved, tmp_path):
 def test_inspect_prints_checkpoints_graphs_and_stablehlo(saved, tmp_path, capsys):
     assert cli(["inspect", saved[0]]) == 0
     out = capsys.readouterr().out
-    assert "msx.checkpoint version 1" in out and "4 entries, 172 bytes" in out
+    assert "msx.checkpoint version 2" in out and "4 entries, 172 bytes" in out
     assert "0.weight  float32  [5, 4]  80     True" in out
     net, x = _net(0), T(np.ones((2, 4), np.float32))
     graph_file = msx.export(net, x, file_name=str(tmp_path / "g"))
@@ -230,3 +231,88 @@ def test_inspect_command_line_exit_status(saved, tmp_path):
     assert "[load]" in proc.stderr and "does not match its SHA-256 checksum" in proc.stderr
     json.loads(json.dumps(proc.stderr))  # one readable message, no traceback
     assert "Traceback" not in proc.stderr
+
+
+def _header(data: bytes) -> tuple[int, dict]:
+    n = int.from_bytes(data[:8], "little")
+    return n, json.loads(data[8:8 + n])
+
+
+def _rewrite(data: bytes, edit) -> bytes:
+    """`data` with its header JSON edited by `edit(header)` (same tensor bytes), re-padded like safetensors."""
+    n, header = _header(data)
+    edit(header)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + data[8 + n:]
+
+
+def _flip_text(data: bytes, old: bytes, new: bytes) -> bytes:
+    """One same-length edit inside the header (what one damaged byte or a hand edit does)."""
+    n = int.from_bytes(data[:8], "little")
+    assert len(old) == len(new) and data[:8 + n].count(old) == 1
+    return data.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("old,new,error,message", [
+    # the requires_grad list: a flipped byte would flip a Parameter's flag
+    (b'\\"0.bias\\", \\"0.weight\\"', b'\\"0.bias\\", \\"0.weighs\\"', ChecksumError, "header .* requires_grad"),
+    # the format tag: damage must not make the file look foreign (and skip every check)
+    (b'"format":"msx.checkpoint"', b'"format":"msx.checkpoinu"', ChecksumError, "header"),
+    (b'"format":"msx.checkpoint"', b'"formas":"msx.checkpoint"', ChecksumError, "header"),
+    # a dtype: float weights must never be reinterpreted as int32
+    (b'"0.weight":{"dtype":"F32"', b'"0.weight":{"dtype":"I32"', ChecksumError, "header"),
+    (b'"shape":[5,4]', b'"shape":[4,5]', ChecksumError, "header"),
+    (b'"format_version":"2"', b'"format_version":"1"', ChecksumError, "header"),
+])
+def test_every_header_field_is_inside_a_checksum(saved, tmp_path, old, new, error, message):
+    damaged = _flip_text(saved[1], old, new)
+    (tmp_path / "d.ckpt").write_bytes(damaged)
+    with pytest.raises(error, match=message):
+        msx.load_checkpoint(str(tmp_path / "d.ckpt"))
+
+
+def test_a_version_1_file_with_a_header_checksum_key_is_refused(saved, tmp_path):
+    """v1 (no header checksum) is still read, with its exact key set: a v2 file cannot pass as v1."""
+    from msx.checkpoint import _seal
+
+    def downgrade(header):  # checksum recomputed: only the key-set check can tell
+        header["__metadata__"].update(format_version="1", header_sha256="0" * 64)
+
+    (tmp_path / "v1.ckpt").write_bytes(_seal(_rewrite(saved[1], downgrade)))
+    with pytest.raises(MalformedFileError, match="version-1 checkpoint's metadata has the keys"):
+        msx.load_checkpoint(str(tmp_path / "v1.ckpt"))
+
+
+def test_foreign_files_are_recognised_by_their_tag_and_unknown_tags_refused(saved, tmp_path):
+    arrays = safetensors.numpy.load_file(saved[0])
+    for tag in ("pt", "np", "flax"):
+        safetensors.numpy.save_file(arrays, str(tmp_path / f"{tag}.safetensors"), metadata={"format": tag})
+        loaded = msx.load_checkpoint(str(tmp_path / f"{tag}.safetensors"))
+        assert sorted(loaded) == sorted(arrays)
+        np.testing.assert_array_equal(loaded["0.weight"].asnumpy(), arrays["0.weight"])
+    safetensors.numpy.save_file(arrays, str(tmp_path / "odd.safetensors"), metadata={"format": "msx.checkpoint2"})
+    with pytest.raises(BadMagicError, match="unknown safetensors format tag 'msx.checkpoint2'"):
+        msx.load_checkpoint(str(tmp_path / "odd.safetensors"))
+    safetensors.numpy.save_file(arrays, str(tmp_path / "part.safetensors"), metadata={"sha256": "{}"})
+    with pytest.raises(MalformedFileError, match="carries msx checkpoint metadata .* but its format tag is None"):
+        msx.load_checkpoint(str(tmp_path / "part.safetensors"))
+
+
+def test_dtype_and_byte_length_must_agree(saved, tmp_path):
+    from msx import tensorfile
+
+    def widen(header):
+        header["0.bias"]["dtype"] = "F64"  # 5 float64 need 40 bytes; the offsets give 20
+
+    with pytest.raises(MalformedFileError, match="not a valid safetensors blob|needs 40 bytes"):
+        tensorfile.parse(_rewrite(saved[1], widen), "blob")
+
+
+def test_non_regular_files_and_oversized_headers_are_refused_before_reading(saved, tmp_path):
+    with pytest.raises(msx.errors.LoadError, match="/dev/zero is not a regular file .*character device"):
+        msx.load_checkpoint("/dev/zero")
+    huge = (10 ** 12).to_bytes(8, "little") + b'{"a":1}'
+    (tmp_path / "huge.ckpt").write_bytes(huge)
+    with pytest.raises(TruncatedFileError, match="header says 1000000000000 header bytes, the file has 15"):
+        msx.load_checkpoint(str(tmp_path / "huge.ckpt"))

@@ -229,3 +229,45 @@ def test_an_interrupted_save_leaves_the_previous_file_intact(tmp_path, monkeypat
     if save == "export":
         assert msx.load(path).weights["weight"].any()
     assert oct(os.stat(path).st_mode & 0o777) != oct(0o600)  # not mkstemp's private mode
+
+
+@pytest.fixture(scope="module")
+def stateful(tmp_path_factory):
+    """(path, bytes) of an MSXIR file whose graph updates Parameters (BatchNorm in training mode)."""
+    msx.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.BatchNorm1d(4)])
+    path = msx.export(net, msx.Tensor(np.ones((2, 3), np.float32)), training=True,
+                      file_name=str(tmp_path_factory.mktemp("s") / "bn"))
+    with open(path, "rb") as f:
+        return path, f.read()
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda u, d: u.__setitem__(0, "no.such.param"), "updates 'no.such.param', which is not one of its parameters"),
+    (lambda u, d: u.__setitem__(1, d["inputs"][0]["id"]), r"updates parameter '.*' \(f32\[4\]\) with a value of "
+                                                         r"f32\[2,3\]"),
+])
+def test_crafted_updates_are_refused_at_load(stateful, tmp_path, edit, message):
+    """Checksums recomputed: only the semantic checks can tell (was a raw KeyError, or a silent reshape)."""
+    assert msx.load(stateful[0]).updates
+
+    def craft(data, manifest):
+        edit(data["updates"][0], data)
+
+    with pytest.raises(MalformedFileError, match=message):
+        msx.load(_write(tmp_path, _edit_graph(stateful, craft)))
+
+
+def test_devices_and_lying_sizes_are_refused_before_reading(valid, tmp_path):
+    from msx.mindir.reader import load_mindir
+
+    with pytest.raises(LoadError, match="not a regular file"):
+        msx.load("/dev/zero")
+    with pytest.raises(LoadError, match="/dev/zero is not a regular file"):
+        load_mindir("/dev/zero")
+    os.mkfifo(tmp_path / "pipe.mindir")  # nobody writes to it: opening it must not wait
+    with pytest.raises(LoadError, match="is not a regular file .*pipe"):
+        msx.load(str(tmp_path / "pipe.mindir"))
+    header = HEADER.pack(MAGIC, FORMAT_VERSION, 10 ** 15, b"\0" * 32)
+    with pytest.raises(TruncatedFileError, match="manifest ends at byte 1000000000000052, the file has 52 bytes"):
+        msx.load(_write(tmp_path, header))

@@ -16,18 +16,10 @@ import pytest
 
 import msx as ms
 from msx import nn, ops
+from oracle.live import mindspore_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 RUNNER = os.path.join(HERE, "data", "mindir", "run_in_mindspore.py")
-
-
-def mindspore_python() -> str | None:
-    for candidate in (os.environ.get("MSX_MINDSPORE_PYTHON"), "/work/.venv-ms/bin/python",
-                      os.path.join(ROOT, ".venv-ms", "bin", "python")):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
 
 
 class MLP(nn.Cell):

@@ -333,6 +333,36 @@ def test_a_training_thread_and_an_evaluating_thread_share_one_network():
     assert_same_float32(evaluate(X).asnumpy(), net(X).asnumpy())
 
 
+def test_an_eager_evaluation_thread_never_reads_a_buffer_a_jitted_step_donated():
+    net = nn.SequentialCell([nn.Dense(4, 64), nn.ReLU(), nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 1)])
+    opt = nn.SGD(net.trainable_params(), 1e-3)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+
+    def train_step(x):
+        loss, grads = grad_fn(x)
+        opt(grads)
+        return loss
+
+    train = msx.jit(train_step, capture_mode="trace")
+    train(X)
+    errors: list = []
+
+    def run(fn, n):
+        try:
+            for _ in range(n):
+                fn()
+        except Exception as exc:  # noqa: BLE001 - reported below ("Array has been deleted" before the fix)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(lambda: train(X), 150)),
+               threading.Thread(target=run, args=(lambda: net(X).asnumpy(), 150))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
 def test_the_first_random_op_of_a_process_may_run_under_source_capture():
     import subprocess
     import sys
@@ -377,6 +407,36 @@ def test_set_data_that_changes_a_parameters_shape_recompiles(mode):
         jf(X)
     assert p.shape == (16,)
     assert "parameter p: float32(2,) -> float32(4,)" in _reasons(jf) or "(4,)" in _reasons(jf)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "ascend"])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_write_into_an_input_tensor_lands_in_the_callers_tensor_as_eagerly(mode, backend):
+    def step(x, y):
+        x[0] = 5.0
+        y += x
+        return x * 2
+
+    jf = msx.jit(step, capture_mode=mode, backend=backend)
+    for start in (1.0, 0.0, -2.0):  # the first call captures; the next ones run the cached graph
+        x, y = T(np.full(3, start, np.float32)), T(np.ones(3, np.float32))
+        ex, ey = T(np.full(3, start, np.float32)), T(np.ones(3, np.float32))
+        out, expected = jf(x, y), step(ex, ey)
+        np.testing.assert_array_equal(out.asnumpy(), expected.asnumpy())
+        np.testing.assert_array_equal(x.asnumpy(), ex.asnumpy())
+        np.testing.assert_array_equal(y.asnumpy(), ey.asnumpy())
+    assert jf.cache_info()["hits"] >= 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stage_calls_leave_a_written_input_as_it_was(mode):
+    def step(x):
+        x[0] = 5.0
+        return x + 1
+
+    x = T(np.zeros(3, np.float32))
+    msx.jit(step, capture_mode=mode).lower(x)
+    np.testing.assert_array_equal(x.asnumpy(), [0.0, 0.0, 0.0])
 
 
 # ---------------------------------------------------------------- devices

@@ -6,7 +6,9 @@ Run in the MindSpore venv (PyNative mode, CPU), never in msx's environment:
 
 Writes tests/oracle/goldens.npz (inputs, outputs, cotangents, gradients; plain arrays, no pickle) and
 tests/oracle/goldens.json (per case: output dtypes, gradient positions, or MindSpore's error), atomically.
-Re-run it whenever cases are added; tests/test_oracle.py checks that every case has a golden.
+Re-run it whenever cases are added; tests/test_oracle.py checks that every case has a golden, and
+tests/test_oracle_live.py (where MindSpore is installed: CI makes `.venv-ms`) re-records a sample with
+`--out DIR/prefix --every N` and checks the committed goldens still equal what MindSpore answers.
 """
 from __future__ import annotations
 
@@ -36,13 +38,23 @@ def mindspore_framework() -> Framework:
 
 
 def main() -> None:
+    import argparse
+
     import mindspore as ms
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=OUT, help="path prefix of the .npz/.json to write")
+    parser.add_argument("--every", type=int, default=1, help="record every N-th case only (a live check)")
+    parser.add_argument("--only", default="", help="comma-separated case ids to record (default: all)")
+    options = parser.parse_args()
+    only = set(filter(None, options.only.split(",")))
+    out = options.out
 
     fw = mindspore_framework()
     arrays: dict[str, np.ndarray] = {}
     meta: dict[str, dict] = {}
     failed = 0
-    for case in CASES:
+    for case in CASES[::options.every] if not only else [c for c in CASES if c.id in only]:
         inputs = make_inputs(case)
         for i, x in enumerate(inputs):
             arrays[f"{case.id}/in{i}"] = x
@@ -64,14 +76,14 @@ def main() -> None:
             for i, g in enumerate(grads):
                 arrays[f"{case.id}/grad{i}"] = g
         meta[case.id] = entry
-    tmp = OUT + ".tmp.npz"
+    tmp = out + ".tmp.npz"
     np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, OUT + ".npz")
-    with open(OUT + ".json.tmp", "w") as f:
+    os.replace(tmp, out + ".npz")
+    with open(out + ".json.tmp", "w") as f:
         json.dump({"mindspore_version": ms.__version__, "cases": meta}, f, indent=1, sort_keys=True)
         f.write("\n")
-    os.replace(OUT + ".json.tmp", OUT + ".json")
-    print(f"recorded {len(CASES)} cases ({failed} rejected by MindSpore) -> {os.path.normpath(OUT)}.npz/.json",
+    os.replace(out + ".json.tmp", out + ".json")
+    print(f"recorded {len(meta)} cases ({failed} rejected by MindSpore) -> {os.path.normpath(out)}.npz/.json",
           file=sys.stderr)
 
 

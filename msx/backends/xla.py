@@ -5,15 +5,17 @@ import functools
 import re
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
+import jax.numpy as jnp
 from jax.sharding import SingleDeviceSharding
 
 from .. import hostevents
 from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
+from ..ops.sizes import device_memory, nbytes, oom_error, too_large
 from ..parallel import spmd
 from ..eager import tape as eager_tape
 from .base import BackendBase, BuildConfig
@@ -42,6 +44,44 @@ def module_name(graph: Graph) -> str:
     return name if not name[0].isdigit() else f"g_{name}"
 
 
+def _bytes(abstract) -> int | None:
+    if not all(isinstance(d, int) for d in abstract.shape):
+        return None  # a symbolic dim: the size is known when it runs
+    try:
+        return nbytes(abstract.shape, jnp.dtype(abstract.dtype))
+    except TypeError:
+        return None
+
+
+def check_memory(graph: Graph, platform: str, donated: tuple = ()) -> None:
+    """Refuse, before XLA compiles it, a graph that cannot fit on the device: a value larger than its memory, or a
+    node whose inputs, outputs and the graph's own inputs cannot all be held at once (a lower bound of the peak,
+    so a graph that fits is never refused). XLA would abort the process or run out of memory instead."""
+    limit = device_memory(platform)
+    sizes: dict[int, int] = {}
+    for v in list(graph.inputs) + list(graph.params):
+        sizes[v.id] = _bytes(v.abstract) or 0
+    # a donated Parameter's buffer may hold a node's result: only the others are surely resident throughout
+    reusable = {graph.params[i].id for i in donated}
+    resident, held = sum(n for i, n in sizes.items() if i not in reusable), set(sizes)
+    for node in graph.nodes:
+        out = 0
+        for v in node.outputs:
+            size = _bytes(v.abstract)
+            reason = too_large(v.abstract.shape, jnp.dtype(v.abstract.dtype), platform) if size is not None else None
+            if reason is not None:
+                raise BackendError(f"graph {graph.name}: {node.op} cannot run here: {reason}", loc=node.loc)
+            sizes[v.id] = size or 0
+            out += size or 0
+        operands = {v.id for v in node.inputs if hasattr(v, "id") and v.id in sizes}
+        need = resident + out + sum(sizes[i] for i in operands - held)
+        if need > limit:
+            shapes = ", ".join(str(v.abstract) for v in node.inputs if hasattr(v, "abstract")) or "no inputs"
+            raise BackendError(f"graph {graph.name}: {node.op}({shapes}) -> {node.abstract} needs at least "
+                               f"{need / 2 ** 30:.3g} GiB at once with the graph's inputs, more than the "
+                               f"{limit / 2 ** 30:.3g} GiB this {platform} device has (out of memory)", loc=node.loc)
+
+
 # every XLA executable built, for the profiler's XLA-op -> msx-node mapping (weak references: a dropped executable
 # leaves a dead entry, skipped when the list is read)
 BUILT: list["weakref.ref[XlaExecutable]"] = []
@@ -54,9 +94,21 @@ class XlaExecutable:
     device: Any
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
     spmd: bool = False  # one program over the process mesh: inputs and results are this rank's rows
+    checks_argument_types: ClassVar[bool] = True  # a call with another shape/dtype/a tracer is a TypeError
 
     def as_text(self) -> str:
         return self.lowered.as_text()
+
+
+def _oom(graph: Graph | None, exc: RuntimeError) -> BaseException:
+    """XLA's RESOURCE_EXHAUSTED as an msx error naming the graph and its largest values; other errors unchanged."""
+    name = graph.name if graph is not None else "graph"
+    biggest = sorted(((_bytes(v.abstract) or 0, n.op, str(v.abstract)) for n in (graph.nodes if graph else ())
+                      for v in n.outputs), reverse=True)[:3]
+    err = oom_error(f"graph {name}", exc, lambda: ", ".join(f"{op} -> {a}" for _, op, a in biggest) or "it")
+    if err is None:
+        return exc
+    return BackendError(err.message)
 
 
 class XlaBackend(BackendBase):
@@ -125,8 +177,13 @@ class XlaBackend(BackendBase):
                     raise BackendError(f"graph {graph.name}: symbolic input shapes are not supported in a "
                                        f"multi-process job; give the inputs static shapes")
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
+            check_memory(graph, self.platform, config.rw_params if config.donate else ())
             lowered = self.lower(graph, config)
-            handle = XlaExecutable(lowered, lowered.compile(), self.device(), graph, spmd.enabled())
+            try:
+                compiled = lowered.compile()
+            except RuntimeError as exc:
+                raise _oom(graph, exc) from None
+            handle = XlaExecutable(lowered, compiled, self.device(), graph, spmd.enabled())
         BUILT.append(weakref.ref(handle))
         return handle
 
@@ -149,6 +206,8 @@ class XlaBackend(BackendBase):
             # an argument is committed to another device (the output of a function on another backend):
             # the executable checks placement before running, so nothing was donated; place it and retry
             return compiled(*jax.device_put(inputs, handle.device))
+        except RuntimeError as exc:
+            raise _oom(getattr(handle, "graph", None), exc) from None
 
     def as_text(self, handle: XlaExecutable) -> str:
         return handle.as_text()

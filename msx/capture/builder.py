@@ -58,11 +58,16 @@ class Captured:
     old_values: list = field(default_factory=list)  # arrays of `updated` from before the capture run
     unguarded: list[str] = field(default_factory=list)  # value-dependent decisions no guard can check
     state: StateGuards = NO_STATE      # the Python state the capture read (globals, attributes, Cells reached)
+    input_writes: list[int] = field(default_factory=list)  # graph inputs written in place: the graph's last
+    # len(input_writes) outputs are their new values, which the runtime writes back into the caller's Tensors
+    written_inputs: list = field(default_factory=list)  # (Tensor, array before the capture run) per input write
 
     def restore(self) -> None:
         """Undo the capture run's writes to Parameters (for stage calls that must not have effects)."""
         for p, old in zip(self.updated, self.old_values):
             p._data = old
+        for t, old in self.written_inputs:
+            t._data = old
 
 
 class GraphBuilder:
@@ -82,6 +87,7 @@ class GraphBuilder:
         self.guards: list[Guard] = []
         self.unguarded: list[str] = []
         self.old_values: dict[int, Any] = {}   # Parameters' arrays from before their first write
+        self._input_writes: dict[int, tuple] = {}  # id(input) -> (input index, new value, Tensor, array before)
         self.reads = parent.reads if parent is not None else PythonReads()  # one log per capture
 
     # ------------------------------------------------------------ values
@@ -122,8 +128,8 @@ class GraphBuilder:
         if isinstance(x, Tensor):
             v = self._vars.get(id(x))
             return v if v is not None else self._capture(x)
-        if isinstance(x, (bool, int, float, complex, np.number)):
-            return Const(x.item() if isinstance(x, np.number) else x)
+        if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):  # a numpy scalar: its Python value
+            return Const(x.item() if isinstance(x, (np.number, np.bool_)) else x)
         if isinstance(x, (np.ndarray, jax.Array)):
             if isinstance(x, jax.core.Tracer):
                 raise CaptureError("a jax value from an enclosing jax transform reached a captured op; "
@@ -176,10 +182,7 @@ class GraphBuilder:
         return node
 
     def on_rebind(self, obj: Tensor, new: Tensor) -> None:
-        if any(v is self._vars.get(id(obj)) for v in self.graph.inputs) and not isinstance(obj, Parameter) \
-                and self.parent is None:
-            raise CaptureError(f"in-place write to an input Tensor of shape {obj.shape} inside a captured function "
-                               f"is not supported; write to a copy", loc=user_loc())
+        position = self._input_position(obj)
         if isinstance(obj, Parameter) and id(obj) not in self._vars:
             self._capture(obj)  # a write before any read still needs the Parameter bound
         value = self.operand(new)
@@ -188,6 +191,19 @@ class GraphBuilder:
             if id(obj) not in self._updates:
                 self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
             self._updates[id(obj)] = (obj, value)
+        elif position is not None:  # as eagerly, the caller's Tensor holds the new value after the call
+            first = self._input_writes.get(id(obj))
+            self._input_writes[id(obj)] = (position, value, obj, obj._data if first is None else first[3])
+
+    def _input_position(self, obj: Tensor) -> int | None:
+        """Which graph input `obj` is (None: not an input of the root graph, or a Parameter)."""
+        if self.parent is not None or isinstance(obj, Parameter):
+            return None
+        bound = self._vars.get(id(obj))
+        for i, v in enumerate(self.graph.inputs):
+            if v is bound:
+                return i
+        return None
 
     def on_cell(self, cell: Any) -> None:
         """A Cell was called: its state (training flag, sub-Cells, attributes) is part of what the graph assumes."""
@@ -224,11 +240,12 @@ class GraphBuilder:
     # ------------------------------------------------------------ undo (bytecode capture: a call that must run in Python)
     def checkpoint(self) -> tuple:
         """A mark to `rollback` to, taken before a call whose recording may have to be undone."""
-        return len(self.graph.nodes), len(self.param_objs), dict(self._updates), dict(self.old_values)
+        return (len(self.graph.nodes), len(self.param_objs), dict(self._updates), dict(self.old_values),
+                dict(self._input_writes))
 
     def rollback(self, mark: tuple) -> None:
         """Forget the nodes, Parameter reads and writes recorded since `mark` (the call will run in Python)."""
-        n_nodes, n_params, updates, old_values = mark
+        n_nodes, n_params, updates, old_values, self._input_writes = mark
         del self.graph.nodes[n_nodes:]
         for p, v in zip(self.param_objs[n_params:], self.graph.params[n_params:]):
             self._vars.pop(id(p), None)
@@ -257,9 +274,12 @@ class GraphBuilder:
             pname = self.graph.params[index[id(obj)]].name if id(obj) in index else obj.name
             self.graph.updates.append((pname, value))
             updated.append(obj)
+        writes = sorted(self._input_writes.values(), key=lambda w: w[0])
+        self.graph.outputs.extend(w[1] for w in writes)
         return Captured(self.graph, list(self.param_objs), updated, list(self.guards),
                         old_values=[self.old_values[id(p)] for p in updated], unguarded=list(self.unguarded),
-                        state=self.reads.finish())
+                        state=self.reads.finish(), input_writes=[w[0] for w in writes],
+                        written_inputs=[(w[2], w[3]) for w in writes])
 
 
 def current_builder() -> GraphBuilder | None:

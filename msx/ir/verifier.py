@@ -50,7 +50,7 @@ def _verify(graph: Graph, infer: bool) -> None:
             try:
                 expected = infer_node(node)
             except Exception as exc:  # a shape rule rejecting the inputs is a verification failure
-                raise VerifyError(f"graph {graph.name}: {where}: its inputs are rejected by the op: {exc}",
+                raise VerifyError(f"graph {graph.name}: {where}: its inputs are rejected by the op: {getattr(exc, 'message', exc)}",
                                   loc=node.loc) from None
             got = [v.abstract for v in node.outputs]
             if expected != got:

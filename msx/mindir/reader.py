@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from ..fileread import open_regular, read_exact
 from ..errors import MalformedFileError, MsxError, TruncatedFileError, VerifyError
 from ..ir.graph import Abstract, Graph, Var
 from ..ir.verifier import verify
@@ -119,11 +120,11 @@ class LoadedMindIR(Graph):
 
 # ---------------------------------------------------------------- pass 1: parse
 def parse(path: str, max_bytes: int = MAX_FILE_BYTES) -> pb.ModelProto:
-    size = os.path.getsize(path)
-    if size > max_bytes:
-        raise MalformedFileError(f"{path} is {size} bytes, more than the {max_bytes} msx reads as MindIR")
-    with open(path, "rb") as f:
-        blob = f.read()
+    f, size = open_regular(path, "MindIR file")  # a device or a pipe has no size to check: refused unread
+    with f:
+        if size > max_bytes:
+            raise MalformedFileError(f"{path} is {size} bytes, more than the {max_bytes} msx reads as MindIR")
+        blob = read_exact(f, size, path, "the MindIR model")
     return parse_bytes(blob, path)
 
 

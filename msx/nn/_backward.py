@@ -6,20 +6,27 @@ that changes its own backward is run here as one pure jax function of
 or `jax.checkpoint` (recompute); outside a gradient that costs one extra
 Python call. The Parameters are explicit inputs so no tracer is closed over.
 
-Capture hook: `custom_backward_call(cell, args, kwargs)` is the one entry
-point. A capture mode that wants to support these Cells records one node whose
-forward is the Cell's construct and whose backward is this function's `bwd`;
-until it does, `Cell.__call__` refuses them under capture with a clear error
-rather than silently dropping the custom backward.
+Capture: `custom_backward_call(cell, args, kwargs)` is the one entry point,
+eagerly and while a capture records (`msx.ops.primitive.recording.recorder`
+set). Recording, a Cell with `bprop` becomes ONE node: a custom primitive
+(`<Cell>.bprop#<id>`, category "custom") whose inputs are the Cell's Tensor
+arguments and the Parameters it reads and whose implementation is the same
+`jax.custom_vjp` as eagerly, so a Grad node over it (and the compiled graph)
+uses `bprop`. Its construct runs with recording off: inside the node it is
+plain jax, traced again when the graph is lowered. Backward hooks under
+capture are still refused by `Cell.run_construct` with a clear error.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from ..eager import tape as eager_tape
+from ..ops.custom.op import CUSTOM_OPS, CustomOpInfo, install
+from ..ops.primitive import REGISTRY, apply, recording
 from ..tensor import Parameter, Tensor
 
 
@@ -35,7 +42,10 @@ def has_custom_backward(cell) -> bool:
 
 def custom_backward_call(cell, args: tuple, kwargs: dict):
     """Run `cell.construct(*args, **kwargs)` so that gradients flow through `cell.bprop`, the backward hooks,
-    or a rematerialised forward (recompute), as MindSpore's PyNative mode does."""
+    or a rematerialised forward (recompute), as MindSpore's PyNative mode does; while a capture records, a
+    Cell with `bprop` is recorded as one node that keeps it (see the module docstring)."""
+    if recording.recorder is not None and callable(getattr(type(cell), "bprop", None)):
+        return _recorded_bprop_call(cell, args, kwargs)
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     params: list[Parameter] = list(cell.get_parameters())
     treedef_box: list[Any] = []
@@ -140,3 +150,70 @@ def _as_grad_tuple(new, old: tuple, who: str) -> tuple:
     if len(new) != len(old):
         raise ValueError(f"a {who} returned {len(new)} gradient(s) where {len(old)} were expected")
     return tuple(Tensor(n) if not isinstance(n, Tensor) else n for n in new)
+
+
+# ---------------------------------------------------------------- capture: one node per bprop Cell call
+_RECORDED: dict[tuple, Any] = {}  # (id(cell), call signature) -> its primitive
+
+
+def _recorded_bprop_call(cell, args: tuple, kwargs: dict):
+    """Record `cell(*args)` as one custom node differentiated by `cell.bprop` (the eager result is returned)."""
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    params: list[Parameter] = list(cell.get_parameters())
+    static = tuple(None if isinstance(a, Tensor) else a for a in args)
+    key = (id(cell), positions, repr(static), repr(sorted(kwargs.items())), len(params))
+    entry = _RECORDED.get(key)
+    if entry is None or entry[0]() is not cell:
+        entry = _RECORDED[key] = _bprop_primitive(cell, args, kwargs, positions, params, key)
+    recording.recorder.on_cell(cell)  # its state (training flag, attributes' identity) is guarded
+    _, prim, treedef_box = entry
+    flat = apply(prim, tuple(args[i] for i in positions) + tuple(params))
+    return jax.tree_util.tree_unflatten(treedef_box[0], list(flat))
+
+
+def _bprop_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: list, key: tuple):
+    n_in = len(positions)
+    treedef_box: list[Any] = []
+    name = f"{type(cell).__name__}.bprop#{id(cell):x}.{len(_RECORDED)}"
+
+    def impl(*arrays):
+        live = ref()
+        if live is None:
+            raise RuntimeError(f"{name}: its Cell no longer exists")
+        template = list(args)
+        for i, a in zip(positions, arrays[:n_in]):
+            template[i] = Tensor._from(a)
+        previous = recording.recorder, recording.converter
+        recording.recorder = recording.converter = None  # inside the node: plain jax, not recorded
+        try:
+            def pure(in_arrays, param_arrays):
+                new_args = list(template)
+                for i, a in zip(positions, in_arrays):
+                    new_args[i] = Tensor._from(a)
+                saved = [p._data for p in params]
+                try:
+                    for p, a in zip(params, param_arrays):
+                        p._data = a
+                    out = live.construct(*new_args, **kwargs)
+                finally:
+                    for p, a in zip(params, saved):
+                        p._data = a
+                flat, treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
+                treedef_box[:] = [treedef]
+                return [t._data if isinstance(t, Tensor) else jnp.asarray(t) for t in flat]
+
+            fn = _with_bprop(live, tuple(template), list(positions), pure, treedef_box)
+            return tuple(fn(list(arrays[:n_in]), list(arrays[n_in:])))
+        finally:
+            recording.recorder, recording.converter = previous
+
+    prim = install(name, impl, CustomOpInfo(kind="cell_bprop", function=type(cell).__qualname__),
+                   doc=f"{type(cell).__name__}.construct, differentiated by its bprop")
+
+    def forget(_):
+        _RECORDED.pop(key, None)
+        REGISTRY.pop(name, None)
+        CUSTOM_OPS.pop(name, None)
+
+    ref = weakref.ref(cell, forget)
+    return ref, prim, treedef_box

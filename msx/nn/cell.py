@@ -11,7 +11,7 @@ from .. import dtype as mstype
 from .. import versions
 from ..errors import CaptureError
 from ..ops.primitive import recording
-from ..tensor import Parameter, Tensor
+from ..tensor import PARAMETER_LOCK, Parameter, Tensor
 from ._backward import custom_backward_call, has_custom_backward
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -239,6 +239,14 @@ class Cell:
 
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
+        if recording.recorder is None and recording.converter is None:
+            # an eager call reads the Parameters' arrays op by op: a jitted step of this network in another
+            # thread must not donate (delete) or swap them meanwhile (reentrant: nested Cells re-enter)
+            with PARAMETER_LOCK:
+                return self._call_with_hooks(args, kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict):
         hooks = self.__dict__["_hooks"]
         if hooks is None:
             return self.run_construct(args, kwargs)
@@ -262,6 +270,8 @@ class Cell:
         when the Cell has `bprop`, backward hooks or recompute)."""
         converter, recorder = recording.converter, recording.recorder
         if has_custom_backward(self):
+            if recorder is not None and callable(getattr(type(self), "bprop", None)):
+                return custom_backward_call(self, cast_inputs, kwargs)  # recorded as one node keeping bprop
             if converter is not None or recorder is not None:
                 if not self.__dict__.get("_recompute") or callable(getattr(type(self), "bprop", None)) or (
                         self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre)):

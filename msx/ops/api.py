@@ -145,7 +145,7 @@ def build_function(prim, api: Api, name: str) -> Callable:
                 args = bind(args, kwargs)
             return apply(prim, args)
     else:
-        fn = _attr_function(prim, api, binder, n_in)
+        fn = _attr_function(prim, api, binder, n_in, name)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "msx.ops.functional"
     fn.__signature__ = binder.signature()
@@ -157,9 +157,10 @@ def _ident(v):
     return v
 
 
-def _attr_function(prim, api: Api, binder: Binder, n_in: int) -> Callable:
+def _attr_function(prim, api: Api, binder: Binder, n_in: int, name: str) -> Callable:
     """The call path of an op with attributes, unrolled for one to three of them (the common cases) so a
     generated function costs what a hand-written `apply(prim, (x,), {"axis": _axis(axis), ...})` costs."""
+    from .convert import AttrError
     from .primitive import apply
 
     keys = tuple(a.to or a.param for a in api.attrs)
@@ -181,26 +182,42 @@ def _attr_function(prim, api: Api, binder: Binder, n_in: int) -> Callable:
         def fn(*args, **kwargs):
             if kwargs or len(args) != full:
                 args = complete(args, kwargs)
-            return apply(prim, args[:n_in], {k0: c0(args[n_in])})
+            try:
+                attrs = {k0: c0(args[n_in])}
+            except AttrError as exc:
+                raise exc.named(name) from None
+            return apply(prim, args[:n_in], attrs)
     elif len(keys) == 2:
         (k0, k1), (c0, c1) = keys, convs
 
         def fn(*args, **kwargs):
             if kwargs or len(args) != full:
                 args = complete(args, kwargs)
-            return apply(prim, args[:n_in], {k0: c0(args[n_in]), k1: c1(args[n_in + 1])})
+            try:
+                attrs = {k0: c0(args[n_in]), k1: c1(args[n_in + 1])}
+            except AttrError as exc:
+                raise exc.named(name) from None
+            return apply(prim, args[:n_in], attrs)
     elif len(keys) == 3:
         (k0, k1, k2), (c0, c1, c2) = keys, convs
 
         def fn(*args, **kwargs):
             if kwargs or len(args) != full:
                 args = complete(args, kwargs)
-            return apply(prim, args[:n_in], {k0: c0(args[n_in]), k1: c1(args[n_in + 1]), k2: c2(args[n_in + 2])})
+            try:
+                attrs = {k0: c0(args[n_in]), k1: c1(args[n_in + 1]), k2: c2(args[n_in + 2])}
+            except AttrError as exc:
+                raise exc.named(name) from None
+            return apply(prim, args[:n_in], attrs)
     else:
         def fn(*args, **kwargs):
             if kwargs or len(args) != full:
                 args = complete(args, kwargs)
-            return apply(prim, args[:n_in], {k: c(v) for k, c, v in zip(keys, convs, args[n_in:])})
+            try:
+                attrs = {k: c(v) for k, c, v in zip(keys, convs, args[n_in:])}
+            except AttrError as exc:
+                raise exc.named(name) from None
+            return apply(prim, args[:n_in], attrs)
     return fn
 
 

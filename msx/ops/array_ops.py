@@ -7,11 +7,14 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
-from ..errors import OpError
+from ..errors import OpError, OpIndexError, OpTypeError
+from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import to_dtype, to_ints, to_shape
+from .float_to_int import float_to_int
 from .math_ops import _axis
 from .primitive import describe, primitive
+from .sizes import check_size
 
 
 def _shape(x) -> tuple:
@@ -21,7 +24,10 @@ def _shape(x) -> tuple:
 @primitive("Cast", attrs=("dtype",), category="elementwise",
            api=Api("cast", attrs=(Attr("dtype", REQUIRED, to_dtype),), cls="Cast"))
 def cast(x, *, dtype):
-    return jnp.asarray(x).astype(mstype.to_np(dtype))
+    x, target = jnp.asarray(x), mstype.to_np(dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating) and not jnp.issubdtype(target, jnp.inexact):
+        return float_to_int(x, target)  # out of range and NaN: MindSpore's CPU answers, in every mode
+    return x.astype(target)
 
 
 def _reshape_check(x, *, shape) -> str | None:
@@ -96,6 +102,7 @@ def flatten(x, *, start_dim=1, end_dim=-1):
                    tensor="broadcast_to", mint="broadcast_to"))
 def broadcast_to(x, *, shape):
     shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
+    check_size("BroadcastTo", shape, x.dtype)
     return jnp.broadcast_to(x, shape)
 
 
@@ -103,6 +110,9 @@ def broadcast_to(x, *, shape):
            api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
                    mint="tile"))
 def tile(x, *, multiples):
+    lead = (1,) * max(len(multiples) - x.ndim, 0) + tuple(x.shape)
+    reps = (1,) * max(x.ndim - len(multiples), 0) + tuple(multiples)
+    check_size("Tile", tuple(a * b for a, b in zip(lead, reps)), x.dtype)
     return jnp.tile(x, multiples)
 
 
@@ -115,7 +125,7 @@ def pad(x, *, paddings, value=0.0):
 @primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
            api=Api("gather", args=("input_params", "input_indices"),
                    attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
-                   init=("batch_dims",)))
+                   init=("batch_dims",)), values=bounds.gather)
 def gather(params, indices, *, axis=0, batch_dims=0):
     """MindSpore's Gather: take slices of `params` along `axis` at `indices`."""
     if batch_dims:
@@ -126,7 +136,7 @@ def gather(params, indices, *, axis=0, batch_dims=0):
     return jnp.take(params, indices, axis=axis)
 
 
-@primitive("GatherD", attrs=("dim",), category="shape")
+@primitive("GatherD", attrs=("dim",), category="shape", values=bounds.gather_d)
 def gather_d(x, index, *, dim):
     """torch-style gather: out[i][j] = x[i][index[i][j]] along `dim`."""
     return jnp.take_along_axis(x, index, axis=dim)
@@ -134,6 +144,12 @@ def gather_d(x, index, *, dim):
 
 @primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis"), category="elementwise", differentiable=False)
 def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1):
+    """Out-of-range indices give an all-`off_value` row, as MindSpore documents."""
+    if not jnp.issubdtype(indices.dtype, jnp.integer):
+        raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
+                          f"{tuple(indices.shape)}")
+    if depth < 0:
+        raise OpError(f"OneHot: depth must be >= 0, got {depth}")
     hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=jnp.float32)
     return hot * (on_value - off_value) + off_value
 
@@ -224,23 +240,29 @@ def _index_check(x, *tensors, index) -> str | None:
     return None
 
 
-class IndexOpError(OpError, IndexError):
-    """An index out of range for the tensor's shape (an `IndexError`, as in MindSpore and numpy)."""
-
-
 def check_index(x, spec: tuple, op: str) -> None:
     """Raise for a static int index out of range: jax would silently clamp it."""
     reason = _index_check(x, index=spec)
     if reason is not None:
-        raise IndexOpError(f"{op}: {reason}; got ({describe(x)}, index={decode_index(spec, ['<tensor>'] * len(spec))!r})")
+        raise OpIndexError(f"{op}: {reason}; got ({describe(x)}, index={decode_index(spec, ['<tensor>'] * len(spec))!r})")
 
 
-@primitive("GetItem", attrs=("index",), category="shape", check=_index_check)
+@primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem)
 def getitem(x, *tensors, index):
-    return x[decode_index(index, tensors)]
+    """Inside a compiled graph an out-of-range Tensor index reads a fill value (NaN for floats), not a clamped
+    row; eagerly it is refused before this runs (`bounds.getitem`)."""
+    if not tensors or any(jnp.issubdtype(t.dtype, jnp.bool_) for t in tensors):
+        return x[decode_index(index, tensors)]
+    return x.at[decode_index(index, tensors)].get(mode="fill", fill_value=_fill(x.dtype))
 
 
-@primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index))
+def _fill(dtype):
+    """What an out-of-range read gives inside a compiled graph: NaN for floats, jax's default otherwise."""
+    return np.nan if jnp.issubdtype(dtype, jnp.inexact) else None
+
+
+@primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index),
+           values=bounds.setitem)
 def setitem(x, value, *tensors, index):
     """A copy of `x` with `x[index] = value` (Tensor `__setitem__` rebinds the object to it)."""
     return x.at[decode_index(index, tensors)].set(jnp.asarray(value, dtype=x.dtype))
@@ -251,10 +273,16 @@ def _np_dtype(dtype, default):
     return mstype.to_np(dtype) if dtype is not None else np.dtype(default)
 
 
+def fill_default(value) -> type:
+    """The dtype `Fill` gives `value` when none is asked for."""
+    return np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
+
+
 @primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False)
 def fill(*, shape, value, dtype=None):
-    default = np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
-    return jnp.full(shape, value, _np_dtype(dtype, default))
+    dtype = _np_dtype(dtype, fill_default(value))
+    check_size("Fill", shape, dtype)  # XLA aborts the process for a shape whose size overflows
+    return jnp.full(shape, value, dtype)
 
 
 @primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False)
@@ -265,6 +293,7 @@ def arange(*, start, end, step, dtype=None):
 
 @primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
 def eye(*, n, m=None, dtype=None):
+    check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
     return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
 
 
@@ -470,17 +499,18 @@ def argsort(x, *, axis=-1, descending=False):
     return jnp.argsort(-x if descending else x, axis=axis, stable=True).astype(jnp.int32)  # as MindSpore
 
 
-@primitive("Take", category="shape", api=Api("take", args=("input", "index"), tensor="take", mint="take"))
+@primitive("Take", category="shape", api=Api("take", args=("input", "index"), tensor="take", mint="take"),
+           values=bounds.take)
 def take(x, index):
     """Elements of the flattened input at `index` (output has index's shape)."""
     return jnp.take(x.reshape(-1), index)
 
 
 @primitive("GatherNd", category="shape", api=Api("gather_nd", args=("input_x", "indices"), cls="GatherNd",
-                                                 tensor="gather_nd"))
+                                                 tensor="gather_nd"), values=bounds.gather_nd)
 def gather_nd(x, indices):
     """Slices of `x` at the index tuples in the last dim of `indices`."""
-    return x[tuple(jnp.moveaxis(indices, -1, 0))]
+    return x.at[tuple(jnp.moveaxis(indices, -1, 0))].get(mode="fill", fill_value=_fill(x.dtype))
 
 
 @primitive("ScatterNd", attrs=("shape",), category="shape",

@@ -21,7 +21,13 @@ from .convert import scalar as _scalar
 from .convert import to_dtype as _msx_dtype
 from .convert import to_pair as _pair
 from .convert import to_shape as _shape_attr
-from .primitive import apply
+from .convert import AttrError, to_ints
+from ..errors import OpError, OpTypeError
+from .array_ops import _np_dtype
+from .sizes import check_size
+from . import bounds as _bounds
+from .primitive import describe as _describe
+from .primitive import apply, known_value
 
 # generated views the hand-written wrappers below build on
 _ops = SURFACE["ops"]
@@ -372,6 +378,21 @@ def gather_elements(input, dim, index):
 
 
 
+@expose(ops="index_select", tensor="index_select")
+def index_select(input, axis, index):
+    """The slices of `input` along `axis` at the 1-D integer `index` (MindSpore's `ops.index_select`)."""
+    if not isinstance(index, Tensor) or index.ndim != 1 or index.dtype.is_floating:
+        raise OpTypeError(f"index_select: index must be a 1-D integer Tensor, got {_describe(index)}")
+    axis = int(axis)
+    _bounds.require("index_select", _bounds.gather(input._data, known_value(index), axis=axis))
+    return apply(A.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
+
+
+@expose(mint="index_select")
+def _mint_index_select(input, dim, index):
+    return index_select(input, dim, index)
+
+
 @expose(ops="one_hot")
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": float(on_value),
@@ -383,6 +404,10 @@ def pad(input_x, padding, mode="constant", value=None):
     """torch-style `padding`: (left, right) pairs starting from the last dim."""
     if mode != "constant":
         raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    padding = to_ints(padding, "padding")
+    if len(padding) % 2 or len(padding) // 2 > input_x.ndim:
+        raise OpError(f"pad: padding {padding} must hold (before, after) pairs, at most one per dim of the "
+                      f"{input_x.ndim}-D input of shape {tuple(input_x.shape)}; got {len(padding)} values")
     pairs = [(0, 0)] * input_x.ndim
     for i in range(len(padding) // 2):
         pairs[input_x.ndim - 1 - i] = (int(padding[2 * i]), int(padding[2 * i + 1]))
@@ -408,20 +433,39 @@ def topk(input, k, dim=None, largest=True, sorted=True):
 
 
 # ---------------------------------------------------------------- creation
+def _new_shape(op: str, shape, dtype) -> tuple[int, ...]:
+    """A creation op's shape: ints, none negative, and a tensor the device can hold (checked before XLA)."""
+    try:
+        dims = _shape_attr(shape)
+    except AttrError as exc:
+        raise exc.named(op) from None
+    if builtins.any(d < 0 for d in dims):
+        raise OpError(f"{op}: shape {dims} has a negative dimension")
+    check_size(op, dims, _np_dtype(dtype, "float32"))
+    return dims
+
+
 @expose(ops="ones")
 def ones(shape, dtype=None):
-    return apply(A.fill, (), {"shape": _shape_attr(shape), "value": 1.0, "dtype": _msx_dtype(dtype or "float32")})
+    dtype = _msx_dtype(dtype or "float32")
+    return apply(A.fill, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
 
 
 @expose(ops="zeros")
 def zeros(size, dtype=None):
-    return apply(A.fill, (), {"shape": _shape_attr(size), "value": 0.0, "dtype": _msx_dtype(dtype or "float32")})
+    dtype = _msx_dtype(dtype or "float32")
+    return apply(A.fill, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
 
 
 @expose(ops="full", mint="full")
 def full(size, fill_value, *, dtype=None):
-    return apply(A.fill, (), {"shape": _shape_attr(size), "value": _scalar(fill_value),
-                              "dtype": None if dtype is None else _msx_dtype(dtype)})
+    dtype = None if dtype is None else _msx_dtype(dtype)
+    value = _scalar(fill_value)
+    if not isinstance(value, (bool, int, float, complex)):
+        raise OpTypeError(f"full: fill_value must be a number or a one-element Tensor, got "
+                          f"{type(fill_value).__name__} ({fill_value!r:.40})")
+    shape = _new_shape("full", size, dtype if dtype is not None else A.fill_default(value))
+    return apply(A.fill, (), {"shape": shape, "value": value, "dtype": dtype})
 
 
 @expose(ops="ones_like", cls="OnesLike", mint="ones_like")
@@ -495,7 +539,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
 
 def _check_reduction(op: str, reduction: str) -> str:
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise OpError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     return reduction
 
 

@@ -31,8 +31,10 @@ def _ms_float(fn):
     """MindSpore computes integer (and Python-float-with-integer) inputs of float-valued ops in float32.
 
     jax with x64 would give float64; the result is float64 only when an input really was float64.
+    Scalar operands follow `_scalar_operands` first.
     """
     def impl(*xs, **kw):
+        xs = _scalar_operands(xs)
         out = fn(*xs, **kw)
         if out.dtype is _F64 and not any(_really_f64(x) for x in xs):
             return out.astype(np.float32)
@@ -40,6 +42,32 @@ def _ms_float(fn):
 
     impl.__doc__ = fn.__doc__
     return impl
+
+
+def _scalar_operands(xs: tuple) -> tuple:
+    """MindSpore's rule for a scalar operand (Python or numpy, any numpy dtype) beside a tensor, in every mode.
+
+    The scalar is weakly typed: its own width never widens the result. Beside a float tensor the result has
+    the tensor's dtype (`f16 + np.float64(0.7)` is float16); a float scalar beside an integer or bool tensor
+    gives float32; an integer or bool scalar beside an integer tensor takes the tensor's dtype, wrapping
+    (`u8 + np.int32(256)` is `u8 + 0`); an integer scalar beside a bool tensor gives int64. Capture stores a
+    numpy scalar as the Python scalar it holds, so eager and compiled calls see the same operands.
+    """
+    if len(xs) != 2:
+        return xs
+    x, y = (x.item() if isinstance(x, np.generic) else x for x in xs)
+    return _wrap_int(x, y), _wrap_int(y, x)
+
+
+def _wrap_int(s, other):
+    """An integer/bool Python scalar beside an integer tensor, as a 0-d array of that tensor's dtype (wrapped)."""
+    if not isinstance(s, int) or isinstance(other, (bool, int, float, complex)) or not hasattr(other, "dtype"):
+        return s
+    dt = np.dtype(other.dtype)
+    if dt.kind not in "iu":
+        return s
+    bits = 8 * dt.itemsize
+    return np.array(int(s) % (1 << bits), np.uint64).astype(dt)  # two's complement wrap, as MindSpore's cast
 
 
 def _really_f64(x) -> bool:

@@ -7,6 +7,9 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
+from ..errors import OpError
+from .sizes import check_size
+from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import reduction
 from .math_ops import _axis
@@ -149,6 +152,18 @@ def conv2d(x, w, b=None, *, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0
     return y if b is None else y + b.reshape(1, -1, 1, 1)
 
 
+def _pool_fits(op: str, x_shape, kernel, padding, pad_mode: str) -> None:
+    """A window larger than the (padded) input gives an empty result in jax: MindSpore refuses it."""
+    if len(x_shape) != 4:
+        raise OpError(f"{op}: input must be 4-D (N, C, H, W), got shape {tuple(x_shape)}")
+    if pad_mode == "same":
+        return
+    padded = (x_shape[2] + padding[0] + padding[1], x_shape[3] + padding[2] + padding[3])
+    if kernel[0] > padded[0] or kernel[1] > padded[1]:
+        raise OpError(f"{op}: kernel_size {tuple(kernel)} is larger than the input's spatial size {padded} "
+                      f"(shape {tuple(x_shape)}, padding {tuple(padding)})")
+
+
 def _pool_padding(pad_mode: str, padding, ceil_mode: bool, x_shape, kernel, stride):
     if pad_mode == "same":
         return "SAME"
@@ -173,6 +188,7 @@ def _zero(x):
 
 @primitive("MaxPool", attrs=("kernel_size", "stride", "pad_mode", "padding", "ceil_mode"), category="reduce")
 def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False):
+    _pool_fits("MaxPool", x.shape, kernel_size, padding, pad_mode)
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
     # a Python scalar init lets jax pick its differentiable max-pool reduction (also under jit)
     init = -float("inf") if jnp.issubdtype(x.dtype, jnp.floating) else int(jnp.iinfo(x.dtype).min)
@@ -184,6 +200,7 @@ def max_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0)
            category="reduce")
 def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0), ceil_mode=False,
                count_include_pad=True):
+    _pool_fits("AvgPool", x.shape, kernel_size, padding, pad_mode)
     pads = _pool_padding(pad_mode, padding, ceil_mode, x.shape, kernel_size, stride)
     window, strides = (1, 1) + tuple(kernel_size), (1, 1) + tuple(stride)
     total = lax.reduce_window(x, _zero(x), lax.add, window, strides, pads)
@@ -303,8 +320,14 @@ def _ce_check(logits, target, *weight, reduction, ignore_index, label_smoothing,
     return None
 
 
+def _poison(loss, valid, target, n_classes: int):
+    """NaN where a label is outside [0, C) and not ignore_index: inside a compiled graph the labels are not seen
+    before it runs (eagerly `bounds.class_labels` refuses them), and a NaN loss is loud where a wrapped label is not."""
+    return jnp.where(valid & ((target < 0) | (target >= n_classes)), jnp.nan, loss)
+
+
 @primitive("CrossEntropy", attrs=("reduction", "ignore_index", "label_smoothing", "has_weight"), category="loss",
-           check=_ce_check)
+           check=_ce_check, values=bounds.class_labels)
 def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, label_smoothing=0.0,
                   has_weight=False):
     """Softmax cross-entropy over axis 1 (axis 0 for 1-D logits); target is class indices or probabilities."""
@@ -321,7 +344,7 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
         smooth = -jnp.sum(logp * (w.reshape(wshape) if w is not None else 1.0), axis=axis) / n_classes
         cls_w = w[safe] if w is not None else jnp.ones_like(picked)
         loss = (1 - label_smoothing) * picked * cls_w + label_smoothing * smooth
-        loss = jnp.where(valid, loss, 0.0)
+        loss = _poison(jnp.where(valid, loss, 0.0), valid, target, n_classes)
         if reduction == "mean":
             return jnp.sum(loss) / jnp.sum(jnp.where(valid, cls_w, 0.0))
         return _reduce(loss, reduction)
@@ -331,7 +354,7 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
     return _reduce(loss, reduction)
 
 
-@primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss")
+@primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss", values=bounds.class_labels)
 def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_weight=False):
     """Negative log-likelihood of class indices over axis 1; an optional class `weight` input follows."""
     valid = target != ignore_index
@@ -339,7 +362,7 @@ def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_wei
     picked = -jnp.take_along_axis(logp, jnp.expand_dims(safe, 1), axis=1).squeeze(1)
     cls_w = weight[0][safe] if has_weight else jnp.ones_like(picked)
     cls_w = jnp.where(valid, cls_w, 0.0)
-    loss = picked * cls_w
+    loss = _poison(picked * cls_w, valid, target, logp.shape[1])
     if reduction == "mean":
         return jnp.sum(loss) / jnp.sum(cls_w)
     return _reduce(loss, reduction)
@@ -359,16 +382,19 @@ def random_split(state):
 
 @primitive("UniformReal", attrs=("shape", "minval", "maxval", "dtype"), category="random", differentiable=False)
 def uniform(key, *, shape, minval=0.0, maxval=1.0, dtype=mstype.float32):
+    check_size("UniformReal", shape, mstype.to_np(dtype))
     return jax.random.uniform(_key(key), shape, mstype.to_np(dtype), minval, maxval)
 
 
 @primitive("StandardNormal", attrs=("shape", "mean", "stddev", "dtype"), category="random", differentiable=False)
 def normal(key, *, shape, mean=0.0, stddev=1.0, dtype=mstype.float32):
+    check_size("StandardNormal", shape, mstype.to_np(dtype))
     return jax.random.normal(_key(key), shape, mstype.to_np(dtype)) * stddev + mean
 
 
 @primitive("UniformInt", attrs=("shape", "low", "high", "dtype"), category="random", differentiable=False)
 def randint(key, *, shape, low, high, dtype=mstype.int64):
+    check_size("UniformInt", shape, mstype.to_np(dtype))
     return jax.random.randint(_key(key), shape, low, high, mstype.to_np(dtype))
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import hostevents
 from ..eager import dispatch as _dispatch, tape as _tape
-from ..errors import OpError, OpTypeError, user_loc
+from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
 
@@ -38,6 +38,10 @@ class Primitive:
     check: Callable[..., str | None] | None = field(default=None, repr=False)
     doc: str = ""
     api: tuple = field(default=(), repr=False)  # `api.Api` entries: the op's public MindSpore names
+    # `values(*arrays, **attrs) -> str | None`: why the inputs' *values* are out of range (an index past the end,
+    # a class label >= C). Run before `impl` wherever the values are concrete (eager, and the call being captured),
+    # never inside a compiled graph; see docs/errors.md for what jit does there.
+    values: Callable[..., str | None] | None = field(default=None, repr=False)
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -46,23 +50,45 @@ class Primitive:
         """Output `jax.ShapeDtypeStruct`(s) for input avals (arrays, ShapeDtypeStructs or Python scalars)."""
         try:
             return jax.eval_shape(lambda *xs: self.impl(*xs, **attrs), *in_avals)
+        except MsxError:
+            raise  # the op's own check already explained it
         except Exception as exc:  # jax raises TypeError/ValueError/IndexError for bad shapes
             raise self.error(in_avals, attrs, exc) from None
 
     def error(self, inputs, attrs: dict, cause: BaseException | None = None) -> OpError:
         """A clear error naming this op, its inputs' shapes/dtypes and the reason."""
-        reason = None
-        if self.check is not None:
+        reason = _not_numbers(inputs)
+        if reason is None and self.check is not None:
             try:
                 reason = self.check(*[_aval(x) for x in inputs], **attrs)
             except Exception:  # a check must never hide the original error
                 reason = None
         if reason is None and cause is not None:
-            reason = str(cause).split("\n")[0]
+            reason = _plain(cause, inputs)
         got = ", ".join(describe(x) for x in inputs)
         shown_attrs = "".join(f", {k}={v!r}" for k, v in attrs.items())
         cls = OpTypeError if isinstance(cause, TypeError) and "dtype" in str(reason) else OpError
         return cls(f"{self.name}: {reason}; got ({got}{shown_attrs})")
+
+
+_NUMERIC = (bool, int, float, complex, np.number, np.ndarray, jax.Array, jax.ShapeDtypeStruct, Tensor, type(None))
+
+
+def _not_numbers(inputs) -> str | None:
+    """Why an input is not something an op computes with (a str, a dict, ...), or None."""
+    for i, x in enumerate(inputs):
+        if not isinstance(x, _NUMERIC) and not (isinstance(x, (tuple, list)) and all(isinstance(v, _NUMERIC) for v in x)):
+            return f"input {i} is a {type(x).__name__} ({x!r:.40}); this op takes Tensors and numbers"
+    return None
+
+
+def _plain(cause: BaseException, inputs) -> str:
+    """The reason for jax's error in msx's words: jax's own wording talks about its internals."""
+    first = str(cause).split("\n")[0]
+    for internal in ("jax.", "jnp.", "lax.", "XLA", "abstract array", "Traced<", "jaxpr"):
+        if internal in first:
+            return f"the inputs cannot be combined ({type(cause).__name__})"
+    return first
 
 
 def describe(x) -> str:
@@ -77,6 +103,37 @@ def _aval(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def range_error(prim: Primitive, inputs, attrs: dict, reason: str) -> OpIndexError:
+    """The error for inputs whose values `prim.values` refused."""
+    got = ", ".join(describe(x) for x in inputs)
+    err = OpIndexError(f"{prim.name}: {reason}; got ({got})")
+    if recording.recorder is not None:
+        err.stage = "capture"
+    return err
+
+
+def _known_values(inputs: tuple, arrays: list) -> list:
+    """The arrays whose values a range rule may read: eagerly all of them; while capturing, only constants (a
+    graph value is known only when the compiled graph runs, with other values than the call being captured)."""
+    rec = recording.recorder
+    if rec is None:
+        return arrays
+    return [jax.ShapeDtypeStruct(np.shape(a), getattr(a, "dtype", None)) if _graph_value(rec, x) else a
+            for x, a in zip(inputs, arrays)]
+
+
+def known_value(t):
+    """`t`'s array when a range rule may read it (see `_known_values`), else only its shape and dtype: for layers
+    and functions that check values in their own name (`Embedding`, `index_select`)."""
+    return _known_values((t,), [t._data if isinstance(t, Tensor) else t])[0]
+
+
+def _graph_value(rec, x) -> bool:
+    """`x` is bound to a graph Var (an input, a Parameter, an op's result), not to a constant."""
+    bound = rec.lookup(x) if isinstance(x, Tensor) and hasattr(rec, "lookup") else None
+    return bound is not None and not hasattr(bound, "value")
+
+
 def register(prim: Primitive) -> Primitive:
     """Add `prim` to the registry and its public views (`prim.api`) to `api.SURFACE`."""
     if prim.name in REGISTRY:
@@ -89,7 +146,8 @@ def register(prim: Primitive) -> Primitive:
 def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other",
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
-              api: Api | tuple[Api, ...] = ()) -> Callable[[Callable], Primitive]:
+              api: Api | tuple[Api, ...] = (),
+              values: Callable[..., str | None] | None = None) -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
     `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`.
@@ -97,7 +155,8 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
-                                  check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,)))
+                                  check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
+                                  values))
 
     return make
 
@@ -145,15 +204,28 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
 
 def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    if prim.values is not None:
+        reason = prim.values(*_known_values(inputs, arrays), **attrs)
+        if reason is not None:
+            raise range_error(prim, inputs, attrs, reason)
     try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
         out = prim.impl(*arrays, **attrs) if recording.recorder is not None else _dispatch.run(prim, arrays, attrs)
     except (TypeError, ValueError, IndexError) as exc:
-        if isinstance(exc, (OpError, OpTypeError)):
+        if isinstance(exc, MsxError):
+            if recording.recorder is not None and exc.stage == "run":
+                exc.stage = "capture"
             raise
         err = prim.error(inputs, attrs, exc)
         err.loc = user_loc()
         if recording.recorder is not None:
             err.stage = "capture"
+        raise err from None
+    except RuntimeError as exc:  # XLA's RESOURCE_EXHAUSTED: out of memory
+        from .sizes import oom_error
+
+        err = oom_error(prim.name, exc, lambda: ", ".join(describe(x) for x in inputs))
+        if err is None:
+            raise
         raise err from None
     result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
     if recording.recorder is not None:

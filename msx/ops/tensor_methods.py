@@ -32,7 +32,8 @@ _OPERATORS = {
 
 def _shape_args(shape) -> tuple:
     """`t.reshape(2, 3)` and `t.reshape((2, 3))` both mean shape (2, 3)."""
-    return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else \
+        shape[0] if len(shape) == 1 else shape
 
 
 def __getitem__(self, index):

@@ -111,10 +111,25 @@ class Compiled:
                 slots.append(_SLOT)
                 k += 1
         self.slots = slots if any(s is not _SLOT for s in slots) else None
+        self.input_writes = captured.input_writes
         self.failure = ""
+        # XLA executables refuse arguments of another shape or dtype (and jax tracers) before running, so the
+        # per-call Parameter check is theirs; other backends get it here
+        self.backend_checks = bool(getattr(handle, "checks_argument_types", False))
 
     def as_text(self) -> str:
         return self.backend.as_text(self.handle)
+
+    def _stale_parameter(self) -> str | None:
+        """Why a bound Parameter no longer fits the graph (shape or dtype; "" for a jax tracer), or None."""
+        for p, (shape, dtype) in zip(self.params, self.param_avals):
+            data = p._data
+            if isinstance(data, jax.core.Tracer):
+                return ""
+            if data.shape != shape or data.dtype != dtype:
+                return (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
+                        f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
+        return None
 
     def __str__(self) -> str:
         return f"Compiled({self.lowered.graph.name} on backend {self.backend.name!r})"
@@ -142,14 +157,10 @@ class Compiled:
             return self._run(sig)
 
     def _run(self, sig: Signature):
-        for p, (shape, dtype) in zip(self.params, self.param_avals):
-            data = p._data
-            if isinstance(data, jax.core.Tracer):
-                self.failure = ""
-                return INLINE
-            if data.shape != shape or data.dtype != dtype:
-                self.failure = (f"parameter {p.name}: {np.dtype(dtype).name}{shape} -> "
-                                f"{np.dtype(data.dtype).name}{tuple(data.shape)}")
+        if not self.backend_checks:
+            failure = self._stale_parameter()
+            if failure is not None:
+                self.failure = failure
                 return INLINE
         if versions.EPOCH[0] != self.epoch:  # something changed a Parameter's requires_grad (or a Cell)
             for p, flag in zip(self.params, self.grad_flags):
@@ -159,11 +170,23 @@ class Compiled:
             self.epoch = versions.EPOCH[0]
         if self.donates:
             for p in self.rw:  # a buffer someone else still holds (value(), set_data(t), clone()) is copied,
-                if sys.getrefcount(p._data) > _OWNED_ONLY:  # not donated: no user tensor is ever deleted
-                    p._data = p._data.copy()
+                data = p._data  # not donated: no user tensor is ever deleted
+                if isinstance(data, jax.core.Tracer):  # under a jax transform of the user's: Python runs it
+                    self.failure = ""
+                    return INLINE
+                if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
+                    p._data = data.copy()
+                del data
         ro = [p._data for p in self.ro]
         rw = [p._data for p in self.rw]
-        outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
+        try:
+            outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
+        except TypeError:  # the executable refused an argument before running: say which Parameter changed
+            failure = self._stale_parameter() if self.backend_checks else None
+            if failure is None:
+                raise
+            self.failure = failure
+            return INLINE
         for guard, value in zip(self.guards, extras):
             if not np.array_equal(np.asarray(value), guard.value):
                 self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
@@ -175,10 +198,16 @@ class Compiled:
         if self.slots is not None:
             it = iter(tensors)
             tensors = [next(it) if s is _SLOT else s for s in self.slots]
+        if self.input_writes:  # the graph wrote these inputs in place: so do we, as an eager call would
+            n = len(self.input_writes)
+            for i, new in zip(self.input_writes, tensors[-n:]):
+                sig.tensors[i]._data = (new if isinstance(new, Tensor) else Tensor(new))._data
+            tensors = tensors[:-n]
         return jax.tree_util.tree_unflatten(self.out_tree, tensors)
 
 
-_OWNED_ONLY = 2  # sys.getrefcount of an array only its Parameter holds: the Parameter's slot + the call's argument
+_OWNED_ONLY_LOCAL = 3  # sys.getrefcount of an array only its Parameter holds, seen through a local name:
+# the Parameter's slot, the local and the call's argument
 _SLOT = object()
 
 

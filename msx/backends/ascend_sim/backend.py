@@ -7,7 +7,7 @@ model, refuses what the chip cannot run, and executes the result on XLA CPU.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class AscendExecutable:
     xla: XlaExecutable
     report: ProfileReport
     graph: Graph  # after the precision rewrite
+    checks_argument_types: ClassVar[bool] = True  # its XLA executable does
 
 
 class AscendSim(BackendBase):

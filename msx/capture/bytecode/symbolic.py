@@ -579,8 +579,8 @@ class SymbolicVM(VM):
         construct = type_lookup(type(cell), "construct")
         if _is_jit_function(construct):
             construct = construct.fn
-        if type(construct) is not types.FunctionType:
-            return self.library_call(cell, args, kwargs)
+        if type(construct) is not types.FunctionType or callable(type_lookup(type(cell), "bprop")):
+            return self.library_call(cell, args, kwargs)  # a bprop Cell: msx.nn._backward records one node
         return self.inline(frames, construct, (cell,) + args, kwargs)
 
     def instantiate(self, frames: list[Frame], cls: type, args: tuple, kwargs: dict) -> Any:

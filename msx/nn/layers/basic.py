@@ -6,6 +6,8 @@ from typing import Callable
 
 from ... import dtype as mstype
 from ...errors import OpError
+from ...ops import bounds
+from ...ops.primitive import known_value
 from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
@@ -143,6 +145,8 @@ class Embedding(Cell):
         if ids.dtype.is_floating or ids.dtype == mstype.bool_:
             raise OpError(f"Embedding({self.vocab_size}, {self.embedding_size}): ids must be integers, "
                           f"got dtype {ids.dtype} of shape {tuple(ids.shape)}")
+        bounds.require(f"Embedding({self.vocab_size}, {self.embedding_size})",
+                       bounds.gather(self.embedding_table._data, known_value(ids)))
         if self.use_one_hot:
             hot = F.cast(F.one_hot(ids, self.vocab_size), self.embedding_table.dtype)
             return F.matmul(hot, self.embedding_table)
