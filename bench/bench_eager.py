@@ -101,7 +101,6 @@ def torch_step(model, optimizer: str):
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
-        return None
 
     return step
 
