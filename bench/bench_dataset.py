@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -63,14 +64,25 @@ def torch_loader(images: np.ndarray, labels: np.ndarray, workers: int):
     return tud.DataLoader(Source(), batch_size=64, num_workers=0 if workers == 1 else workers)
 
 
-def rate(make, count: int, repeats: int) -> float:
-    best = 0.0
+def seconds(make, count: int) -> float:
+    start = time.perf_counter()
+    n = sum(len(b[1]) for b in make())
+    assert n == count
+    return time.perf_counter() - start
+
+
+def paired(ours, reference, count: int, repeats: int) -> tuple[float, float, float]:
+    """(msx images/s, reference images/s, median of the pairs' time ratios), the two run alternately."""
+    a, b = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
-        n = sum(len(b[1]) for b in make())
-        best = max(best, n / (time.perf_counter() - start))
-        assert n == count
-    return best
+        a.append(seconds(ours, count))
+        b.append(seconds(reference, count))
+    ratio = statistics.median(x / y for x, y in zip(a, b))
+    return count / statistics.median(a), count / statistics.median(b), ratio
+
+
+def rate(make, count: int, repeats: int) -> float:
+    return count / statistics.median(seconds(make, count) for _ in range(repeats))
 
 
 def training_wait(folder: str, epochs: int = 3) -> tuple[float, float]:
@@ -102,20 +114,20 @@ def training_wait(folder: str, epochs: int = 3) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--images", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     images = rng.integers(0, 256, (args.images, 28, 28), dtype=np.uint8)
     labels = rng.integers(0, 10, args.images, dtype=np.uint8)
     with tempfile.TemporaryDirectory() as tmp:
         write_mnist(tmp, images, labels, "train")
-        print(f"{args.images} MNIST-style images, Rescale + Normalize + HWC2CHW + batch 64 (images/s, best of "
-              f"{args.repeats})")
+        print(f"{args.images} MNIST-style images, Rescale + Normalize + HWC2CHW + batch 64 (images/s, medians of "
+              f"{args.repeats} alternating runs; time ratio msx / grain, median of the pairs)")
         for workers in (1, 2):
-            ours = rate(lambda: msx_pipeline(tmp, workers).create_tuple_iterator(num_epochs=1, output_numpy=True),
-                        args.images, args.repeats)
-            plain = rate(lambda: grain_pipeline(images, labels, workers), args.images, args.repeats)
-            line = f"  workers={workers}: msx.dataset {ours:9.0f}   plain grain {plain:9.0f}   ratio {plain / ours:.2f}x"
+            ours, plain, ratio = paired(
+                lambda: msx_pipeline(tmp, workers).create_tuple_iterator(num_epochs=1, output_numpy=True),
+                lambda: grain_pipeline(images, labels, workers), args.images, args.repeats)
+            line = f"  workers={workers}: msx.dataset {ours:9.0f}   plain grain {plain:9.0f}   time ratio {ratio:.2f}x"
             try:
                 line += f"   torch DataLoader {rate(lambda: torch_loader(images, labels, workers), args.images, 1):9.0f}"
             except ImportError:

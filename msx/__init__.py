@@ -45,4 +45,5 @@ from .train import (Accuracy, Callback, CheckpointConfig, DynamicLossScaleManage
 from . import common  # noqa: E402
 # `msx.tensor` (the module) is callable: `msx.tensor([1, 2])` is MindSpore 2.x's lower-case constructor
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
+from . import stages  # noqa: E402,F401  (public stage calls: stages.optimize(graph) -> Lowered)
 from . import eager  # noqa: E402,F401  (msx.eager.cache_info(): the compiled eager dispatch cache)

@@ -21,6 +21,7 @@ from .capture.builder import GraphBuilder, current_builder
 from .eager import grad as eager_grad
 from .eager.tape import Fallback
 from .errors import GradError
+from .ir.control import GRAD
 from .ops.primitive import recording
 from .tensor import Parameter, Tensor
 
@@ -177,13 +178,11 @@ def _record_grad_node(outer: GraphBuilder, body: GraphBuilder, args: tuple, posi
                       sens, has_aux: bool, results: list, state_by_id: dict) -> None:
     """Capture: one `Grad` node over the body subgraph, whose outputs are the eager results."""
     sub = body.finish()
-    inputs = [outer.operand(args[i]) for i in positions] + [outer.operand(p) for p in trainable]
-    inputs += [value for value, _ in body.free]
-    sens_leaves = _leaves(sens) if sens is not None else []
-    inputs += [outer.operand(s) for s in sens_leaves]
+    args_in, params_in = [outer.operand(args[i]) for i in positions], [outer.operand(p) for p in trainable]
+    free = [value for value, _ in body.free]
+    sens_in = [outer.operand(s) for s in (_leaves(sens) if sens is not None else [])]
     states = [state_by_id[id(obj)] for obj in sub.updated]
-    attrs = {"n_args": len(positions), "n_params": len(trainable), "has_aux": has_aux, "n_sens": len(sens_leaves)}
-    outer.add_node("Grad", inputs, results + states, attrs, {"body": sub.graph})
+    outer.add_node(GRAD.make(sub.graph, args_in, params_in, free, sens_in, has_aux=has_aux), results + states)
 
 
 def _collect_writes(log) -> list[tuple[Tensor, Any]]:

@@ -32,7 +32,7 @@ _DEFAULTS: dict[str, Any] = {
     "recompile_warn_limit": 8,
     "ascend_config": {},
     "disable_passes": (),
-    "verify_passes": "structure",
+    "verify_passes": "full",  # shape inference is cached per (op, avals, attrs): cheap enough to be the default
 }
 
 

@@ -30,9 +30,11 @@
 `load(file_name)` reads an MSXIR file as a `LoadedGraph` (a Graph that also
 carries its weights) for `nn.GraphCell`. Loading treats the file as
 untrusted: no pickle, no eval, no imports named by the file; the magic, the
-format version, the lengths, every checksum, every primitive name and the
-graph itself (with the verifier) are checked before anything runs, and each
-defect raises its own `msx.errors.LoadError` subclass.
+format version, the lengths (against the real file size, before reading),
+every checksum, every primitive name, the graph itself (with the verifier),
+its Parameter updates (names and shapes) and the manifest's description of
+it are checked before anything runs, and each defect raises its own
+`msx.errors.LoadError` subclass.
 """
 from __future__ import annotations
 
@@ -54,14 +56,14 @@ from .ops.custom.op import custom_op_records, missing_custom_op_message
 from .errors import (BadMagicError, ChecksumError, ExportError, FormatVersionError, MalformedFileError, MsxError,
                      TruncatedFileError, UnknownPrimitiveError, VerifyError)
 from .ir.graph import Const, Graph
-from .ir.interpret import HIGHER_ORDER, evaluate, to_struct
+from .ir.interpret import evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
 from .ir.symbolic import shape_to_data
 from .mindir.reader import LoadedMindIR, load_mindir
 from .mindir.writer import write_mindir
 from .dynamic import symbolic_inputs
-from .ops.primitive import REGISTRY
+from .ops.primitive import lookup
 from .stablehlo_file import load_stablehlo
 from .tensor import Tensor
 
@@ -262,7 +264,7 @@ def is_mindir(path: str) -> bool:
 
 
 def _known_op(name: str) -> bool:
-    return name in REGISTRY or name in HIGHER_ORDER
+    return lookup(name) is not None
 
 
 def read_container(path: str) -> tuple[dict, dict[str, bytes]]:

@@ -1,5 +1,4 @@
-"""Test-wide settings: CPU only, and the verifier re-infers every abstract value after each pass."""
+"""Test-wide settings: CPU only (the verifier re-infers every abstract value after each pass by default)."""
 import os
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-os.environ.setdefault("MSX_VERIFY_SHAPES", "1")

@@ -54,3 +54,64 @@ def write_image_folder(root, images_by_class, ext=".png"):
         os.makedirs(os.path.join(root, cls), exist_ok=True)
         for i, im in enumerate(images):
             Image.fromarray(im).save(os.path.join(root, cls, f"{i:03d}{ext}"))
+
+
+# ---------------------------------------------------------------- TFRecord (tf.train.Example), by hand
+def _crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli), bit by bit: the test's own, independent of the reader's library."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def _masked(data: bytes) -> bytes:
+    crc = _crc32c(data)
+    return struct.pack("<I", (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF)
+
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:  # a length-delimited field
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def example_bytes(features: dict) -> bytes:
+    """A serialized tf.train.Example: {name: list of bytes | list of float | list of int} (protobuf wire format,
+    tensorflow/core/example/{example,feature}.proto: Example.features=1, Features.feature=1 (map), Feature
+    bytes_list=1 / float_list=2 / int64_list=3, each list's value=1, numbers packed)."""
+    entries = b""
+    for name, values in features.items():
+        if values and isinstance(values[0], bytes):
+            feature = _field(1, b"".join(_field(1, v) for v in values))
+        elif values and isinstance(values[0], float):
+            feature = _field(2, _field(1, struct.pack(f"<{len(values)}f", *values)))
+        else:
+            feature = _field(3, _field(1, b"".join(_varint(v) for v in values)))
+        entries += _field(1, _field(1, name.encode()) + _field(2, feature))
+    return _field(1, entries)
+
+
+def write_tfrecord(path: str, examples: list) -> None:
+    """A TFRecord file: per record a little-endian uint64 length, its masked CRC-32C, the bytes, their masked
+    CRC-32C (tensorflow/core/lib/io/record_writer.cc's layout)."""
+    with open(path, "wb") as f:
+        for ex in examples:
+            data = example_bytes(ex)
+            length = struct.pack("<Q", len(data))
+            f.write(length + _masked(length) + data + _masked(data))
+
+
+def tfrecord_examples(n: int = 7, offset: int = 0) -> list:
+    return [{"label": [i + offset], "coords": [0.5 * i, -1.25, 3.0], "name": [f"ex{i + offset}".encode()],
+             "ids": list(range(-1, i))} for i in range(n)]

@@ -57,3 +57,24 @@ def make_text_files(folder):
     with open(c, "w") as f:
         f.write("1,2.5,x\n3,4.25,yz\n7,0.5,w\n")
     return [a, b], c
+
+
+def mindrecord_groups():
+    """{name: (schema, index fields, rows, shard count)} written by MindSpore's FileWriter for the mindrecord
+    goldens (tests/oracle/make_mindrecord_golden.py) and by msx's FileWriter in tests/test_mindrecord.py."""
+    rng = np.random.default_rng(4)
+    mixed = {"label": {"type": "int32"}, "data": {"type": "float32", "shape": [2, 3]}, "name": {"type": "string"},
+             "img": {"type": "bytes"}, "score": {"type": "float64"}, "ids": {"type": "int64", "shape": [-1]},
+             "big": {"type": "int64"}, "small": {"type": "int32", "shape": [3]}}
+    mixed_rows = [{"label": i - 3, "data": rng.normal(size=(2, 3)).astype(np.float32), "name": f"row {i} é",
+                   "img": bytes(rng.integers(0, 256, 3 + i, dtype=np.uint8)), "score": float(i) / 7,
+                   "ids": (np.arange(i % 4 + 1, dtype=np.int64) - 1) * 1000 ** (i % 4),
+                   "big": 2 ** 40 + i, "small": np.array([-1, 127 + i, -70000 * i], np.int32)} for i in range(9)]
+    images = {"file_name": {"type": "string"}, "label": {"type": "int64"}, "data": {"type": "bytes"}}
+    image_rows = [{"file_name": f"{i:03d}.png", "label": i % 3, "data": bytes(rng.integers(0, 256, 40, np.uint8))}
+                  for i in range(12)]
+    scalars = {"x": {"type": "float32"}, "y": {"type": "int32"}, "s": {"type": "string"}}
+    scalar_rows = [{"x": i / 3, "y": i * i, "s": "ab" * i} for i in range(5)]  # x: doubles, stored as given
+    return {"mixed": (mixed, ["label", "name"], mixed_rows, 1),
+            "images": (images, ["file_name", "label"], image_rows, 3),
+            "scalars": (scalars, [], scalar_rows, 1)}

@@ -171,13 +171,13 @@ class GraphBuilder:
         for r, v in zip(results, outs):
             self._bind(r, v)
 
-    def add_node(self, op: str, inputs: list[Operand], results: list[Tensor], attrs: dict,
-                 subgraphs: dict[str, Graph]) -> Node:
-        """A higher-order node whose outputs are `results` (already computed eagerly)."""
-        outs = [Var(abstract_of(r)) for r in results]
-        node = Node(op, inputs, outs, attrs, user_loc(), subgraphs, recording.scope)
+    def add_node(self, node: Node, results: list[Tensor]) -> Node:
+        """Append a higher-order node made by its constructor (`COND.make(...)`); its outputs are `results`
+        (already computed eagerly)."""
+        node.outputs = [Var(abstract_of(r)) for r in results]
+        node.loc, node.scope = node.loc or user_loc(), recording.scope
         self.graph.nodes.append(node)
-        for r, v in zip(results, outs):
+        for r, v in zip(results, node.outputs):
             self._bind(r, v)
         return node
 

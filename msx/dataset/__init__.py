@@ -21,7 +21,7 @@ from .samplers import (BuiltinSampler, DistributedSampler, PKSampler, RandomSamp
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
 from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
-                      ImageFolderDataset, MnistDataset, TextFileDataset)
+                      ImageFolderDataset, MindDataset, MnistDataset, TFRecordDataset, TextFileDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402

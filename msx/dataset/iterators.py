@@ -9,6 +9,7 @@ early (`break` + `stop()`, the iterator being collected) ends the threads.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Callable, Sequence
 
 import grain
@@ -18,7 +19,8 @@ import numpy as np
 from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
-from .pipeline import Dataset, Row
+from .pipeline import Dataset, Row, applied, then
+from .processes import EPOCHS_PER_START, EpochView, process_stream
 
 
 def _device(value: Any) -> Any:
@@ -48,6 +50,8 @@ class _Iterator:
         self._output_numpy = output_numpy
         self._epoch = 0
         self._active: Any = None
+        self._shared: Any = None  # worker processes' stream, serving epochs [self._epoch, self._shared_end)
+        self._shared_end = 0
         self.wait_seconds = 0.0  # time the consumer spent waiting for rows (msx: to see if data is the bottleneck)
 
     def _converter(self) -> Callable[[Row], Any]:
@@ -65,13 +69,40 @@ class _Iterator:
         if self._num_epochs != -1 and self._epoch >= self._num_epochs:
             raise DatasetError(f"the iterator was made for num_epochs={self._num_epochs} and all of them have been "
                                f"read; create a new iterator (or pass a larger num_epochs)")
-        ds = self.dataset._grain((self._epoch,)).map(self._converter())
+        convert = self._converter()
         prefetch = config.get_prefetch_size()
+        workers = self.dataset._process_workers()
+        if workers and isinstance(applied(self.dataset._pending((self._epoch,))), grain.MapDataset):
+            self._active = self._process_epoch(workers, prefetch, convert)
+            return
+        if workers:
+            warnings.warn("python_multiprocessing=True: this pipeline is read as a stream (a generator source, "
+                          "filter, a small shuffle buffer or bucket_batch_by_length), which grain cannot slice "
+                          "between processes; it runs in threads", UserWarning, stacklevel=3)
+        ds = applied(then(self.dataset._pending((self._epoch,)), lambda _, row: convert(row)))
         if isinstance(ds, grain.MapDataset):
             stream = self.dataset._stream(ds)
         else:
             stream = grain.experimental.ThreadPrefetchIterDataset(ds, prefetch_buffer_size=prefetch)
         self._active = iter(stream)
+
+    def _process_epoch(self, workers: int, prefetch: int, convert: Callable[[Row], Any]) -> EpochView:
+        """This epoch from the worker processes' stream, started (for several epochs) when needed."""
+        if self._shared is None or self._epoch >= self._shared_end:
+            self._close_shared()
+            left = EPOCHS_PER_START if self._num_epochs == -1 else self._num_epochs - self._epoch
+            count = min(left, EPOCHS_PER_START)
+            parts = [applied(self.dataset._pending((e,))) for e in range(self._epoch, self._epoch + count)]
+            self._lengths = {self._epoch + k: len(p) for k, p in enumerate(parts)}
+            self._shared = process_stream(parts, workers, prefetch, convert)
+            self._shared_end = self._epoch + count
+        return EpochView(self._shared, self._lengths[self._epoch])
+
+    def _close_shared(self) -> None:
+        shared, self._shared = self._shared, None
+        close = getattr(shared, "close", None)
+        if close is not None:
+            close()
 
     def __iter__(self) -> "_Iterator":
         if self._active is None:
@@ -85,7 +116,10 @@ class _Iterator:
         try:
             item = next(self._active)
         except StopIteration:
-            self.stop()
+            if isinstance(self._active, EpochView) and self._epoch + 1 < self._shared_end:
+                self._active = None  # the worker processes go on with the next epoch
+            else:
+                self.stop()
             self._epoch += 1
             raise
         except BaseException:
@@ -99,11 +133,12 @@ class _Iterator:
         return next(self)
 
     def stop(self) -> None:
-        """End the current epoch's threads (e.g. after an early `break`)."""
+        """End the current epoch's threads and worker processes (e.g. after an early `break`)."""
         active, self._active = self._active, None
         close = getattr(active, "close", None)
         if close is not None:
             close()
+        self._close_shared()
 
     def __del__(self) -> None:
         try:

@@ -26,6 +26,8 @@ from ._grain import GrainDataset, PyIterDataset, as_iter, passes
 
 Row = tuple  # one value per column
 Key = tuple  # of int: the epoch, then one index per enclosing repeat
+ElementFn = Callable[[int, Any], Any]  # (index in the pass, element) -> element
+Pending = tuple  # (grain dataset, ElementFn or None still to apply to its elements)
 
 _KINDS = "biufcUS"  # bool, int, uint, float, complex, str, bytes
 
@@ -48,6 +50,20 @@ def column_value(value: Any, column: str, where: str, allow_dict: bool = False) 
         raise DatasetError(f"{where}: column {column!r} holds {what}; msx datasets hold numbers, booleans, strings "
                            f"and bytes (and dicts from a GeneratorDataset)")
     return array
+
+
+def then(pending: Pending, fn: ElementFn) -> Pending:
+    """`pending` followed by `fn` on every element, still as one function (see `Dataset._pending`)."""
+    ds, first = pending
+    if first is None:
+        return ds, fn
+    return ds, lambda i, element: fn(i, first(i, element))
+
+
+def applied(pending: Pending) -> GrainDataset:
+    """`pending` as a grain dataset: its function runs as one grain map."""
+    ds, fn = pending
+    return ds if fn is None else ds.map_with_index(fn)
 
 
 def check_count(where: str, name: str, value: Any, allow_infinite: bool = False, allow_zero: bool = False) -> int:
@@ -114,10 +130,16 @@ class Dataset(abc.ABC):
         named `output_columns` (default: the input names). The map runs on
         `num_parallel_workers` grain threads; rows keep their order, and random
         transforms draw per row, so any worker count gives the same rows.
-        `python_multiprocessing` is accepted: msx runs Python operations in
-        threads (grain's processes would need every operation to pickle).
+        With `python_multiprocessing=True` the random-access part of the
+        pipeline runs in `num_parallel_workers` worker processes instead
+        (grain's `mp_prefetch`, started by "spawn": the operations must be
+        picklable by cloudpickle, and a script needs the usual
+        `if __name__ == "__main__":` guard) — same rows, no GIL.
         """
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs)
+        if not isinstance(python_multiprocessing, bool):
+            raise DatasetError(f"map: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
+        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs,
+                          python_multiprocessing)
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               **kwargs: Any) -> "BatchDataset":
@@ -264,6 +286,24 @@ class Dataset(abc.ABC):
     def _grain(self, key: Key) -> GrainDataset:
         """One pass over the rows as a grain dataset; `key` decides the order of every shuffle inside."""
 
+    def _pending(self, key: Key) -> Pending:
+        """One pass as (a grain dataset, a function still to run on each of its elements, or None).
+
+        Steps that change one element at a time (a source's read by index,
+        `map`, `project`, `rename`, a batch's stacking and the iterator's
+        conversion) compose into one function that runs as ONE grain map: each
+        grain map step costs its own per-element bookkeeping (~2 µs, more than
+        a small transform), so a chain of them was what made msx slower than
+        the same pipeline written directly with grain.
+        """
+        return self._grain(key), None
+
+    def _batch_reader(self, key: Key) -> tuple[GrainDataset, Callable[[np.ndarray], tuple]] | None:
+        """For a source that can read many rows at once: (a grain dataset of the row indices of pass `key`,
+        a function reading the rows of an index array as stacked columns — equal to stacking the rows read
+        one by one); None otherwise."""
+        return None
+
     def _workers(self) -> int:
         """Threads that read this node's random-access part: the largest `num_parallel_workers` named below."""
         named = [w for w in self._named_workers() if w is not None]
@@ -271,6 +311,14 @@ class Dataset(abc.ABC):
 
     def _named_workers(self) -> list[int | None]:
         return [self.num_parallel_workers] + [w for c in self.children for w in c._named_workers()]
+
+    python_multiprocessing = False  # a map/batch asking for worker processes (see `map`)
+
+    def _process_workers(self) -> int:
+        """Worker processes the pipeline asks for: the largest `num_parallel_workers` of a step with
+        `python_multiprocessing=True` (its default worker count if it names none); 0: threads only."""
+        own = (self.num_parallel_workers or config.get_num_parallel_workers()) if self.python_multiprocessing else 0
+        return max([own] + [c._process_workers() for c in self.children])
 
     def _stream(self, ds: GrainDataset) -> grain.IterDataset:
         return as_iter(ds, self._workers(), config.get_prefetch_size())
@@ -300,7 +348,7 @@ class _OneChild(Dataset):
 
 class MapDataset(_OneChild):
     def __init__(self, child: Dataset, operations, input_columns, output_columns, num_parallel_workers,
-                 kwargs: dict) -> None:
+                 kwargs: dict, python_multiprocessing: bool = False) -> None:
         unknown = sorted(set(kwargs) - {"max_rowsize", "offload", "callbacks", "cache"})
         if unknown:
             raise DatasetError(f"map: unknown keyword argument(s) {unknown}")
@@ -325,48 +373,85 @@ class MapDataset(_OneChild):
         if len(set(new_names)) != len(new_names):
             raise DatasetError(f"map: output columns {outputs} would repeat a column name: {new_names}")
         super().__init__(child, new_names, _workers_arg("map", num_parallel_workers))
+        self.python_multiprocessing = python_multiprocessing
         self.operations, self.input_columns, self.output_columns = ops, inputs, outputs
         self._positions, self._first = positions, first
         self._single = positions[0] if len(positions) == 1 else None
         self._seed = config.shuffle_seed()
         self._uses_rng = any(getattr(op, "uses_rng", False) for op in _flatten(ops))
 
-    def _run_ops(self, values: tuple, index: int) -> tuple:
-        for op in self.operations:
-            try:
-                out = op(*values)
-            except DatasetError as exc:
-                raise DatasetError(f"map: operation {_callable_name(op)} on columns {self.input_columns} of "
-                                   f"row {index}: {exc}") from exc
-            except Exception as exc:
-                raise DatasetError(f"map: operation {_callable_name(op)} failed on columns {self.input_columns} "
-                                   f"of row {index}: {type(exc).__name__}: {exc}") from exc
-            values = out if isinstance(out, tuple) else (out,)
-        return values
+    def _batchable(self) -> bool:
+        """True when this map may run once on a stacked batch: one column in and out, every operation an msx
+        transform with a `batched` form (see `TensorOperation.batched`), none of them random."""
+        return (self._single is not None and len(self.output_columns) == 1 and not self._uses_rng and
+                all(callable(getattr(op, "batched", None)) for op in self.operations))
 
-    def _apply(self, key: Key, index: int, row: Row) -> Row:
-        values = tuple(row[p] for p in self._positions)
-        if self._uses_rng:  # msx's random transforms draw from a generator of (seed, place, epoch, row)
-            with _random.row_scope((self._seed, self._depth, *key, index)):
-                values = self._run_ops(values, index)
-        else:
-            values = self._run_ops(values, index)
-        if len(values) != len(self.output_columns):
-            raise DatasetError(f"map: the operations returned {len(values)} values for row {index}, but "
-                               f"output_columns names {len(self.output_columns)}: {self.output_columns}")
-        converted = tuple(column_value(v, c, "map", allow_dict=True) for v, c in zip(values, self.output_columns))
-        if self._single is not None:  # one column in its place: the common case, without the general rebuild
-            return row[:self._single] + converted + row[self._single + 1:]
-        new_row: list = []
-        for j, value in enumerate(row):
-            if j == self._first:
-                new_row.extend(converted)
-            elif j not in self._positions:
-                new_row.append(value)
-        return tuple(new_row)
+    def _run_batched(self, rows: np.ndarray) -> np.ndarray | None:
+        """The operations on a stack of rows of one column, or None where one of them has no batched form."""
+        for op in self.operations:
+            rows = op.batched(rows)
+            if rows is None or not (type(rows) is np.ndarray and rows.dtype.kind in _KINDS):
+                return None
+        return rows
+
+    def _failed(self, op: Callable, index: int, exc: Exception) -> DatasetError:
+        if isinstance(exc, DatasetError):
+            return DatasetError(f"map: operation {_callable_name(op)} on columns {self.input_columns} of row {index}: "
+                                f"{exc}")
+        return DatasetError(f"map: operation {_callable_name(op)} failed on columns {self.input_columns} of row "
+                            f"{index}: {type(exc).__name__}: {exc}")
+
+    def _row_fn(self, key: Key) -> ElementFn:
+        """The function this map runs on each row of pass `key` (index, row) -> row.
+
+        Built once per pass with everything it needs bound to locals: it runs
+        for every row, so its own overhead is kept to a few Python steps
+        beside the operations themselves.
+        """
+        ops, positions, outputs = self.operations, self._positions, self.output_columns
+        single, first, count = self._single, self._first, len(self.output_columns)
+        entropy = (self._seed, self._depth, *key) if self._uses_rng else None
+        kinds = _KINDS
+
+        def run(values: tuple, index: int) -> tuple:
+            op = ops[0]
+            try:
+                for op in ops:
+                    out = op(*values)
+                    values = out if isinstance(out, tuple) else (out,)
+            except Exception as exc:
+                raise self._failed(op, index, exc) from exc
+            return values
+
+        def apply(index: int, row: Row) -> Row:
+            values = (row[single],) if single is not None else tuple(row[p] for p in positions)
+            if entropy is None:
+                values = run(values, index)
+            else:  # msx's random transforms draw from a generator of (seed, place, epoch, row)
+                with _random.row_scope((*entropy, index)):
+                    values = run(values, index)
+            if len(values) != count:
+                raise DatasetError(f"map: the operations returned {len(values)} values for row {index}, but "
+                                   f"output_columns names {count}: {outputs}")
+            converted = tuple(v if type(v) is np.ndarray and v.dtype.kind in kinds else
+                              column_value(v, c, "map", allow_dict=True) for v, c in zip(values, outputs))
+            if single is not None:  # one column in its place: the common case, without the general rebuild
+                return row[:single] + converted + row[single + 1:]
+            new_row: list = []
+            for j, value in enumerate(row):
+                if j == first:
+                    new_row.extend(converted)
+                elif j not in positions:
+                    new_row.append(value)
+            return tuple(new_row)
+
+        return apply
+
+    def _pending(self, key: Key) -> Pending:
+        return then(self.child._pending(key), self._row_fn(key))
 
     def _grain(self, key: Key) -> GrainDataset:
-        return self.child._grain(key).map_with_index(lambda i, row: self._apply(key, i, row))
+        return applied(self._pending(key))
 
 
 def _flatten(ops: Sequence[Callable]) -> Iterator[Callable]:
@@ -464,6 +549,9 @@ class BatchDataset(_OneChild):
             kept = [n for n in names if n not in self._inputs]
             new_names = kept[:first] + self._outputs + kept[first:]
         super().__init__(child, new_names, _workers_arg("batch", num_parallel_workers))
+        if not isinstance(python_multiprocessing, bool):
+            raise DatasetError(f"batch: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
+        self.python_multiprocessing = python_multiprocessing
         self.pad_info = _check_pad_info("batch", pad_info, new_names)
 
     def get_dataset_size(self) -> int:
@@ -497,9 +585,73 @@ class BatchDataset(_OneChild):
             order = self._column_names
         return tuple(stack_column(columns[c], c, self.pad_info.get(c)) for c in order)
 
+    def _deferred_maps(self) -> tuple[list["MapDataset"], Dataset]:
+        """The maps right below this batch that can run on the stacked batch instead (bottom first), and the
+        node below them. None when the batch pads or has a per_batch_map."""
+        maps: list[MapDataset] = []
+        node = self.child
+        if self.per_batch_map is None and not self.pad_info:
+            while isinstance(node, MapDataset) and node._batchable():
+                maps.append(node)
+                node = node.child
+        return maps[::-1], node
+
+    def _pending(self, key: Key) -> Pending:
+        maps, below = self._deferred_maps()
+        if not maps and (self.per_batch_map is not None or self.pad_info or below._batch_reader(key) is None):
+            batched = self.child._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder,
+                                                   batch_fn=list)
+            return batched, lambda i, rows: self._finish(key, i, rows)
+        # Maps of elementwise msx transforms run once on the stacked column: the same IEEE operations as per
+        # row, so the same values, at a fraction of the per-row Python cost; a source that can read a batch of
+        # rows at once (numpy fancy indexing) does. Rows that do not stack alike (or an operation that fails)
+        # take the per-row path, which gives the row's own result or error.
+        reader = below._batch_reader(key)
+        if reader is not None:
+            indices, read = reader
+            batched = indices.batch(self.batch_size, drop_remainder=self.drop_remainder,
+                                    batch_fn=lambda xs: np.asarray(xs, np.int64))
+        else:
+            batched = below._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder, batch_fn=list)
+        row_fns = [m._row_fn(key) for m in maps]
+        size = self.batch_size
+        names = self.child.get_col_names()
+
+        def per_row(index: int, rows: list) -> Row:
+            out = []
+            for j, row in enumerate(rows):
+                for fn in row_fns:
+                    row = fn(index * size + j, row)
+                out.append(row)
+            return self._finish(key, index, out)
+
+        def finish(index: int, batch: Any) -> Row:
+            if reader is not None:
+                columns, rows = list(read(batch)), None
+            else:
+                columns, rows = list(zip(*batch)), batch
+            for m in maps:
+                part = columns[m._single]
+                if not isinstance(part, np.ndarray):
+                    first = part[0]
+                    if not (type(first) is np.ndarray and all(type(r) is np.ndarray and r.shape == first.shape and
+                                                               r.dtype == first.dtype for r in part)):
+                        part = None
+                    else:
+                        part = np.stack(part)
+                try:
+                    part = None if part is None else m._run_batched(part)
+                except Exception:
+                    part = None
+                if part is None:
+                    return per_row(index, rows if rows is not None else [below._row(int(i)) for i in batch])
+                columns[m._single] = part
+            return tuple(c if isinstance(c, np.ndarray) else stack_column(list(c), n) for c, n in zip(columns, names))
+
+        return batched, finish
+
     def _grain(self, key: Key) -> GrainDataset:
-        batched = self.child._grain(key).batch(self.batch_size, drop_remainder=self.drop_remainder, batch_fn=list)
-        return batched.map_with_index(lambda i, rows: self._finish(key, i, rows))
+        return applied(self._pending(key))
 
 
 class ShuffleDataset(_OneChild):
@@ -596,9 +748,12 @@ class ProjectDataset(_OneChild):
         super().__init__(child, chosen)
         self._indices = [names.index(c) for c in chosen]
 
-    def _grain(self, key: Key) -> GrainDataset:
+    def _pending(self, key: Key) -> Pending:
         indices = self._indices
-        return self.child._grain(key).map(lambda row: tuple(row[i] for i in indices))
+        return then(self.child._pending(key), lambda i, row: tuple(row[j] for j in indices))
+
+    def _grain(self, key: Key) -> GrainDataset:
+        return applied(self._pending(key))
 
 
 class RenameDataset(_OneChild):
@@ -616,6 +771,9 @@ class RenameDataset(_OneChild):
         if len(set(renamed)) != len(renamed):
             raise DatasetError(f"rename: the new names would repeat a column: {renamed}")
         super().__init__(child, renamed)
+
+    def _pending(self, key: Key) -> Pending:
+        return self.child._pending(key)
 
     def _grain(self, key: Key) -> GrainDataset:
         return self.child._grain(key)

@@ -23,7 +23,7 @@ from ..errors import DatasetError
 from ..tensor import Tensor
 from . import _random, config
 from ._grain import GrainDataset, PyIterDataset
-from .pipeline import Dataset, Key, Row, column_value
+from .pipeline import Dataset, Key, Pending, Row, applied, column_value
 from .samplers import Sampler, select_sampler
 
 
@@ -79,9 +79,17 @@ class MappableSource(Dataset):
     def get_dataset_size(self) -> int:
         return self.sampler._count(self._length())
 
-    def _grain(self, key: Key) -> GrainDataset:
+    _rows_at: Callable[[np.ndarray], tuple] | None = None  # reads the rows of many indices as stacked columns
+
+    def _batch_reader(self, key: Key) -> tuple[GrainDataset, Callable[[np.ndarray], tuple]] | None:
+        return None if self._rows_at is None else (self._pending(key)[0], self._rows_at)
+
+    def _pending(self, key: Key) -> Pending:
         seed = _random.derive(self._seed, self._depth, *key)
-        return self.sampler._indices(self._length(), seed, self._labels).map(lambda i: self._row(int(i)))
+        return self.sampler._indices(self._length(), seed, self._labels), lambda _, i: self._row(int(i))
+
+    def _grain(self, key: Key) -> GrainDataset:
+        return applied(self._pending(key))
 
 
 class NumpySlicesDataset(MappableSource):
@@ -128,6 +136,9 @@ class NumpySlicesDataset(MappableSource):
 
     def _row(self, index: int) -> Row:
         return tuple(np.array(c[index]) for c in self._columns)  # a copy: a map may not write into the source
+
+    def _rows_at(self, indices: np.ndarray) -> tuple:
+        return tuple(c[indices] for c in self._columns)
 
     def _labels(self, column: str) -> np.ndarray:
         names = self.get_col_names()
@@ -302,6 +313,7 @@ class _RandomAccessGenerator(GeneratorDataset, MappableSource):
         return self._items(item, index)
 
     get_dataset_size = MappableSource.get_dataset_size
+    _pending = MappableSource._pending
     _grain = MappableSource._grain
 
 

@@ -24,18 +24,27 @@ from ..errors import SourceLoc
 
 @dataclass(frozen=True)
 class Abstract:
-    """What is known of a value before running: its shape and dtype name (`"float32"`)."""
+    """What is known of a value before running: its shape and dtype name (`"float32"`).
+
+    `weak` marks the type of a Python scalar, as jax's `weak_type` does: its
+    dtype is jax's for that scalar (msx runs jax with x64: `int64`,
+    `float64`, `complex128`), but in arithmetic the other operand's dtype wins
+    (`f32 * 2.0` stays `f32`). Only constants are weak; it prints as `~f64[]`.
+    """
 
     shape: tuple
     dtype: str
+    weak: bool = False
 
     def __str__(self) -> str:
         short = _SHORT.get(self.dtype, self.dtype)
-        return f"{short}[{','.join(str(d) for d in self.shape)}]"
+        return f"{'~' if self.weak else ''}{short}[{','.join(str(d) for d in self.shape)}]"
 
 
 _SHORT = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
           "int32": "i32", "int64": "i64", "uint8": "u8", "uint32": "u32", "bool": "bool", "complex64": "c64"}
+# jax's dtype for a Python scalar with x64 on (weakly typed); a Python bool is strongly typed, as in jax
+_WEAK = {int: "int64", float: "float64", complex: "complex128"}
 
 _ids = itertools.count()
 
@@ -62,9 +71,13 @@ class Const:
 
     @property
     def abstract(self) -> Abstract:
-        arr = np.asarray(self.value)
-        return Abstract(tuple(arr.shape), _dtype_name(arr.dtype) if not isinstance(self.value, (bool, int, float))
-                        else type(self.value).__name__)
+        v = self.value
+        if isinstance(v, bool):
+            return Abstract((), "bool")
+        if type(v) in _WEAK:  # exactly a Python scalar: numpy's float64 (a float subclass) is strongly typed
+            return Abstract((), _WEAK[type(v)], weak=True)
+        arr = np.asarray(v)
+        return Abstract(tuple(arr.shape), _dtype_name(arr.dtype))
 
     def same(self, other: "Const") -> bool:
         a, b = np.asarray(self.value), np.asarray(other.value)
@@ -152,13 +165,10 @@ class Graph:
         return format_graph(self)
 
     def structurally_equal(self, other: "Graph") -> bool:
-        """Same ops, attrs, abstracts and wiring (names of intermediate values and locations don't matter)."""
-        return _equal(self, other, {})
+        """Same ops, attrs, abstracts and wiring (names of intermediate values and locations don't matter).
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Graph) and self.structurally_equal(other)
-
-    __hash__ = object.__hash__
+        `==` and `hash` are identity (a Graph is mutable and used as a key); this is the structural question."""
+        return isinstance(other, Graph) and _equal(self, other, {})
 
 
 def _equal(a: Graph, b: Graph, env: dict[int, int]) -> bool:

@@ -102,6 +102,15 @@ class GraphBuilder:
         self.graph.nodes.append(node)
         return node.outputs
 
+    def add_made(self, node: Node, where: str) -> list[Var]:
+        """Append a node made by a higher-order constructor (`COND.make(...)`); its operands may be outer values."""
+        self.budget.spend(where)
+        node.inputs = [self.local(x) for x in node.inputs]
+        for v in node.outputs:
+            self.owned.add(v.id)
+        self.graph.nodes.append(node)
+        return node.outputs
+
     def primitive(self, op: str, inputs: list, attrs: dict, where: str) -> Var | tuple[Var, ...]:
         outs = self.add(op, inputs, attrs, where)
         return tuple(outs) if REGISTRY[op].multiple_results else outs[0]

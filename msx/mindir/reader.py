@@ -29,6 +29,7 @@ from google.protobuf.message import DecodeError
 
 from ..fileread import open_regular, read_exact
 from ..errors import MalformedFileError, MsxError, TruncatedFileError, VerifyError
+from ..ir.control import COND, WHILE
 from ..ir.graph import Abstract, Graph, Var
 from ..ir.verifier import verify
 from ..ops.mindir_names import READERS
@@ -593,8 +594,8 @@ class Converter:
                                          f"({_show_types(then_t)} vs {_show_types(else_t)})",
                                          {"Switch": (1, where)})
         captured = close_over(builders, explicit=0)
-        outs = parent.add("Cond", [sw.pred] + captured, {}, where,
-                          {"then": builders[0].graph, "else": builders[1].graph}, list(then_t))
+        outs = parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
+                                         outputs=list(then_t)), where)
         return _rebuild(trees[0], iter(outs))
 
     def _loop_branch(self, name: str) -> bool | None:
@@ -682,7 +683,7 @@ class Converter:
         captured = close_over([cb, bb], explicit=len(init))
         bb.graph.outputs += bb.graph.inputs[len(init):]
         abstracts = [abstract_of(v) for v in init] + [abstract_of(c) for c in captured]
-        outs = builder.add("While", init + captured, {}, where, {"cond": cb.graph, "body": bb.graph}, abstracts)
+        outs = builder.add_made(WHILE.make(init + captured, cb.graph, bb.graph, outputs=abstracts), where)
         _, _, exit_, call_args = self._header(name, bind(outs[:len(init)]), frame, builder)
         return self.call_value(exit_, call_args, Frame(builder, frame), where)
 

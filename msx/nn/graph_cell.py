@@ -19,6 +19,7 @@ import numpy as np
 from ..backends import BuildConfig, get_backend
 from ..capture.builder import current_builder
 from ..errors import BackendError, MsxError, OpError, user_loc
+from ..ir.control import CALL
 from ..ir.graph import Const, Graph
 from ..ir.interpret import evaluate
 from ..ir.symbolic import fits
@@ -83,7 +84,7 @@ class GraphCell(Cell):
         updates = [Tensor._from(u) for u in updates]
         if builder is not None:
             operands = [builder.operand(t) for t in tensors + self._graph_params]
-            builder.add_node("Call", operands, outs + updates, {}, {"body": self.call_body()})
+            builder.add_node(CALL.make(self.call_body(), operands), outs + updates)
         for p, u in zip(self._updated, updates):
             p._rebind(u)
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -6,6 +6,26 @@ explains bad inputs in words. Its shape/dtype rule is derived from the jax
 implementation (`jax.eval_shape`), so it can never disagree with what runs.
 Eager execution (`apply`), capture, emission, pattern matching, serialization
 and backend support tables all read the same entry in `REGISTRY`.
+
+The declaration and its hooks. An op is declared once, and every concern that
+must understand it reads that declaration, never a string case of its own:
+
+- a first-order `Primitive` (`@primitive(...)`): `impl` is its meaning; its
+  shape rule (`abstract_eval`), eager dispatch (`apply`) and lowering (the
+  interpreter calls `impl`) follow from it; `attrs` are the only static
+  attributes its nodes may carry (the verifier holds nodes to them);
+  `category` and `differentiable` feed the fusion pass and cost model.
+- a `HigherOrderPrimitive` (`msx.ops.higher_order`): ops over subgraphs
+  (`Grad`, `Cond`, `While`, `Scan`, `Call`, `Fused`, `Case`). The kind is plain
+  data (subgraph names, attrs, input layout); its hooks live in per-concern
+  rule tables (`make`, `lower`, `abstract_eval`, `cost`, `memory`), jax's
+  `cond_p`/`scan_p` pattern, filled beside each declaration in
+  `msx/ir/control.py` (the declarations sit above `ir`, whose `Graph` they
+  build). Adding one is one declaration there plus its test.
+
+`lookup(name)` answers "is this an op, and which?" for both kinds; a concern
+asked about an op it has no rule for raises (`MissingRuleError`), it never
+guesses a default.
 """
 from __future__ import annotations
 
@@ -21,6 +41,7 @@ from ..eager import dispatch as _dispatch, tape as _tape
 from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
+from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
 REGISTRY: dict[str, "Primitive"] = {}
 
@@ -159,6 +180,11 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
                                   values))
 
     return make
+
+
+def lookup(name: str) -> "Primitive | HigherOrderPrimitive | None":
+    """The declaration of op `name`, first-order (`REGISTRY`) or higher-order (`HIGHER_ORDER`); None if neither."""
+    return REGISTRY.get(name) or HIGHER_ORDER.get(name)
 
 
 def get_primitive(name: str) -> Primitive:

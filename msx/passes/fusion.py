@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..ir.control import FUSED as FUSED_OP
 from ..ir.graph import Graph, Node, Var, common_scope
 from ..ops.primitive import REGISTRY
 from .base import Pass
 from .rewrite import producers, returned, users
 
-FUSED = "Fused"
+FUSED = FUSED_OP.name  # the op's name, as graph views match it
 
 
 def fusible(node: Node) -> bool:
@@ -89,7 +90,8 @@ def _fuse(graph: Graph, group: _Group, index: int, read_outside: set[int]) -> No
     body = Graph(f"{graph.name}_fused{index}", [inner[x.id] for x in inputs], [], body_nodes,
                  [defined[v.id] for v in escaping])
     scope = common_scope([m.scope for m in group.members])  # shown inside the Cell that holds all members
-    return Node(FUSED, list(inputs), escaping, {}, group.members[-1].loc, {"body": body}, scope)
+    # its outputs are the members' own values: every reader outside the group keeps reading them
+    return FUSED_OP.make(body, list(inputs), outputs=escaping, loc=group.members[-1].loc, scope=scope)
 
 
 class ElementwiseFusion(Pass):

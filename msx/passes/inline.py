@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..ir.control import CALL
 from ..ir.graph import Const, Graph, Node, Var
 from .base import Pass
 from .rewrite import Substitution
@@ -43,7 +44,7 @@ class Inline(Pass):
         changed = False
         for node in graph.nodes:
             node = subst.node(node)
-            copies = _inline(node, subst) if node.op == "Call" else None
+            copies = _inline(node, subst) if node.op == CALL.name else None
             if copies is None:
                 nodes.append(node)
             else:

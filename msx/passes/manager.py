@@ -17,7 +17,6 @@ the `disable_passes` jit option or context key are skipped.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import time
 from dataclasses import dataclass, replace
@@ -42,9 +41,6 @@ BUILTIN: dict[str, Pass] = {p.name: p for p in (Inline(), ConstantFolding(), Alg
 BUILTIN_NAMES = frozenset(BUILTIN)
 FRONTEND = {"O0": ("dce",), "O1": ("inline", "constant_fold", "simplify", "cse", "dce")}
 FUSION = {"O0": (), "O1": ("fuse_elementwise",)}
-
-_VERIFY_SHAPES = os.environ.get("MSX_VERIFY_SHAPES", "0") == "1"
-
 
 @dataclass(eq=False)
 class PassRecord:
@@ -117,11 +113,6 @@ def _disabled(extra, backend: BackendBase) -> set[str]:
     return names
 
 
-def _verify_mode() -> str:
-    mode = context.get_context("verify_passes")
-    return "full" if mode == "structure" and _VERIFY_SHAPES else mode
-
-
 def _run_one(p: Pass, stage: str, graph: Graph) -> Graph:
     try:
         out = apply_everywhere(p, graph)
@@ -153,7 +144,7 @@ def _optimise(graph: Graph, jit_level: str, keep: tuple, backend: str | BackendB
     b = _backend(backend)
     steps = pipeline(jit_level, b)
     skip = _disabled(disabled, b)
-    mode = _verify_mode()
+    mode = context.get_context("verify_passes")
     n = len(graph.outputs)
     work = replace(graph, outputs=list(graph.outputs) + list(keep)) if keep else graph
 

@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from ..errors import PassError
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
-from ..ir.interpret import HIGHER_ORDER, infer_node
-from ..ops.primitive import REGISTRY
+from ..ir.interpret import infer_node
+from ..ops.primitive import lookup
 from .base import Pass
 from .rewrite import Substitution, const_equals, freeze, producers, returned, users
 
@@ -50,7 +50,7 @@ class _PConst:
 def _check_op(where: str, op) -> tuple[str, ...]:
     ops = (op,) if isinstance(op, str) else tuple(op)
     for name in ops:
-        if not isinstance(name, str) or (name not in REGISTRY and name not in HIGHER_ORDER):
+        if not isinstance(name, str) or lookup(name) is None:
             raise PassError(f"{where}: unknown primitive {name!r} (see msx.ops.REGISTRY)")
     return ops
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..ir.graph import Graph, Node
 
@@ -156,3 +157,54 @@ class HloMap:
             yield name
             for inner in self.instructions[name].called:
                 yield from self._walk(inner, seen)
+
+
+def _label(site: Site) -> str:
+    node = site.node
+    if node is None:
+        return "(XLA's own)"
+    where = f" {node.loc.file}:{node.loc.line}" if node.loc is not None else ""
+    scope = f" [{node.scope}]" if node.scope else ""
+    return f"{site.path} {node.op}{scope}{where}{' (backward)' if site.backward else ''}"
+
+
+def optimized_hlo(compiled: Any) -> tuple[str, Graph]:
+    """(XLA's optimised HLO text, the graph it runs) of an msx `Compiled` on an XLA backend."""
+    handle = getattr(compiled, "handle", None)
+    inner = getattr(handle, "compiled", None)
+    if inner is None or not hasattr(inner, "as_text"):
+        raise TypeError(f"expected the compiled stage of an XLA backend (jf.lower(*args).compile()), got "
+                        f"{type(compiled).__name__} on {type(handle).__name__}")
+    graph = getattr(handle, "graph", None) or compiled.lowered.graph
+    return inner.as_text(), graph
+
+
+def annotate(compiled: "Any") -> str:
+    """XLA's optimised, scheduled HLO of `compiled` (an msx `Compiled`, from `jf.lower(...).compile()`) with each
+    instruction followed by `# <msx node path> <op> [<Cell path>] <file:line>` — the final execution sequence
+    (the entry computation's instructions are in XLA's schedule order), traced back to the msx nodes."""
+    text, graph = optimized_hlo(compiled)
+    hlo = HloMap(text, graph)
+    out = []
+    for line in text.splitlines():
+        m = _INSTRUCTION.match(line)
+        inst = hlo.instructions.get(m.group(1)) if m else None
+        if inst is not None and inst.site.node is not None:
+            line = f"{_strip_metadata(line)}  # {_label(inst.site)}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _strip_metadata(line: str) -> str:
+    return re.sub(r",\s*metadata=\{[^}]*\}", "", line)
+
+
+def node_instructions(compiled: "Any") -> dict[Node, list[Instruction]]:
+    """The HLO instructions (with work of their own) that compute each msx node of `compiled`'s graph, the
+    instructions inside XLA fusions included."""
+    hlo = HloMap(*optimized_hlo(compiled))
+    out: dict[Node, list[Instruction]] = {}
+    for inst in hlo.instructions.values():
+        if inst.site.node is not None and inst.weight > 0:
+            out.setdefault(inst.site.node, []).append(inst)
+    return out

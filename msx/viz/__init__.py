@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
 from ..ir.graph import Graph
-from .overlays import Overlay, ascend_cost, ascend_memory, pass_diff
+from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
 
 STAGES = ("captured", "optimized", "optimised")
 
@@ -127,4 +127,4 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
 
 
 __all__ = ["graph_of", "to_model_explorer", "save", "save_stage", "show", "Overlay", "ascend_cost",
-           "ascend_memory", "pass_diff", "VizError", "VizUnavailableError"]
+           "ascend_memory", "hlo_ops", "pass_diff", "VizError", "VizUnavailableError"]

@@ -14,6 +14,9 @@ The factories compute overlays from msx's own models and measurements:
   the node runs, bytes freed after it, or whose buffer its outputs reuse);
 - `pass_diff(before, after)`: what a pass removed (on `before`) and added
   (on `after`);
+- `hlo_ops(compiled, metric)`: how XLA's optimised HLO computes each node
+  (the number of HLO instructions, or their names), from the instructions'
+  `op_name` metadata;
 - per-node measured time comes from `msx.Profiler` (`profile_time`).
 """
 from __future__ import annotations
@@ -204,3 +207,33 @@ def _diff(before: Graph, after: Graph, removed: Overlay, added: Overlay) -> bool
         changed |= inside
     return changed
 
+
+
+# ---------------------------------------------------------------- XLA's optimised HLO, mapped back to nodes
+HLO_METRICS = {"count": "HLO instructions", "ops": "HLO ops", "work": "HLO work (elements)"}
+
+
+def hlo_ops(compiled: Any, metric: str = "count") -> Overlay:
+    """Which instructions of XLA's optimised HLO compute each node of `compiled.lowered.graph` (`compiled` from
+    `jf.lower(*args).compile()`): their number (`"count"`), their names (`"ops"`, e.g. "dot.3, add.7 (fusion)"),
+    or their work (`"work"`: output elements, times the contracted size of a dot/convolution). Instructions
+    inside XLA fusions count for the nodes they came from. Show it on `compiled.lowered.graph`."""
+    from ..profiler.hlo import node_instructions
+
+    if metric not in HLO_METRICS:
+        raise VizError(f"hlo_ops: metric must be one of {sorted(HLO_METRICS)}, got {metric!r}")
+    if not hasattr(compiled, "lowered") or not hasattr(compiled, "as_text"):
+        raise VizError(f"hlo_ops: expected a compiled stage (jf.lower(*args).compile()), got {type(compiled).__name__}")
+    values: dict[Node, float | str] = {}
+    for node, insts in node_instructions(compiled).items():
+        if metric == "count":
+            values[node] = len(insts)
+        elif metric == "work":
+            values[node] = float(sum(i.weight for i in insts))
+        else:
+            names = [i.name for i in insts]
+            values[node] = ", ".join(names[:6]) + (f" (+{len(names) - 6})" if len(names) > 6 else "")
+    overlay = Overlay(HLO_METRICS[metric], values)
+    if metric == "ops":
+        overlay.colors = {v: "#e3f2fd" for v in values.values()}
+    return overlay

@@ -9,7 +9,8 @@ Every kernel adds a launch cost; a fused node is one kernel whose bytes are
 only its inputs and outputs. Views (reshape and friends) and the casts the
 precision rewrite adds only to model float16 storage are free.
 
-Higher-order nodes: a `Grad` runs its body forward, then a backward pass
+Higher-order nodes are costed by their declaration's `cost` rule
+(`msx/ir/control.py`), which calls back into this model: a `Grad` runs its body forward, then a backward pass
 estimated per differentiable op as twice its forward work (a matmul's
 backward is two matmuls, dX and dW; an elementwise op reads the saved input
 and the incoming gradient), in reverse order; `Cond` counts its costlier
@@ -24,6 +25,7 @@ from dataclasses import replace
 import jax.numpy as jnp
 
 from ...ir.graph import Const, Graph, Node, Operand
+from ...ops.higher_order import rule
 from ...ops.primitive import REGISTRY
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
@@ -60,20 +62,7 @@ class CostModel:
             return []
         if node.op in REGISTRY:
             return [self.primitive_row(node, scope)]
-        if node.op == "Grad":
-            return self.grad_rows(node, scope)
-        if node.op == "Call":
-            return self.rows(node.subgraphs["body"], scope)
-        if node.op == "Cond":
-            branches = {k: self.rows(g, _join(scope, f"cond {k}")) for k, g in node.subgraphs.items()}
-            return max(branches.values(), key=lambda rows: sum(r.time_us for r in rows))
-        if node.op == "While":
-            inner = _join(scope, "while, 1 iteration")
-            return self.rows(node.subgraphs["cond"], inner) + self.rows(node.subgraphs["body"], inner)
-        if node.op == "Scan":
-            return [_times(r, self.trip_count(node)) for r in
-                    self.rows(node.subgraphs["body"], _join(scope, f"scan x{self.trip_count(node)}"))]
-        return [self.fused_row(node, scope)]
+        return rule("cost", node.op)(node, self, scope)  # an op with no cost rule is an error, never "fused"
 
     def primitive_row(self, node: Node, scope: str) -> OpCost:
         unit = unit_of(node)
@@ -96,26 +85,31 @@ class CostModel:
             contracted = node.inputs[0].abstract.shape[-1]
         return 2 * out * contracted
 
-    def trip_count(self, node: Node) -> int:
-        length = node.attrs.get("length")
-        if length is None:
-            length = node.inputs[node.attrs["n_carry"]].abstract.shape[0]
-        return int(length)
+    # ------------------------------------------------------------ what higher-order `cost` rules ask
+    @staticmethod
+    def total(rows: list[OpCost]) -> float:
+        return sum(r.time_us for r in rows)
 
-    def grad_rows(self, node: Node, scope: str) -> list[OpCost]:
-        forward = self.rows(node.subgraphs["body"], _join(scope, "grad fwd"))
-        backward = [self.backward(r, _join(scope, "grad bwd")) for r in reversed(forward)
-                    if r.kernels and _differentiable(r)]
-        return forward + backward
+    @staticmethod
+    def join(scope: str, inner: str) -> str:
+        return _join(scope, inner)
 
-    def backward(self, row: OpCost, scope: str) -> OpCost:
+    @staticmethod
+    def repeat(rows: list[OpCost], n: int) -> list[OpCost]:
+        return [_times(r, n) for r in rows]
+
+    def backward(self, forward: list[OpCost], scope: str) -> list[OpCost]:
+        """The backward pass of `forward`'s rows, in reverse order (differentiable kernels only)."""
+        return [self.backward_row(r, scope) for r in reversed(forward) if r.kernels and _differentiable(r)]
+
+    def backward_row(self, row: OpCost, scope: str) -> OpCost:
         kernels = row.kernels * (2 if row.unit == CUBE else 1)
         flops, nbytes = 2 * row.flops, 2 * row.bytes
         time = self.spec.time_us(row.unit, flops, nbytes, kernels, row.dtype in LOW_PRECISION)
         return replace(row, scope=scope, flops=flops, bytes=nbytes, kernels=kernels, time_us=time)
 
-    def fused_row(self, node: Node, scope: str) -> OpCost:
-        """Any other higher-order node is one kernel over its body (the `Fused` node of the O1 pipeline)."""
+    def fused(self, node: Node, scope: str) -> OpCost:
+        """One kernel over the node's body (the `Fused` node of the O1 pipeline)."""
         inner = [r for g in node.subgraphs.values() for r in self.rows(g)]
         units = {r.unit for r in inner}
         unit = CUBE if CUBE in units else AICPU if AICPU in units else VECTOR

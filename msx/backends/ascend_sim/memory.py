@@ -5,9 +5,10 @@ makes it to its last use; graph inputs and read-only Parameters stay resident
 throughout, Parameters the graph writes are freed after their last read when
 their buffers are donated, and results stay to the end. Views (and the casts
 that only model float16 storage) share their input's buffer. A higher-order
-node adds its own transient memory while it runs: a `Grad` keeps every value
-its body computes for the backward pass (no rematerialisation), `Call`,
-`Cond`, `While` and `Scan` the peak of their bodies; a fused node keeps its
+node adds its own transient memory while it runs, by its declaration's
+`memory` rule (`msx/ir/control.py`): a `Grad` keeps every value its body
+computes for the backward pass (no rematerialisation), `Call`, `Cond`,
+`While` and `Scan` the peak of their bodies; a fused node keeps its
 intermediates on chip.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ import jax.numpy as jnp
 from ...errors import BackendError
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
+from ...ops.higher_order import rule
 from ...ops.primitive import REGISTRY
 from .report import format_size
 from .support import VIEW, unit_of
@@ -110,14 +112,19 @@ class MemoryModel:
         return peak, where
 
     def transient(self, node: Node) -> int:
+        """Working memory of a node while it runs: none for a primitive; a higher-order op's `memory` rule."""
         if node.op in REGISTRY or id(node) in self.free:
             return 0
-        if node.op == "Grad":  # everything the forward computes is kept for the backward pass
-            return sum(self.size(v) for inner in _walk_defs(node.subgraphs["body"]) if not self.aliases(inner)
-                       for v in inner.outputs)
-        if node.op in ("Call", "Cond", "While", "Scan"):
-            return max(self.peak(g, resident=False)[0] for g in node.subgraphs.values())
-        return 0  # a fused kernel: intermediates stay on chip
+        return rule("memory", node.op)(node, self)  # an op with no rule is an error, never 0 bytes
+
+    # ------------------------------------------------------------ what higher-order `memory` rules ask
+    def body_peak(self, graph: Graph) -> int:
+        """Peak of a subgraph whose inputs the enclosing graph holds."""
+        return self.peak(graph, resident=False)[0]
+
+    def kept(self, graph: Graph) -> int:
+        """Bytes of every (non-view) value `graph` and its subgraphs compute."""
+        return sum(self.size(v) for inner in _walk_defs(graph) if not self.aliases(inner) for v in inner.outputs)
 
     def _oom(self, node: Node, new: list[Var], work: int, live: dict[int, int], owner: dict[int, Var], total: int,
              capacity: int, names: dict[int, str], what: str) -> DeviceOutOfMemoryError:

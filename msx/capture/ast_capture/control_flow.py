@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import tensor as tensor_mod
+from ...ir.control import COND, SCAN, WHILE
 from ...ir.graph import Abstract, Const, Operand, Var
 from ...ops import array_ops as A
 from ...ops import math_ops as M
@@ -295,8 +296,8 @@ def _cond_node(pred: Tensor, branches: list[Branch], outputs: _Outputs) -> list[
         b.builder.graph.outputs = [ops[i] for ops in outputs.operands]
     results = [placeholder(a) for a in outputs.abstracts]
     if results or any(b.builder.graph.nodes for b in branches):
-        parent.add_node("Cond", [parent.operand(pred), *extra], results, {},
-                        {"then": branches[0].builder.graph, "else": branches[1].builder.graph})
+        parent.add_node(COND.make(parent.operand(pred), extra, branches[0].builder.graph, branches[1].builder.graph),
+                        results)
     return results
 
 
@@ -622,7 +623,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     parent = current_builder()
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial] + [placeholder(o.abstract) for o in extra]
-    parent.add_node("While", initial + extra, results, {}, {"cond": cond.builder.graph, "body": body.builder.graph})
+    parent.add_node(WHILE.make(initial + extra, cond.builder.graph, body.builder.graph), results)
     loop.finish(results, new_names, "`while` loop on a tensor")
     interp.exec_block(node.orelse)
 
@@ -659,9 +660,7 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
     parent = current_builder()
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial]
-    parent.add_node("Scan", initial + [parent.operand(xs)] + extra, results,
-                    {"n_carry": n_carry, "n_xs": 1, "length": length, "reverse": False},
-                    {"body": body.builder.graph})
+    parent.add_node(SCAN.make(initial, [parent.operand(xs)], extra, body.builder.graph, length=length), results)
     loop.finish(results, new_names, "`for` loop over a tensor")
     interp.assign(node.target, xs[length - 1])  # Python leaves the loop variable at the last item
     interp.exec_block(node.orelse)

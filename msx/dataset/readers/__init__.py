@@ -6,4 +6,6 @@ public description and names the file at fault when they do not fit.
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .idx import FashionMnistDataset, MnistDataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
+from .mindrecord import MindDataset  # noqa: F401
+from .tfrecord import TFRecordDataset  # noqa: F401
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401

@@ -65,6 +65,10 @@ class _Cifar(MappableSource):
     def _row(self, index: int) -> Row:
         return (self._images[index].copy(), *(np.array(v) for v in self._label_array[index]))
 
+    def _rows_at(self, indices: np.ndarray) -> tuple:
+        labels = self._label_array[indices]
+        return (self._images[indices], *(labels[:, j] for j in range(labels.shape[1])))
+
     def _labels(self, column: str) -> np.ndarray:
         if column in self._label_columns:
             return self._label_array[:, self._label_columns.index(column)]

@@ -82,6 +82,9 @@ class MnistDataset(MappableSource):
     def _row(self, index: int) -> Row:
         return self._images[index].copy(), np.array(self._labels_[index])
 
+    def _rows_at(self, indices: np.ndarray) -> tuple:
+        return self._images[indices], self._labels_[indices]
+
     def _labels(self, column: str) -> np.ndarray:
         return self._labels_ if column == "label" else super()._labels(column)
 

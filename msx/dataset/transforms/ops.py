@@ -49,6 +49,18 @@ class TensorOperation:
     def __call__(self, *args: Any) -> Any:
         raise NotImplementedError
 
+    def batched(self, rows: np.ndarray) -> np.ndarray | None:
+        """The transform of each row of `rows` (rows stacked on a new first axis), as one array, or None.
+
+        A transform whose result per row does not depend on the other rows
+        and that computes the same IEEE operations on a stack as on one row
+        (elementwise arithmetic, casts, a transpose) returns that stack here,
+        so a `map` right before a `batch` runs once per batch instead of once
+        per row, with identical values (tf.data's "map vectorization"). None
+        means: not possible, run it per row.
+        """
+        return None
+
     @property
     def name(self) -> str:
         return type(self).__name__
@@ -134,6 +146,9 @@ class TypeCast(TensorOperation):
         if array.dtype.kind in "US" and self.data_type.kind not in "US":
             raise DatasetError(f"TypeCast: cannot cast strings to {self.data_type}; use text.ToNumber")
         return array.astype(self.data_type)
+
+    def batched(self, rows: np.ndarray) -> np.ndarray:
+        return self(rows)  # a cast is elementwise
 
 
 class OneHot(TensorOperation):

@@ -30,7 +30,13 @@ class Rescale(ImageTensorOperation):
         array = img if isinstance(img, np.ndarray) else np.asarray(img)
         if array.dtype.kind not in "biuf":
             raise DatasetError(f"Rescale: expected numbers, got dtype {array.dtype}")
-        return array.astype(np.float32) * np.float32(self.rescale) + np.float32(self.shift)
+        out = np.multiply(array, np.float32(self.rescale), dtype=np.float32)  # one pass, no float32 copy first
+        if self.shift == 0 and array.dtype.kind != "f":
+            return out  # adding 0 changes nothing here (only a float input has a -0.0 that + 0 would flip)
+        return np.add(out, np.float32(self.shift), out=out)
+
+    def batched(self, rows: np.ndarray) -> np.ndarray:
+        return self(rows)  # elementwise
 
 
 def _per_channel(op: str, name: str, values: Any) -> np.ndarray:
@@ -50,6 +56,8 @@ class Normalize(ImageTensorOperation):
         if (self.std <= 0).any():
             raise DatasetError(f"Normalize: std must be positive, got {list(self.std)}")
         self.is_hwc = bool(is_hwc)
+        shape = (1, 1, -1) if self.is_hwc else (-1, 1, 1)
+        self._mean, self._std = self.mean.reshape(shape), self.std.reshape(shape)  # broadcast once, not per image
 
     def _check(self, array: np.ndarray) -> np.ndarray:
         if array.ndim == 2:
@@ -68,9 +76,16 @@ class Normalize(ImageTensorOperation):
     def __call__(self, img: Any) -> np.ndarray:
         original = np.asarray(img)
         array = self._check(original)
-        shape = (1, 1, -1) if self.is_hwc else (-1, 1, 1)
-        out = (array.astype(np.float32) - self.mean.reshape(shape)) / self.std.reshape(shape)
+        out = np.subtract(array, self._mean, dtype=np.float32)
+        out = np.divide(out, self._std, out=out)
         return out.reshape(original.shape) if original.ndim == 2 else out
+
+    def batched(self, rows: np.ndarray) -> np.ndarray | None:
+        if rows.ndim != 4 or type(self) is not Normalize:
+            return None  # HxW rows (and NormalizePad) run per row
+        self._check(rows[0])  # the layout check of one row, with its error
+        out = np.subtract(rows, self._mean, dtype=np.float32)  # mean/std broadcast over the batch axis too
+        return np.divide(out, self._std, out=out)
 
 
 class NormalizePad(Normalize):

@@ -391,4 +391,10 @@ class HWC2CHW(ImageTensorOperation):
 
     def __call__(self, img: Any) -> np.ndarray:
         array = hwc(img, "HWC2CHW")
-        return np.ascontiguousarray(array[None] if array.ndim == 2 else array.transpose(2, 0, 1))
+        return array[None] if array.ndim == 2 else array.transpose(2, 0, 1)  # a view: batch/device copy it once
+
+    def batched(self, rows: np.ndarray) -> np.ndarray | None:
+        if rows.ndim not in (3, 4):
+            return None
+        hwc(rows[0], "HWC2CHW")  # the checks of one row, with their errors
+        return rows[:, None] if rows.ndim == 3 else rows.transpose(0, 3, 1, 2)

@@ -1,0 +1,80 @@
+"""`MindDataset`: reading mindrecord files (MindSpore's own format; layout in `mindrecord_format.py`).
+
+`dataset_files` is one file of a group (every shard the group's header
+names is read, from the same folder, in order) or a list of shard files
+(exactly those). Columns come sorted by name, as MindSpore yields them, or in
+`columns_list` order. The rows are read into memory when the dataset is made.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...errors import DatasetError
+from ..pipeline import Row
+from ..sources import MappableSource
+from . import mindrecord_format as fmt
+
+
+def _group(dataset_files: Any) -> list[str]:
+    where = "MindDataset"
+    if isinstance(dataset_files, (str, os.PathLike)):
+        first = os.fspath(dataset_files)
+        if not os.path.isfile(first):
+            raise DatasetError(f"{where}: dataset_files {first!r} is not a file")
+        folder = os.path.dirname(first)
+        return [os.path.join(folder, os.path.basename(a)) for a in fmt.read_header(first)["shard_addresses"]]
+    if isinstance(dataset_files, (list, tuple)) and dataset_files and \
+            all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
+        return [os.fspath(f) for f in dataset_files]
+    raise DatasetError(f"{where}: dataset_files must be a file name or a non-empty list of them, got {dataset_files!r}")
+
+
+class MindDataset(MappableSource):
+    """Rows of mindrecord files written by MindSpore's (or msx's) `mindrecord.FileWriter`."""
+
+    def __init__(self, dataset_files: str | Sequence[str], columns_list: Sequence[str] | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, sampler: Any = None, padded_sample: dict | None = None,
+                 num_padded: int | None = None, num_samples: int | None = None, cache: Any = None) -> None:
+        where = "MindDataset"
+        if padded_sample is not None or num_padded:
+            raise DatasetError(f"{where}: padded_sample/num_padded are not supported by msx; concatenate a "
+                               f"PaddedDataset instead")
+        files = _group(dataset_files)
+        schema, names, rows = None, None, []
+        for path in files:
+            if not os.path.isfile(path):
+                raise DatasetError(f"{where}: mindrecord file {path!r} (named by the group's header) does not exist")
+            header = fmt.read_header(path)
+            this = header["schema"][0]
+            if schema is None:
+                schema, blob_names = this["schema"], list(this.get("blob_fields", []))
+                names = sorted(schema)
+                chosen = names if columns_list is None else [columns_list] if isinstance(columns_list, str) \
+                    else list(columns_list)
+                unknown = [c for c in chosen if c not in schema]
+                if unknown or not chosen:
+                    raise DatasetError(f"{where}: columns_list {chosen} names fields not in the file's schema "
+                                       f"{names}")
+            elif this["schema"] != schema:
+                raise DatasetError(f"{where}: {path!r} has a different schema than {files[0]!r}")
+            fields, blobs = fmt.read_shard(path, header)
+            for i, raw in enumerate(fields):
+                values = dict(raw)
+                if blob_names:
+                    values.update(fmt.split_blob(blobs[i], blob_names, path))
+                missing = [c for c in chosen if c not in values]
+                if missing:
+                    raise DatasetError(f"{where}: a row of {path!r} lacks the fields {missing}")
+                rows.append(tuple(fmt.column(c, schema[c], values[c], path) for c in chosen))
+        self._rows = rows
+        super().__init__(where, chosen, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._rows)
+
+    def _row(self, index: int) -> Row:
+        return tuple(v.copy() for v in self._rows[index])

@@ -1,0 +1,418 @@
+"""The higher-order ops, each declared once with its rules beside it (see `msx.ops.higher_order`).
+
+Each declaration gives the op's subgraphs, attrs and input/output layout, and
+registers, right after it, its constructor (`make`), lowering to jax
+(`lower`), structural shape rule (`abstract_eval`), cost and memory rules.
+Producers (capture, autograd, GraphCell, the O1 fusion pass, MindIR import)
+build nodes only through the constructors; consumers (interpreter, verifier,
+cost and memory models) only through the rule tables — so adding an op is one
+declaration here (see `Case`) and its test.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..ops.higher_order import declare_higher_order
+from .graph import Abstract, Const, Graph, Node, Operand, Var
+
+Sub = Callable[[str, list], tuple[list, list]]  # sub(key, args) -> (outputs, updates) of subgraph `key`
+
+
+# ---------------------------------------------------------------- shared helpers of the rules
+def abstract_of_operand(x: Operand) -> Abstract:
+    """The abstract a value has when it runs (a Python scalar's, without its weak mark)."""
+    a = x.abstract
+    return Abstract(a.shape, a.dtype) if a.weak else a
+
+
+def _types(xs) -> list[Abstract]:
+    return [abstract_of_operand(x) for x in xs]
+
+
+def _show(xs: list[Abstract]) -> str:
+    return "(" + ", ".join(map(str, xs)) + ")"
+
+
+def _takes(node: Node, key: str, operands: list[Operand]) -> None:
+    """Subgraph `key` must take exactly `operands` (count and types; constants are not type-checked)."""
+    g = node.subgraphs[key]
+    if len(g.inputs) != len(operands):
+        raise ValueError(f"subgraph {key!r} ({g.name}) takes {len(g.inputs)} inputs but the node passes "
+                         f"{len(operands)}")
+    for i, (v, x) in enumerate(zip(g.inputs, operands)):
+        if isinstance(x, Var) and v.abstract != x.abstract:
+            raise ValueError(f"subgraph {key!r} ({g.name}) input {i} is {v.abstract} but the node passes "
+                             f"{x.abstract}")
+
+
+def _returns(g: Graph) -> list[Abstract]:
+    return _types(g.outputs)
+
+
+def _node(prim, inputs: list[Operand], attrs: dict, subgraphs: dict[str, Graph], outputs, loc=None) -> Node:
+    """The node; `outputs` (Vars to reuse, or Abstracts) default to the op's `abstract_eval` rule."""
+    node = Node(prim.name, list(inputs), [], dict(attrs), loc, dict(subgraphs))
+    abstracts = outputs if outputs is not None else prim.rule_for("abstract_eval")(node)
+    node.outputs = [a if isinstance(a, Var) else Var(a) for a in abstracts]
+    return node
+
+
+def _max_branch(node: Node, model, scope: str, label: str) -> list:
+    branches = [model.rows(g, model.join(scope, f"{label} {k}")) for k, g in node.subgraphs.items()]
+    return max(branches, key=model.total)
+
+
+def _largest_peak(node: Node, model) -> int:
+    return max(model.body_peak(g) for g in node.subgraphs.values())
+
+
+# ---------------------------------------------------------------- Grad
+GRAD = declare_higher_order(
+    "Grad", subgraphs=("body",), attrs=("n_args", "n_params", "has_aux", "n_sens"),
+    layout="inputs: n_args differentiated inputs, n_params differentiated Parameters, the body's free values, "
+           "then n_sens sensitivities (cotangents; ones if none). The body takes every input but the "
+           "sensitivities. Outputs: the body's outputs, one gradient per differentiated input, then the state "
+           "the body writes (its updates).",
+    doc="Reverse-mode gradient of `body` (lowers to jax.vjp).")
+
+
+@GRAD.rule("make")
+def _make_grad(body: Graph, args: list[Operand], params: list[Operand], free: list[Operand],
+               sens: list[Operand] = (), *, has_aux: bool = False, outputs=None, loc=None) -> Node:
+    attrs = {"n_args": len(args), "n_params": len(params), "has_aux": has_aux, "n_sens": len(sens)}
+    return _node(GRAD, [*args, *params, *free, *sens], attrs, {"body": body}, outputs, loc)
+
+
+@GRAD.rule("abstract_eval")
+def _grad_types(node: Node) -> list[Abstract]:
+    n_diff, n_sens = node.attrs["n_args"] + node.attrs["n_params"], node.attrs["n_sens"]
+    if n_diff + n_sens > len(node.inputs):
+        raise ValueError(f"n_args + n_params + n_sens = {n_diff + n_sens} but the node has {len(node.inputs)} inputs")
+    _takes(node, "body", node.inputs[:len(node.inputs) - n_sens])
+    body = node.subgraphs["body"]
+    if node.attrs["has_aux"] and not body.outputs:
+        raise ValueError("has_aux=True but the body returns nothing")
+    return _returns(body) + _types(node.inputs[:n_diff]) + _types([x for _, x in body.updates])
+
+
+def _ones_cotangent(x):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.ones(x.shape, x.dtype)
+    return np.zeros(x.shape, jax.dtypes.float0)
+
+
+def _zero_grad_like(x, g):
+    return jnp.zeros(jnp.shape(x), jnp.result_type(x)) if getattr(g, "dtype", None) == jax.dtypes.float0 else g
+
+
+@GRAD.rule("lower")
+def _lower_grad(node: Node, args: list, sub: Sub) -> list:
+    n_diff = node.attrs["n_args"] + node.attrs["n_params"]
+    has_aux, n_sens = node.attrs["has_aux"], node.attrs["n_sens"]
+    sens = args[len(args) - n_sens:]
+    args = args[:len(args) - n_sens]
+    diff, free = list(args[:n_diff]), list(args[n_diff:])
+
+    def pure(diff):
+        outs, updates = sub("body", list(diff) + free)
+        if has_aux:
+            return outs[0], (tuple(outs[1:]), updates)
+        return tuple(outs), ((), updates)
+
+    main, vjp_fn, (aux, updates) = jax.vjp(pure, diff, has_aux=True)
+    if n_sens:
+        cot = sens[0] if has_aux else tuple(sens)
+    else:
+        cot = jax.tree_util.tree_map(_ones_cotangent, main)
+    (grads,) = vjp_fn(cot)
+    grads = [_zero_grad_like(x, g) for x, g in zip(diff, grads)]
+    values = [main, *aux] if has_aux else list(main)
+    return values + grads + list(updates)
+
+
+@GRAD.rule("cost")
+def _grad_cost(node: Node, model, scope: str) -> list:
+    forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))
+    return forward + model.backward(forward, model.join(scope, "grad bwd"))
+
+
+@GRAD.rule("memory")
+def _grad_memory(node: Node, model) -> int:
+    return model.kept(node.subgraphs["body"])  # everything the forward computes is kept for the backward pass
+
+
+# ---------------------------------------------------------------- Call and Fused
+def _body_types(node: Node) -> list[Abstract]:
+    _takes(node, "body", node.inputs)
+    body = node.subgraphs["body"]
+    return _returns(body) + _types([x for _, x in body.updates])
+
+
+def _lower_body(node: Node, args: list, sub: Sub) -> list:
+    outs, updates = sub("body", args)
+    return outs + updates
+
+
+CALL = declare_higher_order(
+    "Call", subgraphs=("body",),
+    layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
+    doc="A call of a graph (a GraphCell, a no_inline function); the inline pass replaces it by its body.")
+CALL.rule("abstract_eval")(_body_types)
+CALL.rule("lower")(_lower_body)
+
+
+@CALL.rule("make")
+def _make_call(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
+    node = _node(CALL, operands, {}, {"body": body}, outputs, loc)
+    node.scope = scope
+    return node
+
+
+@CALL.rule("cost")
+def _call_cost(node: Node, model, scope: str) -> list:
+    return model.rows(node.subgraphs["body"], scope)
+
+
+CALL.rule("memory")(_largest_peak)
+
+FUSED = declare_higher_order(
+    "Fused", subgraphs=("body",),
+    layout="inputs: the body's inputs. Outputs: the body's outputs.",
+    doc="A group of elementwise ops run as one kernel (made by the O1 fusion pass).")
+FUSED.rule("abstract_eval")(_body_types)
+FUSED.rule("lower")(_lower_body)
+
+
+@FUSED.rule("make")
+def _make_fused(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
+    node = _node(FUSED, operands, {}, {"body": body}, outputs, loc)
+    node.scope = scope
+    return node
+
+
+@FUSED.rule("cost")
+def _fused_cost(node: Node, model, scope: str) -> list:
+    return [model.fused(node, scope)]
+
+
+@FUSED.rule("memory")
+def _fused_memory(node: Node, model) -> int:
+    return 0  # one kernel: its intermediates stay on chip
+
+
+# ---------------------------------------------------------------- Cond
+COND = declare_higher_order(
+    "Cond", subgraphs=("then", "else"),
+    layout="inputs: a scalar predicate, then the operands; both branches take the operands and return values "
+           "of the same types, which are the outputs.",
+    doc="Two-way branch on a tensor predicate (lowers to lax.cond).")
+
+
+@COND.rule("make")
+def _make_cond(pred: Operand, operands: list[Operand], then: Graph, else_: Graph, *, outputs=None, loc=None) -> Node:
+    return _node(COND, [pred, *operands], {}, {"then": then, "else": else_}, outputs, loc)
+
+
+def _branch_types(node: Node, operands: list[Operand]) -> list[Abstract]:
+    outs = None
+    for key in node.subgraphs:
+        _takes(node, key, operands)
+        got = _returns(node.subgraphs[key])
+        if outs is not None and got != outs:
+            raise ValueError(f"the branches return different types: {_show(outs)} vs {_show(got)} ({key!r})")
+        outs = got
+    return outs or []
+
+
+def _scalar_pred(x: Operand, what: str) -> None:
+    a = abstract_of_operand(x)
+    if tuple(a.shape) not in ((), (1,)):
+        raise ValueError(f"the {what} must be a scalar, got {a}")
+
+
+@COND.rule("abstract_eval")
+def _cond_types(node: Node) -> list[Abstract]:
+    if not node.inputs:
+        raise ValueError("a Cond node needs a predicate input")
+    _scalar_pred(node.inputs[0], "predicate")
+    return _branch_types(node, node.inputs[1:])
+
+
+@COND.rule("lower")
+def _lower_cond(node: Node, args: list, sub: Sub) -> list:
+    pred, operands = args[0], tuple(args[1:])
+
+    def branch(key: str) -> Callable:
+        return lambda ops: tuple(sub(key, list(ops))[0])
+
+    return list(lax.cond(jnp.asarray(pred).astype(bool).reshape(()), branch("then"), branch("else"), operands))
+
+
+@COND.rule("cost")
+def _cond_cost(node: Node, model, scope: str) -> list:
+    return _max_branch(node, model, scope, "cond")
+
+
+COND.rule("memory")(_largest_peak)
+
+
+# ---------------------------------------------------------------- While
+WHILE = declare_higher_order(
+    "While", subgraphs=("cond", "body"),
+    layout="inputs: the initial carry. `cond` maps the carry to a scalar bool, `body` the carry to the next "
+           "carry (same types). Outputs: the final carry.",
+    doc="A loop while a tensor condition holds (lowers to lax.while_loop; not reverse-differentiable).")
+
+
+@WHILE.rule("make")
+def _make_while(init: list[Operand], cond: Graph, body: Graph, *, outputs=None, loc=None) -> Node:
+    return _node(WHILE, init, {}, {"cond": cond, "body": body}, outputs, loc)
+
+
+@WHILE.rule("abstract_eval")
+def _while_types(node: Node) -> list[Abstract]:
+    carry = _types(node.inputs)
+    _takes(node, "cond", node.inputs)
+    _takes(node, "body", node.inputs)
+    cond_out = _returns(node.subgraphs["cond"])
+    if len(cond_out) != 1:
+        raise ValueError(f"subgraph 'cond' must return one scalar bool, returns {_show(cond_out)}")
+    _scalar_pred(node.subgraphs["cond"].outputs[0], "loop condition")
+    body_out = _returns(node.subgraphs["body"])
+    if body_out != carry:
+        raise ValueError(f"subgraph 'body' returns {_show(body_out)} but the carry is {_show(carry)}")
+    return carry
+
+
+@WHILE.rule("lower")
+def _lower_while(node: Node, args: list, sub: Sub) -> list:
+    def keep_going(c):
+        return jnp.asarray(sub("cond", list(c))[0][0]).astype(bool).reshape(())
+
+    return list(lax.while_loop(keep_going, lambda c: tuple(sub("body", list(c))[0]), tuple(args)))
+
+
+@WHILE.rule("cost")
+def _while_cost(node: Node, model, scope: str) -> list:
+    inner = model.join(scope, "while, 1 iteration")
+    return model.rows(node.subgraphs["cond"], inner) + model.rows(node.subgraphs["body"], inner)
+
+
+WHILE.rule("memory")(_largest_peak)
+
+
+# ---------------------------------------------------------------- Scan
+SCAN = declare_higher_order(
+    "Scan", subgraphs=("body",), attrs=("n_carry", "n_xs", "length", "reverse"),
+    layout="inputs: n_carry carries, n_xs scanned inputs (sliced along axis 0), then loop-invariant values. "
+           "The body maps (carry..., x slices..., invariants...) to (carry..., y slices...). Outputs: the final "
+           "carry, then the ys stacked along a new axis 0.",
+    doc="A loop over the leading axis (lowers to lax.scan).")
+
+
+@SCAN.rule("make")
+def _make_scan(carry: list[Operand], xs: list[Operand], consts: list[Operand], body: Graph, *, length: int | None,
+               reverse: bool = False, outputs=None, loc=None) -> Node:
+    attrs = {"n_carry": len(carry), "n_xs": len(xs), "length": length, "reverse": reverse}
+    return _node(SCAN, [*carry, *xs, *consts], attrs, {"body": body}, outputs, loc)
+
+
+def scan_length(node: Node) -> int:
+    """The trip count of a Scan node: its `length` attr, else the leading dimension of its first scanned input."""
+    length = node.attrs.get("length")
+    if length is None:
+        length = node.inputs[node.attrs["n_carry"]].abstract.shape[0]
+    return int(length)
+
+
+@SCAN.rule("abstract_eval")
+def _scan_types(node: Node) -> list[Abstract]:
+    n_carry, n_xs = node.attrs["n_carry"], node.attrs["n_xs"]
+    if n_carry + n_xs > len(node.inputs) or (n_xs == 0 and node.attrs.get("length") is None):
+        raise ValueError(f"n_carry={n_carry}, n_xs={n_xs} do not fit its {len(node.inputs)} inputs")
+    xs = _types(node.inputs[n_carry:n_carry + n_xs])
+    length = scan_length(node)
+    if any(not x.shape or x.shape[0] != length for x in xs):
+        raise ValueError(f"scanned inputs {_show(xs)} do not all have leading dimension {length}")
+    body = node.subgraphs["body"]
+    wanted = _types(node.inputs[:n_carry]) + [Abstract(tuple(x.shape[1:]), x.dtype) for x in xs] \
+        + _types(node.inputs[n_carry + n_xs:])
+    if len(body.inputs) != len(wanted):
+        raise ValueError(f"subgraph 'body' ({body.name}) takes {len(body.inputs)} inputs but the node passes "
+                         f"{len(wanted)}")
+    for i, (v, a) in enumerate(zip(body.inputs, wanted)):
+        if v.abstract != a and not isinstance(node.inputs[i], Const):
+            raise ValueError(f"subgraph 'body' ({body.name}) input {i} is {v.abstract} but gets {a}")
+    outs = _returns(body)
+    carry = _types(node.inputs[:n_carry])
+    if outs[:n_carry] != carry:
+        raise ValueError(f"subgraph 'body' returns the carry as {_show(outs[:n_carry])}, but it is {_show(carry)}")
+    return carry + [Abstract((length, *y.shape), y.dtype) for y in outs[n_carry:]]
+
+
+@SCAN.rule("lower")
+def _lower_scan(node: Node, args: list, sub: Sub) -> list:
+    n_carry, n_xs = node.attrs["n_carry"], node.attrs["n_xs"]
+    carry, xs, consts = tuple(args[:n_carry]), tuple(args[n_carry:n_carry + n_xs]), list(args[n_carry + n_xs:])
+
+    def step(c, x):
+        outs = sub("body", list(c) + list(x) + consts)[0]
+        return tuple(outs[:n_carry]), tuple(outs[n_carry:])
+
+    final, ys = lax.scan(step, carry, xs, length=node.attrs.get("length"), reverse=node.attrs.get("reverse", False))
+    return list(final) + list(ys)
+
+
+@SCAN.rule("cost")
+def _scan_cost(node: Node, model, scope: str) -> list:
+    n = scan_length(node)
+    return model.repeat(model.rows(node.subgraphs["body"], model.join(scope, f"scan x{n}")), n)
+
+
+SCAN.rule("memory")(_largest_peak)
+
+
+# ---------------------------------------------------------------- Case
+CASE = declare_higher_order(
+    "Case", subgraphs=("branch*",),
+    layout="inputs: a scalar integer index, then the operands; every branch takes the operands and returns values "
+           "of the same types, which are the outputs. An index out of range runs the nearest branch (lax.switch "
+           "clamps it), as MindSpore's Switch/Case does.",
+    doc="Multi-way branch on a tensor index (lowers to lax.switch); what MindIR's multi-branch Switch reads as.")
+
+
+@CASE.rule("make")
+def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
+    return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
+
+
+@CASE.rule("abstract_eval")
+def _case_types(node: Node) -> list[Abstract]:
+    if not node.inputs:
+        raise ValueError("a Case node needs an index input")
+    _scalar_pred(node.inputs[0], "index")
+    if not np.issubdtype(np.dtype(abstract_of_operand(node.inputs[0]).dtype), np.integer):
+        raise ValueError(f"the index must be an integer, got {abstract_of_operand(node.inputs[0])}")
+    return _branch_types(node, node.inputs[1:])
+
+
+@CASE.rule("lower")
+def _lower_case(node: Node, args: list, sub: Sub) -> list:
+    def branch(key: str) -> Callable:
+        return lambda *ops: tuple(sub(key, list(ops))[0])
+
+    index = jnp.asarray(args[0]).astype(jnp.int32).reshape(())
+    return list(lax.switch(index, [branch(k) for k in node.subgraphs], *args[1:]))
+
+
+@CASE.rule("cost")
+def _case_cost(node: Node, model, scope: str) -> list:
+    return _max_branch(node, model, scope, "case")
+
+
+CASE.rule("memory")(_largest_peak)

@@ -1,0 +1,119 @@
+"""The higher-order primitive kind: ops whose meaning includes subgraphs (`Grad`, `Cond`, `While`, ...).
+
+jax treats `cond_p` and `scan_p` as ordinary primitives with entries in
+per-concern rule tables; msx does the same. A `HigherOrderPrimitive` is plain
+data — its name, the names of its subgraphs, its static attributes and its
+input/output layout in words — and every concern that must understand it
+reads one rule table here, filled beside the declaration
+(`msx/ir/control.py`)::
+
+    CASE = declare_higher_order("Case", subgraphs=("branch*",), layout="index, operands -> branch outputs")
+
+    @CASE.rule("lower")
+    def _lower_case(node, args, sub): ...
+
+The concerns (`CONCERNS`), each a table `RULES[concern][name]`:
+
+- `make`: the constructor every producer calls (`COND.make(pred, operands, then, else_)`);
+  it returns a `Node` whose layout is right by construction.
+- `lower`: `(node, args, sub) -> outputs`, run inside `jax.jit` (emission);
+  `sub(key, args) -> (outputs, updates)` evaluates subgraph `key`.
+- `abstract_eval`: `(node) -> [Abstract]` from the node's input abstracts and
+  subgraphs alone (no jax), raising `ValueError` with a reason when the layout
+  is wrong (subgraph arity, mismatched branch types); the verifier runs it.
+- `cost`: `(node, model, scope) -> rows` for a backend cost model that offers
+  `rows(graph, scope)`, `repeat(rows, n)`, `backward(rows, scope)`,
+  `fused(node, scope)`, `total(rows)` and `join(scope, label)`.
+- `memory`: `(node, model) -> bytes` of working memory while the node runs,
+  for a memory model that offers `body_peak(graph)` (a subgraph's peak, its
+  inputs held outside) and `kept(graph)` (bytes of every value it computes).
+
+A concern with no rule for an op is an error naming both (`rule`), never a
+silent default. `lookup(name)` is the one question "is this an op?", for
+first-order primitives (`primitive.REGISTRY`) and higher-order ones alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import MsxError
+
+CONCERNS = ("make", "lower", "abstract_eval", "cost", "memory")
+RULES: dict[str, dict[str, Callable]] = {c: {} for c in CONCERNS}
+HIGHER_ORDER: dict[str, "HigherOrderPrimitive"] = {}
+
+
+class MissingRuleError(MsxError, NotImplementedError):
+    """A concern has no rule for a higher-order op (a declaration left one out)."""
+
+
+@dataclass(frozen=True, eq=False)
+class HigherOrderPrimitive:
+    """One higher-order op: named subgraphs, static attrs and a documented layout; rules live in `RULES`.
+
+    `subgraphs` names the node's subgraphs in order; a name ending in `*`
+    (`"branch*"`) stands for any number >= 1 of them, numbered from 0.
+    """
+
+    name: str
+    subgraphs: tuple[str, ...]
+    attrs: tuple[str, ...] = ()
+    layout: str = ""
+    doc: str = ""
+    multiple_results = True
+    differentiable = True
+
+    def rule(self, concern: str) -> Callable[[Callable], Callable]:
+        """Decorator: register `fn` as this op's rule for `concern`."""
+        if concern not in RULES:
+            raise ValueError(f"{self.name}: unknown concern {concern!r}; concerns are {CONCERNS}")
+
+        def put(fn: Callable) -> Callable:
+            RULES[concern][self.name] = fn
+            return fn
+
+        return put
+
+    def rule_for(self, concern: str) -> Callable:
+        try:
+            return RULES[concern][self.name]
+        except KeyError:
+            raise MissingRuleError(f"higher-order op {self.name!r} has no {concern!r} rule; declare one beside "
+                                   f"its declaration (msx/ir/control.py)") from None
+
+    def make(self, *args: Any, **kwargs: Any):
+        """A new node of this op from its parts (the layout is the constructor's job, not the producer's)."""
+        return self.rule_for("make")(*args, **kwargs)
+
+    def subgraph_keys_ok(self, keys) -> str | None:
+        """None when `keys` are the declared subgraph names, else the reason."""
+        keys = list(keys)
+        if len(self.subgraphs) == 1 and self.subgraphs[0].endswith("*"):
+            stem = self.subgraphs[0][:-1]
+            want = [f"{stem}{i}" for i in range(len(keys))]
+            if not keys or keys != want:
+                return f"expects subgraphs {stem}0, {stem}1, ... (at least one), got {keys}"
+            return None
+        if keys != list(self.subgraphs):
+            return f"expects subgraphs {list(self.subgraphs)}, got {keys}"
+        return None
+
+
+def declare_higher_order(name: str, *, subgraphs: tuple[str, ...], attrs: tuple[str, ...] = (), layout: str = "",
+                         doc: str = "") -> HigherOrderPrimitive:
+    """Declare and register a higher-order op; add its rules with `@prim.rule(concern)` beside it."""
+    if name in HIGHER_ORDER:
+        raise ValueError(f"higher-order op {name!r} is already declared")
+    prim = HigherOrderPrimitive(name, tuple(subgraphs), tuple(attrs), layout, doc)
+    HIGHER_ORDER[name] = prim
+    return prim
+
+
+def rule(concern: str, op: str) -> Callable:
+    """The `concern` rule of higher-order op `op`; `MissingRuleError` when it is not one or lacks the rule."""
+    prim = HIGHER_ORDER.get(op)
+    if prim is None:
+        raise MissingRuleError(f"{op!r} is not a higher-order op, so it has no {concern!r} rule "
+                               f"(higher-order ops: {sorted(HIGHER_ORDER)})")
+    return prim.rule_for(concern)
