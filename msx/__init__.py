@@ -8,17 +8,17 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 `tests/test_layering.py` parses every import; names are packages or modules
 (the longest one that contains a module gives its layer).
 
-1. errors versions atomic hostevents tensorfile dtype recording — no msx imports but errors
+1. errors versions atomic hostevents tensorfile dtype recording fileread — no msx imports but errors (and atomic)
 2. tensor — Tensor and Parameter over jax arrays
-3. context random_state parallel communication.management — global settings, seeds, the device mesh
+3. context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
 4. ops communication.comm_func — the primitive registry and the op families
 5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
    builder every graph producer uses (with the guards it records)
 6. passes — graph -> graph rewrites (the rule engine)
 7. backends — build and run graphs (XLA, the simulated Ascend)
-8. capture runtime autograd dynamic transforms nn communication jit graph_hints amp mint experimental dataset
-   — the front end: capture, the jit runtime, Cells
-9. export checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
+8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord
+   — the front end: capture, the jit runtime, Cells, data
+9. export stablehlo_file checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
 """
 import jax as _jax
 
@@ -69,3 +69,4 @@ from . import common  # noqa: E402
 # `msx.tensor` (the module) is callable: `msx.tensor([1, 2])` is MindSpore 2.x's lower-case constructor
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
 from . import stages  # noqa: E402,F401  (public stage calls: stages.optimize(graph) -> Lowered)
+from . import eager  # noqa: E402,F401  (msx.eager.cache_info(): the compiled eager dispatch cache)

@@ -19,6 +19,8 @@ from . import tensor as tensor_mod
 from .autograd_int import integer_input_grads
 from .capture.builder import GraphBuilder, current_builder
 from .capture.session import swapped_parameters, write_log
+from .eager import grad as eager_grad
+from .eager.tape import Fallback
 from .errors import GradError
 from .ir.control import GRAD
 from .ops.primitive import recording
@@ -100,6 +102,12 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
             raise GradError(f"grad_position {i}: expected a Tensor argument, got {got} "
                             f"(the function was called with {len(args)} positional arguments)")
     trainable = [p for p in params if p.requires_grad]
+    if recording.recorder is None and recording.converter is None and eager_grad.usable(fn, args, positions,
+                                                                                         trainable):
+        try:  # PyNative: the eager tape of compiled VJPs (msx.eager); what it cannot follow takes the path below
+            return eager_grad.tape_vjp_call(fn, args, kwargs, positions, params, trainable, has_aux, sens)
+        except Fallback:
+            eager_grad.remember_fallback(fn)
     arg_arrays = [args[i]._data for i in positions]
     param_arrays = [p._data for p in trainable]
     written_objs: list[Tensor] = []

@@ -240,6 +240,8 @@ class Tensor:
         return arr.astype(dtype) if dtype is not None else arr
 
     def __jax_array__(self):
+        if JAX_ARRAY_HOOK:  # the eager autograd tape: raw jax code on a tracked Tensor is invisible to it
+            JAX_ARRAY_HOOK[0](self._data)
         return self._data
 
     def __len__(self) -> int:
@@ -360,6 +362,7 @@ class Parameter(Tensor):
 
 
 _WRITE_LOGS: list[list] = []  # one log per active autodiff call; see autograd._functionalised
+JAX_ARRAY_HOOK: list = []  # set by msx.eager.tape: called with the array when jax code reads a Tensor
 
 
 def _wrap(x):

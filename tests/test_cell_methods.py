@@ -7,6 +7,7 @@ import pytest
 
 import msx
 from msx import Parameter, Tensor, nn, ops
+from msx.errors import CaptureError
 
 
 class Mul(nn.Cell):

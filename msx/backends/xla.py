@@ -17,6 +17,7 @@ from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
 from ..ops.sizes import device_memory, nbytes, oom_error, too_large
 from ..parallel import spmd
+from ..eager import tape as eager_tape
 from .base import BackendBase, BuildConfig
 from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
 
@@ -187,6 +188,7 @@ class XlaBackend(BackendBase):
         return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
+        eager_tape.escape("a compiled graph")  # the eager autograd tape cannot see inside: jax-vjp path instead
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
         if getattr(handle, "spmd", False):
             results = spmd.settled(compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))

@@ -24,6 +24,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from ..eager import tape as eager_tape
 from ..ops.custom.op import CUSTOM_OPS, CustomOpInfo, install
 from ..ops.primitive import REGISTRY, apply, recording
 from ..capture.session import not_recording
@@ -74,7 +75,8 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
         fn = _with_hooks(cell, pure)
     else:
         fn = jax.checkpoint(pure)
-    flat = fn(in_arrays, param_arrays)
+    tape = eager_tape.STATE.tape  # eager autograd tape: one node whose backward is this custom one
+    flat = fn(in_arrays, param_arrays) if tape is None else tape.record_opaque(fn, in_arrays, param_arrays)
     return jax.tree_util.tree_unflatten(treedef_box[0], [Tensor._from(a) for a in flat])
 
 

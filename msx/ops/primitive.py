@@ -37,6 +37,7 @@ import jax
 import numpy as np
 
 from .. import hostevents
+from ..eager import dispatch as _dispatch, tape as _tape
 from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
@@ -256,8 +257,8 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
         reason = prim.values(*_known_values(inputs, arrays), **attrs)
         if reason is not None:
             raise range_error(prim, inputs, attrs, reason)
-    try:
-        out = prim.impl(*arrays, **attrs)
+    try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
+        out = prim.impl(*arrays, **attrs) if recording.recorder is not None else _dispatch.run(prim, arrays, attrs)
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, MsxError):
             if recording.recorder is not None and exc.stage == "run":
@@ -278,4 +279,6 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
     result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
     if recording.recorder is not None:
         recording.recorder.record(prim, inputs, attrs, result)
+    elif _tape.STATE.tape is not None:  # eager autograd: a tape node (msx.eager.tape)
+        _tape.STATE.tape.record(prim, arrays, attrs, result)
     return result

@@ -680,12 +680,12 @@ def _dispatch_table(cls: type) -> dict:
 VM.DISPATCH = _dispatch_table(VM)
 
 
-def current_loc() -> SourceLoc | None:
-    """The user's line the innermost running interpreter is executing (for errors raised inside ops)."""
+def current_loc() -> list[SourceLoc | None]:
+    """The lines the innermost running interpreter is executing, innermost frame first (for errors raised
+    inside ops: `msx.errors.user_loc` takes the first outside msx, so a layer's error names the user's call)."""
     if not _ACTIVE:
-        return None
-    vm = _ACTIVE[-1]
-    return vm.frames[-1].loc() if vm.frames else None
+        return []
+    return [f.loc() for f in reversed(_ACTIVE[-1].frames)]
 
 
 SOURCE_FRAMES[VM._loop.__code__] = current_loc

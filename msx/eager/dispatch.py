@@ -1,0 +1,167 @@
+"""Compiled eager dispatch: each primitive application runs one cached `jax.jit` executable.
+
+Op-by-op jax eager runs every jax operation inside a primitive's implementation
+as its own dispatch (a composite impl of five jnp calls costs five). Here the
+whole impl is one executable per (primitive, static attributes, the Python
+ints/bools/None/strings among its inputs), and jax's C++ `jit` fast path keys
+on the input avals. Python floats among the inputs are data (a learning rate, a
+scalar multiplier): they are passed as weakly typed arguments, so a new value
+does not recompile. Python ints stay static because jax treats a concrete int
+differently (`x ** 2` is `integer_pow`).
+
+What cannot be compiled runs the plain impl, exactly as before:
+- attributes that cannot be a cache key (arrays, unhashable values), and the
+  `EAGER_ONLY` primitives (host printing, Python-function custom ops);
+- an impl that needs concrete values (data-dependent shapes, a check of a
+  value): its first compiled call fails, the plain impl runs, and that key is
+  remembered as eager-only;
+- any other failure reruns the plain impl, so errors keep today's wording.
+A key is compiled the third time it is seen with the same input shapes and dtypes (`_warm`,
+`COMPILE_AFTER`): an application that happens once or twice (a test, a shape seen a few times) costs no
+XLA compile, and a training loop runs compiled from its third step on. Nothing here waits for a result: dispatch stays asynchronous.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import numpy as np
+from jax._src.array import ArrayImpl
+
+EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
+_CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
+_STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0}
+_UNKEYABLE = object()
+_SEEN: dict[tuple, int] = {}  # (key, input shapes and dtypes) -> times seen, until compiled
+COMPILE_AFTER = 2  # sightings that run the plain impl before a key is compiled
+
+
+def _freeze(v: Any):
+    """A hashable, type-exact key for an attribute value (1, 1.0 and True must not share an executable)."""
+    t = type(v)
+    if t in (int, float, bool, str, type(None)):
+        return (t, v)
+    if t in (tuple, list):
+        return (t, tuple(_freeze(x) for x in v))
+    if t is dict:
+        return (t, tuple((k, _freeze(x)) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))))
+    if t is slice:
+        return (t, _freeze(v.start), _freeze(v.stop), _freeze(v.step))
+    if isinstance(v, (np.ndarray, jax.Array)) or t.__hash__ is None:
+        return _UNKEYABLE
+    return (t, v)
+
+
+def _deep_unkeyable(key) -> bool:
+    if key is _UNKEYABLE:
+        return True
+    return type(key) is tuple and any(_deep_unkeyable(k) for k in key)
+
+
+def _make(prim, attrs: dict, kinds: tuple) -> Callable:
+    impl, attrs = prim.impl, dict(attrs)  # the executable's own copy: a caller may reuse its dict
+    static = {i: k[1] for i, k in enumerate(kinds) if k is not None}
+    n = len(kinds)
+
+    def run(*dynamic):
+        it = iter(dynamic)
+        args = [static[i] if i in static else next(it) for i in range(n)]
+        return impl(*args, **attrs)
+
+    run.__name__ = prim.name
+    return jax.jit(run)
+
+
+def _plain(prim, arrays, attrs):
+    return prim.impl(*arrays, **attrs)
+
+
+def _compilable(prim) -> bool:
+    ok = _PRIM_OK.get(prim)
+    if ok is None:
+        ok = _PRIM_OK[prim] = prim.name not in EAGER_ONLY and not prim.impl.__module__.startswith("msx.ops.custom")
+    return ok
+
+
+_PRIM_OK: dict = {}
+_DATA_TYPES = (jax.Array, np.ndarray, np.generic)
+
+
+def compiled(prim, arrays: list, attrs: dict):
+    """(key, jitted function or None, the dynamic arguments, their shape signature) for this application.
+
+    Arrays and Python floats are dynamic arguments; every other input value is static (part of the key)."""
+    if not _compilable(prim):
+        return None, None, None, None
+    akey = tuple([(k, _freeze(v)) for k, v in attrs.items()]) if attrs else ()
+    if attrs and _deep_unkeyable(akey):
+        return None, None, None, None
+    kinds, sig, dynamic = [], [], []
+    for x in arrays:
+        t = type(x)
+        if t is ArrayImpl:
+            sig.append(x.aval)
+        elif t is float:
+            sig.append(float)
+        elif isinstance(x, jax.core.Tracer):
+            return None, None, None, None
+        elif isinstance(x, _DATA_TYPES):
+            sig.append((x.shape, x.dtype))
+        else:
+            frozen = _freeze(x)
+            if _deep_unkeyable(frozen):
+                return None, None, None, None
+            kinds.append(frozen)
+            continue
+        kinds.append(None)
+        dynamic.append(x)
+    key = (prim, akey, tuple(kinds))
+    fn = _CACHE.get(key, _UNKEYABLE)
+    if fn is _UNKEYABLE:
+        fn = _CACHE[key] = _make(prim, attrs, key[2])
+    return key, fn, dynamic, tuple(sig)
+
+
+def run(prim, arrays: list, attrs: dict):
+    """Run `prim` on concrete inputs now: its cached executable, or its plain impl where that cannot be."""
+    key, fn, dynamic, sig = compiled(prim, arrays, attrs)
+    if fn is None or not _warm(key, sig):
+        _STATS["eager_only"] += 1
+        return _plain(prim, arrays, attrs)
+    before = fn._cache_size()
+    try:
+        out = fn(*dynamic)
+    except Exception:
+        out = _plain(prim, arrays, attrs)  # raises the impl's own error, worded as in plain eager
+        _CACHE[key] = None  # the impl works eagerly but not compiled (needs concrete values): stays eager
+        _STATS["fallbacks"] += 1
+        return out
+    if fn._cache_size() != before:
+        _STATS["misses"] += 1
+    else:
+        _STATS["hits"] += 1
+    return out
+
+
+def _warm(key: tuple, sig: tuple) -> bool:
+    """True once `key` was seen `COMPILE_AFTER` times with this input signature (then it runs compiled)."""
+    full = (key, sig)
+    seen = _SEEN.get(full, 0)
+    if seen >= COMPILE_AFTER:
+        return True
+    _SEEN[full] = seen + 1
+    return False
+
+
+def cache_info() -> dict:
+    """Counters of the per-primitive cache: `compiles` (executables built), `hits`, `eager_only` calls (plain
+    impl, including a key's first sighting), `fallbacks` (keys that failed to compile and now run the plain impl) and `entries`."""
+    return {"entries": len(_CACHE), "compiles": _STATS["misses"], "hits": _STATS["hits"],
+            "eager_only": _STATS["eager_only"], "fallbacks": _STATS["fallbacks"]}
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+    _SEEN.clear()
+    for k in _STATS:
+        _STATS[k] = 0

@@ -1,0 +1,228 @@
+"""The eager autograd tape: `grad`/`value_and_grad` in PyNative without tracing the function under jax.
+
+While a differentiated function runs, every primitive application whose inputs
+depend on a differentiated array (a leaf) records a node: the primitive, its
+attributes and its inputs. Backward walks the nodes in reverse; each node's VJP
+is one cached compiled executable per (primitive, attributes, static inputs,
+differentiated positions), built as `jax.vjp` of the primitive's impl inside
+`jax.jit` — so once warm no jax tracing happens per step. The forward inside
+that VJP is recomputed rather than kept: the tape keeps only the node inputs
+(which XLA trims to what the VJP reads), and drops everything after backward.
+
+Leaves are identified by their arrays: each leaf array is replaced by a fresh
+alias object for the call (the same buffer), as the jax path replaces it by a
+tracer, so a Tensor made before the call from the same array stays a constant.
+
+What the tape cannot follow raises `Fallback`; `msx.autograd` then undoes the
+call's state writes and runs the function again on the jax-vjp path (and keeps
+using that path for that function): a nested `grad`, a jax value that is not a
+concrete array (a jax transform around the call), a compiled graph run inside
+the function (`msx.jit`, `nn.GraphCell`: their executables are opaque to it).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax._src.array import ArrayImpl
+
+from .. import tensor as tensor_mod
+from . import dispatch
+
+
+class Fallback(BaseException):
+    """The tape cannot follow this call; the caller differentiates it with `jax.vjp` instead.
+
+    A BaseException so that no `except Exception` in user or library code on the way swallows it."""
+
+
+class _State(threading.local):
+    tape: "Tape | None" = None
+
+
+STATE = _State()
+_BWD: dict[tuple, Callable] = {}
+_add = jax.jit(jnp.add)
+
+
+def active() -> bool:
+    return STATE.tape is not None
+
+
+def escape(what: str) -> None:
+    """Called where computation leaves the primitive registry (a compiled graph runs): the tape cannot see it."""
+    if STATE.tape is not None:
+        raise Fallback(what)
+
+
+def _on_jax_array(array) -> None:
+    tape = STATE.tape
+    if tape is not None and (id(array) in tape.slot_of or isinstance(array, jax.core.Tracer)):
+        # jax code read a Tensor (jnp.sin(t) flattens it inside jnp's own jit): only the jax path sees that
+        raise Fallback("jax code read a Tensor")
+
+
+tensor_mod.JAX_ARRAY_HOOK[:] = [_on_jax_array]
+
+
+def alias(x: jax.Array) -> jax.Array:
+    """A new array object on the same buffer (no copy), so that identity tells a leaf from other uses."""
+    if type(x) is ArrayImpl and not x.is_deleted():
+        return ArrayImpl(x.aval, x.sharding, x._arrays, committed=x.committed, _skip_checks=True)
+    return jnp.array(x, copy=True)
+
+
+def _inexact(x) -> bool:
+    return isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+class _Node:
+    __slots__ = ("prim", "attrs", "key", "inputs", "diff", "in_slots", "out_slots", "pullback", "sig")
+
+
+class Tape:
+    """Nodes in call order; slots number the tracked arrays (leaves first)."""
+
+    def __init__(self) -> None:
+        self.slot_of: dict[int, int] = {}
+        self.keep: list = []  # every tracked array stays alive while the tape does, so ids stay unique
+        self.nodes: list[_Node] = []
+
+    def leaf(self, array) -> int:
+        slot = len(self.keep)
+        self.slot_of[id(array)] = slot
+        self.keep.append(array)
+        return slot
+
+    def record(self, prim, arrays: list, attrs: dict, result) -> None:
+        """Note `prim(*arrays)` -> `result` (its Tensor or Tensors) when an input is tracked."""
+        slot_of = self.slot_of
+        in_slots = [slot_of.get(id(a), -1) for a in arrays]
+        for a in arrays:
+            if isinstance(a, jax.core.Tracer):
+                raise Fallback(f"{prim.name} got a jax tracer")
+        if max(in_slots, default=-1) < 0:
+            return
+        tensors = list(result) if prim.multiple_results else [result]
+        out_slots = []
+        for t in tensors:
+            if not _inexact(t._data):
+                out_slots.append(-1)
+                continue
+            if id(t._data) in slot_of:  # an input passed through (jit forwards it): the output is its own value
+                t._data = alias(t._data)
+            out_slots.append(self.leaf(t._data))
+        if max(out_slots, default=-1) < 0:
+            return
+        diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
+        node = _Node()
+        node.prim, node.attrs, node.inputs, node.diff = prim, attrs, arrays, diff
+        node.in_slots = [in_slots[i] for i in diff]
+        node.out_slots = out_slots
+        node.key, _, _, node.sig = dispatch.compiled(prim, arrays, attrs)
+        node.pullback = None
+        self.nodes.append(node)
+
+    def record_opaque(self, fn: Callable, *args):
+        """`fn(*args)` (pytrees of arrays) as one node whose VJP is `jax.vjp` of `fn`, run op by op: a Cell
+        with a custom backward (`bprop`, backward hooks, recompute) keeps it, exactly as on the jax path."""
+        flat, tree = jax.tree_util.tree_flatten(args)
+        log: list = []
+        tensor_mod._WRITE_LOGS.append(log)
+        STATE.tape = None
+        try:
+            out, pullback = jax.vjp(lambda *xs: fn(*jax.tree_util.tree_unflatten(tree, xs)), *flat)
+        finally:
+            STATE.tape = self
+            tensor_mod._WRITE_LOGS.pop()
+        if log:  # state written under jax.vjp holds tracers: only the jax path can carry it out
+            for obj, old in reversed(log):
+                obj._data = old
+            raise Fallback("state written inside a Cell with a custom backward")
+        in_slots = [self.slot_of.get(id(a), -1) for a in flat]
+        outs, out_tree = jax.tree_util.tree_flatten(out)
+        outs = [alias(o) if id(o) in self.slot_of else o for o in outs]  # a passed-through input: its own value
+        out = jax.tree_util.tree_unflatten(out_tree, outs)
+        node = _Node()
+        node.prim, node.attrs, node.key, node.inputs, node.sig = None, None, None, None, None
+        node.diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
+        node.in_slots = [in_slots[i] for i in node.diff]
+        node.out_slots = [self.leaf(o) if _inexact(o) else -1 for o in outs]
+
+        def run_pullback(cts):
+            full = [c if c is not None else _zero_cotangent(o) for c, o in zip(cts, outs)]
+            grads = pullback(jax.tree_util.tree_unflatten(out_tree, full))
+            return [grads[i] for i in node.diff]
+
+        node.pullback = run_pullback
+        if node.diff:
+            self.nodes.append(node)
+        return out
+
+    def backward(self, seeds: list[tuple[Any, Any]], leaves: list[int]) -> list:
+        """Cotangents of `leaves` (slots) given (output array, cotangent) seeds; None where none flows."""
+        cts: dict[int, Any] = {}
+        for array, ct in seeds:
+            slot = self.slot_of.get(id(array), -1)
+            if slot >= 0:
+                cts[slot] = _add(cts[slot], ct) if slot in cts else ct
+        for node in reversed(self.nodes):
+            outs = [cts.pop(s, None) if s >= 0 else None for s in node.out_slots]
+            if all(c is None for c in outs):
+                continue
+            grads = _vjp(node, outs)
+            for slot, g in zip(node.in_slots, grads):
+                cts[slot] = _add(cts[slot], g) if slot in cts else g
+        self.nodes.clear()
+        return [cts.get(s) for s in leaves]
+
+
+def _vjp(node: _Node, outs: list) -> tuple:
+    """The node's input cotangents: its cached compiled VJP, or the VJP run op by op for uncompilable prims."""
+    if node.pullback is not None:
+        return node.pullback(outs)
+    if node.key is None or dispatch._CACHE.get(node.key) is None:
+        return _make_vjp(node.prim, node.attrs, node.diff, None)(node.inputs, outs)
+    key = node.key + (node.diff,)
+    dynamic = [x for x, k in zip(node.inputs, node.key[2]) if k is None]
+    if not dispatch._warm(key + (tuple(c is None for c in outs),), node.sig):  # first sightings: op by op
+        return _make_vjp(node.prim, node.attrs, node.diff, node.key[2])(dynamic, outs)
+    fn = _BWD.get(key)
+    if fn is None:
+        kinds = node.key[2]
+        fn = _BWD[key] = jax.jit(_make_vjp(node.prim, node.attrs, node.diff, kinds))
+    return fn(dynamic, outs)
+
+
+def _make_vjp(prim, attrs: dict, diff: tuple, kinds: tuple | None) -> Callable:
+    impl = prim.impl
+    static = {} if kinds is None else {i: k[1] for i, k in enumerate(kinds) if k is not None}
+
+    def vjp(dynamic, outs):
+        if kinds is None:
+            args = list(dynamic)
+        else:
+            it = iter(dynamic)
+            args = [static[i] if i in static else next(it) for i in range(len(kinds))]
+
+        def f(*xs):
+            a = list(args)
+            for i, x in zip(diff, xs):
+                a[i] = x
+            return impl(*a, **attrs)
+
+        out, pullback = jax.vjp(f, *[args[i] for i in diff])
+        flat, tree = jax.tree_util.tree_flatten(out)
+        cts = [c if c is not None else _zero_cotangent(o) for c, o in zip(outs, flat)]
+        return pullback(jax.tree_util.tree_unflatten(tree, cts))
+
+    return vjp
+
+
+def _zero_cotangent(x):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.zeros(x.shape, x.dtype)
+    return np.zeros(x.shape, jax.dtypes.float0)
