@@ -283,3 +283,17 @@ def test_raw_jax_on_a_tracked_tensor_falls_back():
     x = Tensor(np.array([0.0, 1.0], np.float32))
     for _ in range(2):
         np.testing.assert_allclose(msx.grad(fn)(x).asnumpy(), np.cos([0.0, 1.0]) + 2, rtol=1e-6)
+
+
+def test_compiled_dispatch_keeps_scalar_semantics_after_it_warms_up():
+    """Once a key is compiled (third sighting) numpy scalars keep MindSpore's promotion and a zero's sign
+    still counts: the executable for 0.0 never serves -0.0."""
+    u = msx.Tensor(np.ones(2, np.uint8))
+    f = msx.Tensor(np.ones(2, np.float32))
+    for i in range(6):
+        wrapped = u + np.int32(256)
+        assert wrapped.dtype == msx.uint8 and wrapped.asnumpy().tolist() == [1, 1]
+        zero = -0.0 if i % 2 else 0.0
+        sign = -1.0 if i % 2 else 1.0
+        assert np.all(1.0 / ops.full((2,), zero).asnumpy() == sign * np.inf)
+        assert np.all(1.0 / (f * np.float32(zero)).asnumpy() == sign * np.inf)

@@ -39,7 +39,11 @@ COMPILE_AFTER = 2  # sightings that run the plain impl before a key is compiled
 def _freeze(v: Any):
     """A hashable, type-exact key for an attribute value (1, 1.0 and True must not share an executable)."""
     t = type(v)
-    if t in (int, float, bool, str, type(None)):
+    if t is float:  # by bits: -0.0 and 0.0 (and two nans) must not share an executable, nor a nan miss it
+        return (t, v.hex())
+    if isinstance(v, np.generic):  # a numpy scalar is static like a Python one, by dtype and bits
+        return (t, v.tobytes())
+    if t in (int, bool, str, type(None)):
         return (t, v)
     if t in (tuple, list):
         return (t, tuple(_freeze(x) for x in v))
@@ -58,9 +62,19 @@ def _deep_unkeyable(key) -> bool:
     return type(key) is tuple and any(_deep_unkeyable(k) for k in key)
 
 
+def thaw(key: tuple) -> Any:
+    """The input value a `_freeze` key of a static input stands for."""
+    t, v = key[0], key[1]
+    if t is float:
+        return float.fromhex(v)
+    if isinstance(t, type) and issubclass(t, np.generic):
+        return np.frombuffer(v, dtype=t)[0]
+    return v
+
+
 def _make(prim, attrs: dict, kinds: tuple) -> Callable:
     impl, attrs = prim.impl, dict(attrs)  # the executable's own copy: a caller may reuse its dict
-    static = {i: k[1] for i, k in enumerate(kinds) if k is not None}
+    static = {i: thaw(k) for i, k in enumerate(kinds) if k is not None}
     n = len(kinds)
 
     def run(*dynamic):
@@ -79,12 +93,14 @@ def _plain(prim, arrays, attrs):
 def _compilable(prim) -> bool:
     ok = _PRIM_OK.get(prim)
     if ok is None:
-        ok = _PRIM_OK[prim] = prim.name not in EAGER_ONLY and not prim.impl.__module__.startswith("msx.ops.custom")
+        ok = _PRIM_OK[prim] = (prim.name not in EAGER_ONLY and prim.category != "comm"  # collectives: the
+                               # communication layer runs them across processes, not a per-process executable
+                               and not prim.impl.__module__.startswith("msx.ops.custom"))
     return ok
 
 
 _PRIM_OK: dict = {}
-_DATA_TYPES = (jax.Array, np.ndarray, np.generic)
+_DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSpore's scalar promotion needs them)
 
 
 def compiled(prim, arrays: list, attrs: dict):

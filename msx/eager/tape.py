@@ -199,7 +199,7 @@ def _vjp(node: _Node, outs: list) -> tuple:
 
 def _make_vjp(prim, attrs: dict, diff: tuple, kinds: tuple | None) -> Callable:
     impl = prim.impl
-    static = {} if kinds is None else {i: k[1] for i, k in enumerate(kinds) if k is not None}
+    static = {} if kinds is None else {i: dispatch.thaw(k) for i, k in enumerate(kinds) if k is not None}
 
     def vjp(dynamic, outs):
         if kinds is None:
