@@ -210,7 +210,11 @@ def compare(case: Case, configs: list) -> list[str]:
                 problems.append(f"seed {case.seed} {config}: raised {type(exc).__name__}: {str(exc)[:200]}")
                 continue
             for i, (a, b) in enumerate(zip(got, reference)):
-                if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
+                # float32 rounding of ~10 training steps (BatchNorm, a division by a global) reaches ~2e-5 on
+                # values near 0.5; a stale graph (eval-mode BatchNorm, a frozen weight still training, an old
+                # global) differs by a whole update, orders of magnitude more
+                scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
+                if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-4 * scale, equal_nan=True):
                     problems.append(f"seed {case.seed} {config}: output {i} differs (steps {case.steps}, "
                                     f"schedule {case.schedule}, train_step {case.train_step})")
                     break
