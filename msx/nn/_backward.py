@@ -41,15 +41,9 @@ def has_custom_backward(cell) -> bool:
             or (hooks is not None and bool(hooks.backward or hooks.backward_pre)))
 
 
-def custom_backward_call(cell, args: tuple, kwargs: dict):
-    """Run `cell.construct(*args, **kwargs)` so that gradients flow through `cell.bprop`, the backward hooks,
-    or a rematerialised forward (recompute), as MindSpore's PyNative mode does; while a capture records, a
-    Cell with `bprop` is recorded as one node that keeps it (see the module docstring)."""
-    if recording.recorder is not None and callable(getattr(type(cell), "bprop", None)):
-        return _recorded_bprop_call(cell, args, kwargs)
-    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    params: list[Parameter] = list(cell.get_parameters())
-    treedef_box: list[Any] = []
+def _pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_box: list):
+    """`construct` as a pure function of (the Tensor arguments' arrays, the Parameters' arrays): what jax's
+    custom_vjp / checkpoint differentiate; the output's structure lands in `treedef_box`."""
 
     def pure(in_arrays, param_arrays):
         new_args = list(args)
@@ -66,6 +60,21 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
         flat, treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
         treedef_box[:] = [treedef]
         return [t._data if isinstance(t, Tensor) else jnp.asarray(t) for t in flat]
+
+    return pure
+
+
+def custom_backward_call(cell, args: tuple, kwargs: dict):
+    """Run `cell.construct(*args, **kwargs)` so that gradients flow through `cell.bprop`, the backward hooks,
+    or a rematerialised forward (recompute), as MindSpore's PyNative mode does; while a capture records, a
+    Cell with `bprop` is recorded as one node that keeps it (see the module docstring)."""
+    if recording.recorder is not None and callable(getattr(type(cell), "bprop", None)):
+        return _recorded_bprop_call(cell, args, kwargs)
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    params: list[Parameter] = list(cell.get_parameters())
+    treedef_box: list[Any] = []
+
+    pure = _pure_construct(cell, args, positions, params, kwargs, treedef_box)
 
     in_arrays = [args[i]._data for i in positions]
     param_arrays = [p._data for p in params]
@@ -185,29 +194,10 @@ def _bprop_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: 
         template = list(args)
         for i, a in zip(positions, arrays[:n_in]):
             template[i] = Tensor._from(a)
-        previous = recording.recorder, recording.converter
-        recording.recorder = recording.converter = None  # inside the node: plain jax, not recorded
-        try:
-            def pure(in_arrays, param_arrays):
-                new_args = list(template)
-                for i, a in zip(positions, in_arrays):
-                    new_args[i] = Tensor._from(a)
-                saved = [p._data for p in params]
-                try:
-                    for p, a in zip(params, param_arrays):
-                        p._data = a
-                    out = live.construct(*new_args, **kwargs)
-                finally:
-                    for p, a in zip(params, saved):
-                        p._data = a
-                flat, treedef = jax.tree_util.tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
-                treedef_box[:] = [treedef]
-                return [t._data if isinstance(t, Tensor) else jnp.asarray(t) for t in flat]
-
+        with not_recording():  # inside the node: plain jax, not recorded
+            pure = _pure_construct(live, template, positions, params, kwargs, treedef_box)
             fn = _with_bprop(live, tuple(template), list(positions), pure, treedef_box)
             return tuple(fn(list(arrays[:n_in]), list(arrays[n_in:])))
-        finally:
-            recording.recorder, recording.converter = previous
 
     prim = install(name, impl, CustomOpInfo(kind="cell_bprop", function=type(cell).__qualname__),
                    doc=f"{type(cell).__name__}.construct, differentiated by its bprop")
