@@ -60,6 +60,9 @@ _DENSE, _CONV, _BN, _LN = nn.Dense(5, 2), nn.Conv2d(2, 2, 3), nn.BatchNorm2d(3),
 _EMB, _EMB1H, _MAXP, _AVGP = nn.Embedding(4, 2), nn.Embedding(4, 2, use_one_hot=True), nn.MaxPool2d(5), nn.AvgPool2d(5)
 _CE, _CE_IGN, _NLL = nn.CrossEntropyLoss(), nn.CrossEntropyLoss(ignore_index=7), nn.NLLLoss()
 _SCE = nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+_BYTECODE_CONST = (("bytecode", "bytecode capture records a Tensor built from constants inside the function as a "
+                                 "graph value, so its range is not checked at capture (the graph gives NaN rows)"),)
+
 R, T, E, M = OpIndexError, OpTypeError, OpError, OpMemoryError
 CASES = [
     # ---------------------------------------------------------------- indexing (values known: constants)
@@ -86,9 +89,9 @@ CASES = [
     Case("gather_elements", lambda x: ops.gather_elements(x, 1, Tensor(np.full((3, 1), 9, np.int32))), x34, R,
          ("gatherd", "9", "[-4, 4)")),
     Case("take", lambda x: ops.take(x, i32(99)), x34, R, ("take", "99", "[-12, 12)")),
-    Case("embedding_const", lambda i: _EMB(i32(0, 7)), ids, R, ("embedding(4, 2)", "7", "[0, 4)")),
-    Case("embedding_negative", lambda i: _EMB(i32(-2)), ids, R, ("embedding(4, 2)", "-2", "[0, 4)")),
-    Case("embedding_one_hot", lambda i: _EMB1H(i32(5)), ids, R, ("embedding(4, 2)", "5", "[0, 4)")),
+    Case("embedding_const", lambda i: _EMB(i32(0, 7)), ids, R, ("embedding(4, 2)", "7", "[0, 4)"), _BYTECODE_CONST),
+    Case("embedding_negative", lambda i: _EMB(i32(-2)), ids, R, ("embedding(4, 2)", "-2", "[0, 4)"), _BYTECODE_CONST),
+    Case("embedding_one_hot", lambda i: _EMB1H(i32(5)), ids, R, ("embedding(4, 2)", "5", "[0, 4)"), _BYTECODE_CONST),
     Case("embedding_float_ids", lambda i: _EMB(Tensor(np.array([0.0], np.float32))), ids, E,
          ("embedding(4, 2)", "integers", "float32")),
     # ---------------------------------------------------------------- losses: labels out of [0, C)
