@@ -160,6 +160,11 @@ class JitFunction:
             return self.fn(*args, **kwargs) if converter is None else converter(self.fn, args, kwargs)
         if self._runner is not None:  # guards and graph breaks: the capture mode runs the call
             return self._runner(args, kwargs)
+        if not kwargs:  # a call like the last hit: no signature to build (see EntryCache.hot)
+            out = self.entries.hot(args, self.cell)
+            if out is not MISS:
+                self.hits += 1
+                return out
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)

@@ -5,15 +5,19 @@ still holds (a Cell's training flag, a global, `self.k`), so train and eval of o
 of one key, each checked with its own `StateGuards` before it may run. The newest entry is tried first;
 past `recompile_warn_limit` the oldest are dropped.
 
-`lookup` is the hit path of `msx.jit` for the source and trace capture modes (bytecode capture keeps its own
-guarded entries per code position, run through the same `Compiled.run`).
+`lookup` is the checked path of `msx.jit` for the source and trace capture modes (bytecode capture keeps its
+own guarded entries per code position, run through the same `Compiled.run`). `hot` is the path of a call
+like the last hit: only Tensor arguments, as many as then, the same Cell training flag and the entry's
+state still holding. It builds no signature: the executable itself compares the arguments' shapes and
+dtypes with the ones it was compiled for (in C++, before running), and a call it refuses takes `lookup`.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .. import context
-from .compiled import EAGER, INLINE, Compiled
+from ..tensor import Tensor
+from .compiled import EAGER, INLINE, UNCHECKED, Compiled
 from .signature import Signature
 
 MISS = object()  # lookup: no entry can serve this call; compile one (the reason says why)
@@ -24,6 +28,25 @@ class EntryCache:
 
     def __init__(self) -> None:
         self._entries: dict[Any, list[Compiled] | object] = {}
+        self._hot: tuple[Compiled, int, Any] | None = None  # (entry, argument count, training flag)
+
+    def hot(self, args: tuple, cell) -> Any:
+        """The result of `args` run by the entry of the last hit, or MISS: the call needs `lookup`."""
+        hot = self._hot
+        if hot is None:
+            return MISS
+        compiled, n, training = hot
+        if len(args) != n or (cell is not None and cell.training is not training):
+            return MISS
+        for a in args:
+            if type(a) is not Tensor:
+                return MISS
+        if n > 1 and len(set(map(id, args))) != n:  # the same Tensor twice: aliasing is part of the key
+            return MISS
+        if not compiled.state.holds():
+            return MISS
+        out = compiled.run_unchecked(args)
+        return MISS if out is INLINE or out is UNCHECKED else out
 
     def lookup(self, sig: Signature) -> tuple[Any, str | None]:
         """(the call's result, None) on a hit; (EAGER, None) when the call must run in Python; (MISS, why)
@@ -38,24 +61,35 @@ class EntryCache:
                 continue
             out = compiled.run(sig)
             if out is not INLINE:
+                self._remember(sig, compiled)
                 return out, None
             if not compiled.failure:  # e.g. a Parameter holds a jax tracer: this call belongs to Python
                 return EAGER, None
             entries.remove(compiled)  # a Parameter changed shape, dtype or requires_grad: never valid again
+            self._hot = None
             return MISS, compiled.failure
         return MISS, (entries[-1].state.change() if entries else None) or "new signature"
+
+    def _remember(self, sig: Signature, compiled: Compiled) -> None:
+        """Make `compiled` the hot entry when its key is the plain one (Tensor arguments only, none twice)."""
+        if self._hot is not None and self._hot[0] is compiled:
+            return
+        n, _, training, aliasing = sig.key if type(sig.key[0]) is int else (None, None, None, True)
+        self._hot = (compiled, n, training) if aliasing is None and compiled.backend_checks else None
 
     def add(self, key: Any, compiled: Compiled) -> None:
         """Cache `compiled` for calls with signature `key` (the oldest entries of a key go past the limit)."""
         entries = self._entries.get(key)
         if entries is None or entries is EAGER:
             entries = self._entries[key] = []
+        self._hot = None  # the next hit elects it again (an entry dropped below must never stay hot)
         if compiled not in entries:
             entries.insert(0, compiled)
             del entries[max(1, context.get_context("recompile_warn_limit")):]
 
     def run_eagerly(self, key: Any) -> None:
         """Calls with signature `key` run the Python function from now on (it could not be captured)."""
+        self._hot = None
         self._entries[key] = EAGER
 
     def __len__(self) -> int:

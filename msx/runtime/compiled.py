@@ -76,6 +76,7 @@ class Lowered:
 
 INLINE = object()  # run() could not use the executable: call the Python function instead
 EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
+UNCHECKED = object()  # run_unchecked: the executable refused the arguments (nothing ran): check them first
 
 
 class Compiled:
@@ -152,11 +153,20 @@ class Compiled:
         graph with no Parameters runs lock-free.
         """
         if not self.params:
-            return self._run(sig)
+            return self._run(sig.tensors, False)
         with PARAMETER_LOCK:
-            return self._run(sig)
+            return self._run(sig.tensors, False)
 
-    def _run(self, sig: Signature):
+    def run_unchecked(self, tensors: list | tuple):
+        """Run on Tensors whose shapes and dtypes nobody compared with the signature: the executable does
+        (`backend_checks`: it refuses another shape or dtype with a TypeError before running anything).
+        `UNCHECKED` when it refused them (the caller takes the checked path, which says why), else as `run`."""
+        if not self.params:
+            return self._run(tensors, True)
+        with PARAMETER_LOCK:
+            return self._run(tensors, True)
+
+    def _run(self, tensors, unchecked: bool):
         if not self.backend_checks:
             failure = self._stale_parameter()
             if failure is not None:
@@ -180,8 +190,10 @@ class Compiled:
         ro = [p._data for p in self.ro]
         rw = [p._data for p in self.rw]
         try:
-            outs, updates, extras = self.backend.run(self.handle, ([t._data for t in sig.tensors], ro, rw))
+            outs, updates, extras = self.backend.run(self.handle, ([t._data for t in tensors], ro, rw))
         except TypeError:  # the executable refused an argument before running: say which Parameter changed
+            if unchecked:
+                return UNCHECKED
             failure = self._stale_parameter() if self.backend_checks else None
             if failure is None:
                 raise
@@ -194,16 +206,16 @@ class Compiled:
                 return INLINE
         for p, u in zip(self.updated, updates):
             p._data = u
-        tensors = [Tensor._from(o) for o in outs]
+        results = [Tensor._from(o) for o in outs]
         if self.slots is not None:
-            it = iter(tensors)
-            tensors = [next(it) if s is _SLOT else s for s in self.slots]
+            it = iter(results)
+            results = [next(it) if s is _SLOT else s for s in self.slots]
         if self.input_writes:  # the graph wrote these inputs in place: so do we, as an eager call would
             n = len(self.input_writes)
-            for i, new in zip(self.input_writes, tensors[-n:]):
-                sig.tensors[i]._data = (new if isinstance(new, Tensor) else Tensor(new))._data
-            tensors = tensors[:-n]
-        return jax.tree_util.tree_unflatten(self.out_tree, tensors)
+            for i, new in zip(self.input_writes, results[-n:]):
+                tensors[i]._data = (new if isinstance(new, Tensor) else Tensor(new))._data
+            results = results[:-n]
+        return jax.tree_util.tree_unflatten(self.out_tree, results)
 
 
 _OWNED_ONLY_LOCAL = 3  # sys.getrefcount of an array only its Parameter holds, seen through a local name:
