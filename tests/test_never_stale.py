@@ -473,3 +473,41 @@ def test_a_forward_hook_registered_after_the_first_call_runs_and_its_removal_too
     np.testing.assert_array_equal(jf(X).asnumpy(), np.zeros((2, 4), np.float32))
     handle.remove()
     _agree(jf, net, X)
+
+
+# ---------------------------------------------------------------- the hot path (a call like the last hit)
+def _twice(a, b):
+    a[0, 0] = 7.0  # a write into the first input: with f(x, x) the second input sees it
+    return a + b
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_the_same_tensor_twice_after_hits_with_two_tensors_is_a_new_entry(mode):
+    jf = msx.jit(_twice, capture_mode=mode)
+    for _ in range(3):  # the third call takes the hot path
+        a, b = T(np.zeros((2, 2), np.float32)), T(np.ones((2, 2), np.float32))
+        np.testing.assert_array_equal(jf(a, b).asnumpy(), _twice(T(np.zeros((2, 2), np.float32)),
+                                                                 T(np.ones((2, 2), np.float32))).asnumpy())
+    x, y = T(np.ones((2, 2), np.float32)), T(np.ones((2, 2), np.float32))
+    np.testing.assert_array_equal(jf(x, x).asnumpy(), _twice(y, y).asnumpy())  # 14 at [0, 0], not 8
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_hot_calls_with_another_shape_dtype_or_training_flag_take_their_own_entries(mode):
+    msx.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(4, 4), nn.Dropout(p=0.5))
+    jf = msx.jit(net, capture_mode=mode)
+    a, b = T(np.ones((2, 4), np.float32)), T(np.ones((3, 4), np.float32))
+    net.set_train(False)
+    for _ in range(3):
+        _agree(jf, net, a)
+    _agree(jf, net, b)   # another shape: the executable refuses it, the checked path compiles
+    _agree(jf, net, a)
+    net.set_train(True)  # dropout on: the eval entry must not serve
+    out = jf(T(np.ones((64, 4), np.float32))).asnumpy()
+    assert (out == 0).mean() > 0.2
+    net.set_train(False)
+    half = T(np.ones((2, 4), np.float16))
+    assert jf(half).dtype == net(half).dtype  # another dtype: its own entry, as eager promotes it
+    _agree(jf, net, a)
+    assert jf.cache_info()["hits"] >= 4

@@ -47,10 +47,13 @@ def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any)
     out_tree: list = []
 
     def trace(*arrays) -> None:
-        new = list(leaves)
+        new, first = list(leaves), {}
         for i, array, label in zip(positions, arrays, labels):
-            new[i] = Tensor._from(array)
-            builder.add_input(new[i], label)
+            tensor = Tensor._from(array)
+            builder.add_input(tensor, label)
+            # one Tensor passed twice is one object in the function too (a write through one name shows
+            # through the other); the later input stays unused
+            new[i] = first.setdefault(id(leaves[i]), tensor)
         call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, new)
         with builder.active():
             result = as_returned(interp.call(fn, tuple(call_args), dict(call_kwargs)))
