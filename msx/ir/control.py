@@ -88,6 +88,13 @@ def _make_grad(body: Graph, args: list[Operand], params: list[Operand], free: li
     return _node(GRAD, [*args, *params, *free, *sens], attrs, {"body": body}, outputs, loc)
 
 
+@GRAD.rule("operands")
+def _grad_operands(node: Node) -> list:
+    """The body takes every input but the sensitivities."""
+    n_sens = node.attrs["n_sens"]
+    return [(node.subgraphs["body"], list(node.inputs[:len(node.inputs) - n_sens]))]
+
+
 @GRAD.rule("abstract_eval")
 def _grad_types(node: Node) -> list[Abstract]:
     n_diff, n_sens = node.attrs["n_args"] + node.attrs["n_params"], node.attrs["n_sens"]
@@ -153,6 +160,10 @@ def _body_types(node: Node) -> list[Abstract]:
     return _returns(body) + _types([x for _, x in body.updates])
 
 
+def _body_takes_inputs(node: Node) -> list:
+    return [(node.subgraphs["body"], list(node.inputs))]
+
+
 def _lower_body(node: Node, args: list, sub: Sub) -> list:
     outs, updates = sub("body", args)
     return outs + updates
@@ -164,6 +175,7 @@ CALL = declare_higher_order(
     doc="A call of a graph (a GraphCell, a no_inline function); the inline pass replaces it by its body.")
 CALL.rule("abstract_eval")(_body_types)
 CALL.rule("lower")(_lower_body)
+CALL.rule("operands")(_body_takes_inputs)
 
 
 @CALL.rule("make")
@@ -186,6 +198,7 @@ FUSED = declare_higher_order(
     doc="A group of elementwise ops run as one kernel (made by the O1 fusion pass).")
 FUSED.rule("abstract_eval")(_body_types)
 FUSED.rule("lower")(_lower_body)
+FUSED.rule("operands")(_body_takes_inputs)
 
 
 @FUSED.rule("make")
@@ -216,6 +229,11 @@ COND = declare_higher_order(
 @COND.rule("make")
 def _make_cond(pred: Operand, operands: list[Operand], then: Graph, else_: Graph, *, outputs=None, loc=None) -> Node:
     return _node(COND, [pred, *operands], {}, {"then": then, "else": else_}, outputs, loc)
+
+
+@COND.rule("operands")
+def _branches_take_operands(node: Node) -> list:
+    return [(g, list(node.inputs[1:])) for g in node.subgraphs.values()]
 
 
 def _branch_types(node: Node, operands: list[Operand]) -> list[Abstract]:
@@ -274,6 +292,11 @@ def _make_while(init: list[Operand], cond: Graph, body: Graph, *, outputs=None, 
     return _node(WHILE, init, {}, {"cond": cond, "body": body}, outputs, loc)
 
 
+@WHILE.rule("operands")
+def _while_operands(node: Node) -> list:
+    return [(node.subgraphs["cond"], list(node.inputs)), (node.subgraphs["body"], list(node.inputs))]
+
+
 @WHILE.rule("abstract_eval")
 def _while_types(node: Node) -> list[Abstract]:
     carry = _types(node.inputs)
@@ -320,6 +343,9 @@ def _make_scan(carry: list[Operand], xs: list[Operand], consts: list[Operand], b
                reverse: bool = False, outputs=None, loc=None) -> Node:
     attrs = {"n_carry": len(carry), "n_xs": len(xs), "length": length, "reverse": reverse}
     return _node(SCAN, [*carry, *xs, *consts], attrs, {"body": body}, outputs, loc)
+
+
+SCAN.rule("operands")(_body_takes_inputs)
 
 
 def scan_length(node: Node) -> int:
@@ -389,6 +415,9 @@ CASE = declare_higher_order(
 @CASE.rule("make")
 def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
     return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
+
+
+CASE.rule("operands")(_branches_take_operands)
 
 
 @CASE.rule("abstract_eval")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..atomic import write_atomic
+from ..ir.control import CALL, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
 from ..ops.mindir_names import TYPE_ID_OF
 from ..ops.mindir_writers import WRITERS
@@ -28,7 +29,7 @@ from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
-CONTROL = ("Cond", "While", "Call")
+CONTROL = (COND.name, WHILE.name, CALL.name)   # the higher-order ops a MindIR file can hold
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
