@@ -169,20 +169,26 @@ def _lower_body(node: Node, args: list, sub: Sub) -> list:
     return outs + updates
 
 
-CALL = declare_higher_order(
-    "Call", subgraphs=("body",),
-    layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
+def _declare_body_op(name: str, *, layout: str, doc: str):
+    """A higher-order op that runs one subgraph `body` on its inputs (Call, Fused): one declaration shape."""
+    prim = declare_higher_order(name, subgraphs=("body",), layout=layout, doc=doc)
+    prim.rule("abstract_eval")(_body_types)
+    prim.rule("lower")(_lower_body)
+    prim.rule("operands")(_body_takes_inputs)
+
+    @prim.rule("make")
+    def make(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
+        node = _node(prim, operands, {}, {"body": body}, outputs, loc)
+        node.scope = scope
+        return node
+
+    return prim
+
+
+CALL = _declare_body_op(
+    "Call", layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
     doc="A call of a graph (a GraphCell, a no_inline function); the inline pass replaces it by its body.")
-CALL.rule("abstract_eval")(_body_types)
-CALL.rule("lower")(_lower_body)
-CALL.rule("operands")(_body_takes_inputs)
-
-
-@CALL.rule("make")
-def _make_call(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
-    node = _node(CALL, operands, {}, {"body": body}, outputs, loc)
-    node.scope = scope
-    return node
+CALL.rule("memory")(_largest_peak)
 
 
 @CALL.rule("cost")
@@ -190,22 +196,9 @@ def _call_cost(node: Node, model, scope: str) -> list:
     return model.rows(node.subgraphs["body"], scope)
 
 
-CALL.rule("memory")(_largest_peak)
-
-FUSED = declare_higher_order(
-    "Fused", subgraphs=("body",),
-    layout="inputs: the body's inputs. Outputs: the body's outputs.",
+FUSED = _declare_body_op(
+    "Fused", layout="inputs: the body's inputs. Outputs: the body's outputs.",
     doc="A group of elementwise ops run as one kernel (made by the O1 fusion pass).")
-FUSED.rule("abstract_eval")(_body_types)
-FUSED.rule("lower")(_lower_body)
-FUSED.rule("operands")(_body_takes_inputs)
-
-
-@FUSED.rule("make")
-def _make_fused(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
-    node = _node(FUSED, operands, {}, {"body": body}, outputs, loc)
-    node.scope = scope
-    return node
 
 
 @FUSED.rule("cost")
