@@ -19,17 +19,18 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import context, hostevents
-from .backends import BackendBase, BuildConfig, get_backend
+from .backends import BackendBase, get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
 from .errors import CaptureError, CaptureFallback
 from .ir.graph import Graph
 from .ops.primitive import recording
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
-from .passes import optimise, pass_views
+from .passes import pass_views
 from .runtime.cache import MISS, EntryCache
 from .runtime.compiled import EAGER, INLINE, Compiled, Lowered, save_stage
 from .runtime.signature import Signature, describe_change
+from .stages import run_pipeline
 from .tensor import PARAMETER_LOCK
 
 CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
@@ -247,21 +248,19 @@ class JitFunction:
         save_stage(self.__name__, "captured", str(captured.graph))
         _save_graph_view(self.__name__, "captured", captured.graph)
         backend = get_backend(self.config.backend)
+        options = dict(self.config.backend_options)
+        if options:
+            _check_backend_options(backend, options)  # "ms_backend" resolves now, by device_target
         self.pass_runs += 1
-        result = optimise(captured.graph, self.config.jit_level, keep, backend, self.config.disable_passes)
-        graph, keep = result.graph, result.keep
+        result, config = run_pipeline(captured.graph, backend, self.config.jit_level, keep=keep,
+                                      disable_passes=self.config.disable_passes, donate=not captured.guards,
+                                      fullgraph=self.config.fullgraph, options=options)
+        graph = result.graph
         if context.get_context("save_graphs"):
             for stage, ext, text in pass_views(result.records):
                 save_stage(self.__name__, stage, text, ext)
         save_stage(self.__name__, "optimised", str(graph))
         _save_graph_view(self.__name__, "optimised", graph)
-        written = {name for name, _ in graph.updates}
-        rw = tuple(i for i, v in enumerate(graph.params) if v.name in written)
-        options = dict(self.config.backend_options)
-        if options:
-            _check_backend_options(backend, options)  # "ms_backend" resolves now, by device_target
-        config = BuildConfig(rw_params=rw, donate=not captured.guards, extra_outputs=keep,
-                             jit_level=self.config.jit_level, fullgraph=self.config.fullgraph, options=options)
         return Lowered(captured, graph, backend, config, sig, self.__name__, result.records)
 
     def capture(self, *args, **kwargs) -> Graph:

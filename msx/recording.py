@@ -7,8 +7,9 @@ a lower layer reaches a higher one (ARCHITECTURE rule 10).
 """
 from __future__ import annotations
 
+import contextlib
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 
 class _Recording(threading.local):
@@ -28,3 +29,15 @@ class _Recording(threading.local):
 
 
 recording = _Recording()
+
+
+@contextlib.contextmanager
+def not_recording() -> Iterator[None]:
+    """Ops run inside a node's implementation or inside jax's backward pass (a bprop) are not the captured
+    program's: nothing records them (the recorder and the converter are off for the block)."""
+    previous = recording.recorder, recording.converter
+    recording.recorder = recording.converter = None
+    try:
+        yield
+    finally:
+        recording.recorder, recording.converter = previous

@@ -26,7 +26,7 @@ from .errors import VerifyError
 from .ir.graph import Graph
 from .ir.symbolic import is_symbolic
 from .ir.verifier import verify
-from .passes.manager import optimise
+from .passes.manager import Optimised, optimise
 from .runtime.compiled import Lowered
 from .runtime.signature import Signature
 from .tensor import Parameter, Tensor
@@ -49,19 +49,30 @@ def optimize(graph: Graph | Captured, *, params: Any = None, backend: str | Back
     verify(graph, infer=True)
     bound = _bind_params(graph, params if params is not None or captured is None else captured.params)
     b = backend if isinstance(backend, BackendBase) else get_backend(backend)
-    result = optimise(graph, jit_level, (), b, disable_passes)
+    result, config = run_pipeline(graph, b, jit_level, disable_passes=disable_passes)
     out = result.graph
-    written = {n for n, _ in out.updates}
     by_name = dict(zip(graph.param_names, bound))
     updated = [by_name[n] for n, _ in out.updates]
-    rw = tuple(i for i, v in enumerate(out.params) if v.name in written)
     n_out = len(out.outputs)
     tree = captured.out_tree if captured is not None and captured.out_tree is not None and \
         captured.out_tree.num_leaves == n_out else jax.tree_util.tree_structure(0 if n_out == 1 else (0,) * n_out)
     bound_captured = Captured(out, [by_name[v.name] for v in out.params], updated, [], tree,
                               [p._data for p in updated])
-    config = BuildConfig(rw_params=rw, donate=True, jit_level=jit_level)
     return Lowered(bound_captured, out, b, config, _signature(graph), name or graph.name, result.records)
+
+
+def run_pipeline(graph: Graph, backend: BackendBase, jit_level: str, *, keep: tuple = (),
+                 disable_passes: Iterable[str] | None = None, donate: bool = True, fullgraph: bool = False,
+                 options: dict | None = None) -> tuple[Optimised, BuildConfig]:
+    """The optimise stage and the build configuration its result implies — one place for `jit` (a captured
+    graph, `keep`: its guard values) and `optimize` (a graph you hold): the Parameters the optimised graph
+    writes are `rw_params` (donated when `donate`), the kept values its `extra_outputs`."""
+    result = optimise(graph, jit_level, keep, backend, disable_passes)
+    written = {name for name, _ in result.graph.updates}
+    rw = tuple(i for i, v in enumerate(result.graph.params) if v.name in written)
+    config = BuildConfig(rw_params=rw, donate=donate, extra_outputs=tuple(result.keep), jit_level=jit_level,
+                         fullgraph=fullgraph, options=dict(options or {}))
+    return result, config
 
 
 def _bind_params(graph: Graph, params: Any) -> list[Parameter]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import jax
 
-from ..errors import CaptureError, CaptureFallback, SourceLoc
+from ..errors import CaptureError, CaptureFallback, MsxError, SourceLoc
+from .user_code import raising_user_loc
 
 AST_STAGE = "capture: ast"
 BYTECODE_STAGE = "capture: bytecode"
@@ -40,6 +41,18 @@ def cannot_capture(reason: str, loc: SourceLoc | None, config: Any, stage: str) 
         return CaptureError(f"{reason} (fullgraph=True: the whole function must be one graph; with "
                             f"fullgraph=False it would run eagerly instead)", stage=stage, loc=loc)
     return CaptureFallback(reason, stage=stage, loc=loc)
+
+
+def raised_at_capture(exc: MsxError, stage: str) -> MsxError:
+    """An msx error raised while a graph was being captured, as the user sees it: its stage is the capture's
+    (a layer's or an op's check raises with the default `run`, or a generic `capture`) and it shows the user's
+    line (the innermost user frame of its traceback when the raiser named none). Other stages (a gradient's,
+    a file's) are kept."""
+    if exc.stage in ("run", "capture"):
+        exc.stage = stage
+    if exc.loc is None:
+        exc.loc = raising_user_loc(exc.__traceback__)
+    return exc
 
 
 def is_jit_function(x: Any) -> bool:

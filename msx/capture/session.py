@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .. import tensor as tensor_mod
 from ..ops.primitive import recording
+from ..recording import not_recording  # noqa: F401  (the session's part that autodiff and bprops use)
 
 RECURSION_LIMIT = 8000   # interpreting user code takes many Python frames per user call
 
@@ -73,15 +74,3 @@ def capture_session(converter: Callable | None) -> Iterator[list]:
     finally:
         recording.converter = previous
         sys.setrecursionlimit(limit)
-
-
-@contextlib.contextmanager
-def not_recording() -> Iterator[None]:
-    """Ops run inside a node's implementation or inside jax's backward pass (a bprop) are not the captured
-    program's: nothing records them."""
-    previous = recording.recorder, recording.converter
-    recording.recorder = recording.converter = None
-    try:
-        yield
-    finally:
-        recording.recorder, recording.converter = previous

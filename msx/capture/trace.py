@@ -18,7 +18,7 @@ from ..errors import MsxError
 from .builder import Captured, GraphBuilder
 from .outputs import as_returned
 from .reads import watch_calls
-from .user_code import raising_user_loc
+from .failures import raised_at_capture
 
 
 def _is_leaf(x) -> bool:
@@ -60,9 +60,7 @@ def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[C
         with builder.active(), watch_calls(fn):
             result = as_returned(fn(*args, **kwargs))
     except MsxError as exc:
-        if exc.loc is None:   # raised inside msx (a layer's check): show the user's line that called it
-            exc.loc = raising_user_loc(exc.__traceback__)
-        raise
+        raise raised_at_capture(exc, "capture")
     leaves, out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_leaf)
     builder.set_outputs(leaves)
     captured = builder.finish()

@@ -88,6 +88,13 @@ def _make_grad(body: Graph, args: list[Operand], params: list[Operand], free: li
     return _node(GRAD, [*args, *params, *free, *sens], attrs, {"body": body}, outputs, loc)
 
 
+@GRAD.rule("operands")
+def _grad_operands(node: Node) -> list:
+    """The body takes every input but the sensitivities."""
+    n_sens = node.attrs["n_sens"]
+    return [(node.subgraphs["body"], list(node.inputs[:len(node.inputs) - n_sens]))]
+
+
 @GRAD.rule("abstract_eval")
 def _grad_types(node: Node) -> list[Abstract]:
     n_diff, n_sens = node.attrs["n_args"] + node.attrs["n_params"], node.attrs["n_sens"]
@@ -153,24 +160,35 @@ def _body_types(node: Node) -> list[Abstract]:
     return _returns(body) + _types([x for _, x in body.updates])
 
 
+def _body_takes_inputs(node: Node) -> list:
+    return [(node.subgraphs["body"], list(node.inputs))]
+
+
 def _lower_body(node: Node, args: list, sub: Sub) -> list:
     outs, updates = sub("body", args)
     return outs + updates
 
 
-CALL = declare_higher_order(
-    "Call", subgraphs=("body",),
-    layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
+def _declare_body_op(name: str, *, layout: str, doc: str):
+    """A higher-order op that runs one subgraph `body` on its inputs (Call, Fused): one declaration shape."""
+    prim = declare_higher_order(name, subgraphs=("body",), layout=layout, doc=doc)
+    prim.rule("abstract_eval")(_body_types)
+    prim.rule("lower")(_lower_body)
+    prim.rule("operands")(_body_takes_inputs)
+
+    @prim.rule("make")
+    def make(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
+        node = _node(prim, operands, {}, {"body": body}, outputs, loc)
+        node.scope = scope
+        return node
+
+    return prim
+
+
+CALL = _declare_body_op(
+    "Call", layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
     doc="A call of a graph (a GraphCell, a no_inline function); the inline pass replaces it by its body.")
-CALL.rule("abstract_eval")(_body_types)
-CALL.rule("lower")(_lower_body)
-
-
-@CALL.rule("make")
-def _make_call(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
-    node = _node(CALL, operands, {}, {"body": body}, outputs, loc)
-    node.scope = scope
-    return node
+CALL.rule("memory")(_largest_peak)
 
 
 @CALL.rule("cost")
@@ -178,21 +196,9 @@ def _call_cost(node: Node, model, scope: str) -> list:
     return model.rows(node.subgraphs["body"], scope)
 
 
-CALL.rule("memory")(_largest_peak)
-
-FUSED = declare_higher_order(
-    "Fused", subgraphs=("body",),
-    layout="inputs: the body's inputs. Outputs: the body's outputs.",
+FUSED = _declare_body_op(
+    "Fused", layout="inputs: the body's inputs. Outputs: the body's outputs.",
     doc="A group of elementwise ops run as one kernel (made by the O1 fusion pass).")
-FUSED.rule("abstract_eval")(_body_types)
-FUSED.rule("lower")(_lower_body)
-
-
-@FUSED.rule("make")
-def _make_fused(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
-    node = _node(FUSED, operands, {}, {"body": body}, outputs, loc)
-    node.scope = scope
-    return node
 
 
 @FUSED.rule("cost")
@@ -216,6 +222,11 @@ COND = declare_higher_order(
 @COND.rule("make")
 def _make_cond(pred: Operand, operands: list[Operand], then: Graph, else_: Graph, *, outputs=None, loc=None) -> Node:
     return _node(COND, [pred, *operands], {}, {"then": then, "else": else_}, outputs, loc)
+
+
+@COND.rule("operands")
+def _branches_take_operands(node: Node) -> list:
+    return [(g, list(node.inputs[1:])) for g in node.subgraphs.values()]
 
 
 def _branch_types(node: Node, operands: list[Operand]) -> list[Abstract]:
@@ -274,6 +285,11 @@ def _make_while(init: list[Operand], cond: Graph, body: Graph, *, outputs=None, 
     return _node(WHILE, init, {}, {"cond": cond, "body": body}, outputs, loc)
 
 
+@WHILE.rule("operands")
+def _while_operands(node: Node) -> list:
+    return [(node.subgraphs["cond"], list(node.inputs)), (node.subgraphs["body"], list(node.inputs))]
+
+
 @WHILE.rule("abstract_eval")
 def _while_types(node: Node) -> list[Abstract]:
     carry = _types(node.inputs)
@@ -320,6 +336,9 @@ def _make_scan(carry: list[Operand], xs: list[Operand], consts: list[Operand], b
                reverse: bool = False, outputs=None, loc=None) -> Node:
     attrs = {"n_carry": len(carry), "n_xs": len(xs), "length": length, "reverse": reverse}
     return _node(SCAN, [*carry, *xs, *consts], attrs, {"body": body}, outputs, loc)
+
+
+SCAN.rule("operands")(_body_takes_inputs)
 
 
 def scan_length(node: Node) -> int:
@@ -389,6 +408,9 @@ CASE = declare_higher_order(
 @CASE.rule("make")
 def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
     return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
+
+
+CASE.rule("operands")(_branches_take_operands)
 
 
 @CASE.rule("abstract_eval")

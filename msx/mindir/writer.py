@@ -9,7 +9,7 @@ result type in its "shape" attribute. `Cond` becomes MindSpore's
 `Switch(pred, Partial(then, ...), Partial(else, ...))()`; `While` becomes a
 header graph that calls itself through the body (MindSpore's loop form);
 `Call` is inlined. Each msx primitive is written by its entry in
-`msx.ops.mindir_names.WRITERS`; a graph holding anything else is refused
+`msx.ops.mindir_writers.WRITERS`; a graph holding anything else is refused
 before a byte is written. The SHA-256 of the model goes in `doc_string`,
 so msx refuses a corrupted copy of a file it wrote.
 """
@@ -20,14 +20,16 @@ from typing import Any
 import numpy as np
 
 from ..atomic import write_atomic
+from ..ir.control import CALL, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
-from ..ops.mindir_names import TYPE_ID_OF, WRITERS
+from ..ops.mindir_names import TYPE_ID_OF
+from ..ops.mindir_writers import WRITERS
 from . import mind_ir_pb2 as pb
 from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
-CONTROL = ("Cond", "While", "Call")
+CONTROL = (COND.name, WHILE.name, CALL.name)   # the higher-order ops a MindIR file can hold
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 

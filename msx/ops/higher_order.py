@@ -27,6 +27,9 @@ The concerns (`CONCERNS`), each a table `RULES[concern][name]`:
 - `memory`: `(node, model) -> bytes` of working memory while the node runs,
   for a memory model that offers `body_peak(graph)` (a subgraph's peak, its
   inputs held outside) and `kept(graph)` (bytes of every value it computes).
+- `operands`: `(node) -> [(subgraph, the node inputs its inputs take, in order)]`,
+  the data flow into the subgraphs, for analyses that follow values inside
+  (the capture check for a `while` on a gradient's path).
 
 A concern with no rule for an op is an error naming both (`rule`), never a
 silent default. `lookup(name)` is the one question "is this an op?", for
@@ -39,7 +42,7 @@ from typing import Any, Callable
 
 from ..errors import MsxError
 
-CONCERNS = ("make", "lower", "abstract_eval", "cost", "memory")
+CONCERNS = ("make", "lower", "abstract_eval", "cost", "memory", "operands")
 RULES: dict[str, dict[str, Callable]] = {c: {} for c in CONCERNS}
 HIGHER_ORDER: dict[str, "HigherOrderPrimitive"] = {}
 

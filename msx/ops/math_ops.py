@@ -406,28 +406,31 @@ def _cum_api(cls):
                cls=cls, init=("exclusive", "reverse"))
 
 
+def _cumulate(scan, exclusive_of, x, axis: int, exclusive: bool, reverse: bool):
+    """A running `scan` along `axis`, from the end when `reverse`; `exclusive_of(out, x)` leaves each element out."""
+    if reverse:
+        x = jnp.flip(x, axis)
+    out = scan(x, axis=axis)
+    if exclusive:
+        out = exclusive_of(out, x)
+    return jnp.flip(out, axis) if reverse else out
+
+
 @primitive("CumSum", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check,
            api=_cum_api("CumSum"))
 def cumsum(x, *, axis=0, exclusive=False, reverse=False):
     """Running sum along `axis`; `exclusive` leaves each element out, `reverse` runs from the end."""
-    if reverse:
-        x = jnp.flip(x, axis)
-    out = jnp.cumsum(x, axis=axis)
-    if exclusive:
-        out = out - x
-    return jnp.flip(out, axis) if reverse else out
+    return _cumulate(jnp.cumsum, lambda out, x: out - x, x, axis, exclusive, reverse)
 
 
 @primitive("CumProd", attrs=("axis", "exclusive", "reverse"), category="reduce", check=_reduce_check,
            api=_cum_api("CumProd"))
 def cumprod(x, *, axis=0, exclusive=False, reverse=False):
-    if reverse:
-        x = jnp.flip(x, axis)
-    out = jnp.cumprod(x, axis=axis)
-    if exclusive:
-        out = jnp.concatenate([jnp.ones_like(lax.slice_in_dim(out, 0, 1, axis=axis)),
-                               lax.slice_in_dim(out, 0, out.shape[axis] - 1, axis=axis)], axis=axis)
-    return jnp.flip(out, axis) if reverse else out
+    def shifted(out, x):  # the product before each element: 1, then the running product shifted by one
+        return jnp.concatenate([jnp.ones_like(lax.slice_in_dim(out, 0, 1, axis=axis)),
+                                lax.slice_in_dim(out, 0, out.shape[axis] - 1, axis=axis)], axis=axis)
+
+    return _cumulate(jnp.cumprod, shifted, x, axis, exclusive, reverse)
 
 
 def _cum_extreme(name, fn, index_dtype):

@@ -17,8 +17,11 @@ only against the rules of its op (plus the rules for any op, like constant
 folding). `rewrite(graph, rules)` has two drivers over one matcher:
 fixpoint — program order, each emitted node rewritten before it is placed,
 so one sweep leaves nothing to match (rules look only at producers, which
-are final when their user is visited) — for `simplify` and
-`constant_fold`; and once — matches found on the graph as given,
+are final when their user is visited) — for `simplify`,
+`constant_fold` and the simulated Ascend's precision rules
+(`backends/ascend_sim/precision.py`: Cube operands rounded, Vector results
+stored low, a loop's storage its body's; a rule may keep its root and
+re-place it with `match.add`); and once — matches found on the graph as given,
 non-overlapping, intermediates deleted only when unread — for user
 patterns (`PatternToPatternPass` compiles its source pattern into a `Pat`
 and its destination into the rule function; `replace_pattern` also checks

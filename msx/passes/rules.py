@@ -407,7 +407,9 @@ def rewrite(graph: Graph, rules: RuleSet, once: bool = False, accept: Callable[[
             for e in m._emitted:  # what a rule builds is rewritten too before it is placed
                 place(subst.node(e))
             for old, new in zip(node.outputs, news):
-                subst.set(old, subst.get(new))
+                new = subst.get(new)
+                if new is not old:   # a rule may keep an output (re-placing its node with `match.add`)
+                    subst.set(old, new)
             return True
         return False
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..errors import VizError
+from ..ir.control import FUSED
 from ..ir.graph import Graph, Node
 
 WHITE_TO_RED = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 0.5, "bgColor": "#ffcc80"}, {"stop": 1, "bgColor": "#e53935"}]
@@ -125,7 +126,7 @@ def ascend_cost(graph: Graph, metric: str = "time", precision_mode: str | None =
                 overlay.values[node] = max(time_by, key=time_by.get) if time_by else "view"
             else:
                 overlay.values[node] = float(sum(getattr(r, field_name) for r in rows))
-            if node.op != "Fused":
+            if node.op != FUSED.name:
                 for key, sub in node.subgraphs.items():
                     visit(sub, carriers[-1].subgraphs[key])
 

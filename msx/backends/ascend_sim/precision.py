@@ -1,4 +1,4 @@
-"""The precision rules of the simulated Ascend, as a graph -> graph rewrite.
+"""The precision rules of the simulated Ascend, as rules of the one rewrite engine (`msx.passes.rules`).
 
 The Cube unit multiplies float16 (or bfloat16) operands and accumulates in
 float32. The rewrite makes that visible and exact on XLA CPU: each float32
@@ -27,6 +27,7 @@ from ... import dtype as mstype
 from ...errors import ContextError
 from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ...ops.primitive import REGISTRY
+from ...passes.rules import Match, Pat, Rule, RuleSet, rewrite
 from .support import CUBE, unit_of
 
 
@@ -46,7 +47,6 @@ PRECISION_MODES: dict[str, PrecisionRule] = {
     "allow_mix_precision_bf16": PrecisionRule("bfloat16", "bfloat16"),
     "must_keep_origin_dtype": PrecisionRule(None, None),
 }
-
 
 
 def keep_fp32_ops() -> list[str]:
@@ -84,7 +84,7 @@ def apply_precision(graph: Graph, rule: PrecisionRule) -> Rewritten:
     """`graph` with the rule's roundings made explicit (subgraphs included); the graph itself is not changed."""
     out = Rewritten(graph)
     if rule.cube is not None or rule.vector is not None:
-        out.graph = _Rewriter(rule, out).graph(graph)
+        out.graph = _Roundings(rule, out).run(graph)
     return out
 
 
@@ -97,57 +97,82 @@ def _stores_low(node: Node) -> bool:
     return prim is not None and not prim.keep_fp32 and prim.category in ("elementwise", "matmul", "conv")
 
 
-class _Rewriter:
+class _Roundings:
+    """The precision rules as three rules of the one rewrite engine (`msx.passes.rules`), run over every graph
+    innermost first: Cube operands read in the Cube's dtype, Vector results stored low, and a loop's results
+    stored as its body's. Each rule notes in `out` how the device stores what it inserts."""
+
     def __init__(self, rule: PrecisionRule, out: Rewritten) -> None:
         self.rule, self.out = rule, out
+        self.rounded: dict[int, Var] = {}   # value id -> its round trip, per graph
+        self.made: dict[int, Const] = {}    # the rounded constants (kept, so their ids stay theirs)
+        any_node = dict(prefix=True, single=False)
+        rules = []
+        if rule.cube is not None:
+            rules.append(Rule(Pat.op(None, where=self._on_cube, **any_node), self._cube_operands, "cube operands"))
+        if rule.vector is not None:
+            rules.append(Rule(Pat.op(None, where=self._stores_low, **any_node), self._store_low, "low storage"))
+        rules.append(Rule(Pat.op(None, where=_loop_like, **any_node), self._body_storage, "loop storage"))
+        self.rules = RuleSet(rules)
 
-    def graph(self, graph: Graph) -> Graph:
-        nodes: list[Node] = []
-        subst: dict[int, Operand] = {}
-        rounded: dict[int, Var] = {}
+    def run(self, graph: Graph) -> Graph:
+        nodes = [replace(n, subgraphs={k: self.run(g) for k, g in n.subgraphs.items()}) if n.subgraphs else n
+                 for n in graph.nodes]
+        self.rounded = {}
+        return rewrite(replace(graph, nodes=nodes), self.rules)
 
-        def use(x: Operand) -> Operand:
-            return subst.get(x.id, x) if isinstance(x, Var) else x
+    def _round_trip(self, m: Match, x: Var, low: str, kernel: bool) -> Var:
+        """`x` rounded to `low` and back in float32 (memoised per value), placed before the match's root."""
+        if x.id not in self.rounded:
+            narrow, back = Var(Abstract(x.abstract.shape, low)), Var(x.abstract)
+            down = Node("Cast", [x], [narrow], {"dtype": mstype.to_msx(low)}, m.root.loc)
+            up = Node("Cast", [narrow], [back], {"dtype": mstype.float32}, m.root.loc)
+            m.add(down)
+            m.add(up)
+            self.out.free.add(id(up))
+            if not kernel:
+                self.out.free.add(id(down))
+            self.out.storage[back.id] = self.out.storage[narrow.id] = low
+            self.out.origin[narrow.id] = self.out.origin[back.id] = x.id
+            self.rounded[x.id] = back
+        return self.rounded[x.id]
 
-        def round_trip(x: Var, low: str, loc, kernel: bool) -> Var:
-            """`x` rounded to `low` and back in float32 (memoised per value)."""
-            if x.id not in rounded:
-                narrow, back = Var(Abstract(x.abstract.shape, low)), Var(x.abstract)
-                down = Node("Cast", [x], [narrow], {"dtype": mstype.to_msx(low)}, loc)
-                up = Node("Cast", [narrow], [back], {"dtype": mstype.float32}, loc)
-                nodes.extend((down, up))
-                self.out.free.add(id(up))
-                if not kernel:
-                    self.out.free.add(id(down))
-                self.out.storage[back.id] = self.out.storage[narrow.id] = low
-                self.out.origin[narrow.id] = self.out.origin[back.id] = x.id
-                rounded[x.id] = back
-            return rounded[x.id]
+    # ------------------------------------------------------------ the rules
+    def _on_cube(self, node: Node) -> bool:
+        return node.op in REGISTRY and unit_of(node) == CUBE and any(
+            self._storage_of(x) == "float32" and id(x) not in self.made for x in node.inputs[:2])
 
-        for node in graph.nodes:
-            inputs = [use(x) for x in node.inputs]
-            subgraphs = {k: self.graph(g) for k, g in node.subgraphs.items()}
-            is_primitive = node.op in REGISTRY
-            cube = is_primitive and self.rule.cube is not None and unit_of(node) == CUBE
-            if cube:
-                for i in (0, 1):
-                    if i < len(inputs) and self._storage_of(inputs[i]) == "float32":
-                        inputs[i] = self._round_const(inputs[i]) if isinstance(inputs[i], Const) else \
-                            round_trip(inputs[i], self.rule.cube, node.loc, kernel=True)
-            new = replace(node, inputs=inputs, subgraphs=subgraphs)
-            nodes.append(new)
-            if is_primitive and self.rule.vector is not None and _stores_low(node):
-                for v in node.outputs:
-                    if _is_f32(v):
-                        subst[v.id] = round_trip(v, self.rule.vector, node.loc, kernel=False)
-                        self.out.storage[v.id] = self.rule.vector
-            elif not is_primitive and list(subgraphs) == ["body"] and \
-                    len(subgraphs["body"].outputs) == len(node.outputs):
-                for v, inner in zip(node.outputs, subgraphs["body"].outputs):  # results that are its body's
-                    if isinstance(inner, Var) and inner.id in self.out.storage:
-                        self.out.storage[v.id] = self.out.storage[inner.id]
-        return Graph(graph.name, graph.inputs, graph.params, nodes, [use(x) for x in graph.outputs],
-                     [(name, use(x)) for name, x in graph.updates])
+    def _cube_operands(self, m: Match) -> list[Operand]:
+        node = m.root
+        inputs = list(node.inputs)
+        for i in (0, 1):
+            if i < len(inputs) and self._storage_of(inputs[i]) == "float32" and id(inputs[i]) not in self.made:
+                inputs[i] = self._round_const(inputs[i]) if isinstance(inputs[i], Const) else \
+                    self._round_trip(m, inputs[i], self.rule.cube, kernel=True)
+        m.add(replace(node, inputs=inputs))   # the same outputs, read from rounded operands
+        return node.outputs
+
+    def _stores_low(self, node: Node) -> bool:
+        return _stores_low(node) and any(_is_f32(v) and v.id not in self.out.storage for v in node.outputs)
+
+    def _store_low(self, m: Match) -> list[Operand]:
+        node = m.root
+        m.add(node)   # kept as it is; its float32 results are read through their rounding
+        news: list[Operand] = []
+        for v in node.outputs:
+            if _is_f32(v):
+                news.append(self._round_trip(m, v, self.rule.vector, kernel=False))
+                self.out.storage[v.id] = self.rule.vector
+            else:
+                news.append(v)
+        return news
+
+    def _body_storage(self, m: Match) -> None:
+        """A loop's results are stored as its body's results are (an analysis: the node is not changed)."""
+        for v, inner in zip(m.root.outputs, m.root.subgraphs["body"].outputs):
+            if isinstance(inner, Var) and inner.id in self.out.storage:
+                self.out.storage[v.id] = self.out.storage[inner.id]
+        return None
 
     def _storage_of(self, x: Operand) -> str | None:
         if isinstance(x, Const):
@@ -157,4 +182,11 @@ class _Rewriter:
 
     def _round_const(self, x: Const) -> Const:
         low = jnp.dtype(self.rule.cube)
-        return Const(np.asarray(x.value).astype(low).astype(np.float32))
+        rounded = Const(np.asarray(x.value).astype(low).astype(np.float32))
+        self.made[id(rounded)] = rounded   # already in the Cube's dtype: not rounded again
+        return rounded
+
+
+def _loop_like(node: Node) -> bool:
+    return node.op not in REGISTRY and list(node.subgraphs) == ["body"] and \
+        len(node.subgraphs["body"].outputs) == len(node.outputs)

@@ -18,7 +18,7 @@ from ...ops.primitive import apply
 from ...tensor import Tensor
 from .. import NOT_RUN
 from ..builder import Captured, GraphBuilder
-from ..failures import cannot_capture
+from ..failures import cannot_capture, raised_at_capture
 from ..outputs import as_returned
 from ..session import capture_session
 from ..trace import input_names, is_input
@@ -74,9 +74,7 @@ def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any)
             raise
         raise cannot_capture(exc.message, exc.loc, config, STAGE) from None
     except MsxError as exc:
-        if exc.stage == "capture":
-            exc.stage = STAGE
-        raise
+        raise raised_at_capture(exc, STAGE)
     captured = builder.finish()
     captured.out_tree = out_tree[0]
     return captured, NOT_RUN

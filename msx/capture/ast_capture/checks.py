@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ...ir.control import GRAD, WHILE
 from ...ir.graph import Graph, Node, Var
+from ...ops.higher_order import HIGHER_ORDER
 from .failures import Unsupported
 
 WHILE_GRAD = ("reverse-mode differentiation through this `while` loop is not supported: its trip count depends "
@@ -22,7 +24,7 @@ def _nodes(graph: Graph) -> Iterator[Node]:
 def check_reverse_mode(graph: Graph) -> None:
     """Raise `Unsupported` at a While node whose loop a Grad node would have to differentiate."""
     for node in _nodes(graph):
-        if node.op != "Grad":
+        if node.op != GRAD.name:
             continue
         body = node.subgraphs["body"]
         n_diff = node.attrs["n_args"] + node.attrs["n_params"]
@@ -34,12 +36,9 @@ def check_reverse_mode(graph: Graph) -> None:
 
 
 def _subgraph_inputs(node: Node) -> list[tuple[Graph, list]]:
-    """(subgraph, the node inputs that feed its inputs, in order) for the control-flow nodes."""
-    if node.op == "Cond":
-        return [(node.subgraphs["then"], node.inputs[1:]), (node.subgraphs["else"], node.inputs[1:])]
-    if node.op in ("Scan", "Call", "While"):
-        return [(node.subgraphs["body"], node.inputs)]
-    return []
+    """(subgraph, the node inputs that feed its inputs, in order): the op's declared `operands` rule."""
+    prim = HIGHER_ORDER.get(node.op)
+    return prim.rule_for("operands")(node) if prim is not None else []
 
 
 def _while_on_gradient_path(graph: Graph, depends: set[int], needed: set[int]) -> Node | None:
@@ -56,7 +55,7 @@ def _while_on_gradient_path(graph: Graph, depends: set[int], needed: set[int]) -
         feeding = [isinstance(x, Var) and x.id in dep for x in node.inputs]
         if not any(feeding) or not any(v.id in need for v in node.outputs):
             continue
-        if node.op == "While":
+        if node.op == WHILE.name:
             return node
         for sub, inputs in _subgraph_inputs(node):
             sub_dep = {v.id for v, x in zip(sub.inputs, inputs) if isinstance(x, Var) and x.id in dep}

@@ -17,6 +17,7 @@ import jax
 from ...errors import MsxError
 from ...tensor import Tensor
 from ..builder import Captured, GraphBuilder
+from ..failures import raised_at_capture
 from ..outputs import as_returned
 from ..session import capture_session
 from .breaks import STAGE, BreakInfo, GraphBreak, Unsupported
@@ -99,9 +100,7 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
     except Unsupported as exc:
         raise CaptureFailed(exc.reason, exc.loc, vm.guards) from None
     except MsxError as exc:
-        if exc.stage == "capture":
-            exc.stage = STAGE
-        raise
+        raise raised_at_capture(exc, STAGE)
     captured = builder.finish()
     captured.out_tree = out_tree
     return Piece(captured, vm.guards, vm.input_sources, recipes.values, exit_, vm.input_tensors)

@@ -146,7 +146,7 @@ class Embedding(Cell):
             raise OpError(f"Embedding({self.vocab_size}, {self.embedding_size}): ids must be integers, "
                           f"got dtype {ids.dtype} of shape {tuple(ids.shape)}")
         bounds.require(f"Embedding({self.vocab_size}, {self.embedding_size})",
-                       bounds.gather(self.embedding_table._data, known_value(ids)))
+                       bounds.gather(known_value(self.embedding_table), known_value(ids)))
         if self.use_one_hot:
             hot = F.cast(F.one_hot(ids, self.vocab_size), self.embedding_table.dtype)
             return F.matmul(hot, self.embedding_table)

@@ -14,9 +14,8 @@ calls skip the wrapper: nothing can differentiate them.
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 import jax
 import jax.numpy as jnp
@@ -25,7 +24,8 @@ import numpy as np
 from ... import dtype as mstype
 from ...errors import CustomOpError, GradError, user_loc
 from ...tensor import Tensor
-from ..primitive import REGISTRY, Primitive, apply, recording, register
+from ...recording import not_recording
+from ..primitive import REGISTRY, Primitive, apply, register
 
 CATEGORY = "custom"  # the simulated Ascend backend runs this category on its AICPU
 
@@ -186,17 +186,6 @@ class OutputRule:
 
 
 # ---------------------------------------------------------------- backward
-@contextlib.contextmanager
-def _not_recording() -> Iterator[None]:
-    """A bprop runs inside jax's differentiation, not in the user's program: capture must not record it."""
-    previous = recording.recorder, recording.converter
-    recording.recorder = recording.converter = None
-    try:
-        yield
-    finally:
-        recording.recorder, recording.converter = previous
-
-
 def _tensors(values: tuple, single: bool):
     wrapped = tuple(Tensor._from(v) for v in values)
     return wrapped[0] if single else wrapped
@@ -224,7 +213,7 @@ def differentiable(op: str, forward: Callable, bprop: Callable | None, hint: str
         if bprop is None:
             raise GradError(f"{op} has no backward, so a gradient cannot flow through it (msx never assumes a "
                             f"zero gradient); {hint}", loc=user_loc())
-        with _not_recording():
+        with not_recording():
             grads = bprop(*[Tensor._from(jnp.asarray(x)) for x in inputs], _tensors(out, len(out) == 1),
                           _tensors(dout, len(dout) == 1), **attrs)
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)

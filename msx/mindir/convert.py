@@ -1,0 +1,468 @@
+"""Pass 3 of reading a `.mindir` file (`msx.mindir.reader`): execute MindIR's graphs symbolically into one
+msx Graph — primitive calls through `msx.ops.mindir_names`, state nodes and tuples dropped, `Switch` of two
+`Partial`s a `Cond`, a self-calling graph a `While`, other calls inlined — checking every node's result
+against the type the file records."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import MalformedFileError, MsxError
+from ..ir.control import COND, WHILE
+from ..ir.graph import Abstract, Graph, Var
+from ..ops.mindir_names import READERS
+from . import mind_ir_pb2 as pb
+from .build import Budget, GraphBuilder, close_over
+from .errors import UnsupportedMindIRError
+from .parse import Index, reaches
+from .values import GraphRef, Lazy, PartialValue, SwitchValue, TailCall, abstract_of, as_array, force, is_tensor
+from .proto import MONAD, TENSOR_DTYPES, A, attribute_value, attributes, dims_of, dtype_of, tensor_value
+
+MAX_INLINE_DEPTH = 200
+
+
+class Frame:
+    """One execution of one MindIR graph: its values by name; free names are looked up in the caller."""
+
+    def __init__(self, builder: GraphBuilder, parent: "Frame | None") -> None:
+        self.builder = builder
+        self.parent = parent
+        self.env: dict[str, Any] = {}
+
+    def lookup(self, name: str, converter: "Converter") -> Any:
+        frame = self
+        while frame is not None:
+            if name in frame.env:
+                return frame.env[name]
+            frame = frame.parent
+        if name in converter.index.graphs:
+            return GraphRef(name)
+        if name in converter.params:
+            return converter.params[name]
+        raise MalformedFileError(f"{converter.path}: {name!r} is used where it is not defined")
+
+
+class OpContext:
+    """What a mapping-table entry (`msx.ops.mindir_names.READERS`) sees of the node it converts."""
+
+    def __init__(self, builder: GraphBuilder, op_name: str, attrs: dict, where: str, node_name: str) -> None:
+        self.builder, self.op_name, self.attrs, self.where, self.node_name = builder, op_name, attrs, where, node_name
+
+    def op(self, name: str, *inputs, **attrs):
+        ins = []
+        for x in inputs:
+            x = force(x)
+            if not (is_tensor(x) or isinstance(x, (bool, int, float))):
+                self.unsupported(f"an input of {name} is {type(x).__name__} {x!r}, not a tensor")
+            ins.append(x)
+        return self.builder.primitive(name, ins, attrs, self.where)
+
+    def static(self, value, what: str):
+        value = force(value)
+        if isinstance(value, Var):
+            self.unsupported(f"its {what} is computed at run time; msx needs it constant")
+        if isinstance(value, np.ndarray):
+            return value.item() if value.ndim == 0 else tuple(value.tolist())
+        if isinstance(value, tuple):
+            return tuple(self.static(v, what) for v in value)
+        return value
+
+    def abstract(self, value) -> Abstract:
+        return abstract_of(force(value))
+
+    def lazy(self, thunk: Callable[[], tuple], n: int) -> tuple:
+        cache: dict = {}
+        return tuple(Lazy(thunk, i, cache) for i in range(n))
+
+    def unsupported(self, reason: str):
+        raise UnsupportedMindIRError(f"{self.where}: {self.op_name}: {reason}", {self.op_name: (1, self.node_name)})
+
+
+class Converter:
+    def __init__(self, model: pb.ModelProto, index: Index, path: str, name: str) -> None:
+        self.model, self.index, self.path, self.name = model, index, path, name
+        self.budget = Budget()
+        self.params: dict[str, Var] = {}          # MindIR parameter name -> top-level Var
+        self.by_key: dict[str, Var] = {}          # ref_key -> Var
+        self.weights: dict[str, np.ndarray] = {}
+        self.inlining: list[str] = []
+        self.loops: list[str] = []
+        self.counter = 0
+        self.top = GraphBuilder(name, self.budget)
+
+    # ------------------------------------------------------------ entry
+    def run(self) -> Graph:
+        main = self.index.graphs[self.model.graph.name]
+        for g in self.index.graphs.values():
+            for t in g.parameter:
+                self._param(t, g.name)
+        args = []
+        for vi in main.input:
+            abstract = self._value_info(vi, f"graph {main.name}: input {vi.name}")
+            if abstract is None:
+                raise MalformedFileError(f"{self.path}: main graph input {vi.name!r} is not a tensor of static shape")
+            args.append(self.top.input(abstract, _short(vi.name)))
+        result = self._inline(main.name, args, None, self.top)
+        self.top.graph.outputs = [self.top.local(x) for x in self._leaves(result, f"graph {main.name}: its output")[0]]
+        return self.top.graph
+
+    def _param(self, t: pb.TensorProto, graph: str) -> None:
+        where = f"graph {graph}: parameter {t.name}"
+        key = t.ref_key or _short(t.name)
+        value = tensor_value(t, where)
+        v = self.by_key.get(key)
+        if v is None:
+            v = self.top.param(abstract_of(value), key)
+            self.by_key[key] = v
+            self.weights[key] = value.copy()
+        elif v.abstract != abstract_of(value):
+            raise MalformedFileError(f"{self.path}: {where}: parameter {key!r} is {abstract_of(value)} here and "
+                                     f"{v.abstract} elsewhere")
+        self.params[t.name] = v
+
+    def _value_info(self, vi: pb.ValueInfoProto, where: str) -> Abstract | None:
+        if len(vi.tensor) != 1:
+            return None
+        t = vi.tensor[0]
+        return Abstract(dims_of(t, where), dtype_of(t.data_type, where).name)
+
+    # ------------------------------------------------------------ graphs
+    def call_graph(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder, where: str):
+        if self.loops and self.loops[-1] == name:
+            return TailCall(tuple(args))
+        if name in self.inlining:
+            raise UnsupportedMindIRError(f"{self.path}: {where}: graph {name} calls itself in a form msx cannot "
+                                         f"turn into a loop", {"recursion": (1, name)})
+        if name in self.index.switch_calls and self._loop_branch(name) is not None:
+            return self._while(name, args, frame, builder, where)
+        return self._inline(name, args, frame, builder)
+
+    def _enter(self, name: str) -> None:
+        if len(self.inlining) >= MAX_INLINE_DEPTH:
+            raise MalformedFileError(f"{self.path}: graph calls nest more than {MAX_INLINE_DEPTH} deep")
+        self.inlining.append(name)
+
+    def _bind(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder) -> Frame:
+        g = self.index.graphs[name]
+        if len(args) != len(g.input):
+            raise MalformedFileError(f"{self.path}: graph {name} takes {len(g.input)} argument(s), is called with "
+                                     f"{len(args)}")
+        fr = Frame(builder, frame)
+        for vi, a in zip(g.input, args):
+            expected = self._value_info(vi, f"graph {name}: input {vi.name}")
+            a = force(a)
+            if expected is not None and is_tensor(a) and abstract_of(a) != expected:
+                raise MalformedFileError(f"{self.path}: graph {name}: input {_short(vi.name)} is declared "
+                                         f"{expected} but receives {abstract_of(a)}")
+            fr.env[vi.name] = a
+        return fr
+
+    def _inline(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder):
+        self._enter(name)
+        try:
+            fr = self._bind(name, args, frame, builder)
+            g = self.index.graphs[name]
+            for node in g.node:
+                self._node(fr, g, node)
+            return fr.lookup(g.output[0].name, self)
+        finally:
+            self.inlining.pop()
+
+    # ------------------------------------------------------------ nodes
+    def _node(self, fr: Frame, g: pb.GraphProto, node: pb.NodeProto) -> None:
+        where = f"graph {g.name}: node {node.name}"
+        op = node.op_type
+        if op == "Constant":
+            value = attribute_value(node.attribute[0], where)
+            if isinstance(value, tuple) and len(value) == 2 and value[0] == "graph" and \
+                    node.attribute[0].type in (A.FUNCGRAPHCLOSURE, A.GRAPH):
+                value = GraphRef(value[1])
+        else:
+            args = [fr.lookup(x, self) for x in node.input]
+            target = op[5:] if op.startswith("REF::") else None
+            if target is None:
+                value = self._primitive(fr, op, attributes(node.attribute, where, ("input_names", "output_names",
+                                                                                     "shape")), args, where, node)
+            elif target in self.index.prims:
+                prim = self.index.prims[target]
+                value = self._primitive(fr, prim.op_type, attributes(prim.attribute, f"primitive {prim.name}"), args,
+                                        where, node)
+            elif target in self.index.graphs:
+                value = self.call_graph(target, args, fr, fr.builder, where)
+            else:
+                value = self.call_value(fr.lookup(target, self), args, fr, where)
+        self._check_type(node, value, where)
+        fr.env[node.output[0]] = value
+
+    def _check_type(self, node: pb.NodeProto, value, where: str) -> None:
+        for a in node.attribute:
+            if a.name == "shape":
+                expected = _recorded_type(a, where)
+                if not _type_matches(expected, value):
+                    raise MalformedFileError(f"{self.path}: {where}: the file records its result as "
+                                             f"{_show(expected)}, msx computes {_show_value(value)}")
+                return
+
+    def _primitive(self, fr: Frame, op: str, attrs: dict, args: list, where: str, node) -> Any:
+        if op in ("Load", "Depend"):
+            return self._arg0(args, op, where)
+        if op == "UpdateState":
+            return MONAD
+        if op in ("MakeTuple", "make_tuple", "MakeList", "make_list"):
+            return tuple(args)
+        if op in ("TupleGetItem", "tuple_getitem", "ListGetItem", "list_getitem"):
+            if len(args) != 2 or not isinstance(args[0], tuple) or not isinstance(args[1], int) or \
+                    not -len(args[0]) <= args[1] < len(args[0]):
+                raise MalformedFileError(f"{self.path}: {where}: {op} needs a tuple and an index within it, got "
+                                         f"{_show_value(args[0]) if args else '()'} and {args[1:]!r}")
+            return args[0][args[1]]
+        if op == "Partial":
+            if not args:
+                raise MalformedFileError(f"{self.path}: {where}: Partial of nothing")
+            return PartialValue(args[0], tuple(args[1:]))
+        if op == "Switch":
+            if len(args) != 3:
+                raise MalformedFileError(f"{self.path}: {where}: Switch takes 3 inputs, got {len(args)}")
+            pred = force(args[0])
+            static = _static_bool(pred)
+            if static is not None:
+                return args[1] if static else args[2]
+            return SwitchValue(pred, args[1], args[2])
+        ctx = OpContext(fr.builder, op, attrs, f"{self.path}: {where}", node.name)
+        tensor_args = [a for a in args if a is not MONAD]
+        try:
+            return READERS[op](ctx, *tensor_args)
+        except MsxError:
+            raise
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
+            # the file gave the op inputs of a kind or number it does not take
+            raise MalformedFileError(f"{self.path}: {where}: {op} cannot take its inputs "
+                                     f"({', '.join(_show_value(a) for a in tensor_args)}): {exc}") from None
+
+    def _arg0(self, args: list, op: str, where: str):
+        if not args:
+            raise MalformedFileError(f"{self.path}: {where}: {op} needs an input")
+        return args[0]
+
+    # ------------------------------------------------------------ calls and control flow
+    def call_value(self, fn, args: list, frame: Frame, where: str):
+        fn = force(fn)
+        if isinstance(fn, GraphRef):
+            return self.call_graph(fn.name, args, frame, frame.builder, where)
+        if isinstance(fn, PartialValue):
+            return self.call_value(fn.fn, list(fn.args) + list(args), frame, where)
+        if isinstance(fn, SwitchValue):
+            return self._cond(fn, args, frame, where)
+        raise MalformedFileError(f"{self.path}: {where} calls {_show_value(fn)}, which is not a function")
+
+    def _fresh(self, kind: str) -> str:
+        self.counter += 1
+        return f"{self.name}_{kind}{self.counter}"
+
+    def _cond(self, sw: SwitchValue, args: list, frame: Frame, where: str):
+        parent = frame.builder
+        name = self._fresh("if")
+        builders, trees = [], []
+        for branch, tag in ((sw.on_true, "then"), (sw.on_false, "else")):
+            sb = GraphBuilder(f"{name}_{tag}", self.budget, parent)
+            value = self.call_value(branch, args, Frame(sb, frame), where)
+            leaves, tree = self._leaves(value, f"{where}: the {tag} branch")
+            sb.graph.outputs = [sb.local(x) for x in leaves]
+            builders.append(sb)
+            trees.append(tree)
+        then_t, else_t = (tuple(abstract_of(o) for o in b.graph.outputs) for b in builders)
+        if trees[0] != trees[1] or then_t != else_t:
+            raise UnsupportedMindIRError(f"{self.path}: {where}: the branches of an if return different things "
+                                         f"({_show_types(then_t)} vs {_show_types(else_t)})",
+                                         {"Switch": (1, where)})
+        captured = close_over(builders, explicit=0)
+        outs = parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
+                                         outputs=list(then_t)), where)
+        return _rebuild(trees[0], iter(outs))
+
+    def _loop_branch(self, name: str) -> bool | None:
+        """True/False: which Switch branch of graph `name` loops back to it; None if neither or both do."""
+        g = self.index.graphs[name]
+        call = g.node[self.index.switch_calls[name]]
+        by_output = {n.output[0]: n for n in g.node}
+        switch = by_output[call.op_type[5:]]
+        looping = []
+        for x in switch.input[1:3]:
+            partial = by_output.get(x)
+            targets = [x] if x in self.index.graphs else \
+                [i for i in (partial.input if partial is not None else ()) if i in self.index.graphs][:1]
+            looping.append(bool(targets) and reaches(self.index, targets[0], name))
+        if len(looping) != 2 or looping[0] == looping[1]:
+            return None
+        return looping[0]
+
+    def _header(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder):
+        """Run a loop header's nodes up to its final Switch call: (pred, loop closure, exit closure, call args)."""
+        g = self.index.graphs[name]
+        stop = self.index.switch_calls[name]
+        self._enter(name)
+        try:
+            fr = self._bind(name, args, frame, builder)
+            for node in g.node[:stop]:
+                self._node(fr, g, node)
+            call = g.node[stop]
+            sw = force(fr.lookup(call.op_type[5:], self))
+            call_args = [fr.lookup(x, self) for x in call.input]
+        finally:
+            self.inlining.pop()
+        if not isinstance(sw, SwitchValue):
+            raise UnsupportedMindIRError(f"{self.path}: graph {name}: its loop condition is constant here; msx "
+                                         f"reads while loops whose condition is a tensor", {"while": (1, name)})
+        loops_on_true = self._loop_branch(name)
+        pred = sw.pred
+        if not loops_on_true:
+            pred = builder.primitive("LogicalNot", [pred], {}, f"graph {name}")
+        loop, exit_ = (sw.on_true, sw.on_false) if loops_on_true else (sw.on_false, sw.on_true)
+        return pred, loop, exit_, call_args
+
+    def _while(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder, where: str):
+        args = [force(a) for a in args]
+        carried = [i for i, a in enumerate(args) if is_tensor(a)]
+        init = [args[i] for i in carried]
+
+        def bind(values: list) -> list:
+            out = list(args)
+            for i, v in zip(carried, values):
+                out[i] = v
+            return out
+
+        loop_name = self._fresh("while")
+        cb = GraphBuilder(f"{loop_name}_cond", self.budget, builder)
+        cvars = [cb.input(abstract_of(v)) for v in init]
+        pred, _, _, _ = self._header(name, bind(cvars), frame, cb)
+        cb.graph.outputs = [cb.local(force(pred))]
+
+        bb = GraphBuilder(f"{loop_name}_body", self.budget, builder)
+        bvars = [bb.input(abstract_of(v)) for v in init]
+        _, loop, _, call_args = self._header(name, bind(bvars), frame, bb)
+        self.loops.append(name)
+        try:
+            result = force(self.call_value(loop, call_args, Frame(bb, frame), where))
+        finally:
+            self.loops.pop()
+        if not isinstance(result, TailCall):
+            raise UnsupportedMindIRError(f"{self.path}: {where}: the body of loop {name} does not end by calling "
+                                         f"{name} again", {"while": (1, name)})
+        new = [force(a) for a in result.args]
+        if len(new) != len(args):
+            raise MalformedFileError(f"{self.path}: {where}: loop {name} calls itself with {len(new)} argument(s), "
+                                     f"it takes {len(args)}")
+        for i, (old, nxt) in enumerate(zip(args, new)):
+            if i in carried:
+                if not is_tensor(nxt) or abstract_of(nxt) != abstract_of(old):
+                    raise UnsupportedMindIRError(
+                        f"{self.path}: {where}: loop {name} changes argument {i} from {_show_value(old)} to "
+                        f"{_show_value(nxt)}; msx loops keep each value's shape and dtype", {"while": (1, name)})
+            elif not (nxt is old or (nxt is MONAD and old is MONAD) or _same_static(nxt, old)):
+                raise UnsupportedMindIRError(f"{self.path}: {where}: loop {name} changes its non-tensor argument "
+                                             f"{i} ({old!r} -> {nxt!r})", {"while": (1, name)})
+        bb.graph.outputs = [bb.local(new[i]) for i in carried]
+        captured = close_over([cb, bb], explicit=len(init))
+        bb.graph.outputs += bb.graph.inputs[len(init):]
+        abstracts = [abstract_of(v) for v in init] + [abstract_of(c) for c in captured]
+        outs = builder.add_made(WHILE.make(init + captured, cb.graph, bb.graph, outputs=abstracts), where)
+        _, _, exit_, call_args = self._header(name, bind(outs[:len(init)]), frame, builder)
+        return self.call_value(exit_, call_args, Frame(builder, frame), where)
+
+    # ------------------------------------------------------------ results
+    def _leaves(self, value, where: str) -> tuple[list, Any]:
+        """Flatten a (nested tuple) result into tensor leaves and a tree; statics stay in the tree."""
+        value = force(value)
+        if isinstance(value, tuple):
+            leaves, trees = [], []
+            for v in value:
+                sub, tree = self._leaves(v, where)
+                leaves += sub
+                trees.append(tree)
+            return leaves, ("tuple", tuple(trees))
+        if isinstance(value, (bool, int, float)):
+            value = as_array(value)
+        if is_tensor(value):
+            return [value], ("leaf",)
+        if value is MONAD or value is None:
+            return [], ("static", repr(value))
+        raise UnsupportedMindIRError(f"{self.path}: {where} is {_show_value(value)}, not tensors",
+                                     {"output": (1, where)})
+
+
+def _rebuild(tree, outs):
+    kind = tree[0]
+    if kind == "leaf":
+        return next(outs)
+    if kind == "tuple":
+        return tuple(_rebuild(t, outs) for t in tree[1])
+    return MONAD if tree[1] == "U" else None
+
+
+def _static_bool(pred) -> bool | None:
+    if isinstance(pred, (bool, int, np.bool_)):
+        return bool(pred)
+    if isinstance(pred, np.ndarray) and pred.size == 1:
+        return bool(pred.reshape(()))
+    return None
+
+
+def _same_static(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _recorded_type(a: pb.AttributeProto, where: str, depth: int = 0):
+    """The type a node's "shape" attribute records: an Abstract, a tuple of them, or None (not checked)."""
+    if depth > 32:
+        raise MalformedFileError(f"{where}: its recorded type is nested too deep")
+    if a.type == A.TENSORS and len(a.tensors) == 1:
+        t = a.tensors[0]
+        if any(d < 0 for d in t.dims) or t.data_type not in TENSOR_DTYPES:
+            return None
+        return Abstract(tuple(int(d) for d in t.dims), TENSOR_DTYPES[t.data_type].name)
+    if a.type == A.TUPLE:
+        return tuple(_recorded_type(v, where, depth + 1) for v in a.values)
+    return None
+
+
+def _type_matches(expected, value) -> bool:
+    value = value.force() if isinstance(value, Lazy) and "values" in value.cache else value
+    if expected is None or isinstance(value, Lazy):
+        return True
+    if isinstance(expected, Abstract):
+        if is_tensor(value):
+            return abstract_of(value) == expected
+        return not isinstance(value, tuple)
+    if isinstance(value, tuple):
+        return len(value) == len(expected) and all(_type_matches(e, v) for e, v in zip(expected, value))
+    return True
+
+
+def _show(expected) -> str:
+    if isinstance(expected, tuple):
+        return "(" + ", ".join(_show(e) for e in expected) + ")"
+    return str(expected) if expected is not None else "?"
+
+
+def _show_value(value) -> str:
+    value = force(value)
+    if is_tensor(value):
+        return str(abstract_of(value))
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show_value(v) for v in value) + ")"
+    if isinstance(value, (GraphRef, PartialValue, SwitchValue)):
+        return type(value).__name__
+    return repr(value)
+
+
+def _show_types(abstracts) -> str:
+    return f"{len(abstracts)} tensor(s) {', '.join(map(str, abstracts))}"
+
+
+def _short(name: str) -> str:
+    """`"30_1___main___MLP_construct_14:fc1.weight"` -> `"fc1.weight"`."""
+    return name.rsplit(":", 1)[-1] or name

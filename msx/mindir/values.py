@@ -1,0 +1,70 @@
+"""The symbolic values MindIR conversion computes with (`msx.mindir.convert`): references to graphs,
+partial applications, `Switch` results, tail calls and lazily computed outputs, beside Vars and numpy
+constants."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir.graph import Abstract, Var
+
+
+@dataclass(frozen=True)
+class GraphRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class PartialValue:
+    fn: Any
+    args: tuple
+
+
+@dataclass(frozen=True)
+class SwitchValue:
+    pred: Any
+    on_true: Any
+    on_false: Any
+
+
+@dataclass(frozen=True)
+class TailCall:
+    args: tuple
+
+
+class Lazy:
+    """A value computed only if something uses it (LayerNorm's mean and rstd outputs)."""
+
+    def __init__(self, thunk: Callable[[], tuple], index: int, cache: dict) -> None:
+        self.thunk, self.index, self.cache = thunk, index, cache
+
+    def force(self):
+        if "values" not in self.cache:
+            self.cache["values"] = self.thunk()
+        return self.cache["values"][self.index]
+
+
+def force(x):
+    return x.force() if isinstance(x, Lazy) else x
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, (Var, np.ndarray))
+
+
+def abstract_of(x) -> Abstract:
+    if isinstance(x, Var):
+        return x.abstract
+    arr = np.asarray(x)
+    return Abstract(tuple(arr.shape), arr.dtype.name)
+
+
+def as_array(x) -> np.ndarray:
+    """A Python scalar as the array MindSpore would make of it (int64, float32, bool)."""
+    if isinstance(x, bool):
+        return np.asarray(x)
+    if isinstance(x, int):
+        return np.asarray(x, np.int64)
+    return np.asarray(x, np.float32)

@@ -1,0 +1,299 @@
+"""Hand-written functional ops, part of `msx.ops.functional`: shape, indexing, creation and scatter.
+
+concat/split/stack families, gathers with bounds checks, pad, topk, ones/zeros/full/arange/eye with size
+checks, scatter, einsum, and the graph-order ops (depend, print_, assign).
+
+Each is registered with `expose` under its public names; `functional` imports this module and re-exports
+the whole surface.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Sequence
+
+from ..tensor import Tensor
+from . import array_ops as A
+from .api import SURFACE, expose
+from .convert import scalar as _scalar
+from .convert import to_dtype as _msx_dtype
+from .convert import to_shape as _shape_attr
+from .convert import AttrError, to_ints
+from ..errors import OpError, OpTypeError
+from .array_ops import _np_dtype
+from .sizes import check_size
+from . import bounds as _bounds
+from .primitive import describe as _describe
+from .primitive import apply, known_value
+
+# generated views the wrappers below build on
+_ops = SURFACE["ops"]
+cast, reshape, swapaxes, neg, expand_dims = (_ops[n] for n in ("cast", "reshape", "swapaxes", "neg", "expand_dims"))
+
+
+@expose(ops="concat cat", cls="Concat", init=("axis",))
+def concat(tensors: Sequence, axis=0):
+    return apply(A.concat, tuple(tensors), {"axis": int(axis)})
+
+
+@expose(ops="stack", cls="Stack Pack", init=("axis",))
+def stack(tensors: Sequence, axis=0):
+    return apply(A.stack, tuple(tensors), {"axis": int(axis)})
+
+
+@expose(ops="split")
+def split(tensor, split_size_or_sections, axis=0):
+    """torch/MindSpore 2.x split: an int is the size of each chunk; a list gives the chunk sizes."""
+    size = tensor.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        points = tuple(range(split_size_or_sections, size, split_size_or_sections))
+    else:
+        acc, points = 0, []
+        for s in list(split_size_or_sections)[:-1]:
+            acc += int(s)
+            points.append(acc)
+        points = tuple(points)
+    return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
+
+
+@expose(ops="flatten")
+def flatten(input, order="C", *, start_dim=1, end_dim=-1):
+    if order != "C":
+        raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
+    return apply(A.flatten, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
+
+
+@expose(ops="gather_d", cls="GatherD")
+def gather_d(x, dim, index):
+    return gather_elements(x, dim, index)
+
+
+@expose(ops="gather_elements", tensor="gather_elements")
+def gather_elements(input, dim, index):
+    return apply(A.gather_d, (input, index), {"dim": int(dim)})
+
+
+@expose(ops="index_select", tensor="index_select")
+def index_select(input, axis, index):
+    """The slices of `input` along `axis` at the 1-D integer `index` (MindSpore's `ops.index_select`)."""
+    if not isinstance(index, Tensor) or index.ndim != 1 or index.dtype.is_floating:
+        raise OpTypeError(f"index_select: index must be a 1-D integer Tensor, got {_describe(index)}")
+    axis = int(axis)
+    _bounds.require("index_select", _bounds.gather(input._data, known_value(index), axis=axis))
+    return apply(A.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
+
+
+@expose(mint="index_select")
+def _mint_index_select(input, dim, index):
+    return index_select(input, dim, index)
+
+
+@expose(ops="one_hot")
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
+    return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": float(on_value),
+                                         "off_value": float(off_value), "axis": int(axis)})
+
+
+@expose(ops="pad")
+def pad(input_x, padding, mode="constant", value=None):
+    """torch-style `padding`: (left, right) pairs starting from the last dim."""
+    if mode != "constant":
+        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    padding = to_ints(padding, "padding")
+    if len(padding) % 2 or len(padding) // 2 > input_x.ndim:
+        raise OpError(f"pad: padding {padding} must hold (before, after) pairs, at most one per dim of the "
+                      f"{input_x.ndim}-D input of shape {tuple(input_x.shape)}; got {len(padding)} values")
+    pairs = [(0, 0)] * input_x.ndim
+    for i in range(len(padding) // 2):
+        pairs[input_x.ndim - 1 - i] = (int(padding[2 * i]), int(padding[2 * i + 1]))
+    return apply(A.pad, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
+
+
+@expose(ops="topk")
+def topk(input, k, dim=None, largest=True, sorted=True):
+    """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last)."""
+    dim = -1 if dim is None else int(dim)
+    last = dim in (-1, input.ndim - 1)
+    x = input if last else swapaxes(input, dim, -1)
+    if not largest:
+        x = neg(x)
+    values, indices = apply(A.topk, (x,), {"k": int(k)})
+    if not largest:
+        values = neg(values)
+    if not last:
+        values, indices = swapaxes(values, dim, -1), swapaxes(indices, dim, -1)
+    return values, indices
+
+
+def _new_shape(op: str, shape, dtype) -> tuple[int, ...]:
+    """A creation op's shape: ints, none negative, and a tensor the device can hold (checked before XLA)."""
+    try:
+        dims = _shape_attr(shape)
+    except AttrError as exc:
+        raise exc.named(op) from None
+    if builtins.any(d < 0 for d in dims):
+        raise OpError(f"{op}: shape {dims} has a negative dimension")
+    check_size(op, dims, _np_dtype(dtype, "float32"))
+    return dims
+
+
+@expose(ops="ones")
+def ones(shape, dtype=None):
+    dtype = _msx_dtype(dtype or "float32")
+    return apply(A.fill, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
+
+
+@expose(ops="zeros")
+def zeros(size, dtype=None):
+    dtype = _msx_dtype(dtype or "float32")
+    return apply(A.fill, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
+
+
+@expose(ops="full", mint="full")
+def full(size, fill_value, *, dtype=None):
+    dtype = None if dtype is None else _msx_dtype(dtype)
+    value = _scalar(fill_value)
+    if not isinstance(value, (bool, int, float, complex)):
+        raise OpTypeError(f"full: fill_value must be a number or a one-element Tensor, got "
+                          f"{type(fill_value).__name__} ({fill_value!r:.40})")
+    shape = _new_shape("full", size, dtype if dtype is not None else A.fill_default(value))
+    return apply(A.fill, (), {"shape": shape, "value": value, "dtype": dtype})
+
+
+@expose(ops="ones_like", cls="OnesLike", mint="ones_like")
+def ones_like(input, *, dtype=None):
+    return apply(A.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
+
+
+@expose(ops="zeros_like", cls="ZerosLike", mint="zeros_like")
+def zeros_like(input, *, dtype=None):
+    return apply(A.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
+
+
+@expose(ops="full_like", mint="full_like")
+def full_like(input, fill_value, *, dtype=None):
+    return apply(A.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
+
+
+@expose(ops="arange", mint="arange")
+def arange(start=0, end=None, step=1, *, dtype=None):
+    if end is None:
+        start, end = 0, start
+    return apply(A.arange, (), {"start": start, "end": end, "step": step,
+                                "dtype": None if dtype is None else _msx_dtype(dtype)})
+
+
+@expose(ops="eye", mint="eye")
+def eye(n, m=None, dtype=None):
+    return apply(A.eye, (), {"n": int(n), "m": None if m is None else int(m),
+                             "dtype": None if dtype is None else _msx_dtype(dtype)})
+
+
+@expose(ops="depend", cls="Depend")
+def depend(value, expr):
+    """MindSpore's `ops.depend`: returns `value`; ordering is already program order in msx."""
+    return value
+
+
+@expose(ops="print_")
+def print_(*input_x) -> None:
+    """Print strings and tensors (at run time under jit, in program order)."""
+    template = tuple(x if isinstance(x, str) else None for x in input_x)
+    tensors = tuple(x for x in input_x if not isinstance(x, str))
+    apply(A.print_, tensors, {"template": template})
+
+
+def _scatter(input, axis, index, src, reduce):
+    if not isinstance(src, Tensor):
+        src = full_like(index, src, dtype=input.dtype)
+    return apply(A.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
+
+
+@expose(ops="scatter", tensor="scatter")
+def scatter(input, axis, index, src):
+    """out = input, then out[index[i][j]][j] = src[i][j] along `axis` (torch/MindSpore scatter)."""
+    return _scatter(input, axis, index, src, "none")
+
+
+@expose(mint="scatter")
+def mint_scatter(input, dim, index, src):
+    return _scatter(input, dim, index, src, "none")
+
+
+@expose(mint="scatter_add")
+def mint_scatter_add(input, dim, index, src):
+    """out = input, then out[index[i][j]][j] += src[i][j] along `dim`."""
+    return _scatter(input, dim, index, src, "add")
+
+
+@expose(ops="tensor_scatter_elements", cls="TensorScatterElements", init=("axis", "reduction"))
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    if reduction not in ("none", "add"):
+        raise ValueError(f"tensor_scatter_elements: reduction must be 'none' or 'add', got {reduction!r}")
+    return _scatter(input_x, axis, indices, updates, reduction)
+
+
+@expose(ops="fliplr", tensor="fliplr")
+def fliplr(input):
+    return apply(A.flip, (input,), {"dims": (1,)})
+
+
+@expose(ops="flipud", tensor="flipud")
+def flipud(input):
+    return apply(A.flip, (input,), {"dims": (0,)})
+
+
+@expose(ops="hstack", mint="hstack")
+def hstack(tensors):
+    """Concatenate along dim 1 (dim 0 for 1-D tensors)."""
+    tensors = list(tensors)
+    return concat(tensors, 0 if builtins.all(t.ndim <= 1 for t in tensors) else 1)  # (`all` is ops.all here)
+
+
+@expose(ops="vstack")
+def vstack(inputs):
+    """Stack rows: 1-D tensors become rows, then concatenate along dim 0."""
+    return concat([reshape(t, (1, -1)) if t.ndim < 2 else t for t in inputs], 0)
+
+
+@expose(ops="dstack", mint="dstack")
+def dstack(tensors):
+    """Concatenate along dim 2 after making every tensor at least 3-D, as numpy's dstack."""
+    out = []
+    for t in tensors:
+        if t.ndim == 0:
+            t = reshape(t, (1, 1, 1))
+        elif t.ndim == 1:
+            t = reshape(t, (1, -1, 1))
+        elif t.ndim == 2:
+            t = expand_dims(t, 2)
+        out.append(t)
+    return concat(out, 2)
+
+
+@expose(ops="column_stack")
+def column_stack(tensors):
+    """1-D tensors become columns; concatenate along dim 1."""
+    return concat([reshape(t, (-1, 1)) if t.ndim < 2 else t for t in tensors], 1)
+
+
+@expose(ops="chunk", tensor="chunk")
+def chunk(input, chunks, axis=0):
+    """`chunks` pieces along `axis`, each of ceil(size / chunks) (the last may be smaller)."""
+    size = input.shape[axis]
+    step = -(-size // int(chunks))
+    return split(input, step, axis)
+
+
+@expose(mint="chunk")
+def mint_chunk(input, chunks, dim=0):
+    return chunk(input, chunks, dim)
+
+
+@expose(ops="assign", cls="Assign")
+def assign(variable, value):
+    """Write `value` into the Parameter `variable` (cast to its dtype) and return it."""
+    from ..tensor import Parameter
+
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"assign: variable must be a Parameter, got {type(variable).__name__}")
+    return variable.assign_value(value)

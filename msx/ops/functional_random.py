@@ -1,0 +1,77 @@
+"""Hand-written functional ops, part of `msx.ops.functional`: random ops seeded by `set_seed`.
+
+Each draws a fresh key by splitting the global PRNG state Parameter, so a captured graph threads the state
+as an ordinary input.
+
+Each is registered with `expose` under its public names; `functional` imports this module and re-exports
+the whole surface.
+"""
+from __future__ import annotations
+
+from .. import context
+from ..tensor import Tensor
+from . import nn_ops as N
+from .api import SURFACE, expose
+from .convert import scalar as _scalar
+from .convert import to_dtype as _msx_dtype
+from .convert import to_shape as _shape_attr
+from .primitive import apply
+
+# generated views the wrappers below build on
+cast = SURFACE["ops"]["cast"]
+
+
+def _next_key() -> Tensor:
+    """Split the global PRNG state: the state Parameter moves on, the caller gets a fresh key."""
+    state = context.rng_state()
+    new_state, key = apply(N.random_split, (state,))
+    state._rebind(new_state)
+    return key
+
+
+@expose(ops="uniform")
+def uniform(shape, minval, maxval, seed=None, dtype=None):
+    """Uniform samples in [minval, maxval); ints give integers (MindSpore's `ops.uniform`)."""
+    lo, hi = _scalar(minval), _scalar(maxval)
+    if isinstance(lo, int) and isinstance(hi, int) and (dtype is None or not _msx_dtype(dtype).is_floating):
+        return randint(lo, hi, shape, dtype=dtype or "int64")
+    return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": float(lo), "maxval": float(hi),
+                                            "dtype": _msx_dtype(dtype or "float32")})
+
+
+@expose(ops="normal")
+def normal(shape, mean=0.0, stddev=1.0, seed=None):
+    return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": float(_scalar(mean)),
+                                           "stddev": float(_scalar(stddev)), "dtype": _msx_dtype("float32")})
+
+
+@expose(ops="standard_normal")
+def standard_normal(shape, seed=None):
+    return normal(shape)
+
+
+@expose(ops="randn")
+def randn(*size, dtype=None, seed=None):
+    shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
+    return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
+                                           "dtype": _msx_dtype(dtype or "float32")})
+
+
+@expose(ops="rand")
+def rand(*size, dtype=None, seed=None):
+    shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
+    return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
+                                            "dtype": _msx_dtype(dtype or "float32")})
+
+
+@expose(ops="randint")
+def randint(low, high, size, seed=None, *, dtype=None):
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    return apply(N.randint, (_next_key(),), {"shape": _shape_attr(size), "low": int(low), "high": int(high),
+                                            "dtype": _msx_dtype(dtype or "int64")})
+
+
+@expose(ops="bernoulli")
+def bernoulli(input, p=0.5, seed=None):
+    return cast(apply(N.bernoulli, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)
