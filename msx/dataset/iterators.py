@@ -48,13 +48,13 @@ class _Epochs(grain.MapDataset):
     reading threads read the next epoch's first elements while the consumer is still on the current one's
     last. Each epoch is lowered (key `(e,)`, so its own shuffle) when a reading thread first reaches it."""
 
-    def __init__(self, lower: Callable[[int], grain.MapDataset], first: int, epochs: int | None,
-                 length: int) -> None:
+    def __init__(self, lower: Callable[[int], grain.MapDataset], first: grain.MapDataset, epoch: int,
+                 epochs: int | None) -> None:
         super().__init__()
-        self._lower, self._first, self._length = lower, first, length
-        self._size = _ENDLESS if epochs is None else epochs * length
+        self._lower, self._first, self._length = lower, epoch, len(first)
+        self._size = _ENDLESS if epochs is None else epochs * self._length
         self._lock = threading.Lock()
-        self._lowered: dict[int, grain.MapDataset] = {}
+        self._lowered: dict[int, grain.MapDataset] = {epoch: first}
 
     def __len__(self) -> int:
         return self._size
@@ -97,8 +97,7 @@ def shared_epochs(dataset: Dataset, convert: Callable[[Row], Any], first: int,
         n = len(ds)
         if n == 0:
             return iter(()), _Lengths(0)
-        whole = _Epochs(lower, first, None if end is None else end - first, n)
-        whole._lowered[first] = ds
+        whole = _Epochs(lower, ds, first, None if end is None else end - first)
         return iter(as_iter(whole, workers, prefetch)), _Lengths(n)
 
     def rows() -> Iterator:  # a stream: each pass starts after the previous one was read to its end
