@@ -241,6 +241,8 @@ def test_prefetch_runs_the_pipeline_ahead_and_overlaps_the_consumer():
     elapsed = time.perf_counter() - start
     assert seen == list(range(10))
     assert elapsed < 0.34, f"producer and consumer did not overlap: {elapsed:.3f}s for 10 x (20 + 20) ms"
+    it.stop()  # (num_epochs=-1: it is reading the next epoch ahead)
+    time.sleep(0.1)  # a row being mapped when the iterator stopped finishes
 
     ds.config.set_prefetch_size(2)
     try:

@@ -134,3 +134,27 @@ def test_filewriter_refuses_bad_rows_and_existing_files(tmp_path):
         w.write_raw_data([{"a": 1, "v": [1.0, 2.0, 3.0]}])
     with pytest.raises(DatasetError, match=r"row 0 field 'a' \(int32\) needs an integer"):
         w.write_raw_data([{"a": 1.5, "v": [1.0, 2.0]}])
+
+
+def test_padded_sample_fills_the_shards_as_mindspore_does():
+    with open(os.path.join(GOLDEN, "padded_ms210.json")) as f:
+        padded = json.load(f)
+    pad = {k: (bytes.fromhex(v) if k == "data" else v) for k, v in padded["pad"].items()}
+    first = first_file("images")
+    for k, expected in enumerate(padded["shards"]):
+        d = ds.MindDataset(first, columns_list=["file_name", "label"], shuffle=False, num_shards=5, shard_id=k,
+                           padded_sample=pad, num_padded=3)
+        assert [[str(r[0]), int(r[1])] for r in rows(d)] == expected
+    whole = ds.MindDataset(first, columns_list=["file_name", "label", "data"], shuffle=False, padded_sample=pad,
+                           num_padded=3)
+    assert whole.get_dataset_size() == padded["size"]
+    last = rows(whole)[-1]
+    assert [str(v.dtype) for v in last] == padded["last_row_dtypes"]
+    assert [str(last[0]), int(last[1]), [x.hex() for x in last[2].tolist()]] == padded["last_row"]
+    assert padded["indivisible"] == "RuntimeError"
+    with pytest.raises(DatasetError, match="12 rows \\+ num_padded=2 = 14 is not divisible by num_shards=5"):
+        ds.MindDataset(first, num_shards=5, shard_id=0, padded_sample=pad, num_padded=2)
+    with pytest.raises(DatasetError, match=r"padded_sample lacks the columns \['data'\]"):
+        ds.MindDataset(first, padded_sample={"file_name": "x", "label": 0}, num_padded=1)
+    with pytest.raises(DatasetError, match="padded_sample \\(a dict\\) and num_padded \\(an int >= 0\\) go together"):
+        ds.MindDataset(first, num_padded=1)

@@ -23,5 +23,6 @@ from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, Padd
 from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
                       ImageFolderDataset, MindDataset, MnistDataset, TFRecordDataset, TextFileDataset)
 from .readers.text_files import Shuffle  # noqa: F401
+from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402

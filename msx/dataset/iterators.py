@@ -1,33 +1,146 @@
-"""Iterators over a dataset: one grain stream per epoch, running ahead of the consumer in grain's threads.
+"""Iterators over a dataset: one grain stream for all the epochs, running ahead of the consumer in grain's threads.
 
-The rows are turned into device arrays inside the stream (by grain's reading
-threads for a random-access pipeline, by one grain prefetch thread for a
-stream), so reading, transforms and the host-to-device copy overlap the
-training step. Errors raised in those threads reach the consumer; stopping
-early (`break` + `stop()`, the iterator being collected) ends the threads.
+The epochs' passes are read one after another by one grain prefetch thread
+(`ThreadPrefetchIterDataset`) over grain's reading threads, with a marker
+between epochs, so the next epoch's first batches are read while the
+consumer still trains on the current epoch's last ones — the training loop
+does not wait at an epoch's start. Each epoch is lowered with its own key
+(shuffles and random transforms draw from the key alone), so reading ahead
+changes no row; and a pass starts only after the previous one has been read
+to its end, so a source whose `__iter__` restarts it is never read by two
+epochs at once. Rows become device arrays (`jax.device_put`) in the reading
+threads, so reading, transforms and the host-to-device copy overlap the
+step. Errors raised in those threads reach the consumer; stopping early
+(`stop()`, the iterator being collected) ends the threads, and the next
+iteration starts the unfinished epoch again.
 """
 from __future__ import annotations
 
+import threading
 import time
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import grain
-import jax.numpy as jnp
+import jax
 import numpy as np
 
 from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
+from ._grain import PyIterDataset, as_iter
 from .pipeline import Dataset, Row, applied, then
 from .processes import EPOCHS_PER_START, EpochView, process_stream
+
+_EPOCH_END = object()  # between two epochs of a stream pipeline's shared stream
+_ENDLESS = 2 ** 40  # the element count standing for "no end" (num_epochs=-1) in `_Epochs`
 
 
 def _device(value: Any) -> Any:
     """A column value as the iterator yields it: a Tensor, except strings/bytes/dicts (MindSpore: numpy/dict)."""
     if isinstance(value, np.ndarray) and value.dtype.kind not in "US":
-        return Tensor._from(jnp.asarray(value))
+        return Tensor._from(jax.device_put(value))
     return value
+
+
+class _Epochs(grain.MapDataset):
+    """Epochs `first`, `first + 1`, ... of a random-access pipeline as ONE random-access dataset, so grain's
+    reading threads read the next epoch's first elements while the consumer is still on the current one's
+    last. Each epoch is lowered (key `(e,)`, so its own shuffle) when a reading thread first reaches it."""
+
+    def __init__(self, lower: Callable[[int], grain.MapDataset], first: grain.MapDataset, epoch: int,
+                 epochs: int | None) -> None:
+        super().__init__()
+        self._lower, self._first, self._length = lower, epoch, len(first)
+        self._size = _ENDLESS if epochs is None else epochs * self._length
+        self._lock = threading.Lock()
+        self._lowered: dict[int, grain.MapDataset] = {epoch: first}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def epoch(self, e: int) -> grain.MapDataset:
+        with self._lock:
+            ds = self._lowered.get(e)
+            if ds is None:
+                ds = self._lower(e)
+                if len(ds) != self._length:
+                    raise DatasetError(f"the dataset had {self._length} rows (or batches) in epoch {self._first} but "
+                                       f"{len(ds)} in epoch {e}; an iterator reads epochs ahead, so the source's "
+                                       f"size must stay the same (make a new iterator after changing it)")
+                self._lowered = {k: v for k, v in self._lowered.items() if k >= e - 1}
+                self._lowered[e] = ds
+        return ds
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.slice(index)
+        e, j = divmod(index, self._length)
+        return self.epoch(self._first + e)[j]
+
+    def __str__(self) -> str:
+        return f"msx epochs from {self._first}"
+
+
+def shared_epochs(dataset: Dataset, convert: Callable[[Row], Any], first: int,
+                  end: int | None) -> tuple[Iterator, dict[int, int] | None]:
+    """Epochs `first` .. `end` - 1 (None: without end) of `dataset` as one stream read ahead across the epochs'
+    boundaries, and {epoch: length} for a random-access pipeline (else the stream marks each epoch's end with
+    `_EPOCH_END`)."""
+    workers, prefetch = dataset._workers(), config.get_prefetch_size()
+
+    def lower(epoch: int) -> Any:
+        return applied(then(dataset._pending((epoch,)), lambda _, row: convert(row)))
+
+    ds = lower(first)
+    if isinstance(ds, grain.MapDataset):
+        n = len(ds)
+        if n == 0:
+            return iter(()), _Lengths(0)
+        whole = _Epochs(lower, ds, first, None if end is None else end - first)
+        return iter(as_iter(whole, workers, prefetch)), _Lengths(n)
+
+    def rows() -> Iterator:  # a stream: each pass starts after the previous one was read to its end
+        epoch = first
+        while end is None or epoch < end:
+            it = iter(as_iter(ds if epoch == first else lower(epoch), workers, prefetch))
+            try:
+                yield from it
+            finally:
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
+            yield _EPOCH_END
+            epoch += 1
+
+    return iter(grain.experimental.ThreadPrefetchIterDataset(PyIterDataset(rows), prefetch_buffer_size=prefetch)), None
+
+
+class _Lengths(dict):
+    """{epoch: length} where every epoch has the same length."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__()
+        self.length = length
+
+    def __missing__(self, epoch: int) -> int:
+        return self.length
+
+
+class _MarkedEpoch:
+    """The items of a shared stream up to its next `_EPOCH_END`, then StopIteration (the stream stays open)."""
+
+    def __init__(self, shared: Iterator) -> None:
+        self._shared, self._done = shared, False
+
+    def __next__(self) -> Any:
+        if self._done:
+            raise StopIteration
+        item = next(self._shared)
+        if item is _EPOCH_END:
+            self._done = True
+            raise StopIteration
+        return item
 
 
 class _Iterator:
@@ -50,8 +163,8 @@ class _Iterator:
         self._output_numpy = output_numpy
         self._epoch = 0
         self._active: Any = None
-        self._shared: Any = None  # worker processes' stream, serving epochs [self._epoch, self._shared_end)
-        self._shared_end = 0
+        self._shared: Any = None  # the stream serving epochs [self._epoch, self._shared_end) (None: no end)
+        self._shared_end: int | None = 0
         self.wait_seconds = 0.0  # time the consumer spent waiting for rows (msx: to see if data is the bottleneck)
 
     def _converter(self) -> Callable[[Row], Any]:
@@ -69,37 +182,40 @@ class _Iterator:
         if self._num_epochs != -1 and self._epoch >= self._num_epochs:
             raise DatasetError(f"the iterator was made for num_epochs={self._num_epochs} and all of them have been "
                                f"read; create a new iterator (or pass a larger num_epochs)")
+        if self._shared is not None:  # the stream goes on with this epoch (already read ahead)
+            self._active = self._view()
+            return
         convert = self._converter()
-        prefetch = config.get_prefetch_size()
         workers = self.dataset._process_workers()
         if workers and isinstance(applied(self.dataset._pending((self._epoch,))), grain.MapDataset):
-            self._active = self._process_epoch(workers, prefetch, convert)
+            self._active = self._process_epoch(workers, config.get_prefetch_size(), convert)
             return
         if workers:
             warnings.warn("python_multiprocessing=True: this pipeline is read as a stream (a generator source, "
                           "filter, a small shuffle buffer or bucket_batch_by_length), which grain cannot slice "
                           "between processes; it runs in threads", UserWarning, stacklevel=3)
-        ds = applied(then(self.dataset._pending((self._epoch,)), lambda _, row: convert(row)))
-        if isinstance(ds, grain.MapDataset):
-            stream = self.dataset._stream(ds)
-        else:
-            stream = grain.experimental.ThreadPrefetchIterDataset(ds, prefetch_buffer_size=prefetch)
-        self._active = iter(stream)
+        self._shared_end = None if self._num_epochs == -1 else self._num_epochs
+        self._shared, self._lengths = shared_epochs(self.dataset, convert, self._epoch, self._shared_end)
+        self._active = self._view()
+
+    def _view(self) -> Any:
+        return _MarkedEpoch(self._shared) if self._lengths is None else EpochView(self._shared,
+                                                                                  self._lengths[self._epoch])
+
+    _lengths: dict | None = None  # epoch -> rows in the shared stream; None: it marks the epochs' ends
 
     def _process_epoch(self, workers: int, prefetch: int, convert: Callable[[Row], Any]) -> EpochView:
-        """This epoch from the worker processes' stream, started (for several epochs) when needed."""
-        if self._shared is None or self._epoch >= self._shared_end:
-            self._close_shared()
-            left = EPOCHS_PER_START if self._num_epochs == -1 else self._num_epochs - self._epoch
-            count = min(left, EPOCHS_PER_START)
-            parts = [applied(self.dataset._pending((e,))) for e in range(self._epoch, self._epoch + count)]
-            self._lengths = {self._epoch + k: len(p) for k, p in enumerate(parts)}
-            self._shared = process_stream(parts, workers, prefetch, convert)
-            self._shared_end = self._epoch + count
-        return EpochView(self._shared, self._lengths[self._epoch])
+        """This epoch from the worker processes' stream, started for up to EPOCHS_PER_START epochs."""
+        left = EPOCHS_PER_START if self._num_epochs == -1 else self._num_epochs - self._epoch
+        count = min(left, EPOCHS_PER_START)
+        parts = [applied(self.dataset._pending((e,))) for e in range(self._epoch, self._epoch + count)]
+        self._lengths = {self._epoch + k: len(p) for k, p in enumerate(parts)}
+        self._shared = process_stream(parts, workers, prefetch, convert)
+        self._shared_end = self._epoch + count
+        return self._view()
 
     def _close_shared(self) -> None:
-        shared, self._shared = self._shared, None
+        shared, self._shared, self._lengths = self._shared, None, None
         close = getattr(shared, "close", None)
         if close is not None:
             close()
@@ -116,8 +232,8 @@ class _Iterator:
         try:
             item = next(self._active)
         except StopIteration:
-            if isinstance(self._active, EpochView) and self._epoch + 1 < self._shared_end:
-                self._active = None  # the worker processes go on with the next epoch
+            if self._shared is not None and (self._shared_end is None or self._epoch + 1 < self._shared_end):
+                self._active = None  # the stream goes on with the next epoch
             else:
                 self.stop()
             self._epoch += 1
@@ -133,11 +249,9 @@ class _Iterator:
         return next(self)
 
     def stop(self) -> None:
-        """End the current epoch's threads and worker processes (e.g. after an early `break`)."""
-        active, self._active = self._active, None
-        close = getattr(active, "close", None)
-        if close is not None:
-            close()
+        """End the threads and worker processes (e.g. after an early `break`); iterating again restarts the
+        unfinished epoch."""
+        self._active = None
         self._close_shared()
 
     def __del__(self) -> None:

@@ -243,7 +243,7 @@ class GeneratorDataset(Dataset):
         return self._size
 
     def _rows(self) -> Iterator[Row]:
-        items = self._start()
+        items = _drain(self._start())
         if self._num_samples is not None:
             items = itertools.islice(items, self._num_samples)
         for index, item in enumerate(items):
@@ -251,6 +251,16 @@ class GeneratorDataset(Dataset):
 
     def _grain(self, key: Key) -> GrainDataset:
         return PyIterDataset(self._rows)
+
+
+def _drain(items: Iterator) -> Iterator:
+    """`items`' values by `next` alone: `enumerate`/`islice` would call `iter()` on it again, and the tutorial's
+    IterableDataset, whose `__iter__` returns itself, restarts there."""
+    while True:
+        try:
+            yield next(items)
+        except StopIteration:
+            return
 
 
 def _builtin_iter(source: Any) -> Any:

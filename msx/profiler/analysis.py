@@ -141,6 +141,17 @@ class ProfileResult:
                 f"eager XLA ops\nstages: {stages or 'none recorded'}\npeak device memory: {mem}\n{self.table(20)}")
 
 
+def _union(intervals: list[tuple[int, int]]) -> int:
+    """The time covered by at least one of `intervals` (ns)."""
+    covered, end = 0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            covered, end = covered + (b - a), b
+        elif b > end:
+            covered, end = covered + (b - end), b
+    return covered
+
+
 def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]], memory: dict) -> ProfileResult:
     """The tables for one recording: `events` from the trace, `host` from `msx.hostevents`."""
     maps = _module_maps()
@@ -149,6 +160,7 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
     spans: dict[tuple[str, int], list[int]] = {}
     graphs: dict[str, Graph] = {}
     busy: dict[tuple[str, int], int] = {}
+    intervals: dict[tuple[str, int], list[tuple[int, int]]] = {}
     compiled_ns = eager_ns = 0.0
     for e in events:
         entries = maps.get(e.module)
@@ -163,14 +175,17 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
         span[0], span[1] = min(span[0], e.start_ns), max(span[1], e.start_ns + e.dur_ns)
         compiled_ns += e.self_ns
         busy[(graph.name, e.run_id)] = busy.get((graph.name, e.run_id), 0) + e.self_ns
+        intervals.setdefault((graph.name, e.run_id), []).append((e.start_ns, e.start_ns + e.dur_ns))
         for site, fraction in _hlo_map(entry).shares(e.op):
             acc = per_site.setdefault((graph.name, site), [0.0, 0.0, 0.0])
             acc[0] += e.self_ns * fraction
             acc[2 if site.backward else 1] += e.self_ns * fraction
-    for (gname, _), (first, last) in spans.items():   # time inside a run when no XLA op was running
-        acc = per_site.setdefault((gname, Site(None, RUNTIME, False)), [0.0, 0.0, 0.0])
-        gap = max((last - first) - busy.get((gname, _), 0), 0)
-        acc[0] += gap
+    overlap_ns = 0
+    for key, (first, last) in spans.items():   # time inside a run when no XLA op was running
+        acc = per_site.setdefault((key[0], Site(None, RUNTIME, False)), [0.0, 0.0, 0.0])
+        covered = _union(intervals[key])
+        acc[0] += (last - first) - covered
+        overlap_ns += max(busy[key] - covered, 0)  # XLA ran ops of this run at the same time
     merged: dict[tuple[str, int | None, str], NodeTime] = {}
     for (gname, site), (total, fwd, bwd) in per_site.items():
         key = (gname, id(site.node) if site.node is not None else None, site.path)
@@ -185,7 +200,7 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
         row.forward_us += fwd / 1e3
         row.backward_us += bwd / 1e3
     rows = sorted(merged.values(), key=lambda r: -r.total_us)
-    step_us = sum(r.total_us for r in rows)   # = the runs' device time, first op start to last op end
+    step_us = sum(r.total_us for r in rows)   # = the runs' device time (first op start to last op end) + overlap
     for r in rows:
         r.share = r.total_us / step_us if step_us else 0.0
     stages: dict[str, float] = {}
@@ -198,7 +213,8 @@ def analyse_events(events: list[OpEvent], host: list[tuple[str, str, int, int]],
             calls, seconds = eager_ops.get(name, (0, 0.0))
             eager_ops[name] = (calls + 1, seconds + (end - start) / 1e9)
     summary = {"graph_runs": sum(len(v) for v in runs.values()), "compiled_us": compiled_ns / 1e3,
-               "graph_span_us": sum(b - a for a, b in spans.values()) / 1e3, "eager_xla_us": eager_ns / 1e3,
+               "graph_span_us": sum(b - a for a, b in spans.values()) / 1e3, "overlap_us": overlap_ns / 1e3,
+               "eager_xla_us": eager_ns / 1e3,
                "runs_per_graph": {k: len(v) for k, v in runs.items()}, **memory}
     return ProfileResult(rows, stages, summary, eager_ops, graphs=graphs)
 

@@ -2,8 +2,9 @@
 
     /work/.venv-ms/bin/python tests/oracle/make_tfrecord_golden.py
 
-Writes tests/golden/tfrecord/{a,b}.tfrecord and read_ms210.json (column names and every row, shuffle=False, for
-one file, two files, and with columns_list). tests/test_tfrecord.py compares msx's reader with it.
+Writes tests/golden/tfrecord/{a,b}.tfrecord, schema.json and read_ms210.json (column names and every row,
+shuffle=False, for one file, two files, with columns_list, and with a `schema`: casts, a shape, a string column,
+a schema with columns_list, a schema file with numRows). tests/test_tfrecord.py compares msx's reader with it.
 """
 import json
 import os
@@ -40,6 +41,27 @@ def main():
     facts = {"one": read(ds.TFRecordDataset(a, shuffle=False)),
              "two": read(ds.TFRecordDataset([a, b], shuffle=False)),
              "columns": read(ds.TFRecordDataset(a, columns_list=["name", "label"], shuffle=False))}
+    import mindspore as ms
+
+    def schema(*columns):
+        s = ds.Schema()
+        for column in columns:
+            s.add_column(*column)
+        return s
+
+    typed = schema(("label", ms.int32), ("coords", ms.float32, [3]), ("name", ms.uint8))
+    facts["schema"] = read(ds.TFRecordDataset(a, schema=typed, shuffle=False))
+    facts["schema_columns"] = read(ds.TFRecordDataset(a, schema=typed, columns_list=["name", "label"], shuffle=False))
+    facts["schema_cast"] = read(ds.TFRecordDataset(a, schema=schema(("label", ms.float32), ("ids", ms.int16),
+                                                                     ("coords", ms.float64, [1, 3])), shuffle=False))
+    facts["schema_string"] = read(ds.TFRecordDataset([a, b], schema=schema(("name", "string"), ("label", ms.int64)),
+                                                     shuffle=False))
+    path = os.path.join(OUT, "schema.json")
+    with open(path, "w") as f:
+        json.dump({"datasetType": "TF", "numRows": 4, "columns": {
+            "name": {"type": "string", "rank": 1}, "label": {"type": "int32", "rank": 1},
+            "coords": {"type": "float32", "rank": 1, "shape": [3]}}}, f, indent=1)
+    facts["schema_file"] = read(ds.TFRecordDataset(a, schema=path, shuffle=False))
     with open(os.path.join(OUT, "read_ms210.json"), "w") as f:
         json.dump(facts, f, indent=1, sort_keys=True)
 

@@ -4,6 +4,8 @@
 names is read, from the same folder, in order) or a list of shard files
 (exactly those). Columns come sorted by name, as MindSpore yields them, or in
 `columns_list` order. The rows are read into memory when the dataset is made.
+`num_padded` copies of `padded_sample` are appended (MindSpore's way of making
+the size divisible by `num_shards`), then the rows are sharded.
 """
 from __future__ import annotations
 
@@ -32,6 +34,26 @@ def _group(dataset_files: Any) -> list[str]:
     raise DatasetError(f"{where}: dataset_files must be a file name or a non-empty list of them, got {dataset_files!r}")
 
 
+def _padded_row(sample: dict, chosen: list[str], schema: dict) -> Row:
+    """`padded_sample` as a row of the columns `chosen` (its values as FileWriter takes them: str, bytes, numbers,
+    numpy arrays for array fields)."""
+    missing = [c for c in chosen if c not in sample]
+    if missing:
+        raise DatasetError(f"MindDataset: padded_sample lacks the columns {missing} (it needs every column of "
+                           f"columns_list {chosen})")
+    row = []
+    for name in chosen:
+        spec, value = schema[name], sample[name]
+        if "shape" in spec:
+            value = np.asarray(value, fmt.TYPES[spec["type"]])
+            if spec["shape"] and -1 not in spec["shape"]:
+                value = value.reshape(spec["shape"])
+            row.append(value)
+        else:
+            row.append(fmt.column(name, spec, value, "padded_sample"))
+    return tuple(row)
+
+
 class MindDataset(MappableSource):
     """Rows of mindrecord files written by MindSpore's (or msx's) `mindrecord.FileWriter`."""
 
@@ -40,9 +62,12 @@ class MindDataset(MappableSource):
                  shard_id: int | None = None, sampler: Any = None, padded_sample: dict | None = None,
                  num_padded: int | None = None, num_samples: int | None = None, cache: Any = None) -> None:
         where = "MindDataset"
-        if padded_sample is not None or num_padded:
-            raise DatasetError(f"{where}: padded_sample/num_padded are not supported by msx; concatenate a "
-                               f"PaddedDataset instead")
+        if (padded_sample is None) != (num_padded is None) or \
+                (num_padded is not None and (isinstance(num_padded, bool) or not isinstance(num_padded, int) or
+                                             num_padded < 0)) or (padded_sample is not None and
+                                                                  not isinstance(padded_sample, dict)):
+            raise DatasetError(f"{where}: padded_sample (a dict) and num_padded (an int >= 0) go together, got "
+                               f"padded_sample={type(padded_sample).__name__}, num_padded={num_padded!r}")
         files = _group(dataset_files)
         schema, names, rows = None, None, []
         for path in files:
@@ -70,6 +95,11 @@ class MindDataset(MappableSource):
                 if missing:
                     raise DatasetError(f"{where}: a row of {path!r} lacks the fields {missing}")
                 rows.append(tuple(fmt.column(c, schema[c], values[c], path) for c in chosen))
+        if num_padded:
+            rows += [_padded_row(padded_sample, chosen, schema)] * num_padded
+            if num_shards is not None and len(rows) % num_shards:
+                raise DatasetError(f"{where}: {len(rows) - num_padded} rows + num_padded={num_padded} = {len(rows)} "
+                                   f"is not divisible by num_shards={num_shards}")
         self._rows = rows
         super().__init__(where, chosen, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
 

@@ -10,7 +10,10 @@ code). Columns are the features, sorted by name as MindSpore yields them (or
 `(n,)`, one bytes value as its uint8 bytes `(len,)` — MindSpore 2.10's
 conventions, checked against it. Several files are read interleaved, one
 record from each in turn (the order MindSpore 2.10 gives with shuffle=False).
-The rows are read into memory when the dataset is made.
+A `schema` (`msx.dataset.Schema`, or a schema JSON file) names the columns
+in its order and gives each a dtype (the values cast, "string" decoding a
+bytes feature) and a shape (the values reshaped), as MindSpore does. The rows
+are read into memory when the dataset is made.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from ...errors import DatasetError
 from ..pipeline import Row
+from ..schema import Schema
 from ..sources import MappableSource
 from .text_files import Shuffle, _shuffle_flag
 
@@ -125,9 +129,12 @@ class TFRecordDataset(MappableSource):
                  num_shards: int | None = None, shard_id: int | None = None, shard_equal_rows: bool = False,
                  cache: Any = None, compression_type: str | None = None) -> None:
         where = "TFRecordDataset"
-        if schema is not None:
-            raise DatasetError(f"{where}: schema is not supported by msx; the columns come from the records (pick "
-                               f"them with columns_list, cast them with map(transforms.TypeCast(...)))")
+        if isinstance(schema, (str, os.PathLike)):
+            schema = Schema(os.fspath(schema))
+        if schema is not None and not isinstance(schema, Schema):
+            raise DatasetError(f"{where}: schema must be a Schema or a schema file name, got {type(schema).__name__}")
+        if schema is not None and not schema.columns:
+            raise DatasetError(f"{where}: the schema has no columns")
         if compression_type not in (None, ""):
             raise DatasetError(f"{where}: compression_type {compression_type!r} is not supported by msx (plain files "
                                f"only)")
@@ -144,18 +151,25 @@ class TFRecordDataset(MappableSource):
         order = [rec for k in range(max(map(len, per_file), default=0)) for recs in per_file if k < len(recs)
                  for rec in [recs[k]]]
         parsed = [_columns(*rec) for rec in order]
-        names = sorted(parsed[0]) if parsed else []
+        names = schema.names() if schema is not None else sorted(parsed[0]) if parsed else []
         chosen = names if columns_list is None else [columns_list] if isinstance(columns_list, str) else \
             list(columns_list)
         unknown = [c for c in chosen if c not in names]
         if unknown or not chosen:
-            raise DatasetError(f"{where}: columns_list {chosen} names features not in the records {names}")
+            what = "the schema's columns" if schema is not None else "the records"
+            raise DatasetError(f"{where}: columns_list {chosen} names features not in {what} {names}")
         rows = []
         for rec, columns in zip(order, parsed):
             missing = [c for c in chosen if c not in columns]
             if missing:
                 raise DatasetError(f"{where}: record {rec[1]} of {rec[0]!r} lacks the features {missing}")
-            rows.append(tuple(columns[c] for c in chosen))
+            if schema is None:
+                rows.append(tuple(columns[c] for c in chosen))
+            else:
+                at = f"{where}: record {rec[1]} of {rec[0]!r}"
+                rows.append(tuple(schema.apply(at, c, columns[c]) for c in chosen))
+        if schema is not None and schema.num_rows is not None:
+            rows = rows[:schema.num_rows]  # numRows of a schema file reads that many records, as MindSpore
         self._rows = rows
         super().__init__(where, chosen, num_samples, _shuffle_flag(where, shuffle), None, num_shards, shard_id,
                          num_parallel_workers)
