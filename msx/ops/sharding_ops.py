@@ -11,11 +11,11 @@ strategy is still checked against the shapes, so a bad one fails either way.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable
 
 from ..errors import OpError
 from ..parallel import context, sharding
+from ..recording import recording
 from ..tensor import Tensor
 from .primitive import primitive
 
@@ -52,7 +52,10 @@ def constrain_all(name: str, which: str, values: list, strategies: tuple, device
         s = (device_num,) + (1,) * (len(shape) - 1) if s is None and shape else (s or ())  # None: data parallel
         reason = sharding.why_not(s, shape, device_num)
         if reason is not None:
-            raise OpError(f"{name}: {which}[{i}] = {s} {reason}")
+            err = OpError(f"{name}: {which}[{i}] = {s} {reason}")
+            if recording.recorder is not None:
+                err.stage = "capture"
+            raise err
         chosen.append(s)
     specs = sharding.allocate(chosen, device_num)
     return [shard_constraint(v, strategy=s, spec=p) for v, s, p in zip(values, chosen, specs)]
@@ -95,26 +98,14 @@ def call_sharded(op, call: Callable, args: tuple, kwargs: dict):
 
 
 # ----------------------------------------------------------------- ms.shard and Cell.shard
-def _plan(cell, parameter_plan: dict | None, device_num: int | None) -> None:
+def _plan(cell, parameter_plan: dict | None) -> None:
     if not parameter_plan:
         return
-    if not isinstance(parameter_plan, dict):
-        raise TypeError(f"parameter_plan must be a dict of parameter name -> strategy, got {parameter_plan!r}")
-    named = list(cell.parameters_and_names()) if hasattr(cell, "parameters_and_names") else []
+    if not isinstance(parameter_plan, dict) or not hasattr(cell, "parameters_and_names"):
+        raise TypeError(f"parameter_plan must be a dict of parameter name -> strategy, for a Cell; got "
+                        f"{parameter_plan!r} for {type(cell).__name__}")
     for key, strategy in parameter_plan.items():
-        strategy = sharding.check_strategy(strategy, f"parameter_plan[{key!r}]")
-        want = key[len("self."):] if key.startswith("self.") else key
-        found = [p for path, p in named if want in (p.name, path) or p.name.endswith("." + want)
-                 or path.endswith("." + want) or want.endswith("." + path)]
-        if not found:
-            warnings.warn(f"shard: parameter_plan names {key!r}, which is no Parameter of "
-                          f"{type(cell).__name__}; ignored (MindSpore's rule)", stacklevel=3)
-            continue
-        for p in found:
-            reason = sharding.why_not(strategy, tuple(p.shape), device_num) if device_num else None
-            if reason is not None:
-                raise OpError(f"shard: parameter_plan[{key!r}] = {strategy} for Parameter {p.name} {reason}")
-            sharding.plan_parameter(p.name, strategy)
+        sharding.plan_parameter(cell, key, sharding.check_strategy(strategy, f"parameter_plan[{key!r}]"))
 
 
 def shard(fn: Callable, in_strategy, out_strategy=None, parameter_plan: dict | None = None) -> Callable:
@@ -123,7 +114,7 @@ def shard(fn: Callable, in_strategy, out_strategy=None, parameter_plan: dict | N
     if not isinstance(in_strategy, (tuple, list)):
         raise TypeError(f"shard: in_strategy must be a tuple, got {in_strategy!r}")
     ins, outs = _strategies(in_strategy, "in_strategy"), _strategies(out_strategy, "out_strategy")
-    _plan(fn, parameter_plan, _active())
+    _plan(fn, parameter_plan)
     name = getattr(fn, "cls_name", None) or getattr(fn, "__name__", type(fn).__name__)
 
     def sharded(*args, **kwargs):
@@ -140,7 +131,7 @@ def cell_shard(cell, in_strategy, out_strategy=None, parameter_plan: dict | None
     if not isinstance(in_strategy, (tuple, list)):
         raise TypeError(f"{type(cell).__name__}.shard: in_strategy must be a tuple, got {in_strategy!r}")
     ins, outs = _strategies(in_strategy, "in_strategy"), _strategies(out_strategy, "out_strategy")
-    _plan(cell, parameter_plan, _active())
+    _plan(cell, parameter_plan)
     name = type(cell).__name__
 
     def before(_cell, args):

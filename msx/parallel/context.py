@@ -146,7 +146,8 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
         _CHECKS[key](value)
     from ..communication.management import GlobalComm
 
-    if "device_num" in kwargs and GlobalComm.INITED:
+    global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
+    if "device_num" in kwargs and (GlobalComm.INITED or global_view):
         check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))
 
@@ -182,8 +183,11 @@ def get_auto_parallel_context(attr_key: str) -> Any:
 
 
 def reset_auto_parallel_context() -> None:
-    """Every key back to its default."""
+    """Every key back to its default (and no Parameter keeps a `parameter_plan` layout)."""
+    from .sharding import clear_plans
+
     _set.clear()
+    clear_plans()
 
 
 def get_parallel_mode() -> str:

@@ -17,6 +17,8 @@ import contextlib
 import functools
 import math
 import threading
+import warnings
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -144,9 +146,31 @@ def constrain(x, spec: Spec):
     return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, partition_spec(spec)))
 
 
-# ----------------------------------------------------------------- parameter_plan: Parameters' layouts by name
-PARAMETER_PLAN: dict[str, tuple[int, ...]] = {}  # Parameter name -> strategy (MindSpore keys plans by name)
+# ----------------------------------------------------------------- parameter_plan: Parameters' layouts
+_PLANS: list[tuple] = []  # (weak reference to the Cell, plan key, strategy), resolved when a graph lowers
 
 
-def plan_parameter(name: str, strategy: tuple[int, ...]) -> None:
-    PARAMETER_PLAN[name] = strategy
+def plan_parameter(cell, key: str, strategy: tuple[int, ...]) -> None:
+    """Lay `cell`'s Parameter `key` out by `strategy` wherever a graph over the strategy mesh takes it."""
+    _PLANS.append((weakref.ref(cell), key, strategy))
+
+
+def planned() -> dict[str, tuple[int, ...]]:
+    """The planned Parameters by their names now. Plans are resolved here, not when `shard` is called: a Cell's
+    Parameters get their full names (`fc1.weight`) only once the Cell is an attribute of its network."""
+    out: dict[str, tuple[int, ...]] = {}
+    for ref, key, strategy in list(_PLANS):
+        cell = ref()
+        if cell is None:
+            continue
+        want = key[len("self."):] if key.startswith("self.") else key
+        found = [p for path, p in cell.parameters_and_names() if want in (p.name, path) or p.name.endswith("." + want)]
+        if not found:
+            warnings.warn(f"shard: parameter_plan names {key!r}, which is no Parameter of {type(cell).__name__}; "
+                          f"ignored (MindSpore's rule)", stacklevel=2)
+        out.update((p.name, strategy) for p in found)
+    return out
+
+
+def clear_plans() -> None:
+    _PLANS.clear()

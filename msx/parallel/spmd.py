@@ -98,6 +98,7 @@ def layout() -> "RanksLayout | GlobalLayout | None":
 
             raise ContextError(f"parallel_mode={mode!r} runs in one process driving device_num devices; a job of "
                                f"{jax.process_count()} processes is not supported for it yet (use data_parallel)")
+        context.check_device_num(n)
         return GlobalLayout(n) if n > 1 else None
     per_process = n // jax.process_count() if mode == context.ParallelMode.DATA_PARALLEL else 1
     if jax.process_count() > 1 or per_process > 1:
@@ -165,8 +166,13 @@ class GlobalLayout:
     def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
         from . import sharding
 
-        plan = sharding.PARAMETER_PLAN.get(name) if not batch and name else None
-        if plan is not None and sharding.why_not(plan, shape, self.device_num) is None:
+        plan = self.plans.get(name) if not batch and name else None
+        if plan is not None:
+            reason = sharding.why_not(plan, shape, self.device_num)
+            if reason is not None:
+                from ..errors import OpError
+
+                raise OpError(f"shard: parameter_plan {plan} for Parameter {name} {reason}")
             spec = sharding.allocate([plan], self.device_num)[0]
         elif batch:
             spec = sharding.batch_spec(shape, self.device_num)
@@ -177,6 +183,7 @@ class GlobalLayout:
     def lower(self, fn, args: tuple, names: tuple, donate: tuple):
         from . import sharding
 
+        self.plans = sharding.planned()
         self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
                                   for group, (part, part_names) in enumerate(zip(args, names)))
         structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
