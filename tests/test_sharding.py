@@ -178,7 +178,9 @@ def test_bad_strategy_values_and_plans():
             assert planned() == {}
         assert any("'self.nothing.weight', which is no Parameter of Dense" in str(w.message) for w in caught)
         dense.shard(((1, 1),), parameter_plan={"weight": (1, 1)})
-        assert planned() == {"weight": (1, 1)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the first plan still names nothing
+            assert planned() == {"weight": (1, 1)}
     finally:
         ms.reset_auto_parallel_context()
     with pytest.raises(ContextError, match="device_num=3 but the job has 1 rank"):
