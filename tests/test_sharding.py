@@ -61,8 +61,8 @@ def test_data_parallel_on_8_local_devices_equals_one_device(eight, how):
         assert int(results[f"dp_{how}/_compiles"]) == 1
         assert "mhlo.num_partitions = 8" in hlo  # one SPMD program over the 8 devices
         # the batch (16 rows) cut over the 8 local devices, the Parameters replicated over them
-        assert 'tensor<1x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"ranks"}, {"local"}, {}]>}' in hlo
-        assert 'tensor<1x8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"ranks"}, {}, {}]>' in hlo
+        assert 'tensor<16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"local"}, {}]>}' in hlo
+        assert 'tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>' in hlo
 
 
 def test_jitted_train_one_step_cell_on_8_local_devices(eight):

@@ -111,19 +111,28 @@ class RanksLayout:
     joins the ranks. One `jax.shard_map` program over the mesh (`ranks`, `local`): manual over `ranks` (the
     graph sees the rank's own values, its collectives are `lax.psum` over `ranks`), automatic over `local`, the
     rank's `per_process` devices: an input's rank-local batch is cut over them (`NamedSharding` on its first
-    dimension) and XLA's partitioner splits the rank's step across them, which never changes its results."""
+    dimension) and XLA's partitioner splits the rank's step across them, which never changes its results.
+    A job of one process needs no manual axis (its collectives are over one rank, the identity): its step is
+    a plain `jax.jit` whose inputs are cut over the local devices, placed by one `device_put`."""
 
     def __init__(self, per_process: int) -> None:
         self.per_process = per_process
         self.mesh = _ranks_mesh(per_process)
-        self.row = NamedSharding(self.mesh, P(AXIS))
-        self.split = NamedSharding(self.mesh, P(AXIS, LOCAL))
+        self.single = jax.process_count() == 1
+        self.row = NamedSharding(self.mesh, P() if self.single else P(AXIS))
+        self.split = NamedSharding(self.mesh, P(LOCAL) if self.single else P(AXIS, LOCAL))
 
     def _sharding(self, shape: tuple, batch: bool) -> NamedSharding:
         k = self.per_process
         return self.split if batch and k > 1 and len(shape) and shape[0] % k == 0 else self.row
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple):
+        if self.single:
+            self.in_shardings = tuple([self._sharding(s.shape, group == 0) for s in part]
+                                      for group, part in enumerate(args))
+            structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
+                            for part, shardings in zip(args, self.in_shardings))
+            return jax.jit(fn, donate_argnums=donate, out_shardings=self.row).lower(*structs)
         def body(*rows):
             with _tracing_body():
                 out = fn(*jax.tree_util.tree_map(lambda r: r[0], rows))
@@ -145,6 +154,8 @@ class RanksLayout:
         return jax.make_array_from_single_device_arrays((jax.process_count(), *x.shape), sharding, rows)
 
     def run(self, compiled, inputs: tuple):
+        if self.single:
+            return _run_placed(compiled, inputs, self.in_shardings)
         placed = [[self._global(x, group == 0) for x in part] for group, part in enumerate(inputs)]
         results = settled(compiled(*placed))
         return jax.tree_util.tree_map(lambda x: x.addressable_data(0)[0], results)
@@ -192,8 +203,17 @@ class GlobalLayout:
             return jax.jit(fn, donate_argnums=donate, out_shardings=self.replicated).lower(*structs)
 
     def run(self, compiled, inputs: tuple):
-        results = compiled(*jax.device_put([list(part) for part in inputs], [list(s) for s in self.in_shardings]))
-        return jax.tree_util.tree_map(lambda x: x.addressable_data(0), results)
+        return _run_placed(compiled, inputs, self.in_shardings)
+
+
+def _run_placed(compiled, inputs: tuple, shardings: tuple):
+    """Run a one-process program: every argument placed by its sharding in one `device_put` (a no-op for a
+    Parameter already there), the outputs (all replicated) read back on the first device. The updated
+    Parameters stay replicated over the devices, so the next step does not copy them again; eager ops on them
+    run on those devices, with the same results."""
+    outs, updates, extras = compiled(*jax.device_put([list(part) for part in inputs], [list(s) for s in shardings]))
+    first = functools.partial(jax.tree_util.tree_map, lambda x: x.addressable_data(0))
+    return first(outs), updates, first(extras)
 
 
 LOCAL = "local"
