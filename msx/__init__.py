@@ -47,6 +47,7 @@ from . import amp, dataset, train  # noqa: E402
 from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402
                                set_auto_parallel_context)
 from . import communication, parallel  # noqa: E402
+from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
 __version__ = "0.1.0"
 from . import profiler, viz  # noqa: E402

@@ -592,6 +592,7 @@ CHECKED_BY_LAYER_GOLDENS = {
 
 # collectives: tests/test_parallel.py runs them over two msrun ranks, eagerly and jitted, against numpy
 COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast"}
+COLLECTIVES |= {"Shard"}  # the sharding constraint: tests/test_sharding.py trains through it on 8 devices
 
 
 def test_layer_goldens_cover_their_primitives():

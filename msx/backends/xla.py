@@ -93,7 +93,7 @@ class XlaExecutable:
     compiled: Any
     device: Any
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
-    spmd: bool = False  # one program over the process mesh: inputs and results are this rank's rows
+    spmd: Any = None  # a `spmd` layout: one program over several devices, which places inputs and reads results
     checks_argument_types: ClassVar[bool] = True  # a call with another shape/dtype/a tracer is a TypeError
 
     def as_text(self) -> str:
@@ -153,20 +153,20 @@ class XlaBackend(BackendBase):
 
     def lower(self, graph: Graph, config: BuildConfig):
         """Emit StableHLO for this backend's device: jax lowers the graph's evaluation (a `jax.stages.Lowered`)."""
+        return self._lower(graph, config, spmd.layout())
+
+    def _lower(self, graph: Graph, config: BuildConfig, layout):
         sharding = SingleDeviceSharding(self.device())
         rw = set(config.rw_params)
-        parallel = spmd.enabled()
-
-        def structs(values):
-            return [spmd.global_struct(s) if parallel else jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
-                    for s in (to_struct(v.abstract) for v in values)]
-
-        args = (structs(graph.inputs), structs([v for i, v in enumerate(graph.params) if i not in rw]),
-                structs([graph.params[i] for i in config.rw_params]))
+        groups = (graph.inputs, [v for i, v in enumerate(graph.params) if i not in rw],
+                  [graph.params[i] for i in config.rw_params])
+        args = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sharding)
+                      for s in (to_struct(v.abstract) for v in values)] for values in groups)
         fn = graph_function(graph, config)
-        jitted = jax.jit(spmd.program(fn) if parallel else fn,
-                         donate_argnums=(2,) if config.donate and config.rw_params else ())
-        return jitted.lower(*args)
+        donate = (2,) if config.donate and config.rw_params else ()
+        if layout is not None:  # several devices: the layout shards the arguments and makes the program
+            return layout.lower(fn, args, tuple([v.name for v in values] for values in groups), donate)
+        return jax.jit(fn, donate_argnums=donate).lower(*args)
 
     supports_symbolic = True  # graphs with symbolic input dims build as shape-polymorphic executables
 
@@ -178,21 +178,21 @@ class XlaBackend(BackendBase):
                                        f"multi-process job; give the inputs static shapes")
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
             check_memory(graph, self.platform, config.rw_params if config.donate else ())
-            lowered = self.lower(graph, config)
+            layout = spmd.layout()
+            lowered = self._lower(graph, config, layout)
             try:
                 compiled = lowered.compile()
             except RuntimeError as exc:
                 raise _oom(graph, exc) from None
-            handle = XlaExecutable(lowered, compiled, self.device(), graph, spmd.enabled())
+            handle = XlaExecutable(lowered, compiled, self.device(), graph, layout)
         BUILT.append(weakref.ref(handle))
         return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
         eager_tape.escape("a compiled graph")  # the eager autograd tape cannot see inside: jax-vjp path instead
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
-        if getattr(handle, "spmd", False):
-            results = spmd.settled(compiled(*jax.tree_util.tree_map(spmd.to_global, inputs)))
-            return jax.tree_util.tree_map(spmd.to_local, results)
+        if getattr(handle, "spmd", None) is not None:
+            return handle.spmd.run(compiled, inputs)
         if hostevents.ACTIVE:
             with hostevents.span("msx.run", handle.graph.name if isinstance(handle, XlaExecutable) else "polymorphic"):
                 return self._run(compiled, handle, inputs)

@@ -825,3 +825,8 @@ class ParameterTuple(tuple):
             data = Tensor(p) if init == "same" else initializer(init, p.shape, p.dtype)
             out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad))
         return ParameterTuple(out)
+
+
+from ..ops.sharding_ops import cell_shard as _cell_shard  # noqa: E402
+
+Cell.shard = _cell_shard  # MindSpore's Cell.shard(in_strategy, out_strategy, parameter_plan)

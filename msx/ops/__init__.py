@@ -27,3 +27,4 @@ __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "clip_by_global_norm", "GradOperation", "Tensor", "Custom",
     "CustomOpBuilder", "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter"})
 from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)
+from . import sharding_ops  # noqa: F401,E402  (the Shard primitive; Primitive.shard, ms.shard, Cell.shard)

@@ -15,6 +15,7 @@ names and defaults when keywords are given or trailing defaults are used.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -265,10 +266,32 @@ class PrimitiveOp:
     def init_prim_io_names(self, inputs, outputs) -> None:
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
 
+    def shard(self, in_strategy=None, out_strategy=None) -> "PrimitiveOp":
+        """MindSpore's `Primitive.shard`: how the inputs (outputs) are cut, honoured in semi_auto/auto_parallel."""
+        from .sharding_ops import set_strategy
+
+        return set_strategy(self, in_strategy, out_strategy)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__call__" in vars(cls):  # a strategy set by `shard` lays out the call's tensors (msx.ops.sharding_ops)
+            cls.__call__ = _honour_strategy(vars(cls)["__call__"])
+
     def __repr__(self) -> str:
         attrs = self.attrs if "attrs" in vars(self) else {k: v for k, v in vars(self).items() if not k.startswith("_")}
         shown = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
         return f"Prim[{self.name}]({shown})" if shown else f"Prim[{self.name}]"
+
+
+def _honour_strategy(call: Callable) -> Callable:
+    @functools.wraps(call)
+    def run(self, *args, **kwargs):
+        if "_shard_strategy" not in self.__dict__:
+            return call(self, *args, **kwargs)
+        from .sharding_ops import call_sharded
+
+        return call_sharded(self, call, args, kwargs)
+    return run
 
 
 def build_class(cls_name: str, fn: Callable, prim_name: str, init: tuple = ()) -> type:

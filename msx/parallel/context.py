@@ -1,9 +1,11 @@
 """MindSpore's auto-parallel context (`set_auto_parallel_context` and friends) and `ParallelMode`.
 
-Only what msx really does is accepted: `stand_alone` and `data_parallel`
-(per-rank programs joined by `AllReduce`, see `msx.parallel.spmd`). A key or
-value msx cannot honour yet (`semi_auto_parallel`, `pipeline_stages > 1`, the
-parallel optimizer, ...) is refused with a `ContextError` that says so, never
+Only what msx really does is accepted: `stand_alone`, `data_parallel`
+(per-rank programs joined by `AllReduce`, see `msx.parallel.spmd`) and the
+global-view modes `semi_auto_parallel` / `auto_parallel` (`.shard` strategies
+over a `jax.sharding.Mesh`, see `msx.parallel.sharding`). A key or value msx
+cannot honour yet (`hybrid_parallel`, `pipeline_stages > 1`, the parallel
+optimizer, ...) is refused with a `ContextError` that says so, never
 stored and ignored. Keys that only tune communication performance
 (`all_reduce_fusion_config`, `comm_fusion`) are accepted: XLA schedules and
 fuses the collectives itself, and results do not depend on them.
@@ -27,7 +29,8 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-HONOURED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
+GLOBAL_VIEW_MODES = (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
+HONOURED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL, *GLOBAL_VIEW_MODES)
 SEARCH_MODES = ("recursive_programming", "sharding_propagation", "dynamic_programming")
 
 _DEFAULTS: dict[str, Any] = {
@@ -59,7 +62,7 @@ _set: dict[str, Any] = {}  # keys the user set explicitly (device_num/global_ran
 
 def _not_yet(key: str, value: Any, what: str) -> ContextError:
     return ContextError(f"set_auto_parallel_context: {key}={value!r} is not supported by msx yet ({what}); "
-                        f"msx runs stand_alone and data_parallel (see docs/parallel.md)")
+                        f"msx runs stand_alone, data_parallel, semi_auto_parallel and auto_parallel (see docs/parallel.md)")
 
 
 def _mode(v):
@@ -67,7 +70,12 @@ def _mode(v):
         raise ContextError(f"set_auto_parallel_context: parallel_mode={v!r} is not valid; choose one of "
                            f"{ParallelMode.MODE_LIST}")
     if v not in HONOURED_MODES:
-        raise _not_yet("parallel_mode", v, "sharding strategies (.shard) are not implemented")
+        raise _not_yet("parallel_mode", v, "hybrid parallelism is not implemented")
+    import jax
+
+    if v in GLOBAL_VIEW_MODES and jax.process_count() > 1:
+        raise _not_yet("parallel_mode", v, f"it runs in one process driving device_num devices, this job has "
+                                           f"{jax.process_count()} processes")
 
 
 def _positive_int(key: str) -> Callable:
@@ -130,7 +138,7 @@ _CHECKS: dict[str, Callable] = {
     "loss_repeated_mean": _bool("loss_repeated_mean"),
     "enable_alltoall": _only("enable_alltoall", False, "there is no model parallelism to redistribute"),
     "force_fp32_communication": _only("force_fp32_communication", False, "use gradient_fp32_sync"),
-    "sharding_propagation": _only("sharding_propagation", False, "sharding strategies are not implemented"),
+    "sharding_propagation": _bool("sharding_propagation"),  # XLA's partitioner always propagates
     "auto_pipeline": _only("auto_pipeline", False, "pipeline parallelism is not implemented"),
 }
 
@@ -143,19 +151,24 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
         _CHECKS[key](value)
     from ..communication.management import GlobalComm
 
-    if "device_num" in kwargs and GlobalComm.INITED:
+    global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
+    if "device_num" in kwargs and (GlobalComm.INITED or global_view):
         check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))
 
 
 def check_device_num(device_num: int | None = None) -> None:
-    """`device_num`, when set, must be the job's number of ranks: msx does not run part of a job's ranks."""
+    """`device_num`, when set, must be the job's ranks times the devices each drives (1 up to all its local
+    devices, `XLA_FLAGS=--xla_force_host_platform_device_count=8` gives a CPU process 8): msx does not run part
+    of a job's ranks."""
     import jax
 
     device_num = _set.get("device_num") if device_num is None else device_num
-    if device_num is not None and device_num != jax.process_count():
-        raise ContextError(f"set_auto_parallel_context: device_num={device_num} but the job has "
-                           f"{jax.process_count()} rank(s) (msrun --worker_num); leave device_num unset or match it")
+    ranks, local = jax.process_count(), jax.local_device_count()
+    if device_num is not None and (device_num % ranks or not 1 <= device_num // ranks <= local):
+        raise ContextError(f"set_auto_parallel_context: device_num={device_num} but the job has {ranks} rank(s) "
+                           f"(msrun --worker_num) of {local} device(s) each; device_num must be {ranks} times a "
+                           f"number from 1 to {local}, or left unset")
 
 
 def get_auto_parallel_context(attr_key: str) -> Any:
@@ -167,16 +180,19 @@ def get_auto_parallel_context(attr_key: str) -> Any:
     if attr_key in ("device_num", "global_rank"):
         from ..communication.management import GlobalComm
 
-        if GlobalComm.INITED:
+        if GlobalComm.INITED or (attr_key == "device_num" and get_parallel_mode() in GLOBAL_VIEW_MODES):
             import jax
 
-            return jax.process_count() if attr_key == "device_num" else jax.process_index()
+            return jax.device_count() if attr_key == "device_num" else jax.process_index()
     return copy.deepcopy(_DEFAULTS[attr_key])
 
 
 def reset_auto_parallel_context() -> None:
-    """Every key back to its default."""
+    """Every key back to its default (and no Parameter keeps a `parameter_plan` layout)."""
+    from .sharding import clear_plans
+
     _set.clear()
+    clear_plans()
 
 
 def get_parallel_mode() -> str:

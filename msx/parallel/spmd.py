@@ -1,12 +1,15 @@
-"""The one SPMD program of a multi-process job: every rank runs its own graph, collectives join them.
+"""How a compiled graph spans several devices: the one SPMD program of a parallel job (`layout`).
 
 MindSpore's data parallelism is per rank: each rank computes on its own batch
 and `AllReduce` joins the ranks. On jax's engine that is `jax.shard_map` over
-a mesh with one device per process (axis `AXIS`): every input of a compiled
-graph, the rank's own value, becomes one row of a global array (`to_global`),
-the graph runs on its row, the collectives inside it lower to `lax.psum` over
-`AXIS`, and each rank reads its row of the results back (`to_local`). Eager
-collectives use the same mesh with a tiny jitted reduction.
+the mesh (`ranks`, `local`) (`RanksLayout`): every input of a compiled graph,
+the rank's own value, becomes one row of a global array, the graph runs on its
+row, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
+reads its row of the results back; a rank driving several local devices cuts
+its batch over them. SEMI_AUTO/AUTO_PARALLEL are global view (`GlobalLayout`):
+one jit over the strategy mesh, XLA's partitioner does the rest. Eager
+collectives use the process mesh (one device per process) with a tiny jitted
+reduction.
 """
 from __future__ import annotations
 
@@ -31,8 +34,8 @@ _state = _State()
 
 
 def enabled() -> bool:
-    """True when compiled graphs must run as one SPMD program (a job of more than one process)."""
-    return jax.process_count() > 1
+    """True when compiled graphs span more than one device (see `layout`)."""
+    return layout() is not None
 
 
 def inside() -> bool:
@@ -64,11 +67,6 @@ def row_sharding() -> NamedSharding:
     return NamedSharding(process_mesh(), P(AXIS))
 
 
-def global_struct(struct: jax.ShapeDtypeStruct) -> jax.ShapeDtypeStruct:
-    """The global array a rank-local value of `struct` becomes: one row per rank."""
-    return jax.ShapeDtypeStruct((jax.process_count(), *struct.shape), struct.dtype, sharding=row_sharding())
-
-
 def to_global(x: Any) -> jax.Array:
     """This rank's array as its row of a global array over the process mesh."""
     x = jnp.asarray(x)
@@ -88,15 +86,145 @@ def settled(result: Any) -> Any:
     return jax.block_until_ready(result)
 
 
-def program(fn: Callable) -> Callable:
-    """`fn` (rank-local arrays in and out, any pytrees) as the SPMD program over the process mesh."""
+# ----------------------------------------------------------------- how a compiled graph spans the devices
+def layout() -> "RanksLayout | GlobalLayout | None":
+    """The layout compiled graphs get now, from the parallel context and jax's devices; None: one device."""
+    from . import context
 
-    def body(*rows):
-        with _tracing_body():
-            out = fn(*jax.tree_util.tree_map(lambda r: r[0], rows))
-        return jax.tree_util.tree_map(lambda o: jnp.asarray(o)[None], out)
+    mode, n = context.get_parallel_mode(), context.get_auto_parallel_context("device_num")
+    if mode in context.GLOBAL_VIEW_MODES:
+        if jax.process_count() > 1:
+            from ..errors import ContextError
 
-    return jax.shard_map(body, mesh=process_mesh(), in_specs=P(AXIS), out_specs=P(AXIS), check_vma=False)
+            raise ContextError(f"parallel_mode={mode!r} runs in one process driving device_num devices; a job of "
+                               f"{jax.process_count()} processes is not supported for it yet (use data_parallel)")
+        context.check_device_num(n)
+        return GlobalLayout(n) if n > 1 else None
+    per_process = n // jax.process_count() if mode == context.ParallelMode.DATA_PARALLEL else 1
+    if jax.process_count() > 1 or per_process > 1:
+        return RanksLayout(max(per_process, 1))
+    return None
+
+
+class RanksLayout:
+    """MindSpore's data parallelism: every rank (process) runs the user's step on its own batch, `AllReduce`
+    joins the ranks. One `jax.shard_map` program over the mesh (`ranks`, `local`): manual over `ranks` (the
+    graph sees the rank's own values, its collectives are `lax.psum` over `ranks`), automatic over `local`, the
+    rank's `per_process` devices: an input's rank-local batch is cut over them (`NamedSharding` on its first
+    dimension) and XLA's partitioner splits the rank's step across them, which never changes its results.
+    A job of one process needs no manual axis (its collectives are over one rank, the identity): its step is
+    a plain `jax.jit` whose inputs are cut over the local devices, placed by one `device_put`."""
+
+    def __init__(self, per_process: int) -> None:
+        self.per_process = per_process
+        self.mesh = _ranks_mesh(per_process)
+        self.single = jax.process_count() == 1
+        self.row = NamedSharding(self.mesh, P() if self.single else P(AXIS))
+        self.split = NamedSharding(self.mesh, P(LOCAL) if self.single else P(AXIS, LOCAL))
+
+    def _sharding(self, shape: tuple, batch: bool) -> NamedSharding:
+        k = self.per_process
+        return self.split if batch and k > 1 and len(shape) and shape[0] % k == 0 else self.row
+
+    def lower(self, fn, args: tuple, names: tuple, donate: tuple):
+        if self.single:
+            self.in_shardings = tuple([self._sharding(s.shape, group == 0) for s in part]
+                                      for group, part in enumerate(args))
+            structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
+                            for part, shardings in zip(args, self.in_shardings))
+            return jax.jit(fn, donate_argnums=donate, out_shardings=self.row).lower(*structs)
+        def body(*rows):
+            with _tracing_body():
+                out = fn(*jax.tree_util.tree_map(lambda r: r[0], rows))
+            return jax.tree_util.tree_map(lambda o: jnp.asarray(o)[None], out)
+
+        program = jax.shard_map(body, mesh=self.mesh, in_specs=P(AXIS), out_specs=P(AXIS), axis_names={AXIS},
+                                check_vma=False)
+        structs = tuple([jax.ShapeDtypeStruct((jax.process_count(), *s.shape), s.dtype,
+                                              sharding=self._sharding(s.shape, group == 0)) for s in part]
+                        for group, part in enumerate(args))
+        return jax.jit(program, donate_argnums=donate, out_shardings=self.row).lower(*structs)
+
+    def _global(self, x, batch: bool) -> jax.Array:
+        x = jnp.asarray(x)
+        sharding = self._sharding(x.shape, batch)
+        devices = self.mesh.devices[jax.process_index()]
+        pieces = jnp.split(x, len(devices)) if sharding is self.split else [x] * len(devices)
+        rows = [jax.device_put(p[None], d) for p, d in zip(pieces, devices)]
+        return jax.make_array_from_single_device_arrays((jax.process_count(), *x.shape), sharding, rows)
+
+    def run(self, compiled, inputs: tuple):
+        if self.single:
+            return _run_placed(compiled, inputs, self.in_shardings)
+        placed = [[self._global(x, group == 0) for x in part] for group, part in enumerate(inputs)]
+        results = settled(compiled(*placed))
+        return jax.tree_util.tree_map(lambda x: x.addressable_data(0)[0], results)
+
+
+class GlobalLayout:
+    """SEMI_AUTO_PARALLEL / AUTO_PARALLEL: the user's step in global view, one jit over the strategy mesh of
+    `device_num` devices. Inputs are cut on their batch dimension (`dataset_strategy="data_parallel"`),
+    Parameters replicated unless a `parameter_plan` names them; `Shard` nodes inside become
+    `with_sharding_constraint`s; XLA's partitioner propagates the rest and inserts the collectives."""
+
+    def __init__(self, device_num: int) -> None:
+        from . import sharding
+
+        self.device_num = device_num
+        self.mesh = sharding.strategy_mesh(device_num)
+        self.replicated = NamedSharding(self.mesh, P())
+
+    def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
+        from . import sharding
+
+        plan = self.plans.get(name) if not batch and name else None
+        if plan is not None:
+            reason = sharding.why_not(plan, shape, self.device_num)
+            if reason is not None:
+                from ..errors import OpError
+
+                raise OpError(f"shard: parameter_plan {plan} for Parameter {name} {reason}")
+            spec = sharding.allocate([plan], self.device_num)[0]
+        elif batch:
+            spec = sharding.batch_spec(shape, self.device_num)
+        else:
+            return self.replicated
+        return NamedSharding(self.mesh, sharding.partition_spec(spec))
+
+    def lower(self, fn, args: tuple, names: tuple, donate: tuple):
+        from . import sharding
+
+        self.plans = sharding.planned()
+        self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
+                                  for group, (part, part_names) in enumerate(zip(args, names)))
+        structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
+                        for part, shardings in zip(args, self.in_shardings))
+        with sharding.lowering_over(self.mesh):
+            return jax.jit(fn, donate_argnums=donate, out_shardings=self.replicated).lower(*structs)
+
+    def run(self, compiled, inputs: tuple):
+        return _run_placed(compiled, inputs, self.in_shardings)
+
+
+def _run_placed(compiled, inputs: tuple, shardings: tuple):
+    """Run a one-process program: every argument placed by its sharding in one `device_put` (a no-op for a
+    Parameter already there), the outputs (all replicated) read back on the first device. The updated
+    Parameters stay replicated over the devices, so the next step does not copy them again; eager ops on them
+    run on those devices, with the same results."""
+    outs, updates, extras = compiled(*jax.device_put([list(part) for part in inputs], [list(s) for s in shardings]))
+    first = functools.partial(jax.tree_util.tree_map, lambda x: x.addressable_data(0))
+    return first(outs), updates, first(extras)
+
+
+LOCAL = "local"
+
+
+@functools.lru_cache(maxsize=None)
+def _ranks_mesh(per_process: int) -> Mesh:
+    """Each process's first `per_process` devices (by id), one row per process in rank order."""
+    rows = [sorted((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id)[:per_process]
+            for p in range(jax.process_count())]
+    return Mesh(np.array(rows), (AXIS, LOCAL))
 
 
 _LAX = {"sum": jax.lax.psum, "max": jax.lax.pmax, "min": jax.lax.pmin, "mean": jax.lax.pmean}
@@ -109,7 +237,7 @@ def all_reduce(x, op: str):
         if op == "prod":
             return jnp.prod(jax.lax.all_gather(x, AXIS), axis=0)
         return _LAX[op](x, AXIS)
-    if isinstance(x, jax.core.Tracer) or not enabled():
+    if isinstance(x, jax.core.Tracer) or jax.process_count() == 1:
         return x  # one rank (or shape inference): the reduction over one value is the value
     return settled(to_local(_eager_reduce(op)(to_global(x))))
 
@@ -118,7 +246,7 @@ def all_gather(x):
     """Concatenate every rank's `x` along axis 0 (MindSpore's AllGather)."""
     if _state.inside:
         return jax.lax.all_gather(x, AXIS, tiled=True)
-    if isinstance(x, jax.core.Tracer) or not enabled():
+    if isinstance(x, jax.core.Tracer) or jax.process_count() == 1:
         return jnp.concatenate([x] * jax.process_count(), axis=0) if jax.process_count() > 1 else x
     return settled(to_local(_eager_gather()(to_global(x))))
 

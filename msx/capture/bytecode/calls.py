@@ -116,6 +116,8 @@ class CallPolicy:
             return self.call(frames, call, (cell,) + args, kwargs)
         if callable(getattr(type(cell), "bprop", None)):   # one node, differentiated by the Cell's bprop
             return self._run_library(cell, args, kwargs)
+        if cell.__dict__.get("_hooks") is not None:   # forward hooks (Cell.shard's too) run as in Cell.__call__
+            return self.library_call(cell, args, kwargs)
         dtype = self.use(self.load_attr(cell, "_compute_dtype"))
         if dtype is not None:
             args = tuple(self._run_library(_cast_float, (a, dtype), {}) for a in args)
