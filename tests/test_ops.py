@@ -591,7 +591,7 @@ CHECKED_BY_LAYER_GOLDENS = {
 
 
 # collectives: tests/test_parallel.py runs them over two msrun ranks, eagerly and jitted, against numpy
-COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast"}
+COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "RankSlice"}
 
 
 def test_layer_goldens_cover_their_primitives():
