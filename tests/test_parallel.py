@@ -120,6 +120,8 @@ def test_msrun_refuses_layouts_that_cannot_form_a_cluster():
             run.check(run.parser().parse_args(argv))
     args = run.parser().parse_args(["--worker_num=4", "--local_worker_num=2", "--node_rank=1", "t.py", "--lr", "1"])
     assert args.task_script_args == ["--lr", "1"] and args.join is False
+    own = run.parser().parse_args(["--worker_num=2", "t.py", "--worker=out.json", "--log_dir", "x"])
+    assert own.task_script_args == ["--worker=out.json", "--log_dir", "x"] and own.log_dir != "x"  # the script's
     env = run.worker_env(args, 3, 1)
     assert (env["RANK_ID"], env["RANK_SIZE"], env["LOCAL_RANK"], env["MS_SCHED_PORT"]) == ("3", "4", "1", "8118")
 
