@@ -57,7 +57,11 @@ class DistributedGradReducer(Cell):
                              f"parameters")
         wire = [F.cast(g, mstype.float32) if self.fp32_sync and g.dtype in _HALF else g for g in grads]
         out: list = [None] * len(grads)
-        for dtype in dict.fromkeys(w.dtype for w in wire):
+        dtypes: list = []
+        for w in wire:
+            if w.dtype not in dtypes:
+                dtypes.append(w.dtype)
+        for dtype in dtypes:
             chosen = [i for i, w in enumerate(wire) if w.dtype == dtype]
             for i, reduced in zip(chosen, self._fused([wire[i] for i in chosen])):
                 reduced = F.div(reduced, self.degree) if self.mean else reduced

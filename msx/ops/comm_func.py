@@ -18,7 +18,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from ..communication.management import GlobalComm, _check_group
+from ..communication.management import (GlobalComm, _check_group, get_group_rank_from_world_rank,
+                                         get_world_rank_from_group_rank)
 from ..errors import CommunicationError
 from ..tensor import Tensor
 from . import comm_ops
@@ -149,14 +150,12 @@ def get_process_group_ranks(group: str | None = None) -> list[int]:
 
 def get_group_rank(group: str, global_rank: int) -> int:
     """A global rank's rank in `group` (the same in the world group)."""
-    _group(group, "ops.get_group_rank")
-    return global_rank
+    return get_group_rank_from_world_rank(global_rank, group)
 
 
 def get_global_rank(group: str, group_rank: int) -> int:
     """A group rank's global rank (the same in the world group)."""
-    _group(group, "ops.get_global_rank")
-    return group_rank
+    return get_world_rank_from_group_rank(group, group_rank)
 
 
 __all__ = ["all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "all_gather", "reduce_scatter",

@@ -12,7 +12,7 @@ memory is divided by `parts`.
 
 `parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size`
 (`parts`; -1, the default, is the whole group; a size that does not divide the
-group falls back to the whole group, as in MindSpore), `parallel_optimizer_threshold`
+group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore), `parallel_optimizer_threshold`
 (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
 only: weights and state) and `gradient_accumulation_shard` (False only: there
 is no gradient accumulation). A parameter whose axis 0 does not divide by
@@ -122,9 +122,9 @@ def plan_for(optimizer) -> ShardPlan | None:
     group = jax.process_count()
     config = context.get_auto_parallel_context("parallel_optimizer_config")
     parts = config.get("optimizer_weight_shard_size", -1)
-    if parts > group:
-        raise ContextError(f"{type(optimizer).__name__}: optimizer_weight_shard_size={parts} exceeds the "
-                           f"data-parallel group of {group} rank(s)")
+    if parts > group:  # e.g. a cluster's script run on a laptop: still correct, sharded over what there is
+        warnings.warn(f"enable_parallel_optimizer: optimizer_weight_shard_size={parts} exceeds the data-parallel "
+                      f"group of {group} rank(s); {type(optimizer).__name__} shards over the whole group", stacklevel=3)
     if parts == -1 or group % parts:
         parts = group
     if parts == 1:

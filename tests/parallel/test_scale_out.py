@@ -31,22 +31,22 @@ def reference(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def two_ranks(tmp_path_factory):
-    out = tmp_path_factory.mktemp("zero2")
-    proc, _ = jobs.msrun(out / "log", "--worker_num=2", "--local_worker_num=2",
-                         script_args=(",".join(ZERO_MODES_2), str(out)))
+def _job(tmp_path_factory, name: str, ranks: int, modes):
+    out = tmp_path_factory.mktemp(name)
+    proc, _ = jobs.msrun(out / "log", f"--worker_num={ranks}", f"--local_worker_num={ranks}",
+                         script_args=(",".join(modes), str(out)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory):
+    return _job(tmp_path_factory, "zero2", 2, ZERO_MODES_2)
 
 
 @pytest.fixture(scope="module")
 def four_ranks(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dp4")
-    proc, _ = jobs.msrun(out / "log", "--worker_num=4", "--local_worker_num=4",
-                         script_args=(",".join(MODES_4), str(out)))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+    return _job(tmp_path_factory, "dp4", 4, MODES_4)
 
 
 def _check_ranks(out, mode, size, reference_file):
@@ -129,6 +129,10 @@ def test_parallel_optimizer_config_takes_mindsporess_keys_and_refuses_what_msx_c
     assert ms.get_auto_parallel_context("parallel_optimizer_config")["optimizer_weight_shard_size"] == 2
     net = nn.Dense(4, 8)
     optimizer = nn.Adam(net.trainable_params())  # stand_alone, one rank: nothing to shard, the state is whole
+    assert optimizer.moment1[0].shape == (8, 4)
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+    with pytest.warns(UserWarning, match="exceeds the data-parallel group of 1"):  # a cluster's script on a laptop
+        optimizer = nn.Adam(net.trainable_params())
     assert optimizer.moment1[0].shape == (8, 4)
     for config, words in (({"optimizer_level": "level3"}, "not supported"), ({"bogus": 1}, "unknown keys"),
                           ({"optimizer_weight_shard_size": 0}, "-1 or an int"),
