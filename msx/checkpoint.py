@@ -32,6 +32,7 @@ from .atomic import write_atomic
 from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
+from .parallel import optimizer as parallel_optimizer
 from .tensor import Parameter, Tensor
 
 FORMAT = "msx.checkpoint"
@@ -55,7 +56,7 @@ def _msx_version() -> str:
 
 # ---------------------------------------------------------------- save
 def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dict: dict | None = None,
-                    choice_func: Callable[[str], bool] | None = None) -> None:
+                    choice_func: Callable[[str], bool] | None = None, *, integrated_save: bool = True) -> None:
     """Save Parameters to `ckpt_file_name` (".ckpt" is appended if it has no checkpoint suffix).
 
     `save_obj`: a Cell (all its Parameters, optimizer state included when the
@@ -64,6 +65,10 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dic
     `append_dict`: extra entries (e.g. `epoch_num`): numbers and Tensors are
     stored as tensors, strings in the metadata (load_checkpoint returns them as str).
     `choice_func(name) -> bool` picks which entries to keep.
+
+    In a parallel job every rank writes the file it names (MindSpore's behaviour: give each rank its own
+    directory); with `integrated_save` (the default) optimizer state sharded by the parallel optimizer is
+    all-gathered into full tensors first — a collective, so every rank must call `save_checkpoint`.
     """
     entries, texts = _collect(save_obj), {}
     for name, value in (append_dict or {}).items():
@@ -77,7 +82,8 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dic
     if choice_func is not None:
         entries = {k: v for k, v in entries.items() if choice_func(k)}
         texts = {k: v for k, v in texts.items() if choice_func(k)}
-    arrays = {name: np.asarray(t._data) for name, (t, _) in entries.items()}
+    whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
+    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}
     digests = {k: _digest(a) for k, a in arrays.items()}  # in saving order
     digests.update({k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()})
     metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
@@ -313,6 +319,7 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) ->
             not_loaded.append(p.name)
             continue
         value = unused.pop(key)
+        value = Tensor._from(parallel_optimizer.local_rows(p, value._data))  # a sharded buffer takes its rows
         problem = _mismatch(p, key, value, strict_load)
         if problem:
             problems.append(problem)

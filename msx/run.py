@@ -50,7 +50,9 @@ def _bool(text: str) -> bool:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="msrun", description="Start a distributed msx job (MindSpore's msrun flags).")
+    # allow_abbrev=False: an option of the training script (`--worker=...`) is never taken for a prefix of msrun's
+    p = argparse.ArgumentParser(prog="msrun", description="Start a distributed msx job (MindSpore's msrun flags).",
+                                allow_abbrev=False)
     p.add_argument("--worker_num", type=int, default=8, help="workers in the whole job (all nodes)")
     p.add_argument("--local_worker_num", type=int, default=8, help="workers started on this node")
     p.add_argument("--master_addr", default="127.0.0.1", help="host of rank 0 (jax's coordinator)")

@@ -591,7 +591,7 @@ CHECKED_BY_LAYER_GOLDENS = {
 
 
 # collectives: tests/test_parallel.py runs them over two msrun ranks, eagerly and jitted, against numpy
-COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast"}
+COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "RankSlice"}
 COLLECTIVES |= {"Shard"}  # the sharding constraint: tests/test_sharding.py trains through it on 8 devices
 
 

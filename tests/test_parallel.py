@@ -4,7 +4,6 @@ The multi-process tests launch real `msrun` jobs of two CPU worker processes (gl
 every rank's parameters with each other and with a one-process run on the whole batch.
 """
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,18 +22,8 @@ MODES = ("pynative", "jit:ast", "jit:bytecode", "jit:trace", "train_one_step")
 JOB_TIMEOUT = 420  # a loaded 2-core machine; a healthy job takes ~30 s
 
 
-def _env(**extra):
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
-    for key in ("RANK_SIZE", "RANK_ID", "MS_SCHED_HOST", "MSX_CLUSTER_PID", "XLA_FLAGS"):
-        env.pop(key, None)
-    env.update(extra)
-    return env
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(ROOT, "tests", "parallel"))
+from jobs import env as _env, free_port as _port  # noqa: E402  (a clean worker environment, a free port)
 
 
 def _msrun(tmp, *flags, env=None, script_args=()):
@@ -120,6 +109,8 @@ def test_msrun_refuses_layouts_that_cannot_form_a_cluster():
             run.check(run.parser().parse_args(argv))
     args = run.parser().parse_args(["--worker_num=4", "--local_worker_num=2", "--node_rank=1", "t.py", "--lr", "1"])
     assert args.task_script_args == ["--lr", "1"] and args.join is False
+    own = run.parser().parse_args(["--worker_num=2", "t.py", "--worker=out.json", "--log_dir", "x"])
+    assert own.task_script_args == ["--worker=out.json", "--log_dir", "x"] and own.log_dir != "x"  # the script's
     env = run.worker_env(args, 3, 1)
     assert (env["RANK_ID"], env["RANK_SIZE"], env["LOCAL_RANK"], env["MS_SCHED_PORT"]) == ("3", "4", "1", "8118")
 
@@ -190,7 +181,8 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
     assert ms.get_auto_parallel_context("gradients_mean") is True
     assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
     for key, value, words in (("pipeline_stages", 2, "pipeline"), ("parallel_mode", "hybrid_parallel", "hybrid"),
-                              ("enable_parallel_optimizer", True, "optimizer"), ("full_batch", True, "own shard"),
+                              ("parallel_optimizer_config", {"optimizer_level": "level2"}, "level2"),
+                              ("full_batch", True, "own shard"),
                               ("parallel_mode", "nonsense", "not valid"), ("device_num", 0, ">= 1"),
                               ("bogus", 1, "unknown key")):
         with pytest.raises(ContextError, match=words):

@@ -1,10 +1,12 @@
 """`nn.DistributedGradReducer`: averages (or sums) gradients over the ranks of a data-parallel job.
 
-Each gradient goes through the `AllReduce` primitive (a `lax.psum` over the
-process mesh inside a compiled step, an eager collective in PyNative), then is
-divided by `degree` when `mean` is set, MindSpore's order. With
-`gradient_fp32_sync` (the default) half-precision gradients are reduced in
-float32 and cast back.
+The gradients of one dtype are fused, as MindSpore's `fusion_type` does:
+flattened, concatenated and reduced by ONE `AllReduce` primitive (a
+`lax.psum` over the process mesh inside a compiled step, an eager collective
+in PyNative), then split back and divided by `degree` when `mean` is set,
+MindSpore's order. One collective instead of one per parameter: each costs a
+round trip between the ranks. With `gradient_fp32_sync` (the default)
+half-precision gradients are reduced in float32 and cast back.
 """
 from __future__ import annotations
 
@@ -40,15 +42,28 @@ class DistributedGradReducer(Cell):
         self.num_parameters = len(list(parameters))
         self.all_reduce = AllReduce(group=group)
 
-    def _reduce(self, grad):
-        cast = self.fp32_sync and grad.dtype in _HALF
-        out = self.all_reduce(F.cast(grad, mstype.float32) if cast else grad)
-        if self.mean:
-            out = F.div(out, self.degree)
-        return F.cast(out, grad.dtype) if cast else out
+    def _fused(self, grads: list) -> list:
+        """One AllReduce for gradients of one dtype: flattened, concatenated, reduced, split back."""
+        if len(grads) == 1:
+            return [self.all_reduce(grads[0])]
+        sizes = [int(g.size) for g in grads]
+        total = self.all_reduce(F.concat([F.reshape(g, (-1,)) for g in grads], 0))
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return [F.reshape(total[a:a + n], g.shape) for g, a, n in zip(grads, starts, sizes)]
 
     def construct(self, grads):
         if len(grads) != self.num_parameters:
             raise ValueError(f"DistributedGradReducer: got {len(grads)} gradients for {self.num_parameters} "
                              f"parameters")
-        return tuple(self._reduce(g) for g in grads)
+        wire = [F.cast(g, mstype.float32) if self.fp32_sync and g.dtype in _HALF else g for g in grads]
+        out: list = [None] * len(grads)
+        dtypes: list = []
+        for w in wire:
+            if w.dtype not in dtypes:
+                dtypes.append(w.dtype)
+        for dtype in dtypes:
+            chosen = [i for i, w in enumerate(wire) if w.dtype == dtype]
+            for i, reduced in zip(chosen, self._fused([wire[i] for i in chosen])):
+                reduced = F.div(reduced, self.degree) if self.mean else reduced
+                out[i] = F.cast(reduced, grads[i].dtype) if reduced.dtype != grads[i].dtype else reduced
+        return tuple(out)

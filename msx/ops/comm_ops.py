@@ -106,3 +106,17 @@ class Broadcast:
 
     def __call__(self, x):
         return tuple(broadcast(t, root_rank=self.root_rank, group=self.group) for t in x)
+
+
+@primitive("RankSlice", attrs=("parts",), category="comm", differentiable=False)
+def rank_slice(x, *, parts: int):
+    """This rank's rows of `x`: the (rank % parts)-th of `parts` equal slices of axis 0 (the optimizer parallel's
+    shard of a tensor every rank holds whole). Inside the SPMD program the rank is the mesh index; eagerly it is the
+    process index; a one-rank job keeps slice 0."""
+    import jax
+
+    if x.shape[0] % parts:
+        raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by parts={parts}")
+    rows = x.shape[0] // parts
+    rank = jax.lax.axis_index(spmd.AXIS) if spmd.inside() else jax.process_index()
+    return jax.lax.dynamic_slice_in_dim(x, (rank % parts) * rows, rows, axis=0)

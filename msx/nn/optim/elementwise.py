@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from ... import dtype as mstype
 from ...ops import functional as F
+from ...parallel import optimizer as _parallel
 from ...tensor import Tensor
 from .optimizer import LearningRate, Optimizer, _check_float
 
@@ -37,9 +38,11 @@ class _Elementwise(Optimizer):
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         grads = self._decay_by_schedule(self._check_grads(gradients))
         step = F.cast(F.reshape(self.global_step, ()), mstype.float32) + 1.0  # this is update number `step`
+        shards = self._shards or _parallel.ShardPlan(1)
         for group, lr in zip(self._groups, self._group_lrs()):
             for i in group.indices:
-                p, g = self.parameters[i], grads[i]
+                whole = self.parameters[i]
+                p, g = shards.local(i, whole), shards.local(i, grads[i])
                 g = F.cast(g, p.dtype)
                 if self.loss_scale != 1.0:
                     g = g / self.loss_scale
@@ -48,7 +51,8 @@ class _Elementwise(Optimizer):
                     g = g + wd * p
                 states = [getattr(self, name)[i] for name, _ in self._states]
                 new_p, *new_states = self._rule(p, g, states, F.cast(lr, p.dtype), step, wd)
-                for target, new in zip([p] + states, [new_p] + list(new_states)):
+                shards.write(i, whole, F.cast(new_p, whole.dtype))
+                for target, new in zip(states, new_states):
                     target._rebind(F.cast(new, target.dtype))
         self.global_step._rebind(self.global_step + 1)
         return True

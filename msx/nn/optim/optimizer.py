@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
 
-import jax.numpy as jnp
 import numpy as np
 
 from ... import dtype as mstype
 from ... import ops
 from ...ops.optim_ops import optimizer_update
 from ...ops.primitive import apply
+from ...parallel import optimizer as _parallel
 from ...tensor import Parameter, Tensor
 from ..cell import Cell, ParameterTuple
 
@@ -115,6 +115,7 @@ class Optimizer(Cell):
                 self.insert_param_to_cell(g.lr.name, g.lr, check_name_contain_dot=False)
         self.global_step = Parameter(Tensor(np.zeros(1, np.int32)), name="global_step", requires_grad=False)
         self._state_prefixes: tuple[str, ...] = ()
+        self._shards = _parallel.plan_for(self)  # enable_parallel_optimizer: this rank's rows of the state
 
     # ------------------------------------------------------------ construction
     def _parse_params(self, items: list) -> tuple[list[Parameter], list[_Group]]:
@@ -174,12 +175,14 @@ class Optimizer(Cell):
         holding Parameters named `prefix.<param name>`."""
         for prefix in prefixes:
             buffers = []
-            for p in self.parameters:
+            for i, p in enumerate(self.parameters):
                 name = f"{prefix}.{p.name}"
                 unique, k = name, 1
                 while unique in self._params:
                     unique, k = f"{name}_{k}", k + 1
-                buf = Parameter(Tensor._from(jnp.zeros_like(p._data)), name=unique, requires_grad=False)
+                buf = Parameter(Tensor._from(_parallel.local_zeros(self._shards, i, p)), name=unique,
+                                requires_grad=False)
+                _parallel.mark(buf, self._shards, i, p)
                 self.insert_param_to_cell(unique, buf, check_name_contain_dot=False)
                 buffers.append(buf)
             object.__setattr__(self, prefix, ParameterTuple(buffers))
@@ -244,9 +247,14 @@ class Optimizer(Cell):
         for g, lr in zip(self._groups, self._group_lrs()):
             params = [self.parameters[i] for i in g.indices]
             buffers = [buf[i] for buf in states for i in g.indices]
-            outs = apply(optimizer_update, (lr, self.global_step, *params, *(grads[i] for i in g.indices), *buffers),
+            shards = self._shards or _parallel.ShardPlan(1)
+            local = [shards.local(i, t) for i, t in zip(g.indices, params)]
+            local_grads = [shards.local(i, grads[i]) for i in g.indices]
+            outs = apply(optimizer_update, (lr, self.global_step, *local, *local_grads, *buffers),
                          self._update_attrs(g.weight_decay))
-            for target, new in zip(params + buffers, outs):
+            for i, target, new in zip(g.indices, params, outs):
+                shards.write(i, target, new)
+            for target, new in zip(buffers, outs[len(params):]):
                 target._rebind(new)
         self.global_step._rebind(self.global_step + 1)
         return True

@@ -1,0 +1,39 @@
+"""Launching msrun jobs of `train_dp.py` from the tests (a clean environment, a free port, a time limit)."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "tests", "parallel", "train_dp.py")
+JOB_TIMEOUT = 600  # a loaded 2-core machine; a healthy 4-rank job takes ~1-2 min
+
+
+def env(**extra) -> dict:
+    out = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
+    for key in ("RANK_SIZE", "RANK_ID", "MS_SCHED_HOST", "MSX_CLUSTER_PID", "XLA_FLAGS"):
+        out.pop(key, None)
+    out.update(extra)
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def msrun(log_dir, *flags, script=SCRIPT, script_args=(), environ=None):
+    """Run `msrun --join=True` on `script`; returns (CompletedProcess, seconds)."""
+    cmd = [sys.executable, "-m", "msx.run", *flags, f"--master_port={free_port()}", f"--log_dir={log_dir}",
+           "--join=True", script, *script_args]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, env=environ or env(), capture_output=True, text=True, timeout=JOB_TIMEOUT, cwd=ROOT)
+    return proc, time.monotonic() - start
+
+
+def one_process(out_dir, modes: str, script=SCRIPT) -> None:
+    """The reference: the script without a launcher, one process on the whole batch."""
+    subprocess.run([sys.executable, script, modes, str(out_dir)], env=env(), check=True, capture_output=True,
+                   timeout=JOB_TIMEOUT, cwd=ROOT)
