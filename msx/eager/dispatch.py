@@ -46,20 +46,22 @@ def _freeze(v: Any):
     if t in (int, bool, str, type(None)):
         return (t, v)
     if t in (tuple, list):
-        return (t, tuple(_freeze(x) for x in v))
+        return _whole((t, tuple([_freeze(x) for x in v])))
     if t is dict:
-        return (t, tuple((k, _freeze(x)) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))))
+        return _whole((t, tuple([(k, _freeze(x)) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))])))
     if t is slice:
-        return (t, _freeze(v.start), _freeze(v.stop), _freeze(v.step))
+        return _whole((t, (_freeze(v.start), _freeze(v.stop), _freeze(v.step))))
     if isinstance(v, (np.ndarray, jax.Array)) or t.__hash__ is None:
         return _UNKEYABLE
     return (t, v)
 
 
-def _deep_unkeyable(key) -> bool:
-    if key is _UNKEYABLE:
-        return True
-    return type(key) is tuple and any(_deep_unkeyable(k) for k in key)
+def _whole(key: tuple) -> Any:
+    """`key` of a container, or `_UNKEYABLE` when any member's key (or a dict item's) is."""
+    for k in key[1]:
+        if k is _UNKEYABLE or (type(k) is tuple and len(k) == 2 and k[1] is _UNKEYABLE):
+            return _UNKEYABLE
+    return key
 
 
 def thaw(key: tuple) -> Any:
@@ -113,8 +115,9 @@ def _parts(prim, arrays: list, attrs: dict):
     `(_NP, shape, dtype)` for another array, or the `_freeze` key of a static input."""
     if attrs:
         akey = tuple([(k, _freeze(v)) for k, v in attrs.items()])
-        if _deep_unkeyable(akey):
-            return None, None
+        for _, v in akey:
+            if v is _UNKEYABLE:
+                return None, None
     else:
         akey = ()
     parts, dynamic = [], []
@@ -124,13 +127,16 @@ def _parts(prim, arrays: list, attrs: dict):
             parts.append(x.aval)
         elif t is float:
             parts.append(float)
+        elif t is int or t is bool or x is None:  # the common static inputs, keyed without `_freeze`
+            parts.append((t, x))
+            continue
         elif isinstance(x, jax.core.Tracer):
             return None, None
         elif isinstance(x, _DATA_TYPES):
             parts.append((_NP, x.shape, x.dtype))
         else:
             frozen = _freeze(x)
-            if _deep_unkeyable(frozen):
+            if frozen is _UNKEYABLE:
                 return None, None
             parts.append(frozen)
             continue
@@ -166,7 +172,7 @@ def _split(full: tuple, attrs: dict) -> tuple:
 
 def run(prim, arrays: list, attrs: dict):
     """Run `prim` on concrete inputs now: its cached executable, or its plain impl where that cannot be."""
-    full, dynamic = _parts(prim, arrays, attrs) if _compilable(prim) else (None, None)
+    full, dynamic = _parts(prim, arrays, attrs)
     if full is not None:
         entry = _FAST.get(full)
         if entry is not None:  # the hot path: one dict lookup, then jax's C++ jit call
@@ -174,7 +180,7 @@ def run(prim, arrays: list, attrs: dict):
             LAST[0] = entry
             return entry[0](*dynamic)
     LAST[0] = None
-    if full is None:
+    if full is None or not _compilable(prim):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
     key, fn = _split(full, attrs)
