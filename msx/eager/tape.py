@@ -47,6 +47,7 @@ class _State(threading.local):
 STATE = _State()
 _BWD: dict[tuple, Callable] = {}
 _add = jax.jit(jnp.add)
+_ones_like = jax.jit(jnp.ones_like)
 
 
 def active() -> bool:
@@ -204,7 +205,8 @@ class Tape:
         return type(outs)(results[:n]), type(updates)(results[n:]), extras
 
     def backward(self, seeds: list[tuple[Any, Any]], leaves: list[int]) -> list:
-        """Cotangents of `leaves` (slots) given (output array, cotangent) seeds; None where none flows.
+        """Cotangents of `leaves` (slots) given (output array, cotangent) seeds; None where none flows. A seed's
+        cotangent None means ones (the gradient of the output itself; made inside a replay, no dispatch of its own).
 
         A tape whose whole node sequence was seen `REPLAY_AFTER` times before runs as one compiled
         executable (`_replay`); otherwise node by node."""
@@ -213,14 +215,15 @@ class Tape:
         if seq is not None:
             fn = _REPLAYS.get(seq)
             if fn is None and _seen_enough(seq):
-                fn = _REPLAYS[seq] = jax.jit(_replayer(self.nodes, seed_slots, leaves))
+                fn = _REPLAYS[seq] = jax.jit(_replayer(self.nodes, seed_slots, seq[2], leaves))
                 dispatch._STATS["replay_compiles"] += 1
             if fn is not None:
                 dispatch._STATS["replays"] += 1
                 grads = fn([_dynamic(n) for n in self.nodes], [ct for _, ct in seeds])
                 self.nodes.clear()
                 return grads
-        grads = _walk(self.nodes, seed_slots, [ct for _, ct in seeds], leaves, _vjp)
+        cts = [(_ones_like(a) if ct is None else ct) if s >= 0 else None for (a, ct), s in zip(seeds, seed_slots)]
+        grads = _walk(self.nodes, seed_slots, cts, leaves, _vjp)
         self.nodes.clear()
         return grads
 
@@ -256,10 +259,10 @@ def _sequence(nodes: list, seed_slots: list, seeds: list, leaves: list) -> tuple
             return None
         parts.append((n.key, n.sig, n.diff, tuple(n.in_slots), tuple(n.out_slots)))
     avals = []
-    for _, ct in seeds:
-        if type(ct) is not ArrayImpl:
+    for array, ct in seeds:  # a seed of ones is keyed by its output's aval (ones are made inside the replay)
+        if type(ct if ct is not None else array) is not ArrayImpl:
             return None
-        avals.append(ct.aval)
+        avals.append((ct is None, (ct if ct is not None else array).aval))
     return tuple(parts), tuple(seed_slots), tuple(avals), tuple(leaves)
 
 
@@ -281,14 +284,15 @@ def _dynamic(node: _Node) -> list:
     return [x for x, k in zip(node.inputs, node.key[2]) if k is None]
 
 
-def _replayer(nodes: list, seed_slots: list, leaves: list) -> Callable:
+def _replayer(nodes: list, seed_slots: list, seed_avals: tuple, leaves: list) -> Callable:
     """The whole backward of tapes like `nodes` as one jax function of (each node's dynamic inputs, the seed
-    cotangents): the same walk and the same per-node VJPs as `_walk`, traced once."""
+    cotangents, None for ones): the same walk and the same per-node VJPs as `_walk`, traced once."""
     vjps = [_make_vjp(n.prim, dict(n.attrs), n.diff, n.key[2]) for n in nodes]
     index = {id(n): i for i, n in enumerate(nodes)}
     shape = [_ReplayNode(n.in_slots, n.out_slots, index[id(n)]) for n in nodes]
 
     def replay(dynamics: list, seed_cts: list) -> list:
+        seed_cts = [jnp.ones(aval.shape, aval.dtype) if ones else ct for ct, (ones, aval) in zip(seed_cts, seed_avals)]
         return _walk(shape, seed_slots, seed_cts, leaves, lambda node, outs: vjps[node.i](dynamics[node.i], outs))
 
     return replay
