@@ -41,10 +41,14 @@ def _time(fn, number: int) -> float:
     return (time.perf_counter() - start) / number
 
 
+WARMUP = msx.eager.dispatch.COMPILE_AFTER + msx.eager.tape.REPLAY_AFTER + 2  # past every compile threshold
+
+
 def interleaved(fns: list, number: int, repeats: int) -> list[float]:
     """Median seconds per call of each function, measured in turn `repeats` times."""
     for f in fns:
-        f(), f()  # warm up (compiles, caches)
+        for _ in range(WARMUP):  # warm up: msx compiles a key on its 3rd sighting, a tape's replay on its 6th
+            f()
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
         for t, f in zip(times, fns):

@@ -25,6 +25,7 @@ from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
 from .errors import CaptureError, CaptureFallback
 from .ir.graph import Graph
 from .ops.primitive import recording
+from .eager import tape as eager_tape
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import pass_views
 from .runtime.cache import MISS, EntryCache
@@ -218,7 +219,8 @@ class JitFunction:
         if reason is not None:
             self._note_recompile(reason)
         self._last = sig
-        if result is not NOT_RUN and not compiled.backend.reproduces_eager:
+        if result is not NOT_RUN and (not compiled.backend.reproduces_eager or eager_tape.active()):
+            # (under the eager autograd tape the capture run's answer is off the tape: the graph's call is a node)
             captured.restore()  # the capture run's answer is eager's, not this backend's: undo its writes, run it
             result = NOT_RUN
         if result is NOT_RUN:

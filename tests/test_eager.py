@@ -247,7 +247,7 @@ def test_cell_bprop_is_kept_on_the_tape():
     np.testing.assert_allclose(g.asnumpy(), [2, 2, 2])
 
 
-def test_jit_inside_grad_falls_back_to_the_jax_path():
+def test_jit_inside_grad_is_a_tape_node():
     jitted = msx.jit(lambda x: ops.sin(x) * 2, capture_mode="trace")
 
     def fn(x):
@@ -257,6 +257,7 @@ def test_jit_inside_grad_falls_back_to_the_jax_path():
     jitted(x)
     for _ in range(2):
         np.testing.assert_allclose(msx.grad(fn)(x).asnumpy(), 2 * np.cos([0.0, 1.0]), rtol=1e-6)
+    assert fn not in eager_grad._JAX_PATH  # the tape followed it (tests/test_eager_jit.py checks more)
 
 
 def test_errors_keep_their_wording():

@@ -95,6 +95,7 @@ class XlaExecutable:
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
     spmd: Any = None  # a `spmd` layout: one program over several devices, which places inputs and reads results
     checks_argument_types: ClassVar[bool] = True  # a call with another shape/dtype/a tracer is a TypeError
+    fn: Any = None  # the jax function it compiles: the eager autograd tape differentiates a call with it
 
     def as_text(self) -> str:
         return self.lowered.as_text()
@@ -184,12 +185,17 @@ class XlaBackend(BackendBase):
                 compiled = lowered.compile()
             except RuntimeError as exc:
                 raise _oom(graph, exc) from None
-            handle = XlaExecutable(lowered, compiled, self.device(), graph, layout)
+            handle = XlaExecutable(lowered, compiled, self.device(), graph, layout,
+                                   fn=None if layout is not None else graph_function(graph, config))
         BUILT.append(weakref.ref(handle))
         return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
-        eager_tape.escape("a compiled graph")  # the eager autograd tape cannot see inside: jax-vjp path instead
+        if eager_tape.STATE.tape is not None:  # eager autograd: one tape node, this executable and its compiled VJP
+            if getattr(handle, "fn", None) is None:  # symbolic shapes, one program over the mesh: the jax-vjp path
+                eager_tape.escape("a compiled graph")
+            return eager_tape.STATE.tape.record_graph(handle.fn, lambda ins: self._run(handle.compiled, handle, ins),
+                                                      inputs)
         compiled = handle.executable(inputs) if isinstance(handle, PolymorphicExecutable) else handle.compiled
         if getattr(handle, "spmd", None) is not None:
             return handle.spmd.run(compiled, inputs)

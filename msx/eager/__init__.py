@@ -3,6 +3,14 @@
 Layer: above `tensor`/`errors`, below `ops` (which runs every eager primitive through `dispatch.run`) and
 `autograd` (which differentiates through `tape` when it can). See docs/eager.md.
 """
-from .dispatch import cache_info, clear_cache
+from . import dispatch, tape
+from .dispatch import cache_info
+
+
+def clear_cache() -> None:
+    """Empty the per-primitive executables and the tape's whole-backward replays (and their counters)."""
+    dispatch.clear_cache()
+    tape.clear_replays()
+
 
 __all__ = ["cache_info", "clear_cache"]

@@ -30,7 +30,7 @@ from jax._src.array import ArrayImpl
 
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
-_STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0}
+_STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0}
 _UNKEYABLE = object()
 _SEEN: dict[tuple, int] = {}  # (key, input shapes and dtypes) -> times seen, until compiled
 COMPILE_AFTER = 2  # sightings that run the plain impl before a key is compiled
@@ -46,20 +46,22 @@ def _freeze(v: Any):
     if t in (int, bool, str, type(None)):
         return (t, v)
     if t in (tuple, list):
-        return (t, tuple(_freeze(x) for x in v))
+        return _whole((t, tuple([_freeze(x) for x in v])))
     if t is dict:
-        return (t, tuple((k, _freeze(x)) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))))
+        return _whole((t, tuple([(k, _freeze(x)) for k, x in sorted(v.items(), key=lambda kv: str(kv[0]))])))
     if t is slice:
-        return (t, _freeze(v.start), _freeze(v.stop), _freeze(v.step))
+        return _whole((t, (_freeze(v.start), _freeze(v.stop), _freeze(v.step))))
     if isinstance(v, (np.ndarray, jax.Array)) or t.__hash__ is None:
         return _UNKEYABLE
     return (t, v)
 
 
-def _deep_unkeyable(key) -> bool:
-    if key is _UNKEYABLE:
-        return True
-    return type(key) is tuple and any(_deep_unkeyable(k) for k in key)
+def _whole(key: tuple) -> Any:
+    """`key` of a container, or `_UNKEYABLE` when any member's key (or a dict item's) is."""
+    for k in key[1]:
+        if k is _UNKEYABLE or (type(k) is tuple and len(k) == 2 and k[1] is _UNKEYABLE):
+            return _UNKEYABLE
+    return key
 
 
 def thaw(key: tuple) -> Any:
@@ -101,6 +103,49 @@ def _compilable(prim) -> bool:
 
 _PRIM_OK: dict = {}
 _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSpore's scalar promotion needs them)
+_NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
+_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig), once compiled for them
+LAST: list = [None]  # the (fn, key, sig) of the last compiled application, for the tape's node (or None)
+
+
+def _parts(prim, arrays: list, attrs: dict):
+    """(the application's full key, its dynamic arguments), or (None, None) when it cannot be compiled.
+
+    One part per input: an array's aval (its shape, dtype, weak type), `float` (a Python float is data),
+    `(_NP, shape, dtype)` for another array, or the `_freeze` key of a static input."""
+    if attrs:
+        akey = tuple([(k, _freeze(v)) for k, v in attrs.items()])
+        for _, v in akey:
+            if v is _UNKEYABLE:
+                return None, None
+    else:
+        akey = ()
+    parts, dynamic = [], []
+    for x in arrays:
+        t = type(x)
+        if t is ArrayImpl:
+            parts.append(x.aval)
+        elif t is float:
+            parts.append(float)
+        elif t is int or t is bool or x is None:  # the common static inputs, keyed without `_freeze`
+            parts.append((t, x))
+            continue
+        elif isinstance(x, jax.core.Tracer):
+            return None, None
+        elif isinstance(x, _DATA_TYPES):
+            parts.append((_NP, x.shape, x.dtype))
+        else:
+            frozen = _freeze(x)
+            if frozen is _UNKEYABLE:
+                return None, None
+            parts.append(frozen)
+            continue
+        dynamic.append(x)
+    return (prim, akey, tuple(parts)), dynamic
+
+
+def _static(part) -> bool:
+    return type(part) is tuple and part[0] is not _NP
 
 
 def compiled(prim, arrays: list, attrs: dict):
@@ -109,42 +154,40 @@ def compiled(prim, arrays: list, attrs: dict):
     Arrays and Python floats are dynamic arguments; every other input value is static (part of the key)."""
     if not _compilable(prim):
         return None, None, None, None
-    akey = tuple([(k, _freeze(v)) for k, v in attrs.items()]) if attrs else ()
-    if attrs and _deep_unkeyable(akey):
+    full, dynamic = _parts(prim, arrays, attrs)
+    if full is None:
         return None, None, None, None
-    kinds, sig, dynamic = [], [], []
-    for x in arrays:
-        t = type(x)
-        if t is ArrayImpl:
-            sig.append(x.aval)
-        elif t is float:
-            sig.append(float)
-        elif isinstance(x, jax.core.Tracer):
-            return None, None, None, None
-        elif isinstance(x, _DATA_TYPES):
-            sig.append((x.shape, x.dtype))
-        else:
-            frozen = _freeze(x)
-            if _deep_unkeyable(frozen):
-                return None, None, None, None
-            kinds.append(frozen)
-            continue
-        kinds.append(None)
-        dynamic.append(x)
-    key = (prim, akey, tuple(kinds))
+    return _split(full, attrs) + (dynamic, tuple(p for p in full[2] if not _static(p)))
+
+
+def _split(full: tuple, attrs: dict) -> tuple:
+    """(key, its jitted function) for a full key: the key leaves the dynamic inputs' avals out."""
+    prim, akey, parts = full
+    key = (prim, akey, tuple(p if _static(p) else None for p in parts))
     fn = _CACHE.get(key, _UNKEYABLE)
     if fn is _UNKEYABLE:
         fn = _CACHE[key] = _make(prim, attrs, key[2])
-    return key, fn, dynamic, tuple(sig)
+    return key, fn
 
 
 def run(prim, arrays: list, attrs: dict):
     """Run `prim` on concrete inputs now: its cached executable, or its plain impl where that cannot be."""
-    key, fn, dynamic, sig = compiled(prim, arrays, attrs)
+    full, dynamic = _parts(prim, arrays, attrs)
+    if full is not None:
+        entry = _FAST.get(full)
+        if entry is not None:  # the hot path: one dict lookup, then jax's C++ jit call
+            _STATS["hits"] += 1
+            LAST[0] = entry
+            return entry[0](*dynamic)
+    LAST[0] = None
+    if full is None or not _compilable(prim):
+        _STATS["eager_only"] += 1
+        return _plain(prim, arrays, attrs)
+    key, fn = _split(full, attrs)
+    sig = tuple(p for p in full[2] if not _static(p))
     if fn is None or not _warm(key, sig):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
-    before = fn._cache_size()
     try:
         out = fn(*dynamic)
     except Exception:
@@ -152,10 +195,8 @@ def run(prim, arrays: list, attrs: dict):
         _CACHE[key] = None  # the impl works eagerly but not compiled (needs concrete values): stays eager
         _STATS["fallbacks"] += 1
         return out
-    if fn._cache_size() != before:
-        _STATS["misses"] += 1
-    else:
-        _STATS["hits"] += 1
+    _STATS["misses"] += 1
+    LAST[0] = _FAST[full] = (fn, key, sig)
     return out
 
 
@@ -171,13 +212,16 @@ def _warm(key: tuple, sig: tuple) -> bool:
 
 def cache_info() -> dict:
     """Counters of the per-primitive cache: `compiles` (executables built), `hits`, `eager_only` calls (plain
-    impl, including a key's first sighting), `fallbacks` (keys that failed to compile and now run the plain impl) and `entries`."""
+    impl, including a key's first sighting), `fallbacks` (keys that failed to compile and now run the plain impl),
+    `entries`, and the eager tape's whole-backward executables: `replay_compiles` built, `replays` run."""
     return {"entries": len(_CACHE), "compiles": _STATS["misses"], "hits": _STATS["hits"],
-            "eager_only": _STATS["eager_only"], "fallbacks": _STATS["fallbacks"]}
+            "eager_only": _STATS["eager_only"], "fallbacks": _STATS["fallbacks"],
+            "replays": _STATS["replays"], "replay_compiles": _STATS["replay_compiles"]}
 
 
 def clear_cache() -> None:
     _CACHE.clear()
+    _FAST.clear()
     _SEEN.clear()
     for k in _STATS:
         _STATS[k] = 0

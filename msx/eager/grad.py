@@ -19,7 +19,6 @@ from ..tensor import Tensor
 from . import tape as tape_mod
 
 _JAX_PATH: "weakref.WeakSet" = weakref.WeakSet()  # functions the tape could not follow once
-_ones_like = jax.jit(jnp.ones_like)
 _zeros_like = jax.jit(jnp.zeros_like)
 
 
@@ -87,7 +86,7 @@ def tape_vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple, par
         main = out[0] if has_aux else out
         leaves = jax.tree_util.tree_leaves(main)
         if sens is None:
-            seeds = [(x, _ones_like(x)) for x in leaves if jnp.issubdtype(x.dtype, jnp.inexact)]
+            seeds = [(x, None) for x in leaves if jnp.issubdtype(x.dtype, jnp.inexact)]  # None: ones
         else:
             cots = jax.tree_util.tree_leaves(_to_arrays(sens))
             if len(cots) != len(leaves) or any(c.shape != x.shape or c.dtype != x.dtype for c, x in zip(cots, leaves)):

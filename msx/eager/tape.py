@@ -22,6 +22,7 @@ the function (`msx.jit`, `nn.GraphCell`: their executables are opaque to it).
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable
 
 import jax
@@ -46,6 +47,7 @@ class _State(threading.local):
 STATE = _State()
 _BWD: dict[tuple, Callable] = {}
 _add = jax.jit(jnp.add)
+_ones_like = jax.jit(jnp.ones_like)
 
 
 def active() -> bool:
@@ -76,7 +78,16 @@ def alias(x: jax.Array) -> jax.Array:
 
 
 def _inexact(x) -> bool:
-    return isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jnp.inexact)
+    if not isinstance(x, jax.Array):
+        return False
+    dtype = x.dtype
+    known = _INEXACT.get(dtype)
+    if known is None:
+        known = _INEXACT[dtype] = bool(jnp.issubdtype(dtype, jnp.inexact))
+    return known
+
+
+_INEXACT: dict = {}
 
 
 class _Node:
@@ -101,9 +112,11 @@ class Tape:
         """Note `prim(*arrays)` -> `result` (its Tensor or Tensors) when an input is tracked."""
         slot_of = self.slot_of
         in_slots = [slot_of.get(id(a), -1) for a in arrays]
-        for a in arrays:
-            if isinstance(a, jax.core.Tracer):
-                raise Fallback(f"{prim.name} got a jax tracer")
+        entry = dispatch.LAST[0]  # (fn, key, sig) when the forward just ran compiled: no second key computation
+        if entry is None:
+            for a in arrays:
+                if isinstance(a, jax.core.Tracer):
+                    raise Fallback(f"{prim.name} got a jax tracer")
         if max(in_slots, default=-1) < 0:
             return
         tensors = list(result) if prim.multiple_results else [result]
@@ -122,7 +135,10 @@ class Tape:
         node.prim, node.attrs, node.inputs, node.diff = prim, attrs, arrays, diff
         node.in_slots = [in_slots[i] for i in diff]
         node.out_slots = out_slots
-        node.key, _, _, node.sig = dispatch.compiled(prim, arrays, attrs)
+        if entry is not None:
+            node.key, node.sig = entry[1], entry[2]
+        else:
+            node.key, _, _, node.sig = dispatch.compiled(prim, arrays, attrs)
         node.pullback = None
         self.nodes.append(node)
 
@@ -162,22 +178,131 @@ class Tape:
             self.nodes.append(node)
         return out
 
+    def record_graph(self, fn: Callable, run: Callable, inputs: tuple):
+        """A compiled graph's call `run(inputs)` as one node: its forward is that executable, its backward one
+        cached compiled VJP of `fn` (the jax function the executable was compiled from). `inputs` and the
+        result are `(inputs, ro_params, rw_params)` and `(outputs, updates, extras)`: outputs and updates
+        carry gradients, extras (guard values) do not. A graph jax cannot differentiate (a `While` loop) is
+        found before it runs: `Fallback`, as for any op the tape cannot follow."""
+        flat, tree = jax.tree_util.tree_flatten(inputs)
+        in_slots = [self.slot_of.get(id(a), -1) for a in flat]
+        if any(isinstance(a, jax.core.Tracer) for a in flat):
+            raise Fallback("a compiled graph got a jax tracer")
+        if max(in_slots, default=-1) < 0:
+            return run(inputs)
+        diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
+        bwd = _graph_vjp(fn, tree, diff, flat)
+        # the VJP reads every input again: a donated read-write Parameter gets a copy to consume
+        outs, updates, extras = run((inputs[0], inputs[1], [jnp.copy(x) for x in inputs[2]]) if inputs[2] else inputs)
+        results = [alias(o) if id(o) in self.slot_of else o for o in list(outs) + list(updates)]
+        node = _Node()
+        node.prim, node.attrs, node.key, node.inputs, node.sig = None, None, None, None, None
+        node.diff, node.in_slots = diff, [in_slots[i] for i in diff]
+        node.out_slots = [self.leaf(o) if _inexact(o) else -1 for o in results]
+        node.pullback = lambda cts: bwd(flat, list(cts))
+        self.nodes.append(node)
+        n = len(outs)
+        return type(outs)(results[:n]), type(updates)(results[n:]), extras
+
     def backward(self, seeds: list[tuple[Any, Any]], leaves: list[int]) -> list:
-        """Cotangents of `leaves` (slots) given (output array, cotangent) seeds; None where none flows."""
-        cts: dict[int, Any] = {}
-        for array, ct in seeds:
-            slot = self.slot_of.get(id(array), -1)
-            if slot >= 0:
-                cts[slot] = _add(cts[slot], ct) if slot in cts else ct
-        for node in reversed(self.nodes):
-            outs = [cts.pop(s, None) if s >= 0 else None for s in node.out_slots]
-            if all(c is None for c in outs):
-                continue
-            grads = _vjp(node, outs)
-            for slot, g in zip(node.in_slots, grads):
-                cts[slot] = _add(cts[slot], g) if slot in cts else g
+        """Cotangents of `leaves` (slots) given (output array, cotangent) seeds; None where none flows. A seed's
+        cotangent None means ones (the gradient of the output itself; made inside a replay, no dispatch of its own).
+
+        A tape whose whole node sequence was seen `REPLAY_AFTER` times before runs as one compiled
+        executable (`_replay`); otherwise node by node."""
+        seed_slots = [self.slot_of.get(id(array), -1) for array, _ in seeds]
+        seq = _sequence(self.nodes, seed_slots, seeds, leaves)
+        if seq is not None:
+            fn = _REPLAYS.get(seq)
+            if fn is None and _seen_enough(seq):
+                fn = _REPLAYS[seq] = jax.jit(_replayer(self.nodes, seed_slots, seq[2], leaves))
+                dispatch._STATS["replay_compiles"] += 1
+            if fn is not None:
+                dispatch._STATS["replays"] += 1
+                grads = fn([_dynamic(n) for n in self.nodes], [ct for _, ct in seeds])
+                self.nodes.clear()
+                return grads
+        cts = [(_ones_like(a) if ct is None else ct) if s >= 0 else None for (a, ct), s in zip(seeds, seed_slots)]
+        grads = _walk(self.nodes, seed_slots, cts, leaves, _vjp)
         self.nodes.clear()
-        return [cts.get(s) for s in leaves]
+        return grads
+
+
+def _walk(nodes: list, seed_slots: list, seed_cts: list, leaves: list, vjp: Callable) -> list:
+    """The reverse walk: each node's input cotangents from `vjp(node, output cotangents)`, summed per slot."""
+    cts: dict[int, Any] = {}
+    for slot, ct in zip(seed_slots, seed_cts):
+        if slot >= 0:
+            cts[slot] = _add(cts[slot], ct) if slot in cts else ct
+    for node in reversed(nodes):
+        outs = [cts.pop(s, None) if s >= 0 else None for s in node.out_slots]
+        if all(c is None for c in outs):
+            continue
+        grads = vjp(node, outs)
+        for slot, g in zip(node.in_slots, grads):
+            cts[slot] = _add(cts[slot], g) if slot in cts else g
+    return [cts.get(s) for s in leaves]
+
+
+REPLAY_AFTER = 4  # sightings of a tape's node sequence walked node by node before it is one executable
+_REPLAYS: dict[tuple, Callable] = {}
+_REPLAY_SEEN: dict[tuple, int] = {}
+
+
+def _sequence(nodes: list, seed_slots: list, seeds: list, leaves: list) -> tuple | None:
+    """The replay key of a tape: every node's (compiled key, input signature, differentiated positions, slots),
+    the seeds' slots and avals and the leaves; None when a node has no compiled VJP (a custom backward, an
+    uncompilable primitive)."""
+    parts = []
+    for n in nodes:
+        if n.key is None or dispatch._CACHE.get(n.key) is None:
+            return None
+        parts.append((n.key, n.sig, n.diff, tuple(n.in_slots), tuple(n.out_slots)))
+    avals = []
+    for array, ct in seeds:  # a seed of ones is keyed by its output's aval (ones are made inside the replay)
+        if type(ct if ct is not None else array) is not ArrayImpl:
+            return None
+        avals.append((ct is None, (ct if ct is not None else array).aval))
+    return tuple(parts), tuple(seed_slots), tuple(avals), tuple(leaves)
+
+
+def clear_replays() -> None:
+    _REPLAYS.clear()
+    _REPLAY_SEEN.clear()
+
+
+def _seen_enough(seq: tuple) -> bool:
+    seen = _REPLAY_SEEN.get(seq, 0)
+    if seen >= REPLAY_AFTER:
+        _REPLAY_SEEN.pop(seq)
+        return True
+    _REPLAY_SEEN[seq] = seen + 1
+    return False
+
+
+def _dynamic(node: _Node) -> list:
+    return [x for x, k in zip(node.inputs, node.key[2]) if k is None]
+
+
+def _replayer(nodes: list, seed_slots: list, seed_avals: tuple, leaves: list) -> Callable:
+    """The whole backward of tapes like `nodes` as one jax function of (each node's dynamic inputs, the seed
+    cotangents, None for ones): the same walk and the same per-node VJPs as `_walk`, traced once."""
+    vjps = [_make_vjp(n.prim, dict(n.attrs), n.diff, n.key[2]) for n in nodes]
+    index = {id(n): i for i, n in enumerate(nodes)}
+    shape = [_ReplayNode(n.in_slots, n.out_slots, index[id(n)]) for n in nodes]
+
+    def replay(dynamics: list, seed_cts: list) -> list:
+        seed_cts = [jnp.ones(aval.shape, aval.dtype) if ones else ct for ct, (ones, aval) in zip(seed_cts, seed_avals)]
+        return _walk(shape, seed_slots, seed_cts, leaves, lambda node, outs: vjps[node.i](dynamics[node.i], outs))
+
+    return replay
+
+
+class _ReplayNode:
+    __slots__ = ("in_slots", "out_slots", "i")
+
+    def __init__(self, in_slots: list, out_slots: list, i: int) -> None:
+        self.in_slots, self.out_slots, self.i = list(in_slots), list(out_slots), i
 
 
 def _vjp(node: _Node, outs: list) -> tuple:
@@ -220,6 +345,40 @@ def _make_vjp(prim, attrs: dict, diff: tuple, kinds: tuple | None) -> Callable:
         return pullback(jax.tree_util.tree_unflatten(tree, cts))
 
     return vjp
+
+
+_GRAPH_VJPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # graph fn -> {diff: compiled VJP}
+
+
+def _graph_vjp(fn: Callable, tree, diff: tuple, flat: list) -> Callable:
+    """The compiled VJP of graph function `fn` in the inputs at `diff`; its first build checks that jax can
+    differentiate the graph (else `Fallback`, before the graph runs)."""
+    table = _GRAPH_VJPS.setdefault(fn, {})
+    bwd = table.get(diff)
+    if bwd is not None:
+        return bwd
+
+    def forward(*xs):
+        outs, updates, _ = fn(*jax.tree_util.tree_unflatten(tree, list(xs)))
+        return list(outs) + list(updates)
+
+    def vjp(flat_in, cts):
+        def f(*xs):
+            args = list(flat_in)
+            for i, x in zip(diff, xs):
+                args[i] = x
+            return forward(*args)
+
+        out, pullback = jax.vjp(f, *[flat_in[i] for i in diff])
+        return pullback([c if c is not None else _zero_cotangent(o) for c, o in zip(cts, out)])
+
+    try:
+        n_out = len(jax.eval_shape(forward, *flat))
+        jax.eval_shape(vjp, flat, [None] * n_out)
+    except Exception as exc:  # reverse-mode of a while loop, a graph op jax has no derivative for
+        raise Fallback(f"jax cannot differentiate the compiled graph: {exc}") from None
+    bwd = table[diff] = jax.jit(vjp)
+    return bwd
 
 
 def _zero_cotangent(x):

@@ -257,8 +257,9 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
         reason = prim.values(*_known_values(inputs, arrays), **attrs)
         if reason is not None:
             raise range_error(prim, inputs, attrs, reason)
+    recorder = recording.recorder
     try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
-        out = prim.impl(*arrays, **attrs) if recording.recorder is not None else _dispatch.run(prim, arrays, attrs)
+        out = prim.impl(*arrays, **attrs) if recorder is not None else _dispatch.run(prim, arrays, attrs)
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, MsxError):
             if recording.recorder is not None and exc.stage == "run":
@@ -277,8 +278,10 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
             raise
         raise err from None
     result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
-    if recording.recorder is not None:
-        recording.recorder.record(prim, inputs, attrs, result)
-    elif _tape.STATE.tape is not None:  # eager autograd: a tape node (msx.eager.tape)
-        _tape.STATE.tape.record(prim, arrays, attrs, result)
+    if recorder is not None:
+        recorder.record(prim, inputs, attrs, result)
+    else:
+        tape = _tape.STATE.tape
+        if tape is not None:  # eager autograd: a tape node (msx.eager.tape)
+            tape.record(prim, arrays, attrs, result)
     return result
