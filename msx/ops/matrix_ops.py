@@ -1,0 +1,252 @@
+"""Matrix products, band/diagonal structure and index/combinatoric constructors of MindSpore's `ops` (issue 22).
+
+Products (`dot`, `tensor_dot`, `batch_dot`, `vecdot`, `mv`, `addmv`, `addr`, `addbmm`, `baddbmm`) are
+primitives over `jnp.matmul`/`tensordot`, differentiable; structure ops (`matrix_band_part`, `adjoint`,
+`block_diag`, `vander`, `tril_indices`, ...) are shape-level primitives with MindSpore's signatures.
+"""
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .api import REQUIRED, Api, Attr, expose
+from .array_ops import _np_dtype
+from .convert import to_dtype_or_none, to_ints
+from .primitive import apply, primitive
+
+
+def _int(v) -> int:
+    return to_ints(v)[0]
+
+
+def _mT(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _scaled(beta, base, alpha, prod):
+    """beta * base + alpha * prod; beta == 0 ignores `base` (NaN in it does not propagate, as in MindSpore)."""
+    out = alpha * prod
+    return out if beta == 0 else out + beta * base
+
+
+# ---------------------------------------------------------------- products
+@primitive("Dot", category="matmul", api=Api("dot", args=("input", "other"), cls="", tensor="dot"))
+def dot(x, y):
+    """Contract the last axis of `input` with the second-to-last of `other` (numpy's dot)."""
+    return jnp.dot(x, y)
+
+
+@primitive("TensorDot", attrs=("axes",), category="matmul")
+def tensor_dot_(x, y, *, axes):
+    return jnp.tensordot(x, y, axes)
+
+
+def _axes_attr(axes):
+    """An int, or a pair of int sequences, as plain nested tuples."""
+    if isinstance(axes, (int, np.integer)):
+        return int(axes)
+    a, b = axes
+    return (to_ints(a), to_ints(b))
+
+
+@expose(ops="tensor_dot")
+def tensor_dot(x1, x2, axes):
+    """Sum of products over `axes`: an int (the last n of x1 with the first n of x2) or two axis lists."""
+    return apply(tensor_dot_, (x1, x2), {"axes": _axes_attr(axes)})
+
+
+@primitive("BatchDot", attrs=("axes",), category="matmul")
+def batch_dot_(x1, x2, *, axes):
+    """Per batch row: tensordot over axes (1-based, the batch dim excluded); a vector result becomes (B, 1)."""
+    a0, a1 = axes
+    out = jax.vmap(lambda u, v: jnp.tensordot(u, v, ((a0 - 1,), (a1 - 1,))))(x1, x2)
+    return out[:, None] if out.ndim == 1 else out
+
+
+@expose(ops="batch_dot")
+def batch_dot(x1, x2, axes=None):
+    """MindSpore's (deprecated) batch_dot: the dot of x1[b] and x2[b] for each batch index b."""
+    n1, n2 = x1.ndim, x2.ndim
+    if axes is None:
+        axes = (n1 - 1, n2 - 1) if n2 == 2 else (n1 - 1, n2 - 2)
+    elif isinstance(axes, (int, np.integer)):
+        axes = (int(axes), int(axes))
+    a0, a1 = (int(a) for a in axes)
+    a0, a1 = a0 + n1 if a0 < 0 else a0, a1 + n2 if a1 < 0 else a1
+    if a0 == 0 or a1 == 0:
+        raise ValueError(f"batch_dot: axes cannot contain the batch dim 0, got {axes}")
+    return apply(batch_dot_, (x1, x2), {"axes": (a0, a1)})
+
+
+@primitive("Vecdot", attrs=("axis",), category="matmul",
+           api=Api("vecdot", args=("x", "y"), attrs=(Attr("axis", -1, _int, kw_only=True),)))
+def vecdot(x, y, *, axis=-1):
+    """sum(conj(x) * y) along `axis` (broadcasting)."""
+    return jnp.sum(jnp.conj(x) * y, axis=axis)
+
+
+@primitive("Mv", category="matmul", api=Api("mv", args=("mat", "vec"), cls=""))
+def mv(mat, vec):
+    """Matrix-vector product."""
+    return jnp.matmul(mat, vec)
+
+
+def _beta_alpha():
+    return (Attr("beta", 1, float, kw_only=True), Attr("alpha", 1, float, kw_only=True))
+
+
+@primitive("Addmv", attrs=("beta", "alpha"), category="matmul",
+           api=Api("addmv", args=("input", "mat", "vec"), attrs=_beta_alpha(), tensor="addmv"))
+def addmv(x, mat, vec, *, beta=1.0, alpha=1.0):
+    """beta * input + alpha * (mat @ vec)."""
+    return _scaled(beta, x, alpha, jnp.matmul(mat, vec)).astype(jnp.result_type(x, mat))
+
+
+@primitive("Addr", attrs=("beta", "alpha"), category="matmul",
+           api=Api("addr", args=("x", "vec1", "vec2"), attrs=_beta_alpha(), tensor="addr"))
+def addr(x, v1, v2, *, beta=1.0, alpha=1.0):
+    """beta * x + alpha * outer(vec1, vec2)."""
+    return _scaled(beta, x, alpha, jnp.outer(v1, v2)).astype(jnp.result_type(x, v1))
+
+
+@primitive("Addbmm", attrs=("beta", "alpha"), category="matmul",
+           api=Api("addbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha(), tensor="addbmm"))
+def addbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
+    """beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
+    return _scaled(beta, x, alpha, jnp.sum(jnp.matmul(b1, b2), axis=0)).astype(jnp.result_type(x, b1))
+
+
+@primitive("Baddbmm", attrs=("beta", "alpha"), category="matmul",
+           api=Api("baddbmm", args=("input", "batch1", "batch2"), attrs=(Attr("beta", 1, float),
+                                                                      Attr("alpha", 1, float)), tensor="baddbmm"))
+def baddbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    return _scaled(beta, x, alpha, jnp.matmul(b1, b2)).astype(jnp.result_type(x, b1))
+
+
+# ---------------------------------------------------------------- structure
+@primitive("MatrixBandPart", attrs=("lower", "upper"), category="shape",
+           api=Api("matrix_band_part", args=("x",), attrs=(Attr("lower", REQUIRED, _int), Attr("upper", REQUIRED, _int))))
+def matrix_band_part(x, *, lower, upper):
+    """Zero everything outside the band of `lower` sub- and `upper` super-diagonals (negative: keep all)."""
+    m, n = x.shape[-2:]
+    i, j = jnp.arange(m)[:, None], jnp.arange(n)[None, :]
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+
+
+@expose(cls="MatrixBandPart")
+def _matrix_band_part_cls(x, lower, upper):
+    """`ops.MatrixBandPart()(x, lower, upper)`."""
+    return apply(matrix_band_part, (x,), {"lower": _int(lower), "upper": _int(upper)})
+
+
+@primitive("Adjoint", category="shape", api=Api("adjoint", args=("x",), tensor="adjoint"))
+def adjoint(x):
+    """The conjugate transpose of the last two dims."""
+    return jnp.conj(_mT(x))
+
+
+@primitive("ConjugateTranspose", attrs=("perm",), category="shape")
+def conjugate_transpose(x, *, perm):
+    return jnp.conj(jnp.transpose(x, perm))
+
+
+@expose(cls="ConjugateTranspose")
+def _conjugate_transpose_cls(x, perm):
+    """`ops.ConjugateTranspose()(x, perm)`: conj(transpose(x, perm))."""
+    return apply(conjugate_transpose, (x,), {"perm": to_ints(perm)})
+
+
+@primitive("BlockDiag", category="shape")
+def block_diag_(*xs):
+    return jax.scipy.linalg.block_diag(*xs)
+
+
+@expose(ops="block_diag")
+def block_diag(*inputs):
+    """A block-diagonal matrix of the inputs (0-d and 1-d inputs count as 1 x n rows)."""
+    return apply(block_diag_, inputs)
+
+
+@primitive("CartesianProd", category="shape")
+def cartesian_prod_(*xs):
+    grids = jnp.meshgrid(*xs, indexing="ij")
+    out = jnp.stack([g.reshape(-1) for g in grids], axis=1)
+    return out[:, 0] if len(xs) == 1 else out
+
+
+@expose(ops="cartesian_prod")
+def cartesian_prod(*inputs):
+    """Every combination of one element from each 1-D input, as rows."""
+    return apply(cartesian_prod_, inputs)
+
+
+@primitive("Combinations", attrs=("r", "with_replacement"), category="shape")
+def combinations_(x, *, r=2, with_replacement=False):
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.array(list(pick(range(x.shape[0]), r)), np.int32).reshape(-1, r)
+    return x[idx] if idx.size else jnp.zeros((0, r) if r > 1 else (0,), x.dtype)
+
+
+@expose(ops="combinations")
+def combinations(input, r=2, with_replacement=False):
+    """The length-r combinations of a 1-D tensor's elements, as rows (itertools' order)."""
+    return apply(combinations_, (input,), {"r": _int(r), "with_replacement": bool(with_replacement)})
+
+
+@primitive("Vander", attrs=("N",), category="elementwise")
+def vander_(x, *, N=None):  # noqa: N803
+    return jnp.vander(x, N)
+
+
+@expose(ops="vander")
+def vander(x, N=None):  # noqa: N803  (MindSpore's argument name)
+    """The Vandermonde matrix: columns x^(N-1), ..., x^0."""
+    return apply(vander_, (x,), {"N": None if N is None else _int(N)})
+
+
+def _tri_indices(upper: bool):
+    def impl(*, row, col, offset=0, dtype=None):
+        fn = np.triu_indices if upper else np.tril_indices
+        return jnp.asarray(np.stack(fn(row, offset, col)), _np_dtype(dtype, np.int64))
+
+    impl.__doc__ = f"The (2, N) row/column indices of the {'upper' if upper else 'lower'} triangle of a row x col matrix."
+    return impl
+
+
+TRIL_INDICES = primitive("TrilIndices", attrs=("row", "col", "offset", "dtype"), category="other",
+                         differentiable=False)(_tri_indices(False))
+TRIU_INDICES = primitive("TriuIndices", attrs=("row", "col", "offset", "dtype"), category="other",
+                         differentiable=False)(_tri_indices(True))
+
+
+def _indices_call(prim, row, col, offset, dtype):
+    return apply(prim, (), {"row": _int(row), "col": _int(col), "offset": _int(offset),
+                            "dtype": to_dtype_or_none(dtype)})
+
+
+@expose(ops="tril_indices")
+def tril_indices(row, col, offset=0, *, dtype=None):
+    """Indices of the lower triangle (below diagonal `offset`), int64 by default."""
+    return _indices_call(TRIL_INDICES, row, col, offset, dtype)
+
+
+@expose(ops="triu_indices")
+def triu_indices(row, col, offset=0, *, dtype=None):
+    """Indices of the upper triangle (above diagonal `offset`), int64 by default."""
+    return _indices_call(TRIU_INDICES, row, col, offset, dtype)
+
+
+# the class forms `ops.TrilIndices(row, col, offset=0, dtype=ms.int32)()` default to int32
+@expose(cls="TrilIndices", init=("row", "col", "offset", "dtype"))
+def _tril_indices_cls(row, col, offset=0, dtype="int32"):
+    return _indices_call(TRIL_INDICES, row, col, offset, dtype)
+
+
+@expose(cls="TriuIndices", init=("row", "col", "offset", "dtype"))
+def _triu_indices_cls(row, col, offset=0, dtype="int32"):
+    return _indices_call(TRIU_INDICES, row, col, offset, dtype)

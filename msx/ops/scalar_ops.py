@@ -1,0 +1,171 @@
+"""MindSpore's scalar, bool and sequence helpers of `ops` (`scalar_add`, `tuple_len`, `make_range`, ...).
+
+In MindSpore these are graph-mode primitives on Python scalars and tuples; in PyNative they compute with Python's
+rules, which is all they can mean here too: under `msx.jit` their operands are Python constants of the captured
+program, so plain Python is exact in every mode. The helpers that make Tensors (`scalar_to_tensor`,
+`tuple_to_array`) go through `Tensor`, with MindSpore's default dtypes.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..tensor import Tensor
+from .api import expose
+from .convert import to_dtype
+
+
+def _binary(name: str, fn, doc: str):
+    def call(x, y):
+        return fn(x, y)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return expose(ops=name)(call)
+
+
+def _unary(name: str, fn, doc: str):
+    def call(x):
+        return fn(x)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return expose(ops=name)(call)
+
+
+scalar_add = _binary("scalar_add", operator.add, "x + y of two Python scalars.")
+scalar_sub = _binary("scalar_sub", operator.sub, "x - y of two Python scalars.")
+scalar_mul = _binary("scalar_mul", operator.mul, "x * y of two Python scalars.")
+scalar_div = _binary("scalar_div", operator.truediv, "x / y (true division: always a float).")
+scalar_floordiv = _binary("scalar_floordiv", operator.floordiv, "x // y (Python's floor division).")
+scalar_mod = _binary("scalar_mod", operator.mod, "x % y (Python's sign of the divisor).")
+scalar_pow = _binary("scalar_pow", operator.pow, "x ** y.")
+scalar_eq = _binary("scalar_eq", operator.eq, "x == y.")
+scalar_lt = _binary("scalar_lt", operator.lt, "x < y.")
+scalar_le = _binary("scalar_le", operator.le, "x <= y.")
+scalar_gt = _binary("scalar_gt", operator.gt, "x > y.")
+scalar_ge = _binary("scalar_ge", operator.ge, "x >= y.")
+scalar_max = _binary("scalar_max", max, "max(x, y).")
+scalar_min = _binary("scalar_min", min, "min(x, y).")
+scalar_log = _unary("scalar_log", math.log, "The natural logarithm of a Python scalar.")
+scalar_uadd = _unary("scalar_uadd", operator.pos, "+x.")
+scalar_usub = _unary("scalar_usub", operator.neg, "-x.")
+tuple_len = _unary("tuple_len", len, "len(t) of a tuple.")
+list_len = _unary("list_len", len, "len(l) of a list.")
+tuple_getitem = _binary("tuple_getitem", operator.getitem, "t[i] of a tuple.")
+list_getitem = _binary("list_getitem", operator.getitem, "l[i] of a list.")
+tuple_equal = _binary("tuple_equal", operator.eq, "t1 == t2 of two tuples.")
+list_equal = _binary("list_equal", operator.eq, "l1 == l2 of two lists.")
+
+
+@expose(ops="tuple_reversed")
+def tuple_reversed(x):
+    """The tuple in reverse order."""
+    return tuple(reversed(x))
+
+
+@expose(ops="tuple_div")
+def tuple_div(x, y):
+    """Elementwise integer division of two equal-length int tuples (each must divide exactly)."""
+    if len(x) != len(y):
+        raise ValueError(f"tuple_div: the tuples differ in length ({len(x)} and {len(y)})")
+    for a, b in zip(x, y):
+        if b == 0 or a % b:
+            raise ValueError(f"tuple_div: {a} is not divisible by {b}")
+    return tuple(a // b for a, b in zip(x, y))
+
+
+@expose(ops="tuple_setitem")
+def tuple_setitem(x, index, value):
+    """A copy of the tuple with item `index` replaced by `value`."""
+    out = list(x)
+    out[index] = value
+    return tuple(out)
+
+
+@expose(ops="list_setitem")
+def list_setitem(x, index, value):
+    """A copy of the list with item `index` replaced by `value`."""
+    out = list(x)
+    out[index] = value
+    return out
+
+
+@expose(ops="make_tuple")
+def make_tuple(*args):
+    return tuple(args)
+
+
+@expose(ops="make_list")
+def make_list(*args):
+    return list(args)
+
+
+@expose(ops="make_range")
+def make_range(*args):
+    """`make_range(stop)`, `(start, stop)` or `(start, stop, step)`, as a tuple of ints."""
+    if not 1 <= len(args) <= 3 or not all(isinstance(a, int) for a in args):
+        raise TypeError(f"make_range takes one to three ints, got {args!r}")
+    return tuple(range(*args))
+
+
+@expose(ops="shape_mul")
+def shape_mul(input_data):
+    """The product of a shape tuple's entries (the number of elements)."""
+    return math.prod(input_data)
+
+
+@expose(ops="bool_not")
+def bool_not(x):
+    """`not x`, as a bool Tensor (MindSpore's PyNative result)."""
+    return Tensor(np.array(not x))
+
+
+_CASTS = {mstype.int64: int, mstype.float64: float, mstype.bool_: bool}
+
+
+@expose(ops="scalar_cast")
+def scalar_cast(input_x, input_y):
+    """A Python scalar cast to `ms.int64` (int), `ms.float64` (float) or `ms.bool_` (bool)."""
+    target = to_dtype(input_y)
+    if target not in _CASTS:
+        raise ValueError(f"scalar_cast: the supported types are int64, float64 and bool, got {target}")
+    return _CASTS[target](input_x)
+
+
+@expose(ops="scalar_to_tensor")
+def scalar_to_tensor(input_x, dtype=mstype.float32):
+    """A 0-d Tensor holding the scalar, of `dtype` (float32 by default)."""
+    if not isinstance(input_x, (bool, int, float)):
+        raise TypeError(f"scalar_to_tensor: input_x must be a Python bool, int or float, got {type(input_x).__name__}")
+    return Tensor(np.array(input_x, to_dtype(dtype).np_dtype))
+
+
+@expose(ops="tuple_to_array")
+def tuple_to_array(input_x):
+    """A 1-D Tensor from a tuple of numbers: ints become int32, floats float32 (MindSpore's choice)."""
+    if not isinstance(input_x, (tuple, list)) or not input_x:
+        raise TypeError(f"tuple_to_array: input_x must be a non-empty tuple of numbers, got {input_x!r}")
+    kind = np.float32 if any(isinstance(v, float) for v in input_x) else np.int32
+    return Tensor(np.array(input_x, kind))
+
+
+@expose(cls="ScalarToTensor")
+def _scalar_to_tensor_cls(x, dtype=mstype.float32):
+    """`ops.ScalarToTensor()(x, dtype=ms.float32)`."""
+    return scalar_to_tensor(x, dtype)
+
+
+@expose(cls="TupleToArray")
+def _tuple_to_array_cls(input_x):
+    """`ops.TupleToArray()(t)`."""
+    return tuple_to_array(input_x)
+
+
+@expose(cls="ScalarCast")
+def _scalar_cast_cls(input_x, input_y):
+    """`ops.ScalarCast()(x, ms.int64)`."""
+    return scalar_cast(input_x, input_y)
