@@ -350,3 +350,4 @@ def check_unique() -> None:
 
 
 check_unique()
+from . import cases_w22b  # noqa: E402,F401  (issue 22, w22b: array/index/scatter/random/loss/optimizer ops)
