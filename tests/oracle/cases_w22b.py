@@ -174,4 +174,51 @@ for _k in ("Sum", "Max", "Min", "Mean", "Prod"):
       init=((), {}), grad=False, eager=True)
 c("ops.SparseGatherV2", "ops.SparseGatherV2", (In(shape=(4, 3)), In("int32", (2,), 0, 4), 0), init=((), {}), grad=False)
 
+# ---------------------------------------------------------------- losses
+P01 = In(shape=(3, 4), lo=0.05, hi=0.95)
+L34 = In(shape=(3, 4))
+SIGN = In("int32", (3,), 0, 2)  # 0/1: mapped to -1/1 by the cases below through the float target
+c("ops.binary_cross_entropy", "ops.binary_cross_entropy", (P01, In(shape=(3, 4), lo=0, hi=1)))
+c("ops.binary_cross_entropy[w-sum]", "ops.binary_cross_entropy", (P01, In(shape=(3, 4), lo=0, hi=1),
+  In(shape=(3, 4), lo=0.5, hi=2)), {"reduction": "sum"})
+c("ops.BinaryCrossEntropy", "ops.BinaryCrossEntropy", (P01, In(shape=(3, 4), lo=0, hi=1)), init=((), {"reduction": "none"}))
+c("ops.huber_loss", "ops.huber_loss", (L34, In(shape=(3, 4))))
+c("ops.huber_loss[delta]", "ops.huber_loss", (L34, In(shape=(3, 4))), {"reduction": "none", "delta": 0.5})
+c("ops.soft_margin_loss", "ops.soft_margin_loss", (L34, In(shape=(3, 4), lo=-1, hi=1)))
+c("ops.SoftMarginLoss", "ops.SoftMarginLoss", (L34, In(shape=(3, 4), lo=-1, hi=1)), init=((), {"reduction": "sum"}))
+c("ops.kl_div", "ops.kl_div", (L34, P01))
+c("ops.kl_div[batchmean]", "ops.kl_div", (L34, P01), {"reduction": "batchmean"})
+c("ops.KLDivLoss", "ops.KLDivLoss", (L34, P01), init=((), {"reduction": "none"}))
+c("ops.gaussian_nll_loss", "ops.gaussian_nll_loss", (L34, In(shape=(3, 4)), In(shape=(3, 4), lo=0.1, hi=2)))
+c("ops.gaussian_nll_loss[full]", "ops.gaussian_nll_loss", (L34, In(shape=(3, 4)), In(shape=(3, 1), lo=0.1, hi=2)),
+  {"full": True, "reduction": "sum"})
+c("ops.SigmoidCrossEntropyWithLogits", "ops.SigmoidCrossEntropyWithLogits", (L34, In(shape=(3, 4), lo=0, hi=1)),
+  init=((), {}))
+c("ops.L2Loss", "ops.L2Loss", (L34,), init=((), {}))
+c("ops.hinge_embedding_loss", "ops.hinge_embedding_loss", (L34, In("float32", (3, 4), -1, 1)))
+c("ops.margin_ranking_loss", "ops.margin_ranking_loss", (In(shape=(5,)), In(shape=(5,)), In(shape=(5,), lo=-1, hi=1)),
+  {"margin": 0.2})
+c("ops.cosine_embedding_loss", "ops.cosine_embedding_loss", (L34, In(shape=(3, 4)), In(shape=(3,), lo=-1, hi=1)),
+  {"margin": 0.1}, grad=False)
+c("ops.triplet_margin_loss", "ops.triplet_margin_loss", (L34, In(shape=(3, 4)), In(shape=(3, 4))))
+c("ops.triplet_margin_loss[swap]", "ops.triplet_margin_loss", (L34, In(shape=(3, 4)), In(shape=(3, 4))),
+  {"margin": 2.0, "p": 1, "swap": True, "reduction": "none"})
+c("ops.TripletMarginLoss", "ops.TripletMarginLoss", (L34, In(shape=(3, 4)), In(shape=(3, 4)), In(shape=(), lo=1, hi=2)),
+  init=((), {}), grad=False)
+c("ops.multi_margin_loss", "ops.multi_margin_loss", (L34, In("int64", (3,), 0, 4)))
+c("ops.multi_margin_loss[p2-w]", "ops.multi_margin_loss", (L34, In("int64", (3,), 0, 4), 2, 2,
+  In(shape=(4,), lo=0.5, hi=2)), {"reduction": "none"})
+c("ops.MultiMarginLoss", "ops.MultiMarginLoss", (L34, In("int64", (3,), 0, 4)), init=((), {"reduction": "sum"}))
+c("ops.multilabel_margin_loss", "ops.multilabel_margin_loss", (L34, In("int32", (3, 4), -1, 4)))
+c("ops.MultilabelMarginLoss", "ops.MultilabelMarginLoss", (L34, In("int32", (3, 4), -1, 4)),
+  init=((), {"reduction": "none"}), grad=False)
+c("ops.multilabel_soft_margin_loss", "ops.multilabel_soft_margin_loss", (L34, In(shape=(3, 4), lo=0, hi=1)))
+c("ops.multilabel_soft_margin_loss[w]", "ops.multilabel_soft_margin_loss", (L34, In(shape=(3, 4), lo=0, hi=1),
+  In(shape=(4,), lo=0.5, hi=2)), {"reduction": "sum"})
+c("ops.NLLLoss", "ops.NLLLoss", (L34, In("int32", (3,), 0, 4), In(shape=(4,), lo=0.5, hi=2)), init=((), {}))
+c("ops.NLLLoss[none]", "ops.NLLLoss", (L34, In("int32", (3,), 0, 4), In(shape=(4,), lo=0.5, hi=2)),
+  init=((), {"reduction": "none"}))
+c("ops.SparseSoftmaxCrossEntropyWithLogits", "ops.SparseSoftmaxCrossEntropyWithLogits", (L34, In("int32", (3,), 0, 4)),
+  init=((), {}))
+
 check_unique()  # keep last
