@@ -351,3 +351,4 @@ def check_unique() -> None:
 
 check_unique()
 from . import cases_w22a  # noqa: E402,F401  (issue 22, w22a's ops)
+from . import cases_w22b  # noqa: E402,F401  (issue 22, w22b: array/index/scatter/random/loss/optimizer ops)
