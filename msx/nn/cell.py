@@ -16,7 +16,7 @@ from ._backward import custom_backward_call, has_custom_backward
 from .cell_config import ConfigMixin, _cast_float, _graph_entry  # noqa: F401  (_cast_float: capture uses it)
 from .cell_hooks import HookMixin, RemovableHandle  # noqa: F401
 from .cell_state import StateMixin
-from .parameter_tuple import ParameterTuple  # noqa: F401
+from ..tensor import ParameterTuple  # noqa: F401  (nn.ParameterTuple is msx.ParameterTuple)
 
 
 class Cell(HookMixin, StateMixin, ConfigMixin):

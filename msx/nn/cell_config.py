@@ -248,6 +248,7 @@ def _graph_entry(cell: Cell):
     from ..jit import jit
 
     if cell._jit_cache is None:
-        options = {"jit_level": cell._jit_config_dict["jit_level"]} if "jit_level" in cell._jit_config_dict else {}
+        level = cell._jit_config_dict.get("jit_level")  # "" (JitConfig's default): jit's own default
+        options = {"jit_level": level} if level else {}
         object.__setattr__(cell, "_jit_cache", jit(cell, **options))
     return cell._jit_cache
