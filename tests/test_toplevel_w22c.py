@@ -196,3 +196,44 @@ def test_absolute_import_is_the_future_feature():
     import __future__
 
     assert ms.absolute_import is __future__.absolute_import is ms.train.absolute_import
+
+
+def test_cell_state_attributes():
+    # MindSpore 2.10 on a fresh nn.Dense: bprop_debug False, compile_cache set(), compile_phase None,
+    # compiled False, param_prefix '', parameter_layout_dict {}, phase_cache {}
+    net = nn.Dense(2, 2)
+    assert (net.bprop_debug, net.compile_cache, net.compile_phase, net.compiled, net.param_prefix,
+            net.parameter_layout_dict, net.phase_cache) == (False, set(), None, False, "", {}, {})
+    assert isinstance(net.create_time, int) and net.create_time > 0
+    net.compile(ms.Tensor(np.ones((1, 2), np.float32)))
+    assert net.compiled and net.phase_cache["predict"] == net.compile_phase and net.compile_phase in net.compile_cache
+    assert nn.Dense(2, 2).phase_cache == {}  # per instance
+    assert nn.Cell.compiled is False and dict(nn.Cell.phase_cache) == {}
+
+
+def test_tensor_self_methods():
+    # MindSpore 2.10 answers: t.type() == 'Float32'; bfloat16/byte/short/double dtypes; set_dtype casts in place;
+    # value() is t; has_init False; is_meta False; device 'CPU'; is_signed True for float, False for uint8
+    t = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert t.type() == "Float32" and t.type(ms.int32).dtype == ms.int32
+    assert [t.bfloat16().dtype, t.byte().dtype, t.short().dtype, t.double().dtype] == \
+        [ms.bfloat16, ms.uint8, ms.int16, ms.float64]
+    np.testing.assert_array_equal(t.mT.asnumpy(), t.asnumpy().T)
+    np.testing.assert_array_equal(t.H.asnumpy(), t.asnumpy().T)
+    c = ms.Tensor(np.array([[1 + 2j, 3j], [1, 2 - 1j]], np.complex64))
+    np.testing.assert_array_equal(c.mH.asnumpy(), c.asnumpy().conj().T)
+    b = ms.Tensor(np.ones((4, 2, 3), np.float32))
+    assert b.mT.shape == (4, 3, 2)
+    with pytest.raises(ValueError):
+        b.H  # noqa: B018
+    assert t.is_signed() and not ms.Tensor(np.array([1], np.uint8)).is_signed()
+    assert t.ndimension() == 2 and t.nelement() == 6 and t.device == "CPU" and not t.is_meta and not t.has_init
+    assert t.value() is t and t.init_data() is t
+    np.testing.assert_array_equal(t.data.asnumpy(), t.asnumpy())
+    full = t.new_full((2,), 3)
+    assert full.dtype == ms.float32 and full.asnumpy().tolist() == [3, 3]
+    assert t.new_ones(2, dtype=ms.int32).asnumpy().tolist() == [1, 1]
+    assert t.new_zeros(1, 2).shape == (1, 2) and t.new_empty((3,)).shape == (3,)
+    x = ms.Tensor([1.0, 2.0])
+    assert x.set_dtype(ms.float16) is x and x.dtype == ms.float16
+    np.testing.assert_array_equal(ms.Tensor.from_dlpack(t.to_dlpack()).asnumpy(), t.asnumpy())

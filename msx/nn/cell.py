@@ -5,6 +5,7 @@ import contextlib
 import threading
 import time
 from collections import OrderedDict
+from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .. import dtype as mstype
@@ -37,6 +38,11 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
                    "cell_type")
     T_destination = TypeVar("T_destination", bound=Mapping[str, Any])
     total_instance_count = 0
+    # per-instance state MindSpore shows on every Cell (each instance sets its own in __init__; these class-level
+    # values are the immutable defaults `hasattr(nn.Cell, ...)` sees)
+    bprop_debug, compiled, compile_phase, param_prefix, create_time = False, False, None, "", 0
+    compile_cache: frozenset = frozenset()
+    parameter_layout_dict = phase_cache = MappingProxyType({})
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None) -> None:
         set_ = object.__setattr__
@@ -60,6 +66,7 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
         set_(self, "compiled", False)
         set_(self, "compile_cache", set())
         set_(self, "compile_phase", None)
+        set_(self, "phase_cache", {})  # {phase ("train"/"predict"): the last compiled phase key}
         set_(self, "parameter_layout_dict", {})  # sharding layouts of Parameters: none (no auto-parallel layouts)
         set_(self, "_mixed_precision", None)
         Cell.total_instance_count += 1

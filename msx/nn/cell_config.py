@@ -94,6 +94,7 @@ class ConfigMixin:
         sig = ",".join(f"{a.dtype}{list(a.shape)}" if isinstance(a, Tensor) else repr(a) for a in args)
         phase = f"{self.phase}.{type(self).__name__}.{self.create_time}[{sig}]"
         self.compile_cache.add(phase)
+        self.phase_cache[self.phase] = phase
         object.__setattr__(self, "compile_phase", phase)
         object.__setattr__(self, "compiled", True)
 

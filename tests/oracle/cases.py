@@ -350,3 +350,4 @@ def check_unique() -> None:
 
 
 check_unique()
+from . import cases_w22c  # noqa: E402,F401  (helper w22c: Tensor methods)
