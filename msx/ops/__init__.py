@@ -27,3 +27,6 @@ __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "clip_by_global_norm", "GradOperation", "Tensor", "Custom",
     "CustomOpBuilder", "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter"})
 from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)
+from . import nn_functional_ext  # noqa: E402  (nn functional ops: adaptive pools, group_norm, embedding, ...)
+from .nn_functional_ext import *  # noqa: F401,F403,E402
+__all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))

@@ -14,6 +14,7 @@ from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Adap
                    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SoftMarginLoss, Upsample)
 from ...nn import HSigmoid as Hardsigmoid, HSwish as Hardswish, SeLU as SELU  # noqa: F401
 from ...ops import functional as F
+from ...ops.nn_functional_ext import kl_div
 from ...tensor import Parameter, Tensor
 
 
@@ -85,17 +86,7 @@ class KLDivLoss(Cell):
         self.reduction, self.log_target = reduction, log_target
 
     def construct(self, input, target):
-        if self.log_target:
-            loss = F.exp(target) * (target - input)
-        else:
-            loss = F.xlogy(target, target) - target * input
-        if self.reduction == "sum":
-            return loss.sum()
-        if self.reduction == "mean":
-            return loss.mean()
-        if self.reduction == "batchmean":
-            return loss.sum() / input.shape[0]
-        return loss
+        return kl_div(input, target, self.reduction, self.log_target)
 
 
 class PReLU(Cell):

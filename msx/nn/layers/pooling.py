@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import nn_functional_ext as X
 from ...ops import nn_ops as N
 from ...ops.primitive import apply
 from ...tensor import Tensor
@@ -207,11 +208,6 @@ class AvgPool3d(_Pool3d):
 
 
 # ---------------------------------------------------------------- adaptive pools
-def _bins(n_in: int, n_out: int) -> list[tuple[int, int]]:
-    """torch/MindSpore adaptive windows: [floor(i * n / out), ceil((i + 1) * n / out))."""
-    return [((i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)) for i in range(n_out)]
-
-
 class _Adaptive(Cell):
     """Pools the trailing `rank` dims to `output_size` (None in output_size keeps that dim)."""
 
@@ -222,27 +218,10 @@ class _Adaptive(Cell):
         super().__init__()
         if return_indices:
             raise ValueError(f"{type(self).__name__}: return_indices=True is not supported")
-        sizes = (output_size,) * self.rank if isinstance(output_size, int) or output_size is None else tuple(output_size)
-        if len(sizes) != self.rank or any(s is not None and int(s) < 1 for s in sizes):
-            raise ValueError(f"{type(self).__name__}: output_size must be a positive int or {self.rank} of them "
-                             f"(None keeps a dim), got {output_size!r}")
-        self.output_size = sizes
+        self.output_size = X.adaptive_sizes(output_size, self.rank, type(self).__name__)
 
     def construct(self, x: Tensor) -> Tensor:
-        check_input(x.ndim >= self.rank + 1, type(self).__name__, x, f"expected at least {self.rank + 1} dims")
-        for i, n_out in enumerate(self.output_size):
-            axis = x.ndim - self.rank + i
-            n_in = x.shape[axis]
-            n_out = n_in if n_out is None else int(n_out)
-            if n_out == n_in:
-                continue
-            parts = []
-            for lo, hi in _bins(n_in, n_out):
-                idx = tuple([slice(None)] * axis + [slice(lo, hi)])
-                window = x[idx]
-                parts.append(F.mean(window, axis, True) if self.reduce == "mean" else F.amax(window, axis, True))
-            x = F.concat(parts, axis)
-        return x
+        return X.adaptive_pool(x, self.output_size, self.rank, self.reduce, type(self).__name__)
 
     def extend_repr(self) -> str:
         return f"output_size={self.output_size}"
