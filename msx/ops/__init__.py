@@ -29,4 +29,6 @@ __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
 from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)
 from . import nn_functional_ext  # noqa: E402  (nn functional ops: adaptive pools, group_norm, embedding, ...)
 from .nn_functional_ext import *  # noqa: F401,F403,E402
+vars(functional).update({n: getattr(nn_functional_ext, n) for n in nn_functional_ext.__all__})  # registered after it
+functional.__all__ = sorted(set(functional.__all__) | set(nn_functional_ext.__all__))
 __all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))
