@@ -278,6 +278,113 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return loss
 
 
+# ---------------------------------------------------------------- 3-d and Lp pools
+def triple(name: str, what: str, v, low: int = 1) -> tuple[int, int, int]:
+    out = (int(v),) * 3 if isinstance(v, int) else tuple(int(x) for x in v)
+    if len(out) != 3 or min(out) < low:
+        raise ValueError(f"{name}: {what} must be an int >= {low} or three of them, got {v!r}")
+    return out
+
+
+def pool3d_padding(name: str, padding) -> tuple:
+    """An int, three or six non-negative ints as ((head, tail), (top, bottom), (left, right))."""
+    flat = (int(padding),) * 6 if isinstance(padding, int) else tuple(int(p) for p in padding)
+    if len(flat) == 3:
+        flat = tuple(p for p in flat for _ in range(2))
+    if len(flat) != 6 or min(flat) < 0:
+        raise ValueError(f"{name}: padding must be an int, three or six non-negative ints, got {padding!r}")
+    return tuple((flat[2 * i], flat[2 * i + 1]) for i in range(3))
+
+
+def ceil_pads(size: tuple, kernel: tuple, stride: tuple, pads: tuple) -> tuple:
+    """Grow the trailing pads so the output has ceil((n + pads - k) / s) + 1 windows (ceil_mode), none of
+    which starts in the trailing padding."""
+    grown = []
+    for n, k, s, (lo, hi) in zip(size, kernel, stride, pads):
+        out = -(-(n + lo + hi - k) // s) + 1
+        if (out - 1) * s >= n + lo:
+            out -= 1
+        grown.append((lo, max((out - 1) * s + k - n - lo, hi)))
+    return tuple(grown)
+
+
+def _pool3d_input(name: str, x) -> None:
+    if x.ndim not in (4, 5):
+        raise OpError(f"{name}: expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W), got shape {tuple(x.shape)}")
+
+
+@expose(ops="avg_pool3d")
+def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0):
+    """Average over 3-d windows of (N, C, D, H, W); `divisor_override=0` divides by the window size."""
+    from .nn_layer_ops import avg_pool_nd
+    from .primitive import apply
+
+    _pool3d_input("avg_pool3d", input_x)
+    k, s = triple("avg_pool3d", "kernel_size", kernel_size), triple("avg_pool3d", "stride", stride)
+    pads = pool3d_padding("avg_pool3d", padding)
+    if not ceil_mode or not count_include_pad or divisor_override:
+        if ceil_mode:
+            pads = ceil_pads(tuple(input_x.shape[-3:]), k, s, pads)
+        return apply(avg_pool_nd, (input_x,), {"kernel_size": k, "stride": s, "padding": pads,
+                                               "count_include_pad": bool(count_include_pad),
+                                               "divisor_override": divisor_override or None})
+    # ceil_mode counting the explicit padding: a window's divisor is its part inside input + padding (torch's and
+    # MindSpore's rule), never the extra room ceil_mode adds at the end
+    lead = ((0, 0),) * (input_x.ndim - 3)
+    flat = tuple(p for pair in reversed(lead + pads) for p in pair)
+    padded = F.pad(input_x, flat, "constant", 0)
+    ones = F.pad(F.ones_like(input_x), flat, "constant", 1)
+    extra = ceil_pads(tuple(padded.shape[-3:]), k, s, ((0, 0),) * 3)
+    attrs = {"kernel_size": k, "stride": s, "padding": extra, "count_include_pad": True, "divisor_override": 1}
+    return apply(avg_pool_nd, (padded,), attrs) / apply(avg_pool_nd, (ones,), attrs)
+
+
+@expose(ops="max_pool3d")
+def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Max over 3-d windows of (N, C, D, H, W); `stride=None` means the kernel size."""
+    from .nn_layer_ops import max_pool_nd
+    from .primitive import apply
+
+    _no_indices("max_pool3d", return_indices)
+    _pool3d_input("max_pool3d", x)
+    k = triple("max_pool3d", "kernel_size", kernel_size)
+    s = k if stride is None else triple("max_pool3d", "stride", stride)
+    pads = pool3d_padding("max_pool3d", padding)
+    if ceil_mode:
+        pads = ceil_pads(tuple(x.shape[-3:]), k, s, pads)
+    return apply(max_pool_nd, (x,), {"kernel_size": k, "stride": s, "padding": pads,
+                                     "dilation": triple("max_pool3d", "dilation", dilation)})
+
+
+def lp_pool(x, norm_type, kernel_size, stride, ceil_mode, rank: int):
+    """`(sum over the window of x ** p) ** (1 / p)` over the last `rank` (1 or 2) dims."""
+    p = float(norm_type)
+    k = (kernel_size,) * rank if isinstance(kernel_size, int) else tuple(kernel_size)
+    s = k if stride is None else ((stride,) * rank if isinstance(stride, int) else tuple(stride))
+    two = (1,) * (2 - rank)
+    y = F.pow(x, p) if p != 1 else x
+    y = F.expand_dims(y, -2) if rank == 1 else y
+    y = F.avg_pool2d(y, two + tuple(map(int, k)), two + tuple(map(int, s)), 0, bool(ceil_mode))
+    y = F.squeeze(y, -2) if rank == 1 else y
+    n = 1
+    for kk in k:
+        n *= int(kk)
+    y = y * n
+    return F.pow(F.sign(y) * F.relu(F.abs(y)), 1.0 / p) if p != 1 else y
+
+
+@expose(ops="lp_pool1d")
+def lp_pool1d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+@expose(ops="lp_pool2d")
+def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "avg_pool1d", "dropout1d", "dropout2d", "dropout3d", "pixel_shuffle",
-           "pixel_unshuffle", "upsample", "group_norm", "rms_norm", "embedding", "bias_add", "softmin", "soft_shrink"]
+           "pixel_unshuffle", "upsample", "group_norm", "rms_norm", "embedding", "bias_add", "softmin", "soft_shrink",
+           "avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d"]

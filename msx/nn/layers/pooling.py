@@ -126,24 +126,14 @@ class AvgPool1d(_Pool1d):
 
 
 # ---------------------------------------------------------------- 3-d pools
-def _triple(name: str, what: str, v, low: int = 1) -> tuple[int, int, int]:
-    out = (int(v),) * 3 if isinstance(v, int) else tuple(int(x) for x in v)
-    if len(out) != 3 or min(out) < low:
-        raise ValueError(f"{name}: {what} must be an int >= {low} or three of them, got {v!r}")
-    return out
-
-
 class _Pool3d(Cell):
     def __init__(self, kernel_size, stride, pad_mode: str, padding, ceil_mode: bool) -> None:
         super().__init__()
         name = type(self).__name__
-        self.kernel_size, self.stride = _triple(name, "kernel_size", kernel_size), _triple(name, "stride", stride)
-        flat = (int(padding),) * 6 if isinstance(padding, int) else tuple(int(p) for p in padding)
-        if len(flat) == 3:
-            flat = tuple(p for p in flat for _ in range(2))
-        if len(flat) != 6 or min(flat) < 0:
-            raise ValueError(f"{name}: padding must be an int, three or six non-negative ints, got {padding!r}")
-        self.padding = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(3))
+        self.kernel_size = X.triple(name, "kernel_size", kernel_size)
+        self.stride = X.triple(name, "stride", stride)
+        self.padding = X.pool3d_padding(name, padding)
+        flat = [p for pair in self.padding for p in pair]
         self.pad_mode = pad_mode.lower()
         if self.pad_mode not in ("same", "valid", "pad"):
             raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
@@ -160,15 +150,7 @@ class _Pool3d(Cell):
                 out.append((need // 2, need - need // 2))
             return tuple(out)
         pads = self.padding if self.pad_mode == "pad" else ((0, 0),) * 3
-        if self.ceil_mode:
-            grown = []
-            for n, k, s, (lo, hi) in zip(size, self.kernel_size, self.stride, pads):
-                out = -(-(n + lo + hi - k) // s) + 1
-                if (out - 1) * s >= n + lo:
-                    out -= 1
-                grown.append((lo, max((out - 1) * s + k - n - lo, hi)))
-            pads = tuple(grown)
-        return pads
+        return X.ceil_pads(size, self.kernel_size, self.stride, pads) if self.ceil_mode else pads
 
     def construct(self, x: Tensor) -> Tensor:
         check_input(x.ndim in (4, 5), type(self).__name__, x, "expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W)")
@@ -184,7 +166,7 @@ class MaxPool3d(_Pool3d):
         if return_indices:
             raise ValueError("MaxPool3d: return_indices=True is not supported")
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
-        self.dilation = _triple("MaxPool3d", "dilation", dilation)
+        self.dilation = X.triple("MaxPool3d", "dilation", dilation)
 
     def _pool(self, x: Tensor) -> Tensor:
         from ...ops import nn_layer_ops as L
@@ -262,21 +244,9 @@ class _LPPool(Cell):
         k = (kernel_size,) * self.rank if isinstance(kernel_size, int) else tuple(kernel_size)
         s = k if stride is None else ((stride,) * self.rank if isinstance(stride, int) else tuple(stride))
         self.kernel_size, self.stride, self.ceil_mode = tuple(map(int, k)), tuple(map(int, s)), bool(ceil_mode)
-        two = (1,) * (2 - self.rank)
-        self.pool = AvgPool2d(two + self.kernel_size, two + self.stride, "valid", 0, self.ceil_mode)
 
     def construct(self, x: Tensor) -> Tensor:
-        p = self.norm_type
-        y = F.pow(x, p) if p != 1 else x
-        if self.rank == 1:
-            y = F.squeeze(self.pool(F.expand_dims(y, -2)), -2)
-        else:
-            y = self.pool(y)
-        n = 1
-        for k in self.kernel_size:
-            n *= k
-        y = y * n
-        return F.pow(F.sign(y) * F.relu(F.abs(y)), 1.0 / p) if p != 1 else y
+        return X.lp_pool(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode, self.rank)
 
     def extend_repr(self) -> str:
         return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}"
