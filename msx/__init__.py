@@ -20,6 +20,8 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
    — the front end: capture, the jit runtime, Cells, data
 9. export stablehlo_file checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
 """
+from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
+
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
@@ -71,3 +73,21 @@ from . import common  # noqa: E402
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
 from . import stages  # noqa: E402,F401  (public stage calls: stages.optimize(graph) -> Lowered)
 from . import eager  # noqa: E402,F401  (msx.eager.cache_info(): the compiled eager dispatch cache)
+# issue 22, more of MindSpore's top level: train re-exports, runtime/device helpers, type kinds, interop
+from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilarity, DatasetHelper, Dice, F1,  # noqa: E402
+                    Fbeta, LambdaCallback, LearningRateScheduler, LossScaleManager, Perplexity, Precision, ROC, Recall,
+                    ReduceLROnPlateau, Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy, auc,
+                    async_ckpt_thread_status, build_train_network, ckpt_to_safetensors, connect_network_with_dataset,
+                    data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
+                    safetensors_to_ckpt)
+from .mindrecord import FileWriter  # noqa: E402
+from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
+                            memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
+                            set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)
+from .common.generator import Generator, default_generator  # noqa: E402
+from .common.jit_config import JitConfig  # noqa: E402
+from .common.recompute import recompute  # noqa: E402
+from .common.interop import from_dlpack, frombuffer, swap_tensors, to_dlpack  # noqa: E402
+from .common.mindir_files import load_mindir, save_mindir  # noqa: E402
+from .common.type_kinds import (Int, QuantDtype, TensorType, list_, number, string, tensor_type,  # noqa: E402
+                                tuple_, type_none, uint)

@@ -33,3 +33,8 @@ from . import sharding_ops  # noqa: F401,E402  (the Shard primitive; Primitive.s
 from .comm_func import *  # noqa: E402,F401,F403  (mindspore.ops' torch-style collectives: ops.all_reduce, ...)
 from . import comm_func as _comm_func  # noqa: E402
 __all__ = sorted(set(__all__) | set(_comm_func.__all__))
+from . import nn_functional_ext  # noqa: E402  (nn functional ops: adaptive pools, group_norm, embedding, ...)
+from .nn_functional_ext import *  # noqa: F401,F403,E402
+vars(functional).update({n: getattr(nn_functional_ext, n) for n in nn_functional_ext.__all__})  # registered after it
+functional.__all__ = sorted(set(functional.__all__) | set(nn_functional_ext.__all__))
+__all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))

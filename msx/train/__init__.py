@@ -1,4 +1,6 @@
 """`msx.train`: MindSpore's `Model` with callbacks and metrics (`from msx.train import Model, LossMonitor`)."""
+from __future__ import absolute_import  # noqa: F401  (as mindspore.train's own module does)
+
 from .. import amp  # noqa: F401
 from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network  # noqa: F401
 from . import callback, dataset_helper, loss_scale_manager, metrics, serialization  # noqa: F401
@@ -21,3 +23,7 @@ __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "Mod
            "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager", "build_train_network",
            "DatasetHelper", "connect_network_with_dataset", "data_sink", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "export", "load", "async_ckpt_thread_status"]
+from .callback import BackupAndRestore  # noqa: E402
+from .serialization import ckpt_to_safetensors, merge_sliced_parameter, safetensors_to_ckpt  # noqa: E402
+
+__all__ += ["BackupAndRestore", "ckpt_to_safetensors", "safetensors_to_ckpt", "merge_sliced_parameter"]

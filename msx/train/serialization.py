@@ -28,3 +28,87 @@ def load_checkpoint_async(ckpt_file_name, net=None, strict_load: bool = False, f
 
 
 __all__.append("load_checkpoint_async")
+
+
+def _convert_files(what: str, file_path, save_path, name_map, file_name_regex, src_suffix: str, dst_suffix: str):
+    """[(source file, destination file)] of one file or of a directory's `src_suffix` files (filtered by
+    `file_name_regex`); destinations go to `save_path` (default: beside the source)."""
+    import os
+    import re
+
+    if name_map is not None and not isinstance(name_map, dict):
+        raise TypeError(f"{what}: name_map must be a dict {{old name: new name}}, got {type(name_map).__name__}")
+    path = os.fspath(file_path)
+    if os.path.isdir(path):
+        sources = sorted(os.path.join(path, f) for f in os.listdir(path) if f.endswith(src_suffix)
+                         and (file_name_regex is None or re.search(file_name_regex, f)))
+    elif os.path.isfile(path):
+        sources = [path]
+    else:
+        raise ValueError(f"{what}: {path!r} is neither a file nor a directory")
+    out_dir = os.fspath(save_path) if save_path is not None else None
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+    pairs = []
+    for src in sources:
+        stem = os.path.splitext(os.path.basename(src))[0]
+        pairs.append((src, os.path.join(out_dir or os.path.dirname(src), stem + dst_suffix)))
+    return pairs
+
+
+def ckpt_to_safetensors(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num: int = 1):
+    """Write each checkpoint (`.ckpt`, a file or a directory of them) as a plain safetensors file
+    (`<name>.safetensors`, no msx metadata: readable by torch/flax tools); `name_map` renames entries."""
+    import numpy as np
+
+    from ..atomic import write_atomic
+    from .. import tensorfile
+    from ..checkpoint import load_checkpoint
+
+    for src, dst in _convert_files("ckpt_to_safetensors", file_path, save_path, name_map, file_name_regex,
+                                   ".ckpt", ".safetensors"):
+        params = load_checkpoint(src)
+        arrays = {(name_map or {}).get(k, k): np.asarray(v.asnumpy()) for k, v in params.items()
+                  if not isinstance(v, str)}
+        write_atomic(dst, [tensorfile.dump(arrays, None)])
+
+
+def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num: int = 1):
+    """Write each safetensors file (a file or a directory of `.safetensors`) as an msx checkpoint
+    (`<name>.ckpt`, checksummed); `name_map` renames entries."""
+    from ..checkpoint import load_checkpoint, save_checkpoint
+
+    for src, dst in _convert_files("safetensors_to_ckpt", file_path, save_path, name_map, file_name_regex,
+                                   ".safetensors", ".ckpt"):
+        params = load_checkpoint(src)
+        save_checkpoint({(name_map or {}).get(k, k): v for k, v in params.items() if not isinstance(v, str)}, dst)
+
+
+__all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt"]
+
+
+def merge_sliced_parameter(sliced_parameters, strategy=None):
+    """One Parameter from the slices of a data-parallel/model-parallel run, concatenated along axis 0 in rank
+    order (MindSpore's rule without `strategy`). The slices must share the name and all dims but the first."""
+    import numpy as np
+
+    from ..tensor import Parameter, Tensor
+
+    if strategy is not None:
+        raise ValueError("merge_sliced_parameter: merging by a strategy layout is not supported by msx; give "
+                         "strategy=None (slices are joined along axis 0)")
+    if not isinstance(sliced_parameters, (list, tuple)) or not sliced_parameters:
+        raise TypeError("merge_sliced_parameter: sliced_parameters must be a non-empty list of Parameters")
+    first = sliced_parameters[0]
+    for i, p in enumerate(sliced_parameters):
+        if not isinstance(p, Parameter):
+            raise TypeError(f"merge_sliced_parameter: element {i} is a {type(p).__name__}, not a Parameter")
+        if p.name != first.name or len(p.shape) != len(first.shape) or tuple(p.shape[1:]) != tuple(first.shape[1:]):
+            raise ValueError(f"merge_sliced_parameter: the slices must have the same name, rank and shape except "
+                             f"axis 0: {first.name}, {len(first.shape)}, {tuple(first.shape[1:])} expected, got "
+                             f"{p.name}, {len(p.shape)}, {tuple(p.shape[1:])} at index {i}")
+    merged = np.concatenate([p.asnumpy().astype(first.asnumpy().dtype) for p in sliced_parameters], axis=0)
+    return Parameter(Tensor(merged), name=first.name, requires_grad=first.requires_grad)
+
+
+__all__ += ["merge_sliced_parameter"]

@@ -1,4 +1,6 @@
 """`msx.mint.nn`: torch-style layer names and arguments over `msx.nn`."""
+from __future__ import absolute_import  # noqa: F401  (MindSpore's mint.nn exports it too)
+
 from ... import nn as _nn
 from ...nn import (Flatten, Linear, ReLU, Sigmoid, Tanh,  # noqa: F401
                    L1Loss, MSELoss, BCEWithLogitsLoss, CrossEntropyLoss)
@@ -24,3 +26,4 @@ class Softmax(_nn.Softmax):
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__(axis=-1 if dim is None else dim)
+from .layers import *  # noqa: F401,F403,E402  (torch-style names over nn: pools, pads, activations, losses)

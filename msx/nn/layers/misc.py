@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import dtype as mstype
 from ...ops import functional as F
+from ...ops import nn_functional_ext as X
 from ...ops.nn_layer_ops import interpolate
 from ...tensor import Tensor
 from ..cell import Cell
@@ -44,13 +45,7 @@ class PixelShuffle(Cell):
         self.upscale_factor = int(upscale_factor)
 
     def construct(self, x: Tensor) -> Tensor:
-        r = self.upscale_factor
-        check_input(x.ndim >= 3 and x.shape[-3] % (r * r) == 0, "PixelShuffle", x,
-                    f"channels must be divisible by upscale_factor^2 = {r * r}")
-        *lead, c, h, w = x.shape
-        y = F.reshape(x, (-1, c // (r * r), r, r, h, w))
-        y = F.transpose(y, (0, 1, 4, 2, 5, 3))
-        return F.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
+        return X.pixel_shuffle(x, self.upscale_factor)
 
 
 class PixelUnshuffle(Cell):
@@ -63,13 +58,7 @@ class PixelUnshuffle(Cell):
         self.downscale_factor = int(downscale_factor)
 
     def construct(self, x: Tensor) -> Tensor:
-        r = self.downscale_factor
-        check_input(x.ndim >= 3 and x.shape[-1] % r == 0 and x.shape[-2] % r == 0, "PixelUnshuffle", x,
-                    f"H and W must be divisible by downscale_factor {r}")
-        *lead, c, h, w = x.shape
-        y = F.reshape(x, (-1, c, h // r, r, w // r, r))
-        y = F.transpose(y, (0, 1, 3, 5, 2, 4))
-        return F.reshape(y, tuple(lead) + (c * r * r, h // r, w // r))
+        return X.pixel_unshuffle(x, self.downscale_factor)
 
 
 class ChannelShuffle(Cell):
@@ -334,14 +323,7 @@ class _ChannelDropout(Cell):
         self.p = float(p)
 
     def construct(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        if self.p == 1.0:
-            return F.zeros_like(x)
-        batched = x.ndim == self.rank
-        shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2) if batched else (x.shape[0],) + (1,) * (x.ndim - 1)
-        keep = F.dropout(F.ones(shape, x.dtype), self.p, True)
-        return x * keep
+        return X.channel_dropout(x, self.p, self.training, self.rank, type(self).__name__)
 
     def extend_repr(self) -> str:
         return f"p={self.p}"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
+from ...ops import nn_functional_ext as X
 from ...ops import nn_ops as N
 from ...ops.primitive import apply
 from ...tensor import Tensor
@@ -125,24 +126,14 @@ class AvgPool1d(_Pool1d):
 
 
 # ---------------------------------------------------------------- 3-d pools
-def _triple(name: str, what: str, v, low: int = 1) -> tuple[int, int, int]:
-    out = (int(v),) * 3 if isinstance(v, int) else tuple(int(x) for x in v)
-    if len(out) != 3 or min(out) < low:
-        raise ValueError(f"{name}: {what} must be an int >= {low} or three of them, got {v!r}")
-    return out
-
-
 class _Pool3d(Cell):
     def __init__(self, kernel_size, stride, pad_mode: str, padding, ceil_mode: bool) -> None:
         super().__init__()
         name = type(self).__name__
-        self.kernel_size, self.stride = _triple(name, "kernel_size", kernel_size), _triple(name, "stride", stride)
-        flat = (int(padding),) * 6 if isinstance(padding, int) else tuple(int(p) for p in padding)
-        if len(flat) == 3:
-            flat = tuple(p for p in flat for _ in range(2))
-        if len(flat) != 6 or min(flat) < 0:
-            raise ValueError(f"{name}: padding must be an int, three or six non-negative ints, got {padding!r}")
-        self.padding = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(3))
+        self.kernel_size = X.triple(name, "kernel_size", kernel_size)
+        self.stride = X.triple(name, "stride", stride)
+        self.padding = X.pool3d_padding(name, padding)
+        flat = [p for pair in self.padding for p in pair]
         self.pad_mode = pad_mode.lower()
         if self.pad_mode not in ("same", "valid", "pad"):
             raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
@@ -159,15 +150,7 @@ class _Pool3d(Cell):
                 out.append((need // 2, need - need // 2))
             return tuple(out)
         pads = self.padding if self.pad_mode == "pad" else ((0, 0),) * 3
-        if self.ceil_mode:
-            grown = []
-            for n, k, s, (lo, hi) in zip(size, self.kernel_size, self.stride, pads):
-                out = -(-(n + lo + hi - k) // s) + 1
-                if (out - 1) * s >= n + lo:
-                    out -= 1
-                grown.append((lo, max((out - 1) * s + k - n - lo, hi)))
-            pads = tuple(grown)
-        return pads
+        return X.ceil_pads(size, self.kernel_size, self.stride, pads) if self.ceil_mode else pads
 
     def construct(self, x: Tensor) -> Tensor:
         check_input(x.ndim in (4, 5), type(self).__name__, x, "expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W)")
@@ -183,7 +166,7 @@ class MaxPool3d(_Pool3d):
         if return_indices:
             raise ValueError("MaxPool3d: return_indices=True is not supported")
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
-        self.dilation = _triple("MaxPool3d", "dilation", dilation)
+        self.dilation = X.triple("MaxPool3d", "dilation", dilation)
 
     def _pool(self, x: Tensor) -> Tensor:
         from ...ops import nn_layer_ops as L
@@ -207,11 +190,6 @@ class AvgPool3d(_Pool3d):
 
 
 # ---------------------------------------------------------------- adaptive pools
-def _bins(n_in: int, n_out: int) -> list[tuple[int, int]]:
-    """torch/MindSpore adaptive windows: [floor(i * n / out), ceil((i + 1) * n / out))."""
-    return [((i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)) for i in range(n_out)]
-
-
 class _Adaptive(Cell):
     """Pools the trailing `rank` dims to `output_size` (None in output_size keeps that dim)."""
 
@@ -222,27 +200,10 @@ class _Adaptive(Cell):
         super().__init__()
         if return_indices:
             raise ValueError(f"{type(self).__name__}: return_indices=True is not supported")
-        sizes = (output_size,) * self.rank if isinstance(output_size, int) or output_size is None else tuple(output_size)
-        if len(sizes) != self.rank or any(s is not None and int(s) < 1 for s in sizes):
-            raise ValueError(f"{type(self).__name__}: output_size must be a positive int or {self.rank} of them "
-                             f"(None keeps a dim), got {output_size!r}")
-        self.output_size = sizes
+        self.output_size = X.adaptive_sizes(output_size, self.rank, type(self).__name__)
 
     def construct(self, x: Tensor) -> Tensor:
-        check_input(x.ndim >= self.rank + 1, type(self).__name__, x, f"expected at least {self.rank + 1} dims")
-        for i, n_out in enumerate(self.output_size):
-            axis = x.ndim - self.rank + i
-            n_in = x.shape[axis]
-            n_out = n_in if n_out is None else int(n_out)
-            if n_out == n_in:
-                continue
-            parts = []
-            for lo, hi in _bins(n_in, n_out):
-                idx = tuple([slice(None)] * axis + [slice(lo, hi)])
-                window = x[idx]
-                parts.append(F.mean(window, axis, True) if self.reduce == "mean" else F.amax(window, axis, True))
-            x = F.concat(parts, axis)
-        return x
+        return X.adaptive_pool(x, self.output_size, self.rank, self.reduce, type(self).__name__)
 
     def extend_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -283,21 +244,9 @@ class _LPPool(Cell):
         k = (kernel_size,) * self.rank if isinstance(kernel_size, int) else tuple(kernel_size)
         s = k if stride is None else ((stride,) * self.rank if isinstance(stride, int) else tuple(stride))
         self.kernel_size, self.stride, self.ceil_mode = tuple(map(int, k)), tuple(map(int, s)), bool(ceil_mode)
-        two = (1,) * (2 - self.rank)
-        self.pool = AvgPool2d(two + self.kernel_size, two + self.stride, "valid", 0, self.ceil_mode)
 
     def construct(self, x: Tensor) -> Tensor:
-        p = self.norm_type
-        y = F.pow(x, p) if p != 1 else x
-        if self.rank == 1:
-            y = F.squeeze(self.pool(F.expand_dims(y, -2)), -2)
-        else:
-            y = self.pool(y)
-        n = 1
-        for k in self.kernel_size:
-            n *= k
-        y = y * n
-        return F.pow(F.sign(y) * F.relu(F.abs(y)), 1.0 / p) if p != 1 else y
+        return X.lp_pool(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode, self.rank)
 
     def extend_repr(self) -> str:
         return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}"

@@ -1,4 +1,5 @@
 """Training callbacks (MindSpore's `mindspore.train` callback names, plus msx's `ProgressBar`)."""
+from ._backup import BackupAndRestore  # noqa: F401
 from ._callback import Callback, CallbackParams, RunContext  # noqa: F401
 from ._checkpoint import CheckpointConfig, ModelCheckpoint  # noqa: F401
 from ._early_stop import EarlyStopping  # noqa: F401
@@ -9,4 +10,4 @@ from ._progress import ProgressBar  # noqa: F401
 
 __all__ = ["Callback", "RunContext", "CallbackParams", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "History", "ProgressBar", "LambdaCallback", "LearningRateScheduler",
-           "ReduceLROnPlateau"]
+           "ReduceLROnPlateau", "BackupAndRestore"]

@@ -1,0 +1,35 @@
+"""MindSpore's functional `recompute(block, *args)`: run a Cell (or a Cell's method) so that its activations are
+rematerialised in the backward pass instead of kept (`jax.checkpoint`); values and gradients are unchanged."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..nn.cell import Cell
+
+
+class _Recomputed(Cell):
+    """`block` called with recompute: its owner Cell's Parameters are the ones differentiated."""
+
+    def __init__(self, owner: Cell, block: Callable) -> None:
+        super().__init__(auto_prefix=False)
+        self.owner = owner
+        object.__setattr__(self, "_block", block)
+        self.recompute()
+
+    def construct(self, *args, **kwargs):
+        return self._block(*args, **kwargs)
+
+
+def recompute(block: Callable, *args: Any, use_reentrant: bool = True, output_recompute: bool = False,
+              early_stop: bool = True, context_fn=None, **kwargs: Any):
+    """`block(*args, **kwargs)` with its forward recomputed in the backward pass. `block` is a Cell or a bound
+    method of one (its Parameters must be known to differentiate them; a plain function's closed-over
+    Parameters would not be)."""
+    owner = block if isinstance(block, Cell) else getattr(block, "__self__", None)
+    if not isinstance(owner, Cell):
+        raise TypeError(f"recompute: block must be a Cell or a method of a Cell (so its Parameters are known), "
+                        f"got {type(block).__name__}")
+    if context_fn is not None:
+        raise ValueError("recompute: context_fn (a selective-recompute policy) is not supported by msx; "
+                         "the whole block is recomputed")
+    return _Recomputed(owner, block)(*args, **kwargs)
