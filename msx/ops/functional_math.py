@@ -98,30 +98,27 @@ def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
     return _extreme(M.REDUCE_MIN, M.MINIMUM, input, axis, keepdims, initial, where, "amin")
 
 
-def _no_where(name, initial, where):
+def _values_and_indices(prim, name, input, axis, keepdims, initial, where):
+    """MindSpore's `ops.max`/`ops.min`: (values, indices) along `axis`, over all elements when axis is None;
+    `initial` and `where` are amax/amin's only (indices would not be defined)."""
     if initial is not None or where is not None:
         raise ValueError(f"{name}: `initial` and `where` are supported by ops.amax/amin (values only); "
                          f"ops.{name} also returns indices, which they would not define")
+    if axis is None:
+        return apply(prim, (reshape(input, (-1,)),), {"axis": 0, "keepdims": False})
+    return apply(prim, (input,), {"axis": int(axis), "keepdims": bool(keepdims)})
 
 
 @expose(ops="max")
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.max`: (values, indices) along `axis`; over all elements when axis is None."""
-    _no_where("max", initial, where)
-    if axis is None:
-        flat = reshape(input, (-1,))
-        return apply(M.argmax_with_value, (flat,), {"axis": 0, "keepdims": False})
-    return apply(M.argmax_with_value, (input,), {"axis": int(axis), "keepdims": bool(keepdims)})
+    return _values_and_indices(M.argmax_with_value, "max", input, axis, keepdims, initial, where)
 
 
 @expose(ops="min")
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore's `ops.min`: (values, indices) along `axis`."""
-    _no_where("min", initial, where)
-    if axis is None:
-        flat = reshape(input, (-1,))
-        return apply(M.argmin_with_value, (flat,), {"axis": 0, "keepdims": False})
-    return apply(M.argmin_with_value, (input,), {"axis": int(axis), "keepdims": bool(keepdims)})
+    return _values_and_indices(M.argmin_with_value, "min", input, axis, keepdims, initial, where)
 
 
 @expose(ops="cumsum")
