@@ -94,6 +94,7 @@ def _check_zero(out, mode, size, parts, reference):
     assert list(np.load(reference / "adam_pynative_rank0.npz")["_moment1_rows"]) == ROWS[1]
     for r in ranks:
         assert list(r["_moment1_rows"]) == ROWS[parts]  # each rank holds only its rows of the state
+        assert bool(r["_lamb_whole"])  # Lamb (not elementwise) keeps its state whole and says so
         if "pynative" not in mode:
             assert bool(r["_hlo_all_gather"])  # the updated rows are gathered inside the compiled step
     whole = ms.load_checkpoint(str(reference / "ckpt_0" / "adam_pynative.ckpt"))

@@ -11,6 +11,7 @@ Without msrun it is a one-process run on the whole batch (the reference).
 """
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -90,6 +91,11 @@ for mode in modes:
     loss_fn = nn.MSELoss()
     optimizer = (nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9) if kind == "momentum" else
                  nn.Adam(net.trainable_params(), learning_rate=0.05))
+    if kind.startswith("zero"):  # Lamb's trust ratio is a norm of the whole tensor: it stays whole, with a warning
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lamb = nn.Lamb(net.trainable_params(), learning_rate=0.1)
+        lamb_whole = lamb.moments1[0].shape == (8, 4) and any("not elementwise" in str(w.message) for w in caught)
     ms.set_auto_parallel_context(enable_parallel_optimizer=False, parallel_optimizer_config={})
     grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, optimizer.parameters)
     grad_reducer = nn.DistributedGradReducer(optimizer.parameters)
@@ -110,6 +116,7 @@ for mode in modes:
     saved = {p.name: p.asnumpy() for p in net.trainable_params()}
     if kind != "momentum":  # with zero<N> the state is sharded, and the checkpoint holds it whole
         saved["_moment1_rows"] = np.array([b.shape[0] for b in optimizer.moment1])
+        saved["_lamb_whole"] = np.array(lamb_whole if kind.startswith("zero") else True)
         os.makedirs(os.path.join(out_dir, f"ckpt_{rank}"), exist_ok=True)
         ms.save_checkpoint(optimizer, os.path.join(out_dir, f"ckpt_{rank}", mode.replace(":", "_")))
     if step_mode != "pynative":  # the step ran compiled, as one program whose StableHLO reduces over the ranks
