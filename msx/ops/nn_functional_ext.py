@@ -384,7 +384,54 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     return lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
+# ---------------------------------------------------------------- 1-d and 3-d convolutions
+def same_pads(size: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> tuple:
+    """TF/MindSpore 'same': the output is ceil(size / stride); the extra padding goes after."""
+    out = []
+    for n, k, s, d in zip(size, kernel, stride, dilation):
+        need = max((-(-n // s) - 1) * s + d * (k - 1) + 1 - n, 0)
+        out.append((need // 2, need - need // 2))
+    return tuple(out)
+
+
+@expose(ops="conv1d")
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """1-d convolution of (N, C_in, L) with weight (C_out, C_in / groups, k); `padding` an int or (left, right)
+    with pad_mode='pad'."""
+    if input.ndim != 3 or weight.ndim != 3:
+        raise OpError(f"conv1d: expected a 3-D input and weight, got shapes {tuple(input.shape)} and "
+                      f"{tuple(weight.shape)}")
+    s, d = _one(stride, "conv1d", "stride"), _one(dilation, "conv1d", "dilation")
+    pads = (padding, padding) if isinstance(padding, int) else tuple(padding) * (2 // len(tuple(padding)))
+    y = F.conv2d(F.expand_dims(input, 2), F.expand_dims(weight, 2), bias, (1, s), pad_mode, (0, 0) + pads,
+                 (1, d), groups)
+    return F.squeeze(y, 2)
+
+
+@expose(ops="conv3d")
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """3-d convolution of (N, C_in, D, H, W) with weight (C_out, C_in / groups, kD, kH, kW); `padding` an int,
+    three or six ints with pad_mode='pad'."""
+    from .nn_layer_ops import conv_nd
+    from .primitive import apply
+
+    if input.ndim != 5 or weight.ndim != 5:
+        raise OpError(f"conv3d: expected 5-D input and weight, got shapes {tuple(input.shape)} and "
+                      f"{tuple(weight.shape)}")
+    if pad_mode not in ("valid", "same", "pad"):
+        raise ValueError(f"conv3d: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    s, d = triple("conv3d", "stride", stride), triple("conv3d", "dilation", dilation)
+    if pad_mode == "same":
+        pads = same_pads(tuple(input.shape[2:]), tuple(weight.shape[2:]), s, d)
+    elif pad_mode == "pad":
+        pads = pool3d_padding("conv3d", padding)
+    else:
+        pads = ((0, 0),) * 3
+    args = (input, weight) + ((bias,) if bias is not None else ())
+    return apply(conv_nd, args, {"stride": s, "padding": pads, "dilation": d, "groups": int(groups)})
+
+
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "avg_pool1d", "dropout1d", "dropout2d", "dropout3d", "pixel_shuffle",
            "pixel_unshuffle", "upsample", "group_norm", "rms_norm", "embedding", "bias_add", "softmin", "soft_shrink",
-           "avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d"]
+           "avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d", "conv1d", "conv3d"]

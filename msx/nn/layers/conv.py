@@ -5,6 +5,7 @@ import math
 
 from ... import dtype as mstype
 from ...ops import functional as F
+from ...ops import nn_functional_ext as X
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -76,14 +77,7 @@ def _pads(layer: str, v, n: int) -> tuple[tuple[int, int], ...]:
     return tuple((flat[2 * i], flat[2 * i + 1]) for i in range(n))
 
 
-def _same_pads(size: tuple[int, ...], k: tuple[int, ...], s: tuple[int, ...], d: tuple[int, ...]):
-    """TF/MindSpore 'same': the output is ceil(size / stride); the extra padding goes after."""
-    out = []
-    for n, kk, ss, dd in zip(size, k, s, d):
-        o = -(-n // ss)
-        need = max((o - 1) * ss + dd * (kk - 1) + 1 - n, 0)
-        out.append((need // 2, need - need // 2))
-    return tuple(out)
+_same_pads = X.same_pads  # TF/MindSpore 'same' padding (one definition, in ops)
 
 
 class _ConvNd(Cell):
