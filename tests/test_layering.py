@@ -112,14 +112,10 @@ def test_allowed_entries_are_used_and_explained(table):
 
 
 MAX_MODULE_LINES = 700
-# modules over the limit whose split is under way by their owner this session (remove an entry once split)
-BEING_SPLIT = {"nn/cell.py": "w22c moves Cell's parts into small modules (issue 22)",
-               "dataset/pipeline.py": "w1518 splits the pipeline by concern (issues 15/18)"}
 
 
 def test_no_module_is_over_700_lines():
     """Small modules with one job: a module past 700 lines is split by concern (issue 21)."""
     long = sorted(f"{path.relative_to(ROOT)}: {n} lines" for path in ROOT.rglob("*.py")
-                  if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES
-                  and str(path.relative_to(ROOT)) not in BEING_SPLIT)
+                  if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES)
     assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by concern):\n" + "\n".join(long)
