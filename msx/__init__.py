@@ -35,7 +35,7 @@ from . import dtype  # noqa: E402
 from .tensor import Parameter, Tensor, from_numpy  # noqa: E402
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, get_seed, set_context, set_seed  # noqa: E402
 from . import errors, ops  # noqa: E402
-from .autograd import grad, value_and_grad  # noqa: E402
+from .autograd import get_grad, grad, value_and_grad  # noqa: E402
 from .autograd import GradOperation as _GradOperation  # noqa: E402
 ops.GradOperation = ops.composite.GradOperation = _GradOperation  # ops exports it; autograd, above ops, defines it
 from . import nn, mint  # noqa: E402

@@ -229,15 +229,57 @@ def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = 
 
 
 def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False) -> Callable:
-    """MindSpore's `grad`: like `value_and_grad` without the value (aux is returned after the grads)."""
+    """MindSpore's `grad`: like `value_and_grad` without the value (aux is returned after the grads).
+
+    `return_ids=True` pairs each gradient with what it is the gradient of, as MindSpore does: `(position,
+    grad)` for an input, `(parameter name, grad)` for a weight; `get_grad` picks one out."""
     vg = value_and_grad(fn, grad_position, weights, has_aux)
+    label = _id_labeller(grad_position, _weights(weights)) if return_ids else None
 
     def grad_fn(*args, **kwargs):
         value, grads = vg(*args, **kwargs)
+        if label is not None:
+            grads = label(grads)
         return (grads, value[1:]) if has_aux else grads
 
     grad_fn.__wrapped__ = fn
     return grad_fn
+
+
+def _id_labeller(grad_position, params: list[Parameter] | None) -> Callable:
+    """A function that pairs `grad`'s results with their positions and parameter names (`return_ids`)."""
+    def by_position(g):
+        if isinstance(grad_position, int):
+            return grad_position, g
+        return tuple((i, gi) for i, gi in zip(grad_position, g))
+
+    def by_name(g):
+        return tuple((p.name, gi) for p, gi in zip(params, g))
+
+    if params is None:
+        return by_position
+    if grad_position is None:
+        return by_name
+    return lambda g: (by_position(g[0]), by_name(g[1]))
+
+
+def get_grad(gradients, identifier):
+    """MindSpore's `get_grad`: the gradient of `identifier` (an input position or a Parameter) out of the
+    results of `grad(..., return_ids=True)`."""
+    key = identifier.name if isinstance(identifier, Parameter) else identifier
+    if not isinstance(key, (int, str)) or isinstance(key, bool):
+        raise GradError(f"get_grad: the identifier must be an input position (int) or a Parameter, "
+                        f"got {type(identifier).__name__}")
+    stack = [gradients]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, tuple):
+            continue
+        if len(item) == 2 and isinstance(item[1], Tensor) and type(item[0]) is type(key) and item[0] == key:
+            return item[1]
+        stack.extend(reversed(item))
+    raise GradError(f"get_grad: can not find the gradient for position or Parameter {identifier!r} "
+                    f"(grad(..., return_ids=True) returned no gradient under that id)")
 
 
 class GradOperation:

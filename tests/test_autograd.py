@@ -456,3 +456,30 @@ def test_grad_of_tensor_methods_and_operators(xy):
     want = jax.grad(ref, (0, 1))(XV, YV)
     close(g[0], want[0], rtol=1e-5)
     close(g[1], want[1], rtol=1e-5)
+
+
+def test_grad_return_ids_pairs_each_gradient_with_its_position_or_parameter_name_as_mindspore():
+    # the structures below are what MindSpore 2.10 returns for the same calls (recorded in its venv)
+    msx.set_seed(0)
+    net = msx.nn.Dense(3, 2)
+    x, y = msx.Tensor(np.ones((1, 3), np.float32)), msx.Tensor(np.full((1, 3), 2.0, np.float32))
+
+    def f(x, y):
+        return (net(x) * y[:, :2]).sum()
+
+    def shape(o):
+        return tuple(shape(i) for i in o) if isinstance(o, tuple) else (o.shape if isinstance(o, msx.Tensor) else o)
+
+    w = net.trainable_params()
+    assert shape(msx.grad(f, 0, return_ids=True)(x, y)) == (0, (1, 3))
+    assert shape(msx.grad(f, (0, 1), return_ids=True)(x, y)) == ((0, (1, 3)), (1, (1, 3)))
+    assert shape(msx.grad(f, None, w, return_ids=True)(x, y)) == (("weight", (2, 3)), ("bias", (2,)))
+    both = msx.grad(f, (0, 1), w, return_ids=True)(x, y)
+    assert shape(both) == (((0, (1, 3)), (1, (1, 3))), (("weight", (2, 3)), ("bias", (2,))))
+    plain = msx.grad(f, (0, 1), w)(x, y)
+    np.testing.assert_array_equal(msx.get_grad(both, 1).asnumpy(), plain[0][1].asnumpy())
+    np.testing.assert_array_equal(msx.get_grad(both, net.weight).asnumpy(), plain[1][0].asnumpy())
+    with pytest.raises(msx.errors.GradError, match="position or Parameter 5"):
+        msx.get_grad(both, 5)
+    grads, aux = msx.grad(lambda x, y: (f(x, y), x.sum()), 0, has_aux=True, return_ids=True)(x, y)
+    assert shape(grads) == (0, (1, 3)) and len(aux) == 1
