@@ -9,12 +9,12 @@ from .cases import Case, Dt, In, add, check_unique, views
 # primitives tests/test_ops_w22a.py checks against numpy/scipy (values) and finite differences (gradients), because
 # MindSpore 2.10's CPU build cannot run them, or the golden runner records no gradient (complex outputs)
 VALUES_CHECKED_HERE = {"Cholesky", "CholeskyInverse", "CholeskySolve", "LerpScalar", "LuSolve", "LuUnpack",
-                       "MatrixExp", "Orgqr", "Ormqr"}
+                       "MatrixExp", "Orgqr", "Ormqr", "Quantile"}
 GRADS_CHECKED_HERE = {"Adjoint", "ConjugateTranspose", "Complex", "Polar", "Cholesky", "CholeskyInverse",
                       "CholeskySolve", "LogDet", "LogMatrixDeterminant", "Lstsq", "LuSolve", "MatrixExp",
                       "MatrixTriangularSolve", "Pinv", "Qr", "Svd", "LerpScalar", "FFTShift", "FFT", "IFFT", "RFFT",
                       "IHFFT", "FFT2", "IFFT2", "RFFT2", "IHFFT2", "FFTN", "IFFTN", "RFFTN", "IHFFTN", "IRFFT", "HFFT",
-                      "IRFFT2", "IRFFTN", "HFFT2", "HFFTN"}
+                      "IRFFT2", "IRFFTN", "HFFT2", "HFFTN", "Quantile", "AMinMax", "Median"}
 
 X = In()
 POS = In(lo=0.5, hi=3.0)
@@ -168,6 +168,69 @@ add(Case("ops.BartlettWindow", "ops.BartlettWindow", (In("int32", (), 5, 6),), i
 add(Case("ops.BlackmanWindow", "ops.BlackmanWindow", (In("int64", (), 6, 7),), init=((False,), {}), grad=False,
          atol=1e-6))
 add(Case("ops.HammingWindow", "ops.HammingWindow", (In("int32", (1,), 4, 5),), init=((), {"alpha": 0.6, "beta": 0.4}),
+         grad=False))
+
+# ---------------------------------------------------------------- statistics, norms, distances, ranges
+R3 = In(shape=(3, 4))
+views("std", (R3, 1), tensor=False, mint=False)
+add(Case("ops.std[ddof-keep]", "ops.std", (R3, 0, 1, True)))
+views("var", (R3,), tensor=False, mint=False)
+add(Case("ops.var[axis-ddof]", "ops.var", (R3, (0, 1), 1)))
+add(Case("ops.std_mean", "ops.std_mean", (R3, 1)))
+add(Case("ops.var_mean", "ops.var_mean", (R3, 0, 1, True)))
+add(Case("ops.ReduceStd", "ops.ReduceStd", (R3,), init=((), {"axis": 1}), grad=False))
+add(Case("ops.ReduceStd[all-biased]", "ops.ReduceStd", (R3,), init=((), {"unbiased": False, "keep_dims": True}),
+         grad=False))
+add(Case("ops.median", "ops.median", (In(shape=(3, 5)), 1), grad=False))
+add(Case("ops.median[even-keep]", "ops.median", (R3, 1, True), grad=False))
+add(Case("ops.nanmedian", "ops.nanmedian", (R3, 0), grad=False))
+add(Case("ops.Median", "ops.Median", (In(shape=(3, 5)),), init=((), {"axis": 1}), grad=False))
+add(Case("ops.Median[global]", "ops.Median", (In(shape=(3, 5)),), init=((), {"global_median": True}), grad=False))
+R64 = In("float64", (3, 4))  # MindSpore 2.10's CPU Quantile kernel takes float64 only
+add(Case("ops.quantile", "ops.quantile", (R64, 0.3, 1), grad=False))
+add(Case("ops.quantile[all]", "ops.quantile", (R64, 0.75), grad=False))
+add(Case("ops.quantile[q-tensor]", "ops.quantile", (R64, In("float64", (2,), 0, 1), 0, True), grad=False))
+add(Case("ops.nanquantile", "ops.nanquantile", (R64, 0.5, 1), grad=False))
+add(Case("ops.Quantile", "ops.Quantile", (R64, In("float64", (2,), 0, 1)), init=((), {"dim": 1}), grad=False))
+add(Case("ops.aminmax", "ops.aminmax", (R3,), {"axis": 1}, grad=False))
+add(Case("ops.aminmax[keep]", "ops.aminmax", (R3,), {"axis": 0, "keepdims": True}, grad=False))
+add(Case("ops.histc", "ops.histc", (R3, 5), grad=False))
+add(Case("ops.histc[range]", "ops.histc", (R3, 4, -1.0, 1.0), grad=False))
+add(Case("ops.Histogram", "ops.Histogram", (R3,), init=((), {"bins": 3, "min": -2.0, "max": 2.0}), grad=False))
+add(Case("ops.cov", "ops.cov", (R3,), rtol=1e-4, atol=1e-5))
+add(Case("ops.cov[corr0]", "ops.cov", (R3,), {"correction": 0}, rtol=1e-4, atol=1e-5))
+add(Case("ops.vector_norm", "ops.vector_norm", (R3,)))
+add(Case("ops.vector_norm[p3-axis]", "ops.vector_norm", (R3, 3, 1, True)))
+add(Case("ops.vector_norm[inf]", "ops.vector_norm", (R3, float("inf"), 0), grad=False))
+add(Case("ops.matrix_norm", "ops.matrix_norm", (In(shape=(2, 3, 3)),)))
+add(Case("ops.matrix_norm[nuc]", "ops.matrix_norm", (In(shape=(3, 3)), "nuc"), grad=False, rtol=1e-4, atol=1e-5))
+add(Case("ops.matrix_norm[1]", "ops.matrix_norm", (In(shape=(3, 3)), 1), grad=False))
+add(Case("ops.LpNorm", "ops.LpNorm", (R3,), init=((), {"axis": 1, "p": 3}), rtol=1e-4))
+add(Case("ops.EuclideanNorm", "ops.EuclideanNorm", (R3, In("int32", (1,), 1, 2)), init=((), {}), grad=False))
+views("renorm", (R3, 2, 0, 1.0), tensor=False, rtol=1e-4, atol=1e-5)
+add(Case("ops.Renorm", "ops.Renorm", (R3,), init=((), {"p": 1, "dim": 1, "maxnorm": 1.5}), grad=False, rtol=1e-4))
+add(Case("ops.L2Normalize", "ops.L2Normalize", (R3,), init=((), {"axis": 1})))
+add(Case("ops.L2Loss", "ops.L2Loss", (R3,), init=((), {})))
+add(Case("ops.SquareSumAll", "ops.SquareSumAll", (R3, In(shape=(3, 4))), init=((), {})))
+views("cdist", (In(shape=(3, 2)), In(shape=(4, 2))), tensor=False, mint=False, rtol=1e-4, atol=1e-5)
+add(Case("ops.cdist[p1-batch]", "ops.cdist", (In(shape=(2, 3, 2)), In(shape=(2, 4, 2)), 1.0), rtol=1e-4, atol=1e-5))
+add(Case("ops.Cdist", "ops.Cdist", (In(shape=(3, 2)), In(shape=(2, 2))), init=((), {"p": 3.0}), grad=False,
+         rtol=1e-4))
+add(Case("ops.pdist", "ops.pdist", (In(shape=(4, 3)),), rtol=1e-4, atol=1e-5))
+add(Case("ops.Pdist", "ops.Pdist", (In(shape=(4, 3)),), init=((), {"p": 1.0}), grad=False, rtol=1e-4))
+add(Case("ops.dist", "ops.dist", (R3, In(shape=(3, 4)))))
+add(Case("ops.dist[p1]", "ops.dist", (R3, In(shape=(4,)), 1)))
+add(Case("ops.diff", "ops.diff", (R3,)))
+add(Case("ops.diff[n2-axis0]", "ops.diff", (R3, 2, 0)))
+add(Case("ops.diff[pre-app]", "ops.diff", (R3, 1, 1, In(shape=(3, 1)), In(shape=(3, 2)))))
+add(Case("ops.trapz", "ops.trapz", (R3,)))
+add(Case("ops.trapz[x]", "ops.trapz", (R3, In(shape=(4,))), {"dim": 1}))
+add(Case("ops.trapz[dx]", "ops.trapz", (R3,), {"dx": 0.5, "dim": 0}))
+add(Case("ops.logspace", "ops.logspace", (0.0, 2.0, 5), grad=False, rtol=1e-5))
+add(Case("ops.logspace[base2]", "ops.logspace", (-1.0, 3.0, 4, 2), grad=False))
+add(Case("ops.LogSpace", "ops.LogSpace", (In(shape=(), lo=0, hi=1), In(shape=(), lo=1, hi=2)),
+         init=((), {"steps": 4, "base": 2}), grad=False, rtol=1e-5))
+add(Case("ops.LinSpace", "ops.LinSpace", (In(shape=(), lo=0, hi=1), In(shape=(), lo=1, hi=2), 5), init=((), {}),
          grad=False))
 
 # ---------------------------------------------------------------- scalar and sequence helpers (plain Python values)
