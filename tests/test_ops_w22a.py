@@ -243,3 +243,19 @@ def test_gradient_equals_finite_difference(name):
             numeric[idx] = (float(compiled(*[T(v) for v in hi]).asnumpy()) -
                             float(compiled(*[T(v) for v in lo]).asnumpy())) / (2 * eps)
         np.testing.assert_allclose(grads[k].asnumpy(), numeric, rtol=1e-4, atol=1e-6, err_msg=f"{name} d/d input {k}")
+
+
+def test_graph_syntax_helpers_follow_python():
+    """MindSpore 2.10 cannot run these in PyNative ("has no attr __infer__"): they mean Python's operators."""
+    assert ops.bool_and(True, False) is False and ops.bool_or(True, False) is True and ops.bool_eq(False, False)
+    assert ops.scalar_ne(2, 3) and not ops.scalar_ne(2, 2.0)
+    assert ops.string_eq("a", "a") and ops.string_concat("ab", "c") == "abc"
+    x = object()
+    assert ops.is_(x, x) and ops.is_not(x, None)
+    d = {"a": 1}
+    assert ops.in_dict("a", d) and ops.not_in_dict("b", d) and ops.dict_getitem(d, "a") == 1
+    assert ops.dict_setitem(d, "b", 2) == {"a": 1, "b": 2} and d == {"a": 1}
+    assert ops.make_dict(("a", "b"), (1, 2)) == {"a": 1, "b": 2}
+    assert ops.make_slice(1, None, 2) == slice(1, None, 2)
+    np.testing.assert_array_equal(ops.tensor_range(T(np.array(0)), 5, 2).asnumpy(), [0, 2, 4])
+    assert ops.tensor_range(0, 5, 2).dtype == msx.int64

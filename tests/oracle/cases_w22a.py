@@ -139,6 +139,30 @@ add(Case("ops.triu_indices[off]", "ops.triu_indices", (4, 3, 1), grad=False))
 add(Case("ops.TrilIndices", "ops.TrilIndices", (), init=((3, 3, -1), {}), grad=False))
 add(Case("ops.TriuIndices", "ops.TriuIndices", (), init=((3, 4), {"dtype": Dt("int64")}), grad=False))
 
+# diagonals (MatrixDiag*V3 conventions)
+add(Case("ops.matrix_diag", "ops.matrix_diag", (In(shape=(2, 3)),)))
+add(Case("ops.matrix_diag[k1]", "ops.matrix_diag", (In(shape=(3,)), 1)))
+# (the tags pick seeds whose drawn k pairs are valid bands)
+add(Case("ops.matrix_diag[band0]", "ops.matrix_diag", (In(shape=(2, 3)), In("int32", (2,), -1, 2), 3, 4, 0.5),
+         grad=False))
+add(Case("ops.matrix_diag_part", "ops.matrix_diag_part", (In(shape=(3, 4)), In("int32", (), 0, 1),
+                                                          In(shape=(), lo=0, hi=0))))
+add(Case("ops.matrix_diag_part[band7]", "ops.matrix_diag_part", (In(shape=(2, 3, 4)), In("int32", (2,), -2, 3),
+                                                                In(shape=(), lo=9, hi=9)), grad=False))
+add(Case("ops.matrix_diag_part[left0]", "ops.matrix_diag_part", (In(shape=(4, 3)), In("int32", (2,), -2, 2),
+                                                                In(shape=(), lo=0, hi=0), "LEFT_LEFT"), grad=False))
+add(Case("ops.matrix_set_diag", "ops.matrix_set_diag", (In(shape=(3, 3)), In(shape=(3,)))))
+add(Case("ops.matrix_set_diag[band0]", "ops.matrix_set_diag", (In(shape=(3, 4)), In(shape=(2, 3)),
+                                                               In("int32", (2,), -1, 2)), grad=False))
+add(Case("ops.MatrixDiagV3", "ops.MatrixDiagV3", (In(shape=(3,)), In("int32", (), -1, 0), In("int32", (), -1, 0),
+                                                  In("int32", (), -1, 0), In(shape=(), lo=0, hi=0)),
+         init=((), {}), grad=False))
+add(Case("ops.MatrixDiagPartV3", "ops.MatrixDiagPartV3", (In(shape=(3, 3)), In("int32", (), 1, 2),
+                                                          In(shape=(), lo=0, hi=0)), init=((), {"align": "LEFT_RIGHT"}),
+         grad=False))
+add(Case("ops.MatrixSetDiagV3", "ops.MatrixSetDiagV3", (In(shape=(3, 3)), In(shape=(2,)), In("int32", (), 1, 2)),
+         init=((), {}), grad=False))
+
 # ---------------------------------------------------------------- fft and windows
 SIG = In(shape=(2, 6))
 for _name in ("fft", "ifft", "rfft", "ihfft"):
@@ -252,7 +276,8 @@ for _name, _args in (("scalar_add", (2, 3)), ("scalar_sub", (2, 5)), ("scalar_mu
                      ("make_tuple", (1, 2)), ("make_range", (0, 5, 2)), ("tuple_setitem", ((1, 2, 3), 1, 9)),
                      ("tuple_div", ((4, 6), (2, 3))), ("tuple_equal", ((1, 2), (1, 2))),
                      ("tuple_reversed", ((1, 2, 3),)), ("shape_mul", ((2, 3, 4),)), ("bool_not", (True,)),
-                     ("scalar_to_tensor", (3,)), ("tuple_to_array", ((1, 2, 3),))):
+                     ("scalar_to_tensor", (3,)), ("tuple_to_array", ((1, 2, 3),)), ("make_list", (1, 2)),
+                     ("list_setitem", ([1, 2, 3], 0, 5)), ("list_equal", ([1], [2]))):
     scalar(_name, _args)
 scalar("scalar_add", (2, 3.5), "float")
 scalar("scalar_floordiv", (-7, 2), "neg")
@@ -261,6 +286,7 @@ scalar("scalar_cast", (3.7, Dt("int64")))
 scalar("scalar_cast", (3, Dt("float64")), "float")
 scalar("scalar_to_tensor", (2.5, Dt("float16")), "f16")
 scalar("tuple_to_array", ((1.0, 2.5),), "float")
+add(Case("ops.tensor_range", "ops.tensor_range", (0, 7, 3), grad=False))
 add(Case("ops.ScalarToTensor", "ops.ScalarToTensor", (4,), init=((), {}), grad=False))
 add(Case("ops.TupleToArray", "ops.TupleToArray", ((1, 2),), init=((), {}), grad=False))
 SCALAR_CASES += ["ops.ScalarToTensor", "ops.TupleToArray"]
