@@ -24,6 +24,11 @@ WELL = In(shape=(3, 3), lo=1.0, hi=2.0)  # entries in [1, 2): add the identity b
 I32 = In("int32", (2, 3), -5, 6)
 
 # ---------------------------------------------------------------- special functions and arithmetic
+for _n in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+    _x = X if _n[0] == "j" else In(lo=0.2, hi=4.0)
+    views(f"bessel_{_n}", (_x,), cls=f"Bessel{_n.upper().replace('E', 'e')}", rtol=1e-4, atol=1e-5)
+views("bessel_j0", (In(lo=-30.0, hi=30.0),), tag="wide", rtol=1e-4, atol=1e-5, grad=False)
+views("bessel_y1", (In(lo=0.001, hi=40.0),), tag="wide", rtol=1e-4, atol=1e-5, grad=False)
 views("igamma", (POS, POS), cls="Igamma", grad=False)
 views("igammac", (POS, POS), cls="Igammac", grad=False)
 views("zeta", (In(lo=1.5, hi=4.0), POS), cls="Zeta", grad=False)
