@@ -78,20 +78,22 @@ def tuple_div(x, y):
     return tuple(a // b for a, b in zip(x, y))
 
 
+def _set(copy, index, value):
+    """`copy` (a fresh container: graph values are immutable) with item `index` set to `value`."""
+    copy[index] = value
+    return copy
+
+
 @expose(ops="tuple_setitem")
 def tuple_setitem(x, index, value):
     """A copy of the tuple with item `index` replaced by `value`."""
-    out = list(x)
-    out[index] = value
-    return tuple(out)
+    return tuple(_set(list(x), index, value))
 
 
 @expose(ops="list_setitem")
 def list_setitem(x, index, value):
     """A copy of the list with item `index` replaced by `value`."""
-    out = list(x)
-    out[index] = value
-    return out
+    return _set(list(x), index, value)
 
 
 @expose(ops="make_tuple")
@@ -187,10 +189,8 @@ dict_getitem = _binary("dict_getitem", operator.getitem, "d[key] of a dict.")
 
 @expose(ops="dict_setitem")
 def dict_setitem(d, key, value):
-    """A copy of the dict with `key` set to `value` (graph values are immutable)."""
-    out = dict(d)
-    out[key] = value
-    return out
+    """A copy of the dict with `key` set to `value`."""
+    return _set(dict(d), key, value)
 
 
 @expose(ops="make_dict")
