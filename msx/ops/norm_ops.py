@@ -208,3 +208,9 @@ def _logspace_cls(start, end, steps=10, base=10, dtype=None):
 def _linspace_cls(start, stop, num):
     """`ops.LinSpace()(start, stop, num)` with 0-d Tensor bounds."""
     return SURFACE["ops"]["linspace"](float(scalar(start)), float(scalar(stop)), _int(num))
+
+
+@expose(cls="NuclearNorm", init=("dim", "keepdim"))
+def _nuclear_norm_cls(input, dim=None, keepdim=False):
+    """`ops.NuclearNorm(dim=None, keepdim=False)(x)`: the sum of singular values over `dim` (the last two dims)."""
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)

@@ -107,6 +107,14 @@ add(Case("ops.eigvals", "ops.eigvals", (In(shape=(3, 3), lo=0.0, hi=1.0),), grad
 add(Case("ops.lstsq", "ops.lstsq", (In(shape=(4, 2)), In(shape=(4, 3))), grad=False, rtol=1e-3, atol=1e-4))
 add(Case("ops.Lstsq", "ops.Lstsq", (In(shape=(4, 3)), In(shape=(4, 2))), init=((), {}), grad=False, rtol=1e-3,
          atol=1e-4))
+add(Case("ops.MatrixSolveLs", "ops.MatrixSolveLs", (In("float64", (4, 3)), In("float64", (4, 2)),
+                                                    In("float64", (), 0.5, 0.5)), init=((), {}), grad=False,
+         rtol=1e-4, atol=1e-5))
+add(Case("ops.NuclearNorm", "ops.NuclearNorm", (In(shape=(3, 4)),), init=((), {}), grad=False, rtol=1e-4,
+         atol=1e-5))
+add(Case("ops.NuclearNorm[dim]", "ops.NuclearNorm", (In(shape=(2, 3, 3)),), init=((), {"dim": (1, 2),
+                                                                                     "keepdim": True}),
+         grad=False, rtol=1e-4, atol=1e-5))
 add(Case("ops.geqrf", "ops.geqrf", (In(shape=(4, 3)),), grad=False, rtol=1e-4, atol=1e-5))
 add(Case("ops.Geqrf", "ops.Geqrf", (In(shape=(3, 3)),), init=((), {}), grad=False, rtol=1e-4, atol=1e-5))
 
