@@ -291,3 +291,11 @@ def ormqr(a, tau, other, *, left=True, transpose=False):
     """Q @ other (Q^H with `transpose`; other @ Q when not `left`), Q given by Householder vectors."""
     return lax.linalg.ormqr(a, tau, other, left=left, transpose=transpose)
 
+
+
+@expose(cls="MatrixSolveLs", init=("fast",))
+def _matrix_solve_ls_cls(matrix, rhs, l2, fast=True):
+    """`ops.MatrixSolveLs(fast=True)(matrix, rhs, l2)`: argmin_X ||matrix X - rhs||^2 + l2 ||X||^2."""
+    from .convert import scalar
+
+    return apply(lstsq_, (matrix, rhs), {"fast": bool(fast), "l2_regularizer": float(scalar(l2))})

@@ -14,7 +14,7 @@ import numpy as np
 
 from .api import REQUIRED, Api, Attr, expose
 from .array_ops import _np_dtype
-from .convert import to_dtype_or_none, to_ints
+from .convert import scalar, to_dtype_or_none, to_ints
 from .primitive import apply, primitive
 
 
@@ -250,3 +250,113 @@ def _tril_indices_cls(row, col, offset=0, dtype="int32"):
 @expose(cls="TriuIndices", init=("row", "col", "offset", "dtype"))
 def _triu_indices_cls(row, col, offset=0, dtype="int32"):
     return _indices_call(TRIU_INDICES, row, col, offset, dtype)
+
+
+# ---------------------------------------------------------------- diagonals (TF/MindSpore MatrixDiag*V3 conventions)
+def _k_range(k) -> tuple[int, int]:
+    ks = to_ints(k)
+    if len(ks) not in (1, 2) or ks[0] > ks[-1]:
+        raise ValueError(f"k must be one int or a (low, high) pair with low <= high, got {ks}")
+    return ks[0], ks[-1]
+
+
+def _diag_index(m: int, n: int, k0: int, k1: int, align: str):
+    """For each stored diagonal element: (row, col) in the matrix and (diag, slot) in the packed diagonals."""
+    max_len = min(m + min(k1, 0), n - max(k0, 0))
+    first, second = align.split("_")
+    rows, cols, diags, slots = [], [], [], []
+    for d in range(k1, k0 - 1, -1):
+        length = min(m + min(d, 0), n - max(d, 0))
+        right = (first if d >= 0 else second) == "RIGHT"
+        offset = max_len - length if right else 0
+        for j in range(max(length, 0)):
+            rows.append(j - min(d, 0))
+            cols.append(j + max(d, 0))
+            diags.append(k1 - d)
+            slots.append(offset + j)
+    return max_len, (np.array(rows, np.int32), np.array(cols, np.int32), np.array(diags, np.int32),
+                     np.array(slots, np.int32))
+
+
+def _padding(value, like):
+    """`padding_value` (a number or a 0-d Tensor) as a 0-d array of `like`'s dtype."""
+    return np.asarray(scalar(value), like.dtype.np_dtype)
+
+
+_ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _align(align: str) -> str:
+    if align not in _ALIGNS:
+        raise ValueError(f"align must be one of {_ALIGNS}, got {align!r}")
+    return align
+
+
+@primitive("MatrixDiagV3", attrs=("k", "num_rows", "num_cols", "align"), category="shape")
+def matrix_diag_(x, padding, *, k, num_rows, num_cols, align):
+    """A batch of matrices whose diagonals k[0]..k[1] are x (padding elsewhere)."""
+    k0, k1 = k
+    single = k0 == k1
+    d = x[..., None, :] if single else x
+    max_len = d.shape[-1]
+    m_min, n_min = max_len - min(k1, 0), max_len + max(k0, 0)
+    if num_rows <= 0 and num_cols <= 0:  # both inferred: a square matrix
+        m = n = max(m_min, n_min)
+    else:
+        m, n = (num_rows if num_rows > 0 else m_min), (num_cols if num_cols > 0 else n_min)
+    _, (r, c, di, sl) = _diag_index(m, n, k0, k1, align)
+    out = jnp.full(d.shape[:-2] + (m, n), padding, x.dtype)
+    return out.at[..., r, c].set(d[..., di, sl])
+
+
+@primitive("MatrixDiagPartV3", attrs=("k", "align"), category="shape")
+def matrix_diag_part_(x, padding, *, k, align):
+    """The diagonals k[0]..k[1] of x, packed and aligned (padding fills short diagonals)."""
+    k0, k1 = k
+    m, n = x.shape[-2:]
+    max_len, (r, c, di, sl) = _diag_index(m, n, k0, k1, align)
+    out = jnp.full(x.shape[:-2] + (k1 - k0 + 1, max_len), padding, x.dtype)
+    out = out.at[..., di, sl].set(x[..., r, c])
+    return out[..., 0, :] if k0 == k1 else out
+
+
+@primitive("MatrixSetDiagV3", attrs=("k", "align"), category="shape")
+def matrix_set_diag_(x, diagonal, *, k, align):
+    """x with its diagonals k[0]..k[1] replaced by `diagonal`."""
+    k0, k1 = k
+    m, n = x.shape[-2:]
+    _, (r, c, di, sl) = _diag_index(m, n, k0, k1, align)
+    d = diagonal[..., None, :] if k0 == k1 else diagonal
+    return x.at[..., r, c].set(jnp.broadcast_to(d, x.shape[:-2] + d.shape[-2:])[..., di, sl])
+
+
+@expose(ops="matrix_diag")
+def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    return apply(matrix_diag_, (x, _padding(padding_value, x)),
+                 {"k": _k_range(k), "num_rows": _int(num_rows), "num_cols": _int(num_cols), "align": _align(align)})
+
+
+@expose(ops="matrix_diag_part")
+def matrix_diag_part(x, k, padding_value, align="RIGHT_LEFT"):
+    return apply(matrix_diag_part_, (x, _padding(padding_value, x)), {"k": _k_range(k), "align": _align(align)})
+
+
+@expose(ops="matrix_set_diag")
+def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
+    return apply(matrix_set_diag_, (x, diagonal), {"k": _k_range(k), "align": _align(align)})
+
+
+@expose(cls="MatrixDiagV3", init=("align",))
+def _matrix_diag_v3(x, k, num_rows, num_cols, padding_value, align="RIGHT_LEFT"):
+    """`ops.MatrixDiagV3(align)(x, k, num_rows, num_cols, padding_value)` (Tensor arguments)."""
+    return matrix_diag(x, k, num_rows, num_cols, padding_value, align)
+
+
+@expose(cls="MatrixDiagPartV3", init=("align",))
+def _matrix_diag_part_v3(x, k, padding_value, align="RIGHT_LEFT"):
+    return matrix_diag_part(x, k, padding_value, align)
+
+
+@expose(cls="MatrixSetDiagV3", init=("align",))
+def _matrix_set_diag_v3(x, diagonal, k, align="RIGHT_LEFT"):
+    return matrix_set_diag(x, diagonal, k, align)

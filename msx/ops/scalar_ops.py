@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..tensor import Tensor
-from .api import expose
-from .convert import to_dtype
+from .api import SURFACE, expose
+from .convert import scalar, to_dtype
 
 
 def _binary(name: str, fn, doc: str):
@@ -78,20 +78,22 @@ def tuple_div(x, y):
     return tuple(a // b for a, b in zip(x, y))
 
 
+def _set(copy, index, value):
+    """`copy` (a fresh container: graph values are immutable) with item `index` set to `value`."""
+    copy[index] = value
+    return copy
+
+
 @expose(ops="tuple_setitem")
 def tuple_setitem(x, index, value):
     """A copy of the tuple with item `index` replaced by `value`."""
-    out = list(x)
-    out[index] = value
-    return tuple(out)
+    return tuple(_set(list(x), index, value))
 
 
 @expose(ops="list_setitem")
 def list_setitem(x, index, value):
     """A copy of the list with item `index` replaced by `value`."""
-    out = list(x)
-    out[index] = value
-    return out
+    return _set(list(x), index, value)
 
 
 @expose(ops="make_tuple")
@@ -169,3 +171,43 @@ def _tuple_to_array_cls(input_x):
 def _scalar_cast_cls(input_x, input_y):
     """`ops.ScalarCast()(x, ms.int64)`."""
     return scalar_cast(input_x, input_y)
+
+
+# graph-mode helpers MindSpore's parser emits for Python syntax (`a and b`, `k in d`, `d[k] = v`, slices)
+bool_and = _binary("bool_and", lambda x, y: bool(x) and bool(y), "`x and y` of two bools.")
+bool_or = _binary("bool_or", lambda x, y: bool(x) or bool(y), "`x or y` of two bools.")
+bool_eq = _binary("bool_eq", lambda x, y: bool(x) == bool(y), "`x == y` of two bools.")
+scalar_ne = _binary("scalar_ne", operator.ne, "x != y.")
+string_eq = _binary("string_eq", operator.eq, "s1 == s2 of two strings.")
+string_concat = _binary("string_concat", operator.add, "s1 + s2 of two strings.")
+is_ = _binary("is_", operator.is_, "`x is y`.")
+is_not = _binary("is_not", operator.is_not, "`x is not y`.")
+in_dict = _binary("in_dict", lambda key, d: key in d, "`key in d` of a dict.")
+not_in_dict = _binary("not_in_dict", lambda key, d: key not in d, "`key not in d` of a dict.")
+dict_getitem = _binary("dict_getitem", operator.getitem, "d[key] of a dict.")
+
+
+@expose(ops="dict_setitem")
+def dict_setitem(d, key, value):
+    """A copy of the dict with `key` set to `value`."""
+    return _set(dict(d), key, value)
+
+
+@expose(ops="make_dict")
+def make_dict(keys, values):
+    """A dict from a tuple of keys and a tuple of values."""
+    if len(keys) != len(values):
+        raise ValueError(f"make_dict: {len(keys)} keys but {len(values)} values")
+    return dict(zip(keys, values))
+
+
+@expose(ops="make_slice")
+def make_slice(start, stop, step):
+    """`slice(start, stop, step)`."""
+    return slice(start, stop, step)
+
+
+@expose(ops="tensor_range")
+def tensor_range(start, end, step):
+    """`ops.tensor_range(start, end, step)` (MindSpore's `Range` primitive): arange of ints or 0-d Tensors."""
+    return SURFACE["ops"]["arange"](scalar(start), scalar(end), scalar(step))

@@ -9,12 +9,12 @@ from .cases import Case, Dt, In, add, check_unique, views
 # primitives tests/test_ops_w22a.py checks against numpy/scipy (values) and finite differences (gradients), because
 # MindSpore 2.10's CPU build cannot run them, or the golden runner records no gradient (complex outputs)
 VALUES_CHECKED_HERE = {"Cholesky", "CholeskyInverse", "CholeskySolve", "LerpScalar", "LuSolve", "LuUnpack",
-                       "MatrixExp", "Orgqr", "Ormqr"}
+                       "MatrixExp", "Orgqr", "Ormqr", "Quantile"}
 GRADS_CHECKED_HERE = {"Adjoint", "ConjugateTranspose", "Complex", "Polar", "Cholesky", "CholeskyInverse",
                       "CholeskySolve", "LogDet", "LogMatrixDeterminant", "Lstsq", "LuSolve", "MatrixExp",
                       "MatrixTriangularSolve", "Pinv", "Qr", "Svd", "LerpScalar", "FFTShift", "FFT", "IFFT", "RFFT",
                       "IHFFT", "FFT2", "IFFT2", "RFFT2", "IHFFT2", "FFTN", "IFFTN", "RFFTN", "IHFFTN", "IRFFT", "HFFT",
-                      "IRFFT2", "IRFFTN", "HFFT2", "HFFTN"}
+                      "IRFFT2", "IRFFTN", "HFFT2", "HFFTN", "Quantile", "AMinMax", "Median"}
 
 X = In()
 POS = In(lo=0.5, hi=3.0)
@@ -24,6 +24,11 @@ WELL = In(shape=(3, 3), lo=1.0, hi=2.0)  # entries in [1, 2): add the identity b
 I32 = In("int32", (2, 3), -5, 6)
 
 # ---------------------------------------------------------------- special functions and arithmetic
+for _n in ("j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+    _x = X if _n[0] == "j" else In(lo=0.2, hi=4.0)
+    views(f"bessel_{_n}", (_x,), cls=f"Bessel{_n.upper().replace('E', 'e')}", rtol=1e-4, atol=1e-5)
+views("bessel_j0", (In(lo=-30.0, hi=30.0),), tag="wide", rtol=1e-4, atol=1e-5, grad=False)
+views("bessel_y1", (In(lo=0.001, hi=40.0),), tag="wide", rtol=1e-4, atol=1e-5, grad=False)
 views("igamma", (POS, POS), cls="Igamma", grad=False)
 views("igammac", (POS, POS), cls="Igammac", grad=False)
 views("zeta", (In(lo=1.5, hi=4.0), POS), cls="Zeta", grad=False)
@@ -102,6 +107,14 @@ add(Case("ops.eigvals", "ops.eigvals", (In(shape=(3, 3), lo=0.0, hi=1.0),), grad
 add(Case("ops.lstsq", "ops.lstsq", (In(shape=(4, 2)), In(shape=(4, 3))), grad=False, rtol=1e-3, atol=1e-4))
 add(Case("ops.Lstsq", "ops.Lstsq", (In(shape=(4, 3)), In(shape=(4, 2))), init=((), {}), grad=False, rtol=1e-3,
          atol=1e-4))
+add(Case("ops.MatrixSolveLs", "ops.MatrixSolveLs", (In("float64", (4, 3)), In("float64", (4, 2)),
+                                                    In("float64", (), 0.5, 0.5)), init=((), {}), grad=False,
+         rtol=1e-4, atol=1e-5))
+add(Case("ops.NuclearNorm", "ops.NuclearNorm", (In(shape=(3, 4)),), init=((), {}), grad=False, rtol=1e-4,
+         atol=1e-5))
+add(Case("ops.NuclearNorm[dim]", "ops.NuclearNorm", (In(shape=(2, 3, 3)),), init=((), {"dim": (1, 2),
+                                                                                     "keepdim": True}),
+         grad=False, rtol=1e-4, atol=1e-5))
 add(Case("ops.geqrf", "ops.geqrf", (In(shape=(4, 3)),), grad=False, rtol=1e-4, atol=1e-5))
 add(Case("ops.Geqrf", "ops.Geqrf", (In(shape=(3, 3)),), init=((), {}), grad=False, rtol=1e-4, atol=1e-5))
 
@@ -139,6 +152,30 @@ add(Case("ops.triu_indices[off]", "ops.triu_indices", (4, 3, 1), grad=False))
 add(Case("ops.TrilIndices", "ops.TrilIndices", (), init=((3, 3, -1), {}), grad=False))
 add(Case("ops.TriuIndices", "ops.TriuIndices", (), init=((3, 4), {"dtype": Dt("int64")}), grad=False))
 
+# diagonals (MatrixDiag*V3 conventions)
+add(Case("ops.matrix_diag", "ops.matrix_diag", (In(shape=(2, 3)),)))
+add(Case("ops.matrix_diag[k1]", "ops.matrix_diag", (In(shape=(3,)), 1)))
+# (the tags pick seeds whose drawn k pairs are valid bands)
+add(Case("ops.matrix_diag[band0]", "ops.matrix_diag", (In(shape=(2, 3)), In("int32", (2,), -1, 2), 3, 4, 0.5),
+         grad=False))
+add(Case("ops.matrix_diag_part", "ops.matrix_diag_part", (In(shape=(3, 4)), In("int32", (), 0, 1),
+                                                          In(shape=(), lo=0, hi=0))))
+add(Case("ops.matrix_diag_part[band7]", "ops.matrix_diag_part", (In(shape=(2, 3, 4)), In("int32", (2,), -2, 3),
+                                                                In(shape=(), lo=9, hi=9)), grad=False))
+add(Case("ops.matrix_diag_part[left0]", "ops.matrix_diag_part", (In(shape=(4, 3)), In("int32", (2,), -2, 2),
+                                                                In(shape=(), lo=0, hi=0), "LEFT_LEFT"), grad=False))
+add(Case("ops.matrix_set_diag", "ops.matrix_set_diag", (In(shape=(3, 3)), In(shape=(3,)))))
+add(Case("ops.matrix_set_diag[band0]", "ops.matrix_set_diag", (In(shape=(3, 4)), In(shape=(2, 3)),
+                                                               In("int32", (2,), -1, 2)), grad=False))
+add(Case("ops.MatrixDiagV3", "ops.MatrixDiagV3", (In(shape=(3,)), In("int32", (), -1, 0), In("int32", (), -1, 0),
+                                                  In("int32", (), -1, 0), In(shape=(), lo=0, hi=0)),
+         init=((), {}), grad=False))
+add(Case("ops.MatrixDiagPartV3", "ops.MatrixDiagPartV3", (In(shape=(3, 3)), In("int32", (), 1, 2),
+                                                          In(shape=(), lo=0, hi=0)), init=((), {"align": "LEFT_RIGHT"}),
+         grad=False))
+add(Case("ops.MatrixSetDiagV3", "ops.MatrixSetDiagV3", (In(shape=(3, 3)), In(shape=(2,)), In("int32", (), 1, 2)),
+         init=((), {}), grad=False))
+
 # ---------------------------------------------------------------- fft and windows
 SIG = In(shape=(2, 6))
 for _name in ("fft", "ifft", "rfft", "ihfft"):
@@ -170,6 +207,69 @@ add(Case("ops.BlackmanWindow", "ops.BlackmanWindow", (In("int64", (), 6, 7),), i
 add(Case("ops.HammingWindow", "ops.HammingWindow", (In("int32", (1,), 4, 5),), init=((), {"alpha": 0.6, "beta": 0.4}),
          grad=False))
 
+# ---------------------------------------------------------------- statistics, norms, distances, ranges
+R3 = In(shape=(3, 4))
+views("std", (R3, 1), tensor=False, mint=False)
+add(Case("ops.std[ddof-keep]", "ops.std", (R3, 0, 1, True)))
+views("var", (R3,), tensor=False, mint=False)
+add(Case("ops.var[axis-ddof]", "ops.var", (R3, (0, 1), 1)))
+add(Case("ops.std_mean", "ops.std_mean", (R3, 1)))
+add(Case("ops.var_mean", "ops.var_mean", (R3, 0, 1, True)))
+add(Case("ops.ReduceStd", "ops.ReduceStd", (R3,), init=((), {"axis": 1}), grad=False))
+add(Case("ops.ReduceStd[all-biased]", "ops.ReduceStd", (R3,), init=((), {"unbiased": False, "keep_dims": True}),
+         grad=False))
+add(Case("ops.median", "ops.median", (In(shape=(3, 5)), 1), grad=False))
+add(Case("ops.median[even-keep]", "ops.median", (R3, 1, True), grad=False))
+add(Case("ops.nanmedian", "ops.nanmedian", (R3, 0), grad=False))
+add(Case("ops.Median", "ops.Median", (In(shape=(3, 5)),), init=((), {"axis": 1}), grad=False))
+add(Case("ops.Median[global]", "ops.Median", (In(shape=(3, 5)),), init=((), {"global_median": True}), grad=False))
+R64 = In("float64", (3, 4))  # MindSpore 2.10's CPU Quantile kernel takes float64 only
+add(Case("ops.quantile", "ops.quantile", (R64, 0.3, 1), grad=False))
+add(Case("ops.quantile[all]", "ops.quantile", (R64, 0.75), grad=False))
+add(Case("ops.quantile[q-tensor]", "ops.quantile", (R64, In("float64", (2,), 0, 1), 0, True), grad=False))
+add(Case("ops.nanquantile", "ops.nanquantile", (R64, 0.5, 1), grad=False))
+add(Case("ops.Quantile", "ops.Quantile", (R64, In("float64", (2,), 0, 1)), init=((), {"dim": 1}), grad=False))
+add(Case("ops.aminmax", "ops.aminmax", (R3,), {"axis": 1}, grad=False))
+add(Case("ops.aminmax[keep]", "ops.aminmax", (R3,), {"axis": 0, "keepdims": True}, grad=False))
+add(Case("ops.histc", "ops.histc", (R3, 5), grad=False))
+add(Case("ops.histc[range]", "ops.histc", (R3, 4, -1.0, 1.0), grad=False))
+add(Case("ops.Histogram", "ops.Histogram", (R3,), init=((), {"bins": 3, "min": -2.0, "max": 2.0}), grad=False))
+add(Case("ops.cov", "ops.cov", (R3,), rtol=1e-4, atol=1e-5))
+add(Case("ops.cov[corr0]", "ops.cov", (R3,), {"correction": 0}, rtol=1e-4, atol=1e-5))
+add(Case("ops.vector_norm", "ops.vector_norm", (R3,)))
+add(Case("ops.vector_norm[p3-axis]", "ops.vector_norm", (R3, 3, 1, True)))
+add(Case("ops.vector_norm[inf]", "ops.vector_norm", (R3, float("inf"), 0), grad=False))
+add(Case("ops.matrix_norm", "ops.matrix_norm", (In(shape=(2, 3, 3)),)))
+add(Case("ops.matrix_norm[nuc]", "ops.matrix_norm", (In(shape=(3, 3)), "nuc"), grad=False, rtol=1e-4, atol=1e-5))
+add(Case("ops.matrix_norm[1]", "ops.matrix_norm", (In(shape=(3, 3)), 1), grad=False))
+add(Case("ops.LpNorm", "ops.LpNorm", (R3,), init=((), {"axis": 1, "p": 3}), rtol=1e-4))
+add(Case("ops.EuclideanNorm", "ops.EuclideanNorm", (R3, In("int32", (1,), 1, 2)), init=((), {}), grad=False))
+views("renorm", (R3, 2, 0, 1.0), tensor=False, rtol=1e-4, atol=1e-5)
+add(Case("ops.Renorm", "ops.Renorm", (R3,), init=((), {"p": 1, "dim": 1, "maxnorm": 1.5}), grad=False, rtol=1e-4))
+add(Case("ops.L2Normalize", "ops.L2Normalize", (R3,), init=((), {"axis": 1})))
+add(Case("ops.L2Loss", "ops.L2Loss", (R3,), init=((), {})))
+add(Case("ops.SquareSumAll", "ops.SquareSumAll", (R3, In(shape=(3, 4))), init=((), {})))
+views("cdist", (In(shape=(3, 2)), In(shape=(4, 2))), tensor=False, mint=False, rtol=1e-4, atol=1e-5)
+add(Case("ops.cdist[p1-batch]", "ops.cdist", (In(shape=(2, 3, 2)), In(shape=(2, 4, 2)), 1.0), rtol=1e-4, atol=1e-5))
+add(Case("ops.Cdist", "ops.Cdist", (In(shape=(3, 2)), In(shape=(2, 2))), init=((), {"p": 3.0}), grad=False,
+         rtol=1e-4))
+add(Case("ops.pdist", "ops.pdist", (In(shape=(4, 3)),), rtol=1e-4, atol=1e-5))
+add(Case("ops.Pdist", "ops.Pdist", (In(shape=(4, 3)),), init=((), {"p": 1.0}), grad=False, rtol=1e-4))
+add(Case("ops.dist", "ops.dist", (R3, In(shape=(3, 4)))))
+add(Case("ops.dist[p1]", "ops.dist", (R3, In(shape=(4,)), 1)))
+add(Case("ops.diff", "ops.diff", (R3,)))
+add(Case("ops.diff[n2-axis0]", "ops.diff", (R3, 2, 0)))
+add(Case("ops.diff[pre-app]", "ops.diff", (R3, 1, 1, In(shape=(3, 1)), In(shape=(3, 2)))))
+add(Case("ops.trapz", "ops.trapz", (R3,)))
+add(Case("ops.trapz[x]", "ops.trapz", (R3, In(shape=(4,))), {"dim": 1}))
+add(Case("ops.trapz[dx]", "ops.trapz", (R3,), {"dx": 0.5, "dim": 0}))
+add(Case("ops.logspace", "ops.logspace", (0.0, 2.0, 5), grad=False, rtol=1e-5))
+add(Case("ops.logspace[base2]", "ops.logspace", (-1.0, 3.0, 4, 2), grad=False))
+add(Case("ops.LogSpace", "ops.LogSpace", (In(shape=(), lo=0, hi=1), In(shape=(), lo=1, hi=2)),
+         init=((), {"steps": 4, "base": 2}), grad=False, rtol=1e-5))
+add(Case("ops.LinSpace", "ops.LinSpace", (In(shape=(), lo=0, hi=1), In(shape=(), lo=1, hi=2), 5), init=((), {}),
+         grad=False))
+
 # ---------------------------------------------------------------- scalar and sequence helpers (plain Python values)
 SCALAR_CASES = []
 
@@ -189,7 +289,8 @@ for _name, _args in (("scalar_add", (2, 3)), ("scalar_sub", (2, 5)), ("scalar_mu
                      ("make_tuple", (1, 2)), ("make_range", (0, 5, 2)), ("tuple_setitem", ((1, 2, 3), 1, 9)),
                      ("tuple_div", ((4, 6), (2, 3))), ("tuple_equal", ((1, 2), (1, 2))),
                      ("tuple_reversed", ((1, 2, 3),)), ("shape_mul", ((2, 3, 4),)), ("bool_not", (True,)),
-                     ("scalar_to_tensor", (3,)), ("tuple_to_array", ((1, 2, 3),))):
+                     ("scalar_to_tensor", (3,)), ("tuple_to_array", ((1, 2, 3),)), ("make_list", (1, 2)),
+                     ("list_setitem", ([1, 2, 3], 0, 5)), ("list_equal", ([1], [2]))):
     scalar(_name, _args)
 scalar("scalar_add", (2, 3.5), "float")
 scalar("scalar_floordiv", (-7, 2), "neg")
@@ -198,6 +299,7 @@ scalar("scalar_cast", (3.7, Dt("int64")))
 scalar("scalar_cast", (3, Dt("float64")), "float")
 scalar("scalar_to_tensor", (2.5, Dt("float16")), "f16")
 scalar("tuple_to_array", ((1.0, 2.5),), "float")
+add(Case("ops.tensor_range", "ops.tensor_range", (0, 7, 3), grad=False))
 add(Case("ops.ScalarToTensor", "ops.ScalarToTensor", (4,), init=((), {}), grad=False))
 add(Case("ops.TupleToArray", "ops.TupleToArray", ((1, 2),), init=((), {}), grad=False))
 SCALAR_CASES += ["ops.ScalarToTensor", "ops.TupleToArray"]
