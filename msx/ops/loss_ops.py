@@ -131,16 +131,6 @@ def _sigmoid_ce_cls(logits, label):
     return apply(sigmoid_ce, (logits, label), {"reduction": "none"})
 
 
-@primitive("L2Loss", category="loss")
-def l2(x):
-    return jnp.sum(x * x) / 2
-
-
-@expose(cls="L2Loss", prim="L2Loss")
-def _l2_cls(input_x):
-    return apply(l2, (input_x,))
-
-
 # ---------------------------------------------------------------- margin and embedding losses
 @_loss("HingeEmbeddingLoss", ("margin",))
 def hinge_embedding(x, y, *, reduction="mean", margin=1.0):
