@@ -157,16 +157,16 @@ class JitFunction:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
+        if not kwargs and recording.recorder is None and self._runner is None:
+            out = self.entries.hot(args, self.cell)  # a call like the last hit: no signature to build
+            if out is not MISS:
+                self.hits += 1
+                return out
         if recording.recorder is not None:  # inside another capture: inline
             converter = recording.converter
             return self.fn(*args, **kwargs) if converter is None else converter(self.fn, args, kwargs)
         if self._runner is not None:  # guards and graph breaks: the capture mode runs the call
             return self._runner(args, kwargs)
-        if not kwargs:  # a call like the last hit: no signature to build (see EntryCache.hot)
-            out = self.entries.hot(args, self.cell)
-            if out is not MISS:
-                self.hits += 1
-                return out
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)

@@ -191,6 +191,14 @@ class XlaBackend(BackendBase):
         return handle
 
     def run(self, handle: XlaExecutable | PolymorphicExecutable, inputs: tuple) -> tuple:
+        if type(handle) is XlaExecutable and handle.spmd is None and eager_tape.STATE.tape is None \
+                and not hostevents.ACTIVE:  # the common call: one executable on one device, nobody watching
+            try:
+                return handle.compiled(*inputs)
+            except ValueError:  # an input on another device (nothing ran): the general path places it
+                pass
+            except RuntimeError as exc:
+                raise _oom(handle.graph, exc) from None
         if eager_tape.STATE.tape is not None:  # eager autograd: one tape node, this executable and its compiled VJP
             if getattr(handle, "fn", None) is None:  # symbolic shapes, one program over the mesh: the jax-vjp path
                 eager_tape.escape("a compiled graph")

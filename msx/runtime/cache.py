@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import context
-from ..tensor import Tensor
+from ..tensor import PARAMETER_LOCK, Tensor
 from .compiled import EAGER, INLINE, UNCHECKED, Compiled
 from .signature import Signature
 
@@ -45,7 +45,11 @@ class EntryCache:
             return MISS
         if not compiled.state.holds():
             return MISS
-        out = compiled.run_unchecked(args)
+        if compiled.params:
+            with PARAMETER_LOCK:
+                out = compiled._run(args, True)
+        else:
+            out = compiled._run(args, True)
         return MISS if out is INLINE or out is UNCHECKED else out
 
     def lookup(self, sig: Signature) -> tuple[Any, str | None]:

@@ -9,6 +9,7 @@ guards, and writes the updated Parameters back.
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import sys
 from typing import Any
@@ -76,7 +77,7 @@ class Lowered:
 
 INLINE = object()  # run() could not use the executable: call the Python function instead
 EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
-UNCHECKED = object()  # run_unchecked: the executable refused the arguments (nothing ran): check them first
+UNCHECKED = object()  # _run(unchecked=True): the executable refused the arguments (nothing ran): check them first
 
 
 class Compiled:
@@ -104,6 +105,7 @@ class Compiled:
         self.guards = captured.guards
         self.state = captured.state      # the Python state the capture read (checked before `run`)
         self.out_tree = captured.out_tree
+        self.one_leaf = captured.out_tree == jax.tree_util.tree_structure(0)  # the result is one Tensor
         slots, k = [], 0
         for o in graph.outputs:
             if isinstance(o, Const):
@@ -157,16 +159,11 @@ class Compiled:
         with PARAMETER_LOCK:
             return self._run(sig.tensors, False)
 
-    def run_unchecked(self, tensors: list | tuple):
-        """Run on Tensors whose shapes and dtypes nobody compared with the signature: the executable does
-        (`backend_checks`: it refuses another shape or dtype with a TypeError before running anything).
-        `UNCHECKED` when it refused them (the caller takes the checked path, which says why), else as `run`."""
-        if not self.params:
-            return self._run(tensors, True)
-        with PARAMETER_LOCK:
-            return self._run(tensors, True)
-
     def _run(self, tensors, unchecked: bool):
+        """`run` on these Tensors, under the caller's lock. `unchecked`: nobody compared their shapes and
+        dtypes with the signature (`EntryCache.hot`): the executable does (`backend_checks`: it refuses
+        another shape or dtype with a TypeError before running anything), and a refusal returns `UNCHECKED`
+        for the caller to take the checked path, which says why."""
         if not self.backend_checks:
             failure = self._stale_parameter()
             if failure is not None:
@@ -187,10 +184,9 @@ class Compiled:
                 if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
                     p._data = data.copy()
                 del data
-        ro = [p._data for p in self.ro]
-        rw = [p._data for p in self.rw]
         try:
-            outs, updates, extras = self.backend.run(self.handle, ([t._data for t in tensors], ro, rw))
+            outs, updates, extras = self.backend.run(self.handle, (list(map(_DATA, tensors)), list(map(_DATA, self.ro)),
+                                                                   list(map(_DATA, self.rw))))
         except TypeError:  # the executable refused an argument before running: say which Parameter changed
             if unchecked:
                 return UNCHECKED
@@ -199,14 +195,15 @@ class Compiled:
                 raise
             self.failure = failure
             return INLINE
-        for guard, value in zip(self.guards, extras):
-            if not np.array_equal(np.asarray(value), guard.value):
-                self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
-                                f"now {_short(np.asarray(value))}")
-                return INLINE
+        if extras:
+            for guard, value in zip(self.guards, extras):
+                if not np.array_equal(np.asarray(value), guard.value):
+                    self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
+                                    f"now {_short(np.asarray(value))}")
+                    return INLINE
         for p, u in zip(self.updated, updates):
             p._data = u
-        results = [Tensor._from(o) for o in outs]
+        results = list(map(_WRAP, outs))
         if self.slots is not None:
             it = iter(results)
             results = [next(it) if s is _SLOT else s for s in self.slots]
@@ -215,9 +212,13 @@ class Compiled:
             for i, new in zip(self.input_writes, results[-n:]):
                 tensors[i]._data = (new if isinstance(new, Tensor) else Tensor(new))._data
             results = results[:-n]
+        if self.one_leaf:
+            return results[0]
         return jax.tree_util.tree_unflatten(self.out_tree, results)
 
 
+_DATA = operator.attrgetter("_data")
+_WRAP = Tensor._from
 _OWNED_ONLY_LOCAL = 3  # sys.getrefcount of an array only its Parameter holds, seen through a local name:
 # the Parameter's slot, the local and the call's argument
 _SLOT = object()
