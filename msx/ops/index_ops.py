@@ -256,9 +256,14 @@ def _begin_size(x, begin, size) -> dict:
     return {"begin": begin, "size": size}
 
 
-@expose(ops="slice tensor_slice")
+@expose(ops="slice")
 def slice_op(input_x, begin, size):
     return apply(slice_, (input_x,), _begin_size(input_x, begin, size))
+
+
+@expose(ops="tensor_slice")
+def tensor_slice(input, begin, size):
+    return slice_op(input, begin, size)
 
 
 @expose(cls="Slice", prim="Slice")

@@ -415,9 +415,14 @@ def _rank_cls(x):
     return rank(x)
 
 
-@expose(ops="size numel")
+@expose(ops="size")
 def size(input_x):
     return int(np.prod(tuple(input_x.shape)))
+
+
+@expose(ops="numel")
+def numel(input):
+    return size(input)
 
 
 @expose(cls="Size", prim="Size")

@@ -38,7 +38,7 @@ def _same(op: str, *ts) -> None:
 def bce(x, y, *w, reduction="mean", has_weight=False):
     """-(y log x + (1 - y) log(1 - x)), each log clamped at -100 (probabilities that hit 0 or 1 stay finite)."""
     loss = -(y * jnp.maximum(jnp.log(x), -100.0) + (1 - y) * jnp.maximum(jnp.log1p(-x), -100.0))
-    return _reduce(loss * w[0] if has_weight else loss, reduction)
+    return _reduce(loss * jax.lax.stop_gradient(w[0]) if has_weight else loss, reduction)  # no weight gradient
 
 
 @expose(ops="binary_cross_entropy", prim="BinaryCrossEntropy")

@@ -43,6 +43,7 @@ class Case:
     grad: bool = True
     rtol: float = 1e-5
     atol: float = 1e-6
+    written: bool = False  # an in-place op: the outputs are its tensor inputs after the call (what it wrote)
 
 
 def _ms_names() -> dict:
