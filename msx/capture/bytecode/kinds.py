@@ -73,7 +73,9 @@ def is_bound_builtin(x: Any) -> bool:
 
 def _identity_kind(x: Any) -> bool:
     """Objects a guard checks by identity: functions, modules, classes, Cells, Parameters, jax arrays."""
-    return not is_bound_builtin(x) and (isinstance(x, _CALLABLES) or _is_cell(x) or isinstance(x, Parameter) or _is_cell_instance(x)
+    if is_bound_builtin(x):
+        return False
+    return (isinstance(x, _CALLABLES) or _is_cell(x) or isinstance(x, Parameter) or _is_cell_instance(x)
             or type(x).__module__.startswith(("jax", "jaxlib")))
 
 
