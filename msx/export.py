@@ -55,7 +55,7 @@ from .capture.builder import Captured
 from .ops.custom.op import custom_op_records, missing_custom_op_message
 from .errors import (BadMagicError, ChecksumError, ExportError, FormatVersionError, MalformedFileError, MsxError,
                      TruncatedFileError, UnknownPrimitiveError, VerifyError)
-from .ir.graph import Const, Graph
+from .ir.graph import Const, Graph, Var
 from .ir.interpret import evaluate, to_struct
 from .ir.serialize import graph_from_data, graph_to_data
 from .ir.verifier import verify
@@ -150,8 +150,38 @@ def capture_for_export(net: Callable, inputs: tuple, training: bool = False,
                           f"({decided}); a graph captured with capture_mode={capture_mode!r} would keep only the "
                           f"outcome seen now. Capture with capture_mode='ast' (graph control flow) or compute the "
                           f"choice with tensor ops (ops.select)")
+    drop_shards(captured.graph)
     verify(captured.graph, infer=False)
     return captured
+
+
+def drop_shards(graph: Graph) -> Graph:
+    """`graph` (in place) without its `Shard` nodes, so an exported file runs on one device whatever the parallel
+    mode of the capture: a `Shard` is an identity that only lays its input out over the strategy mesh, so each
+    use of its output (in subgraphs, outputs and Parameter updates too) becomes a use of its input."""
+    alias: dict[int, Any] = {}
+
+    def resolve(x):
+        while isinstance(x, Var) and id(x) in alias:
+            x = alias[id(x)]
+        return x
+
+    def rewrite(g: Graph) -> None:
+        kept = []
+        for node in g.nodes:
+            if node.op == "Shard":
+                alias[id(node.outputs[0])] = node.inputs[0]
+                continue
+            node.inputs = [resolve(x) for x in node.inputs]
+            for sub in node.subgraphs.values():
+                rewrite(sub)
+            kept.append(node)
+        g.nodes = kept
+        g.outputs = [resolve(x) for x in g.outputs]
+        g.updates = [(name, resolve(x)) for name, x in g.updates]
+
+    rewrite(graph)
+    return graph
 
 
 def write_msxir(path: str, captured: Captured, info: dict | None = None) -> None:
@@ -199,7 +229,7 @@ def write_stablehlo(path: str, captured: Captured, platforms: tuple[str, ...] | 
         written = ", ".join(name for name, _ in graph.updates)
         raise ExportError(f"export: graph {graph.name} writes Parameters ({written}); a STABLEHLO artifact holds "
                           f"the weights as constants and cannot carry state. Export in eval mode, or as MSXIR")
-    weights = [p._data for p in captured.params]
+    weights = [np.asarray(p._data) for p in captured.params]   # host copies: not laid out over a mesh
 
     def forward(*inputs):
         outs, _ = evaluate(graph, list(inputs), weights)

@@ -275,3 +275,52 @@ def test_a_hit_interprets_nothing(monkeypatch):
     for _ in range(3):
         _close(jf(_t(3) * 0 + x, 2), np.maximum(_np(x), 0) + _np(x) * 2)
     assert jf.hits == 3
+
+
+# A builtin method bound to a class (`dict.fromkeys`) is a new object on every attribute read: it is guarded by
+# its type, what it is bound to and its name, so its entry holds on the next call and hits.
+BOUND_BUILTINS = {
+    "dict.fromkeys": (lambda x: [x := x + k for k in dict.fromkeys([1, 2])][-1], lambda a: a + 3),
+    "int.from_bytes": (lambda x: x * int.from_bytes(b"\x02\x00", "little"), lambda a: a * 2),
+    "float.fromhex": (lambda x: x * float.fromhex("0x1.8p1"), lambda a: a * 3.0),
+    "bytes.fromhex": (lambda x: x + bytes.fromhex("0a")[0], lambda a: a + 10),
+    "str.maketrans": (lambda x: x * len(str.maketrans("ab", "cd")), lambda a: a * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUND_BUILTINS))
+def test_builtin_methods_of_types_capture_and_hit(name):
+    fn, ref = BOUND_BUILTINS[name]
+    jf = _bc(fn)
+    x = _t(3)
+    _close(jf(x), ref(_np(x)))
+    _close(jf(x), _np(fn(x)))                           # equals eager
+    info = jf.cache_info()
+    assert info["hits"] == 1 and info["recompile_reasons"] == [], info
+    if name != "str.maketrans":                         # a staticmethod: a graph break around it, still cached
+        assert info["captures"] == 1, info
+
+
+PARSE = int.from_bytes
+
+
+def test_a_bound_builtin_global_rebound_recompiles():
+    global PARSE
+
+    def f(x):
+        return x * PARSE(b"\x02", "little")
+
+    jf = _bc(f)
+    x = _t(3)
+    try:
+        _close(jf(x), _np(x) * 2)
+        PARSE = int.from_bytes                          # a new object, the same method: still a hit
+        _close(jf(x), _np(x) * 2)
+        assert jf.cache_info()["hits"] == 1
+        PARSE = bool.from_bytes                         # bound to another class: recompiles, bool(2) is True
+        out = jf(x)
+        assert _np(out).dtype == np.float32
+        _close(out, _np(x))
+        assert jf.captures == 2 and "PARSE" in jf.recompile_reasons[0], jf.recompile_reasons
+    finally:
+        PARSE = int.from_bytes

@@ -34,7 +34,7 @@ def eight(tmp_path_factory):
     proc = subprocess.run([sys.executable, SCRIPT, str(out)], env=env, capture_output=True, text=True, timeout=900,
                           cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return dict(np.load(out / "results.npz")), json.loads((out / "errors.json").read_text())
+    return dict(np.load(out / "results.npz")), json.loads((out / "errors.json").read_text()), out
 
 
 def _params(results, key):
@@ -52,7 +52,7 @@ def _same(results, key, ref):
 
 @pytest.mark.parametrize("how", MODES)
 def test_data_parallel_on_8_local_devices_equals_one_device(eight, how):
-    results, _ = eight
+    results, _, _ = eight
     assert int(results["dp_device_num"]) == 8
     _same(results, f"dp_{how}", f"ref_{how}")
     _same(results, f"ref_{how}", "ref_pynative")  # and every mode trains alike
@@ -66,13 +66,13 @@ def test_data_parallel_on_8_local_devices_equals_one_device(eight, how):
 
 
 def test_jitted_train_one_step_cell_on_8_local_devices(eight):
-    results, _ = eight
+    results, _, _ = eight
     _same(results, "dp_train_one_step", "ref_ast")
 
 
 @pytest.mark.parametrize("how", MODES)
 def test_semi_auto_parallel_strategies_equal_one_device(eight, how):
-    results, _ = eight
+    results, _, _ = eight
     _same(results, f"semi_auto_parallel_{how}", f"semiref_{how}")
     if how != "pynative":
         hlo = str(results[f"semi_auto_parallel_{how}/_hlo"])
@@ -89,7 +89,7 @@ def test_semi_auto_parallel_strategies_equal_one_device(eight, how):
 
 
 def test_strategies_are_shard_nodes_in_the_printed_graph(eight):
-    results, _ = eight
+    results, _, _ = eight
     graph = str(results["semi_graph"])
     assert "Shard[strategy=(2, 1), spec=(('s0',), ())]" in graph
     assert "Shard[strategy=(1, 4), spec=((), ('s1', 's2'))](%w)" in graph
@@ -97,9 +97,41 @@ def test_strategies_are_shard_nodes_in_the_printed_graph(eight):
     assert "in_strategy=((2, 1), (1, 4)), out_strategy=None" in str(results["semi_repr"])
 
 
+def test_export_of_a_semi_auto_network_runs_on_one_device(eight, tmp_path):
+    """MINDIR, MSXIR and STABLEHLO files of a network captured in SEMI_AUTO_PARALLEL over 8 devices load and run
+    in a process with one device, equal to the 8-device program's output."""
+    results, _, out = eight
+    np.save(tmp_path / "x.npy", results["semi_export_x"])
+    script = f"""if True:
+        import jax, numpy as np, msx
+        from msx import nn
+        from msx.export import load_stablehlo
+        assert len(jax.devices()) == 1
+        x = np.load({str(tmp_path / "x.npy")!r})
+        outs = {{}}
+        for fmt in ("mindir", "msxir"):
+            graph = msx.load({str(out)!r} + "/semi_export." + fmt)
+            assert "Shard" not in graph.primitives_used(), fmt
+            outs[fmt] = nn.GraphCell(graph)(msx.Tensor(x)).asnumpy()
+        hlo = load_stablehlo({str(out)!r} + "/semi_export.stablehlo")
+        assert hlo.nr_devices == 1 and "sharding_constraint" not in hlo.mlir_module()
+        outs["stablehlo"] = np.asarray(hlo.call(x))
+        np.savez({str(tmp_path / "outs.npz")!r}, **outs)
+    """
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
+    env.pop("XLA_FLAGS", None)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    outs = np.load(tmp_path / "outs.npz")
+    assert sorted(outs.files) == ["mindir", "msxir", "stablehlo"]
+    for fmt in outs.files:
+        np.testing.assert_allclose(outs[fmt], results["semi_export_out"], rtol=1e-5, atol=1e-5, err_msg=fmt)
+
+
 @pytest.mark.parametrize("how", MODES)
 def test_auto_parallel_propagates_from_the_inputs_and_equals_one_device(eight, how):
-    results, _ = eight
+    results, _, _ = eight
     _same(results, f"auto_parallel_{how}", f"ref_{how}")
     if how != "pynative":
         hlo = str(results[f"auto_parallel_{how}/_hlo"])
@@ -109,7 +141,7 @@ def test_auto_parallel_propagates_from_the_inputs_and_equals_one_device(eight, h
 
 @pytest.mark.parametrize("how", MODES)
 def test_bad_strategies_name_the_op_strategy_shape_and_line(eight, how):
-    results, errors = eight
+    results, errors, _ = eight
     src = open(SCRIPT).read().splitlines()
     for name, words in (("not_dividing", "MatMul: in_strategy[1] = (4, 1) requires shape[0] % 4 == 0, but got "
                                          "shape (6, 8)"),

@@ -117,6 +117,41 @@ def _global_rank(v):
         raise ContextError(f"set_auto_parallel_context: global_rank must be an int >= 0, got {v!r}")
 
 
+OPTIMIZER_LEVELS = ("level1", "level2", "level3")
+_OPTIMIZER_CONFIG_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_threshold",
+                          "optimizer_weight_shard_size", "optimizer_level")
+DEFAULT_THRESHOLD_KB = 64   # parallel_optimizer_threshold's default: smaller Parameters stay whole
+
+
+def _optimizer_config(config: Any) -> None:
+    """MindSpore's `parallel_optimizer_config` keys (msx.parallel.optimizer implements them); what msx cannot
+    honour is refused, not ignored."""
+    if not isinstance(config, dict):
+        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config must be a dict, got {config!r}")
+    unknown = sorted(set(config) - set(_OPTIMIZER_CONFIG_KEYS))
+    if unknown:
+        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config has unknown keys {unknown}; "
+                           f"valid keys are {list(_OPTIMIZER_CONFIG_KEYS)}")
+    size = config.get("optimizer_weight_shard_size", -1)
+    if not isinstance(size, int) or isinstance(size, bool) or (size < 1 and size != -1):
+        raise ContextError(f"set_auto_parallel_context: optimizer_weight_shard_size must be -1 or an int >= 1, "
+                           f"got {size!r}")
+    threshold = config.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB)
+    if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
+        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_threshold must be an int >= 0 (KB), "
+                           f"got {threshold!r}")
+    level = config.get("optimizer_level", "level1")
+    if level not in OPTIMIZER_LEVELS:
+        raise ContextError(f"set_auto_parallel_context: optimizer_level must be one of {OPTIMIZER_LEVELS}, "
+                           f"got {level!r}")
+    if level != "level1":
+        raise ContextError(f"set_auto_parallel_context: optimizer_level={level!r} is not supported by msx yet "
+                           f"(gradients and forward weights are not sharded); use 'level1'")
+    if config.get("gradient_accumulation_shard", False) is not False:
+        raise ContextError("set_auto_parallel_context: gradient_accumulation_shard=True is not supported by msx "
+                           "(gradient accumulation is not implemented)")
+
+
 _CHECKS: dict[str, Callable] = {
     "parallel_mode": _mode,
     "device_num": _positive_int("device_num"),
@@ -126,8 +161,8 @@ _CHECKS: dict[str, Callable] = {
     "parameter_broadcast": _only("parameter_broadcast", False, "ranks start equal by seeding, set_seed"),
     "full_batch": _only("full_batch", False, "every rank feeds its own shard of the batch"),
     "dataset_strategy": _only("dataset_strategy", "data_parallel", "datasets are sharded with num_shards/shard_id"),
-    "enable_parallel_optimizer": _only("enable_parallel_optimizer", False, "optimizer state is not sharded"),
-    "parallel_optimizer_config": _only("parallel_optimizer_config", {}, "optimizer state is not sharded"),
+    "enable_parallel_optimizer": _bool("enable_parallel_optimizer"),   # msx.parallel.optimizer: ZeRO-1
+    "parallel_optimizer_config": _optimizer_config,
     "search_mode": _search_mode,
     "pipeline_stages": _only("pipeline_stages", 1, "pipeline parallelism is not implemented"),
     "grad_accumulation_step": _only("grad_accumulation_step", 1, "gradient accumulation is not implemented"),

@@ -34,51 +34,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from ..errors import ContextError
 from . import context
-
-LEVELS = ("level1", "level2", "level3")
-_CONFIG_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_threshold", "optimizer_weight_shard_size",
-                "optimizer_level")
-DEFAULT_THRESHOLD_KB = 64
-
-
-def _check_config(config: Any) -> None:
-    """MindSpore's `parallel_optimizer_config` keys; what msx cannot honour is refused, not ignored."""
-    if not isinstance(config, dict):
-        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config must be a dict, got {config!r}")
-    unknown = sorted(set(config) - set(_CONFIG_KEYS))
-    if unknown:
-        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config has unknown keys {unknown}; "
-                           f"valid keys are {list(_CONFIG_KEYS)}")
-    size = config.get("optimizer_weight_shard_size", -1)
-    if not isinstance(size, int) or isinstance(size, bool) or (size < 1 and size != -1):
-        raise ContextError(f"set_auto_parallel_context: optimizer_weight_shard_size must be -1 or an int >= 1, "
-                           f"got {size!r}")
-    threshold = config.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB)
-    if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
-        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_threshold must be an int >= 0 (KB), "
-                           f"got {threshold!r}")
-    level = config.get("optimizer_level", "level1")
-    if level not in LEVELS:
-        raise ContextError(f"set_auto_parallel_context: optimizer_level must be one of {LEVELS}, got {level!r}")
-    if level != "level1":
-        raise ContextError(f"set_auto_parallel_context: optimizer_level={level!r} is not supported by msx yet "
-                           f"(gradients and forward weights are not sharded); use 'level1'")
-    if config.get("gradient_accumulation_shard", False) is not False:
-        raise ContextError("set_auto_parallel_context: gradient_accumulation_shard=True is not supported by msx "
-                           "(gradient accumulation is not implemented)")
-
-
-def _check_enable(value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ContextError(f"set_auto_parallel_context: enable_parallel_optimizer must be a bool, got {value!r}")
-
-
-# The context's table refuses both keys until this module, which implements them, is imported (by nn.optim).
-context._CHECKS["enable_parallel_optimizer"] = _check_enable
-context._CHECKS["parallel_optimizer_config"] = _check_config
-
 
 @dataclass
 class ShardPlan:
@@ -133,7 +89,7 @@ def plan_for(optimizer) -> ShardPlan | None:
         warnings.warn(f"enable_parallel_optimizer: {type(optimizer).__name__}'s update is not elementwise (or is its "
                       f"own construct), so its state is not sharded; it runs whole on every rank", stacklevel=3)
         return None
-    threshold = config.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB) * 1024
+    threshold = config.get("parallel_optimizer_threshold", context.DEFAULT_THRESHOLD_KB) * 1024
     sharded = frozenset(i for i, p in enumerate(optimizer.parameters)
                         if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold)
     return ShardPlan(parts, sharded) if sharded else None

@@ -4,7 +4,8 @@
 `XLA_FLAGS=--xla_force_host_platform_device_count=8`). Every scenario trains a
 fresh network (same seed) 3 steps and saves its parameters, the StableHLO's
 shardings and the compile counts to OUT_DIR/results.npz; the bad-strategy
-errors go to OUT_DIR/errors.json. STAND_ALONE on this process's first device
+errors go to OUT_DIR/errors.json, a SEMI_AUTO network's export to
+OUT_DIR/semi_export.{mindir,msxir,stablehlo}. STAND_ALONE on this process's first device
 is the one-device reference.
 """
 import json
@@ -123,6 +124,11 @@ for mode in ("semi_auto_parallel", "auto_parallel"):
         net = semi_net()
         results["semi_graph"] = np.array(str(ms.jit(lambda x: net(x)).capture(X)))
         results["semi_repr"] = np.array(repr(ops.MatMul().shard(((2, 1), (1, 4)))))
+        # export: one-device files (Shard nodes dropped), run by the test in a one-device process
+        results["semi_export_x"] = X.asnumpy()
+        results["semi_export_out"] = ms.jit(lambda x: net(x))(X).asnumpy()   # the 8-device program's output
+        for fmt in ("MINDIR", "MSXIR", "STABLEHLO"):
+            ms.export(net, X, file_name=os.path.join(out_dir, "semi_export"), file_format=fmt)
 
 # ----------------------------------------------------------------- bad strategies: eager and jitted, each mode
 ms.reset_auto_parallel_context()

@@ -210,6 +210,8 @@ class CallPolicy:
         if isinstance(self_, PURE_SELF_TYPES):
             self.use_deep(self_)
             return self._run_library(func, args, kwargs)
+        if isinstance(self_, type) and self_ in PURE_SELF_TYPES:   # `dict.fromkeys`, `int.from_bytes`: constructors
+            return self._run_library(func, args, kwargs)
         module = callable_module(func)
         if is_pure_module(module) and not self.has_dynamic(args):
             return self._run_library(func, args, kwargs)

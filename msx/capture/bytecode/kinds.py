@@ -64,8 +64,17 @@ def _is_cell(x: Any) -> bool:
     return type(x) is types.CellType
 
 
+def is_bound_builtin(x: Any) -> bool:
+    """A builtin method bound to an object or a class (`dict.fromkeys`, `int.from_bytes`, `(3).__add__`):
+    each attribute read makes a new one, so it is guarded by what it is bound to and its name, not identity."""
+    return (isinstance(x, (types.BuiltinMethodType, types.MethodWrapperType)) and x.__self__ is not None
+            and not isinstance(x.__self__, types.ModuleType))
+
+
 def _identity_kind(x: Any) -> bool:
     """Objects a guard checks by identity: functions, modules, classes, Cells, Parameters, jax arrays."""
+    if is_bound_builtin(x):
+        return False
     return (isinstance(x, _CALLABLES) or _is_cell(x) or isinstance(x, Parameter) or _is_cell_instance(x)
             or type(x).__module__.startswith(("jax", "jaxlib")))
 

@@ -17,7 +17,7 @@ from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
 from .breaks import Unsupported
 from .instructions import code_info
-from .kinds import EnvListIterator, _entry, _identity_kind, _is_cell_instance, _sorted_keys
+from .kinds import EnvListIterator, _entry, _identity_kind, _is_cell_instance, _sorted_keys, is_bound_builtin
 from .sources import Attr, EnvArgs, EnvKwargs, Item, Pinned, Source
 from .values import SCALAR_TYPES, Box, is_immutable_constant
 from .vm import Frame, builtins_of
@@ -84,6 +84,10 @@ class Tracking:
             self.wrap(value.__func__, self.src(Attr(source, "__func__")))
             self.wrap(value.__self__, self.src(Attr(source, "__self__")))
             self.guard(TYPE, source, t)
+        elif is_bound_builtin(value):   # the same method of the same object: its type, `__self__` and name
+            self.guard(TYPE, source, t)
+            self.wrap(value.__self__, self.src(Attr(source, "__self__")))
+            self.guard(EQUALS, self.src(Attr(source, "__name__")), value.__name__)
         elif _identity_kind(value):
             self.guard(ID, source, value)
         else:
