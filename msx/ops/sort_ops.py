@@ -258,22 +258,6 @@ def _unravel_index_cls(indices, dims):
     return apply(unravel_index_, (indices,), {"dims": dims})
 
 
-@primitive("MatrixBandPart", category="shape")
-def matrix_band_part_(x, lower, upper):
-    rows, cols = x.shape[-2], x.shape[-1]
-    i = jnp.arange(rows)[:, None]
-    j = jnp.arange(cols)[None, :]
-    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
-    return jnp.where(keep, x, jnp.zeros_like(x))
-
-
-@expose(ops="matrix_band_part", cls="MatrixBandPart", prim="MatrixBandPart")
-def matrix_band_part(x, lower, upper):
-    if len(x.shape) < 2:
-        raise ValueError(f"matrix_band_part: x must have rank >= 2, got shape {tuple(x.shape)}")
-    return apply(matrix_band_part_, (x, lower, upper))
-
-
 @expose(cls="IdentityN", prim="Identity")
 def _identity_n(x):
     return tuple(apply(A.identity, (t,)) for t in x)
@@ -334,16 +318,6 @@ def _pixel(op: str, x, r: int, inverse: bool, block_major: bool = False):
     if (not inverse and shape[-3] % (r * r)) or (inverse and (shape[-2] % r or shape[-1] % r)):
         raise ValueError(f"{op}: shape {shape} does not divide by the factor {r}")
     return apply(pixel_shuffle_, (x,), {"r": int(r), "inverse": inverse, "block_major": block_major})
-
-
-@expose(ops="pixel_shuffle", prim="PixelShuffle")
-def pixel_shuffle(input, upscale_factor):
-    return _pixel("pixel_shuffle", input, upscale_factor, False)
-
-
-@expose(ops="pixel_unshuffle", prim="PixelShuffle")
-def pixel_unshuffle(input, downscale_factor):
-    return _pixel("pixel_unshuffle", input, downscale_factor, True)
 
 
 @expose(cls="DepthToSpace", init=("block_size",), prim="PixelShuffle")
