@@ -3,9 +3,9 @@
 MindSpore's data parallelism is per rank: each rank computes on its own batch
 and `AllReduce` joins the ranks. On jax's engine that is `jax.shard_map` over
 the mesh (`ranks`, `local`) (`RanksLayout`): every input of a compiled graph,
-the rank's own value, becomes one row of a global array, the graph runs on its
-row, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
-reads its row of the results back; a rank driving several local devices cuts
+the rank's own value, is its rank's part of a global array, the graph runs on
+it, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
+reads its part of the results back; a rank driving several local devices cuts
 its batch over them. SEMI_AUTO/AUTO_PARALLEL are global view (`GlobalLayout`):
 one jit over the strategy mesh, XLA's partitioner does the rest. Eager
 collectives use the process mesh (one device per process) with a tiny jitted
