@@ -192,8 +192,8 @@ def _remember(local: jax.Array, sharding: NamedSharding, g: jax.Array) -> None:
     key = id(local)
 
     def forget(ref: weakref.ref) -> None:
-        if _GLOBALS.get(key, (None,))[0] is ref:
-            del _GLOBALS[key]
+        if _GLOBALS.get(key, (None,))[0] is ref:  # not a newer entry of an array that took the same id
+            _GLOBALS.pop(key, None)
 
     _GLOBALS[key] = (weakref.ref(local, forget), sharding, g)
 
