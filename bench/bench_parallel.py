@@ -28,6 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES, ROWS, LR, MOMENTUM = (64, 256, 256, 10), 64, 0.05, 0.9
+ALL_REDUCES: dict[str, int] = {}  # all-reduces in each step's program (msx: its StableHLO; jax: XLA's compiled HLO)
 
 
 def _timed(step, steps: int) -> float:
@@ -60,6 +61,8 @@ def _msx_step(x, y, reduce: bool):
         return loss
 
     xt, yt = ms.Tensor(x), ms.Tensor(y)
+    if reduce:
+        ALL_REDUCES["msx"] = train_step.lower(xt, yt).as_text().count("stablehlo.all_reduce")
     return lambda: train_step(xt, yt).asnumpy()
 
 
@@ -99,6 +102,12 @@ def _jax_step(x, y):
                                                         [shard])
 
     state = {"p": params, "m": moments}
+    hlo = step.lower(params, moments, global_rows(x), global_rows(y)).compile().as_text()
+    ALL_REDUCES["jax"] = hlo.count(" all-reduce(") + hlo.count(" all-reduce-start(")
+    ALL_REDUCES["jax, operands"] = sum(line.split(" all-reduce")[0].count("[") for line in hlo.splitlines()
+                                       if " all-reduce(" in line or " all-reduce-start(" in line)
+    ALL_REDUCES["jax, other collectives"] = sum(hlo.count(f" {op}(") + hlo.count(f" {op}-start(") for op in (
+        "all-gather", "reduce-scatter", "collective-permute", "all-to-all"))
 
     def run():
         state["p"], state["m"], loss = step(state["p"], state["m"], global_rows(x), global_rows(y))
@@ -129,7 +138,8 @@ def worker(out: str, steps: int, rounds: int) -> None:
             medians[name].append(_timed(step, steps))
     if get_rank() == 0:
         with open(out, "w") as f:
-            json.dump({name: statistics.median(v) for name, v in medians.items()}, f)
+            json.dump({"medians": {name: statistics.median(v) for name, v in medians.items()},
+                       "all_reduces": ALL_REDUCES}, f)
 
 
 def main() -> None:
@@ -154,7 +164,8 @@ def main() -> None:
                     f"--worker={out}", f"--steps={args.steps}", f"--rounds={args.rounds}"], env=env, check=True,
                    cwd=ROOT)
     with open(out) as f:
-        result = json.load(f)
+        saved = json.load(f)
+    result = saved["medians"]
     print(f"\n{args.ranks} ranks (CPU processes), {ROWS} rows per rank, MLP {SIZES}, {os.cpu_count()} CPU cores, "
           f"load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after; medians of {args.rounds} rounds "
           f"of {args.steps} steps")
@@ -162,6 +173,9 @@ def main() -> None:
         print(f"  {name:<16} {seconds * 1e3:8.3f} ms/step")
     print(f"  msx / jax by hand: {result['msx'] / result['jax']:.3f}x; the reducer costs "
           f"{(result['msx'] - result['msx, no reducer']) * 1e3:.3f} ms/step")
+    counts = saved["all_reduces"]
+    print(f"  all-reduces per step: msx {counts['msx']} (one buffer), jax by hand {counts['jax']} of "
+          f"{counts['jax, operands']} operands (and {counts['jax, other collectives']} other collectives)")
 
 
 if __name__ == "__main__":

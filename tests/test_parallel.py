@@ -60,6 +60,7 @@ def test_two_ranks_train_like_one_process_on_the_whole_batch(two_ranks, referenc
     if mode != "pynative":
         for r in ranks:
             assert int(r["_xla_compiles"]) == 1 and bool(r["_hlo_all_reduce"])  # compiled once, one SPMD program
+            assert bool(r["_params_kept_global"])  # the Parameters stay global arrays between steps
 
 
 def test_collectives_over_two_ranks_eager_and_jitted_equal_numpy(two_ranks):

@@ -3,9 +3,9 @@
 MindSpore's data parallelism is per rank: each rank computes on its own batch
 and `AllReduce` joins the ranks. On jax's engine that is `jax.shard_map` over
 the mesh (`ranks`, `local`) (`RanksLayout`): every input of a compiled graph,
-the rank's own value, becomes one row of a global array, the graph runs on its
-row, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
-reads its row of the results back; a rank driving several local devices cuts
+the rank's own value, is its rank's part of a global array, the graph runs on
+it, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
+reads its part of the results back; a rank driving several local devices cuts
 its batch over them. SEMI_AUTO/AUTO_PARALLEL are global view (`GlobalLayout`):
 one jit over the strategy mesh, XLA's partitioner does the rest. Eager
 collectives use the process mesh (one device per process) with a tiny jitted
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import weakref
 from typing import Any, Callable
 
 import jax
@@ -113,52 +114,96 @@ class RanksLayout:
     rank's `per_process` devices: an input's rank-local batch is cut over them (`NamedSharding` on its first
     dimension) and XLA's partitioner splits the rank's step across them, which never changes its results.
     A job of one process needs no manual axis (its collectives are over one rank, the identity): its step is
-    a plain `jax.jit` whose inputs are cut over the local devices, placed by one `device_put`."""
+    a plain `jax.jit` whose inputs are cut over the local devices, placed by one `device_put`.
+
+    Every argument and result of the multi-process program is a global array of the rank's own shape, declared
+    replicated over `ranks` (`P()`), whose buffer on each rank is that rank's value: making one from a rank's
+    array, and reading a rank's array back, copies nothing (`_to_global`, `_keep`). The updated Parameters keep
+    their global array between steps (`_GLOBALS`), so a step converts only the inputs it has not seen."""
 
     def __init__(self, per_process: int) -> None:
         self.per_process = per_process
         self.mesh = _ranks_mesh(per_process)
         self.single = jax.process_count() == 1
-        self.row = NamedSharding(self.mesh, P() if self.single else P(AXIS))
-        self.split = NamedSharding(self.mesh, P(LOCAL) if self.single else P(AXIS, LOCAL))
+        self.row, self.split = _shardings(per_process)
 
     def _sharding(self, shape: tuple, batch: bool) -> NamedSharding:
         k = self.per_process
         return self.split if batch and k > 1 and len(shape) and shape[0] % k == 0 else self.row
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple):
+        self.in_shardings = tuple([self._sharding(s.shape, group == 0) for s in part]
+                                  for group, part in enumerate(args))
+        structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
+                        for part, shardings in zip(args, self.in_shardings))
         if self.single:
-            self.in_shardings = tuple([self._sharding(s.shape, group == 0) for s in part]
-                                      for group, part in enumerate(args))
-            structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
-                            for part, shardings in zip(args, self.in_shardings))
             return jax.jit(fn, donate_argnums=donate, out_shardings=self.row).lower(*structs)
-        def body(*rows):
-            with _tracing_body():
-                out = fn(*jax.tree_util.tree_map(lambda r: r[0], rows))
-            return jax.tree_util.tree_map(lambda o: jnp.asarray(o)[None], out)
 
-        program = jax.shard_map(body, mesh=self.mesh, in_specs=P(AXIS), out_specs=P(AXIS), axis_names={AXIS},
+        def body(*values):
+            with _tracing_body():
+                out = fn(*values)
+            return jax.tree_util.tree_map(jnp.asarray, out)
+
+        # P(): each rank's buffer is its own value (unchecked, check_vma=False), so no row is added or taken
+        program = jax.shard_map(body, mesh=self.mesh, in_specs=P(), out_specs=P(), axis_names={AXIS},
                                 check_vma=False)
-        structs = tuple([jax.ShapeDtypeStruct((jax.process_count(), *s.shape), s.dtype,
-                                              sharding=self._sharding(s.shape, group == 0)) for s in part]
-                        for group, part in enumerate(args))
         return jax.jit(program, donate_argnums=donate, out_shardings=self.row).lower(*structs)
 
-    def _global(self, x, batch: bool) -> jax.Array:
+    def _to_global(self, x, sharding: NamedSharding) -> jax.Array:
+        """The program's argument for the rank's array `x`: the one remembered for it, else a new one sharing
+        `x`'s buffer (and, cut or copied, on the rank's other local devices)."""
+        known = _GLOBALS.get(id(x))
+        if known is not None and known[0]() is x and known[1] is sharding and not known[2].is_deleted():
+            return known[2]
         x = jnp.asarray(x)
-        sharding = self._sharding(x.shape, batch)
         devices = self.mesh.devices[jax.process_index()]
         pieces = jnp.split(x, len(devices)) if sharding is self.split else [x] * len(devices)
-        rows = [jax.device_put(p[None], d) for p, d in zip(pieces, devices)]
-        return jax.make_array_from_single_device_arrays((jax.process_count(), *x.shape), sharding, rows)
+        shards = [jax.device_put(p, d) for p, d in zip(pieces, devices)]
+        g = jax.make_array_from_single_device_arrays(x.shape, sharding, shards)
+        _remember(x, sharding, g)
+        return g
+
+    def _keep(self, g: jax.Array) -> jax.Array:
+        """The rank's array of the program's result `g` (on its first local device, sharing the buffer), with
+        `g` remembered for it: a Parameter updated to it feeds `g` itself to the next step."""
+        local = g.addressable_data(0)
+        # a new array object, not `g`'s own: `g` does not keep it alive, so a Parameter that drops it drops `g`,
+        # and the runtime's reference count of it (may it donate the buffer?) sees the Parameter alone
+        mine = jax.make_array_from_single_device_arrays(local.shape, local.sharding, [local])
+        _remember(mine, self.row, g)  # the program's results are all replicated (`out_shardings`)
+        return mine
 
     def run(self, compiled, inputs: tuple):
         if self.single:
             return _run_placed(compiled, inputs, self.in_shardings)
-        placed = [[self._global(x, group == 0) for x in part] for group, part in enumerate(inputs)]
-        results = settled(compiled(*placed))
-        return jax.tree_util.tree_map(lambda x: x.addressable_data(0)[0], results)
+        placed = [[self._to_global(x, sh) for x, sh in zip(part, shardings)]
+                  for part, shardings in zip(inputs, self.in_shardings)]
+        outs, updates, extras = settled(compiled(*placed))
+        first = functools.partial(jax.tree_util.tree_map, lambda x: x.addressable_data(0))
+        return first(outs), [self._keep(u) for u in updates], first(extras)
+
+
+# id(a rank's array) -> (a weak reference to it, the sharding, the program argument made for it); an entry goes
+# when its array does
+_GLOBALS: dict[int, tuple[weakref.ref, NamedSharding, jax.Array]] = {}
+
+
+def _remember(local: jax.Array, sharding: NamedSharding, g: jax.Array) -> None:
+    key = id(local)
+
+    def forget(ref: weakref.ref) -> None:
+        if _GLOBALS.get(key, (None,))[0] is ref:  # not a newer entry of an array that took the same id
+            _GLOBALS.pop(key, None)
+
+    _GLOBALS[key] = (weakref.ref(local, forget), sharding, g)
+
+
+@functools.lru_cache(maxsize=None)
+def _shardings(per_process: int) -> tuple[NamedSharding, NamedSharding]:
+    """(replicated, cut over the rank's local devices on axis 0) over `_ranks_mesh`: one object each, so that a
+    remembered argument's sharding is compared by identity."""
+    mesh = _ranks_mesh(per_process)
+    return NamedSharding(mesh, P()), NamedSharding(mesh, P(LOCAL))
 
 
 class GlobalLayout:

@@ -124,6 +124,9 @@ for mode in modes:
         hlo = train_step.lower(x, y).as_text()
         saved["_hlo_all_reduce"] = np.array("all_reduce" in hlo)
         saved["_hlo_all_gather"] = np.array("all_gather" in hlo)
+        if size > 1:  # the updated Parameters kept their global array: the next step converts none of them
+            from msx.parallel import spmd
+            saved["_params_kept_global"] = np.array(all(id(p._data) in spmd._GLOBALS for p in optimizer.parameters))
     if mode == "jit:ast":  # a data-parallel network exported on every rank: a graph that runs on one device
         saved["_forward"] = net(ms.Tensor(x_all)).asnumpy()
         os.makedirs(os.path.join(out_dir, f"export_{rank}"), exist_ok=True)
