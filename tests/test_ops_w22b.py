@@ -214,6 +214,7 @@ GRADS = {  # primitive: a function of float tensors whose gradient is checked ag
     "MultilabelMarginLoss": lambda x: ops.multilabel_margin_loss(x.reshape(2, 4), T(np.array([[1, 3, -1, 0],
                                                                                                [0, 1, 2, 3]]))),
     "NthElement": lambda x: ops.NthElement()(x.reshape(2, 4), 1),
+    "PixelShuffle": lambda x: ops.DepthToSpace(2)(x.reshape(1, 4, 1, 2)) * ops.SpaceToDepth(2)(x.reshape(1, 1, 2, 4)).sum(),
     "ScatterRows": lambda x: ops.scatter_max(x.reshape(4, 2) * 1.0, _i(1, 2), x.reshape(4, 2)[:2] + 5.0),
     "SoftMarginLoss": lambda x: ops.soft_margin_loss(x, T(np.sign(np.arange(8) - 3.5).astype(np.float32))),
     "TripletMarginLoss": lambda x: ops.triplet_margin_loss(x.reshape(2, 4), x.reshape(2, 4) * 0.5, x.reshape(2, 4)[::-1]),

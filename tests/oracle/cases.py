@@ -354,3 +354,4 @@ check_unique()
 from . import cases_w22a  # noqa: E402,F401  (issue 22, w22a's ops)
 from . import cases_w22b  # noqa: E402,F401  (issue 22, w22b: array/index/scatter/random/loss/optimizer ops)
 from . import cases_w22c  # noqa: E402,F401  (helper w22c: Tensor methods)
+check_unique()  # over every case module too

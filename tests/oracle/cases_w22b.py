@@ -195,7 +195,7 @@ c("ops.gaussian_nll_loss[full]", "ops.gaussian_nll_loss", (L34, In(shape=(3, 4))
   {"full": True, "reduction": "sum"})
 c("ops.SigmoidCrossEntropyWithLogits", "ops.SigmoidCrossEntropyWithLogits", (L34, In(shape=(3, 4), lo=0, hi=1)),
   init=((), {}))
-c("ops.L2Loss", "ops.L2Loss", (L34,), init=((), {}))
+c("ops.L2Loss[2d]", "ops.L2Loss", (L34,), init=((), {}))
 c("ops.hinge_embedding_loss", "ops.hinge_embedding_loss", (L34, In("float32", (3, 4), -1, 1)), grad=False)
 c("ops.margin_ranking_loss", "ops.margin_ranking_loss", (In(shape=(5,)), In(shape=(5,)), In(shape=(5,), lo=-1, hi=1)),
   {"margin": 0.2})
@@ -290,8 +290,8 @@ c("ops.UnravelIndex", "ops.UnravelIndex", (In("int32", (3,), 0, 16), In("int32",
   grad=False)
 c("ops.ListDiff", "ops.ListDiff", (In("int32", (8,), 0, 5), In("int32", (2,), 0, 5)), init=((), {}), grad=False,
   eager=True)
-c("ops.matrix_band_part", "ops.matrix_band_part", (In(shape=(2, 4, 4)), 1, 2))
-c("ops.MatrixBandPart", "ops.MatrixBandPart", (In(shape=(3, 4)), -1, 0), init=((), {}), grad=False)
+c("ops.matrix_band_part[2x4x4]", "ops.matrix_band_part", (In(shape=(2, 4, 4)), 1, 2))
+c("ops.MatrixBandPart[3x4]", "ops.MatrixBandPart", (In(shape=(3, 4)), -1, 0), init=((), {}), grad=False)
 c("ops.IdentityN", "ops.IdentityN", ([X, In("int32", (2,), 0, 3)],), init=((), {}), grad=False)
 c("ops.ParallelConcat", "ops.ParallelConcat", ([In(shape=(1, 3)), In(shape=(1, 3))],), init=((), {}), grad=False)
 c("ops.channel_shuffle", "ops.channel_shuffle", (In(shape=(1, 6, 2, 2)), 3), grad=False)
