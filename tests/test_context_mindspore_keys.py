@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import msx
@@ -26,6 +27,23 @@ def test_max_call_depth_is_stored_for_capture():
         warnings.simplefilter("error")  # honoured keys do not warn
         msx.set_context(max_call_depth=5000)
     assert msx.get_context("max_call_depth") == 5000
+
+
+def _countdown(x, n):
+    return x if n == 0 else _countdown(x + 1, n - 1)
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_max_call_depth_limits_how_deep_a_capture_follows_calls(mode):
+    x = msx.Tensor(np.zeros(2, np.float32))
+    msx.set_context(max_call_depth=8)
+    deep = msx.jit(lambda t: _countdown(t, 12), capture_mode=mode, fullgraph=True)
+    with pytest.raises(msx.errors.CaptureError, match="deeper than 8 levels"):
+        deep(x)
+    shallow = msx.jit(lambda t: _countdown(t, 5), capture_mode=mode, fullgraph=True)
+    np.testing.assert_array_equal(shallow(x).asnumpy(), [5.0, 5.0])
+    msx.set_context(max_call_depth=1000)  # MindSpore's default: msx's own limit, 64
+    np.testing.assert_array_equal(msx.jit(lambda t: _countdown(t, 40), capture_mode=mode)(x).asnumpy(), [40.0, 40.0])
 
 
 def test_jit_config_and_graph_kernel_set_jit_level():

@@ -20,6 +20,15 @@ AST_STAGE = "capture: ast"
 BYTECODE_STAGE = "capture: bytecode"
 MAX_CALL_DEPTH = 64   # interpreted calls nested deeper than this are taken for unbounded recursion
 
+
+def call_depth_limit() -> int:
+    """How deep interpreted calls may nest: `set_context(max_call_depth=N)`, at most `MAX_CALL_DEPTH` (each
+    interpreted call costs many Python frames, so deeper would overflow the interpreter's own stack;
+    MindSpore's default of 1000 therefore means 64 here)."""
+    from .. import context
+
+    return min(context.get_context("max_call_depth"), MAX_CALL_DEPTH)
+
 # jax's errors for a traced value used where Python needs a concrete one
 CONCRETE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                    jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,

@@ -25,7 +25,7 @@ from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ...tensor import Tensor
 from .. import reads
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
-from ..failures import MAX_CALL_DEPTH, is_jit_function
+from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
 from . import control_flow
 from .expressions import Expressions
 from .failures import Unsupported, user_error
@@ -196,9 +196,10 @@ class Interpreter(Expressions):
         return arguments
 
     def _run(self, source: FunctionSource, scope: Scope, name: str) -> Any:
-        if len(self.calls) >= MAX_CALL_DEPTH:
+        if len(self.calls) >= (limit := call_depth_limit()):
             chain = " -> ".join(self.calls[-4:] + [name])
-            raise self.unsupported(f"calls nest deeper than {MAX_CALL_DEPTH} levels (... {chain}): a recursion "
+            raise self.unsupported(f"calls nest deeper than {limit} levels (... {chain}; set_context("
+                                   f"max_call_depth) sets the limit, up to {MAX_CALL_DEPTH}): a recursion "
                                    f"whose end depends on a tensor value never ends at compile time, and one this "
                                    f"deep on Python values is too large a graph; write it as a loop")
         saved_frame, saved_node = self.frame, self.node

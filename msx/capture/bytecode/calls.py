@@ -9,7 +9,7 @@ import types
 from typing import Any
 
 from ... import tensor as tensor_mod
-from ..failures import MAX_CALL_DEPTH as MAX_DEPTH
+from ..failures import MAX_CALL_DEPTH as MAX_DEPTH, call_depth_limit
 from ..failures import is_jit_function as _is_jit_function
 from .breaks import GraphBreak, mutation, value_break, value_needed
 from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
@@ -66,8 +66,9 @@ class CallPolicy:
 
     def inline(self, frames: list[Frame], fn: types.FunctionType, args: tuple, kwargs: dict,
                override: Any = UNBOUND) -> Any:
-        if len(frames) >= MAX_DEPTH:
-            raise GraphBreak(f"calls nest deeper than {MAX_DEPTH} levels ({fn.__qualname__}): a recursion msx "
+        if len(frames) >= (limit := call_depth_limit()):
+            raise GraphBreak(f"calls nest deeper than {limit} levels ({fn.__qualname__}; set_context("
+                             f"max_call_depth) sets the limit, up to {MAX_DEPTH}): a recursion msx "
                              f"does not unroll", "make the recursion depth a small Python constant, or write it as a "
                              "loop")
         lp = bind_arguments(fn, args, kwargs)
