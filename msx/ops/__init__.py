@@ -6,7 +6,7 @@ The public names are exactly `__all__`: the functional ops (`functional.__all__`
 """
 from . import array_ops, math_ops, nn_ops  # noqa: F401  (declare the primitives)
 from . import optim_ops  # noqa: F401
-from . import index_ops, layout_ops, scatter_ops, random_ops, loss_ops, apply_ops, sort_ops  # noqa: F401  (w22b: more MindSpore ops; see docs/ops_w22b.md)
+from . import index_ops, layout_ops, scatter_ops, random_ops, loss_ops, apply_ops, sort_ops  # noqa: F401  (more MindSpore ops: see docs/array_random_loss_ops.md)
 from . import comm_ops  # noqa: F401
 from . import special_ops, linalg_ops, matrix_ops, fft_ops, scalar_ops, stats_ops, norm_ops  # noqa: F401  (issue 22, w22a: math/special/linalg/fft/windows/scalar ops)
 from .primitive import REGISTRY, get_primitive  # noqa: F401  (msx additions: the primitive registry)
