@@ -46,8 +46,19 @@ def _same(a, b):
             np.testing.assert_array_equal(u, v)
 
 
+_EARLIER: set = set()  # reading threads other tests of this process left behind: not this test's to end
+
+
+@pytest.fixture(autouse=True)
+def _earlier_threads():
+    gc.collect()
+    _EARLIER.clear()
+    _EARLIER.update(t for t in threading.enumerate() if "prefetch" in t.name)
+    yield
+
+
 def _reading_threads():
-    return [t for t in threading.enumerate() if "prefetch" in t.name and t.is_alive()]
+    return [t for t in threading.enumerate() if "prefetch" in t.name and t.is_alive() and t not in _EARLIER]
 
 
 def _threads_ended(seconds=3.0):
