@@ -182,7 +182,10 @@ def test_a_stream_source_starts_its_next_pass_only_after_the_last_one_ended():
 
 
 def test_a_source_whose_size_changes_between_epochs_is_a_clear_error():
-    class Growing:
+    class GrowsAtEpochZerosEnd:
+        """Six rows when epoch 0 is laid out; seven from the moment its last row is read, so every later
+        epoch sees seven (one reading thread reads in order: epoch 1 is laid out after epoch 0's last row)."""
+
         def __init__(self):
             self.items = list(range(6))
 
@@ -190,12 +193,12 @@ def test_a_source_whose_size_changes_between_epochs_is_a_clear_error():
             return len(self.items)
 
         def __getitem__(self, i):
+            if i == 5 and len(self.items) == 6:
+                self.items.append(6)
             return (np.int64(self.items[i]),)
 
-    source = Growing()
-    it = ds.GeneratorDataset(source, ["a"], shuffle=False).create_tuple_iterator(num_epochs=3, output_numpy=True)
-    next(it)
-    source.items.append(6)  # epoch 1 is lowered ahead, from the grown source
-    with pytest.raises(DatasetError, match=r"had 6 rows .* in epoch 0 but 7 in epoch [12]"):
+    it = ds.GeneratorDataset(GrowsAtEpochZerosEnd(), ["a"], shuffle=False, num_parallel_workers=1) \
+        .create_tuple_iterator(num_epochs=3, output_numpy=True)
+    with pytest.raises(DatasetError, match=r"had 6 rows .* in epoch 0 but 7 in epoch 1"):
         for _ in range(3):
             list(it)
