@@ -1,6 +1,6 @@
 """mint.nn layers whose MindSpore 2.10 CPU kernels are missing (Ascend-only: "The kernel EluExt unregistered",
 listed in tests/golden_nn/data/index.json) checked against numpy formulas, eagerly and under jit. The ones
-MindSpore's CPU runs are compared with its goldens in tests/test_golden_nn.py (cases_w22c.py)."""
+MindSpore's CPU runs are compared with its goldens in tests/test_golden_nn.py (cases_mint_nn.py)."""
 import numpy as np
 import pytest
 import jax

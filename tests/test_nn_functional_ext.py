@@ -1,6 +1,6 @@
 """nn functional ops of msx/ops/nn_functional_ext.py where MindSpore 2.10's CPU kernels are missing (its mint
 `*Ext` kernels, Embedding, RmsNorm: recorded as errors in tests/oracle/goldens.json) or the op is random:
-checked against numpy / jax, eagerly and under jit. The rest are oracle cases (tests/oracle/cases_w22c.py)."""
+checked against numpy / jax, eagerly and under jit. The rest are oracle cases (tests/oracle/cases_tensor_methods.py)."""
 import jax
 import numpy as np
 import pytest

@@ -560,7 +560,7 @@ TESTED_SEPARATELY = {"UniformReal", "StandardNormal", "UniformInt", "Bernoulli",
 # ops MindSpore 2.10 cannot run on CPU (no golden): tests/test_ops_numpy_ref.py checks values and gradients
 CHECKED_AGAINST_NUMPY = {"Roll", "Take", "SelectView", "Fmin", "Rint", "Einsum", "Cummax", "Cummin", "BitwiseNot",
                          "Real", "Imag", "Conj", "Angle", "AddN", "FloatPower"}
-from oracle.cases_w22a import GRADS_CHECKED_HERE as _W22A_GRADS, VALUES_CHECKED_HERE as _W22A_VALUES  # noqa: E402
+from oracle.cases_math import GRADS_CHECKED_HERE as _MATH_GRADS, VALUES_CHECKED_HERE as _MATH_VALUES  # noqa: E402
 
 
 def _owned_elsewhere(name: str, grad: bool = False) -> bool:
@@ -574,7 +574,7 @@ def _owned_elsewhere(name: str, grad: bool = False) -> bool:
         return True
     if name in oracle_primitives()[1 if grad else 0]:
         return True
-    if name in CHECKED_AGAINST_NUMPY or name in (_W22A_GRADS if grad else _W22A_VALUES):  # tests/test_ops_w22a.py
+    if name in CHECKED_AGAINST_NUMPY or name in (_MATH_GRADS if grad else _MATH_VALUES):  # tests/test_ops_math_numpy.py
         return True
     if name in CHECKED_BY_LAYER_GOLDENS or name in COLLECTIVES:
         return True
@@ -763,9 +763,9 @@ def test_eager_grad_sample_is_complete():
 
 
 def test_table_covers_every_primitive():
-    from test_ops_w22b import W22B_VALUES  # issue 22 (w22b): checked against numpy / MindSpore's shapes there
+    from test_ops_array_numpy import NUMPY_CHECKED_VALUES  # checked against numpy / MindSpore's shapes there
 
-    covered = {c.prim for c in CASES} | TESTED_SEPARATELY | W22B_VALUES
+    covered = {c.prim for c in CASES} | TESTED_SEPARATELY | NUMPY_CHECKED_VALUES
     missing = sorted(n for n in REGISTRY if n not in covered and not _owned_elsewhere(n))
     assert not missing, f"primitives without a value test in tests/test_ops.py: {missing}"
     stale = sorted(n for n in covered if n not in REGISTRY)
@@ -773,9 +773,9 @@ def test_table_covers_every_primitive():
 
 
 def test_every_differentiable_primitive_has_a_grad_case():
-    from test_ops_w22b import W22B_GRADS  # issue 22 (w22b): finite-difference gradient tests there
+    from test_ops_array_numpy import FD_CHECKED_GRADS  # finite-difference gradient tests there
 
-    with_grad = {c.prim for c in GRAD_CASES} | W22B_GRADS
+    with_grad = {c.prim for c in GRAD_CASES} | FD_CHECKED_GRADS
     missing = sorted(n for n, p in REGISTRY.items()
                      if p.differentiable and n not in with_grad and n not in TESTED_SEPARATELY
                      and not _owned_elsewhere(n, grad=True))

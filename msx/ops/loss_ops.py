@@ -2,7 +2,7 @@
 
 Each loss is one primitive whose impl computes the per-element (or per-sample) loss and applies the
 `reduction` attribute, so gradients follow from jax and every capture mode sees one op. Formulas are
-MindSpore 2.10's documented ones; tests/oracle/cases_w22b.py checks values and gradients against it.
+MindSpore 2.10's documented ones; tests/oracle/cases_array.py checks values and gradients against it.
 """
 from __future__ import annotations
 

@@ -331,4 +331,4 @@ def _leaves(out):
     if isinstance(out, (tuple, list)):
         return [leaf for o in out for leaf in _leaves(o)]
     return [out]
-import cases_w22c  # noqa: E402,F401  (helper w22c: mint.nn cases)
+import cases_mint_nn  # noqa: E402,F401  (mint.nn cases)

@@ -351,7 +351,7 @@ def check_unique() -> None:
 
 
 check_unique()
-from . import cases_w22a  # noqa: E402,F401  (issue 22, w22a's ops)
-from . import cases_w22b  # noqa: E402,F401  (issue 22, w22b: array/index/scatter/random/loss/optimizer ops)
-from . import cases_w22c  # noqa: E402,F401  (helper w22c: Tensor methods)
+from . import cases_math  # noqa: E402,F401  (math/special/linalg/fft/window/scalar ops)
+from . import cases_array  # noqa: E402,F401  (array/index/scatter/random/loss/optimizer ops)
+from . import cases_tensor_methods  # noqa: E402,F401  (Tensor methods)
 check_unique()  # over every case module too

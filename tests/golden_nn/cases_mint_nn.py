@@ -1,4 +1,4 @@
-"""mint.nn layer cases of helper w22c (issue 22), registered into cases.CASES (same rules as cases.py)."""
+"""mint.nn layer cases, registered into cases.CASES (same rules as cases.py)."""
 from cases import case
 
 N4 = ("normal", (2, 3, 4, 4))

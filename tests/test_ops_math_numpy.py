@@ -1,6 +1,6 @@
-"""Issue 22's math / linalg / fft / window / scalar ops (helper w22a): the parts the MindSpore goldens cannot settle.
+"""The math / linalg / fft / window / scalar ops: the parts the MindSpore goldens cannot settle.
 
-tests/test_oracle.py compares every case of tests/oracle/cases_w22a.py with MindSpore 2.10 eagerly; here the
+tests/test_oracle.py compares every case of tests/oracle/cases_math.py with MindSpore 2.10 eagerly; here the
 same goldens are checked under `msx.jit` in each capture mode, and the ops MindSpore's CPU build cannot run
 (`MatrixExp`, `LerpScalar`, the Cholesky and LU families on random inputs, ...) are checked against numpy/scipy.
 """
@@ -10,14 +10,14 @@ import scipy.linalg as sl
 
 import msx
 from msx import ops
-from oracle import cases_w22a
+from oracle import cases_math
 from oracle.cases import CASES
 from oracle.msx_side import ARRAYS, GOLDEN, MSX, stored_inputs
 from oracle.runner import build_args, callable_for
 
 T = msx.Tensor
 RNG = np.random.default_rng(22)
-MINE = [c for c in CASES[[c.id for c in CASES].index("ops.igamma"):] if c.id not in cases_w22a.SCALAR_CASES]
+MINE = [c for c in CASES[[c.id for c in CASES].index("ops.igamma"):] if c.id not in cases_math.SCALAR_CASES]
 TENSOR_CASES = [c for c in MINE if "error" not in GOLDEN["cases"].get(c.id, {"error": ""}) and
                 any(hasattr(a, "dtype") for a in c.args)]
 
@@ -210,7 +210,7 @@ for _name, _fn in (("IRFFT2", ops.irfft2), ("IRFFTN", ops.irfftn), ("HFFT2", ops
 
 
 def test_grad_checks_name_the_unchecked_primitives():
-    assert set(GRAD_CHECKS) == cases_w22a.GRADS_CHECKED_HERE
+    assert set(GRAD_CHECKS) == cases_math.GRADS_CHECKED_HERE
 
 
 @pytest.mark.parametrize("name", sorted(GRAD_CHECKS))

@@ -1,4 +1,4 @@
-"""Oracle cases of the array/index, scatter/segment, random-shape, loss and optimizer ops added by issue 22 (w22b).
+"""Oracle cases of the array/index, scatter/segment, random-shape, loss and optimizer ops (issue 22).
 
 Pulled into `cases.py` by one line; the same rules: a call as a MindSpore user writes it, `In` tensor inputs
 drawn from the case id's seed, Python arguments as is.
@@ -14,7 +14,7 @@ SQ = In(shape=(3, 3))
 I32 = In("int32", (2, 3), -5, 6)
 
 
-IDS: list[str] = []  # this module's case ids (tests/test_oracle_w22b.py runs them under every capture mode)
+IDS: list[str] = []  # this module's case ids (tests/test_oracle_array_jit.py runs them under every capture mode)
 EAGER_ONLY: set[str] = set()  # result shapes that depend on values: msx refuses them inside jit, saying why
 
 
@@ -68,7 +68,7 @@ c("ops.strided_slice[masks]", "ops.strided_slice", (R3, (1, 0, 1), (2, 2, 4), (1
 c("ops.strided_slice[neg]", "ops.strided_slice", (R3, (0, -1, 3), (2, 0, 0), (1, -1, -2)), grad=False)
 c("ops.StridedSlice", "ops.StridedSlice", (R3, (0, 1), (1, 3), (1, 1)), init=((), {"end_mask": 1}),
   grad=False)  # MindSpore's StridedSliceGrad ignores end_mask (its forward honours it)
-# new_axis_mask / ellipsis_mask: MindSpore 2.10's CPU kernel reads the wrong elements (tests/test_ops_w22b.py
+# new_axis_mask / ellipsis_mask: MindSpore 2.10's CPU kernel reads the wrong elements (tests/test_ops_array_numpy.py
 # checks msx against numpy's indexing, the documented meaning)
 # ---------------------------------------------------------------- splitting
 c("ops.tensor_split", "ops.tensor_split", (In(shape=(7, 2)), 3))

@@ -1,4 +1,4 @@
-"""Oracle cases of issue 22's math / special / linalg / fft / window / scalar ops (helper w22a).
+"""Oracle cases of issue 22's math / special / linalg / fft / window / scalar ops (issue 22).
 
 Plain Python and numpy, imported by tests/oracle/cases.py (one appended line) in both environments.
 """
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .cases import Case, Dt, In, add, check_unique, views
 
-# primitives tests/test_ops_w22a.py checks against numpy/scipy (values) and finite differences (gradients), because
+# primitives tests/test_ops_math_numpy.py checks against numpy/scipy (values) and finite differences (gradients), because
 # MindSpore 2.10's CPU build cannot run them, or the golden runner records no gradient (complex outputs)
 VALUES_CHECKED_HERE = {"Cholesky", "CholeskyInverse", "CholeskySolve", "LerpScalar", "LuSolve", "LuUnpack",
                        "MatrixExp", "Orgqr", "Ormqr", "Quantile"}

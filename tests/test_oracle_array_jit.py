@@ -1,7 +1,7 @@
 """The array/index/scatter/random/loss/optimizer ops against MindSpore 2.10's goldens inside `msx.jit`.
 
 tests/test_oracle.py checks every case eagerly (values, dtypes, gradients); here each case of
-tests/oracle/cases_w22b.py runs, under one of the capture modes in turn, as a jitted function of its tensor
+tests/oracle/cases_array.py runs, under one of the capture modes in turn, as a jitted function of its tensor
 inputs (the Python arguments are constants of the program) and must give MindSpore's values and dtypes again. Ops whose result shape depends
 on the values (`nonzero`, `masked_select`, `Segment*`) must refuse, naming why, unless the capture mode reads
 the values and guards the compiled graph on them (bytecode, trace).
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import msx
-from oracle.cases_w22b import EAGER_ONLY, IDS
+from oracle.cases_array import EAGER_ONLY, IDS
 from oracle.msx_side import ARRAYS, BY_ID, GOLDEN, MSX, stored_inputs
 from oracle.runner import build_args, callable_for, outputs_of
 

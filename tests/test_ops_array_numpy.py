@@ -1,4 +1,4 @@
-"""Issue-22 (w22b) ops that MindSpore 2.10's CPU build cannot answer, checked against numpy, and the random ops.
+"""The array/index/scatter/random/loss ops that MindSpore 2.10's CPU build cannot answer, checked against numpy, and the random ops.
 
 Random values cannot equal MindSpore's (another generator): shapes and dtypes are MindSpore 2.10 CPU's
 answers (probed in the MindSpore venv, written here), supports and moments are checked on large draws,
@@ -238,6 +238,6 @@ def test_gradient_equals_finite_difference(name):
 
 
 # primitives tests/test_ops.py counts as tested here (values: numpy or MindSpore's shapes/dtypes; gradients above)
-W22B_VALUES = {"MultilabelMarginLoss", "RandomCategoricalDraw", "RandomChoiceWithMask", "RandomDistribution",
+NUMPY_CHECKED_VALUES = {"MultilabelMarginLoss", "RandomCategoricalDraw", "RandomChoiceWithMask", "RandomDistribution",
                "RandomPermutation", "RandomShuffle", "SoftMarginLoss", "TripletMarginLoss"}
-W22B_GRADS = set(GRADS)
+FD_CHECKED_GRADS = set(GRADS)

@@ -1,4 +1,4 @@
-"""Oracle cases of helper w22c (issue 22): Tensor methods about the Tensor itself, mint / mint.nn.functional
+"""Oracle cases (issue 22): Tensor methods about the Tensor itself, mint / mint.nn.functional
 views. Pulled into cases.py by one line; same rules as cases.py."""
 from __future__ import annotations
 
