@@ -18,6 +18,7 @@ from msx import hostevents, nn, ops
 from msx.errors import ProfilerError
 from msx.profiler import ProfilerAction, profile, schedule, tensorboard_trace_handler
 from msx.profiler.hlo import resolve
+from msx.runtime.cache import MISS
 from viz_programs import digits_step
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "profiler_mindspore.json")
@@ -144,22 +145,16 @@ def test_profiling_off_records_nothing_and_creates_no_annotation(monkeypatch, he
     assert hostevents.EVENTS == []
 
 
-def test_inactive_profiler_step_overhead_is_within_noise(heavy):
-    """An inactive profiler leaves the jitted step as it was (bench/bench_profiler.py measures it properly)."""
+def test_an_inactive_profiler_leaves_the_step_on_the_hot_path(heavy):
+    """An inactive profiler records nothing and the jitted step stays on the runtime's hot path (what it
+    costs is measured by bench/bench_profiler.py, not by a timed test)."""
     jf, x, y = heavy
+    jf(x, y)
     prof = ms.Profiler(start_profile=False)
-
-    def timed():
-        t = time.perf_counter()
-        for _ in range(3):
-            jf(x, y)
-        jf(x, y).asnumpy()
-        return time.perf_counter() - t
-
-    base = min(timed() for _ in range(3))
-    with_prof = min(timed() for _ in range(3))
+    assert not hostevents.ACTIVE
+    hot = jf.entries.hot((x, y), jf.cell)
+    assert hot is not MISS  # the call ran on the entry of the last hit, no signature built
     assert not prof._tracing and hostevents.EVENTS == []
-    assert with_prof <= base * 1.3   # generous: a shared machine; the bench holds the 1.02x figure
 
 
 def test_schedule_matches_mindspore():

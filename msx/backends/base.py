@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Callable, Any
 
 from ..ir.graph import Const, Graph, Operand
 
@@ -57,7 +57,8 @@ class BackendBase:
     Optional: `passes()` (graph -> graph passes for the backend stage),
     `options` (names of `jit(**options)` this backend accepts) with
     `check_options`, `available()` (False where this machine lacks the device),
-    `place(array)` (move a Parameter's array to the backend's device).
+    `place(array)` (move a Parameter's array to the backend's device),
+    `direct(handle)` with `run_error` (the runtime's hot path calls the executable itself).
     """
 
     name = "base"
@@ -70,6 +71,21 @@ class BackendBase:
 
     def run(self, handle: Any, inputs: tuple) -> tuple:
         raise NotImplementedError(f"backend {self.name!r} does not implement run()")
+
+    def direct(self, handle: Any) -> Callable[..., tuple] | None:
+        """A callable that does what `run(handle, inputs)` does, called as `call(*inputs)`, for the runtime's
+        hot path (a call like the last hit), or None: always `run`.
+
+        The contract: it is only called while no eager tape records and no host events are traced; it
+        refuses an argument of another shape, dtype or device, or a jax tracer, with a TypeError or
+        ValueError before running anything (nothing donated: the runtime then takes the checked path);
+        any other failure is a RuntimeError that `run_error` turns into what `run` would have raised.
+        """
+        return None
+
+    def run_error(self, handle: Any, exc: RuntimeError) -> BaseException:
+        """The error `run` raises for `exc`, raised by a `direct` call of `handle`."""
+        return exc
 
     def passes(self) -> list:
         """Backend-stage passes (Graph -> Graph) the pass manager runs before `build`."""

@@ -212,6 +212,16 @@ class XlaBackend(BackendBase):
                 return self._run(compiled, handle, inputs)
         return self._run(compiled, handle, inputs)
 
+    def direct(self, handle: XlaExecutable | PolymorphicExecutable):
+        """The executable's own C++ call (jax's `Compiled._call`, set by its first call) for one executable
+        on one device: it compares every argument's shape, dtype and placement before running."""
+        if type(handle) is not XlaExecutable or handle.spmd is not None:
+            return None
+        return getattr(handle.compiled, "_call", None) or handle.compiled
+
+    def run_error(self, handle: XlaExecutable | PolymorphicExecutable, exc: RuntimeError) -> BaseException:
+        return _oom(getattr(handle, "graph", None), exc)
+
     @staticmethod
     def _run(compiled, handle, inputs: tuple) -> tuple:
         try:

@@ -28,29 +28,16 @@ class EntryCache:
 
     def __init__(self) -> None:
         self._entries: dict[Any, list[Compiled] | object] = {}
-        self._hot: tuple[Compiled, int, Any] | None = None  # (entry, argument count, training flag)
+        # (the hot call of the entry of the last hit, that entry)
+        self._hot: tuple | None = None
 
     def hot(self, args: tuple, cell) -> Any:
         """The result of `args` run by the entry of the last hit, or MISS: the call needs `lookup`."""
         hot = self._hot
         if hot is None:
             return MISS
-        compiled, n, training = hot
-        if len(args) != n or (cell is not None and cell.training is not training):
-            return MISS
-        for a in args:
-            if type(a) is not Tensor:
-                return MISS
-        if n > 1 and len(set(map(id, args))) != n:  # the same Tensor twice: aliasing is part of the key
-            return MISS
-        if not compiled.state.holds():
-            return MISS
-        if compiled.params:
-            with PARAMETER_LOCK:
-                out = compiled._run(args, True)
-        else:
-            out = compiled._run(args, True)
-        return MISS if out is INLINE or out is UNCHECKED else out
+        out = hot[0](args, cell)
+        return MISS if out is UNCHECKED or out is INLINE else out
 
     def lookup(self, sig: Signature) -> tuple[Any, str | None]:
         """(the call's result, None) on a hit; (EAGER, None) when the call must run in Python; (MISS, why)
@@ -76,10 +63,11 @@ class EntryCache:
 
     def _remember(self, sig: Signature, compiled: Compiled) -> None:
         """Make `compiled` the hot entry when its key is the plain one (Tensor arguments only, none twice)."""
-        if self._hot is not None and self._hot[0] is compiled:
+        if self._hot is not None and self._hot[1] is compiled:
             return
         n, _, training, aliasing = sig.key if type(sig.key[0]) is int else (None, None, None, True)
-        self._hot = (compiled, n, training) if aliasing is None and compiled.backend_checks else None
+        hot = aliasing is None and compiled.backend_checks
+        self._hot = (compiled.hot_call(n, training), compiled) if hot else None
 
     def add(self, key: Any, compiled: Compiled) -> None:
         """Cache `compiled` for calls with signature `key` (the oldest entries of a key go past the limit)."""

@@ -8,18 +8,20 @@ guards, and writes the updated Parameters back.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import numpy as np
 
-from .. import context, versions
+from .. import context, hostevents, versions
 from ..backends import BackendBase, BuildConfig
 from ..capture.builder import Captured
+from ..eager import tape as eager_tape
 from ..errors import BackendError, CaptureError, MsxError
 from ..ir.graph import Const, Graph
 from ..tensor import PARAMETER_LOCK, Tensor
@@ -158,6 +160,78 @@ class Compiled:
             return self._run(sig.tensors, False)
         with PARAMETER_LOCK:
             return self._run(sig.tensors, False)
+
+    def hot_call(self, n: int, training: Any) -> Callable[[tuple, Any], Any]:
+        """A call of `n` Tensors, none twice, with the Cell's training flag `training`: what `EntryCache.hot`
+        runs for a call like the last hit, with no signature built. It returns `UNCHECKED` for any call
+        the checked path must see (another argument count, kind or aliasing, a changed training flag or
+        Python state), and otherwise `_run(tensors, unchecked=True)` under the lock.
+
+        The common graph (no trace-mode value guards, no constant outputs, no input written in place) on a
+        backend with a `direct` call gets all of that in one closure with everything bound: it calls the
+        executable itself, which compares shapes, dtypes and placement in C++, and returns `UNCHECKED`
+        (nothing ran) whenever the general path has something to say — an eager tape recording, host
+        events traced, a `requires_grad` or Cell change (`versions.EPOCH`), a Parameter holding a tracer,
+        a refused argument.
+        """
+        state = self.state
+
+        def plain(tensors: tuple, cell: Any) -> bool:
+            if len(tensors) != n or (cell is not None and cell.training is not training):
+                return False
+            for t in tensors:
+                if type(t) is not Tensor:
+                    return False
+            return (n < 2 or len(set(map(id, tensors))) == n) and state.holds()
+
+        direct = None if (self.guards or self.slots is not None or self.input_writes) else \
+            self.backend.direct(self.handle)
+        if direct is None:
+            def general(tensors: tuple, cell: Any) -> Any:
+                if not plain(tensors, cell):
+                    return UNCHECKED
+                if not self.params:
+                    return self._run(tensors, True)
+                with PARAMETER_LOCK:
+                    return self._run(tensors, True)
+            return general
+        ro, rw, updated, donates, epoch = self.ro, self.rw, self.updated, self.donates, versions.EPOCH
+        one_leaf, out_tree, tape, handle, backend = self.one_leaf, self.out_tree, eager_tape.STATE, \
+            self.handle, self.backend
+        lock = PARAMETER_LOCK if self.params else contextlib.nullcontext()
+        no_rw = [] if not rw else None  # the executable does not keep its argument lists: one empty list serves
+
+        def call(tensors: tuple, cell: Any) -> Any:
+            if len(tensors) != n or (cell is not None and cell.training is not training) \
+                    or tape.tape is not None or hostevents.ACTIVE or epoch[0] != self.epoch:
+                return UNCHECKED
+            for t in tensors:
+                if type(t) is not Tensor:
+                    return UNCHECKED
+            if (n > 1 and len(set(map(id, tensors))) != n) or not state.holds():
+                return UNCHECKED
+            with lock:
+                if donates:
+                    for p in rw:  # as in `_run`: a buffer someone else holds is copied, never donated
+                        data = p._data
+                        if isinstance(data, jax.core.Tracer):
+                            return UNCHECKED
+                        if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
+                            p._data = data.copy()
+                        del data
+                try:
+                    outs, updates, _ = direct(list(map(_DATA, tensors)), list(map(_DATA, ro)),
+                                              no_rw if no_rw is not None else list(map(_DATA, rw)))
+                except (TypeError, ValueError):  # refused before running: the checked path says why
+                    return UNCHECKED
+                except RuntimeError as exc:
+                    raise backend.run_error(handle, exc) from None
+                for p, u in zip(updated, updates):
+                    p._data = u
+            if one_leaf:
+                return _WRAP(outs[0])
+            return jax.tree_util.tree_unflatten(out_tree, list(map(_WRAP, outs)))
+        return call
 
     def _run(self, tensors, unchecked: bool):
         """`run` on these Tensors, under the caller's lock. `unchecked`: nobody compared their shapes and
