@@ -211,14 +211,8 @@ class Compiled:
             if (n > 1 and len(set(map(id, tensors))) != n) or not state.holds():
                 return UNCHECKED
             with lock:
-                if donates:
-                    for p in rw:  # as in `_run`: a buffer someone else holds is copied, never donated
-                        data = p._data
-                        if isinstance(data, jax.core.Tracer):
-                            return UNCHECKED
-                        if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
-                            p._data = data.copy()
-                        del data
+                if donates and not _own_donated(rw):
+                    return UNCHECKED
                 try:
                     outs, updates, _ = direct(list(map(_DATA, tensors)), list(map(_DATA, ro)),
                                               no_rw if no_rw is not None else list(map(_DATA, rw)))
@@ -249,15 +243,9 @@ class Compiled:
                     self.failure = f"parameter {p.name}: requires_grad {flag} -> {p.requires_grad}"
                     return INLINE
             self.epoch = versions.EPOCH[0]
-        if self.donates:
-            for p in self.rw:  # a buffer someone else still holds (value(), set_data(t), clone()) is copied,
-                data = p._data  # not donated: no user tensor is ever deleted
-                if isinstance(data, jax.core.Tracer):  # under a jax transform of the user's: Python runs it
-                    self.failure = ""
-                    return INLINE
-                if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
-                    p._data = data.copy()
-                del data
+        if self.donates and not _own_donated(self.rw):  # under a jax transform of the user's: Python runs it
+            self.failure = ""
+            return INLINE
         try:
             outs, updates, extras = self.backend.run(self.handle, (list(map(_DATA, tensors)), list(map(_DATA, self.ro)),
                                                                    list(map(_DATA, self.rw))))
@@ -289,6 +277,20 @@ class Compiled:
         if self.one_leaf:
             return results[0]
         return jax.tree_util.tree_unflatten(self.out_tree, results)
+
+
+def _own_donated(rw: list) -> bool:
+    """Make every buffer the graph donates (the written Parameters') one that only its Parameter holds: a
+    buffer someone else still holds (`value()`, `set_data(t)`, `clone()`) is copied, not donated, so no user
+    tensor is ever deleted. False: a Parameter holds a jax tracer (a jax transform of the user's is running)."""
+    for p in rw:
+        data = p._data
+        if isinstance(data, jax.core.Tracer):
+            return False
+        if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
+            p._data = data.copy()
+        del data
+    return True
 
 
 _DATA = operator.attrgetter("_data")
