@@ -33,7 +33,13 @@ def msrun(log_dir, *flags, script=SCRIPT, script_args=(), environ=None):
     return proc, time.monotonic() - start
 
 
-def one_process(out_dir, modes: str, script=SCRIPT) -> None:
+def one_process(out_dir, modes: str, script=SCRIPT, environ=None) -> None:
     """The reference: the script without a launcher, one process on the whole batch."""
-    subprocess.run([sys.executable, script, modes, str(out_dir)], env=env(), check=True, capture_output=True,
-                   timeout=JOB_TIMEOUT, cwd=ROOT)
+    proc = subprocess.run([sys.executable, script, modes, str(out_dir)], env=environ or env(), capture_output=True,
+                          text=True, timeout=JOB_TIMEOUT, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
+
+
+def host_devices(n: int) -> dict:
+    """The environment of a CPU process that drives `n` devices."""
+    return env(XLA_FLAGS=f"--xla_force_host_platform_device_count={n}")

@@ -2,8 +2,8 @@
 
 `python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and
 `train_one_step` (a jitted `nn.TrainOneStepCell`), each training with Momentum; `adam:<mode>` trains with Adam;
-`zero<N>:<mode>` trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group),
-saves a checkpoint of the network and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per
+`zero<N>:<mode>` trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group:
+every device of every rank, with `XLA_FLAGS=--xla_force_host_platform_device_count=K` K per rank), saves a checkpoint of the network and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per
 rank) and records the shape of this rank's `moment1` buffers. For each mode a fresh MLP (same seed) trains 3
 steps and every rank saves its parameters to OUT_DIR/<mode>_rank<r>.npz.
 Without msrun it is a one-process run on the whole batch (the reference).
@@ -116,6 +116,9 @@ for mode in modes:
     saved = {p.name: p.asnumpy() for p in net.trainable_params()}
     if kind != "momentum":  # with zero<N> the state is sharded, and the checkpoint holds it whole
         saved["_moment1_rows"] = np.array([b.shape[0] for b in optimizer.moment1])
+        # ... and, a rank driving several devices, the rows each of them holds
+        saved["_moment1_device_rows"] = np.array([b._data.addressable_shards[0].data.shape[0] for b in
+                                                  optimizer.moment1])
         saved["_lamb_whole"] = np.array(lamb_whole if kind.startswith("zero") else True)
         os.makedirs(os.path.join(out_dir, f"ckpt_{rank}"), exist_ok=True)
         ms.save_checkpoint(optimizer, os.path.join(out_dir, f"ckpt_{rank}", mode.replace(":", "_")))
@@ -124,6 +127,10 @@ for mode in modes:
         hlo = train_step.lower(x, y).as_text()
         saved["_hlo_all_reduce"] = np.array("all_reduce" in hlo)
         saved["_hlo_all_gather"] = np.array("all_gather" in hlo)
+        # the first layer's weight state (the rank's rows of it) enters the program cut over its local devices
+        rows = optimizer.moment1[0].shape[0] if kind != "momentum" else 0
+        saved["_hlo_cut_state"] = np.array(hlo.count(f'<{rows}x4xf32> {{sdy.sharding = #sdy.sharding<@mesh, '
+                                                     f'[{{"local"}}'))
         if size > 1:  # the updated Parameters kept their global array: the next step converts none of them
             from msx.parallel import spmd
             saved["_params_kept_global"] = np.array(all(id(p._data) in spmd._GLOBALS for p in optimizer.parameters))
