@@ -18,6 +18,7 @@ The machine's load average is printed with the result, since a loaded machine mo
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
@@ -93,7 +94,7 @@ def _jax_step(x, y):
             a = jax.nn.relu(a) if i < len(ps) - 1 else a
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(a), b[:, None], axis=1))
 
-    @jax.jit
+    @functools.partial(jax.jit, donate_argnums=(0, 1))  # like msx, which donates the updated Parameters
     def step(ps, ms_, a, b):
         loss, grads = jax.value_and_grad(loss_fn)(ps, a, b)  # the mean over the global batch: XLA all-reduces
         ms_ = jax.tree_util.tree_map(lambda m, g: MOMENTUM * m + g, ms_, grads)
