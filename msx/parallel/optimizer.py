@@ -10,8 +10,13 @@ its forward pass. The update rules are elementwise, so every element is
 computed exactly as in the unsharded run: the results are equal, the state
 memory is divided by `parts`.
 
+A rank that drives several devices (DATA_PARALLEL over `ranks x local` devices, `spmd.RanksLayout`) cuts its
+rows again over them: the data-parallel group is every device of every rank, each buffer a `NamedSharding`'d
+array over the rank's devices (`spmd.local_sharding`), kept so by a compiled step's layout (`spmd.CUT_STATE`),
+and in PyNative each update's operands are placed on those devices (`ShardPlan.local`/`common`).
+
 `parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size`
-(`parts`; -1, the default, is the whole group; a size that does not divide the
+(`parts`, in devices; -1, the default, is the whole group; one below a rank's device count is all of them; a size that does not divide the
 group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore), `parallel_optimizer_threshold`
 (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
 only: weights and state) and `gradient_accumulation_shard` (False only: there
@@ -32,9 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import numpy as np
 
 from . import context
+
 
 @dataclass
 class ShardPlan:
