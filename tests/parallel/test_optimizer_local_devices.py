@@ -12,7 +12,8 @@ import pytest
 
 import jobs
 
-MODES = ("zero-1:pynative", "zero-1:jit:ast", "zero-1:jit:bytecode", "zero-1:jit:trace")
+# zero2: optimizer_weight_shard_size=2, below the process's 8 devices: sharded over all of them
+MODES = ("zero-1:pynative", "zero-1:jit:ast", "zero-1:jit:bytecode", "zero-1:jit:trace", "zero2:jit:ast")
 MODES_2X2 = ("zero-1:pynative", "zero-1:jit:ast")
 # train_dp.py's MLP: Dense(4, 8) weight/bias, Dense(8, 2) weight/bias; the last two (2 rows) stay whole
 WHOLE_ROWS = [8, 8, 2, 2]
