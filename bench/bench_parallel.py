@@ -2,8 +2,8 @@
 
 Run: `python bench/bench_parallel.py [--ranks 2] [--steps 200]`. It launches `msrun` with `--ranks` CPU worker
 processes (one device each, gloo collectives); `--devices 8` instead runs one process driving 8 host devices
-(`XLA_FLAGS=--xla_force_host_platform_device_count=8`), the batch cut over them (64 rows each). Every worker times, alternating in rounds, three steps of an MLP
-(64 -> 256 -> 256 -> 10, 64 rows per rank, Momentum):
+(`XLA_FLAGS=--xla_force_host_platform_device_count=8`), the batch cut over them (64 rows each). Every worker times,
+alternating in rounds, three steps of an MLP (64 -> 256 -> 256 -> 10, 64 rows per rank, Momentum):
 
 - `msx`: the MindSpore-style step, `ms.jit` over `value_and_grad`, `nn.DistributedGradReducer`, `nn.Momentum`;
 - `jax`: the same step by hand: `jax.jit` over global arrays with `NamedSharding` over the processes' mesh

@@ -15,15 +15,14 @@ rows again over them: the data-parallel group is every device of every rank, eac
 array over the rank's devices (`spmd.local_sharding`), kept so by a compiled step's layout (`spmd.CUT_STATE`),
 and in PyNative each update's operands are placed on those devices (`ShardPlan.local`/`common`).
 
-`parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size`
-(`parts`, in devices; -1, the default, is the whole group; one below a rank's device count is all of them; a size that does not divide the
-group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore), `parallel_optimizer_threshold`
-(KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
-only: weights and state) and `gradient_accumulation_shard` (False only: there
-is no gradient accumulation). A parameter whose axis 0 does not divide by
-`parts` stays whole. An optimizer whose rule is not elementwise (Lamb's trust
-ratio is a norm of the whole tensor) or that defines its own `construct` runs
-unsharded, with a warning naming it.
+`parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size` (`parts`, in devices; -1, the
+default, is the whole group; one below a rank's device count is all of them; a size that does not divide the
+group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore),
+`parallel_optimizer_threshold` (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
+only: weights and state) and `gradient_accumulation_shard` (False only: there is no gradient accumulation). A
+parameter whose axis 0 does not divide by `parts` stays whole. An optimizer whose rule is not elementwise
+(Lamb's trust ratio is a norm of the whole tensor) or that defines its own `construct` runs unsharded, with a
+warning naming it.
 
 `save_checkpoint` gathers the sharded buffers into full tensors (every rank
 must call it, as in MindSpore, where `integrated_save` all-gathers), and

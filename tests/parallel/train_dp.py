@@ -1,14 +1,13 @@
 """A MindSpore data-parallel training script, MindSpore's code but for the import (run by msrun in the tests).
 
-`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and
-`train_one_step` (a jitted `nn.TrainOneStepCell`), each training with Momentum; `adam:<mode>` trains with Adam;
-`zero<N>:<mode>` trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group:
-every device of every rank, with `XLA_FLAGS=--xla_force_host_platform_device_count=K` K per rank), saves a checkpoint of the network and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per
-rank) and records the shape of this rank's `moment1` buffers. For each mode a fresh MLP (same seed) trains 3
-steps and every rank saves its parameters to OUT_DIR/<mode>_rank<r>.npz.
-Without msrun it is a one-process run on the whole batch (the reference).
-`MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
-"""
+`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and `train_one_step`
+(a jitted `nn.TrainOneStepCell`), each training with Momentum; `adam:<mode>` trains with Adam; `zero<N>:<mode>`
+trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group: every device of
+every rank, with `XLA_FLAGS=--xla_force_host_platform_device_count=K` K per rank), saves a checkpoint of the network
+and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per rank) and records the shape of this
+rank's `moment1` buffers. For each mode a fresh MLP (same seed) trains 3 steps and every rank saves its parameters
+to OUT_DIR/<mode>_rank<r>.npz. Without msrun it is a one-process run on the whole batch (the reference).
+`MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test)."""
 import os
 import sys
 import warnings
