@@ -112,7 +112,7 @@ def plan_for(optimizer) -> ShardPlan | None:
     parts = config.get("optimizer_weight_shard_size", -1)
     if parts > group:  # e.g. a cluster's script run on a laptop: still correct, sharded over what there is
         warnings.warn(f"enable_parallel_optimizer: optimizer_weight_shard_size={parts} exceeds the data-parallel "
-                      f"group of {group} rank(s); {type(optimizer).__name__} shards over the whole group", stacklevel=3)
+                      f"group of {group} device(s); {type(optimizer).__name__} shards over the whole group", stacklevel=3)
     if parts == -1 or group % parts:
         parts = group
     if parts < devices:  # the smallest unit msx cuts over is a rank's local devices
