@@ -1,8 +1,9 @@
 """DATA_PARALLEL step time: msx (MindSpore's code) against the same step written by hand in jax (docs/parallel.md).
 
 Run: `python bench/bench_parallel.py [--ranks 2] [--steps 200]`. It launches `msrun` with `--ranks` CPU worker
-processes (one device each, gloo collectives). Every worker times, alternating in rounds, three steps of an MLP
-(64 -> 256 -> 256 -> 10, 64 rows per rank, Momentum):
+processes (one device each, gloo collectives); `--devices 8` instead runs one process driving 8 host devices
+(`XLA_FLAGS=--xla_force_host_platform_device_count=8`), the batch cut over them (64 rows each). Every worker times,
+alternating in rounds, three steps of an MLP (64 -> 256 -> 256 -> 10, 64 rows per rank, Momentum):
 
 - `msx`: the MindSpore-style step, `ms.jit` over `value_and_grad`, `nn.DistributedGradReducer`, `nn.Momentum`;
 - `jax`: the same step by hand: `jax.jit` over global arrays with `NamedSharding` over the processes' mesh
@@ -17,6 +18,7 @@ The machine's load average is printed with the result, since a loaded machine mo
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
@@ -72,11 +74,14 @@ def _jax_step(x, y):
     import numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-    devices = [min((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id)
-               for p in range(jax.process_count())]
+    one_process = jax.process_count() == 1  # --devices: the batch cut over this process's devices
+    devices = jax.devices() if one_process else [min((d for d in jax.devices() if d.process_index == p),
+                                                     key=lambda d: d.id) for p in range(jax.process_count())]
     mesh = Mesh(np.array(devices), ("ranks",))
     rows, replicated = NamedSharding(mesh, P("ranks")), NamedSharding(mesh, P())
     local = devices[jax.process_index()]
+    if one_process:  # like msx's Tensors: the batch already on the first device, cut over all of them each step
+        x, y = jnp.asarray(x), jnp.asarray(y)
     rng = np.random.default_rng(0)
     params = [(rng.normal(size=(a, b)).astype(np.float32) / np.sqrt(a), np.zeros(b, np.float32))
               for a, b in zip(SIZES[:-1], SIZES[1:])]
@@ -89,7 +94,7 @@ def _jax_step(x, y):
             a = jax.nn.relu(a) if i < len(ps) - 1 else a
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(a), b[:, None], axis=1))
 
-    @jax.jit
+    @functools.partial(jax.jit, donate_argnums=(0, 1))  # like msx, which donates the updated Parameters
     def step(ps, ms_, a, b):
         loss, grads = jax.value_and_grad(loss_fn)(ps, a, b)  # the mean over the global batch: XLA all-reduces
         ms_ = jax.tree_util.tree_map(lambda m, g: MOMENTUM * m + g, ms_, grads)
@@ -97,6 +102,8 @@ def _jax_step(x, y):
         return ps, ms_, loss
 
     def global_rows(a):
+        if one_process:
+            return jax.device_put(a, rows)
         shard = jax.device_put(a, local)
         return jax.make_array_from_single_device_arrays((a.shape[0] * jax.process_count(), *a.shape[1:]), rows,
                                                         [shard])
@@ -117,16 +124,22 @@ def _jax_step(x, y):
 
 
 def worker(out: str, steps: int, rounds: int) -> None:
+    import warnings
+
+    import jax
     import numpy as np
 
     import msx as ms
     from msx.communication import get_rank, init
 
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-    init()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # --devices: a one-process group, no launcher (init says so)
+        init()
     rng = np.random.default_rng(get_rank())
-    x = rng.normal(size=(ROWS, SIZES[0])).astype(np.float32)
-    y = rng.integers(0, SIZES[-1], ROWS).astype(np.int32)
+    rows = ROWS * jax.local_device_count()  # a rank's batch: ROWS for each of its devices
+    x = rng.normal(size=(rows, SIZES[0])).astype(np.float32)
+    y = rng.integers(0, SIZES[-1], rows).astype(np.int32)
     steps_by_name = {"msx": _msx_step(x, y, True), "jax": _jax_step(x, y),
                      "msx, no reducer": _msx_step(x, y, False)}
     for step in steps_by_name.values():  # compile and warm up
@@ -139,12 +152,14 @@ def worker(out: str, steps: int, rounds: int) -> None:
     if get_rank() == 0:
         with open(out, "w") as f:
             json.dump({"medians": {name: statistics.median(v) for name, v in medians.items()},
-                       "all_reduces": ALL_REDUCES}, f)
+                       "mins": {name: min(v) for name, v in medians.items()}, "all_reduces": ALL_REDUCES}, f)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--devices", type=int, default=1,
+                        help="instead of msrun ranks: one process driving this many host devices")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -159,21 +174,32 @@ def main() -> None:
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
     env.pop("XLA_FLAGS", None)
     load_before = os.getloadavg()[0]
-    subprocess.run([sys.executable, "-m", "msx.run", f"--worker_num={args.ranks}", f"--local_worker_num={args.ranks}",
-                    f"--master_port={port}", f"--log_dir={os.path.dirname(out)}", "--join=True", __file__,
-                    f"--worker={out}", f"--steps={args.steps}", f"--rounds={args.rounds}"], env=env, check=True,
-                   cwd=ROOT)
+    worker_args = [__file__, f"--worker={out}", f"--steps={args.steps}", f"--rounds={args.rounds}"]
+    if args.devices > 1:  # one process driving several host devices, no launcher
+        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={args.devices}"
+        subprocess.run([sys.executable, *worker_args], env=env, check=True, cwd=ROOT)
+        what = f"1 process of {args.devices} host devices, {ROWS} rows per device"
+    else:
+        subprocess.run([sys.executable, "-m", "msx.run", f"--worker_num={args.ranks}",
+                        f"--local_worker_num={args.ranks}", f"--master_port={port}",
+                        f"--log_dir={os.path.dirname(out)}", "--join=True", *worker_args], env=env, check=True,
+                       cwd=ROOT)
+        what = f"{args.ranks} ranks (CPU processes), {ROWS} rows per rank"
     with open(out) as f:
         saved = json.load(f)
     result = saved["medians"]
-    print(f"\n{args.ranks} ranks (CPU processes), {ROWS} rows per rank, MLP {SIZES}, {os.cpu_count()} CPU cores, "
-          f"load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after; medians of {args.rounds} rounds "
-          f"of {args.steps} steps")
+    print(f"\n{what}, MLP {SIZES}, {os.cpu_count()} CPU cores, load average {load_before:.1f} before / "
+          f"{os.getloadavg()[0]:.1f} after; medians of {args.rounds} rounds of {args.steps} steps "
+          f"(min of the rounds' medians in brackets)")
     for name, seconds in result.items():
-        print(f"  {name:<16} {seconds * 1e3:8.3f} ms/step")
-    print(f"  msx / jax by hand: {result['msx'] / result['jax']:.3f}x; the reducer costs "
+        print(f"  {name:<16} {seconds * 1e3:8.3f} ms/step  ({saved['mins'][name] * 1e3:.3f})")
+    print(f"  msx / jax by hand: {result['msx'] / result['jax']:.3f}x "
+          f"({saved['mins']['msx'] / saved['mins']['jax']:.3f}x); the reducer costs "
           f"{(result['msx'] - result['msx, no reducer']) * 1e3:.3f} ms/step")
     counts = saved["all_reduces"]
+    if args.devices > 1:  # msx's StableHLO is global view here: XLA's partitioner inserts its all-reduces
+        print(f"  all-reduces in jax's compiled step: {counts['jax']} of {counts['jax, operands']} operands")
+        return
     print(f"  all-reduces per step: msx {counts['msx']} (one buffer), jax by hand {counts['jax']} of "
           f"{counts['jax, operands']} operands (and {counts['jax, other collectives']} other collectives)")
 

@@ -166,7 +166,8 @@ class XlaBackend(BackendBase):
         fn = graph_function(graph, config)
         donate = (2,) if config.donate and config.rw_params else ()
         if layout is not None:  # several devices: the layout shards the arguments and makes the program
-            return layout.lower(fn, args, tuple([v.name for v in values] for values in groups), donate)
+            return layout.lower(fn, args, tuple([v.name for v in values] for values in groups), donate,
+                                tuple(name for name, _ in graph.updates))
         return jax.jit(fn, donate_argnums=donate).lower(*args)
 
     supports_symbolic = True  # graphs with symbolic input dims build as shape-polymorphic executables

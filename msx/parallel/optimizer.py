@@ -10,15 +10,19 @@ its forward pass. The update rules are elementwise, so every element is
 computed exactly as in the unsharded run: the results are equal, the state
 memory is divided by `parts`.
 
-`parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size`
-(`parts`; -1, the default, is the whole group; a size that does not divide the
-group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore), `parallel_optimizer_threshold`
-(KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
-only: weights and state) and `gradient_accumulation_shard` (False only: there
-is no gradient accumulation). A parameter whose axis 0 does not divide by
-`parts` stays whole. An optimizer whose rule is not elementwise (Lamb's trust
-ratio is a norm of the whole tensor) or that defines its own `construct` runs
-unsharded, with a warning naming it.
+A rank that drives several devices (DATA_PARALLEL over `ranks x local` devices, `spmd.RanksLayout`) cuts its
+rows again over them: the data-parallel group is every device of every rank, each buffer a `NamedSharding`'d
+array over the rank's devices (`spmd.local_sharding`), kept so by a compiled step's layout (`spmd.CUT_STATE`),
+and in PyNative each update's operands are placed on those devices (`ShardPlan.local`/`common`).
+
+`parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size` (`parts`, in devices; -1, the
+default, is the whole group; one below a rank's device count is all of them; a size that does not divide the
+group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore),
+`parallel_optimizer_threshold` (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
+only: weights and state) and `gradient_accumulation_shard` (False only: there is no gradient accumulation). A
+parameter whose axis 0 does not divide by `parts` stays whole. An optimizer whose rule is not elementwise
+(Lamb's trust ratio is a norm of the whole tensor) or that defines its own `construct` runs unsharded, with a
+warning naming it.
 
 `save_checkpoint` gathers the sharded buffers into full tensors (every rank
 must call it, as in MindSpore, where `integrated_save` all-gathers), and
@@ -32,32 +36,56 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import numpy as np
 
 from . import context
 
+
 @dataclass
 class ShardPlan:
-    """Which of an optimizer's parameters are sharded, `parts` ways (positions in `optimizer.parameters`)."""
+    """Which of an optimizer's parameters are sharded (positions in `optimizer.parameters`): their rows cut over
+    `parts` ranks (processes), and each rank's rows over its first `devices` local devices."""
 
     parts: int
     sharded: frozenset = field(default_factory=frozenset)
+    devices: int = 1
+
+    def _eager(self, tensor) -> bool:
+        """A PyNative step of a rank driving several devices: its operands must be placed on them by hand."""
+        from ..recording import recording
+
+        return self.devices > 1 and recording.recorder is None and not isinstance(tensor._data, jax.core.Tracer)
+
+    def _place(self, tensor, split: bool):
+        from ..tensor import Tensor
+        from . import spmd
+
+        return Tensor._from(jax.device_put(tensor._data, spmd.local_sharding(self.devices, split)))
 
     def local(self, i: int, tensor):
-        """This rank's rows of a parameter-shaped tensor (the tensor itself when parameter `i` is whole)."""
-        if i not in self.sharded:
-            return tensor
-        from ..ops.comm_ops import rank_slice
-        from ..ops.primitive import apply
+        """This rank's rows of a parameter-shaped tensor (the tensor itself when parameter `i` is whole); in a
+        PyNative step over several local devices, placed like the state buffers (cut over them or copied)."""
+        if i in self.sharded and self.parts > 1:
+            from ..ops.comm_ops import rank_slice
+            from ..ops.primitive import apply
 
-        return apply(rank_slice, (tensor,), {"parts": self.parts})
+            tensor = apply(rank_slice, (tensor,), {"parts": self.parts})
+        return self._place(tensor, i in self.sharded) if self._eager(tensor) else tensor
+
+    def common(self, tensor):
+        """An operand every parameter's update shares (lr, step): in a PyNative step over several local devices,
+        copied onto them."""
+        return self._place(tensor, False) if self._eager(tensor) else tensor
 
     def write(self, i: int, param, new) -> None:
         """Store `new` (this rank's rows when sharded) into the whole parameter: every rank's rows gathered."""
-        if i in self.sharded:
+        if i in self.sharded and self.parts > 1:
             from ..ops.comm_ops import AllGather
 
             new = AllGather()(new)[:param.shape[0]]  # groups of `parts` ranks hold the same rows: take the first
+        if self._eager(new):  # back where the parameter lives (the forward pass reads it there)
+            from ..tensor import Tensor
+
+            new = Tensor._from(jax.device_put(new._data, param._data.sharding))
         param._rebind(new)
 
 
@@ -75,13 +103,21 @@ def plan_for(optimizer) -> ShardPlan | None:
         return None
     if context.get_parallel_mode() == "stand_alone":
         return None  # MindSpore: the parallel optimizer acts in the parallel modes only
-    group = jax.process_count()
+    from . import spmd
+
+    layout = spmd.layout()
+    devices = layout.per_process if isinstance(layout, spmd.RanksLayout) else 1
+    group = jax.process_count() * devices
     config = context.get_auto_parallel_context("parallel_optimizer_config")
     parts = config.get("optimizer_weight_shard_size", -1)
     if parts > group:  # e.g. a cluster's script run on a laptop: still correct, sharded over what there is
         warnings.warn(f"enable_parallel_optimizer: optimizer_weight_shard_size={parts} exceeds the data-parallel "
-                      f"group of {group} rank(s); {type(optimizer).__name__} shards over the whole group", stacklevel=3)
+                      f"group of {group} device(s); {type(optimizer).__name__} shards over the whole group", stacklevel=3)
     if parts == -1 or group % parts:
+        parts = group
+    if parts < devices:  # the smallest unit msx cuts over is a rank's local devices
+        parts = devices
+    if parts % devices:
         parts = group
     if parts == 1:
         return None
@@ -92,40 +128,61 @@ def plan_for(optimizer) -> ShardPlan | None:
     threshold = config.get("parallel_optimizer_threshold", context.DEFAULT_THRESHOLD_KB) * 1024
     sharded = frozenset(i for i, p in enumerate(optimizer.parameters)
                         if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold)
-    return ShardPlan(parts, sharded) if sharded else None
+    return ShardPlan(parts // devices, sharded, devices) if sharded else None
 
 
 def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:
-    """The initial (zero) array of a state buffer of parameter `i`: this rank's rows when it is sharded."""
+    """The initial (zero) array of a state buffer of parameter `i`: this rank's rows when it is sharded, cut over
+    the rank's local devices (copied onto them when whole) when it drives several."""
     import jax.numpy as jnp
 
-    if plan is None or i not in plan.sharded:
+    if plan is None:
         return jnp.zeros_like(param._data)
-    return jnp.zeros((param.shape[0] // plan.parts, *param.shape[1:]), param._data.dtype)
+    sharded = i in plan.sharded
+    rows = param.shape[0] // plan.parts if sharded and param.ndim else None
+    zeros = jnp.zeros((rows, *param.shape[1:]), param._data.dtype) if rows else jnp.zeros_like(param._data)
+    if plan.devices == 1:
+        return zeros
+    from . import spmd
+
+    return jax.device_put(zeros, spmd.local_sharding(plan.devices, sharded))
 
 
 def mark(buffer, plan: ShardPlan | None, i: int, param) -> None:
-    """Remember on a state buffer that it holds rows of a sharded whole (for checkpoints)."""
-    if plan is not None and i in plan.sharded:
-        buffer._optimizer_shard = (plan.parts, tuple(param.shape))
+    """Remember on a state buffer how it holds its whole (for checkpoints, and for the layout of a compiled
+    step, which keeps it cut over the rank's local devices): (ranks its rows are cut over, the whole shape,
+    the placement of a rank driving several devices or None)."""
+    if plan is None or (i not in plan.sharded and plan.devices == 1):
+        return
+    from . import spmd
+
+    sharded = i in plan.sharded
+    buffer._optimizer_shard = (plan.parts if sharded else 1, tuple(param.shape),
+                               spmd.local_sharding(plan.devices, sharded) if plan.devices > 1 else None)
+    if sharded and plan.devices > 1:
+        spmd.CUT_STATE.add(buffer.name)
 
 
 def full_array(tensor) -> Any:
     """The whole array of a Parameter: a sharded optimizer buffer's rows gathered (a collective: every rank
-    must ask, in the same order), anything else as it is."""
+    must ask, in the same order), anything else as it is (the rows cut over local devices read as one)."""
     shard = getattr(tensor, "__dict__", {}).get("_optimizer_shard")
-    if shard is None:
+    if shard is None or shard[0] == 1:
         return tensor._data
     from ..ops.comm_ops import AllGather
 
     return AllGather()(tensor)._data[:shard[1][0]]
 
 
-def local_rows(param, value: np.ndarray) -> np.ndarray:
-    """The rows of a full checkpoint array a sharded optimizer buffer of this rank holds (else `value`)."""
+def local_rows(param, value) -> Any:
+    """The rows of a full checkpoint array a sharded optimizer buffer of this rank holds (else `value`), placed
+    as the buffer is on a rank driving several devices."""
     shard = getattr(param, "__dict__", {}).get("_optimizer_shard")
-    if shard is None or tuple(value.shape) != shard[1] or tuple(value.shape) == tuple(param.shape):
+    if shard is None:
         return value
-    parts, rows = shard[0], shard[1][0] // shard[0]
-    start = (jax.process_index() % parts) * rows
-    return value[start:start + rows]
+    parts, whole, placement = shard
+    if parts > 1 and tuple(value.shape) == whole and whole != tuple(param.shape):
+        rows = whole[0] // parts
+        start = (jax.process_index() % parts) * rows
+        value = value[start:start + rows]
+    return jax.device_put(value, placement) if placement is not None and value.shape == param.shape else value

@@ -127,17 +127,24 @@ class RanksLayout:
         self.single = jax.process_count() == 1
         self.row, self.split = _shardings(per_process)
 
-    def _sharding(self, shape: tuple, batch: bool) -> NamedSharding:
+    def _sharding(self, shape: tuple, cut: bool) -> NamedSharding:
         k = self.per_process
-        return self.split if batch and k > 1 and len(shape) and shape[0] % k == 0 else self.row
+        return self.split if cut and k > 1 and len(shape) and shape[0] % k == 0 else self.row
 
-    def lower(self, fn, args: tuple, names: tuple, donate: tuple):
-        self.in_shardings = tuple([self._sharding(s.shape, group == 0) for s in part]
-                                  for group, part in enumerate(args))
+    def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
+        """Inputs are cut over the rank's local devices on their batch dimension, and so is the optimizer
+        parallel's state (`CUT_STATE`), in and out; every other argument and result is whole on each."""
+        self.in_shardings = tuple([self._sharding(s.shape, group == 0 or n in CUT_STATE)
+                                   for s, n in zip(part, part_names)]
+                                  for group, (part, part_names) in enumerate(zip(args, names)))
+        placed = {n: sh for part_names, shardings in zip(names[1:], self.in_shardings[1:])
+                  for n, sh in zip(part_names, shardings)}
+        self.update_shardings = [placed.get(n, self.row) for n in updates]
+        out_shardings = (self.row, self.update_shardings, self.row)
         structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
                         for part, shardings in zip(args, self.in_shardings))
         if self.single:
-            return jax.jit(fn, donate_argnums=donate, out_shardings=self.row).lower(*structs)
+            return jax.jit(fn, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
 
         def body(*values):
             with _tracing_body():
@@ -147,7 +154,7 @@ class RanksLayout:
         # P(): each rank's buffer is its own value (unchecked, check_vma=False), so no row is added or taken
         program = jax.shard_map(body, mesh=self.mesh, in_specs=P(), out_specs=P(), axis_names={AXIS},
                                 check_vma=False)
-        return jax.jit(program, donate_argnums=donate, out_shardings=self.row).lower(*structs)
+        return jax.jit(program, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
 
     def _to_global(self, x, sharding: NamedSharding) -> jax.Array:
         """The program's argument for the rank's array `x`: the one remembered for it, else a new one sharing
@@ -163,14 +170,21 @@ class RanksLayout:
         _remember(x, sharding, g)
         return g
 
-    def _keep(self, g: jax.Array) -> jax.Array:
-        """The rank's array of the program's result `g` (on its first local device, sharing the buffer), with
-        `g` remembered for it: a Parameter updated to it feeds `g` itself to the next step."""
-        local = g.addressable_data(0)
+    def _keep(self, g: jax.Array, sharding: NamedSharding) -> jax.Array:
+        """The rank's array of the program's result `g` (on its first local device, or cut over its local devices
+        as `g` is, sharing the buffers), with `g` remembered for it: a Parameter updated to it feeds `g` itself
+        to the next step."""
+        if sharding is self.split:
+            order = {d: i for i, d in enumerate(self.mesh.devices[jax.process_index()])}
+            shards = [s.data for s in sorted(g.addressable_shards, key=lambda s: order[s.device])]
+            shape, placement = (sum(s.shape[0] for s in shards), *g.shape[1:]), local_sharding(self.per_process)
+        else:
+            shards = [g.addressable_data(0)]
+            shape, placement = shards[0].shape, shards[0].sharding
         # a new array object, not `g`'s own: `g` does not keep it alive, so a Parameter that drops it drops `g`,
         # and the runtime's reference count of it (may it donate the buffer?) sees the Parameter alone
-        mine = jax.make_array_from_single_device_arrays(local.shape, local.sharding, [local])
-        _remember(mine, self.row, g)  # the program's results are all replicated (`out_shardings`)
+        mine = jax.make_array_from_single_device_arrays(shape, placement, shards)
+        _remember(mine, sharding, g)
         return mine
 
     def run(self, compiled, inputs: tuple):
@@ -180,7 +194,7 @@ class RanksLayout:
                   for part, shardings in zip(inputs, self.in_shardings)]
         outs, updates, extras = settled(compiled(*placed))
         first = functools.partial(jax.tree_util.tree_map, lambda x: x.addressable_data(0))
-        return first(outs), [self._keep(u) for u in updates], first(extras)
+        return first(outs), [self._keep(u, sh) for u, sh in zip(updates, self.update_shardings)], first(extras)
 
 
 # id(a rank's array) -> (a weak reference to it, the sharding, the program argument made for it); an entry goes
@@ -236,7 +250,7 @@ class GlobalLayout:
             return self.replicated
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
 
-    def lower(self, fn, args: tuple, names: tuple, donate: tuple):
+    def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
         from . import sharding
 
         self.plans = sharding.planned()
@@ -262,6 +276,16 @@ def _run_placed(compiled, inputs: tuple, shardings: tuple):
 
 
 LOCAL = "local"
+# names of the optimizer parallel's state buffers that a rank cuts over its local devices (msx.parallel.optimizer)
+CUT_STATE: set[str] = set()
+
+
+@functools.lru_cache(maxsize=None)
+def local_sharding(per_process: int, split: bool = True) -> NamedSharding:
+    """This rank's arrays on its first `per_process` devices (those of its row of `_ranks_mesh`): cut on axis 0
+    over them, or whole on each."""
+    devices = sorted(jax.local_devices(), key=lambda d: d.id)[:per_process]
+    return NamedSharding(Mesh(np.array(devices), (LOCAL,)), P(LOCAL) if split else P())
 
 
 @functools.lru_cache(maxsize=None)

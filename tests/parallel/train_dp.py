@@ -1,14 +1,13 @@
 """A MindSpore data-parallel training script, MindSpore's code but for the import (run by msrun in the tests).
 
-`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and
-`train_one_step` (a jitted `nn.TrainOneStepCell`), each training with Momentum; `adam:<mode>` trains with Adam;
-`zero<N>:<mode>` trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group),
-saves a checkpoint of the network and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per
-rank) and records the shape of this rank's `moment1` buffers. For each mode a fresh MLP (same seed) trains 3
-steps and every rank saves its parameters to OUT_DIR/<mode>_rank<r>.npz.
-Without msrun it is a one-process run on the whole batch (the reference).
-`MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test).
-"""
+`python train_dp.py MODES OUT_DIR`: MODES is a comma list of `pynative`, `jit:<capture_mode>` and `train_one_step`
+(a jitted `nn.TrainOneStepCell`), each training with Momentum; `adam:<mode>` trains with Adam, `rmsprop:<mode>` with RMSProp; `zero<N>:<mode>`
+trains with Adam and the parallel optimizer (`optimizer_weight_shard_size=N`, -1 for the group; `zero<N>+rmsprop` RMSProp: every device of
+every rank, with `XLA_FLAGS=--xla_force_host_platform_device_count=K` K per rank), saves a checkpoint of the network
+and optimizer to OUT_DIR/ckpt_<rank>/<mode>.ckpt (MindSpore's one directory per rank) and records the shape of this
+rank's `moment1` buffers. For each mode a fresh MLP (same seed) trains 3 steps and every rank saves its parameters
+to OUT_DIR/<mode>_rank<r>.npz. Without msrun it is a one-process run on the whole batch (the reference).
+`MSX_TEST_DIE_RANK=r` makes rank r fail after joining the cluster (the fail-fast test)."""
 import os
 import sys
 import warnings
@@ -81,7 +80,9 @@ ds = ms.dataset.NumpySlicesDataset({"x": x_all, "y": y_all}, shuffle=False, num_
 ds = ds.batch(16 // size)
 
 for mode in modes:
-    kind, _, step_mode = mode.partition(":") if mode.startswith(("adam", "zero")) else ("momentum", "", mode)
+    kind, _, step_mode = mode.partition(":") if mode.startswith(("adam", "zero", "rmsprop")) else ("momentum", "",
+                                                                                                    mode)
+    kind, rmsprop = kind.removesuffix("+rmsprop"), kind.endswith("rmsprop")  # zero<N>+rmsprop: RMSProp, sharded
     # (each mode builds its own net and step; the closures below use this iteration's)
     if kind.startswith("zero"):
         ms.set_auto_parallel_context(enable_parallel_optimizer=True, parallel_optimizer_config={
@@ -89,7 +90,8 @@ for mode in modes:
     ms.set_seed(0)  # every rank starts from the same parameters
     net = nn.SequentialCell(nn.Dense(4, 8), nn.Tanh(), nn.Dense(8, 2))
     loss_fn = nn.MSELoss()
-    optimizer = (nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9) if kind == "momentum" else
+    optimizer = (nn.RMSProp(net.trainable_params(), learning_rate=0.05, momentum=0.5) if rmsprop else
+                 nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9) if kind == "momentum" else
                  nn.Adam(net.trainable_params(), learning_rate=0.05))
     if kind.startswith("zero"):  # Lamb's trust ratio is a norm of the whole tensor: it stays whole, with a warning
         with warnings.catch_warnings(record=True) as caught:
@@ -114,8 +116,11 @@ for mode in modes:
             loss = train_step(x, y)
             print(f"rank {rank} {mode}: loss {float(loss.asnumpy()):.6f}", flush=True)
     saved = {p.name: p.asnumpy() for p in net.trainable_params()}
+    state = getattr(optimizer, optimizer._state_prefixes[0])  # Adam's moment1, RMSProp's mean_square
     if kind != "momentum":  # with zero<N> the state is sharded, and the checkpoint holds it whole
-        saved["_moment1_rows"] = np.array([b.shape[0] for b in optimizer.moment1])
+        saved["_moment1_rows"] = np.array([b.shape[0] for b in state])
+        # ... and, a rank driving several devices, the rows each of them holds
+        saved["_moment1_device_rows"] = np.array([b._data.addressable_shards[0].data.shape[0] for b in state])
         saved["_lamb_whole"] = np.array(lamb_whole if kind.startswith("zero") else True)
         os.makedirs(os.path.join(out_dir, f"ckpt_{rank}"), exist_ok=True)
         ms.save_checkpoint(optimizer, os.path.join(out_dir, f"ckpt_{rank}", mode.replace(":", "_")))
@@ -124,6 +129,10 @@ for mode in modes:
         hlo = train_step.lower(x, y).as_text()
         saved["_hlo_all_reduce"] = np.array("all_reduce" in hlo)
         saved["_hlo_all_gather"] = np.array("all_gather" in hlo)
+        # the first layer's weight state (the rank's rows of it) enters the program cut over its local devices
+        rows = state[0].shape[0] if kind != "momentum" else 0
+        saved["_hlo_cut_state"] = np.array(hlo.count(f'<{rows}x4xf32> {{sdy.sharding = #sdy.sharding<@mesh, '
+                                                     f'[{{"local"}}'))
         if size > 1:  # the updated Parameters kept their global array: the next step converts none of them
             from msx.parallel import spmd
             saved["_params_kept_global"] = np.array(all(id(p._data) in spmd._GLOBALS for p in optimizer.parameters))

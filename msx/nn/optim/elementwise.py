@@ -37,8 +37,8 @@ class _Elementwise(Optimizer):
 
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         grads = self._decay_by_schedule(self._check_grads(gradients))
-        step = F.cast(F.reshape(self.global_step, ()), mstype.float32) + 1.0  # this is update number `step`
         shards = self._shards or _parallel.ShardPlan(1)
+        step = shards.common(F.cast(F.reshape(self.global_step, ()), mstype.float32) + 1.0)  # update number `step`
         for group, lr in zip(self._groups, self._group_lrs()):
             for i in group.indices:
                 whole = self.parameters[i]
@@ -50,7 +50,7 @@ class _Elementwise(Optimizer):
                 if wd and not self._decays_itself:
                     g = g + wd * p
                 states = [getattr(self, name)[i] for name, _ in self._states]
-                new_p, *new_states = self._rule(p, g, states, F.cast(lr, p.dtype), step, wd)
+                new_p, *new_states = self._rule(p, g, states, shards.common(F.cast(lr, p.dtype)), step, wd)
                 shards.write(i, whole, F.cast(new_p, whole.dtype))
                 for target, new in zip(states, new_states):
                     target._rebind(F.cast(new, target.dtype))

@@ -250,7 +250,8 @@ class Optimizer(Cell):
             shards = self._shards or _parallel.ShardPlan(1)
             local = [shards.local(i, t) for i, t in zip(g.indices, params)]
             local_grads = [shards.local(i, grads[i]) for i in g.indices]
-            outs = apply(optimizer_update, (lr, self.global_step, *local, *local_grads, *buffers),
+            outs = apply(optimizer_update, (shards.common(lr), shards.common(self.global_step), *local, *local_grads,
+                                            *buffers),
                          self._update_attrs(g.weight_decay))
             for i, target, new in zip(g.indices, params, outs):
                 shards.write(i, target, new)
