@@ -29,7 +29,7 @@ from .eager import tape as eager_tape
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import pass_views
 from .runtime.cache import MISS, EntryCache
-from .runtime.compiled import EAGER, INLINE, Compiled, Lowered, save_stage
+from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered, save_stage
 from .runtime.signature import Signature, describe_change
 from .stages import run_pipeline
 from .tensor import PARAMETER_LOCK
@@ -157,9 +157,10 @@ class JitFunction:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        if not kwargs and recording.recorder is None and self._runner is None:
-            out = self.entries.hot(args, self.cell)  # a call like the last hit: no signature to build
-            if out is not MISS:
+        hot = self.entries.hot  # (never set for a capture mode with its own runner)
+        if hot is not None and not kwargs and recording.recorder is None:
+            out = hot(args, self.cell)  # a call like the last hit: no signature to build
+            if out is not UNCHECKED and out is not INLINE:
                 self.hits += 1
                 return out
         if recording.recorder is not None:  # inside another capture: inline

@@ -13,11 +13,10 @@ dtypes with the ones it was compiled for (in C++, before running), and a call it
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .. import context
-from ..tensor import PARAMETER_LOCK, Tensor
-from .compiled import EAGER, INLINE, UNCHECKED, Compiled
+from .compiled import EAGER, INLINE, Compiled
 from .signature import Signature
 
 MISS = object()  # lookup: no entry can serve this call; compile one (the reason says why)
@@ -28,16 +27,10 @@ class EntryCache:
 
     def __init__(self) -> None:
         self._entries: dict[Any, list[Compiled] | object] = {}
-        # (the hot call of the entry of the last hit, that entry)
-        self._hot: tuple | None = None
-
-    def hot(self, args: tuple, cell) -> Any:
-        """The result of `args` run by the entry of the last hit, or MISS: the call needs `lookup`."""
-        hot = self._hot
-        if hot is None:
-            return MISS
-        out = hot[0](args, cell)
-        return MISS if out is UNCHECKED or out is INLINE else out
+        # the hot call of the entry of the last hit (`Compiled.hot_call`): `hot(args, cell)` is the call's
+        # result, or `UNCHECKED`/`INLINE` when the call needs `lookup`; None: no entry is hot
+        self.hot: Callable[[tuple, Any], Any] | None = None
+        self._hot_entry: Compiled | None = None
 
     def lookup(self, sig: Signature) -> tuple[Any, str | None]:
         """(the call's result, None) on a hit; (EAGER, None) when the call must run in Python; (MISS, why)
@@ -57,31 +50,32 @@ class EntryCache:
             if not compiled.failure:  # e.g. a Parameter holds a jax tracer: this call belongs to Python
                 return EAGER, None
             entries.remove(compiled)  # a Parameter changed shape, dtype or requires_grad: never valid again
-            self._hot = None
+            self.hot = None
             return MISS, compiled.failure
         return MISS, (entries[-1].state.change() if entries else None) or "new signature"
 
     def _remember(self, sig: Signature, compiled: Compiled) -> None:
         """Make `compiled` the hot entry when its key is the plain one (Tensor arguments only, none twice)."""
-        if self._hot is not None and self._hot[1] is compiled:
+        if self.hot is not None and self._hot_entry is compiled:
             return
         n, _, training, aliasing = sig.key if type(sig.key[0]) is int else (None, None, None, True)
         hot = aliasing is None and compiled.backend_checks
-        self._hot = (compiled.hot_call(n, training), compiled) if hot else None
+        self.hot = compiled.hot_call(n, training) if hot else None
+        self._hot_entry = compiled
 
     def add(self, key: Any, compiled: Compiled) -> None:
         """Cache `compiled` for calls with signature `key` (the oldest entries of a key go past the limit)."""
         entries = self._entries.get(key)
         if entries is None or entries is EAGER:
             entries = self._entries[key] = []
-        self._hot = None  # the next hit elects it again (an entry dropped below must never stay hot)
+        self.hot = None  # the next hit elects it again (an entry dropped below must never stay hot)
         if compiled not in entries:
             entries.insert(0, compiled)
             del entries[max(1, context.get_context("recompile_warn_limit")):]
 
     def run_eagerly(self, key: Any) -> None:
         """Calls with signature `key` run the Python function from now on (it could not be captured)."""
-        self._hot = None
+        self.hot = None
         self._entries[key] = EAGER
 
     def __len__(self) -> int:

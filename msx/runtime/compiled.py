@@ -8,7 +8,6 @@ guards, and writes the updated Parameters back.
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
 import os
@@ -198,19 +197,24 @@ class Compiled:
         ro, rw, updated, donates, epoch = self.ro, self.rw, self.updated, self.donates, versions.EPOCH
         one_leaf, out_tree, tape, handle, backend = self.one_leaf, self.out_tree, eager_tape.STATE, \
             self.handle, self.backend
-        lock = PARAMETER_LOCK if self.params else contextlib.nullcontext()
+        lock = PARAMETER_LOCK if self.params else _NO_LOCK
+        acquire, release = lock.acquire, lock.release  # bound once: cheaper than `with` on every call
         no_rw = [] if not rw else None  # the executable does not keep its argument lists: one empty list serves
+
+        check = state.check  # `state.holds()` in two parts: its generated check, and no `versions.EPOCH` move
 
         def call(tensors: tuple, cell: Any) -> Any:
             if len(tensors) != n or (cell is not None and cell.training is not training) \
-                    or tape.tape is not None or hostevents.ACTIVE or epoch[0] != self.epoch:
+                    or tape.tape is not None or hostevents.ACTIVE or epoch[0] != self.epoch \
+                    or epoch[0] != state.epoch:
                 return UNCHECKED
             for t in tensors:
                 if type(t) is not Tensor:
                     return UNCHECKED
-            if (n > 1 and len(set(map(id, tensors))) != n) or not state.holds():
+            if (n > 1 and len(set(map(id, tensors))) != n) or (check is not None and type(check(None)) is not tuple):
                 return UNCHECKED
-            with lock:
+            acquire()
+            try:
                 if donates and not _own_donated(rw):
                     return UNCHECKED
                 try:
@@ -222,6 +226,8 @@ class Compiled:
                     raise backend.run_error(handle, exc) from None
                 for p, u in zip(updated, updates):
                     p._data = u
+            finally:
+                release()
             if one_leaf:
                 return _WRAP(outs[0])
             return jax.tree_util.tree_unflatten(out_tree, list(map(_WRAP, outs)))
@@ -293,6 +299,19 @@ def _own_donated(rw: list) -> bool:
     return True
 
 
+class _NoLock:
+    """The lock of a graph that binds no Parameters: nothing to serialise."""
+
+    @staticmethod
+    def acquire() -> bool:
+        return True
+
+    @staticmethod
+    def release() -> None:
+        pass
+
+
+_NO_LOCK = _NoLock()
 _DATA = operator.attrgetter("_data")
 _WRAP = Tensor._from
 _OWNED_ONLY_LOCAL = 3  # sys.getrefcount of an array only its Parameter holds, seen through a local name:
