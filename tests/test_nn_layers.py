@@ -471,8 +471,8 @@ def test_cell_list():
     expect = x
     for layer in net.layers:
         expect = layer(expect)
-    # float32: eager dispatch runs an op plainly on its first sightings, compiled from the third: a few ulps
-    np.testing.assert_allclose(net(x).asnumpy(), expect.asnumpy(), rtol=1e-6, atol=1e-6)
+    # eager dispatch runs an op plainly on its first sightings and compiled from the third: a few ulps apart
+    assert_same_float32(net(x).asnumpy(), expect.asnumpy())
 
 
 # ---------------------------------------------------------------- initializers
