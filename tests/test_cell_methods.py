@@ -8,6 +8,7 @@ import pytest
 import msx
 from msx import Parameter, Tensor, nn, ops
 from msx.errors import CaptureError
+from tolerance import assert_same_float32
 
 
 class Mul(nn.Cell):
@@ -150,7 +151,7 @@ def test_buffers_and_state_dict_round_trip():
     result = b.load_state_dict(a.state_dict())
     assert result.missing_keys == [] and result.unexpected_keys == []
     x = Tensor(np.ones((1, 2), np.float32))
-    np.testing.assert_allclose(a(x).asnumpy(), b(x).asnumpy())
+    assert_same_float32(a(x).asnumpy(), b(x).asnumpy())   # one call may run an op plainly, the other compiled
     assert all(not p.requires_grad or p.name.startswith("fc") for p in b.get_parameters())
     with pytest.raises(RuntimeError, match="Unexpected key.*extra"):
         b.load_state_dict({**a.state_dict(), "extra": Tensor(1.0)})

@@ -471,7 +471,8 @@ def test_cell_list():
     expect = x
     for layer in net.layers:
         expect = layer(expect)
-    np.testing.assert_allclose(net(x).asnumpy(), expect.asnumpy())
+    # eager dispatch runs an op plainly on its first sightings and compiled from the third: a few ulps apart
+    assert_same_float32(net(x).asnumpy(), expect.asnumpy())
 
 
 # ---------------------------------------------------------------- initializers

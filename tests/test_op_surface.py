@@ -79,7 +79,8 @@ def test_keywords_defaults_and_python_style_errors():
     x = msx.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     np.testing.assert_allclose(ops.reduce_sum(x=x, axis=1).asnumpy(), [3, 12])
     np.testing.assert_allclose(ops.reduce_sum(x, keep_dims=True).asnumpy(), [[15]])
-    np.testing.assert_allclose(ops.round(x / 4, decimals=1).asnumpy(), np.round(np.arange(6).reshape(2, 3) / 4, 1))
+    np.testing.assert_allclose(ops.round(x / 4, decimals=1).asnumpy(), np.round(np.arange(6).reshape(2, 3) / 4, 1),
+                               rtol=1e-6)
     with pytest.raises(TypeError, match="unexpected keyword argument 'axes'"):
         ops.reduce_sum(x, axes=1)
     with pytest.raises(TypeError, match="multiple values for argument 'x'"):
@@ -133,7 +134,8 @@ def test_build_function_from_a_declaration():
 
 def test_tensor_methods_and_operators_come_from_declarations():
     x = msx.Tensor(np.array([1.0, 4.0], np.float32))
-    assert (x + 1).asnumpy().tolist() == [2, 5] and (2 ** x).asnumpy().tolist() == [2, 16]
+    assert (x + 1).asnumpy().tolist() == [2, 5]
+    np.testing.assert_allclose((2 ** x).asnumpy(), [2, 16], rtol=1e-6)   # pow: XLA's, not exact by contract
     assert x.sqrt().asnumpy().tolist() == [1, 2] and x.subtract(x, alpha=2).asnumpy().tolist() == [-1, -4]
     assert "__add__" in SURFACE["operator"] and "sqrt" in SURFACE["tensor"]
 
