@@ -13,6 +13,7 @@ from msx import dataset as ds
 from msx.dataset import vision
 from msx.dataset.pipeline import applied
 from msx.errors import DatasetError
+from waiting import wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -94,8 +95,8 @@ def test_the_next_epoch_is_read_while_the_current_one_is_consumed():
     d = ds.NumpySlicesDataset({"a": np.arange(n)}, shuffle=False).map(record)
     it = d.create_tuple_iterator(num_epochs=2, output_numpy=True)
     assert [int(r[0]) for r in it] == list(range(n))
-    time.sleep(0.3)  # the consumer "trains" on the last row; the readers go on with epoch 1
-    assert len(read) > n, "the next epoch's rows were not read ahead"
+    # the consumer "trains" on the last row; the readers go on with epoch 1
+    assert wait_until(lambda: len(read) > n), "the next epoch's rows were not read ahead"
     start = time.perf_counter()
     second = [int(r[0]) for r in it]
     assert second == list(range(n))
