@@ -76,9 +76,11 @@ def _select(driver, label: str, expect: str = "NODE INFO") -> str:
     box = driver.find_element(By.CSS_SELECTOR, "input[placeholder*='Search nodes']")
     box.clear()
     box.send_keys(label)
-    time.sleep(1.5)
-    hits = driver.find_elements(By.XPATH, f"//*[contains(@class,'search-results-container')]"
-                                          f"//*[normalize-space(text())='{label}']")
+    xpath = f"//*[contains(@class,'search-results-container')]//*[normalize-space(text())='{label}']"
+    time.sleep(1.5)  # the page searches as one types: let it replace the previous search's results
+    deadline = time.monotonic() + 30.0  # ... which can take longer on a loaded machine
+    while not (hits := driver.find_elements(By.XPATH, xpath)) and time.monotonic() < deadline:
+        time.sleep(0.25)
     assert hits, f"the search found no node labelled {label}"
     ActionChains(driver).key_down(Keys.ALT).click(hits[0]).key_up(Keys.ALT).perform()
     return _wait_for(driver, expect)
