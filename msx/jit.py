@@ -18,11 +18,13 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import jax
+
 from . import context, hostevents
 from .backends import BackendBase, get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
-from .errors import CaptureError, CaptureFallback
+from .errors import CaptureError, CaptureFallback, ContextError
 from .ir.graph import Graph
 from .ops.primitive import recording
 from .eager import tape as eager_tape
@@ -30,9 +32,11 @@ from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .passes import pass_views
 from .runtime.cache import MISS, EntryCache
 from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered, save_stage
-from .runtime.signature import Signature, describe_change
+from .runtime.signature import Signature, describe_change, is_leaf
 from .stages import run_pipeline
-from .tensor import PARAMETER_LOCK
+from .parallel import spmd
+from .parallel.context import get_parallel_mode as context_parallel_mode
+from .tensor import PARAMETER_LOCK, Parameter, Tensor
 
 CAPTURE_MODE_NAMES = ("ast", "bytecode", "trace")
 JIT_LEVELS = ("O0", "O1")
@@ -116,6 +120,27 @@ def _save_graph_view(name: str, stage: str, graph: Graph) -> None:
 
 
 # ---------------------------------------------------------------- the decorator's object
+
+def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
+    """The call's arguments as the global view sees them in a multi-process SEMI_AUTO/AUTO_PARALLEL job: each
+    Tensor input stands for the processes' slices stacked on axis 0 (`spmd.global_shape`), so the graph is
+    captured with the global batch (shape-only stand-ins: ast capture reads only shapes and dtypes). The runtime
+    still keys and calls the graph with the process's own Tensors; the backend's layout makes them global."""
+    if capture_mode != "ast":
+        raise ContextError(f"msx.jit: a multi-process {context_parallel_mode()} step is captured with the global "
+                           f"batch's shapes, which needs capture_mode='ast' (got {capture_mode!r})")
+    stand_ins: dict[int, Tensor] = {}
+
+    def stand_in(x: Any) -> Any:
+        if not isinstance(x, Tensor) or isinstance(x, Parameter):
+            return x
+        if id(x) not in stand_ins:
+            stand_ins[id(x)] = Tensor._from(jax.ShapeDtypeStruct(spmd.global_shape(x.shape), x._data.dtype))
+        return stand_ins[id(x)]
+
+    leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=is_leaf)
+    return jax.tree_util.tree_unflatten(treedef, [stand_in(x) for x in leaves])
+
 class JitFunction:
     """A function compiled on first call per signature; the stage calls expose each step."""
 
@@ -200,6 +225,9 @@ class JitFunction:
         try:
             captured, result = self._capture(sig)
         except CaptureFallback as exc:
+            if spmd.global_batch():  # eagerly each process would train on its slice alone: never silently
+                raise ContextError(f"msx.jit: {self.__name__} cannot run eagerly in a multi-process "
+                                   f"{context_parallel_mode()} job (its step is in global view): {exc}") from None
             self.entries.run_eagerly(sig.key)
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
             return self.fn(*sig.args, **sig.kwargs)
@@ -243,8 +271,9 @@ class JitFunction:
     def _capture(self, sig: Signature) -> tuple[Captured, Any]:
         self.captures += 1
         with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
-            return CAPTURE_MODES[self.config.capture_mode](self.fn, sig.args, sig.kwargs, self.__name__,
-                                                           self.config)
+            args, kwargs = _global_view(sig, self.config.capture_mode) if spmd.global_batch() else \
+                (sig.args, sig.kwargs)
+            return CAPTURE_MODES[self.config.capture_mode](self.fn, args, kwargs, self.__name__, self.config)
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)

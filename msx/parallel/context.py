@@ -71,11 +71,6 @@ def _mode(v):
                            f"{ParallelMode.MODE_LIST}")
     if v not in HONOURED_MODES:
         raise _not_yet("parallel_mode", v, "hybrid parallelism is not implemented")
-    import jax
-
-    if v in GLOBAL_VIEW_MODES and jax.process_count() > 1:
-        raise _not_yet("parallel_mode", v, f"it runs in one process driving device_num devices, this job has "
-                                           f"{jax.process_count()} processes")
 
 
 def _positive_int(key: str) -> Callable:

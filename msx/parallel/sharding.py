@@ -43,12 +43,16 @@ def axis_sizes(device_num: int) -> dict[str, int]:
 
 @functools.lru_cache(maxsize=None)
 def strategy_mesh(device_num: int):
-    """The mesh strategies are expressed over: this process's first `device_num` devices."""
+    """The mesh strategies are expressed over: the first `device_num / processes` devices of each process, in rank
+    order (one process: its first `device_num`), so that process r holds the r-th contiguous block of a batch cut
+    over every axis."""
     import jax
     from jax.sharding import Mesh
 
     sizes = axis_sizes(device_num)
-    devices = sorted(jax.local_devices(), key=lambda d: d.id)[:device_num]
+    per = device_num // jax.process_count()
+    devices = [d for p in range(jax.process_count())
+               for d in sorted((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id)[:per]]
     return Mesh(np.array(devices).reshape(tuple(sizes.values()) or (1,)), tuple(sizes) or ("s0",))
 
 

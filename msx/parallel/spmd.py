@@ -94,11 +94,6 @@ def layout() -> "RanksLayout | GlobalLayout | None":
 
     mode, n = context.get_parallel_mode(), context.get_auto_parallel_context("device_num")
     if mode in context.GLOBAL_VIEW_MODES:
-        if jax.process_count() > 1:
-            from ..errors import ContextError
-
-            raise ContextError(f"parallel_mode={mode!r} runs in one process driving device_num devices; a job of "
-                               f"{jax.process_count()} processes is not supported for it yet (use data_parallel)")
         context.check_device_num(n)
         return GlobalLayout(n) if n > 1 else None
     per_process = n // jax.process_count() if mode == context.ParallelMode.DATA_PARALLEL else 1
@@ -220,11 +215,35 @@ def _shardings(per_process: int) -> tuple[NamedSharding, NamedSharding]:
     return NamedSharding(mesh, P()), NamedSharding(mesh, P(LOCAL))
 
 
+def global_batch() -> bool:
+    """SEMI_AUTO/AUTO_PARALLEL in a job of several processes: the step is in global view, but each process feeds
+    only its slice of the batch (`full_batch=False`, `dataset_strategy="data_parallel"`), so a jitted step is
+    captured with the global shapes (`global_shape`) and its inputs become global arrays (`GlobalLayout.run`)."""
+    if jax.process_count() == 1:
+        return False
+    from . import context
+
+    return context.get_parallel_mode() in context.GLOBAL_VIEW_MODES
+
+
+def global_shape(shape: tuple) -> tuple:
+    """The global batch's shape for one process's input of `shape`: the processes' slices stacked on axis 0 (a
+    0-d input is the same value on every process)."""
+    shape = tuple(shape)
+    return (shape[0] * jax.process_count(), *shape[1:]) if shape else shape
+
+
 class GlobalLayout:
     """SEMI_AUTO_PARALLEL / AUTO_PARALLEL: the user's step in global view, one jit over the strategy mesh of
     `device_num` devices. Inputs are cut on their batch dimension (`dataset_strategy="data_parallel"`),
     Parameters replicated unless a `parameter_plan` names them; `Shard` nodes inside become
-    `with_sharding_constraint`s; XLA's partitioner propagates the rest and inserts the collectives."""
+    `with_sharding_constraint`s; XLA's partitioner propagates the rest and inserts the collectives.
+
+    In a job of several processes the graph was captured with the global batch (`global_batch`): each process's
+    input is its contiguous slice of the global one (`jax.make_array_from_process_local_data`; the strategy mesh
+    holds process r's devices in block r), each Parameter its full value on every process (each device takes its
+    piece of it), and the outputs and updated Parameters come back replicated, read on the process's first
+    device."""
 
     def __init__(self, device_num: int) -> None:
         from . import sharding
@@ -258,11 +277,37 @@ class GlobalLayout:
                                   for group, (part, part_names) in enumerate(zip(args, names)))
         structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
                         for part, shardings in zip(args, self.in_shardings))
+        self.global_shapes = [tuple(s.shape) for s in args[0]]
+        if jax.process_count() > 1:
+            for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):
+                if len(s.shape) and sh is self.replicated:
+                    from ..errors import ContextError
+
+                    raise ContextError(f"{self.device_num}-device global view over {jax.process_count()} processes: "
+                                       f"input {n} of global shape {tuple(s.shape)} must have a batch dimension "
+                                       f"(axis 0) that divides by device_num={self.device_num}; each process feeds "
+                                       f"an equal slice of it")
         with sharding.lowering_over(self.mesh):
             return jax.jit(fn, donate_argnums=donate, out_shardings=self.replicated).lower(*structs)
 
     def run(self, compiled, inputs: tuple):
-        return _run_placed(compiled, inputs, self.in_shardings)
+        if jax.process_count() == 1:
+            return _run_placed(compiled, inputs, self.in_shardings)
+        batch = []
+        for x, shape, sh in zip(inputs[0], self.global_shapes, self.in_shardings[0]):
+            if global_shape(x.shape) != shape:
+                from ..errors import ContextError
+
+                raise ContextError(f"global view over {jax.process_count()} processes: this process's input of "
+                                   f"shape {tuple(x.shape)} makes a global batch of {global_shape(x.shape)}, but "
+                                   f"the graph was built for {shape} (a graph captured with one process's shapes: "
+                                   f"use msx.jit with capture_mode='ast')")
+            batch.append(jax.make_array_from_process_local_data(sh, x, shape))
+        whole = [[jax.make_array_from_callback(x.shape, sh, lambda idx, x=x: x[idx]) for x, sh in zip(part, shardings)]
+                 for part, shardings in zip(inputs[1:], self.in_shardings[1:])]
+        outs, updates, extras = settled(compiled(batch, *whole))
+        first = functools.partial(jax.tree_util.tree_map, lambda x: x.addressable_data(0))
+        return first(outs), first(list(updates)), first(extras)
 
 
 def _run_placed(compiled, inputs: tuple, shardings: tuple):
