@@ -21,9 +21,11 @@ from .capture.builder import GraphBuilder, current_builder
 from .capture.session import swapped_parameters, write_log
 from .eager import grad as eager_grad
 from .eager.tape import Fallback
-from .errors import GradError
+from .errors import ContextError, GradError
 from .ir.control import GRAD
 from .ops.primitive import recording
+from .parallel import spmd
+from .parallel.context import get_parallel_mode
 from .tensor import Parameter, Tensor
 
 
@@ -102,6 +104,11 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
             raise GradError(f"grad_position {i}: expected a Tensor argument, got {got} "
                             f"(the function was called with {len(args)} positional arguments)")
     trainable = [p for p in params if p.requires_grad]
+    if recording.recorder is None and recording.converter is None and current_builder() is None \
+            and spmd.global_batch():
+        raise ContextError(f"{getattr(fn, '__name__', 'grad')}: PyNative gradients in a multi-process "
+                           f"{get_parallel_mode()} job would differentiate each process's slice of the batch alone, "
+                           f"not the global view's whole batch; wrap the step in msx.jit (capture_mode='ast')")
     if recording.recorder is None and recording.converter is None and eager_grad.usable(fn, args, positions,
                                                                                          trainable):
         try:  # PyNative: the eager tape of compiled VJPs (msx.eager); what it cannot follow takes the path below
