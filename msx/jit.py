@@ -119,8 +119,6 @@ def _save_graph_view(name: str, stage: str, graph: Graph) -> None:
                       stacklevel=4)
 
 
-# ---------------------------------------------------------------- the decorator's object
-
 def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
     """The call's arguments as the global view sees them in a multi-process SEMI_AUTO/AUTO_PARALLEL job: each
     Tensor input stands for the processes' slices stacked on axis 0 (`spmd.global_shape`), so the graph is
@@ -141,6 +139,8 @@ def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=is_leaf)
     return jax.tree_util.tree_unflatten(treedef, [stand_in(x) for x in leaves])
 
+
+# ---------------------------------------------------------------- the decorator's object
 class JitFunction:
     """A function compiled on first call per signature; the stage calls expose each step."""
 
