@@ -72,11 +72,12 @@ class _ConvBase(Cell):
         """torch accepts an unbatched (C, *spatial) input too: add the batch dim, and say so."""
         check_input(x.ndim in (self.n + 1, self.n + 2), self._name(), x,
                     f"expected a {self.n + 2}-D (N, C, *spatial) or {self.n + 1}-D (C, *spatial) input")
-        if x.ndim == self.n + 1:
+        unbatched = x.ndim == self.n + 1
+        if unbatched:
             x = F.expand_dims(x, 0)
         check_input(x.shape[1] == self.in_channels, self._name(), x,
                     f"channel dim {x.shape[1]} != in_channels {self.in_channels}")
-        return x, x.ndim != self.n + 2
+        return x, unbatched
 
     def _args(self, x: Tensor) -> tuple:
         return (x, like(self.weight, x)) + ((like(self.bias, x),) if self.bias is not None else ())
@@ -379,10 +380,11 @@ class Embedding(Cell):
     def construct(self, input: Tensor) -> Tensor:
         if input.dtype.is_floating or input.dtype == mstype.bool_:
             check_input(False, self._name(), input, f"indices must be integers, got dtype {input.dtype}")
-        weight = self.weight
-        if self.max_norm is not None:
-            weight = self._renorm(input)
+        renormed = self._renorm(input) if self.max_norm is not None else None
+        weight = self.weight if renormed is None else self.weight + F.stop_gradient(renormed - self.weight)
         out = X.embedding(input, weight, self.padding_idx)
+        if renormed is not None:
+            self.weight._rebind(renormed)  # after the lookup: `weight` above must still hold the Parameter's trace
         if self.scale_grad_by_freq:
             flat = F.reshape(input, (-1,))
             counts = F.reduce_sum(F.cast(F.equal(F.expand_dims(flat, 1), F.expand_dims(flat, 0)), out.dtype), 1)
@@ -391,15 +393,13 @@ class Embedding(Cell):
         return out
 
     def _renorm(self, ids: Tensor) -> Tensor:
-        """torch's embedding_renorm_: the looked-up rows with norm > max_norm are scaled to
-        max_norm / (norm + 1e-7), in the Parameter; the gradient flows to `weight` as if unscaled."""
-        w = self.weight
+        """torch's embedding_renorm_: the table with the looked-up rows whose norm exceeds max_norm scaled
+        to max_norm / (norm + 1e-7); it replaces the Parameter, and the gradient flows to it as if unscaled."""
+        w = F.stop_gradient(self.weight)
         hit = F.reduce_sum(F.one_hot(F.reshape(ids, (-1,)), self.num_embeddings, 1.0, 0.0), 0) > 0
-        norms = F.pow(F.reduce_sum(F.pow(F.abs(F.stop_gradient(w)), self.norm_type), 1), 1.0 / self.norm_type)
+        norms = F.pow(F.reduce_sum(F.pow(F.abs(w), self.norm_type), 1), 1.0 / self.norm_type)
         scale = F.where(hit & (norms > self.max_norm), self.max_norm / (norms + 1e-7), F.ones_like(norms))
-        new = F.stop_gradient(w) * F.expand_dims(scale, 1)
-        self.weight._rebind(new)
-        return w + F.stop_gradient(new - w)
+        return w * F.expand_dims(scale, 1)
 
     def extend_repr(self) -> str:
         return (f"{self.num_embeddings}, {self.embedding_dim}, padding_idx={self.padding_idx}, "
