@@ -168,6 +168,8 @@ def test_embedding_padding_row_gets_no_gradient():
     (lambda: mint.nn.Embedding(5, 3, sparse=True), "sparse"),
     (lambda: mint.nn.SyncBatchNorm(3, process_group="g1"), "one process"),
     (lambda: mint.nn.BatchNorm2d(3, momentum=1.5), "momentum"),
+    (lambda: mint.nn.Fold((1, 1), 3), "smaller than one block"),
+    (lambda: mint.nn.UpsamplingNearest2d(), "exactly one of size and scale_factor"),
 ])
 def test_bad_arguments_are_refused(build, match):
     with pytest.raises(ValueError, match=match):

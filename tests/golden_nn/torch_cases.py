@@ -77,3 +77,17 @@ case("Embedding_padding_idx", IDS)(lambda nn: nn.Embedding(10, 4, padding_idx=2)
 case("Embedding_max_norm", IDS)(lambda nn: nn.Embedding(10, 4, max_norm=0.8))
 case("Embedding_max_norm_l1", IDS)(lambda nn: nn.Embedding(10, 4, max_norm=1.5, norm_type=1.0, padding_idx=-1))
 case("Embedding_scale_grad", IDS)(lambda nn: nn.Embedding(10, 4, scale_grad_by_freq=True))
+case("SyncBatchNorm_notrack", ("normal", (4, 3, 5)), train=True)(
+    lambda nn: nn.SyncBatchNorm(3, track_running_stats=False))
+case("Unfold", ("normal", (2, 3, 5, 6)))(lambda nn: nn.Unfold((2, 3), padding=1, stride=(1, 2)))
+case("Unfold_dil", ("normal", (1, 2, 6, 6)))(lambda nn: nn.Unfold(2, dilation=2, stride=2))
+case("Fold", ("normal", (2, 12, 12)))(lambda nn: nn.Fold((4, 5), 2, stride=1))
+case("Fold_overlap_pad", ("normal", (1, 8, 9)))(lambda nn: nn.Fold((5, 5), 2, padding=1, stride=2, dilation=1))
+case("UpsamplingNearest2d", ("normal", (1, 2, 3, 4)))(lambda nn: nn.UpsamplingNearest2d(scale_factor=2))
+case("UpsamplingNearest2d_size", ("normal", (1, 2, 3, 4)))(lambda nn: nn.UpsamplingNearest2d(size=(5, 7)))
+case("UpsamplingBilinear2d", ("normal", (1, 2, 3, 4)))(lambda nn: nn.UpsamplingBilinear2d(size=(5, 7)))
+case("UpsamplingBilinear2d_scale", ("normal", (1, 2, 3, 3)))(lambda nn: nn.UpsamplingBilinear2d(scale_factor=2))
+case("MaxUnpool2d", ("normal", (1, 2, 2, 2)),
+     ("ids", [[[[0, 6], [9, 15]], [[5, 2], [13, 11]]]]))(lambda nn: nn.MaxUnpool2d(2))
+case("MaxUnpool2d_stride", ("normal", (1, 1, 2, 2)), ("ids", [[[[0, 2], [6, 8]]]]))(
+    lambda nn: nn.MaxUnpool2d(3, stride=2, padding=1))
