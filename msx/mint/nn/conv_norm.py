@@ -14,15 +14,15 @@ import math
 import numpy as np
 
 from ... import dtype as mstype
+from ...nn.cell import Cell
+from ...nn.initializer import HeUniform, Normal, Uniform
+from ...nn.layers._utils import check_input, like, make_param
 from ...ops import functional as F
 from ...ops import nn_functional_ext as X
 from ...ops import nn_layer_ops as L
 from ...ops import nn_ops as N
 from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
-from ...nn.cell import Cell
-from ...nn.initializer import HeUniform, Normal, Uniform
-from ...nn.layers._utils import check_input, like, make_param
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
