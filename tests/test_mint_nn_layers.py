@@ -193,3 +193,34 @@ def test_unbatched_conv_and_output_size():
     assert up(msx.Tensor(x[None]), output_size=(10, 9)).shape == (1, 2, 10, 9)
     with pytest.raises(ValueError, match="not reachable"):
         up(msx.Tensor(x[None]), output_size=(12, 9))
+
+
+# MindSpore 2.10's inspect.signature(mindspore.mint.nn.X.__init__), recorded from /work/.venv-ms
+MS_SIGNATURES = {
+    "Conv1d": "in_channels out_channels kernel_size stride=1 padding=0 dilation=1 groups=1 bias=True "
+              "padding_mode='zeros' dtype=None",
+    "ConvTranspose2d": "in_channels out_channels kernel_size stride=1 padding=0 output_padding=0 groups=1 bias=True "
+                       "dilation=1 padding_mode='zeros' dtype=None",
+    "BatchNorm2d": "num_features eps=1e-05 momentum=0.1 affine=True track_running_stats=True dtype=None",
+    "SyncBatchNorm": "num_features eps=1e-05 momentum=0.1 affine=True track_running_stats=True process_group=None "
+                     "dtype=None",
+    "LayerNorm": "normalized_shape eps=1e-05 elementwise_affine=True bias=True dtype=None",
+    "Embedding": "num_embeddings embedding_dim padding_idx=None max_norm=None norm_type=2.0 scale_grad_by_freq=False "
+                 "sparse=False _weight=None _freeze=False dtype=None",
+    "GroupNorm": "num_groups num_channels eps=1e-05 affine=True dtype=None",
+    "Unfold": "kernel_size dilation=1 padding=0 stride=1",
+    "Fold": "output_size kernel_size dilation=1 padding=0 stride=1",
+    "UpsamplingBilinear2d": "size=None scale_factor=None",
+    "MaxUnpool2d": "kernel_size stride=None padding=0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MS_SIGNATURES))
+def test_signatures_are_mindspores(name):
+    import inspect
+
+    params = list(inspect.signature(getattr(mint.nn, name).__init__).parameters.values())[1:]
+    ours = " ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params)
+    assert ours == MS_SIGNATURES[name]
+    for conv in ("Conv2d", "Conv3d"):
+        assert inspect.signature(getattr(mint.nn, conv).__init__) == inspect.signature(mint.nn.Conv1d.__init__)
