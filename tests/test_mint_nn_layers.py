@@ -114,6 +114,8 @@ def test_parameter_flags_and_dtypes():
     assert [(n, p.requires_grad) for n, p in gn.parameters_and_names()] == [("weight", False), ("bias", False)]
     emb = mint.nn.Embedding(2, 2, _weight=msx.Tensor(np.ones((2, 2), np.float32)), _freeze=True)
     assert not emb.weight.requires_grad and np.all(emb.weight.asnumpy() == 1)
+    assert str(mint.nn.Conv2d(2, 2, 1, dtype=msx.float16).weight.dtype) == "Float16"
+    assert str(mint.nn.LayerNorm(3, dtype=msx.float16).bias.dtype) == "Float16"
 
 
 def test_conv_init_statistics():
