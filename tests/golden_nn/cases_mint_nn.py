@@ -37,3 +37,10 @@ case("mint_KLDivLoss_log", ("normal", (3, 4)), ("normal", (3, 4)))(
 case("mint_BCELoss", ("prob", (3, 4)), ("binary", (3, 4)))(lambda ms: ms.mint.nn.BCELoss())
 case("mint_SoftMarginLoss", ("normal", (3, 4)), ("sign", (3, 4)))(lambda ms: ms.mint.nn.SoftMarginLoss())
 case("mint_Upsample", ("normal", (1, 2, 3, 3)))(lambda ms: ms.mint.nn.Upsample(scale_factor=2.0, mode="bilinear"))
+
+# torch-style norms (mint's conv, BatchNorm, LayerNorm and Embedding kernels are not registered on MindSpore's CPU
+# backend: those are checked against torch's recorded answers in tests/test_mint_nn_layers.py)
+case("mint_GroupNorm", ("normal", (2, 4, 3, 3)))(lambda ms: ms.mint.nn.GroupNorm(2, 4))
+case("mint_GroupNorm_1d", ("normal", (2, 6, 5)))(lambda ms: ms.mint.nn.GroupNorm(3, 6, eps=1e-3))
+case("mint_SyncBatchNorm_train", ("normal", (4, 3, 2, 2)), train=True)(lambda ms: ms.mint.nn.SyncBatchNorm(3))
+case("mint_SyncBatchNorm_eval", ("normal", (4, 3, 2, 2)))(lambda ms: ms.mint.nn.SyncBatchNorm(3, eps=1e-3))

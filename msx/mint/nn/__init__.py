@@ -27,3 +27,5 @@ class Softmax(_nn.Softmax):
     def __init__(self, dim: int | None = None) -> None:
         super().__init__(axis=-1 if dim is None else dim)
 from .layers import *  # noqa: F401,F403,E402  (torch-style names over nn: pools, pads, activations, losses)
+from .conv_norm import *  # noqa: F401,F403,E402  (convolutions, batch/layer/group norm, Embedding)
+from .fold import *  # noqa: F401,F403,E402  (Unfold, Fold, UpsamplingNearest2d/Bilinear2d, MaxUnpool2d)
