@@ -21,6 +21,7 @@ from msx import mint
 
 HERE = os.path.join(os.path.dirname(__file__), "golden_nn")
 sys.path.insert(0, HERE)
+from cases import split_grads  # noqa: E402
 from torch_cases import CASES, cotangent  # noqa: E402
 
 TORCH = os.path.join(HERE, "torch")
@@ -48,13 +49,7 @@ def _run(name: str, gold) -> dict:
 
     grads, out = msx.grad(loss, grad_position=float_pos or None, weights=weights or None, has_aux=True)(
         *[msx.Tensor(x) for x in inputs])
-    if float_pos and weights:
-        g_in, g_w = grads
-    elif float_pos:
-        g_in, g_w = grads, ()
-    else:
-        g_in, g_w = (), grads
-    g_in = g_in if isinstance(g_in, tuple) else (g_in,)
+    g_in, g_w = split_grads(grads, float_pos, weights)
     res = {"out": (out[0] if isinstance(out, tuple) else out).asnumpy()}
     res.update({f"grad_in.{i}": g.asnumpy() for i, g in zip(float_pos, g_in)})
     res.update({f"grad.{n}": g.asnumpy() for n, g in zip([n for n, p in named.items() if p.requires_grad], g_w)})

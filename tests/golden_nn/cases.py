@@ -274,6 +274,18 @@ def _fn(ms, f):
 
 
 # ---------------------------------------------------------------- the driver (shared by recorder and test)
+def split_grads(grads, float_pos, weights):
+    """`grad(..., grad_position=float_pos or None, weights=weights or None)`'s result as (input gradients as a
+    tuple, Parameter gradients)."""
+    if float_pos and weights:
+        g_in, g_w = grads
+    elif float_pos:
+        g_in, g_w = grads, ()
+    else:
+        g_in, g_w = (), grads
+    return (g_in if isinstance(g_in, tuple) else (g_in,)), g_w
+
+
 def run_case(ms, name, inputs, params=None):
     """Build case `name` with framework `ms`, set its trainable Parameters (from `params`, or generated),
     and return ({"in.i": ..., "param.<name>": ...}, {"out.k": ..., "grad_in.i": ..., "grad.<name>": ...})."""
@@ -306,13 +318,7 @@ def run_case(ms, name, inputs, params=None):
         gfn = ms.grad(loss, grad_position=float_pos if float_pos else None, weights=weights if weights else None,
                       has_aux=True)
         grads, outs = gfn(*tensors)
-        if float_pos and weights:
-            g_in, g_w = grads
-        elif float_pos:
-            g_in, g_w = grads, ()
-        else:
-            g_in, g_w = (), grads
-        g_in = g_in if isinstance(g_in, tuple) else (g_in,)
+        g_in, g_w = split_grads(grads, float_pos, weights)
         for i, g in zip(float_pos, g_in):
             results[f"grad_in.{i}"] = g.asnumpy()
         names = [n for n, p in net.parameters_and_names() if p.requires_grad]
