@@ -273,7 +273,34 @@ class JitFunction:
         with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
             args, kwargs = _global_view(sig, self.config.capture_mode) if spmd.global_batch() else \
                 (sig.args, sig.kwargs)
-            return CAPTURE_MODES[self.config.capture_mode](self.fn, args, kwargs, self.__name__, self.config)
+            captured, result = CAPTURE_MODES[self.config.capture_mode](self.fn, args, kwargs, self.__name__,
+                                                                       self.config)
+            if (captured.guards or captured.unguarded) and self.config.capture_mode == "trace":
+                return self._as_graph_control_flow(captured, result, args, kwargs)
+            return captured, result
+
+    def _as_graph_control_flow(self, traced: Captured, result: Any, args: tuple, kwargs: dict) -> tuple[Captured, Any]:
+        """Trace met a decision on a tensor's value: capture the function from its source (ast) instead.
+
+        A traced graph can only re-check such a decision by reading the value on the host on every call (a
+        guard), or cannot at all inside a differentiated function; ast capture makes it graph control flow,
+        with no host read. The traced run's writes to Parameters and inputs are undone first, as the graph
+        runs this call. Where ast cannot capture the function (no source, an unsupported construct, a value
+        it needs on the host too), the traced capture stands, writes and guards included."""
+        decisions = [g.describe() for g in traced.guards] + list(traced.unguarded)
+        kept = [(p, p._data) for p in traced.updated] + [(t, t._data) for t, _ in traced.written_inputs]
+        traced.restore()
+        try:
+            captured, _ = CAPTURE_MODES["ast"](self.fn, args, kwargs, self.__name__, self.config)
+        except Exception:  # the traced run succeeded, so this is ast's limit, not the user's error
+            captured = None
+        if captured is None or captured.guards or captured.unguarded:
+            for t, data in kept:
+                t._data = data
+            return traced, result
+        self.log.append(("static", f"trace met a value decision ({'; '.join(decisions)}): captured from source "
+                                   f"(ast) so it is graph control flow, with no host read per call"))
+        return captured, NOT_RUN
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)

@@ -209,7 +209,9 @@ def test_recompile_warning_after_the_limit():
         msx.set_context(recompile_warn_limit=8)
 
 
-def test_tensor_dependent_branch_is_guarded_never_stale():
+def test_tensor_dependent_branch_becomes_graph_control_flow():
+    """A branch on a tensor's value is captured from source (ast): one graph serves both outcomes, with no
+    guard read on the host per call and no recompile when the outcome flips."""
     def f(x):
         if x.sum() > 0:
             return x * 2
@@ -219,7 +221,22 @@ def test_tensor_dependent_branch_is_guarded_never_stale():
     pos, neg = msx.Tensor([1.0, 2.0]), msx.Tensor([-1.0, -2.0])
     for x in (pos, pos, neg, neg, pos):
         _same(jf(x), f(x))
-    assert any("guard bool(Tensor) at test_jit_trace.py" in r and "was True at capture, now False" in r
+    assert jf.compiles == 1 and jf.recompile_reasons == []
+    assert any("value decision (bool(Tensor) at test_jit_trace.py" in why and "graph control flow" in why
+               for what, why in jf.log if what == "static")
+    assert "Cond" in str(jf.capture(pos))
+
+
+def test_value_read_ast_cannot_capture_stays_guarded_never_stale():
+    """`float(t)` needs the value on the host: the traced graph keeps a guard and retraces when it changes."""
+    def f(x):
+        return x * float(x.sum())
+
+    jf = msx.jit(f, capture_mode="trace")
+    one, two = msx.Tensor([1.0, 2.0]), msx.Tensor([2.0, 4.0])
+    for x in (one, one, two, two, one):
+        _same(jf(x), f(x))
+    assert any("guard float(Tensor) at test_jit_trace.py" in r and "was 3.0 at capture, now 6.0" in r
                for r in jf.recompile_reasons)
 
 
@@ -370,7 +387,7 @@ def test_a_returned_constant_tensor_is_a_tensor():
     _same(const, table)
 
 
-def test_a_value_decision_inside_a_differentiated_function_is_never_reused_stale():
+def test_a_value_decision_inside_a_differentiated_function_is_graph_control_flow():
     w = msx.Parameter(msx.Tensor([1.0, -1.0]), name="w")
 
     def loss(x):
@@ -378,6 +395,29 @@ def test_a_value_decision_inside_a_differentiated_function_is_never_reused_stale
         if y > 0:                     # decided on the value, inside value_and_grad
             return y * 3
         return -y
+
+    def step(x):
+        return msx.value_and_grad(loss, None, [w])(x)
+
+    jf = msx.jit(step, capture_mode="trace")
+    a, b = msx.Tensor([2.0, 1.0]), msx.Tensor([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "runs eagerly" warning: the branch is in the graph
+        for x in (a, b, a):
+            (value, (grad,)), (ref_value, (ref_grad,)) = jf(x), step(x)
+            _same(value, ref_value)
+            _same(grad, ref_grad)
+    assert jf.compiles == 1
+
+
+def test_a_value_decision_without_source_inside_a_differentiated_function_is_never_reused_stale():
+    """No source for ast to capture (code built at run time): the decision cannot be re-checked from outside
+    the gradient, so that signature runs eagerly, with a warning."""
+    w = msx.Parameter(msx.Tensor([1.0, -1.0]), name="w")
+    namespace = {"w": w}
+    exec(compile("def loss(x):\n    y = (x * w).sum()\n    if y > 0:\n        return y * 3\n    return -y\n",
+                 "<generated>", "exec"), namespace)
+    loss = namespace["loss"]
 
     def step(x):
         return msx.value_and_grad(loss, None, [w])(x)
