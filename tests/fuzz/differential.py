@@ -3,7 +3,7 @@ between calls; every call's output and the final Parameters must agree.
 
 A program is a Cell whose `construct` chains random steps over its input — Dense, BatchNorm, Dropout, a
 sub-Cell activation, a loop over a `CellList`, products with a module global, a config object's attribute,
-a Cell attribute, a closure variable, a global Tensor — optionally inside a `value_and_grad` training step
+a Cell attribute, a closure variable, a global Tensor, a branch on a tensor's value — optionally inside a `value_and_grad` training step
 with an optimizer. A *schedule* of calls mutates state between them: training flags (whole net or one
 sub-Cell), globals (incl. `-0.0`), attributes, sub-Cell swaps, `CellList.append`, `requires_grad`,
 `set_data`, a global Tensor written in place, a new batch size. The same program and schedule run once
@@ -46,7 +46,7 @@ class Config:
 
 CFG = Config()
 STEP_KINDS = ("dense", "bn", "dropout", "act", "loop", "scale_global", "dict_global", "cfg", "attr", "closure",
-              "offset", "divide")
+              "offset", "divide", "branch")
 MUTATIONS = ("train", "sub_train", "scale", "neg_zero", "dict", "cfg", "attr", "swap", "append", "freeze",
              "set_data", "offset", "batch", "closure")
 
@@ -103,6 +103,11 @@ class Program(nn.Cell):
                 x = self.closure(x)
             elif kind == "offset":
                 x = x + OFFSET
+            elif kind == "branch":  # a decision on a tensor's value: graph control flow, a guard or a graph break
+                if x.sum() > 0:
+                    x = x * 0.5
+                else:
+                    x = x - 0.25
             else:
                 x = ops.tanh(x) / SCALE  # SCALE = -0.0 must give -inf where 0.0 gives +inf
         return x
