@@ -12,6 +12,7 @@ higher-order op's structural `abstract_eval` rule (no jax at all).
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import jax
@@ -31,6 +32,30 @@ def _read(env: Env, x):
     return env[x.id]
 
 
+def _read_input(env: Env, x):
+    """A node's input; a float constant that is zero, infinite or NaN comes out opaque to XLA (see `_opaque`)."""
+    if type(x) is Const and type(x.value) is float:
+        v = x.value
+        if v == 0.0 or not math.isfinite(v):
+            return _opaque(v)
+    return _read(env, x)
+
+
+def _opaque(v: float) -> jax.Array:
+    """`v` as a weakly typed scalar that XLA cannot constant-fold.
+
+    XLA's CPU code generation gives garbage, not NaN, for `exp` of a value it folds to a NaN constant
+    (`jax.jit(lambda h: jnp.exp(h * jnp.float32(np.nan)))` on jax 0.10), and its algebraic simplifier makes
+    such a NaN out of `x / -0.0 * -0.0`. Eager dispatch passes Python floats as data, so it never meets
+    this; graphs pass these values behind an optimization barrier, built from a zero where the value is
+    not finite (a barrier around a NaN or infinity itself is still folded). Found by the differential
+    fuzzer (seed 115137223)."""
+    if v == 0.0:
+        return jax.lax.optimization_barrier(v)
+    zero = jax.lax.optimization_barrier(0.0)
+    return zero / zero if math.isnan(v) else math.copysign(1.0, v) / zero
+
+
 def evaluate(graph: Graph, inputs: Sequence, params: Sequence = ()) -> tuple[list, list]:
     """(outputs, parameter updates) of `graph` on arrays (concrete or jax tracers)."""
     if len(inputs) != len(graph.inputs) or len(params) != len(graph.params):
@@ -42,7 +67,7 @@ def evaluate(graph: Graph, inputs: Sequence, params: Sequence = ()) -> tuple[lis
     for v, x in zip(graph.params, params):
         env[v.id] = x
     for i, node in enumerate(graph.nodes):
-        args = [_read(env, x) for x in node.inputs]
+        args = [_read_input(env, x) for x in node.inputs]
         with jax.named_scope(f"{node.op}#{i}"):  # HLO metadata op_name: maps XLA ops back to this node
             outs = run_node(node, args)
         for v, o in zip(node.outputs, outs):

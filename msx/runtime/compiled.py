@@ -218,8 +218,8 @@ class Compiled:
                 if donates and not _own_donated(rw):
                     return UNCHECKED
                 try:
-                    outs, updates, _ = direct(list(map(_DATA, tensors)), list(map(_DATA, ro)),
-                                              no_rw if no_rw is not None else list(map(_DATA, rw)))
+                    outs, updates, _ = direct([tensors[0]._data] if n == 1 else list(map(_DATA, tensors)),
+                                              list(map(_DATA, ro)), no_rw if no_rw is not None else list(map(_DATA, rw)))
                 except (TypeError, ValueError):  # refused before running: the checked path says why
                     return UNCHECKED
                 except RuntimeError as exc:
