@@ -104,8 +104,9 @@ def shared_epochs(dataset: Dataset, convert: Callable[[Row], Any], first: int,
             return iter(()), _Lengths(0)
         whole = _Epochs(lower, ds, first, None if end is None else end - first)
         # `prefetch` ahead of the consumer: one item in the making per reading thread, the rest built and waiting
-        reading = whole.to_iter_dataset(grain.ReadOptions(num_threads=workers, prefetch_buffer_size=workers))
-        return ReadAhead(iter(reading), prefetch - workers), _Lengths(n)
+        making = max(1, min(workers, prefetch - 1))
+        reading = whole.to_iter_dataset(grain.ReadOptions(num_threads=workers, prefetch_buffer_size=making))
+        return ReadAhead(iter(reading), prefetch - making), _Lengths(n)
 
     def rows() -> Iterator:  # a stream: each pass starts after the previous one was read to its end
         epoch = first
