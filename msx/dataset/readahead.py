@@ -10,7 +10,7 @@ in bursts: it sleeps while the deque is full and is woken once the consumer has
 taken it down to half (`depth // 2` items left), one wake-up per `depth / 2`
 items. grain's own handovers (`PrefetchDatasetIterator`,
 `ThreadPrefetchIterDataset`) do their per-element bookkeeping (stats, the next
-future's submission, a lock and a wake-up) in the consumer's `next()`: 40–100 µs
+future's submission, a lock and a wake-up) in the consumer's `next()`: 50–160 µs
 a batch here, which is why this small queue exists (bench/bench_dataset.py).
 
 Only the consumer's slow path (the deque empty: data arriving late) and the
