@@ -2,12 +2,16 @@
 (and with torch's DataLoader where torch is installed), and how long a training loop waits for data.
 
 The pipeline is decode-free: MnistDataset (idx files of N random 28x28 images) -> Rescale -> Normalize ->
-HWC2CHW -> batch 64, read as numpy (no device copy) for 1 and 2 workers. The wait share is measured on the
+HWC2CHW -> batch 64, read as numpy (no device copy) for 1 and 2 workers. The wait is measured on the
 quick-start network training on scikit-learn's digits (as MNIST files), the digits demo loop: the seconds the
-loop spent blocked in the iterator (`iterator.wait_seconds`, device copies and the next epoch's start
-included), against the whole run of 3 epochs after a warm-up epoch; median of `--wait-runs` runs.
+loop spent in the iterator's `next()` (`iterator.wait_seconds`: handing the batch over, device copies and the
+next epoch's start included), per batch and as a share of the whole run of 3 epochs after a warm-up epoch;
+medians of `--wait-runs` runs. The warm-up epoch (it compiles the step) runs the same loop as the measured ones;
+`--async-warmup` does not wait for its steps, as this bench did before: jax dispatches the step asynchronously,
+so that epoch asks for batches faster than the pipeline makes them (a data-bound loop) and starts the measured
+epochs with the read-ahead empty.
 
-    python bench/bench_dataset.py [--images 20000] [--repeats 3] [--wait-runs 9]
+    python bench/bench_dataset.py [--images 20000] [--repeats 3] [--wait-runs 9] [--wait-only] [--async-warmup]
 """
 from __future__ import annotations
 
@@ -86,8 +90,9 @@ def rate(make, count: int, repeats: int) -> float:
     return count / statistics.median(seconds(make, count) for _ in range(repeats))
 
 
-def training_wait(folder: str, epochs: int = 3) -> tuple[float, float]:
-    """(seconds waiting for data, seconds of training) over `epochs` of the quick-start on digits."""
+def training_wait(folder: str, epochs: int = 3, async_warmup: bool = False) -> tuple[float, float, list[float]]:
+    """(seconds waiting for data, seconds of training, each `next()`'s wait) over `epochs` of the quick-start on
+    digits, after a warm-up epoch."""
     ms.set_seed(0)
     data = msx_pipeline(folder, 2)
     net = nn.SequentialCell(nn.Flatten(), nn.Dense(784, 128), nn.ReLU(), nn.Dense(128, 10))
@@ -102,14 +107,20 @@ def training_wait(folder: str, epochs: int = 3) -> tuple[float, float]:
 
     it = data.create_tuple_iterator(num_epochs=epochs + 1)
     for x, y in it:  # warm-up epoch: compiles the step
-        step(x, y) if x.shape[0] == 64 else None
-    it.wait_seconds = 0.0
+        if x.shape[0] == 64:
+            loss = step(x, y)
+            if not async_warmup:
+                loss.asnumpy()
+    it.wait_seconds, waits, before = 0.0, [], 0.0
     start = time.perf_counter()
     for _ in range(epochs):
         for x, y in it:
+            waits.append(it.wait_seconds - before)  # this batch's next() (and an epoch end's before it)
+            before = it.wait_seconds
             if x.shape[0] == 64:
                 step(x, y).asnumpy()
-    return it.wait_seconds, time.perf_counter() - start
+    total = time.perf_counter() - start
+    return it.wait_seconds, total, waits
 
 
 def main() -> None:
@@ -117,7 +128,28 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--wait-runs", type=int, default=9)
+    parser.add_argument("--wait-only", action="store_true", help="only the digits demo loop's wait")
+    parser.add_argument("--async-warmup", action="store_true", help="a warm-up epoch that does not wait for its steps")
     args = parser.parse_args()
+    if not args.wait_only:
+        throughput(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        digits_as_mnist(tmp)
+        runs = [training_wait(tmp, async_warmup=args.async_warmup) for _ in range(args.wait_runs)]
+    shares = sorted(100 * wait / total for wait, total, _ in runs)
+    per_batch = sorted(1e6 * statistics.median(waits) for _, _, waits in runs)
+    longest = sorted(1e3 * max(waits) for _, _, waits in runs)
+    wait = statistics.median(w for w, _, _ in runs)
+    total = statistics.median(t for _, t, _ in runs)
+    print(f"wait, digits demo loop (3 epochs of {len(runs[0][2])} batches, {total:.3f} s; "
+          f"{'async' if args.async_warmup else 'same-loop'} warm-up; load average {os.getloadavg()[0]:.1f}): "
+          f"share median {statistics.median(shares):.2f}% ({wait * 1000:.2f} ms waiting for data), min "
+          f"{shares[0]:.2f}%, max {shares[-1]:.2f}%; per batch median {statistics.median(per_batch):.1f} us "
+          f"(runs' medians {per_batch[0]:.1f}-{per_batch[-1]:.1f}); longest single wait median "
+          f"{statistics.median(longest):.2f} ms (max {longest[-1]:.2f}) of {len(runs)} runs")
+
+
+def throughput(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     images = rng.integers(0, 256, (args.images, 28, 28), dtype=np.uint8)
     labels = rng.integers(0, 10, args.images, dtype=np.uint8)
@@ -135,15 +167,6 @@ def main() -> None:
             except ImportError:
                 line += "   (torch not installed)"
             print(line)
-    with tempfile.TemporaryDirectory() as tmp:
-        digits_as_mnist(tmp)
-        runs = [training_wait(tmp) for _ in range(args.wait_runs)]
-        shares = sorted(100 * wait / total for wait, total in runs)
-        wait = statistics.median(w for w, _ in runs)
-        total = statistics.median(t for _, t in runs)
-        print(f"wait share, digits demo loop (3 epochs, {total:.3f} s): median {statistics.median(shares):.1f}% "
-              f"({wait * 1000:.1f} ms waiting for data), min {shares[0]:.1f}%, max {shares[-1]:.1f}% of "
-              f"{len(runs)} runs")
 
 
 if __name__ == "__main__":

@@ -203,3 +203,108 @@ def test_a_source_whose_size_changes_between_epochs_is_a_clear_error():
     with pytest.raises(DatasetError, match=r"had 6 rows .* in epoch 0 but 7 in epoch 1"):
         for _ in range(3):
             list(it)
+
+
+def test_next_hands_over_a_batch_built_and_put_on_the_device_before_it_was_asked_for(monkeypatch):
+    """The consumer's `next()` only takes a finished item: the rows are read, mapped, batched and put on the
+    device by the reading threads, ahead of the asks (at a step boundary the reading side has got ahead on
+    its own, with the consumer asking for nothing), and never more than the prefetch size ahead."""
+    from msx.dataset import iterators
+
+    depth = 6
+    monkeypatch.setattr(ds.config, "_prefetch_size", depth)
+    main = threading.get_ident()
+    asked, built, converted, beyond = [0], [], [], []
+
+    def build(batch):  # a step of the pipeline: runs once per batch, in a reading thread
+        built.append((int(batch[0]) // 3, threading.get_ident()))
+        if len(built) > asked[0] + depth:  # a build started more than `depth` items ahead of the asks
+            beyond.append((len(built), asked[0]))
+        return batch
+
+    real = iterators._on_device
+
+    def on_device(values):
+        out = real(values)
+        converted.append((int(np.asarray(out[0])[0]) // 3, threading.get_ident()))
+        return out
+
+    monkeypatch.setattr(iterators, "_on_device", on_device)
+    d = ds.NumpySlicesDataset({"a": np.arange(60)}, shuffle=False, num_parallel_workers=2).batch(3).map(build)
+    per_epoch, epochs = 20, 2
+    it = d.create_tuple_iterator(num_epochs=epochs)
+    # the handover holds up to depth - 2 batches (one more is in the making per reading thread) and is refilled
+    # once it is down to half: at least `waiting` batches wait in it, `lead` are built ahead
+    waiting = (depth - 2) // 2
+    lead = waiting + 2
+    total = per_epoch * epochs
+    got = []
+    iter(it)  # the reading starts
+    for done in range(total):
+        # step boundary: the consumer trains and asks for nothing; the reading side gets ahead on its own
+        # (across the epoch's end too)
+        assert wait_until(lambda: len(converted) >= min(done + lead, total) and
+                          it._shared.ready() >= min(waiting, total - done)), (done, len(converted))
+        upcoming, its_epoch = done % per_epoch, done // per_epoch  # the next ask hands over a batch built before it
+        assert [b for b, _ in converted].count(upcoming) > its_epoch, (done, converted)
+        asked[0] = done + 1
+        if done and not upcoming:
+            assert next(it, "end") == "end"  # the epoch's end
+        (x,) = next(it)
+        assert isinstance(x._data, jax.Array)
+        got.append(int(x.asnumpy()[0]) // 3)
+    assert got == list(range(per_epoch)) * epochs
+    assert len(built) == len(converted) == total  # nothing past num_epochs
+    assert not beyond, f"builds more than the prefetch size ahead of the consumer: {beyond}"
+    assert all(t != main for _, t in built + converted), "a batch was built or put on the device by the consumer"
+
+
+def test_read_ahead_keeps_order_and_errors_in_place_and_stops_its_thread():
+    from msx.dataset.readahead import ReadAhead
+
+    rng = np.random.default_rng(0)
+    work = rng.integers(0, 300, 3000)
+
+    def source():  # a producer that is sometimes slower and sometimes faster than the consumer
+        for i, w in enumerate(work):
+            sum(range(int(w)))
+            yield i
+
+    taken = []
+    for i in ReadAhead(source(), 3):
+        sum(range(int(work[-1 - i])))
+        taken.append(i)
+    assert taken == list(range(len(work)))  # every item, in order: no wake-up lost, none doubled
+
+    release = threading.Event()
+
+    def late_then_broken():
+        yield from range(3)
+        release.wait(10)  # the consumer waits for this one (the slow path)
+        yield 3
+        raise KeyError("source failed after 4 items")
+
+    timer = threading.Timer(0.05, release.set)
+    timer.start()
+    ahead = ReadAhead(late_then_broken(), 8)
+    assert [next(ahead) for _ in range(4)] == [0, 1, 2, 3]
+    with pytest.raises(KeyError, match="after 4 items"):
+        next(ahead)
+    with pytest.raises(StopIteration):
+        next(ahead)
+
+    closed = threading.Event()
+
+    def endless():
+        try:
+            yield from iter(int, 1)
+        finally:
+            closed.set()
+
+    ahead = ReadAhead(endless(), 4)
+    next(ahead)
+    assert wait_until(lambda: ahead.ready() >= 3)  # (nearly) full: the thread sleeps
+    ahead.close()
+    assert closed.wait(5)  # the thread left and closed its source
+    assert ahead.ready() == 0
+    assert _threads_ended()

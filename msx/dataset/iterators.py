@@ -1,18 +1,19 @@
 """Iterators over a dataset: one grain stream for all the epochs, running ahead of the consumer in grain's threads.
 
-The epochs' passes are read one after another by one grain prefetch thread
-(`ThreadPrefetchIterDataset`) over grain's reading threads, with a marker
-between epochs, so the next epoch's first batches are read while the
-consumer still trains on the current epoch's last ones — the training loop
-does not wait at an epoch's start. Each epoch is lowered with its own key
-(shuffles and random transforms draw from the key alone), so reading ahead
-changes no row; and a pass starts only after the previous one has been read
-to its end, so a source whose `__iter__` restarts it is never read by two
-epochs at once. Rows become device arrays (`jax.device_put`) in the reading
-threads, so reading, transforms and the host-to-device copy overlap the
-step. Errors raised in those threads reach the consumer; stopping early
-(`stop()`, the iterator being collected) ends the threads, and the next
-iteration starts the unfinished epoch again.
+The epochs are read one after another as one stream — a random-access
+pipeline's epochs as one grain `MapDataset` (`_Epochs`) read by grain's
+threads, a stream pipeline's passes consecutively, with a marker between
+epochs — so the next epoch's first batches are read while the consumer still
+trains on the current epoch's last ones: the training loop does not wait at
+an epoch's start. Each epoch is lowered with its own key (shuffles and random
+transforms draw from the key alone), so reading ahead changes no row; and a
+pass starts only after the previous one has been read to its end, so a source
+whose `__iter__` restarts it is never read by two epochs at once. Rows become
+device arrays (`jax.device_put`) in the reading threads, and the finished
+items wait in a `ReadAhead` (`readahead.py`), so the consumer's `next()` only
+takes an item already built. Errors raised in those threads reach the
+consumer; stopping early (`stop()`, the iterator being collected) ends the
+threads, and the next iteration starts the unfinished epoch again.
 """
 from __future__ import annotations
 
@@ -28,19 +29,23 @@ import numpy as np
 from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
-from ._grain import PyIterDataset, as_iter
+from ._grain import as_iter
 from .pipeline import Dataset, Row, applied, then
 from .processes import EPOCHS_PER_START, EpochView, process_stream
+from .readahead import ReadAhead
 
 _EPOCH_END = object()  # between two epochs of a stream pipeline's shared stream
 _ENDLESS = 2 ** 40  # the element count standing for "no end" (num_epochs=-1) in `_Epochs`
 
 
-def _device(value: Any) -> Any:
-    """A column value as the iterator yields it: a Tensor, except strings/bytes/dicts (MindSpore: numpy/dict)."""
-    if isinstance(value, np.ndarray) and value.dtype.kind not in "US":
-        return Tensor._from(jax.device_put(value))
-    return value
+def _on_device(values: list) -> list:
+    """A row's column values as the iterator yields them: Tensors, except strings/bytes/dicts (MindSpore:
+    numpy/dict); the arrays go to the device in one `jax.device_put` (its fixed cost is most of a small batch's)."""
+    at = [i for i, v in enumerate(values) if isinstance(v, np.ndarray) and v.dtype.kind not in "US"]
+    if at:
+        for i, array in zip(at, jax.device_put([values[i] for i in at])):
+            values[i] = Tensor._from(array)
+    return values
 
 
 class _Epochs(grain.MapDataset):
@@ -98,7 +103,10 @@ def shared_epochs(dataset: Dataset, convert: Callable[[Row], Any], first: int,
         if n == 0:
             return iter(()), _Lengths(0)
         whole = _Epochs(lower, ds, first, None if end is None else end - first)
-        return iter(as_iter(whole, workers, prefetch)), _Lengths(n)
+        # `prefetch` ahead of the consumer: one item in the making per reading thread, the rest built and waiting
+        making = max(1, min(workers, prefetch - 1))
+        reading = whole.to_iter_dataset(grain.ReadOptions(num_threads=workers, prefetch_buffer_size=making))
+        return ReadAhead(iter(reading), prefetch - making), _Lengths(n)
 
     def rows() -> Iterator:  # a stream: each pass starts after the previous one was read to its end
         epoch = first
@@ -113,7 +121,7 @@ def shared_epochs(dataset: Dataset, convert: Callable[[Row], Any], first: int,
             yield _EPOCH_END
             epoch += 1
 
-    return iter(grain.experimental.ThreadPrefetchIterDataset(PyIterDataset(rows), prefetch_buffer_size=prefetch)), None
+    return ReadAhead(rows(), prefetch), None
 
 
 class _Lengths(dict):
@@ -174,7 +182,7 @@ class _Iterator:
 
         def convert(row: Row) -> list:
             values = [row[i] for i in indices]
-            return values if as_numpy else [_device(v) for v in values]
+            return values if as_numpy else _on_device(values)
 
         return convert
 

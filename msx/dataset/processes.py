@@ -16,6 +16,8 @@ import grain
 import numpy as np
 from absl import flags
 
+from .readahead import ReadAhead
+
 EPOCHS_PER_START = 16  # epochs one process stream reads before the workers are started anew (num_epochs=-1)
 
 
@@ -29,7 +31,7 @@ def process_stream(parts: Sequence[grain.MapDataset], workers: int, prefetch: in
     stream = stream.mp_prefetch(grain.MultiprocessingOptions(num_workers=workers,
                                                              per_worker_buffer_size=max(prefetch // workers, 1)))
     stream = stream.map(lambda row: convert(tuple(_own(v) for v in row)))
-    return iter(grain.experimental.ThreadPrefetchIterDataset(stream, prefetch_buffer_size=prefetch))
+    return ReadAhead(iter(stream), prefetch)
 
 
 def _own(value: Any) -> Any:
