@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (bench/bench.py: shared builders and timing)
 from bench_bytecode import SmallMLP, _interleaved, _small_jax  # noqa: E402
 import msx  # noqa: E402
+from msx import ops  # noqa: E402
 
 MODES = ("ast", "trace", "bytecode")
 
@@ -40,13 +41,44 @@ def rows(repeats: int) -> list:
     return out
 
 
+class Branchy(SmallMLP):
+    """SmallMLP with a decision on a tensor's value between its layers."""
+
+    def construct(self, x):
+        h = ops.relu(self.fc1(x))
+        if h.sum() > 1.0:
+            h = h * 0.5
+        return self.fc2(h)
+
+
+def _branchy_jax(params, x):
+    h = jax.nn.relu(x @ params[0].T + params[1])
+    h = jax.lax.cond(h.sum() > 1.0, lambda v: v * 0.5, lambda v: v, h)
+    return h @ params[2].T + params[3]
+
+
+def branch_rows(repeats: int) -> list:
+    """Trace mode meeting `if h.sum() > 1.0:`: the graph has the branch (no host read of a guard per call)."""
+    msx.set_seed(0)
+    net = Branchy()
+    x = np.ones((1, 16), np.float32)
+    xm, xj, params = msx.Tensor(x), jnp.asarray(x), bench.params_of(net)
+    jitted = msx.jit(net, capture_mode="trace")
+    jitted(xm)
+    guards = sum(len(c.guards) for entries in jitted.entries._entries.values() for c in entries)
+    ref = jax.jit(_branchy_jax)
+    ours, theirs = _interleaved([lambda: bench._block(jitted(xm)), lambda: ref(params, xj).block_until_ready()],
+                                2000, repeats)
+    return [(f"Cell 16-32-4 with `if h.sum() > 1.0:` batch-1 call, trace ({guards} host-read guards)", ours, theirs)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     repeats = 5 if parser.parse_args().quick else 15
     print("| case | msx | jax.jit | ratio |")
     print("|---|---|---|---|")
-    for name, ours, ref in rows(repeats):
+    for name, ours, ref in rows(repeats) + branch_rows(repeats):
         print(f"| {name} | {ours * 1e6:.1f} µs | {ref * 1e6:.1f} µs | {ours / ref:.2f}x |")
 
 
