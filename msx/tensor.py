@@ -125,25 +125,50 @@ class Tensor:
         return t
 
     # ------------------------------------------------------------ properties
+    # `_placeholder` is None for a Tensor with data, (shape, dtype) for a placeholder, or a deferred op's pending
+    # node (`msx.eager.lazy`), whose aval answers these four without running it
     @property
     def shape(self) -> tuple:
-        if self._data is None:
-            return self._placeholder[0]
+        p = self._placeholder
+        if p is not None:
+            if type(p) is not tuple:
+                return p.shape
+            if self._data is None:
+                return p[0]
         return tuple(self._data.shape)
 
     @property
     def dtype(self) -> mstype.Type:
-        if self._data is None:
-            return self._placeholder[1]
+        p = self._placeholder
+        if p is not None:
+            if type(p) is not tuple:
+                return mstype.from_array(p)
+            if self._data is None:
+                return p[1]
         return mstype.from_array(self._data)
 
     @property
     def ndim(self) -> int:
+        p = self._placeholder
+        if p is not None and type(p) is not tuple:
+            return len(p.shape)
         return self._data.ndim
 
     @property
     def size(self) -> int:
+        p = self._placeholder
+        if p is not None and type(p) is not tuple:
+            return int(np.prod(p.shape, dtype=np.int64))
         return self._data.size
+
+    def __getattr__(self, name: str):
+        """Called only for a slot that is not set: a deferred op's result computes its `_data` here (its pending
+        ops run, `msx.eager.lazy.force`); anything else is missing as usual."""
+        if name == "_data" and PENDING_HOOK:
+            p = self._placeholder
+            if p is not None and type(p) is not tuple:
+                return PENDING_HOOK[0](self, p)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def itemsize(self) -> int:
@@ -290,6 +315,7 @@ class Tensor:
         if recording.recorder is not None:
             recording.recorder.on_rebind(self, new)
         self._data = new._data
+        self._placeholder = None  # no longer pending (msx.eager.lazy), nor a placeholder: it has data now
         return self
 
     def assign_value(self, value: "Tensor") -> "Tensor":
@@ -363,6 +389,7 @@ class Parameter(Tensor):
 
 _WRITE_LOGS: list[list] = []  # one log per active autodiff call; see autograd._functionalised
 JAX_ARRAY_HOOK: list = []  # set by msx.eager.tape: called with the array when jax code reads a Tensor
+PENDING_HOOK: list = []  # set by msx.eager.lazy: `force(tensor, node)` -> the array of a deferred op's result
 
 
 def _wrap(x):
