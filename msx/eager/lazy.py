@@ -54,7 +54,8 @@ class _Segment:
         self.nodes: list[Pending] = []
         self.key: list[int] = []
         self.ext: list = []  # the outside dynamic inputs, in order
-        self.lock = threading.Lock()
+        # reentrant: tracing a segment at its compile runs op impls, which must never wait on their own thread
+        self.lock = threading.RLock()
 
 
 class _Local(threading.local):
