@@ -83,27 +83,30 @@ def defer(prim, inputs: tuple, attrs: dict):
     lock = seg.lock
     lock.acquire()
     try:
+        nodes, key, ext = seg.nodes, seg.key, seg.ext
         arrays = []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                p = x._placeholder
-                if p is None:
-                    arrays.append(x._data)
-                elif type(p) is Pending and p.seg is seg:
-                    arrays.append(p)
-                else:  # a placeholder, or another thread's pending result: the caller's path reads it
+        try:
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    p = x._placeholder
+                    if p is None:
+                        arrays.append(x._data)
+                    elif type(p) is Pending and p.seg is seg and nodes[p.index] is p:
+                        arrays.append(p)
+                    else:  # a placeholder, another thread's pending result: the caller's path reads it
+                        return None
+                elif type(x) is list or type(x) is tuple:
                     return None
-            elif type(x) is list or type(x) is tuple:
-                return None
-            else:
-                arrays.append(x)
-        full, dynamic = dispatch._parts(prim, arrays, attrs)
+                else:
+                    arrays.append(x)
+            full, dynamic = dispatch._parts(prim, arrays, attrs)
+        except Exception:  # the caller's path raises it, worded as the op's error
+            return None
         if full is None:
             return None
         entry = dispatch._FAST.get(full)
         if entry is None or entry[3] is None:
             return None
-        nodes, key, ext = seg.nodes, seg.key, seg.ext
         node = Pending()
         node.aval, node.entry, node.args, node.seg, node.index = entry[3], entry, dynamic, seg, len(nodes)
         key.append(id(entry))
@@ -167,7 +170,8 @@ def _flush(seg: _Segment) -> None:
     try:
         values = _run(nodes, key, ext, outs)
     except BaseException:
-        seg.nodes, seg.key, seg.ext = nodes + seg.nodes, key + seg.key, ext + seg.ext  # a retry reruns them
+        if not seg.nodes:  # a retry (reading a result again) reruns them
+            seg.nodes, seg.key, seg.ext = nodes, key, ext
         raise
     for t, v in zip(tensors, values):
         t._data = v
