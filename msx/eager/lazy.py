@@ -45,6 +45,7 @@ _FUSED: dict[tuple, object] = {}  # structure -> jitted segment, or None: its fu
 _SEEN: dict[tuple, int] = {}
 _OK: dict = {}  # primitive -> may it be deferred
 _MISSING = object()
+_BOOK = threading.Lock()
 
 
 class _Segment:
@@ -183,25 +184,28 @@ def _run(nodes: list, key: list, ext: list, outs: list) -> list:
         n = nodes[0]
         return [n.entry[0](*n.args)]
     skey = (tuple(key), tuple(outs))
-    fused = _FUSED.get(skey, _MISSING)
-    if fused is _MISSING:
-        seen = _SEEN.get(skey, 0)
-        if seen < REPLAY_AFTER:
-            if len(_SEEN) >= _MAX_SEEN:
-                _SEEN.clear()
-            _SEEN[skey] = seen + 1
-            return _one_by_one(nodes, outs)
-        _SEEN.pop(skey, None)
-        if len(_FUSED) >= _MAX_FUSED:
-            del _FUSED[next(iter(_FUSED))]
-        fused = _FUSED[skey] = _compile(nodes, outs)
-        dispatch._STATS["forward_compiles"] += 1
+    with _BOOK:  # segments of two threads may run at once; the counts and executables are shared
+        fused = _FUSED.get(skey, _MISSING)
+        if fused is _MISSING:
+            seen = _SEEN.get(skey, 0)
+            if seen < REPLAY_AFTER:
+                if len(_SEEN) >= _MAX_SEEN:
+                    _SEEN.clear()
+                _SEEN[skey] = seen + 1
+                fused = None
+            else:
+                _SEEN.pop(skey, None)
+                if len(_FUSED) >= _MAX_FUSED:
+                    del _FUSED[next(iter(_FUSED))]
+                fused = _FUSED[skey] = _compile(nodes, outs)  # jax compiles it at its first call, below
+                dispatch._STATS["forward_compiles"] += 1
     if fused is None:
         return _one_by_one(nodes, outs)
     try:
         values = fused(*ext)
     except Exception:  # compiled per op, each worked; fused it did not: walk this structure from now on
-        _FUSED[skey] = None
+        with _BOOK:
+            _FUSED[skey] = None
         return _one_by_one(nodes, outs)
     dispatch._STATS["forward_replays"] += 1
     return values
@@ -268,5 +272,6 @@ def enabled() -> bool:
 
 def clear() -> None:
     flush()
-    _FUSED.clear()
-    _SEEN.clear()
+    with _BOOK:
+        _FUSED.clear()
+        _SEEN.clear()
