@@ -64,8 +64,8 @@ def test_replayed_results_equal_the_per_op_results_and_compile_on_the_nth_sighti
         # sightings 1..REPLAY_AFTER run op by op, the next compiles the segment
         assert _info()["forward_compiles"] == (1 if i >= lazy.REPLAY_AFTER else 0), i
     assert _info()["forward_replays"] == 4
-    for r in results:
-        np.testing.assert_array_equal(r, per_op)  # fused and op by op: the same bits here (XLA CPU)
+    for r in results:  # fused and op by op: bitwise here (XLA CPU), but XLA may fuse a matmul's epilogue
+        assert_same_float32(r, per_op)
 
 
 def test_one_off_sequences_never_compile_a_segment():
