@@ -261,3 +261,18 @@ def test_the_off_switch():
     env_off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                              env={**__import__("os").environ, "MSX_FORWARD_REPLAY": "0", "JAX_PLATFORMS": "cpu"})
     assert env_off.stdout.split() == ["False", "False"], env_off.stderr
+
+
+def test_read_inside_a_jax_trace_stays_concrete():
+    x = Tensor(I)
+    for _ in range(WARM):
+        (x + 1).asnumpy()
+    for _ in range(lazy.REPLAY_AFTER + 2):  # op by op, then the compiled segment: both inside jax.jit's trace
+        y = x + 1
+        y2 = y + 1
+        assert pending(y2)
+        out = jax.jit(lambda a: a + y2._data)(np.ones((3, 4), np.float32))
+        assert type(y2._data) is type(x._data)  # a concrete array, not the trace's tracer
+        np.testing.assert_array_equal(np.asarray(out), I + 3)
+        np.testing.assert_array_equal(y2.asnumpy(), I + 2)
+    assert _info()["forward_compiles"] == 1

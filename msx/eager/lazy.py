@@ -35,6 +35,14 @@ from ..tensor import Tensor
 from . import dispatch
 from .dispatch import Pending
 
+try:  # is no jax trace active? (0.7 µs; `jax.ensure_compile_time_eval()` costs 4.5 µs, on every flush)
+    from jax._src.core import trace_ctx as _trace_ctx
+
+    _top_level = _trace_ctx.is_top_level
+except (ImportError, AttributeError):  # another jax: always make sure
+    def _top_level() -> bool:
+        return False
+
 ENABLED = [os.environ.get("MSX_FORWARD_REPLAY", "1").lower() not in ("0", "false", "off", "no")]
 LIMIT = 2048  # ops in one segment: it runs when it reaches this length
 REPLAY_AFTER = 4  # sightings of a segment structure that run op by op before it is compiled (on the next)
@@ -169,7 +177,11 @@ def _flush(seg: _Segment) -> None:
     if not outs:
         return  # nobody can read any result: pure ops need not run
     try:
-        values = _run(nodes, key, ext, outs)
+        if _top_level():
+            values = _run(nodes, key, ext, outs)
+        else:  # read inside a jax trace (a jax.jit of the user's): the values must still be concrete arrays
+            with jax.ensure_compile_time_eval():
+                values = _run(nodes, key, ext, outs)
     except BaseException:
         if not seg.nodes:  # a retry (reading a result again) reruns them
             seg.nodes, seg.key, seg.ext = nodes, key, ext
