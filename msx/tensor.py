@@ -161,15 +161,6 @@ class Tensor:
             return int(np.prod(p.shape, dtype=np.int64))
         return self._data.size
 
-    def __getattr__(self, name: str):
-        """Called only for a slot that is not set: a deferred op's result computes its `_data` here (its pending
-        ops run, `msx.eager.lazy.force`); anything else is missing as usual."""
-        if name == "_data" and PENDING_HOOK:
-            p = self._placeholder
-            if p is not None and type(p) is not tuple:
-                return PENDING_HOOK[0](self, p)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     @property
     def itemsize(self) -> int:
         return self._data.dtype.itemsize
@@ -315,7 +306,10 @@ class Tensor:
         if recording.recorder is not None:
             recording.recorder.on_rebind(self, new)
         self._data = new._data
-        self._placeholder = None  # no longer pending (msx.eager.lazy), nor a placeholder: it has data now
+        if self._placeholder is not None:  # no longer pending (msx.eager.lazy), nor a placeholder: it has data now
+            self._placeholder = None
+            if type(self) is PendingTensor:
+                self.__class__ = Tensor
         return self
 
     def assign_value(self, value: "Tensor") -> "Tensor":
@@ -326,6 +320,25 @@ class Tensor:
             value = value.astype(self.dtype)
         return self._rebind(value)
 
+
+class PendingTensor(Tensor):
+    """A deferred op's result (`msx.eager.lazy`) until it runs: a Tensor whose `_data` slot is not set yet and
+    whose `_placeholder` is its pending node. Reading `_data` finds the slot unset and Python calls
+    `__getattr__`, which runs the pending ops and makes the object a plain `Tensor` again. The hook lives on
+    this subclass, not on `Tensor`: a `__getattr__` there would make every Tensor attribute read about five
+    times slower (CPython cannot specialise attribute reads of a class that has one)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name == "_data":
+            p = self._placeholder
+            if p is not None and type(p) is not tuple:
+                return PENDING_HOOK[0](self, p)
+        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+
+
+PendingTensor.__name__ = PendingTensor.__qualname__ = "Tensor"  # what users see: `type(t).__name__`, reprs
 
 PARAMETER_LOCK = threading.RLock()
 """Held while Parameters are bound to a running graph or swapped for jax values by eager autodiff, so that
@@ -453,6 +466,7 @@ class ParameterTuple(tuple):
 
 
 jax.tree_util.register_pytree_node(Tensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
+jax.tree_util.register_pytree_node(PendingTensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
 jax.tree_util.register_pytree_node(
     Parameter,
     lambda p: ((p._data,), (p.name, p.requires_grad)),

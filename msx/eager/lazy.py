@@ -4,10 +4,10 @@ Each eager op is one call of a cached jax executable (`dispatch`), and that call
 dispatch (jax's C++ `jit` path costs about twice PyTorch's whole op). What is left is not to call it: an op
 whose full dispatch key is already compiled (`dispatch._FAST`: a pure function of its dynamic inputs, known
 to work compiled) is *deferred* while no tape records, no capture runs and no profiler watches. Its result
-is a Tensor whose `_data` slot is not set yet and whose `_placeholder` holds its pending node
-(`dispatch.Pending`, with the output aval the key's first compile recorded), so `shape`/`dtype`/`ndim` need
-no value. Reading `_data` (asnumpy, print, bool, a jit call, set_data, any op that is not deferred) goes
-through `Tensor.__getattr__`, which runs the thread's pending *segment* (`_flush`).
+is a Tensor (`tensor.PendingTensor` until it runs) whose `_data` slot is not set yet and whose `_placeholder`
+holds its pending node (`dispatch.Pending`, with the output aval the key's first compile recorded), so
+`shape`/`dtype`/`ndim` need no value. Reading `_data` (asnumpy, print, bool, a jit call, set_data, any op that is not deferred) goes
+through `PendingTensor.__getattr__`, which runs the thread's pending *segment* (`_flush`).
 
 A segment's structure is a flat list of ints built as it records (no hashing per op): per op the id of its
 dispatch entry (which fixes the primitive, attributes and input avals) and, per dynamic input, the index
@@ -31,7 +31,7 @@ import weakref
 import jax
 
 from .. import tensor as tensor_mod
-from ..tensor import Tensor
+from ..tensor import PendingTensor, Tensor
 from . import dispatch
 from .dispatch import Pending
 
@@ -126,7 +126,7 @@ def defer(prim, inputs: tuple, attrs: dict):
                 key.append(-1)
                 ext.append(a)
         nodes.append(node)
-        t = object.__new__(Tensor)
+        t = object.__new__(PendingTensor)
         t._placeholder = node
         node.ref = weakref.ref(t)
         dispatch._STATS["hits"] += 1
@@ -189,6 +189,7 @@ def _flush(seg: _Segment) -> None:
     for t, v in zip(tensors, values):
         t._data = v
         t._placeholder = None
+        t.__class__ = Tensor
 
 
 def _run(nodes: list, key: list, ext: list, outs: list) -> list:
