@@ -276,3 +276,17 @@ def test_read_inside_a_jax_trace_stays_concrete():
         np.testing.assert_array_equal(np.asarray(out), I + 3)
         np.testing.assert_array_equal(y2.asnumpy(), I + 2)
     assert _info()["forward_compiles"] == 1
+
+
+def test_a_pending_tensor_is_a_tensor_to_its_users():
+    x = Tensor(I)
+    for _ in range(WARM):
+        (x + 1).asnumpy()
+    y = x + 1
+    assert pending(y) and isinstance(y, Tensor) and type(y).__name__ == "Tensor"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        y.nope
+    assert pending(y)
+    leaves = jax.tree_util.tree_leaves(y)  # a pytree like any Tensor: flattening reads (and runs) it
+    np.testing.assert_array_equal(np.asarray(leaves[0]), I + 1)
+    assert type(y) is Tensor and not pending(y)
