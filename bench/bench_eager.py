@@ -41,7 +41,8 @@ def _time(fn, number: int) -> float:
     return (time.perf_counter() - start) / number
 
 
-WARMUP = msx.eager.dispatch.COMPILE_AFTER + msx.eager.tape.REPLAY_AFTER + 2  # past every compile threshold
+# past every compile threshold: a key's, a tape sequence's and a deferred forward segment's (msx.eager.lazy)
+WARMUP = msx.eager.dispatch.COMPILE_AFTER + max(msx.eager.tape.REPLAY_AFTER, msx.eager.lazy.REPLAY_AFTER) + 2
 
 
 def interleaved(fns: list, number: int, repeats: int) -> list[float]:

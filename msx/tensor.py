@@ -125,24 +125,40 @@ class Tensor:
         return t
 
     # ------------------------------------------------------------ properties
+    # `_placeholder` is None for a Tensor with data, (shape, dtype) for a placeholder, or a deferred op's pending
+    # node (`msx.eager.lazy`), whose aval answers these four without running it
     @property
     def shape(self) -> tuple:
-        if self._data is None:
-            return self._placeholder[0]
+        p = self._placeholder
+        if p is not None:
+            if type(p) is not tuple:
+                return p.shape
+            if self._data is None:
+                return p[0]
         return tuple(self._data.shape)
 
     @property
     def dtype(self) -> mstype.Type:
-        if self._data is None:
-            return self._placeholder[1]
+        p = self._placeholder
+        if p is not None:
+            if type(p) is not tuple:
+                return mstype.from_array(p)
+            if self._data is None:
+                return p[1]
         return mstype.from_array(self._data)
 
     @property
     def ndim(self) -> int:
+        p = self._placeholder
+        if p is not None and type(p) is not tuple:
+            return len(p.shape)
         return self._data.ndim
 
     @property
     def size(self) -> int:
+        p = self._placeholder
+        if p is not None and type(p) is not tuple:
+            return int(np.prod(p.shape, dtype=np.int64))
         return self._data.size
 
     @property
@@ -290,6 +306,10 @@ class Tensor:
         if recording.recorder is not None:
             recording.recorder.on_rebind(self, new)
         self._data = new._data
+        if self._placeholder is not None:  # no longer pending (msx.eager.lazy), nor a placeholder: it has data now
+            self._placeholder = None
+            if type(self) is PendingTensor:
+                self.__class__ = Tensor
         return self
 
     def assign_value(self, value: "Tensor") -> "Tensor":
@@ -300,6 +320,25 @@ class Tensor:
             value = value.astype(self.dtype)
         return self._rebind(value)
 
+
+class PendingTensor(Tensor):
+    """A deferred op's result (`msx.eager.lazy`) until it runs: a Tensor whose `_data` slot is not set yet and
+    whose `_placeholder` is its pending node. Reading `_data` finds the slot unset and Python calls
+    `__getattr__`, which runs the pending ops and makes the object a plain `Tensor` again. The hook lives on
+    this subclass, not on `Tensor`: a `__getattr__` there would make every Tensor attribute read about five
+    times slower (CPython cannot specialise attribute reads of a class that has one)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name == "_data":
+            p = self._placeholder
+            if p is not None and type(p) is not tuple:
+                return PENDING_HOOK[0](self, p)
+        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+
+
+PendingTensor.__name__ = PendingTensor.__qualname__ = "Tensor"  # what users see: `type(t).__name__`, reprs
 
 PARAMETER_LOCK = threading.RLock()
 """Held while Parameters are bound to a running graph or swapped for jax values by eager autodiff, so that
@@ -363,6 +402,7 @@ class Parameter(Tensor):
 
 _WRITE_LOGS: list[list] = []  # one log per active autodiff call; see autograd._functionalised
 JAX_ARRAY_HOOK: list = []  # set by msx.eager.tape: called with the array when jax code reads a Tensor
+PENDING_HOOK: list = []  # set by msx.eager.lazy: `force(tensor, node)` -> the array of a deferred op's result
 
 
 def _wrap(x):
@@ -426,6 +466,7 @@ class ParameterTuple(tuple):
 
 
 jax.tree_util.register_pytree_node(Tensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
+jax.tree_util.register_pytree_node(PendingTensor, lambda t: ((t._data,), None), lambda _, c: Tensor._from(c[0]))
 jax.tree_util.register_pytree_node(
     Parameter,
     lambda p: ((p._data,), (p.name, p.requires_grad)),

@@ -30,7 +30,8 @@ from jax._src.array import ArrayImpl
 
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
-_STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0}
+_STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0,
+          "forward_replays": 0, "forward_compiles": 0}
 _UNKEYABLE = object()
 _SEEN: dict[tuple, int] = {}  # (key, input shapes and dtypes) -> times seen, until compiled
 COMPILE_AFTER = 2  # sightings that run the plain impl before a key is compiled
@@ -104,8 +105,24 @@ def _compilable(prim) -> bool:
 _PRIM_OK: dict = {}
 _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSpore's scalar promotion needs them)
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
-_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig), once compiled for them
-LAST: list = [None]  # the (fn, key, sig) of the last compiled application, for the tape's node (or None)
+_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
+# compiled for them
+LAST: list = [None]  # the (fn, key, sig, aval) of the last compiled application, for the tape's node (or None)
+
+
+class Pending:
+    """A deferred application's result (`msx.eager.lazy`): its output aval, its dispatch entry, its dynamic
+    arguments (arrays, floats, earlier `Pending`s), its segment, its index there and a weakref to its Tensor."""
+
+    __slots__ = ("aval", "entry", "args", "seg", "index", "ref")
+
+    @property
+    def shape(self) -> tuple:
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
 
 
 def _parts(prim, arrays: list, attrs: dict):
@@ -124,6 +141,8 @@ def _parts(prim, arrays: list, attrs: dict):
     for x in arrays:
         t = type(x)
         if t is ArrayImpl:
+            parts.append(x.aval)
+        elif t is Pending:  # a deferred result (msx.eager.lazy): keyed by the aval it will have
             parts.append(x.aval)
         elif t is float:
             parts.append(float)
@@ -196,7 +215,7 @@ def run(prim, arrays: list, attrs: dict):
         _STATS["fallbacks"] += 1
         return out
     _STATS["misses"] += 1
-    LAST[0] = _FAST[full] = (fn, key, sig)
+    LAST[0] = _FAST[full] = (fn, key, sig, out.aval if type(out) is ArrayImpl and not prim.multiple_results else None)
     return out
 
 
@@ -213,10 +232,12 @@ def _warm(key: tuple, sig: tuple) -> bool:
 def cache_info() -> dict:
     """Counters of the per-primitive cache: `compiles` (executables built), `hits`, `eager_only` calls (plain
     impl, including a key's first sighting), `fallbacks` (keys that failed to compile and now run the plain impl),
-    `entries`, and the eager tape's whole-backward executables: `replay_compiles` built, `replays` run."""
+    `entries`, the eager tape's whole-backward executables: `replay_compiles` built, `replays` run, and the
+    deferred forward segments' (`msx.eager.lazy`): `forward_compiles` built, `forward_replays` run."""
     return {"entries": len(_CACHE), "compiles": _STATS["misses"], "hits": _STATS["hits"],
             "eager_only": _STATS["eager_only"], "fallbacks": _STATS["fallbacks"],
-            "replays": _STATS["replays"], "replay_compiles": _STATS["replay_compiles"]}
+            "replays": _STATS["replays"], "replay_compiles": _STATS["replay_compiles"],
+            "forward_replays": _STATS["forward_replays"], "forward_compiles": _STATS["forward_compiles"]}
 
 
 def clear_cache() -> None:

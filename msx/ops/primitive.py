@@ -37,7 +37,7 @@ import jax
 import numpy as np
 
 from .. import hostevents
-from ..eager import dispatch as _dispatch, tape as _tape
+from ..eager import dispatch as _dispatch, lazy as _lazy, tape as _tape
 from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
@@ -252,6 +252,10 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
 
 
 def _apply(prim: Primitive, inputs: tuple, attrs: dict):
+    if _lazy.ENABLED[0] and recording.recorder is None and _tape.STATE.tape is None and not hostevents.ACTIVE:
+        out = _lazy.defer(prim, inputs, attrs)  # a compiled op's pending result (forward replay), or None
+        if out is not None:
+            return out
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     if prim.values is not None:
         reason = prim.values(*_known_values(inputs, arrays), **attrs)
