@@ -115,6 +115,10 @@ def test_a_pending_tensor_into_jit_set_data_and_in_place_ops():
     y = x + 1
     assert pending(y)
     np.testing.assert_allclose(double(y).asnumpy(), (A + 1) * 2)
+    for _ in range(3):  # a pending argument and a plain one share the entry: no second capture
+        np.testing.assert_allclose(double(x + 1).asnumpy(), (A + 1) * 2)
+        np.testing.assert_allclose(double(Tensor(A)).asnumpy(), A * 2)
+    assert double.cache_info()["compiles"] == 1
     p = Parameter(Tensor(np.zeros((3, 4), np.float32)), name="p")
     q = p * 3.0  # an op on a Parameter defers; the Parameter itself never does
     assert pending(q) and not pending(p)

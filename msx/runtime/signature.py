@@ -12,7 +12,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from ..tensor import Parameter, Tensor
+from ..tensor import Parameter, PendingTensor, Tensor
 _Cell: type | None = None
 
 
@@ -49,7 +49,8 @@ class Signature:
 
     def __init__(self, args: tuple, kwargs: dict, cell) -> None:
         training = cell.training if cell is not None else None
-        if not kwargs and all(type(a) is Tensor for a in args):
+        if not kwargs and all(type(a) is Tensor or type(a) is PendingTensor for a in args):  # (reading a pending
+            # result's `_data` below runs its deferred ops: msx.eager.lazy)
             self.args, self.kwargs, self.tensors = args, kwargs, list(args)
             self.key = (len(args), tuple((a._data.shape, a._data.dtype) for a in args), training, _aliasing(args))
             return
