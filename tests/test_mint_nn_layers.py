@@ -24,7 +24,7 @@ sys.path.insert(0, HERE)
 from cases import split_grads  # noqa: E402
 from torch_cases import CASES, cotangent  # noqa: E402
 
-TORCH = os.path.join(HERE, "torch")
+TORCH = os.path.join(HERE, "torch_answers")  # not "torch": `import torch` would find the folder (it is on sys.path)
 
 
 def _run(name: str, gold) -> dict:

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SourceLoc
+from ..tensor import PendingTensor, Tensor
 from .sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
 from .iterators import ListIterator
 
@@ -175,12 +176,15 @@ class TensorGuard(Guard):
 
     def _holds(self, v, env):
         cls, shape, dtype = self.extra
-        return type(v) is cls and type(v._data) is ARRAY_TYPE and v._data.shape == shape and v._data.dtype == dtype
+        return (type(v) is cls or (cls is Tensor and type(v) is PendingTensor)) and type(v._data) is ARRAY_TYPE \
+            and v._data.shape == shape and v._data.dtype == dtype
 
     def code(self, var, index, const, other_var=None):
         cls, shape, dtype = self.extra
         fail = f"return {index}"
-        return [f"if type({var}) is not {const(cls)}: {fail}", f"d = {var}._data",
+        # a deferred eager result (msx.eager.lazy) is a Tensor too: reading `_data` runs it
+        pending = f" and type({var}) is not {const(PendingTensor)}" if cls is Tensor else ""
+        return [f"if type({var}) is not {const(cls)}{pending}: {fail}", f"d = {var}._data",
                 f"if type(d) is not {const(ARRAY_TYPE)} or d.shape != {shape!r} or d.dtype != {const(dtype)}: {fail}"]
 
     def condition(self, what):

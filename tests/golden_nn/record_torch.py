@@ -2,7 +2,7 @@
 
     python tests/golden_nn/record_torch.py [case ...]      # needs torch (pip install ".[bench]")
 
-Writes tests/golden_nn/torch/<case>.npz atomically: inputs ("in.i"), the state set before the run
+Writes tests/golden_nn/torch_answers/<case>.npz atomically: inputs ("in.i"), the state set before the run
 ("state.<name>"), and the answers ("out", "grad_in.i", "grad.<name>", "after.<name>").
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from torch_cases import CASES, cotangent, make_input, state_value  # noqa: E402
 
-OUT = os.path.join(HERE, "torch")
+OUT = os.path.join(HERE, "torch_answers")  # not "torch": this folder is on sys.path, and `import torch` would find it
 
 
 def record(name: str) -> dict:

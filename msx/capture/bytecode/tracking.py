@@ -114,7 +114,8 @@ class Tracking:
         self._keep.append(t)
         self.input_sources.append(source)
         self.input_tensors.append(t)
-        self.guard(TENSOR, source, None, extra=(type(t), tuple(t._data.shape), t._data.dtype))
+        data = t._data  # first: a deferred eager result (msx.eager.lazy) runs and becomes a plain Tensor
+        self.guard(TENSOR, source, None, extra=(type(t), tuple(data.shape), data.dtype))
 
     def use(self, v: Any) -> Any:
         """The value of `v` for a computation: a Box's scalar, now guarded to equal what it is."""
