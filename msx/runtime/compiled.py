@@ -17,13 +17,14 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from .. import context, hostevents, versions
+from .. import context, versions
 from ..backends import BackendBase, BuildConfig
 from ..capture.builder import Captured
 from ..eager import tape as eager_tape
 from ..errors import BackendError, CaptureError, MsxError
 from ..ir.graph import Const, Graph
 from ..tensor import PARAMETER_LOCK, Tensor
+from . import hot_call
 from .signature import Signature, describe_change
 _save_counter = itertools.count()
 
@@ -167,8 +168,8 @@ class Compiled:
         Python state), and otherwise `_run(tensors, unchecked=True)` under the lock.
 
         The common graph (no trace-mode value guards, no constant outputs, no input written in place) on a
-        backend with a `direct` call gets all of that in one closure with everything bound: it calls the
-        executable itself, which compares shapes, dtypes and placement in C++, and returns `UNCHECKED`
+        backend with a `direct` call gets all of that in one function generated for the entry
+        (`hot_call.generate`): it calls the executable itself, which compares shapes, dtypes and placement in C++, and returns `UNCHECKED`
         (nothing ran) whenever the general path has something to say — an eager tape recording, host
         events traced, a `requires_grad` or Cell change (`versions.EPOCH`), a Parameter holding a tracer,
         a refused argument.
@@ -194,44 +195,10 @@ class Compiled:
                 with PARAMETER_LOCK:
                     return self._run(tensors, True)
             return general
-        ro, rw, updated, donates, epoch = self.ro, self.rw, self.updated, self.donates, versions.EPOCH
-        one_leaf, out_tree, tape, handle, backend = self.one_leaf, self.out_tree, eager_tape.STATE, \
-            self.handle, self.backend
-        lock = PARAMETER_LOCK if self.params else _NO_LOCK
-        acquire, release = lock.acquire, lock.release  # bound once: cheaper than `with` on every call
-        no_rw = [] if not rw else None  # the executable does not keep its argument lists: one empty list serves
-
-        check = state.check  # `state.holds()` in two parts: its generated check, and no `versions.EPOCH` move
-
-        def call(tensors: tuple, cell: Any) -> Any:
-            if len(tensors) != n or (cell is not None and cell.training is not training) \
-                    or tape.tape is not None or hostevents.ACTIVE or epoch[0] != self.epoch \
-                    or epoch[0] != state.epoch:
-                return UNCHECKED
-            for t in tensors:
-                if type(t) is not Tensor:
-                    return UNCHECKED
-            if (n > 1 and len(set(map(id, tensors))) != n) or (check is not None and type(check(None)) is not tuple):
-                return UNCHECKED
-            acquire()
-            try:
-                if donates and not _own_donated(rw):
-                    return UNCHECKED
-                try:
-                    outs, updates, _ = direct([tensors[0]._data] if n == 1 else list(map(_DATA, tensors)),
-                                              list(map(_DATA, ro)), no_rw if no_rw is not None else list(map(_DATA, rw)))
-                except (TypeError, ValueError):  # refused before running: the checked path says why
-                    return UNCHECKED
-                except RuntimeError as exc:
-                    raise backend.run_error(handle, exc) from None
-                for p, u in zip(updated, updates):
-                    p._data = u
-            finally:
-                release()
-            if one_leaf:
-                return _WRAP(outs[0])
-            return jax.tree_util.tree_unflatten(out_tree, list(map(_WRAP, outs)))
-        return call
+        return hot_call.generate(n=n, training=training, direct=direct, entry=self, state=state, ro=self.ro,
+                                 rw=self.rw, updated=self.updated, donates=self.donates, own_donated=_own_donated,
+                                 lock=PARAMETER_LOCK, run_error=lambda exc: self.backend.run_error(self.handle, exc),
+                                 one_leaf=self.one_leaf, out_tree=self.out_tree, unchecked=UNCHECKED)
 
     def _run(self, tensors, unchecked: bool):
         """`run` on these Tensors, under the caller's lock. `unchecked`: nobody compared their shapes and
@@ -299,19 +266,6 @@ def _own_donated(rw: list) -> bool:
     return True
 
 
-class _NoLock:
-    """The lock of a graph that binds no Parameters: nothing to serialise."""
-
-    @staticmethod
-    def acquire() -> bool:
-        return True
-
-    @staticmethod
-    def release() -> None:
-        pass
-
-
-_NO_LOCK = _NoLock()
 _DATA = operator.attrgetter("_data")
 _WRAP = Tensor._from
 _OWNED_ONLY_LOCAL = 3  # sys.getrefcount of an array only its Parameter holds, seen through a local name:
