@@ -31,7 +31,8 @@ def generate(*, n: int, training: Any, direct: Callable, entry: Any, state: Any,
              unchecked: object) -> Callable[[tuple, Any], Any]:
     """`call(tensors, cell)`: the result of running `direct` on these Tensors and the entry's Parameters (`ro`
     read, `rw` read and written, `updated` assigned the graph's updates), or `unchecked` with nothing run.
-    `entry.epoch` and `state.epoch` are read on each call: the checked path moves them on when it re-validates."""
+    `entry.epoch` and `state.epoch` are read on each call: the checked path moves them on when it re-validates
+    (a `state` with no guards and no Cells has nothing to re-validate)."""
     ins = [f"t{i}" for i in range(n)]
     free = {"UNCHECKED": unchecked, "Tensor": Tensor, "TAPE": eager_tape.STATE, "HOSTEVENTS": hostevents,
             "EPOCH": versions.EPOCH, "ENTRY": entry, "STATE": state, "CHECK": state.check, "DIRECT": direct,
@@ -41,8 +42,9 @@ def generate(*, n: int, training: Any, direct: Callable, entry: Any, state: Any,
     free.update({f"r{i}": p for i, p in enumerate(ro)})
     free.update({f"w{i}": p for i, p in enumerate(rw)})
     free.update({f"q{i}": p for i, p in enumerate(updated)})
+    state_epoch = " or EPOCH[0] != STATE.epoch" if len(state) else ""  # (no state: nothing to re-check)
     body = [f"if len(tensors) != {n} or (cell is not None and cell.training is not training) "
-            "or TAPE.tape is not None or HOSTEVENTS.ACTIVE or EPOCH[0] != ENTRY.epoch or EPOCH[0] != STATE.epoch:",
+            f"or TAPE.tape is not None or HOSTEVENTS.ACTIVE or EPOCH[0] != ENTRY.epoch{state_epoch}:",
             "    return UNCHECKED"]
     if n:
         body.append(f"{', '.join(ins)}, = tensors")

@@ -58,7 +58,7 @@ class _Inputs:
 class Entry:
     """One cache entry: guards (compiled into `check`), a graph (or none), and what comes after it."""
 
-    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point", "_inputs", "_output")
+    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point", "_inputs", "_output", "_hot")
 
     def __init__(self, point: Point, guards: list[Guard], piece: Piece | None, compiled: Any,
                  eager_reason: str | None = None) -> None:
@@ -71,6 +71,9 @@ class Entry:
         exit_ = piece.exit if piece is not None else None
         recipe = getattr(exit_, "recipe", None)
         self._output = recipe.k if type(recipe) is OutR else None   # the common `return tensor`: no rebuild
+        # the guards checked the call's Tensors: the graph's generated hot call runs them (None: `Compiled.run`)
+        self._hot = compiled.hot_call(len(inputs), None) if compiled is not None and compiled.backend_checks \
+            else None
 
     def run(self, fetched: tuple, env: Any, runner: "BytecodeRunner") -> Any:
         if self.piece is None:   # runs eagerly from this point
@@ -80,10 +83,12 @@ class Entry:
         tensors, vals = fetched
         outs: Any = ()
         if self.compiled is not None:
-            self._inputs.tensors = tensors
-            outs = self.compiled.run(self._inputs)
-            if outs is _INLINE:
-                raise _Stale(self.compiled.failure)
+            outs = _UNCHECKED if self._hot is None else self._hot(tensors, None)
+            if outs is _UNCHECKED or outs is _INLINE:
+                self._inputs.tensors = tensors
+                outs = self.compiled.run(self._inputs)
+                if outs is _INLINE:
+                    raise _Stale(self.compiled.failure)
             if self._output is not None:
                 return outs[self._output]
         c = BuildContext(outs, vals, getattr(env, "fresh", None))
@@ -106,8 +111,8 @@ class BytecodeRunner:
     """The bytecode capture mode's cache for one `JitFunction` (see the module docstring)."""
 
     def __init__(self, jf) -> None:
-        global _INLINE
-        from ...runtime.compiled import INLINE as _INLINE
+        global _INLINE, _UNCHECKED
+        from ...runtime.compiled import INLINE as _INLINE, UNCHECKED as _UNCHECKED
 
         self.jf = jf
         self.root = Point(None, f"the start of {jf.__name__}")
@@ -120,8 +125,13 @@ class BytecodeRunner:
 
     # ------------------------------------------------------------ calling
     def __call__(self, args: tuple, kwargs: dict) -> Any:
-        if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
+        if kwargs:
             args, kwargs = _arrays_as_tensors(args, kwargs)
+        else:
+            for a in args:  # (a loop, not `all(...)`: this is every call's cost)
+                if type(a) not in _PLAIN_ARGS:
+                    args, kwargs = _arrays_as_tensors(args, kwargs)
+                    break
         point: Point = self.root
         env: Any = (args, kwargs)
         while True:
