@@ -42,7 +42,7 @@ def _time(fn, number: int) -> float:
 
 
 # past every compile threshold: a key's, a tape sequence's and a deferred forward segment's (msx.eager.lazy)
-WARMUP = msx.eager.dispatch.COMPILE_AFTER + max(msx.eager.tape.REPLAY_AFTER, msx.eager.lazy.REPLAY_AFTER) + 2
+WARMUP = max(msx.eager.tape.REPLAY_AFTER, msx.eager.lazy.REPLAY_AFTER) + 2
 
 
 def interleaved(fns: list, number: int, repeats: int) -> list[float]:

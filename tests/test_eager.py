@@ -113,8 +113,7 @@ def test_tape_frees_residuals_over_1000_steps():
 
 def test_recompiles_stop_after_the_first_step():
     step = _step_parts()
-    for _ in range(msx.eager.dispatch.COMPILE_AFTER + 1):  # the keys are compiled on their third sighting
-        step()
+    step()  # the keys are compiled on their first sighting
     compiles = msx.eager.cache_info()["compiles"]
     for _ in range(5):
         step()
@@ -124,8 +123,7 @@ def test_recompiles_stop_after_the_first_step():
 
 def test_python_float_is_data_not_a_new_executable():
     x = Tensor(np.ones(3, np.float32))
-    for _ in range(msx.eager.dispatch.COMPILE_AFTER + 1):  # compiled from the third sighting on
-        (x * 0.5).asnumpy()
+    (x * 0.5).asnumpy()  # compiled on its first sighting
     compiles = msx.eager.cache_info()["compiles"]
     for scale in (0.25, 0.125, 3.0):
         np.testing.assert_allclose((x * scale).asnumpy(), np.full(3, scale, np.float32))
@@ -287,7 +285,7 @@ def test_raw_jax_on_a_tracked_tensor_falls_back():
 
 
 def test_compiled_dispatch_keeps_scalar_semantics_after_it_warms_up():
-    """Once a key is compiled (third sighting) numpy scalars keep MindSpore's promotion and a zero's sign
+    """Once a key is compiled numpy scalars keep MindSpore's promotion and a zero's sign
     still counts: the executable for 0.0 never serves -0.0."""
     u = msx.Tensor(np.ones(2, np.uint8))
     f = msx.Tensor(np.ones(2, np.float32))

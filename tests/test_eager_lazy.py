@@ -21,7 +21,7 @@ RNG = np.random.default_rng(7)
 A = RNG.normal(size=(3, 4)).astype(np.float32)
 W = RNG.normal(size=(4, 2)).astype(np.float32)
 I = np.arange(12, dtype=np.float32).reshape(3, 4)  # integers: a chain of `+ 1` is exact
-WARM = dispatch.COMPILE_AFTER + 1  # runs before every op of a sequence has its executable (and then defers)
+WARM = 1  # runs before every op of a sequence has its executable (and then defers)
 
 
 def pending(t) -> bool:

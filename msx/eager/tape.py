@@ -313,8 +313,6 @@ def _vjp(node: _Node, outs: list) -> tuple:
         return _make_vjp(node.prim, node.attrs, node.diff, None)(node.inputs, outs)
     key = node.key + (node.diff,)
     dynamic = [x for x, k in zip(node.inputs, node.key[2]) if k is None]
-    if not dispatch._warm(key + (tuple(c is None for c in outs),), node.sig):  # first sightings: op by op
-        return _make_vjp(node.prim, node.attrs, node.diff, node.key[2])(dynamic, outs)
     fn = _BWD.get(key)
     if fn is None:
         kinds = node.key[2]
