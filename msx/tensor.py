@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import versions
+from .recording import recording
 
 _INITIALIZER: dict = {}  # "fn": msx.nn.initializer.initializer, registered by that (higher) layer at import
 
@@ -99,7 +100,6 @@ class Tensor:
                 self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
             return
         if isinstance(input_data, Tensor) and input_data._data is not None:
-            from .recording import recording
 
             if recording.recorder is not None:  # a Tensor made from a Tensor inside a capture: same value
                 src = input_data if dtype is None or input_data.dtype == dtype else input_data.astype(dtype)
@@ -209,8 +209,6 @@ class Tensor:
     # ------------------------------------------------------------ conversion
     def _concrete(self, what: str):
         """The concrete array, for a value that leaves the graph world (bool(), asnumpy(), ...)."""
-        from .recording import recording
-
         if recording.recorder is not None:
             recording.recorder.on_concrete(self, what)
         if isinstance(self._data, jax.core.Tracer):
@@ -299,8 +297,6 @@ class Tensor:
     # ------------------------------------------------------------ in place
     def _rebind(self, new: "Tensor") -> "Tensor":
         """MindSpore in-place semantics: this Python object now holds `new`'s value."""
-        from .recording import recording
-
         if _WRITE_LOGS:
             _WRITE_LOGS[-1].append((self, self._data))
         if recording.recorder is not None:

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .. import dtype as mstype
 from .. import versions
+from ..context import GRAPH_MODE, get_context
 from ..errors import CaptureError
 from ..ops.primitive import recording
 from ..tensor import PARAMETER_LOCK, Parameter, Tensor
@@ -166,8 +167,6 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
     def __call__(self, *args, **kwargs):
         if self._compute_dtype is not None:
             args = tuple(_cast_float(a, self._compute_dtype) for a in args)
-        from ..context import GRAPH_MODE, get_context
-
         if get_context("mode") == GRAPH_MODE and not _in_graph():
             return _graph_call(self, args, kwargs)
         if recording.recorder is None and recording.converter is None:

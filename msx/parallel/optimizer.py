@@ -51,9 +51,11 @@ class ShardPlan:
 
     def _eager(self, tensor) -> bool:
         """A PyNative step of a rank driving several devices: its operands must be placed on them by hand."""
+        if self.devices <= 1:
+            return False
         from ..recording import recording
 
-        return self.devices > 1 and recording.recorder is None and not isinstance(tensor._data, jax.core.Tracer)
+        return recording.recorder is None and not isinstance(tensor._data, jax.core.Tracer)
 
     def _place(self, tensor, split: bool):
         from ..tensor import Tensor
