@@ -122,9 +122,20 @@ class BytecodeRunner:
         self._limit_warned = False
         self._eager: dict[Any, Entry] = {}
         self.events: list | None = None             # set while `explain` records a call
+        self._last: Entry | None = None             # the root entry of the last hit, when it returns a graph output
 
     # ------------------------------------------------------------ calling
     def __call__(self, args: tuple, kwargs: dict) -> Any:
+        last = self._last
+        if last is not None and not kwargs and self.events is None:
+            # a call like the last hit: its guards, then its graph's generated call (an argument the guards
+            # refuse, e.g. a numpy array to convert, takes the walk below)
+            fetched = last.check((args, kwargs))
+            if type(fetched) is tuple:
+                out = last._hot(fetched[0], None)
+                if out is not _UNCHECKED and out is not _INLINE:
+                    self.jf.hits += 1
+                    return out[last._output]
         if kwargs:
             args, kwargs = _arrays_as_tensors(args, kwargs)
         else:
@@ -141,6 +152,8 @@ class BytecodeRunner:
                 if type(fetched) is tuple:
                     if point is self.root:
                         self.jf.hits += 1
+                        if entry._hot is not None and entry._output is not None:
+                            self._last = entry
                     break
             else:
                 entry, fetched = self._miss(point, env)
@@ -154,6 +167,8 @@ class BytecodeRunner:
                 if not str(stale):   # Parameters hold jax tracers (autodiff of this function): run it eagerly
                     return self.jf.fn(*env[0], **env[1]) if type(env) is tuple else VM().run(list(env))
                 point.entries.remove(entry)
+                if entry is self._last:
+                    self._last = None
                 self._record(point, str(stale))
                 continue
             if type(out) is not ResumeEnv:
