@@ -91,3 +91,27 @@ def test_written_parameters_are_updated_by_hot_calls_and_held_tensors_survive(mo
     for t in held:  # every tensor the user took from the Parameter is still readable
         t.asnumpy()
     assert jf.cache_info()["hits"] >= 4
+
+
+class Scale(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = msx.Parameter(T(np.full((3,), 2.0, np.float32)), name="w")
+
+    def construct(self, x):
+        return x * self.w
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_parameter_reshaped_after_hot_calls_recompiles_and_equals_eager(mode):
+    """The generated call refuses the new shape in the executable's C++ check; the checked path drops the stale
+    entry (in bytecode mode also the runner's last hit) and compiles again."""
+    net = Scale()
+    jf = msx.jit(net, capture_mode=mode)
+    x = _inputs(1, 0)[0]
+    for _ in range(4):
+        assert_same_float32(jf(x).asnumpy(), x.asnumpy() * 2.0)
+    net.w.set_data(T(np.full((2, 1), -3.0, np.float32)))
+    for _ in range(3):
+        assert_same_float32(jf(x).asnumpy(), net(x).asnumpy())
+    assert jf(x).shape == (2, 3)
