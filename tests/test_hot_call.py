@@ -2,8 +2,9 @@
 
 A hot call is generated per entry with the argument count, the Parameters read and written and the checks
 the entry needs unrolled, so each variant below (no argument, one, two, three; a tuple result; Parameters
-written with donation; a Python-state guard) is run past its first hits, where the
-generated function serves it (in bytecode mode, after the entry's own guards), and compared with the same program run eagerly."""
+written with donation; a Python-state guard; a Parameter reshaped) is run past its first hits, where the
+generated function serves it (in bytecode mode, after the entry's own guards), and compared with the same
+program run eagerly."""
 import numpy as np
 import pytest
 

@@ -169,10 +169,10 @@ class Compiled:
 
         The common graph (no trace-mode value guards, no constant outputs, no input written in place) on a
         backend with a `direct` call gets all of that in one function generated for the entry
-        (`hot_call.generate`): it calls the executable itself, which compares shapes, dtypes and placement in C++, and returns `UNCHECKED`
-        (nothing ran) whenever the general path has something to say — an eager tape recording, host
-        events traced, a `requires_grad` or Cell change (`versions.EPOCH`), a Parameter holding a tracer,
-        a refused argument.
+        (`hot_call.generate`): it calls the executable itself, which compares shapes, dtypes and placement in
+        C++, and returns `UNCHECKED` (nothing ran) whenever the general path has something to say — an eager
+        tape recording, host events traced, a `requires_grad` or Cell change (`versions.EPOCH`), a Parameter
+        holding a tracer, a refused argument.
         """
         state = self.state
 

@@ -136,13 +136,8 @@ class BytecodeRunner:
                 if out is not _UNCHECKED and out is not _INLINE:
                     self.jf.hits += 1
                     return out[last._output]
-        if kwargs:
+        if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
             args, kwargs = _arrays_as_tensors(args, kwargs)
-        else:
-            for a in args:  # (a loop, not `all(...)`: this is every call's cost)
-                if type(a) not in _PLAIN_ARGS:
-                    args, kwargs = _arrays_as_tensors(args, kwargs)
-                    break
         point: Point = self.root
         env: Any = (args, kwargs)
         while True:
