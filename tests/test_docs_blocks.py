@@ -2,7 +2,9 @@
 
 A page reads like a notebook: its blocks run in order in one fresh interpreter and share one namespace, so
 a snippet may continue the page's earlier blocks (the page's first block sets the scene). Each page runs
-in its own subprocess with a temporary working directory, so files a page writes never touch the checkout.
+in its own subprocess in a temporary working directory that links the checkout's `tests/` and `examples/`,
+so a page names the repository's sample files as from the repository root, and what it writes never touches
+the checkout.
 
 One marker, on the line right above the fence, changes what is checked:
 - `<!-- excerpt: msx/path.py -->`: the block quotes msx's source (how an op is declared, say); its
@@ -62,6 +64,8 @@ def test_markers_are_known():
 
 @pytest.mark.parametrize("page", RUN_PAGES, ids=_page_id)
 def test_page_blocks_run(page, tmp_path):
+    for shared in ("tests", "examples"):
+        (tmp_path / shared).symlink_to(ROOT / shared, target_is_directory=True)
     paths = []
     for marker, _, code, line in blocks_of(page):
         if marker is None:
