@@ -7,8 +7,8 @@ so a page names the repository's sample files as from the repository root, and w
 the checkout.
 
 One marker, on the line right above the fence, changes what is checked:
-- `<!-- excerpt: msx/path.py -->`: the block quotes msx's source (how an op is declared, say); its
-  non-blank lines must appear, in order, in that file, so the quote cannot go stale.
+- `<!-- excerpt: path -->`: the block (python or cpp) quotes a file of the repository (how an op is declared,
+  a C++ kernel); its non-blank lines must appear, in order, in that file, so the quote cannot go stale.
 Shell blocks (```bash) are the README's set-up commands and command-line examples; the commands they
 name are tested where their feature is.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -24,7 +25,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_BLOCK = re.compile(r"^(?:<!-- (?P<marker>[a-z]+): (?P<arg>[^>]*?) -->\n)?```python\n(?P<code>.*?)^```",
+_BLOCK = re.compile(r"^(?:<!-- (?P<marker>[a-z]+): (?P<arg>[^>]*?) -->\n)?```(?P<lang>python|cpp)\n(?P<code>.*?)^```",
                     re.S | re.M)
 
 # each block is a file of its own, so `inspect.getsource` (ast capture, tracebacks) sees it as it would a script
@@ -42,16 +43,19 @@ for path in BLOCKS:
 
 
 def blocks_of(page: pathlib.Path) -> list[tuple[str | None, str, str, int]]:
-    """(marker, marker argument, code, line) of each python block of `page`."""
+    """(marker, marker argument, code, line) of each python block of `page`, and of each quoted C++ one."""
     text = page.read_text(encoding="utf-8")
-    return [(m["marker"], (m["arg"] or "").strip(), m["code"], text.count("\n", 0, m.start("code")) + 1)
-            for m in _BLOCK.finditer(text)]
+    found = [(m["marker"], (m["arg"] or "").strip(), m["code"], text.count("\n", 0, m.start("code")) + 1)
+             for m in _BLOCK.finditer(text) if m["lang"] == "python" or m["marker"] == "excerpt"]
+    return found
 
 
 def _page_id(page: pathlib.Path) -> str:
     return str(page.relative_to(ROOT))
 
 
+# the system tool a page needs, where it needs one (CI installs each; elsewhere the page skips, saying why)
+NEEDS = {"docs/custom_ops.md": "g++"}
 RUN_PAGES = [p for p in PAGES if any(marker is None for marker, *_ in blocks_of(p))]
 EXCERPTS = [(p, arg, code, line) for p in PAGES for marker, arg, code, line in blocks_of(p) if marker == "excerpt"]
 
@@ -64,6 +68,9 @@ def test_markers_are_known():
 
 @pytest.mark.parametrize("page", RUN_PAGES, ids=_page_id)
 def test_page_blocks_run(page, tmp_path):
+    tool = NEEDS.get(_page_id(page))
+    if tool and shutil.which(tool) is None:
+        pytest.skip(f"{_page_id(page)} needs {tool}, which this machine lacks")
     for shared in ("tests", "examples"):
         (tmp_path / shared).symlink_to(ROOT / shared, target_is_directory=True)
     paths = []
@@ -75,7 +82,8 @@ def test_page_blocks_run(page, tmp_path):
     script.write_text(f"BLOCKS = {paths!r}\n{_RUNNER}", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                MPLBACKEND="Agg")
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, f"a code block of {_page_id(page)} fails as written:\n{proc.stdout[-4000:]}" \
                                  f"\n{proc.stderr[-6000:]}"
