@@ -10,7 +10,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 
 1. errors versions atomic hostevents tensorfile dtype recording fileread — no msx imports but errors (and atomic)
 2. tensor — Tensor and Parameter over jax arrays
-3. context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
+3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
 4. ops communication.comm_func — the primitive registry and the op families
 5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
    builder every graph producer uses (with the guards it records)
