@@ -95,6 +95,12 @@ def test_digits_train_step_in_model_explorer(browser, tmp_path):
     assert "GRAPH INFO" in body and "train_step" in body and "captured" in body
     for label in ("Grad", "OptimizerUpdate", "fc1.weight", "Update"):  # node labels, in the node-data table
         assert label in body
+    # the forward layers are at the top level (the gradient's body is drawn inline): the MLP layer, and the
+    # Dense inside it, are found and selected in the main graph, no subgraph picked first
+    info = _select(browser, "CrossEntropy", "op name\nCrossEntropy")
+    assert "namespace\nCrossEntropyLoss" in info
+    info = _select(browser, "Dense", "op name\nDense")
+    assert "namespace\nMLP/fc" in info
     info = _select(browser, "OptimizerUpdate", "op name\nOptimizerUpdate")   # inside the collapsed `Adam` layer
     import viz_programs
 

@@ -13,7 +13,12 @@ onto it directly:
 - graph inputs and Parameters are nodes of their own (Parameters in the
   layer of the nodes that read them, shaded); each Parameter write is an
   `Update` node, and the return is an `Output` node;
-- `Cond`/`While`/`Scan`/`Grad`/`Call` bodies are separate graphs of the
+- a `Grad` node's body (the forward pass a gradient differentiates: a
+  training step's whole model) is drawn inline, each op in its own Cell
+  layer, so the step's top level shows the network; the backward pass is
+  one `Grad` node in a `Grad<index>` layer, fed by the forward values and
+  the differentiated inputs, giving the gradients;
+- `Cond`/`While`/`Scan`/`Call` bodies are separate graphs of the
   collection (`<graph>/<Op><index>.<key>`), reached from their node;
 - an O1 `Fused` node becomes a group: its body's ops drawn inline in a
   `Fused<index>` layer, with the `Fused` node pinned at the group's top.
@@ -28,6 +33,8 @@ from typing import Any
 
 from ..ir.graph import Const, Graph, Node, Var, common_scope
 from ..passes.fusion import FUSED
+
+GRAD = "Grad"
 from ._me import graph_builder as gb
 
 PARAM_STYLE = {"backgroundColor": "#e3f2fd", "borderColor": "#1e88e5"}
@@ -151,6 +158,8 @@ class _GraphConverter:
         self.out.nodes[id(node)] = node
         if node.op == FUSED:
             return self.fused(node, node_id, index)
+        if node.op == GRAD:
+            return self.grad(node, node_id, index)
         attrs = [_kv(k, v) for k, v in node.attrs.items()]
         subgraph_ids = []
         for key, sub in node.subgraphs.items():
@@ -169,10 +178,7 @@ class _GraphConverter:
         """A Fused node: its body drawn inline in a `Fused<index>` layer, the node itself pinned at its top."""
         body = node.subgraphs["body"]
         namespace = f"{node.scope}/Fused{index}" if node.scope else f"Fused{index}"
-        for inner, outer in zip(body.inputs, node.inputs):
-            if isinstance(outer, Var) and outer.id in self.source:
-                self.source[inner.id] = self.source[outer.id]
-                self.names[inner.id] = self.name(outer)
+        self.alias(body.inputs, node.inputs)
         ops = "+".join(m.op for m in body.nodes)
         self.add(node_id, FUSED, namespace, config=gb.GraphNodeConfig(pinToGroupTop=True),
                  attrs=[_kv("ops", ops), _kv("kernels", "1"), _kv("members", str(len(body.nodes)))] + self.where(node),
@@ -187,11 +193,39 @@ class _GraphConverter:
                      + self.where(member) + consts,
                      outputsMetadata=[self.define(v, member_id, k) for k, v in enumerate(member.outputs)],
                      inputsMetadata=self.input_tags(member.inputs))
-        for v, inner in zip(node.outputs, body.outputs):
-            if isinstance(inner, Var) and inner.id in self.source:
-                self.source[v.id] = self.source[inner.id]
-                self.names[v.id] = self.name(inner)
+        self.alias(node.outputs, body.outputs)
         self.namespaces.setdefault(namespace, {})["fused"] = f"{len(body.nodes)} ops in one kernel: {ops}"
+        self.count(namespace)
+
+    def alias(self, inner: list, outer: list) -> None:
+        """Values of a body drawn inline: each inner value is drawn where its outer counterpart is."""
+        for i, o in zip(inner, outer):
+            if isinstance(o, Var) and isinstance(i, Var) and o.id in self.source:
+                self.source[i.id] = self.source[o.id]
+                self.names[i.id] = self.name(o)
+
+    def grad(self, node: Node, node_id: str, index: int | str) -> None:
+        """A Grad node: its body's forward ops inline (in their Cell layers), then the backward pass as one
+        `Grad` node in a `Grad<index>` layer reading the forward's values and the differentiated inputs."""
+        body = node.subgraphs["body"]
+        n_diff = node.attrs["n_args"] + node.attrs["n_params"]
+        n_sens, n_out = node.attrs["n_sens"], len(body.outputs)
+        sens = node.inputs[len(node.inputs) - n_sens:] if n_sens else []
+        self.alias(body.inputs, node.inputs[:len(node.inputs) - n_sens])
+        for j, member in enumerate(body.nodes):
+            self.node(member, f"{node_id}.{j}", f"{index}.{j}")
+        namespace = f"{node.scope}/Grad{index}" if node.scope else f"Grad{index}"
+        operands = [*body.outputs, *node.inputs[:n_diff], *sens]
+        edges, consts = self.edges(operands)
+        grads = node.outputs[n_out:n_out + n_diff]
+        self.add(node_id, GRAD, namespace, incomingEdges=edges, inputsMetadata=self.input_tags(operands),
+                 attrs=[_kv(k, v) for k, v in node.attrs.items()] + [_kv("kind", "backward pass")]
+                 + self.where(node) + consts,
+                 outputsMetadata=[self.define(v, node_id, k) for k, v in enumerate(grads)])
+        self.alias(node.outputs[:n_out], body.outputs)                                   # the forward's values
+        self.alias(node.outputs[n_out + n_diff:], [value for _, value in body.updates])  # its state writes
+        self.namespaces.setdefault(namespace, {})["backward"] = (
+            f"gradients of {n_diff} input(s); the forward pass is drawn in its own layers")
         self.count(namespace)
 
     def input_tags(self, operands: list) -> list:
@@ -211,21 +245,19 @@ class _GraphConverter:
         """Each Parameter drawn in the innermost layer holding every node that reads it."""
         users: dict[int, list[str]] = {}
 
-        def visit(nodes: list[Node]) -> None:
+        def visit(nodes: list[Node], outer: dict[int, Var]) -> None:
             for node in nodes:
-                if node.op == FUSED:
+                if node.op in (FUSED, GRAD):   # drawn inline: their bodies' readers count
                     body = node.subgraphs["body"]
-                    outer = {inner.id: x for inner, x in zip(body.inputs, node.inputs) if isinstance(x, Var)}
-                    for m in body.nodes:
-                        for x in m.inputs:
-                            if isinstance(x, Var) and x.id in outer:
-                                users.setdefault(outer[x.id].id, []).append(m.scope)
-                    continue
+                    inner = {b.id: outer.get(x.id, x) for b, x in zip(body.inputs, node.inputs) if isinstance(x, Var)}
+                    visit(body.nodes, inner)
+                    if node.op == FUSED:
+                        continue
                 for x in node.inputs:
                     if isinstance(x, Var):
-                        users.setdefault(x.id, []).append(node.scope)
+                        users.setdefault(outer.get(x.id, x).id, []).append(node.scope)
 
-        visit(self.graph.nodes)
+        visit(self.graph.nodes, {})
         return {v.id: common_scope(users[v.id]) for v in self.graph.params if v.id in users}
 
     def count(self, namespace: str) -> None:
