@@ -14,6 +14,7 @@ identity and training flag). Every recompilation records why.
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -105,15 +106,16 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
     return wrap if function is None else wrap(function)
 
 
-def _save_graph_view(name: str, stage: str, graph: Graph) -> None:
-    """`set_context(save_graphs=3)`: also write the stage as a Model Explorer graph (docs/viz.md)."""
-    if context.get_context("save_graphs") != 3:
+def _save_graph_view(text_dump: str | None, stage: str, graph: Graph) -> None:
+    """`set_context(save_graphs=3)`: also write the stage as a Model Explorer graph beside its text dump
+    (`0003_step_captured.ir` -> `0003_step_captured.json`; docs/viz.md)."""
+    if context.get_context("save_graphs") != 3 or text_dump is None:
         return
     from .errors import VizUnavailableError
     from .viz import save_stage as save_view  # viz sits above jit: imported only when asked for
 
     try:
-        save_view(context.get_context("save_graphs_path"), f"{name}_{stage}", graph, stage)
+        save_view(os.path.dirname(text_dump), os.path.splitext(os.path.basename(text_dump))[0], graph, stage)
     except VizUnavailableError as exc:
         warnings.warn(f"msx.jit: save_graphs=3 writes Model Explorer graphs, which needs msx[viz]: {exc}",
                       stacklevel=4)
@@ -304,8 +306,7 @@ class JitFunction:
 
     def _lower(self, captured: Captured, sig: Signature) -> Lowered:
         keep = tuple(g.var for g in captured.guards)
-        save_stage(self.__name__, "captured", str(captured.graph))
-        _save_graph_view(self.__name__, "captured", captured.graph)
+        _save_graph_view(save_stage(self.__name__, "captured", str(captured.graph)), "captured", captured.graph)
         backend = get_backend(self.config.backend)
         options = dict(self.config.backend_options)
         if options:
@@ -318,8 +319,7 @@ class JitFunction:
         if context.get_context("save_graphs"):
             for stage, ext, text in pass_views(result.records):
                 save_stage(self.__name__, stage, text, ext)
-        save_stage(self.__name__, "optimised", str(graph))
-        _save_graph_view(self.__name__, "optimised", graph)
+        _save_graph_view(save_stage(self.__name__, "optimised", str(graph)), "optimised", graph)
         return Lowered(captured, graph, backend, config, sig, self.__name__, result.records)
 
     def capture(self, *args, **kwargs) -> Graph:

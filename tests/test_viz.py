@@ -453,6 +453,8 @@ def test_save_graphs_3_writes_model_explorer_graphs_next_to_the_text_dumps(tmp_p
     finally:
         ms.set_context(save_graphs=False)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert any(n.endswith("_captured.ir") for n in names) and "<lambda>_optimised.json" in names
-    graph = json.loads((tmp_path / "<lambda>_optimised.json").read_text())
+    for stage in ("captured", "optimised"):   # each JSON named as its numbered text dump: NNNN_<fn>_<stage>
+        (dump,) = [n for n in names if n.endswith(f"_<lambda>_{stage}.ir")]
+        assert dump[:4].isdigit() and dump[:-3] + ".json" in names
+    graph = json.loads((tmp_path / (dump[:-3] + ".json")).read_text())
     assert "Mul" in json.dumps(graph) and "Add" in json.dumps(graph)

@@ -29,9 +29,10 @@ from .signature import Signature, describe_change
 _save_counter = itertools.count()
 
 
-def save_stage(name: str, stage: str, text: str, ext: str | None = None) -> None:
+def save_stage(name: str, stage: str, text: str, ext: str | None = None) -> str | None:
+    """`set_context(save_graphs=...)`: write a stage's text as `NNNN_<name>_<stage>.<ext>`; returns the path."""
     if not context.get_context("save_graphs"):
-        return
+        return None
     folder = context.get_context("save_graphs_path")
     os.makedirs(folder, exist_ok=True)
     ext = ext or ("mlir" if stage == "stablehlo" else "ir")
@@ -40,6 +41,7 @@ def save_stage(name: str, stage: str, text: str, ext: str | None = None) -> None
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
+    return path
 
 
 class Lowered:
