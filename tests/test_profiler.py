@@ -189,7 +189,25 @@ def test_schedule_with_tensorboard_handler_saves_each_cycle(tmp_path):
     for c in cycles:
         with open(tmp_path / "tb" / c / "msx_profile.json") as f:
             assert json.load(f)["summary"]["runs_per_graph"] == {"train_step": 2}
+        # jax's own trace is in the handler's folder too (TensorBoard's profile plugin layout), with the
+        # steps marked as MindSpore names them
+        (xplane,) = [os.path.join(d, f) for d, _, fs in os.walk(tmp_path / "tb" / c) for f in fs
+                     if f.endswith(".xplane.pb")]
+        assert os.path.relpath(xplane, tmp_path / "tb" / c).startswith(os.path.join("plugins", "profile"))
+        blob = open(xplane, "rb").read()
+        assert b"ProfilerStep" in blob and b"step_num" in blob
+    assert not os.path.exists(tmp_path / "raw" / "jax_trace")
     assert not hostevents.ACTIVE
+
+
+def test_analyse_waits_for_queued_device_work(heavy, tmp_path):
+    """The documented loop reads no result before `analyse()`: the steps jax still has queued are in the table."""
+    jf, x, y = heavy
+    prof = ms.Profiler(output_path=str(tmp_path))
+    for _ in range(5):
+        jf(x, y)
+    result = prof.analyse()
+    assert result.summary["runs_per_graph"] == {jf.__name__: 5}
 
 
 def test_profiler_errors(tmp_path):

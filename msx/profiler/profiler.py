@@ -76,17 +76,25 @@ class schedule:  # noqa: N801 - MindSpore's name
 
 def tensorboard_trace_handler(dir_name: str | None = None, worker_name: str | None = None, analyse_flag: bool = True,
                               async_mode: bool = False) -> Callable[["profile"], None]:
-    """An `on_trace_ready` callback: each recorded cycle goes to `dir_name/<worker>_<time>` (TensorBoard's profile
-    plugin reads the trace under it) and, with `analyse_flag`, is analysed there. `async_mode` is accepted and
-    analysis runs synchronously (it is a few milliseconds of parsing)."""
-    folder = dir_name or os.environ.get("ASCEND_PROFILER_OUTPUT_PATH", "./data")
-    worker = worker_name or f"{os.uname().nodename}_{os.getpid()}"
+    """An `on_trace_ready` callback: each recorded cycle goes to `dir_name/<worker>_<time>_<cycle>` — jax's trace
+    (`plugins/profile/...`, what TensorBoard's profile plugin and XProf read when pointed at `dir_name`) and,
+    with `analyse_flag`, msx's tables beside it. `async_mode` is accepted and analysis runs synchronously (it is
+    a few milliseconds of parsing)."""
+    return _TraceHandler(dir_name or os.environ.get("ASCEND_PROFILER_OUTPUT_PATH", "./data"),
+                         worker_name or f"{os.uname().nodename}_{os.getpid()}", analyse_flag)
 
-    def handler(prof: "profile") -> None:
-        target = os.path.join(folder, f"{worker}_{time.strftime('%Y%m%d%H%M%S')}_{prof._cycle}")
-        prof._export(target, analyse=analyse_flag)
 
-    return handler
+class _TraceHandler:
+    """`tensorboard_trace_handler`'s callback; the profiler asks it where a cycle's trace goes before recording."""
+
+    def __init__(self, folder: str, worker: str, analyse: bool) -> None:
+        self.folder, self.worker, self.analyse = folder, worker, analyse
+
+    def folder_for(self, prof: "profile") -> str:
+        return os.path.join(os.path.abspath(self.folder), f"{self.worker}_{time.strftime('%Y%m%d%H%M%S')}_{prof._cycle}")
+
+    def __call__(self, prof: "profile") -> None:
+        prof._export(prof._root, analyse=self.analyse)
 
 
 _ASCEND_ONLY = ("profiler_level", "aic_metrics", "l2_cache", "hbm_ddr", "pcie", "data_simplification",
@@ -117,6 +125,7 @@ class profile:  # noqa: N801 - MindSpore's name
                                          "activities": [a.value for a in acts]}
         self._tracing = False
         self._dir: str | None = None
+        self._root = os.path.abspath(output_path)
         self._step = 0
         self._cycle = 0
         self._events: list = []
@@ -139,8 +148,13 @@ class profile:  # noqa: N801 - MindSpore's name
             return
         if hostevents.ACTIVE:
             raise ProfilerError("another msx profiler is recording; stop it first (one jax trace at a time)")
-        self._dir = os.path.join(os.path.abspath(self.output_path), "jax_trace", f"{time.strftime('%Y%m%d%H%M%S')}"
-                                 f"_{os.getpid()}_{id(self):x}_{self._cycle}")
+        folder_for = getattr(self.on_trace_ready, "folder_for", None)
+        if folder_for is not None:       # tensorboard_trace_handler: the cycle's trace goes where it says
+            self._root = self._dir = folder_for(self)
+        else:
+            self._root = os.path.abspath(self.output_path)
+            self._dir = os.path.join(self._root, "jax_trace", f"{time.strftime('%Y%m%d%H%M%S')}"
+                                     f"_{os.getpid()}_{id(self):x}_{self._cycle}")
         os.makedirs(self._dir, exist_ok=True)
         hostevents.EVENTS.clear()
         options = jax.profiler.ProfileOptions()
@@ -148,12 +162,32 @@ class profile:  # noqa: N801 - MindSpore's name
         jax.profiler.start_trace(self._dir, create_perfetto_trace=True, profiler_options=options)
         hostevents.ACTIVE = True
         self._tracing = True
+        if self.schedule is not None:
+            self._mark_step()
+
+    def _mark_step(self) -> None:
+        """Open the current step's marker (`ProfilerStep` with `step_num`: MindSpore's `ProfilerStep#<n>` in the
+        trace's own encoding), so XProf and TensorBoard's profile plugin see steps; `step()` opens the next."""
+        import jax
+
+        self._close_step()
+        self._step_marker = jax.profiler.StepTraceAnnotation("ProfilerStep", step_num=self._step)
+        self._step_marker.__enter__()
+
+    def _close_step(self) -> None:
+        marker, self._step_marker = getattr(self, "_step_marker", None), None
+        if marker is not None:
+            marker.__exit__(None, None, None)
 
     def _end(self) -> None:
         import jax
 
         if not self._tracing:
             return
+        # jax dispatches asynchronously: wait for the device work already queued, or the last steps' kernels
+        # would fall outside the trace (an empty table for a short loop)
+        jax.block_until_ready(jax.live_arrays())
+        self._close_step()
         hostevents.ACTIVE = False
         self._tracing = False
         self._memory = _memory_summary() if self.profile_memory else {}
@@ -182,6 +216,8 @@ class profile:  # noqa: N801 - MindSpore's name
             self.stop()
         if after in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE) and not self._tracing:
             self._begin()
+        elif self._tracing:
+            self._mark_step()
 
     def add_metadata(self, key: str, value: str) -> None:
         self.metadata[str(key)] = str(value)
