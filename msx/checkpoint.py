@@ -21,13 +21,14 @@ import hashlib
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import jax.numpy as jnp
 import numpy as np
 
-from . import tensorfile
+from . import ms_checkpoint, tensorfile
 from .atomic import write_atomic
 from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
@@ -46,6 +47,7 @@ _KEYS = {1: ({"format", "format_version", "sha256", "requires_grad"}, {"msx_vers
 _ALL_KEYS = set().union(*(r | o for r, o in _KEYS.values()))
 # safetensors writers whose files load "as is" (no msx checks): torch, TensorFlow, flax, numpy, MLX
 FOREIGN_TAGS = frozenset({"pt", "tf", "flax", "np", "mlx"})
+MINDSPORE_CKPT = "mindspore.ckpt"  # CheckpointFile.writer of a MindSpore protobuf checkpoint
 
 
 def _msx_version() -> str:
@@ -55,22 +57,45 @@ def _msx_version() -> str:
 
 
 # ---------------------------------------------------------------- save
-def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dict: dict | None = None,
-                    choice_func: Callable[[str], bool] | None = None, *, integrated_save: bool = True) -> None:
-    """Save Parameters to `ckpt_file_name` (".ckpt" is appended if it has no checkpoint suffix).
+FORMATS = ("msx", "ckpt", "safetensors")
+_async = {"thread": None, "error": None}  # the one checkpoint write in flight (MindSpore: one at a time)
+_async_lock = threading.Lock()
+
+
+def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated_save: bool = True,
+                    async_save: bool | str = False, append_dict: dict | None = None, enc_key: bytes | None = None,
+                    enc_mode: str = "AES-GCM", choice_func: Callable[[str], bool] | None = None,
+                    crc_check: bool = False, format: str = "msx", **kwargs: Any) -> None:
+    """Save Parameters to `ckpt_file_name`, in msx's format or one of MindSpore's (MindSpore's arguments, in order).
 
     `save_obj`: a Cell (all its Parameters, optimizer state included when the
     Cell holds the optimizer), a list of Parameters, Cells or MindSpore's
     `{"name": ..., "data": ...}` dicts, or a dict `{name: Tensor}`.
     `append_dict`: extra entries (e.g. `epoch_num`): numbers and Tensors are
-    stored as tensors, strings in the metadata (load_checkpoint returns them as str).
+    stored as tensors, strings as strings (load_checkpoint returns them as str).
     `choice_func(name) -> bool` picks which entries to keep.
+
+    `format`: "msx" (the default: safetensors with SHA-256 checksums and
+    `requires_grad`; ".ckpt" is appended unless the name ends in .ckpt or
+    .safetensors), "ckpt" (MindSpore's protobuf checkpoint, which MindSpore's
+    `load_checkpoint` reads; `crc_check=True` appends its CRC-32) or
+    "safetensors" (MindSpore's safetensors, tagged "ms"); as in MindSpore, the
+    name gets ".<format>" appended unless it ends with it.
+    `async_save` (True, "thread" or "process") returns once the values are
+    copied and writes the file on a background thread (msx never forks: a
+    process is a thread here); the next save waits for it, and
+    `async_ckpt_thread_status()` says whether it still runs. `enc_key`
+    (MindSpore's encryption) is refused. Every write is atomic.
 
     In a parallel job every rank writes the file it names (MindSpore's behaviour: give each rank its own
     directory); with `integrated_save` (the default) optimizer state sharded by the parallel optimizer is
     all-gathered into full tensors first — a collective, so every rank must call `save_checkpoint`.
     """
+    path, remove_redundancy = _check_save_args(ckpt_file_name, format, async_save, enc_key, enc_mode, crc_check,
+                                               kwargs)
     entries, texts = _collect(save_obj), {}
+    if append_dict is not None and not isinstance(append_dict, dict):
+        raise TypeError(f"save_checkpoint: append_dict must be a dict, got {type(append_dict).__name__}")
     for name, value in (append_dict or {}).items():
         if isinstance(value, str) and isinstance(name, str) and name not in entries:
             texts[name] = value
@@ -83,20 +108,105 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dic
         entries = {k: v for k, v in entries.items() if choice_func(k)}
         texts = {k: v for k, v in texts.items() if choice_func(k)}
     whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
-    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}
+    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # jax arrays are immutable: async-safe
+    trainable = sorted(k for k, (_, g) in entries.items() if g)
+    try:
+        if format == "msx":
+            chunks: Any = [_msx_blob(arrays, texts, trainable)]
+        elif format == "ckpt":
+            chunks = ms_checkpoint.dump_ckpt({**arrays, **texts}, crc_check)
+        else:
+            if texts:
+                raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
+                                f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
+            chunks = [ms_checkpoint.dump_safetensors(arrays, crc_check, remove_redundancy)]
+    except TypeError as exc:
+        raise CheckpointError(f"save_checkpoint: {exc}") from None
+    wait_async_save()
+    if not async_save:
+        write_atomic(path, chunks)
+        return
+    chunks = list(chunks)  # serialized now, from the copies: later training steps cannot change the file
+    thread = threading.Thread(target=_write_in_background, args=(path, chunks), name="msx-async-save-ckpt")
+    with _async_lock:
+        _async["thread"] = thread
+    thread.start()
+
+
+def _check_save_args(ckpt_file_name: Any, format: Any, async_save: Any, enc_key: Any, enc_mode: Any, crc_check: Any,
+                     kwargs: dict) -> tuple[str, bool | None]:
+    """The file name to write and `remove_redundancy`, after MindSpore's checks of save_checkpoint's arguments."""
+    if format not in FORMATS:
+        raise ValueError(f"save_checkpoint: format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
+    if not isinstance(async_save, (bool, str)) or (isinstance(async_save, str) and
+                                                   async_save not in ("thread", "process")):
+        raise ValueError(f"save_checkpoint: async_save must be a bool, 'thread' or 'process', got {async_save!r}")
+    if not isinstance(crc_check, bool):
+        raise TypeError(f"save_checkpoint: crc_check must be a bool, got {type(crc_check).__name__}")
+    if not isinstance(enc_mode, str):
+        raise TypeError(f"save_checkpoint: enc_mode must be a str, got {type(enc_mode).__name__}")
+    if enc_key is not None:
+        raise CheckpointError("save_checkpoint: encrypted checkpoints (enc_key) are not supported by msx: MindSpore "
+                              "encrypts with its own native cipher framing, which msx does not implement; save "
+                              "unencrypted and protect the file with the file system or an external tool")
+    unknown = set(kwargs) - {"remove_redundancy", "incremental", "global_step_num"}
+    if unknown:
+        raise TypeError(f"save_checkpoint() got unexpected keyword arguments {sorted(unknown)}")
+    if kwargs.get("incremental") or kwargs.get("global_step_num") is not None:
+        raise CheckpointError("save_checkpoint: incremental (MapParameter) saves and global_step_num (AITurbo) are "
+                              "not supported by msx")
+    remove_redundancy = kwargs.get("remove_redundancy")
+    if remove_redundancy is not None and not isinstance(remove_redundancy, bool):
+        raise TypeError(f"save_checkpoint: remove_redundancy must be a bool, got {type(remove_redundancy).__name__}")
+    if remove_redundancy is not None and format != "safetensors":
+        raise CheckpointError("save_checkpoint: remove_redundancy is recorded only in format='safetensors' files")
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"save_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
+    path = os.fspath(ckpt_file_name)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"save_checkpoint: ckpt_file_name {path!r} is a directory, it must be a file name")
+    if format == "msx" and not path.endswith(_SUFFIXES):
+        path += ".ckpt"
+    elif format != "msx" and not path.endswith(format):
+        path += f".{format}"
+    return path, remove_redundancy
+
+
+def _msx_blob(arrays: dict[str, np.ndarray], texts: dict[str, str], trainable: list[str]) -> bytes:
+    """msx's own checkpoint: safetensors with each entry's SHA-256, the strings, requires_grad, the header digest."""
     digests = {k: _digest(a) for k, a in arrays.items()}  # in saving order
     digests.update({k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()})
     metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
                 "sha256": json.dumps(digests), "strings": json.dumps(texts),
-                "requires_grad": json.dumps(sorted(k for k, (_, g) in entries.items() if g)), HEADER_DIGEST: "0" * 64}
+                "requires_grad": json.dumps(trainable), HEADER_DIGEST: "0" * 64}
+    return _seal(tensorfile.dump(arrays, metadata))
+
+
+def _write_in_background(path: str, chunks: list[bytes]) -> None:
     try:
-        blob = _seal(tensorfile.dump(arrays, metadata))
-    except TypeError as exc:
-        raise CheckpointError(f"save_checkpoint: {exc}") from None
-    path = os.fspath(ckpt_file_name)
-    if not path.endswith(_SUFFIXES):
-        path += ".ckpt"
-    write_atomic(path, [blob])
+        write_atomic(path, chunks)
+    except BaseException as exc:  # handed to the next save_checkpoint / wait_async_save, not lost with the thread
+        _async["error"] = exc
+
+
+def wait_async_save() -> None:
+    """Wait for the checkpoint write `async_save` started, and raise its error if it failed."""
+    with _async_lock:
+        thread = _async["thread"]
+    if thread is not None:
+        thread.join()
+    with _async_lock:
+        _async["thread"] = None
+        error, _async["error"] = _async["error"], None
+    if error is not None:
+        raise CheckpointError(f"save_checkpoint: the asynchronous checkpoint write failed: "
+                              f"{type(error).__name__}: {error}") from error
+
+
+def async_ckpt_thread_status() -> bool:
+    """Whether a checkpoint write started with `async_save` is still running."""
+    thread = _async["thread"]
+    return thread is not None and thread.is_alive()
 
 
 def _collect(save_obj: Any) -> dict[str, tuple[Tensor, bool]]:
@@ -154,32 +264,44 @@ class CheckpointFile:
     writer: str  # "msx.checkpoint", or the foreign safetensors tag ("" when the file has none)
 
 
-def read_checkpoint(path: str) -> CheckpointFile:
-    """Read and check the checkpoint at `path`; a `LoadError` subclass names the first defect.
+def read_checkpoint(path: str, crc_check: bool = False) -> CheckpointFile:
+    """Read and check the checkpoint at `path` (msx's, MindSpore's protobuf or a safetensors file); a `LoadError`
+    subclass names the first defect.
 
-    The size the file's header declares is checked against the real size
-    before the rest is read, so a wrong path (`/dev/zero`, a huge foreign file
-    with a bad header) fails at once.
+    The format is told by the content, not the name. The size the file's
+    header declares is checked against the real size before the rest is read,
+    so a wrong path (`/dev/zero`, a huge foreign file with a bad header) fails
+    at once. `crc_check=True` warns (as MindSpore does) when a MindSpore file
+    has no CRC; a CRC the file has is always checked.
     """
     f, size = open_regular(path, "checkpoint")
     with f:
         if size == 0:
             raise TruncatedFileError(f"{path} is empty")
         head = f.read(min(size, 9))
-        if len(head) > 8 and head[8:9] != b"{":
+        declared = int.from_bytes(head[:8], "little")
+        safetensors_like = head[8:9] == b"{"
+        if ms_checkpoint.is_ckpt(head) and not (safetensors_like and 8 + declared <= size):
+            blob = head + read_exact(f, size - len(head), path, "the checkpoint")
+            entries, has_crc = ms_checkpoint.parse_ckpt(blob, path, crc_check)
+            texts = {k: v for k, v in entries.items() if isinstance(v, str)}
+            arrays = {k: v for k, v in entries.items() if not isinstance(v, str)}
+            return CheckpointFile(arrays, texts, list(entries), {}, {"crc_num": str(has_crc)}, MINDSPORE_CKPT)
+        if len(head) > 8 and not safetensors_like:
             hint = " (it looks like a Python pickle; msx never unpickles files)" if head[:1] == b"\x80" else \
-                " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else \
-                " (it looks like a MindSpore protobuf checkpoint, which msx does not read: re-save it in MindSpore " \
-                "with save_checkpoint(..., format='safetensors'))" if head[:1] == b"\x0a" else ""
-            raise BadMagicError(f"{path} is not a safetensors checkpoint{hint}")
-        if size >= 8 and 8 + int.from_bytes(head[:8], "little") > size:
-            raise TruncatedFileError(f"{path} is truncated: its header says {int.from_bytes(head[:8], 'little')} "
+                " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else ""
+            raise BadMagicError(f"{path} is not a checkpoint (neither safetensors nor MindSpore's protobuf){hint}")
+        if size >= 8 and 8 + declared > size:
+            raise TruncatedFileError(f"{path} is truncated: its header says {declared} "
                                      f"header bytes, the file has {size} bytes in all")
         blob = head + read_exact(f, size - len(head), path, "the checkpoint")
     arrays, metadata = tensorfile.parse(blob, path)
     if HEADER_DIGEST in metadata:  # first: damage anywhere in the header (the format tag too) is reported as such
         _check_header_digest(path, blob, metadata[HEADER_DIGEST])
     writer = _writer(path, metadata)
+    if writer == ms_checkpoint.SAFETENSORS_TAG:
+        order = ms_checkpoint.check_safetensors(arrays, metadata, path, crc_check)
+        return CheckpointFile(arrays, {}, order, {}, metadata, writer)
     if writer != FORMAT:
         return CheckpointFile(arrays, {}, list(arrays), {}, metadata, writer)
     order, requires_grad, texts = _check_metadata(path, blob, arrays, metadata)
@@ -187,17 +309,39 @@ def read_checkpoint(path: str) -> CheckpointFile:
 
 
 def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bool = False,
-                    filter_prefix: str | Iterable[str] | None = None, specify_prefix: str | Iterable[str] | None = None,
-                    choice_func: Callable[[str], bool] | None = None) -> dict[str, Parameter | str]:
+                    filter_prefix: str | Iterable[str] | None = None, dec_key: bytes | None = None,
+                    dec_mode: str = "AES-GCM", specify_prefix: str | Iterable[str] | None = None,
+                    choice_func: Callable[[str], bool] | None = None, crc_check: bool = False,
+                    remove_redundancy: bool = False, format: str = "ckpt") -> dict[str, Parameter | str]:
     """`{name: Parameter}` from a checkpoint (str for strings saved with append_dict); with `net`, also
-    `load_param_into_net(net, ..., strict_load)`.
+    `load_param_into_net(net, ..., strict_load, remove_redundancy)`. MindSpore's arguments, in its order.
 
+    Reads msx's checkpoints, MindSpore's protobuf `.ckpt` and MindSpore's (or
+    any known writer's) safetensors, told apart by the content: `format`
+    ("ckpt" or "safetensors") is checked but needs not match the file.
     `filter_prefix` drops names with these prefixes, `specify_prefix` keeps only
     names with them, `choice_func(name) -> bool` keeps the names it accepts.
+    `crc_check=True` warns when a MindSpore file has no CRC (a CRC a file has
+    is always verified). `dec_key` (MindSpore's encryption) is refused. As
+    in MindSpore, nothing left after the filters is an error.
     """
-    ckpt = read_checkpoint(os.fspath(ckpt_file_name))
-    drop = (filter_prefix,) if isinstance(filter_prefix, str) else tuple(filter_prefix or ())
-    keep = (specify_prefix,) if isinstance(specify_prefix, str) else tuple(specify_prefix or ())
+    if format not in ("ckpt", "safetensors"):
+        raise ValueError(f"load_checkpoint: format must be 'ckpt' or 'safetensors', got {format!r}")
+    for flag, value in (("strict_load", strict_load), ("crc_check", crc_check),
+                        ("remove_redundancy", remove_redundancy)):
+        if not isinstance(value, bool):
+            raise TypeError(f"load_checkpoint: {flag} must be a bool, got {type(value).__name__}")
+    if not isinstance(dec_mode, str):
+        raise TypeError(f"load_checkpoint: dec_mode must be a str, got {type(dec_mode).__name__}")
+    if dec_key is not None:
+        raise CheckpointError("load_checkpoint: encrypted checkpoints (dec_key) are not supported by msx: MindSpore "
+                              "encrypts with its own native cipher framing, which msx does not implement; decrypt "
+                              "the file with MindSpore (load_checkpoint(..., dec_key=...) then save_checkpoint "
+                              "without enc_key)")
+    drop, keep = _prefixes(filter_prefix, "filter_prefix"), _prefixes(specify_prefix, "specify_prefix")
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"load_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
+    ckpt = read_checkpoint(os.fspath(ckpt_file_name), crc_check)
     params = {}
     for name in ckpt.order:
         if (drop and name.startswith(drop)) or (keep and not name.startswith(keep)) or \
@@ -205,9 +349,24 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
             continue
         params[name] = ckpt.texts[name] if name in ckpt.texts else \
             Parameter(Tensor(ckpt.arrays[name]), name=name, requires_grad=ckpt.requires_grad.get(name, True))
+    if not params and ckpt.order:
+        raise CheckpointError(f"load_checkpoint: nothing of {os.fspath(ckpt_file_name)} is left after filter_prefix, "
+                              f"specify_prefix and choice_func; check them")
     if net is not None:
-        load_param_into_net(net, params, strict_load)
+        load_param_into_net(net, params, strict_load, remove_redundancy)
     return params
+
+
+def _prefixes(prefix: Any, what: str) -> tuple[str, ...]:
+    """MindSpore's check of specify_prefix / filter_prefix: a non-empty str, or a non-empty list/tuple of them."""
+    if prefix is None:
+        return ()
+    prefix = (prefix,) if isinstance(prefix, str) else prefix
+    if not isinstance(prefix, (list, tuple)) or not all(isinstance(p, str) for p in prefix):
+        raise TypeError(f"load_checkpoint: {what} must be a str or a list/tuple of str, got {prefix!r}")
+    if not prefix or "" in prefix:
+        raise ValueError(f"load_checkpoint: {what} must not be empty nor contain '', got {prefix!r}")
+    return tuple(prefix)
 
 
 def _writer(path: str, metadata: dict[str, str]) -> str:
@@ -223,10 +382,10 @@ def _writer(path: str, metadata: dict[str, str]) -> str:
     if ours:
         raise MalformedFileError(f"{path}: the file carries msx checkpoint metadata ({', '.join(ours)}) but its "
                                  f"format tag is {tag!r}, not {FORMAT!r}; the file is damaged")
-    if tag is None or tag in FOREIGN_TAGS:
+    if tag is None or tag in FOREIGN_TAGS or tag == ms_checkpoint.SAFETENSORS_TAG:
         return tag or ""
     raise BadMagicError(f"{path}: unknown safetensors format tag {str(tag)[:40]!r}; msx reads {FORMAT!r} files and "
-                        f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS))} or untagged")
+                        f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS | {ms_checkpoint.SAFETENSORS_TAG}))} or untagged")
 
 
 def _check_metadata(path: str, blob: bytes, arrays: dict[str, np.ndarray],
@@ -294,7 +453,8 @@ def _digest_field(digest: str) -> bytes:
     return f'"{HEADER_DIGEST}":"{digest}"'.encode()
 
 
-def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) -> tuple[list[str], list[str]]:
+def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False,
+                        remove_redundancy: bool = False) -> tuple[list[str], list[str]]:
     """Load `parameter_dict` into `net`'s Parameters (by `Parameter.name`); returns (param_not_load, ckpt_not_load).
 
     With `strict_load=False` (MindSpore's default) a Parameter missing by its
@@ -302,9 +462,17 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) ->
     ends with, the shortest such), and floats convert to the Parameter's float
     dtype (ints to its int dtype). Shapes must match, and with
     `strict_load=True` dtypes too; every mismatch is reported before anything
-    is loaded.
+    is loaded. `remove_redundancy=True` (a checkpoint deduplicated across
+    ranks) is refused: msx does not redistribute deduplicated slices.
     """
     from .nn.cell import Cell
+
+    if not isinstance(strict_load, bool) or not isinstance(remove_redundancy, bool):
+        raise TypeError("load_param_into_net: strict_load and remove_redundancy must be bools")
+    if remove_redundancy:
+        raise CheckpointError("load_param_into_net: remove_redundancy=True (a checkpoint saved with redundancy "
+                              "removed across ranks) is not supported by msx; save the checkpoint with "
+                              "remove_redundancy=False")
 
     if not isinstance(net, Cell):
         raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")
