@@ -373,7 +373,8 @@ def _writer(path: str, metadata: dict[str, str]) -> str:
     """Who wrote the file, recognised positively: msx (its tag), or a safetensors writer whose tag is known.
 
     A file carrying any of msx's metadata keys is an msx checkpoint whatever
-    its tag says, so damage to the tag cannot make a file skip its checks.
+    its tag says (one carrying MindSpore's `crc_num`/`remove_redundancy` is
+    MindSpore's), so damage to the tag cannot make a file skip its checks.
     """
     tag = metadata.get("format")
     if tag == FORMAT:
@@ -382,7 +383,13 @@ def _writer(path: str, metadata: dict[str, str]) -> str:
     if ours:
         raise MalformedFileError(f"{path}: the file carries msx checkpoint metadata ({', '.join(ours)}) but its "
                                  f"format tag is {tag!r}, not {FORMAT!r}; the file is damaged")
-    if tag is None or tag in FOREIGN_TAGS or tag == ms_checkpoint.SAFETENSORS_TAG:
+    if tag == ms_checkpoint.SAFETENSORS_TAG:
+        return tag
+    theirs = sorted(set(metadata) & ms_checkpoint.SAFETENSORS_KEYS - {"format"})
+    if theirs:
+        raise MalformedFileError(f"{path}: the file carries MindSpore checkpoint metadata ({', '.join(theirs)}) but "
+                                 f"its format tag is {str(tag)[:40]!r}, not 'ms'; the file is damaged")
+    if tag is None or tag in FOREIGN_TAGS:
         return tag or ""
     raise BadMagicError(f"{path}: unknown safetensors format tag {str(tag)[:40]!r}; msx reads {FORMAT!r} files and "
                         f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS | {ms_checkpoint.SAFETENSORS_TAG}))} or untagged")

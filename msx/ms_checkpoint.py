@@ -55,6 +55,7 @@ CRC_MARK = b"crc_num"
 CRC_TRAILER = len(CRC_MARK) + 10
 SLICE_BYTES = 512 * 1024 * 1024  # MindSpore's slice size: an entry above it is written as several records
 MAX_RANK = 32
+SAFETENSORS_KEYS = frozenset({"format", "crc_num", "remove_redundancy"})  # MindSpore's metadata keys
 _RECORD_KEY = 0x0A  # Checkpoint.value: field 1, wire type 2 (length-delimited)
 
 
@@ -92,12 +93,16 @@ def _value_class():
 def dump_ckpt(entries: dict[str, np.ndarray | str], crc_check: bool = False) -> Iterator[bytes]:
     """The chunks of a MindSpore protobuf checkpoint of `entries` (arrays, or str for append_dict strings).
 
-    Raises TypeError for a dtype MindSpore's checkpoint cannot hold (complex).
+    Raises TypeError at once (not when the chunks are written) for a dtype MindSpore's checkpoint cannot hold.
     """
     for name, value in entries.items():
         if not isinstance(value, str) and np.asarray(value).dtype not in NAMES:
             raise TypeError(f"entry {name!r} has dtype {np.asarray(value).dtype}, which MindSpore's checkpoint cannot "
                             f"store (it stores {', '.join(sorted(DTYPES))} and str)")
+    return _chunks(entries, crc_check)
+
+
+def _chunks(entries: dict[str, np.ndarray | str], crc_check: bool) -> Iterator[bytes]:
     Value, crc = _value_class(), 0
     for name, value in entries.items():
         for record in _records(Value, name, value):
@@ -112,7 +117,7 @@ def _records(Value, name: str, value: np.ndarray | str) -> Iterator[bytes]:
     if isinstance(value, str):
         dims, kind, raw = [0], STR, np.array(value).tobytes()
     else:
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value, order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
         dims, kind, raw = list(arr.shape), NAMES[arr.dtype], arr.tobytes()
     for start in range(0, max(len(raw), 1), SLICE_BYTES):
         v = Value(tag=name)
@@ -301,7 +306,7 @@ def check_safetensors(arrays: dict[str, np.ndarray], metadata: dict[str, str], p
             raise MalformedFileError(f"{path}: metadata crc_num {str(value)[:20]!r} is not a CRC-32 number")
         if key == "remove_redundancy" and value not in ("True", "False"):
             raise MalformedFileError(f"{path}: metadata remove_redundancy {str(value)[:20]!r} is not True or False")
-        if key not in ("format", "crc_num", "remove_redundancy"):
+        if key not in SAFETENSORS_KEYS:
             raise MalformedFileError(f"{path}: a MindSpore safetensors file (tag 'ms') has the unknown metadata key "
                                      f"{str(key)[:80]!r}")
     if "crc_num" in metadata:

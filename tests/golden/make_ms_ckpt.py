@@ -62,6 +62,17 @@ def main():
     p = os.path.join(HERE, "ms_ckpt_cnn_momentum.ckpt")
     ms.save_checkpoint(step, p, append_dict={"epoch_num": 3, "lr": 0.25, "tag": "mindcv", "done": True})
     record("cnn_momentum", p, values)
+    # what load_param_into_net returns, and the eval output of the loaded net (BatchNorm uses the moving stats)
+    fresh = SmallCNN()
+    not_loaded, unused = ms.load_param_into_net(fresh, ms.load_checkpoint(p))
+    values["load_param_into_net|param_not_load"] = np.array(not_loaded, dtype=str)
+    values["load_param_into_net|ckpt_not_load"] = np.array(unused, dtype=str)
+    fresh.set_train(False)
+    x = np.random.RandomState(3).randn(2, 1, 5, 5).astype(np.float32)
+    values["eval|x"] = x
+    values["eval|y"] = fresh(ms.Tensor(x)).asnumpy()
+    partial = ms.load_checkpoint(p, specify_prefix=["bn.", "fc."], filter_prefix="fc.bias")
+    values["prefix|names"] = np.array(list(partial), dtype=str)
 
     net, opt, step = train(nn.Adam, learning_rate=0.01)
     p = os.path.join(HERE, "ms_ckpt_cnn_adam_crc.ckpt")
