@@ -95,6 +95,20 @@ def test_load_param_into_net_matches_mindspore_and_the_loaded_net_computes_minds
     np.testing.assert_allclose(net(msx.Tensor(VALUES["eval|x"])).asnumpy(), VALUES["eval|y"], rtol=1e-5, atol=1e-6)
 
 
+def test_mindspore_optimizer_state_loads_into_msx_optimizers():
+    for name, make, state in [("cnn_momentum", lambda p: nn.Momentum(p, learning_rate=0.5, momentum=0.9), "moments"),
+                              ("cnn_adam_safetensors", lambda p: nn.Adam(p, learning_rate=0.5), "moment2")]:
+        net = SmallCNN()
+        opt = make(net.trainable_params())
+        params = msx.load_checkpoint(golden(name))
+        not_loaded, _ = msx.load_param_into_net(opt, params)
+        assert not_loaded == [], name
+        assert float(opt.learning_rate.asnumpy()) == float(params["learning_rate"].asnumpy())
+        mine = {p.name: p for p in opt.get_parameters()}
+        for key in (f"{state}.conv.weight", f"{state}.fc.bias", "global_step"):
+            np.testing.assert_array_equal(mine[key].asnumpy(), params[key].asnumpy())
+
+
 def test_load_checkpoint_into_net_and_strict_load():
     net = SmallCNN()
     params = msx.load_checkpoint(golden("cnn_adam_safetensors"), net=net)
@@ -358,13 +372,39 @@ _LOADER = r"""
 import json, sys
 import numpy as np
 import mindspore as ms
+from mindspore import nn
+
+
+class SmallCNN(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, has_bias=False)
+        self.bn = nn.BatchNorm2d(2)
+        self.relu = nn.ReLU()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Dense(2, 3)
+
+    def construct(self, x):
+        return self.fc(self.flatten(self.pool(self.relu(self.bn(self.conv(x))))))
+
+
 out = {}
 for path in json.loads(sys.argv[1]):
     fmt = "safetensors" if path.endswith(".safetensors") else "ckpt"
-    d = ms.load_checkpoint(path, format=fmt, crc_check=True)
+    d = ms.load_checkpoint(path, format=fmt, crc_check="crc" in path)  # (MindSpore's safetensors CRC fails on bf16)
     out[path] = {k: ["str", v] if isinstance(v, str) else
                  [str(v.dtype), list(v.shape), (v.view(ms.uint16) if v.dtype == ms.bfloat16 else v).asnumpy().tobytes().hex()]
                  for k, v in d.items()}
+    if "/cnn." in path:  # into MindSpore's own network and optimizer, then its eval output
+        net = SmallCNN()
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.5, momentum=0.5)
+        out[path + "|net"] = ms.load_param_into_net(net, d)
+        out[path + "|opt"] = ms.load_param_into_net(opt, d)
+        net.set_train(False)
+        x = np.arange(50, dtype=np.float32).reshape(2, 1, 5, 5) / 50
+        out[path + "|y"] = net(ms.Tensor(x)).asnumpy().tolist()
+        out[path + "|lr"] = float(opt.learning_rate.asnumpy())
 print("RESULT" + json.dumps(out))
 """
 
@@ -389,6 +429,15 @@ def test_mindspore_loads_what_msx_saved(zoo, tmp_path):
     run = subprocess.run([MS_PYTHON, "-c", _LOADER, json.dumps(paths)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     theirs = json.loads(run.stdout.split("RESULT", 1)[1])
+    for fmt in ("ckpt", "safetensors"):
+        cnn = str(tmp_path / f"cnn.{fmt}")
+        assert theirs[cnn + "|net"] == [[], [k for k in msx.load_checkpoint(cnn) if not k.startswith(
+            ("conv.", "bn.", "fc."))]]
+        assert theirs[cnn + "|opt"][0] == ["momentum"]  # msx's Momentum keeps momentum as a float, not a Parameter
+        assert theirs[cnn + "|lr"] == pytest.approx(0.1)
+        net.set_train(False)
+        x = np.arange(50, dtype=np.float32).reshape(2, 1, 5, 5) / 50
+        np.testing.assert_allclose(theirs[cnn + "|y"], net(msx.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
     for path in paths:
         ours = msx.load_checkpoint(path)
         assert list(theirs[path]) == list(ours), path
