@@ -141,14 +141,8 @@ def _check_save_args(ckpt_file_name: Any, format: Any, async_save: Any, enc_key:
     if not isinstance(async_save, (bool, str)) or (isinstance(async_save, str) and
                                                    async_save not in ("thread", "process")):
         raise ValueError(f"save_checkpoint: async_save must be a bool, 'thread' or 'process', got {async_save!r}")
-    if not isinstance(crc_check, bool):
-        raise TypeError(f"save_checkpoint: crc_check must be a bool, got {type(crc_check).__name__}")
-    if not isinstance(enc_mode, str):
-        raise TypeError(f"save_checkpoint: enc_mode must be a str, got {type(enc_mode).__name__}")
-    if enc_key is not None:
-        raise CheckpointError("save_checkpoint: encrypted checkpoints (enc_key) are not supported by msx: MindSpore "
-                              "encrypts with its own native cipher framing, which msx does not implement; save "
-                              "unencrypted and protect the file with the file system or an external tool")
+    _check_types("save_checkpoint", crc_check=(crc_check, bool), enc_mode=(enc_mode, str))
+    _refuse_encryption("save_checkpoint", "enc_key", enc_key)
     unknown = set(kwargs) - {"remove_redundancy", "incremental", "global_step_num"}
     if unknown:
         raise TypeError(f"save_checkpoint() got unexpected keyword arguments {sorted(unknown)}")
@@ -170,6 +164,21 @@ def _check_save_args(ckpt_file_name: Any, format: Any, async_save: Any, enc_key:
     elif format != "msx" and not path.endswith(format):
         path += f".{format}"
     return path, remove_redundancy
+
+
+def _check_types(fn: str, **args: tuple[Any, type]) -> None:
+    """MindSpore's type checks of plain arguments: `name=(value, type)`."""
+    for name, (value, kind) in args.items():
+        if not isinstance(value, kind):
+            raise TypeError(f"{fn}: {name} must be a {kind.__name__}, got {type(value).__name__}")
+
+
+def _refuse_encryption(fn: str, arg: str, key: Any) -> None:
+    if key is not None:
+        raise CheckpointError(f"{fn}: encrypted checkpoints ({arg}) are not supported by msx: MindSpore encrypts "
+                              f"with its own native cipher framing (AES-GCM, AES-CBC, SM4-CBC), which msx does not "
+                              f"implement; decrypt the file with MindSpore (load_checkpoint(..., dec_key=...)) and "
+                              f"save it unencrypted")
 
 
 def _msx_blob(arrays: dict[str, np.ndarray], texts: dict[str, str], trainable: list[str]) -> bytes:
@@ -327,17 +336,9 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
     """
     if format not in ("ckpt", "safetensors"):
         raise ValueError(f"load_checkpoint: format must be 'ckpt' or 'safetensors', got {format!r}")
-    for flag, value in (("strict_load", strict_load), ("crc_check", crc_check),
-                        ("remove_redundancy", remove_redundancy)):
-        if not isinstance(value, bool):
-            raise TypeError(f"load_checkpoint: {flag} must be a bool, got {type(value).__name__}")
-    if not isinstance(dec_mode, str):
-        raise TypeError(f"load_checkpoint: dec_mode must be a str, got {type(dec_mode).__name__}")
-    if dec_key is not None:
-        raise CheckpointError("load_checkpoint: encrypted checkpoints (dec_key) are not supported by msx: MindSpore "
-                              "encrypts with its own native cipher framing, which msx does not implement; decrypt "
-                              "the file with MindSpore (load_checkpoint(..., dec_key=...) then save_checkpoint "
-                              "without enc_key)")
+    _check_types("load_checkpoint", strict_load=(strict_load, bool), crc_check=(crc_check, bool),
+                 remove_redundancy=(remove_redundancy, bool), dec_mode=(dec_mode, str))
+    _refuse_encryption("load_checkpoint", "dec_key", dec_key)
     drop, keep = _prefixes(filter_prefix, "filter_prefix"), _prefixes(specify_prefix, "specify_prefix")
     if not isinstance(ckpt_file_name, (str, os.PathLike)):
         raise TypeError(f"load_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")

@@ -7,29 +7,20 @@ values MindSpore holds, read back through MindSpore's own load_checkpoint, as pl
 as its raw uint16 bits, strings as numpy unicode).
 """
 import os
+import sys
 
 import numpy as np
 import mindspore as ms
 from mindspore import nn
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ms_ckpt_net import define  # noqa: E402
+
 ms.set_seed(7)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class SmallCNN(nn.Cell):
-    """mindcv-style stem: Conv2d + BatchNorm2d (moving stats) + ReLU + pooling + Dense."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 2, 3, has_bias=False)
-        self.bn = nn.BatchNorm2d(2)
-        self.relu = nn.ReLU()
-        self.pool = nn.AdaptiveAvgPool2d(1)
-        self.flatten = nn.Flatten()
-        self.fc = nn.Dense(2, 3)
-
-    def construct(self, x):
-        return self.fc(self.flatten(self.pool(self.relu(self.bn(self.conv(x))))))
+SmallCNN = define(nn)
 
 
 def train(opt_cls, **kw):
