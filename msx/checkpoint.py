@@ -22,6 +22,7 @@ import json
 import os
 import re
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -194,16 +195,22 @@ def _msx_blob(arrays: dict[str, np.ndarray], texts: dict[str, str], trainable: l
 def _write_in_background(path: str, chunks: list[bytes]) -> None:
     try:
         write_atomic(path, chunks)
-    except BaseException as exc:  # handed to the next save_checkpoint / wait_async_save, not lost with the thread
+    except BaseException as exc:  # warned now, raised by the next save_checkpoint / wait_async_save
         _async["error"] = exc
+        warnings.warn(f"save_checkpoint(async_save=...): writing {path} failed: {type(exc).__name__}: {exc}",
+                      RuntimeWarning, stacklevel=1)
 
 
-def wait_async_save() -> None:
-    """Wait for the checkpoint write `async_save` started, and raise its error if it failed."""
+def _join_async_save() -> None:
     with _async_lock:
         thread = _async["thread"]
     if thread is not None:
         thread.join()
+
+
+def wait_async_save() -> None:
+    """Wait for the checkpoint write `async_save` started, and raise its error if it failed."""
+    _join_async_save()
     with _async_lock:
         _async["thread"] = None
         error, _async["error"] = _async["error"], None
@@ -334,14 +341,15 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
     is always verified). `dec_key` (MindSpore's encryption) is refused. As
     in MindSpore, nothing left after the filters is an error.
     """
-    if format not in ("ckpt", "safetensors"):
-        raise ValueError(f"load_checkpoint: format must be 'ckpt' or 'safetensors', got {format!r}")
+    if format not in FORMATS:
+        raise ValueError(f"load_checkpoint: format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
     _check_types("load_checkpoint", strict_load=(strict_load, bool), crc_check=(crc_check, bool),
                  remove_redundancy=(remove_redundancy, bool), dec_mode=(dec_mode, str))
     _refuse_encryption("load_checkpoint", "dec_key", dec_key)
     drop, keep = _prefixes(filter_prefix, "filter_prefix"), _prefixes(specify_prefix, "specify_prefix")
     if not isinstance(ckpt_file_name, (str, os.PathLike)):
         raise TypeError(f"load_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
+    _join_async_save()  # a file an async save is still writing is read once it is complete
     ckpt = read_checkpoint(os.fspath(ckpt_file_name), crc_check)
     params = {}
     for name in ckpt.order:
