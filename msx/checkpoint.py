@@ -302,7 +302,8 @@ def read_checkpoint(path: str, crc_check: bool = False) -> CheckpointFile:
             entries, has_crc = ms_checkpoint.parse_ckpt(blob, path, crc_check)
             texts = {k: v for k, v in entries.items() if isinstance(v, str)}
             arrays = {k: v for k, v in entries.items() if not isinstance(v, str)}
-            return CheckpointFile(arrays, texts, list(entries), {}, {"crc_num": str(has_crc)}, MINDSPORE_CKPT)
+            return CheckpointFile(arrays, texts, list(entries), {}, {"crc32": "checked"} if has_crc else {},
+                                  MINDSPORE_CKPT)
         if len(head) > 8 and not safetensors_like:
             hint = " (it looks like a Python pickle; msx never unpickles files)" if head[:1] == b"\x80" else \
                 " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else ""
@@ -350,7 +351,11 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
     if not isinstance(ckpt_file_name, (str, os.PathLike)):
         raise TypeError(f"load_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
     _join_async_save()  # a file an async save is still writing is read once it is complete
-    ckpt = read_checkpoint(os.fspath(ckpt_file_name), crc_check)
+    path = os.fspath(ckpt_file_name)
+    if not os.path.exists(path):  # MindSpore: a ValueError saying so (CheckpointError is one), not an OSError
+        raise CheckpointError(f"load_checkpoint: the checkpoint file {os.path.realpath(path)} does not exist; check "
+                              f"ckpt_file_name")
+    ckpt = read_checkpoint(path, crc_check)
     params = {}
     for name in ckpt.order:
         if (drop and name.startswith(drop)) or (keep and not name.startswith(keep)) or \
@@ -359,7 +364,7 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
         params[name] = ckpt.texts[name] if name in ckpt.texts else \
             Parameter(Tensor(ckpt.arrays[name]), name=name, requires_grad=ckpt.requires_grad.get(name, True))
     if not params and ckpt.order:
-        raise CheckpointError(f"load_checkpoint: nothing of {os.fspath(ckpt_file_name)} is left after filter_prefix, "
+        raise CheckpointError(f"load_checkpoint: nothing of {path} is left after filter_prefix, "
                               f"specify_prefix and choice_func; check them")
     if net is not None:
         load_param_into_net(net, params, strict_load, remove_redundancy)

@@ -213,6 +213,8 @@ def test_save_arguments(zoo, tmp_path):
         msx.load_checkpoint(golden("dtypes"), dec_key=b"0" * 16)
     with pytest.raises(ValueError, match="format"):
         msx.load_checkpoint(golden("dtypes"), format="mindir")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        msx.load_checkpoint(str(tmp_path / "nothing.ckpt"))
     with pytest.warns(UserWarning, match="has no CRC"):
         msx.load_checkpoint(golden("dtypes"), crc_check=True)
     assert not os.path.exists(tmp_path / "c.ckpt")
