@@ -210,8 +210,9 @@ def _parse_value(Value, body: memoryview, path: str, offset: int):
     except (DecodeError, UnicodeDecodeError, ValueError, RuntimeError) as exc:
         raise MalformedFileError(f"{path}: the record at byte {offset} is not a valid checkpoint Value "
                                  f"({str(exc)[:120]})") from None
-    if not tag:
-        raise MalformedFileError(f"{path}: the record at byte {offset} has an empty tag (entry name)")
+    if not isinstance(tag, str) or not tag:  # (protobuf hands invalid UTF-8 in a proto2 string over as bytes)
+        raise MalformedFileError(f"{path}: the record at byte {offset} has {'an empty' if not tag else 'a non-UTF-8'} "
+                                 f"tag (entry name)")
     if record.HasField("maptensor"):
         raise MalformedFileError(f"{path}: entry {tag[:80]!r} is a MapParameter (a hash-table embedding), which msx "
                                  f"does not read")
@@ -229,10 +230,9 @@ def _finish(entries: dict, pending: list, path: str) -> None:
     pending.clear()
     if name in entries:
         raise MalformedFileError(f"{where} appears twice (again at byte {offset})")
-    try:
-        kind, dims = t.tensor_type, [int(d) for d in t.dims]
-    except (UnicodeDecodeError, ValueError):
-        raise MalformedFileError(f"{where}: its tensor_type is not text") from None
+    kind, dims = t.tensor_type, [int(d) for d in t.dims]
+    if not isinstance(kind, str):
+        raise MalformedFileError(f"{where}: its tensor_type is not UTF-8 text")
     for off, other in pending_copy[1:]:
         if other.tensor.tensor_type != kind or list(other.tensor.dims) != dims:
             raise MalformedFileError(f"{where}: its slice at byte {off} has tensor_type/dims "

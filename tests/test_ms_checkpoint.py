@@ -260,6 +260,9 @@ def _record(tag: bytes, dims: list, kind: bytes, content: bytes, extra: bytes = 
     (_record(b"s", [0], b"str", b"abc"), MalformedFileError, "multiple of 4"),
     (_record(b"s", [0], b"str", b"\xff\xff\xff\xff"), MalformedFileError, "UTF-32"),
     (_record(b"", [1], b"Float32", b"\0" * 4), MalformedFileError, "empty tag"),
+    (_record(b"\xc3", [1], b"Float32", b"\0" * 4), MalformedFileError, "non-UTF-8 tag"),
+    (_record(b"w", [1], b"Float\xff", b"\0" * 4), MalformedFileError, "tensor_type is not UTF-8"),
+    (b"\x0a\x05\x0a\x01w\x12\x00", MalformedFileError, "tensor_type '' is not one msx reads"),
     (_record(b"w", [1], b"Float32", b"\0" * 4) * 2, MalformedFileError, "Float32.1. needs 4"),
     (_record(b"w", [1], b"Float32", b"\0" * 4) + _record(b"v", [1], b"Float32", b"\0" * 4)
      + _record(b"w", [1], b"Float32", b"\0" * 4), MalformedFileError, "appears twice"),
@@ -356,6 +359,7 @@ def test_every_flip_and_truncation_is_refused_or_loads(small_files, name, tmp_pa
         except Exception as exc:  # noqa: BLE001 - the point of the test
             pytest.fail(f"{type(exc).__name__} escaped for a damaged {name} file: {exc}")
         outcomes["loaded"] += 1
+        assert all(isinstance(entry[0], str) for entry in got), "an entry name that is not text"
         if index < cuts:
             assert name != "st" and got == reference[:len(got)], "a cut file loaded other contents than a prefix"
         else:
