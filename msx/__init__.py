@@ -10,7 +10,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 
 1. errors versions atomic hostevents tensorfile dtype recording fileread — no msx imports but errors (and atomic)
 2. tensor — Tensor and Parameter over jax arrays
-3. context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
+3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
 4. ops communication.comm_func — the primitive registry and the op families
 5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
    builder every graph producer uses (with the guards it records)
@@ -44,7 +44,7 @@ from .dynamic import Symbol, enable_dynamic  # noqa: E402
 from . import backends, ir, passes  # noqa: E402
 from .export import export, load  # noqa: E402
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
-from . import amp, dataset, train  # noqa: E402
+from . import amp, train  # noqa: E402
 
 from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402
                                set_auto_parallel_context)
@@ -80,7 +80,6 @@ from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilari
                     async_ckpt_thread_status, build_train_network, ckpt_to_safetensors, connect_network_with_dataset,
                     data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
                     safetensors_to_ckpt)
-from .mindrecord import FileWriter  # noqa: E402
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
                             memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
                             set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)
@@ -91,3 +90,25 @@ from .common.interop import from_dlpack, frombuffer, swap_tensors, to_dlpack  # 
 from .common.mindir_files import load_mindir, save_mindir  # noqa: E402
 from .common.type_kinds import (Int, QuantDtype, TensorType, list_, number, string, tensor_type,  # noqa: E402
                                 tuple_, type_none, uint)
+
+
+# msx.dataset and msx.mindrecord stand on grain (with orbax, ~1 s to import): they load on first use, so
+# `import msx` costs what the framework needs (issue 31). `msx.dataset`, `import msx.dataset`,
+# `from msx import dataset` and `msx.FileWriter` all work as before.
+_LAZY = {"dataset": ("msx.dataset", None), "mindrecord": ("msx.mindrecord", None),
+         "FileWriter": ("msx.mindrecord", "FileWriter")}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'msx' has no attribute {name!r}")
+    import importlib
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

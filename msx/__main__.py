@@ -125,22 +125,24 @@ def inspect(path: str) -> str:
 
 
 def view(path: str, node_data: list[str], host: str, port: int | None, open_browser: bool) -> int:
-    """Serve `path` (.msxir, or a graph JSON from msx.viz.save) in Model Explorer until interrupted."""
+    """Serve `path` (.msxir, a MindSpore .mindir, or a graph JSON from msx.viz.save) in Model Explorer until
+    interrupted."""
     import os
-    import time
 
-    from .viz.server import serve
+    from .viz import graph_of, save
+    from .viz.server import Viewer, serve
 
     if not os.path.exists(path):
         raise MsxError(f"no such file: {path}", stage="viz")
-    url = serve([os.path.abspath(path)], [os.path.abspath(p) for p in node_data], host=host, port=port,
-                open_browser=open_browser)
+    model = os.path.abspath(path)
+    if not path.endswith((".json", ".msxir")):        # .mindir: msx's reader, shown as its msx graph
+        import tempfile
+
+        model = save(graph_of(path), os.path.join(tempfile.mkdtemp(prefix="msx_view_"), "graph.json"))["graph"]
+    url = serve([model], [os.path.abspath(p) for p in node_data], host=host, port=port, open_browser=open_browser)
     print(f"Model Explorer is showing {path} at\n{url}\n(Ctrl+C stops it)", flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        return 0
+    Viewer(url, [model], node_data).wait()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from . import compile_cache
 from .errors import ContextError
 
 PYNATIVE_MODE = 1
@@ -61,8 +62,9 @@ _MINDSPORE_KEYS: dict[str, type | tuple] = {
     "save_compile_cache": bool, "load_compile_cache": bool, "enable_auto_mixed_precision": bool,
     "jit_enable_inplace_ops": bool,
 }
-_HONOURED = {"max_call_depth", "jit_config", "enable_graph_kernel"}
+_HONOURED = {"max_call_depth", "jit_config", "enable_graph_kernel", "enable_compile_cache", "compile_cache_path"}
 _MINDSPORE_DEFAULTS: dict[str, Any] = {"max_call_depth": 1000, "jit_config": {}, "enable_graph_kernel": False,
+                                       "enable_compile_cache": False, "compile_cache_path": ".",
                                        "memory_optimize_level": "O0", "deterministic": "OFF",
                                        "pynative_synchronize": False, "jit_syntax_level": 2, "debug_level": 0}
 _VALID.update({k: None for k in _MINDSPORE_KEYS})
@@ -70,6 +72,10 @@ _DEFAULTS.update(_MINDSPORE_DEFAULTS)
 _noted: set[str] = set()
 
 _context: dict[str, Any] = dict(_DEFAULTS)
+_from_env = compile_cache.from_environment()
+if _from_env is not None:   # MindSpore's MS_COMPILER_CACHE_ENABLE / MS_COMPILER_CACHE_PATH
+    _context["enable_compile_cache"], _context["compile_cache_path"] = _from_env
+    compile_cache.configure(*_from_env)
 
 
 def _check(key: str, value: Any) -> None:
@@ -115,6 +121,8 @@ def _apply_mindspore_key(key: str, value: Any) -> None:
         _context["jit_level"] = value["jit_level"]
     elif key == "enable_graph_kernel" and value:
         _context["jit_level"] = "O1"  # graph-kernel fusion is msx's O1 (MindSpore: "use jit_level O1 instead")
+    elif key in ("enable_compile_cache", "compile_cache_path"):
+        compile_cache.configure(_context["enable_compile_cache"], _context["compile_cache_path"])
     if key not in _HONOURED and key not in _noted:
         _noted.add(key)
         warnings.warn(f"set_context: {key}={value!r} is accepted for MindSpore compatibility but has no effect "

@@ -47,6 +47,18 @@ class CNN(nn.Cell):
         return self.fc(ops.flatten(x))
 
 
+class SameConv(nn.Cell):
+    """MindSpore's default `pad_mode='same'`, with a stride and a dilation: written as explicit pads."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(2, 4, 3, stride=2)
+        self.c2 = nn.Conv2d(4, 4, (2, 3), dilation=2, has_bias=True)
+
+    def construct(self, x):
+        return self.c2(ops.relu(self.c1(x)))
+
+
 class Flow(nn.Cell):
     """A tensor `if` and a tensor `while`, a LayerNorm and a GELU."""
 
@@ -119,6 +131,7 @@ def cases():
     bn_net.bn.moving_variance.set_data(ms.Tensor(rng.uniform(0.5, 2, 4).astype(np.float32)))
     return [("mlp", MLP(), rng.standard_normal((4, 16)).astype(np.float32)),
             ("cnn", bn_net, rng.standard_normal((2, 1, 12, 12)).astype(np.float32)),
+            ("same_conv", SameConv(), rng.standard_normal((1, 2, 9, 8)).astype(np.float32)),
             ("flow_pos", Flow(), rng.standard_normal((3, 8)).astype(np.float32) + 1.0),
             ("flow_neg", None, -np.abs(rng.standard_normal((3, 8))).astype(np.float32) - 3.0),
             ("mix", Mix(), rng.integers(0, 7, (2, 3)).astype(np.int32)),

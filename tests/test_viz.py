@@ -357,6 +357,24 @@ def test_show_serves_the_graph_and_converts_msxir(tmp_path, branchy):
     assert any(e["id"] == "msx_msxir" for e in exts)
 
 
+def test_show_waits_only_where_asked_or_at_a_terminal(monkeypatch, branchy):
+    """A script's `show` keeps its page up until Ctrl+C when run from a terminal; a notebook's (or a pipe's)
+    returns at once; `block=` decides."""
+    from msx.viz import server
+
+    waited = []
+    monkeypatch.setattr(server.Viewer, "wait", lambda self: waited.append(self.url))
+    net, x, graph = branchy
+    viewer = viz.show(graph)                      # pytest's stdin is no terminal: returns at once
+    assert waited == [] and viewer.url.startswith("http://localhost:")
+    viz.show(graph, block=True)
+    assert len(waited) == 1
+    monkeypatch.setattr(viz, "_at_a_terminal", lambda: True)
+    viz.show(graph)
+    viz.show(graph, block=False)
+    assert len(waited) == 2
+
+
 def test_python_m_msx_view_prints_the_url(tmp_path, branchy):
     net, x, _ = branchy
     path = ms.export(net, x, file_name=str(tmp_path / "net"))
@@ -373,6 +391,20 @@ def test_python_m_msx_view_prints_the_url(tmp_path, branchy):
         assert urllib.request.urlopen(url.split("/?")[0] + "/check_health", timeout=30).read() == b"model_explorer_ok"
         data = json.loads(urllib.parse.unquote(url.split("?data=")[1]))
         assert data["models"][0]["url"] == os.path.abspath(path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    # a MindSpore .mindir: msx's reader converts it, Model Explorer is served the graph JSON (its ops by name)
+    mindir = os.path.join(os.path.dirname(__file__), "data", "mindir", "lenetish.mindir")
+    proc = subprocess.Popen([sys.executable, "-m", "msx", "view", mindir], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        url = next(line.strip() for line in proc.stdout if line.startswith("http://localhost:") and "data=" in line)
+        model = json.loads(urllib.parse.unquote(url.split("?data=")[1]))["models"][0]["url"]
+        assert model.endswith(".json")
+        content = _get(f"{url.split('/?')[0]}/api/v1/read_text_file?path={urllib.parse.quote(model)}")["content"]
+        labels = {n["label"] for g in json.loads(content)["graphs"] for n in g["nodes"]}
+        assert {"Conv2D", "MaxPool", "BatchNorm"} <= labels, labels
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -218,16 +218,29 @@ def _w_layer_norm(ctx, node):
     return ctx.getitem(out, 0)
 
 
+def _same_pads(ctx, spatial, kernel, stride, dilation) -> tuple[int, ...]:
+    """'same' as explicit (top, bottom, left, right) pads: XLA's rule, which is also MindSpore's (the total
+    `max((ceil(n/s)-1)*s + (k-1)*d + 1 - n, 0)`, its smaller half before), so the file pads as msx ran."""
+    if not all(isinstance(n, int) for n in spatial):
+        ctx.unsupported("Conv2D pad_mode='same' on a symbolic spatial dim (its padding depends on the size)")
+    pads = []
+    for n, k, s, d in zip(spatial, kernel, stride, dilation):
+        total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)
+
+
 @writes("Conv2D")
 def _w_conv2d(ctx, node):
     a = node.attrs
     w_shape = ctx.abstract(node.inputs[1]).shape
     mode = a.get("pad_mode", "valid")
-    if mode == "same":
-        ctx.unsupported("Conv2D pad_mode='same' (msx pads like XLA; write explicit padding)")
-    pads = tuple(a.get("padding", (0, 0, 0, 0))) if mode == "pad" else (0, 0, 0, 0)
     sh, sw = a.get("stride", (1, 1))
     dh, dw = a.get("dilation", (1, 1))
+    if mode == "same":
+        pads = _same_pads(ctx, ctx.abstract(node.inputs[0]).shape[2:], w_shape[2:], (sh, sw), (dh, dw))
+    else:
+        pads = tuple(a.get("padding", (0, 0, 0, 0))) if mode == "pad" else (0, 0, 0, 0)
     attrs = {"kernel_size": (w_shape[2], w_shape[3]), "mode": 1, "out_channel": w_shape[0],
              "pad_mode": "pad" if any(pads) else "valid", "pad": pads, "pad_list": pads,
              "stride": (1, 1, sh, sw), "dilation": (1, 1, dh, dw), "group": int(a.get("groups", 1)),

@@ -11,12 +11,11 @@ next batch meanwhile. A dataset row is `(*network inputs, label)` when a
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from .. import amp
-from ..dataset import Dataset
 from ..nn.cell import Cell
 from ..nn.optim import Optimizer
 from .callback import Callback, CallbackParams, ProgressBar, RunContext
@@ -24,6 +23,16 @@ from .callback._callback import CallbackList, as_callback_list, loss_tensor
 from .callback._progress import interactive
 from .metrics import Loss, Metric, get_metrics
 from .step import CompiledStep, EvalStep, TrainStep
+
+if TYPE_CHECKING:
+    from ..dataset import Dataset
+
+def _is_dataset(obj: Any) -> bool:
+    """Whether `obj` is an msx Dataset. msx.dataset is imported here, not at the top: it stands on grain
+    (~1 s), and `import msx` (which imports train) loads it only on first use."""
+    from ..dataset import Dataset
+    return isinstance(obj, Dataset)
+
 
 _KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "keep_fp32")
 
@@ -137,14 +146,14 @@ class Model:
             progress_bar: bool | None = None) -> None:
         """`train`, validating on `valid_dataset` every `valid_frequency` epochs: the results (the metrics, plus
         "eval_loss" with a loss_fn) reach the callbacks as `cb_params.eval_results` at the epoch's end."""
-        if valid_dataset is not None and not isinstance(valid_dataset, Dataset):
+        if valid_dataset is not None and not _is_dataset(valid_dataset):
             raise TypeError(f"Model.fit: valid_dataset must be an msx Dataset, got {type(valid_dataset).__name__}")
         if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, int) or valid_frequency < 1:
             raise ValueError(f"Model.fit: valid_frequency must be a positive int, got {valid_frequency!r}")
         self._run_training(epoch, train_dataset, callbacks, initial_epoch, valid_dataset, valid_frequency, progress_bar)
 
     def _check_dataset(self, where: str, dataset: Any) -> int:
-        if not isinstance(dataset, Dataset):
+        if not _is_dataset(dataset):
             raise TypeError(f"{where}: the dataset must be an msx Dataset (msx.dataset), got {type(dataset).__name__}")
         size = dataset.get_dataset_size()
         if size == 0:

@@ -2,7 +2,7 @@
 
     msx.viz.save(graph, "g.json", overlays=[msx.viz.ascend_cost(graph)])   # files Model Explorer loads
     msx.viz.show(train_step, x, y, stage="optimized")                    # a local Model Explorer, its URL
-    msx.viz.show("model.msxir")                                          # an exported graph
+    msx.viz.show("model.msxir")                                          # an exported graph (or a .mindir)
     python -m msx view model.msxir
 
 The graph side (`convert`) maps the IR onto Model Explorer's graph JSON: Cell
@@ -102,28 +102,46 @@ def save_stage(folder: str, stem: str, graph: Graph, stage: str) -> str:
 
 
 def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay] | Overlay | None = None,
-         host: str = "localhost", port: int | None = None, open_browser: bool = False, **kwargs):
-    """Start Model Explorer on `host` and show `target` (anything `graph_of` takes, or a saved `.json`).
+         host: str = "localhost", port: int | None = None, open_browser: bool = False, block: bool | None = None,
+         **kwargs):
+    """Start Model Explorer on `host` and show `target` (anything `graph_of` takes: a Graph, a function or Cell
+    with example arguments, an `.msxir` or MindSpore `.mindir` file; or a saved graph `.json`).
 
     Returns a `Viewer` (its `.url`; in a notebook it displays the page inline). The server runs in a
-    background thread of this process until it exits. `.msxir` files open through msx's adapter extension.
+    background thread of this process. `block=None` waits until Ctrl+C where a person is at a terminal (a
+    script run from a shell, as `plt.show()` would), and returns at once in a notebook or without a terminal
+    (a pipe, CI); `block=True`/`False` decides. `.msxir` files open through msx's adapter extension; a
+    `.mindir` is read by msx's MindIR reader and shown as its msx graph.
     """
     from .server import Viewer, serve
 
     folder = tempfile.mkdtemp(prefix="msx_viz_")
     files: list[str] = []
     node_data: list[str] = []
-    if isinstance(target, (str, os.PathLike)) and os.fspath(target).endswith(".json"):
-        files.append(os.path.abspath(os.fspath(target)))
-    elif isinstance(target, (str, os.PathLike)) and not overlays:
-        files.append(os.path.abspath(os.fspath(target)))   # the adapter converts it in the server
+    path = os.fspath(target) if isinstance(target, (str, os.PathLike)) else None
+    if path is not None and path.endswith(".json"):
+        files.append(os.path.abspath(path))
+    elif path is not None and path.endswith(".msxir") and not overlays:
+        files.append(os.path.abspath(path))   # the adapter converts it in the server
     else:
         graph = graph_of(target, *args, stage=stage, **kwargs)
         written = save(graph, os.path.join(folder, f"{_safe_name(graph.name)}.json"), overlays, stage=stage)
         files.append(written.pop("graph"))
         node_data += list(written.values())
-    url = serve(files, node_data, host=host, port=port, open_browser=open_browser)
-    return Viewer(url, files, node_data)
+    viewer = Viewer(url=serve(files, node_data, host=host, port=port, open_browser=open_browser), models=files,
+                    node_data=node_data)
+    if _at_a_terminal() if block is None else block:
+        print(f"Model Explorer is showing {path or 'the graph'} at\n{viewer.url}\n(Ctrl+C stops it)", flush=True)
+        viewer.wait()
+    return viewer
+
+
+def _at_a_terminal() -> bool:
+    """A plain script run from a shell (not a notebook kernel, not piped): where `show` should wait."""
+    import sys
+
+    in_kernel = "ipykernel" in sys.modules or hasattr(sys, "ps1")
+    return not in_kernel and sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 __all__ = ["graph_of", "to_model_explorer", "save", "save_stage", "show", "Overlay", "ascend_cost",

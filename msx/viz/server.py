@@ -56,6 +56,14 @@ class Viewer:
     def __init__(self, url: str, models: list[str], node_data: list[str], height: int = 850) -> None:
         self.url, self.models, self.node_data, self.height = url, models, node_data, height
 
+    def wait(self) -> None:
+        """Keep this process (and so the server thread) alive until Ctrl+C."""
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
     def _repr_html_(self) -> str:
         return (f'<iframe src="{html.escape(self.url)}" width="100%" height="{self.height}" '
                 f'style="border: 1px solid #ccc"></iframe>')

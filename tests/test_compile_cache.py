@@ -1,0 +1,92 @@
+"""The persistent compilation cache (`set_context(enable_compile_cache=True)`, MindSpore's env variables):
+a second process compiles nothing, a corrupt entry is recompiled (never loaded wrong), off by default.
+
+Each run is a fresh process (the cache is what survives one); jax's own monitoring events count the hits and
+misses, so nothing here is timed."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SCRIPT = r"""
+import json, sys
+import jax
+from jax import monitoring
+
+counts = {"hits": 0, "misses": 0}
+def listen(event, **kwargs):
+    if event == "/jax/compilation_cache/cache_hits":
+        counts["hits"] += 1
+    elif event == "/jax/compilation_cache/cache_misses":
+        counts["misses"] += 1
+monitoring.register_event_listener(listen)
+
+import numpy as np
+import msx as ms
+from msx import nn
+
+if sys.argv[1] == "context":
+    ms.set_context(enable_compile_cache=True, compile_cache_path=sys.argv[2])
+net = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+opt = nn.SGD(net.trainable_params(), 0.1)
+grad_fn = ms.value_and_grad(lambda x, y: nn.MSELoss()(net(x), y), None, opt.parameters)
+
+@ms.jit
+def step(x, y):
+    loss, grads = grad_fn(x, y)
+    opt(grads)
+    return loss
+
+x, y = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), ms.Tensor(np.ones((2, 2), np.float32))
+losses = [float(step(x, y)) for _ in range(3)]
+print(json.dumps({"losses": losses, **counts}))
+"""
+
+
+def _run(tmp_path, *args, env=None):
+    script = tmp_path / "step.py"
+    script.write_text(SCRIPT)
+    full_env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]), **(env or {}))
+    for key in ("MS_COMPILER_CACHE_ENABLE", "MS_COMPILER_CACHE_PATH"):
+        if not env or key not in env:
+            full_env.pop(key, None)
+    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=full_env,
+                          cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _entries(folder):
+    return [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith("-cache")]
+
+
+def test_second_process_compiles_nothing_and_corrupt_entries_are_rebuilt(tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, "context", str(cache))
+    folder = cache / "rank_0"                               # MindSpore's layout: one folder per rank
+    assert first["misses"] > 0 and _entries(folder)
+    second = _run(tmp_path, "context", str(cache))
+    assert second["misses"] == 0 and second["hits"] == first["misses"]
+    assert second["losses"] == first["losses"]
+    for path in _entries(folder):                           # every entry damaged: each is compiled again
+        blob = bytearray(open(path, "rb").read())
+        blob[len(blob) // 2] ^= 0xFF
+        del blob[-7:]
+        open(path, "wb").write(bytes(blob))
+    third = _run(tmp_path, "context", str(cache))
+    assert third["losses"] == first["losses"]
+
+
+def test_mindspore_environment_variables_and_off_by_default(tmp_path):
+    cache = tmp_path / "env_cache"
+    env = {"MS_COMPILER_CACHE_ENABLE": "1", "MS_COMPILER_CACHE_PATH": str(cache)}
+    first = _run(tmp_path, "env", env=env)
+    assert first["misses"] > 0 and _entries(cache / "rank_0")
+    assert _run(tmp_path, "env", env=env)["misses"] == 0
+    plain = _run(tmp_path, "off")
+    assert plain["hits"] == 0 and plain["misses"] == 0     # no cache consulted unless asked
+    assert plain["losses"] == first["losses"]
