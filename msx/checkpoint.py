@@ -298,6 +298,7 @@ def read_checkpoint(path: str, crc_check: bool = False) -> CheckpointFile:
         declared = int.from_bytes(head[:8], "little")
         safetensors_like = head[8:9] == b"{"
         if ms_checkpoint.is_ckpt(head) and not (safetensors_like and 8 + declared <= size):
+            ms_checkpoint.check_memory(path, size)
             blob = head + read_exact(f, size - len(head), path, "the checkpoint")
             entries, has_crc = ms_checkpoint.parse_ckpt(blob, path, crc_check)
             texts = {k: v for k, v in entries.items() if isinstance(v, str)}

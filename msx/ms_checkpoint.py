@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import warnings
 import zlib
 from typing import Iterator
@@ -270,6 +271,22 @@ def _text(raw: bytes, dims: list[int], where: str) -> str:
         return raw.decode("utf-32-le").rstrip("\x00")
     except UnicodeDecodeError:
         raise MalformedFileError(f"{where}: the str entry is not valid UTF-32 text") from None
+
+
+def check_memory(path: str, size: int) -> None:
+    """Refuse a protobuf checkpoint larger than the free memory before reading it (MindSpore's check).
+
+    The records are read whole into memory to be parsed; a file that cannot fit is a clear error at once
+    instead of a `MemoryError` (or the OOM killer) halfway through.
+    """
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # not POSIX, or the system does not say
+        return
+    if 0 < free < size:
+        raise MalformedFileError(f"{path}: the protobuf checkpoint is {size} bytes, more than the {free} bytes of free "
+                                 f"memory it must be read into; load it on a machine with more memory, or convert it "
+                                 f"to safetensors (ms.ckpt_to_safetensors) there")
 
 
 # ---------------------------------------------------------------- safetensors tagged "ms"

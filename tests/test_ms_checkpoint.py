@@ -296,6 +296,25 @@ def test_split_records_join_and_dims_zero_is_a_scalar(tmp_path):
     assert got["s"].shape == () and int(got["s"].asnumpy()) == 7
 
 
+def test_a_file_larger_than_free_memory_is_refused_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "sysconf", lambda name: {"SC_AVPHYS_PAGES": 2, "SC_PAGE_SIZE": 100}[name])
+    with pytest.raises(MalformedFileError, match="more than the 200 bytes of free memory"):
+        msx.load_checkpoint(golden("dtypes"))
+
+
+def test_large_entries_are_written_in_slices_and_joined(zoo, tmp_path, monkeypatch):
+    from msx import ms_checkpoint
+
+    monkeypatch.setattr(ms_checkpoint, "SLICE_BYTES", 5)  # MindSpore: 512 MiB; here every entry is split
+    msx.save_checkpoint(zoo, str(tmp_path / "sliced"), format="ckpt", crc_check=True)
+    blob = open(tmp_path / "sliced.ckpt", "rb").read()
+    float32 = [v.asnumpy().nbytes for v in zoo.values() if str(v.dtype) == "Float32"]  # f32, scalar, empty
+    assert blob.count(b"\x12\x07Float32") == sum(max(1, -(-n // 5)) for n in float32) == 7 + 1 + 1
+    back = msx.load_checkpoint(str(tmp_path / "sliced.ckpt"))
+    for k, v in zoo.items():
+        assert bits(back[k]).tobytes() == bits(v).tobytes() and back[k].shape == v.shape, k
+
+
 def test_mindspore_safetensors_metadata_is_validated(tmp_path):
     from msx import tensorfile
 
@@ -399,7 +418,7 @@ SmallCNN = define(nn)
 out = {}
 for path in json.loads(sys.argv[1]):
     fmt = "safetensors" if path.endswith(".safetensors") else "ckpt"
-    d = ms.load_checkpoint(path, format=fmt, crc_check="crc" in path)  # (MindSpore's safetensors CRC fails on bf16)
+    d = ms.load_checkpoint(path, format=fmt, crc_check=path.endswith(("crc.ckpt", "crc.safetensors", "sliced.ckpt")))  # (MindSpore's safetensors CRC fails on bf16)
     out[path] = {k: ["str", v] if isinstance(v, str) else
                  [str(v.dtype), list(v.shape), (v.view(ms.uint16) if v.dtype == ms.bfloat16 else v).asnumpy().tobytes().hex()]
                  for k, v in d.items()}
@@ -418,7 +437,7 @@ print("RESULT" + json.dumps(out))
 
 @pytest.mark.skipif(not MS_PYTHON, reason="set MSX_MINDSPORE_PYTHON to a Python with MindSpore 2.10 to run the "
                                           "live oracle (MindSpore loading msx-saved checkpoints)")
-def test_mindspore_loads_what_msx_saved(zoo, tmp_path):
+def test_mindspore_loads_what_msx_saved(zoo, tmp_path, monkeypatch):
     msx.set_seed(0)
     net = SmallCNN()
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
@@ -433,6 +452,11 @@ def test_mindspore_loads_what_msx_saved(zoo, tmp_path):
             path = str(tmp_path / f"{name}.{fmt}")
             msx.save_checkpoint(obj, path, format=fmt, **kw)
             paths.append(path)
+    from msx import ms_checkpoint
+
+    monkeypatch.setattr(ms_checkpoint, "SLICE_BYTES", 16)  # entries in several records, as MindSpore's > 512 MiB
+    paths.append(str(tmp_path / "sliced.ckpt"))
+    msx.save_checkpoint({k: v for k, v in zoo.items() if k != "empty"}, paths[-1], format="ckpt", crc_check=True)
     run = subprocess.run([MS_PYTHON, "-c", _LOADER, json.dumps(paths), GOLDEN], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     theirs = json.loads(run.stdout.split("RESULT", 1)[1])
