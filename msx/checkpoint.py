@@ -1,6 +1,10 @@
-"""Checkpoints: MindSpore's `save_checkpoint` / `load_checkpoint` / `load_param_into_net` on safetensors.
+"""Checkpoints: MindSpore's `save_checkpoint` / `load_checkpoint` / `load_param_into_net`.
 
-A checkpoint is a plain safetensors file (readable by any safetensors tool),
+Three formats are written (`format=`) and read (told apart by the content):
+msx's own (the default, below), MindSpore's protobuf `.ckpt` and MindSpore's
+safetensors tagged `ms` (both in `ms_checkpoint`, which MindSpore 2.10 loads).
+
+msx's checkpoint is a plain safetensors file (readable by any safetensors tool),
 keyed by `Parameter.name`, written atomically. Its metadata records the
 format (`msx.checkpoint`, version 2), the msx version, each tensor's
 SHA-256, which Parameters have `requires_grad`, and the SHA-256 of the whole
@@ -24,7 +28,7 @@ import re
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import jax.numpy as jnp
 import numpy as np
@@ -36,6 +40,9 @@ from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersio
                      TruncatedFileError)
 from .parallel import optimizer as parallel_optimizer
 from .tensor import Parameter, Tensor
+
+if TYPE_CHECKING:
+    from .nn.cell import Cell
 
 FORMAT = "msx.checkpoint"
 FORMAT_VERSION = 2
@@ -326,7 +333,7 @@ def read_checkpoint(path: str, crc_check: bool = False) -> CheckpointFile:
     return CheckpointFile(arrays, texts, order, requires_grad, metadata, writer)
 
 
-def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bool = False,
+def load_checkpoint(ckpt_file_name: str | os.PathLike, net: Cell | None = None, strict_load: bool = False,
                     filter_prefix: str | Iterable[str] | None = None, dec_key: bytes | None = None,
                     dec_mode: str = "AES-GCM", specify_prefix: str | Iterable[str] | None = None,
                     choice_func: Callable[[str], bool] | None = None, crc_check: bool = False,
@@ -475,7 +482,7 @@ def _digest_field(digest: str) -> bytes:
     return f'"{HEADER_DIGEST}":"{digest}"'.encode()
 
 
-def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False,
+def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False,
                         remove_redundancy: bool = False) -> tuple[list[str], list[str]]:
     """Load `parameter_dict` into `net`'s Parameters (by `Parameter.name`); returns (param_not_load, ckpt_not_load).
 
