@@ -81,7 +81,8 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
     `{"name": ..., "data": ...}` dicts, or a dict `{name: Tensor}`.
     `append_dict`: extra entries (e.g. `epoch_num`): numbers and Tensors are
     stored as tensors, strings as strings (load_checkpoint returns them as str).
-    `choice_func(name) -> bool` picks which entries to keep.
+    `choice_func(name) -> bool` picks which of `save_obj`'s entries to keep
+    (append_dict's are always kept, as in MindSpore).
 
     `format`: "msx" (the default: safetensors with SHA-256 checksums and
     `requires_grad`; ".ckpt" is appended unless the name ends in .ckpt or
@@ -102,6 +103,8 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
     path, remove_redundancy = _check_save_args(ckpt_file_name, format, async_save, enc_key, enc_mode, crc_check,
                                                kwargs)
     entries, texts = _collect(save_obj), {}
+    if choice_func is not None:  # as in MindSpore, on save_obj's entries only: append_dict's are always kept
+        entries = {k: v for k, v in entries.items() if choice_func(k)}
     if append_dict is not None and not isinstance(append_dict, dict):
         raise TypeError(f"save_checkpoint: append_dict must be a dict, got {type(append_dict).__name__}")
     for name, value in (append_dict or {}).items():
@@ -112,9 +115,6 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
         else:
             raise CheckpointError(f"save_checkpoint: append_dict entries must map a new str name to an int, float, "
                                   f"bool, str or Tensor, got {name!r}: {type(value).__name__}")
-    if choice_func is not None:
-        entries = {k: v for k, v in entries.items() if choice_func(k)}
-        texts = {k: v for k, v in texts.items() if choice_func(k)}
     whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
     arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # jax arrays are immutable: async-safe
     trainable = sorted(k for k, (_, g) in entries.items() if g)

@@ -195,9 +195,10 @@ def test_round_trip_every_dtype_scalar_string_and_empty(zoo, fmt, tmp_path):
 
 def test_save_arguments(zoo, tmp_path):
     net = SmallCNN()
-    msx.save_checkpoint(net, str(tmp_path / "a"), format="ckpt", choice_func=lambda n: n.startswith("bn."))
+    msx.save_checkpoint(net, str(tmp_path / "a"), format="ckpt", choice_func=lambda n: n.startswith("bn."),
+                        append_dict={"epoch": 1, "s": "x"})  # MindSpore keeps append_dict: [..., 'epoch', 's']
     assert list(msx.load_checkpoint(str(tmp_path / "a.ckpt"))) == ["bn.gamma", "bn.beta", "bn.moving_mean",
-                                                                  "bn.moving_variance"]
+                                                                  "bn.moving_variance", "epoch", "s"]
     msx.save_checkpoint(net, str(tmp_path / "b.safetensors"), format="safetensors", remove_redundancy=False)
     assert b'"remove_redundancy":"False"' in open(tmp_path / "b.safetensors", "rb").read()
     for bad, err in [(dict(enc_key=b"0" * 16), "enc_key"), (dict(format="onnx"), "format"),
