@@ -117,12 +117,15 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
                                   f"bool, str or Tensor, got {name!r}: {type(value).__name__}")
     whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
     arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # jax arrays are immutable: async-safe
+    # MindSpore's order: save_obj's entries, then append_dict's as given (strings among them)
+    ordered = {**{k: arrays[k] for k in arrays if k not in (append_dict or {})},
+               **{k: texts[k] if k in texts else arrays[k] for k in (append_dict or {})}}
     trainable = sorted(k for k, (_, g) in entries.items() if g)
     try:
         if format == "msx":
-            chunks: Any = [_msx_blob(arrays, texts, trainable)]
+            chunks: Any = [_msx_blob(ordered, trainable)]
         elif format == "ckpt":
-            chunks = ms_checkpoint.dump_ckpt({**arrays, **texts}, crc_check)
+            chunks = ms_checkpoint.dump_ckpt(ordered, crc_check)
         else:
             if texts:
                 raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
@@ -189,10 +192,13 @@ def _refuse_encryption(fn: str, arg: str, key: Any) -> None:
                               f"save it unencrypted")
 
 
-def _msx_blob(arrays: dict[str, np.ndarray], texts: dict[str, str], trainable: list[str]) -> bytes:
-    """msx's own checkpoint: safetensors with each entry's SHA-256, the strings, requires_grad, the header digest."""
-    digests = {k: _digest(a) for k, a in arrays.items()}  # in saving order
-    digests.update({k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()})
+def _msx_blob(ordered: dict[str, np.ndarray | str], trainable: list[str]) -> bytes:
+    """msx's own checkpoint: safetensors with each entry's SHA-256 (in saving order), the strings, requires_grad,
+    the header digest."""
+    arrays = {k: v for k, v in ordered.items() if not isinstance(v, str)}
+    texts = {k: v for k, v in ordered.items() if isinstance(v, str)}
+    digests = {k: hashlib.sha256(v.encode()).hexdigest() if isinstance(v, str) else _digest(v)
+               for k, v in ordered.items()}
     metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
                 "sha256": json.dumps(digests), "strings": json.dumps(texts),
                 "requires_grad": json.dumps(trainable), HEADER_DIGEST: "0" * 64}
