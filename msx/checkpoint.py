@@ -1,6 +1,10 @@
-"""Checkpoints: MindSpore's `save_checkpoint` / `load_checkpoint` / `load_param_into_net` on safetensors.
+"""Checkpoints: MindSpore's `save_checkpoint` / `load_checkpoint` / `load_param_into_net`.
 
-A checkpoint is a plain safetensors file (readable by any safetensors tool),
+Three formats are written (`format=`) and read (told apart by the content):
+msx's own (the default, below), MindSpore's protobuf `.ckpt` and MindSpore's
+safetensors tagged `ms` (both in `ms_checkpoint`, which MindSpore 2.10 loads).
+
+msx's checkpoint is a plain safetensors file (readable by any safetensors tool),
 keyed by `Parameter.name`, written atomically. Its metadata records the
 format (`msx.checkpoint`, version 2), the msx version, each tensor's
 SHA-256, which Parameters have `requires_grad`, and the SHA-256 of the whole
@@ -21,19 +25,24 @@ import hashlib
 import json
 import os
 import re
+import threading
+import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import jax.numpy as jnp
 import numpy as np
 
-from . import tensorfile
+from . import ms_checkpoint, tensorfile
 from .atomic import write_atomic
 from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
 from .parallel import optimizer as parallel_optimizer
 from .tensor import Parameter, Tensor
+
+if TYPE_CHECKING:
+    from .nn.cell import Cell
 
 FORMAT = "msx.checkpoint"
 FORMAT_VERSION = 2
@@ -46,6 +55,7 @@ _KEYS = {1: ({"format", "format_version", "sha256", "requires_grad"}, {"msx_vers
 _ALL_KEYS = set().union(*(r | o for r, o in _KEYS.values()))
 # safetensors writers whose files load "as is" (no msx checks): torch, TensorFlow, flax, numpy, MLX
 FOREIGN_TAGS = frozenset({"pt", "tf", "flax", "np", "mlx"})
+MINDSPORE_CKPT = "mindspore.ckpt"  # CheckpointFile.writer of a MindSpore protobuf checkpoint
 
 
 def _msx_version() -> str:
@@ -55,22 +65,48 @@ def _msx_version() -> str:
 
 
 # ---------------------------------------------------------------- save
-def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dict: dict | None = None,
-                    choice_func: Callable[[str], bool] | None = None, *, integrated_save: bool = True) -> None:
-    """Save Parameters to `ckpt_file_name` (".ckpt" is appended if it has no checkpoint suffix).
+FORMATS = ("msx", "ckpt", "safetensors")
+_async = {"thread": None, "error": None}  # the one checkpoint write in flight (MindSpore: one at a time)
+_async_lock = threading.Lock()
+
+
+def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated_save: bool = True,
+                    async_save: bool | str = False, append_dict: dict | None = None, enc_key: bytes | None = None,
+                    enc_mode: str = "AES-GCM", choice_func: Callable[[str], bool] | None = None,
+                    crc_check: bool = False, format: str = "msx", **kwargs: Any) -> None:
+    """Save Parameters to `ckpt_file_name`, in msx's format or one of MindSpore's (MindSpore's arguments, in order).
 
     `save_obj`: a Cell (all its Parameters, optimizer state included when the
     Cell holds the optimizer), a list of Parameters, Cells or MindSpore's
     `{"name": ..., "data": ...}` dicts, or a dict `{name: Tensor}`.
     `append_dict`: extra entries (e.g. `epoch_num`): numbers and Tensors are
-    stored as tensors, strings in the metadata (load_checkpoint returns them as str).
-    `choice_func(name) -> bool` picks which entries to keep.
+    stored as tensors, strings as strings (load_checkpoint returns them as str).
+    `choice_func(name) -> bool` picks which of `save_obj`'s entries to keep
+    (append_dict's are always kept, as in MindSpore).
+
+    `format`: "msx" (the default: safetensors with SHA-256 checksums and
+    `requires_grad`; ".ckpt" is appended unless the name ends in .ckpt or
+    .safetensors), "ckpt" (MindSpore's protobuf checkpoint, which MindSpore's
+    `load_checkpoint` reads; `crc_check=True` appends its CRC-32) or
+    "safetensors" (MindSpore's safetensors, tagged "ms"); as in MindSpore, the
+    name gets ".<format>" appended unless it ends with it.
+    `async_save` (True, "thread" or "process") returns once the values are
+    copied and writes the file on a background thread (msx never forks: a
+    process is a thread here); the next save waits for it, and
+    `async_ckpt_thread_status()` says whether it still runs. `enc_key`
+    (MindSpore's encryption) is refused. Every write is atomic.
 
     In a parallel job every rank writes the file it names (MindSpore's behaviour: give each rank its own
     directory); with `integrated_save` (the default) optimizer state sharded by the parallel optimizer is
     all-gathered into full tensors first — a collective, so every rank must call `save_checkpoint`.
     """
+    path, remove_redundancy = _check_save_args(ckpt_file_name, format, async_save, enc_key, enc_mode, crc_check,
+                                               kwargs)
     entries, texts = _collect(save_obj), {}
+    if choice_func is not None:  # as in MindSpore, on save_obj's entries only: append_dict's are always kept
+        entries = {k: v for k, v in entries.items() if choice_func(k)}
+    if append_dict is not None and not isinstance(append_dict, dict):
+        raise TypeError(f"save_checkpoint: append_dict must be a dict, got {type(append_dict).__name__}")
     for name, value in (append_dict or {}).items():
         if isinstance(value, str) and isinstance(name, str) and name not in entries:
             texts[name] = value
@@ -79,24 +115,127 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, append_dic
         else:
             raise CheckpointError(f"save_checkpoint: append_dict entries must map a new str name to an int, float, "
                                   f"bool, str or Tensor, got {name!r}: {type(value).__name__}")
-    if choice_func is not None:
-        entries = {k: v for k, v in entries.items() if choice_func(k)}
-        texts = {k: v for k, v in texts.items() if choice_func(k)}
     whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
-    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}
-    digests = {k: _digest(a) for k, a in arrays.items()}  # in saving order
-    digests.update({k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()})
-    metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
-                "sha256": json.dumps(digests), "strings": json.dumps(texts),
-                "requires_grad": json.dumps(sorted(k for k, (_, g) in entries.items() if g)), HEADER_DIGEST: "0" * 64}
+    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # jax arrays are immutable: async-safe
+    # MindSpore's order: save_obj's entries, then append_dict's as given (strings among them)
+    ordered = {**{k: arrays[k] for k in arrays if k not in (append_dict or {})},
+               **{k: texts[k] if k in texts else arrays[k] for k in (append_dict or {})}}
+    trainable = sorted(k for k, (_, g) in entries.items() if g)
     try:
-        blob = _seal(tensorfile.dump(arrays, metadata))
+        if format == "msx":
+            chunks: Any = [_msx_blob(ordered, trainable)]
+        elif format == "ckpt":
+            chunks = ms_checkpoint.dump_ckpt(ordered, crc_check)
+        else:
+            if texts:
+                raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
+                                f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
+            chunks = [ms_checkpoint.dump_safetensors(arrays, crc_check, remove_redundancy)]
     except TypeError as exc:
         raise CheckpointError(f"save_checkpoint: {exc}") from None
+    wait_async_save()
+    if not async_save:
+        write_atomic(path, chunks)
+        return
+    chunks = list(chunks)  # serialized now, from the copies: later training steps cannot change the file
+    thread = threading.Thread(target=_write_in_background, args=(path, chunks), name="msx-async-save-ckpt")
+    with _async_lock:
+        _async["thread"] = thread
+    thread.start()
+
+
+def _check_save_args(ckpt_file_name: Any, format: Any, async_save: Any, enc_key: Any, enc_mode: Any, crc_check: Any,
+                     kwargs: dict) -> tuple[str, bool | None]:
+    """The file name to write and `remove_redundancy`, after MindSpore's checks of save_checkpoint's arguments."""
+    if format not in FORMATS:
+        raise ValueError(f"save_checkpoint: format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
+    if not isinstance(async_save, (bool, str)) or (isinstance(async_save, str) and
+                                                   async_save not in ("thread", "process")):
+        raise ValueError(f"save_checkpoint: async_save must be a bool, 'thread' or 'process', got {async_save!r}")
+    _check_types("save_checkpoint", crc_check=(crc_check, bool), enc_mode=(enc_mode, str))
+    _refuse_encryption("save_checkpoint", "enc_key", enc_key)
+    unknown = set(kwargs) - {"remove_redundancy", "incremental", "global_step_num"}
+    if unknown:
+        raise TypeError(f"save_checkpoint() got unexpected keyword arguments {sorted(unknown)}")
+    if kwargs.get("incremental") or kwargs.get("global_step_num") is not None:
+        raise CheckpointError("save_checkpoint: incremental (MapParameter) saves and global_step_num (AITurbo) are "
+                              "not supported by msx")
+    remove_redundancy = kwargs.get("remove_redundancy")
+    if remove_redundancy is not None and not isinstance(remove_redundancy, bool):
+        raise TypeError(f"save_checkpoint: remove_redundancy must be a bool, got {type(remove_redundancy).__name__}")
+    if remove_redundancy is not None and format != "safetensors":
+        raise CheckpointError("save_checkpoint: remove_redundancy is recorded only in format='safetensors' files")
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"save_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
     path = os.fspath(ckpt_file_name)
-    if not path.endswith(_SUFFIXES):
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"save_checkpoint: ckpt_file_name {path!r} is a directory, it must be a file name")
+    if format == "msx" and not path.endswith(_SUFFIXES):
         path += ".ckpt"
-    write_atomic(path, [blob])
+    elif format != "msx" and not path.endswith(format):
+        path += f".{format}"
+    return path, remove_redundancy
+
+
+def _check_types(fn: str, **args: tuple[Any, type]) -> None:
+    """MindSpore's type checks of plain arguments: `name=(value, type)`."""
+    for name, (value, kind) in args.items():
+        if not isinstance(value, kind):
+            raise TypeError(f"{fn}: {name} must be a {kind.__name__}, got {type(value).__name__}")
+
+
+def _refuse_encryption(fn: str, arg: str, key: Any) -> None:
+    if key is not None:
+        raise CheckpointError(f"{fn}: encrypted checkpoints ({arg}) are not supported by msx: MindSpore encrypts "
+                              f"with its own native cipher framing (AES-GCM, AES-CBC, SM4-CBC), which msx does not "
+                              f"implement; decrypt the file with MindSpore (load_checkpoint(..., dec_key=...)) and "
+                              f"save it unencrypted")
+
+
+def _msx_blob(ordered: dict[str, np.ndarray | str], trainable: list[str]) -> bytes:
+    """msx's own checkpoint: safetensors with each entry's SHA-256 (in saving order), the strings, requires_grad,
+    the header digest."""
+    arrays = {k: v for k, v in ordered.items() if not isinstance(v, str)}
+    texts = {k: v for k, v in ordered.items() if isinstance(v, str)}
+    digests = {k: hashlib.sha256(v.encode()).hexdigest() if isinstance(v, str) else _digest(v)
+               for k, v in ordered.items()}
+    metadata = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "msx_version": _msx_version(),
+                "sha256": json.dumps(digests), "strings": json.dumps(texts),
+                "requires_grad": json.dumps(trainable), HEADER_DIGEST: "0" * 64}
+    return _seal(tensorfile.dump(arrays, metadata))
+
+
+def _write_in_background(path: str, chunks: list[bytes]) -> None:
+    try:
+        write_atomic(path, chunks)
+    except BaseException as exc:  # warned now, raised by the next save_checkpoint / wait_async_save
+        _async["error"] = exc
+        warnings.warn(f"save_checkpoint(async_save=...): writing {path} failed: {type(exc).__name__}: {exc}",
+                      RuntimeWarning, stacklevel=1)
+
+
+def _join_async_save() -> None:
+    with _async_lock:
+        thread = _async["thread"]
+    if thread is not None:
+        thread.join()
+
+
+def wait_async_save() -> None:
+    """Wait for the checkpoint write `async_save` started, and raise its error if it failed."""
+    _join_async_save()
+    with _async_lock:
+        _async["thread"] = None
+        error, _async["error"] = _async["error"], None
+    if error is not None:
+        raise CheckpointError(f"save_checkpoint: the asynchronous checkpoint write failed: "
+                              f"{type(error).__name__}: {error}") from error
+
+
+def async_ckpt_thread_status() -> bool:
+    """Whether a checkpoint write started with `async_save` is still running."""
+    thread = _async["thread"]
+    return thread is not None and thread.is_alive()
 
 
 def _collect(save_obj: Any) -> dict[str, tuple[Tensor, bool]]:
@@ -154,50 +293,83 @@ class CheckpointFile:
     writer: str  # "msx.checkpoint", or the foreign safetensors tag ("" when the file has none)
 
 
-def read_checkpoint(path: str) -> CheckpointFile:
-    """Read and check the checkpoint at `path`; a `LoadError` subclass names the first defect.
+def read_checkpoint(path: str, crc_check: bool = False) -> CheckpointFile:
+    """Read and check the checkpoint at `path` (msx's, MindSpore's protobuf or a safetensors file); a `LoadError`
+    subclass names the first defect.
 
-    The size the file's header declares is checked against the real size
-    before the rest is read, so a wrong path (`/dev/zero`, a huge foreign file
-    with a bad header) fails at once.
+    The format is told by the content, not the name. The size the file's
+    header declares is checked against the real size before the rest is read,
+    so a wrong path (`/dev/zero`, a huge foreign file with a bad header) fails
+    at once. `crc_check=True` warns (as MindSpore does) when a MindSpore file
+    has no CRC; a CRC the file has is always checked.
     """
     f, size = open_regular(path, "checkpoint")
     with f:
         if size == 0:
             raise TruncatedFileError(f"{path} is empty")
         head = f.read(min(size, 9))
-        if len(head) > 8 and head[8:9] != b"{":
+        declared = int.from_bytes(head[:8], "little")
+        safetensors_like = head[8:9] == b"{"
+        if ms_checkpoint.is_ckpt(head) and not (safetensors_like and 8 + declared <= size):
+            ms_checkpoint.check_memory(path, size)
+            blob = head + read_exact(f, size - len(head), path, "the checkpoint")
+            entries, has_crc = ms_checkpoint.parse_ckpt(blob, path, crc_check)
+            texts = {k: v for k, v in entries.items() if isinstance(v, str)}
+            arrays = {k: v for k, v in entries.items() if not isinstance(v, str)}
+            return CheckpointFile(arrays, texts, list(entries), {}, {"crc32": "checked"} if has_crc else {},
+                                  MINDSPORE_CKPT)
+        if len(head) > 8 and not safetensors_like:
             hint = " (it looks like a Python pickle; msx never unpickles files)" if head[:1] == b"\x80" else \
-                " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else \
-                " (it looks like a MindSpore protobuf checkpoint, which msx does not read: re-save it in MindSpore " \
-                "with save_checkpoint(..., format='safetensors'))" if head[:1] == b"\x0a" else ""
-            raise BadMagicError(f"{path} is not a safetensors checkpoint{hint}")
-        if size >= 8 and 8 + int.from_bytes(head[:8], "little") > size:
-            raise TruncatedFileError(f"{path} is truncated: its header says {int.from_bytes(head[:8], 'little')} "
+                " (it is an MSXIR graph file: use msx.load)" if head.startswith(b"\x89MSXIR") else ""
+            raise BadMagicError(f"{path} is not a checkpoint (neither safetensors nor MindSpore's protobuf){hint}")
+        if size >= 8 and 8 + declared > size:
+            raise TruncatedFileError(f"{path} is truncated: its header says {declared} "
                                      f"header bytes, the file has {size} bytes in all")
         blob = head + read_exact(f, size - len(head), path, "the checkpoint")
     arrays, metadata = tensorfile.parse(blob, path)
     if HEADER_DIGEST in metadata:  # first: damage anywhere in the header (the format tag too) is reported as such
         _check_header_digest(path, blob, metadata[HEADER_DIGEST])
     writer = _writer(path, metadata)
+    if writer == ms_checkpoint.SAFETENSORS_TAG:
+        order = ms_checkpoint.check_safetensors(arrays, metadata, path, crc_check)
+        return CheckpointFile(arrays, {}, order, {}, metadata, writer)
     if writer != FORMAT:
         return CheckpointFile(arrays, {}, list(arrays), {}, metadata, writer)
     order, requires_grad, texts = _check_metadata(path, blob, arrays, metadata)
     return CheckpointFile(arrays, texts, order, requires_grad, metadata, writer)
 
 
-def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bool = False,
-                    filter_prefix: str | Iterable[str] | None = None, specify_prefix: str | Iterable[str] | None = None,
-                    choice_func: Callable[[str], bool] | None = None) -> dict[str, Parameter | str]:
+def load_checkpoint(ckpt_file_name: str | os.PathLike, net: Cell | None = None, strict_load: bool = False,
+                    filter_prefix: str | Iterable[str] | None = None, dec_key: bytes | None = None,
+                    dec_mode: str = "AES-GCM", specify_prefix: str | Iterable[str] | None = None,
+                    choice_func: Callable[[str], bool] | None = None, crc_check: bool = False,
+                    remove_redundancy: bool = False, format: str = "ckpt") -> dict[str, Parameter | str]:
     """`{name: Parameter}` from a checkpoint (str for strings saved with append_dict); with `net`, also
-    `load_param_into_net(net, ..., strict_load)`.
+    `load_param_into_net(net, ..., strict_load, remove_redundancy)`. MindSpore's arguments, in its order.
 
+    Reads msx's checkpoints, MindSpore's protobuf `.ckpt` and MindSpore's (or
+    any known writer's) safetensors, told apart by the content: `format`
+    ("ckpt" or "safetensors") is checked but needs not match the file.
     `filter_prefix` drops names with these prefixes, `specify_prefix` keeps only
     names with them, `choice_func(name) -> bool` keeps the names it accepts.
+    `crc_check=True` warns when a MindSpore file has no CRC (a CRC a file has
+    is always verified). `dec_key` (MindSpore's encryption) is refused. As
+    in MindSpore, nothing left after the filters is an error.
     """
-    ckpt = read_checkpoint(os.fspath(ckpt_file_name))
-    drop = (filter_prefix,) if isinstance(filter_prefix, str) else tuple(filter_prefix or ())
-    keep = (specify_prefix,) if isinstance(specify_prefix, str) else tuple(specify_prefix or ())
+    if format not in FORMATS:
+        raise ValueError(f"load_checkpoint: format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
+    _check_types("load_checkpoint", strict_load=(strict_load, bool), crc_check=(crc_check, bool),
+                 remove_redundancy=(remove_redundancy, bool), dec_mode=(dec_mode, str))
+    _refuse_encryption("load_checkpoint", "dec_key", dec_key)
+    drop, keep = _prefixes(filter_prefix, "filter_prefix"), _prefixes(specify_prefix, "specify_prefix")
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"load_checkpoint: ckpt_file_name must be a str or path, got {type(ckpt_file_name).__name__}")
+    _join_async_save()  # a file an async save is still writing is read once it is complete
+    path = os.fspath(ckpt_file_name)
+    if not os.path.exists(path):  # MindSpore: a ValueError saying so (CheckpointError is one), not an OSError
+        raise CheckpointError(f"load_checkpoint: the checkpoint file {os.path.realpath(path)} does not exist; check "
+                              f"ckpt_file_name")
+    ckpt = read_checkpoint(path, crc_check)
     params = {}
     for name in ckpt.order:
         if (drop and name.startswith(drop)) or (keep and not name.startswith(keep)) or \
@@ -205,16 +377,32 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net=None, strict_load: bo
             continue
         params[name] = ckpt.texts[name] if name in ckpt.texts else \
             Parameter(Tensor(ckpt.arrays[name]), name=name, requires_grad=ckpt.requires_grad.get(name, True))
+    if not params and ckpt.order:
+        raise CheckpointError(f"load_checkpoint: nothing of {path} is left after filter_prefix, "
+                              f"specify_prefix and choice_func; check them")
     if net is not None:
-        load_param_into_net(net, params, strict_load)
+        load_param_into_net(net, params, strict_load, remove_redundancy)
     return params
+
+
+def _prefixes(prefix: Any, what: str) -> tuple[str, ...]:
+    """MindSpore's check of specify_prefix / filter_prefix: a non-empty str, or a non-empty list/tuple of them."""
+    if prefix is None:
+        return ()
+    prefix = (prefix,) if isinstance(prefix, str) else prefix
+    if not isinstance(prefix, (list, tuple)) or not all(isinstance(p, str) for p in prefix):
+        raise TypeError(f"load_checkpoint: {what} must be a str or a list/tuple of str, got {prefix!r}")
+    if not prefix or "" in prefix:
+        raise ValueError(f"load_checkpoint: {what} must not be empty nor contain '', got {prefix!r}")
+    return tuple(prefix)
 
 
 def _writer(path: str, metadata: dict[str, str]) -> str:
     """Who wrote the file, recognised positively: msx (its tag), or a safetensors writer whose tag is known.
 
     A file carrying any of msx's metadata keys is an msx checkpoint whatever
-    its tag says, so damage to the tag cannot make a file skip its checks.
+    its tag says (one carrying MindSpore's `crc_num`/`remove_redundancy` is
+    MindSpore's), so damage to the tag cannot make a file skip its checks.
     """
     tag = metadata.get("format")
     if tag == FORMAT:
@@ -223,10 +411,16 @@ def _writer(path: str, metadata: dict[str, str]) -> str:
     if ours:
         raise MalformedFileError(f"{path}: the file carries msx checkpoint metadata ({', '.join(ours)}) but its "
                                  f"format tag is {tag!r}, not {FORMAT!r}; the file is damaged")
+    if tag == ms_checkpoint.SAFETENSORS_TAG:
+        return tag
+    theirs = sorted(set(metadata) & ms_checkpoint.SAFETENSORS_KEYS - {"format"})
+    if theirs:
+        raise MalformedFileError(f"{path}: the file carries MindSpore checkpoint metadata ({', '.join(theirs)}) but "
+                                 f"its format tag is {str(tag)[:40]!r}, not 'ms'; the file is damaged")
     if tag is None or tag in FOREIGN_TAGS:
         return tag or ""
     raise BadMagicError(f"{path}: unknown safetensors format tag {str(tag)[:40]!r}; msx reads {FORMAT!r} files and "
-                        f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS))} or untagged")
+                        f"safetensors files tagged {', '.join(sorted(FOREIGN_TAGS | {ms_checkpoint.SAFETENSORS_TAG}))} or untagged")
 
 
 def _check_metadata(path: str, blob: bytes, arrays: dict[str, np.ndarray],
@@ -294,7 +488,8 @@ def _digest_field(digest: str) -> bytes:
     return f'"{HEADER_DIGEST}":"{digest}"'.encode()
 
 
-def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) -> tuple[list[str], list[str]]:
+def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False,
+                        remove_redundancy: bool = False) -> tuple[list[str], list[str]]:
     """Load `parameter_dict` into `net`'s Parameters (by `Parameter.name`); returns (param_not_load, ckpt_not_load).
 
     With `strict_load=False` (MindSpore's default) a Parameter missing by its
@@ -302,9 +497,17 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False) ->
     ends with, the shortest such), and floats convert to the Parameter's float
     dtype (ints to its int dtype). Shapes must match, and with
     `strict_load=True` dtypes too; every mismatch is reported before anything
-    is loaded.
+    is loaded. `remove_redundancy=True` (a checkpoint deduplicated across
+    ranks) is refused: msx does not redistribute deduplicated slices.
     """
     from .nn.cell import Cell
+
+    if not isinstance(strict_load, bool) or not isinstance(remove_redundancy, bool):
+        raise TypeError("load_param_into_net: strict_load and remove_redundancy must be bools")
+    if remove_redundancy:
+        raise CheckpointError("load_param_into_net: remove_redundancy=True (a checkpoint saved with redundancy "
+                              "removed across ranks) is not supported by msx; save the checkpoint with "
+                              "remove_redundancy=False")
 
     if not isinstance(net, Cell):
         raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")

@@ -1,13 +1,7 @@
 """`msx.train.serialization`: MindSpore's checkpoint and graph I/O names (`save_checkpoint`, `load_checkpoint`,
 `load_param_into_net`, `export`, `load`, `async_ckpt_thread_status`)."""
-from ..checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from ..checkpoint import async_ckpt_thread_status, load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from ..export import export, load  # noqa: F401
-
-
-def async_ckpt_thread_status() -> bool:
-    """Whether an asynchronous checkpoint write is still running: never, msx writes checkpoints synchronously
-    (atomically, before `save_checkpoint` returns)."""
-    return False
 
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "async_ckpt_thread_status"]
@@ -19,10 +13,12 @@ def load_checkpoint_async(ckpt_file_name, net=None, strict_load: bool = False, f
     {name: Parameter} dict (MindSpore's way to overlap checkpoint reading with network building)."""
     import concurrent.futures
 
-    if dec_key is not None:
-        raise ValueError("load_checkpoint_async: encrypted checkpoints (dec_key) are not supported by msx")
+    from ..checkpoint import _refuse_encryption
+
+    _refuse_encryption("load_checkpoint_async", "dec_key", dec_key)  # at the call, not in the future
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="msx-ckpt-load")
-    future = pool.submit(load_checkpoint, ckpt_file_name, net, strict_load, filter_prefix, specify_prefix, choice_func)
+    future = pool.submit(load_checkpoint, ckpt_file_name, net, strict_load, filter_prefix, dec_key, dec_mode,
+                         specify_prefix, choice_func)
     pool.shutdown(wait=False)
     return future
 
@@ -57,31 +53,26 @@ def _convert_files(what: str, file_path, save_path, name_map, file_name_regex, s
 
 
 def ckpt_to_safetensors(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num: int = 1):
-    """Write each checkpoint (`.ckpt`, a file or a directory of them) as a plain safetensors file
-    (`<name>.safetensors`, no msx metadata: readable by torch/flax tools); `name_map` renames entries."""
-    import numpy as np
-
-    from ..atomic import write_atomic
-    from .. import tensorfile
-    from ..checkpoint import load_checkpoint
-
-    for src, dst in _convert_files("ckpt_to_safetensors", file_path, save_path, name_map, file_name_regex,
-                                   ".ckpt", ".safetensors"):
-        params = load_checkpoint(src)
-        arrays = {(name_map or {}).get(k, k): np.asarray(v.asnumpy()) for k, v in params.items()
-                  if not isinstance(v, str)}
-        write_atomic(dst, [tensorfile.dump(arrays, None)])
+    """Write each checkpoint (`.ckpt`, a file or a directory of them) as MindSpore's safetensors
+    (`<name>.safetensors`, tagged "ms": readable by any safetensors tool); `name_map` renames entries.
+    `append_dict` strings are dropped (safetensors holds tensors only)."""
+    _convert("ckpt_to_safetensors", file_path, save_path, name_map, file_name_regex, ".ckpt", "safetensors")
 
 
 def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num: int = 1):
-    """Write each safetensors file (a file or a directory of `.safetensors`) as an msx checkpoint
-    (`<name>.ckpt`, checksummed); `name_map` renames entries."""
+    """Write each safetensors file (a file or a directory of `.safetensors`) as MindSpore's protobuf checkpoint
+    (`<name>.ckpt`, which MindSpore loads); `name_map` renames entries."""
+    _convert("safetensors_to_ckpt", file_path, save_path, name_map, file_name_regex, ".safetensors", "ckpt")
+
+
+def _convert(what: str, file_path, save_path, name_map, file_name_regex, src_suffix: str, dst_format: str) -> None:
     from ..checkpoint import load_checkpoint, save_checkpoint
 
-    for src, dst in _convert_files("safetensors_to_ckpt", file_path, save_path, name_map, file_name_regex,
-                                   ".safetensors", ".ckpt"):
+    for src, dst in _convert_files(what, file_path, save_path, name_map, file_name_regex, src_suffix,
+                                   "." + dst_format):
         params = load_checkpoint(src)
-        save_checkpoint({(name_map or {}).get(k, k): v for k, v in params.items() if not isinstance(v, str)}, dst)
+        save_checkpoint({(name_map or {}).get(k, k): v for k, v in params.items() if not isinstance(v, str)}, dst,
+                        format=dst_format)
 
 
 __all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt"]
