@@ -219,7 +219,8 @@ def _exit_text(code: int | None) -> str:
 def _join_failed(w: Worker) -> bool:
     """The worker failed while it was joining jax's cluster (msx's join error, or jax's abort in it)."""
     text = _read_log(w.log_path)
-    return JOINED_MARK not in text and ("could not join the cluster" in text or w.joining)
+    return JOINED_MARK not in text and (w.joining or "could not join the cluster" in text
+                                        or "CoordinationService/RegisterTask" in text)
 
 
 def tail(path: str, lines: int = TAIL_LINES) -> str:

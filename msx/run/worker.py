@@ -108,10 +108,17 @@ def heartbeat(channel: Channel, every: float, parent: int | None) -> None:
         cpu, last = used, now
         message = {"kind": "beat", "stalled_since": since, "joining": _joining(frame)}
         if not told and now - since >= every:  # where it stands, once per stall
-            message["where"] = "".join(traceback.format_stack(frame)[-STACK_FRAMES:])
+            message["where"] = _where(frame)
             told = True
         del frame
         channel.send(**message)
+
+
+def _where(frame) -> str:
+    """The main thread's last frames, without this wrapper's and runpy's."""
+    mine = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
+    stack = [s for s in traceback.extract_stack(frame) if os.path.abspath(s.filename) not in mine]
+    return "".join(traceback.format_list(stack[-STACK_FRAMES:]))
 
 
 def _user_traceback(tb):
