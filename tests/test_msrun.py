@@ -99,6 +99,10 @@ def test_a_hung_worker_fails_the_job_within_the_timeout_naming_it(tmp_path, caps
     assert all_gone(pids(tmp_path))
 
 
+def test_a_rank_done_with_its_script_is_not_hung_while_it_waits_for_the_others(tmp_path, capsys):
+    assert msrun(tmp_path, "linger", "--timeout=1") == 0, capsys.readouterr().err
+
+
 def test_a_raising_worker_is_reported_first_and_fast(tmp_path, capsys):
     assert msrun(tmp_path, "raise") == 1
     returned = time.time()

@@ -46,6 +46,7 @@ class Worker:
     joining: bool = False
     where: str = ""
     failed: bool = False
+    finished: bool = False  # its script is done; it may wait at jax's shutdown barrier for the others
 
 
 @dataclass
@@ -149,6 +150,8 @@ def _take(w: Worker, line: bytes) -> None:
         w.stalled_since, w.last_beat = float(message["stalled_since"]), time.monotonic()
         w.joining = bool(message.get("joining"))
         w.where = message.get("where", w.where)
+    elif kind == "finished":
+        w.finished = True
     elif kind in ("error", "exit") and w.report is None:
         w.report = message
 
@@ -241,8 +244,8 @@ def _hung(workers: Sequence[Worker], timeout: float) -> list[tuple[Worker, float
     when, the earliest first (the hung one; the later ones are likely waiting for it). Else []."""
     now, still = time.monotonic(), []
     for w in workers:
-        if w.process.poll() is not None or w.joining:
-            continue  # the cluster forming is --cluster_time_out's
+        if w.process.poll() is not None or w.joining or w.finished:
+            continue  # the cluster forming is --cluster_time_out's; a finished rank waits for the others
         heard = w.last_beat if w.last_beat is not None else w.started
         since = heard if now - heard > timeout else (w.stalled_since if w.stalled_since is not None else now)
         still.append((w, since))

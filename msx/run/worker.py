@@ -167,6 +167,8 @@ def main(argv: list[str]) -> None:
         if exc.code not in (None, 0):
             channel.send(kind="exit", t=time.monotonic(), code=exc.code if isinstance(exc.code, int) else 1,
                          message=str(exc.code))
+        else:
+            channel.send(kind="finished")
         raise
     except BaseException as exc:  # KeyboardInterrupt too: the rank stops with an error either way
         tb = _user_traceback(exc.__traceback__)
@@ -176,6 +178,7 @@ def main(argv: list[str]) -> None:
         sys.excepthook(type(exc), exc, tb)
         sys.stderr.flush()
         raise SystemExit(1) from None
+    channel.send(kind="finished")  # what follows (atexit: jax's shutdown barrier) may wait for the other ranks
 
 
 def _type_name(cls: type) -> str:

@@ -7,6 +7,8 @@ and writes `OUT_DIR/pids_<rank>` = "<its pid> <child's pid>", then by MODE:
 - `leftover`: every rank exits 0 at once, leaving its child running.
 - `wait`: every rank sleeps (msrun is SIGKILLed from outside).
 - `raise`: rank 1 writes OUT_DIR/raised_at (time.time()) and raises ValueError two calls deep; rank 0 sleeps.
+- `linger`: rank 0's script ends at once but an atexit handler keeps it 3 s (as jax's shutdown barrier keeps a
+  rank that waits for the others); rank 1 computes in Python for 3 s; both exit 0.
 - `hang`: rank 1 writes OUT_DIR/ready and sleeps in `wait_forever` (hung); rank 0 computes in Python until 1 s
   after that, then sleeps too (as a peer waiting for it in a collective would).
 """
@@ -43,6 +45,15 @@ def step(n: int) -> int:
 
 
 if mode == "leftover":
+    sys.exit(0)
+if mode == "linger":
+    if rank == 0:
+        import atexit
+        atexit.register(time.sleep, 3)
+    else:
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            step(200)
     sys.exit(0)
 if rank == 1 and mode == "die":
     wait_for("pids_0")
