@@ -126,6 +126,17 @@ def test_summary_collector_in_model_train(tmp_path):
     np.testing.assert_allclose(loss.value.values, [seen[s] for s in loss.step], rtol=1e-6)
     assert set(reader.histograms.tag) == {"1.weight/auto"}
     assert sorted(step for tag, step in _images(tmp_path) if tag == "input_data/auto") == [1, 3, 6, 9, 12, 15]
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tmp_path))
+    acc.Reload()
+    nodes = {n.name: n for n in acc.Graph().node}  # the training step: forward and backward inside Grad's body
+    ops_seen = {n.op for n in nodes.values()}
+    assert {"Grad", "OptimizerUpdate", "Dense", "Flatten", "CrossEntropy", "Parameter", "Output"} <= ops_seen, ops_seen
+    grad = next(name for name, n in nodes.items() if n.op == "Grad")
+    dense = [name for name, n in nodes.items() if n.op == "Dense"]
+    assert dense == [f"{grad}/body/network/1/Dense_1"], dense  # inside Grad's body, under its Cell's scope
+    assert all(i.split(":")[0] in nodes for n in nodes.values() for i in n.input)  # every edge has its node
 
 
 def test_misuse_is_refused_as_mindspore_refuses_it(tmp_path):
@@ -158,9 +169,9 @@ def test_misuse_is_refused_as_mindspore_refuses_it(tmp_path):
         ms.SummaryCollector(str(tmp_path), collect_freq=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ms.SummaryCollector(str(tmp_path), collect_specified_data={"collect_graph": True},
+        ms.SummaryCollector(str(tmp_path), collect_specified_data={"collect_dataset_graph": True},
                             custom_lineage_data={"version": "r1"})._record.close()
-    assert any("collect_graph" in str(w.message) for w in caught)
+    assert any("collect_dataset_graph" in str(w.message) for w in caught)
     assert any("custom_lineage_data" in str(w.message) for w in caught)
 
 

@@ -26,11 +26,12 @@ import numpy as np
 
 from ..atomic import write_atomic
 from ..errors import MsxError
+from ..ir.graph import Const, Graph
 from ..ops import summary_ops
 from ..tensor import Tensor
 
 VALUE_PLUGINS = summary_ops.KINDS  # scalar, image, histogram, tensor
-MINDINSIGHT_PLUGINS = ("graph", "train_lineage", "eval_lineage", "dataset_graph", "custom_lineage_data",
+MINDINSIGHT_PLUGINS = ("train_lineage", "eval_lineage", "dataset_graph", "custom_lineage_data",
                        "LANDSCAPE")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]*$")  # MindSpore's check_str_by_regular for prefix and suffix
 IMAGE_COLUMNS = 8
@@ -55,8 +56,9 @@ class SummaryRecord:
     """Collect summary values and write them to a TensorBoard event file in `log_dir` at each `record(step)`.
 
     Use it as a context manager or call `close()`: the file is complete only when closed (or flushed).
-    `num_process` only tunes MindSpore's writer processes and is accepted; `network` asks for the graph, which
-    msx does not write (warned); `export_options={'tensor_format': 'npy'}` also saves every tensor value as
+    `num_process` only tunes MindSpore's writer processes and is accepted; `network` asks for the graph of a
+    compiled network, which msx cannot take without example inputs (warned: `add_value('graph', name,
+    msx.viz.graph_of(net, *inputs))` writes one); `export_options={'tensor_format': 'npy'}` also saves every tensor value as
     `export_<time>/tensor/<tag>_<step>.npy` beside the event file.
     """
 
@@ -76,8 +78,9 @@ class SummaryRecord:
             raise TypeError(f"SummaryRecord: `raise_exception` must be a bool, got {type(raise_exception).__name__}")
         self._export = _export_options(export_options)
         if network is not None:
-            warnings.warn("SummaryRecord(network=...): msx does not write the graph to the summary (TensorBoard's "
-                          "graph view); see msx.viz for msx's graph view", stacklevel=2)
+            warnings.warn("SummaryRecord(network=...): msx needs example inputs to capture a graph, so it is not "
+                          "written; add_value('graph', 'net', msx.viz.graph_of(network, *inputs)) writes it",
+                          stacklevel=2)
         if max_file_size is not None and max_file_size < 0:
             warnings.warn(f"SummaryRecord: max_file_size should be > 0, got {max_file_size}: no limit", stacklevel=2)
             max_file_size = None
@@ -89,6 +92,7 @@ class SummaryRecord:
             SummaryRecord.count += 1
         self._closed, self._mode, self._pool = False, "train", defaultdict(dict)
         self._ops: dict[tuple[str, str], np.ndarray] = {}
+        self._graph: Graph | None = None
         self._ops_lock = threading.Lock()
         self._remaining, self._raise = max_file_size, raise_exception
         self._stamp = str(int(time.time()))
@@ -128,6 +132,12 @@ class SummaryRecord:
 
     def add_value(self, plugin: str, name: str, value: Tensor) -> None:
         """Add `value` (a Tensor) under `name` to the next record; `plugin`: scalar, image, histogram, tensor."""
+        if plugin == "graph":
+            if not isinstance(value, Graph):
+                raise TypeError("SummaryRecord.add_value: the 'graph' plugin takes an msx Graph (msx.viz.graph_of, "
+                                f"JitFunction.capture), got {type(value).__name__}")
+            self._graph = value
+            return
         if plugin in MINDINSIGHT_PLUGINS:
             raise SummaryError(f"SummaryRecord.add_value: plugin {plugin!r} is MindInsight's (lineage, graphs, "
                                "landscapes); msx writes TensorBoard files and has no such record")
@@ -156,6 +166,9 @@ class SummaryRecord:
         if self._mode == "train":
             for (kind, tag), array in taken.items():
                 self._pool[kind][tag] = _checked(kind, tag, array, f"{kind.capitalize()}Summary")
+        if self._graph is not None and (plugin_filter is None or plugin_filter("graph")):
+            self._write_graph(self._graph, step)
+        self._graph = None
         pool, self._pool = self._pool, defaultdict(dict)
         values = [self._proto(kind, tag, array, step) for kind, tags in pool.items()
                   if plugin_filter is None or plugin_filter(kind) for tag, array in tags.items()]
@@ -207,10 +220,19 @@ class SummaryRecord:
     def _write(self, values: list, step: int) -> None:
         from tensorboardX.proto import event_pb2, summary_pb2
 
-        if not values or self._writer is None:
+        if values:
+            merged = summary_pb2.Summary(value=[v for summary in values for v in summary.value])
+            self._write_event(event_pb2.Event(wall_time=time.time(), step=step, summary=merged), step)
+
+    def _write_graph(self, graph: Graph, step: int) -> None:
+        from tensorboardX.proto import event_pb2
+
+        self._write_event(event_pb2.Event(wall_time=time.time(), step=step,
+                                          graph_def=graph_def(graph).SerializeToString()), step)
+
+    def _write_event(self, event, step: int) -> None:
+        if self._writer is None:
             return
-        merged = summary_pb2.Summary(value=[v for summary in values for v in summary.value])
-        event = event_pb2.Event(wall_time=time.time(), step=step, summary=merged)
         size = event.ByteSize() + 16  # a record's length, its CRCs and the data
         try:
             if self._remaining is not None:
@@ -308,3 +330,53 @@ def _tensor_summary(tag: str, array: np.ndarray):
         tensor_content=np.ascontiguousarray(array).tobytes())
     metadata = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="tensor"))
     return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, tensor=proto, metadata=metadata)])
+
+
+def graph_def(graph: Graph):
+    """An msx graph as TensorBoard's GraphDef: one node per IR node, named `<Cell scope>/<op>_<index>` so that
+    TensorBoard groups them by Cell, with the bodies of `Grad`, loops and the like inside their node's name."""
+    from tensorboardX.proto import attr_value_pb2, graph_pb2, node_def_pb2
+
+    out = graph_pb2.GraphDef()
+
+    def text(value) -> "attr_value_pb2.AttrValue":
+        return attr_value_pb2.AttrValue(s=str(value).encode())
+
+    def add(name: str, op: str, inputs: list[str], attrs: dict) -> None:
+        out.node.append(node_def_pb2.NodeDef(name=name, op=op, input=inputs,
+                                             attr={k: text(v) for k, v in attrs.items()}))
+
+    def walk(g: Graph, prefix: str, bound: list[str] | None, root: str) -> None:
+        source: dict[int, str] = {}
+
+        def feeds(values) -> list[str]:
+            return [source[v.id] for v in values if not isinstance(v, Const) and v.id in source]
+
+        for i, v in enumerate(g.inputs):
+            name = f"{prefix}input_{i}"
+            add(name, "Input", [bound[i]] if bound is not None and i < len(bound) and bound[i] else [],
+                {"type": v})
+            source[v.id] = name
+        for v in g.params:
+            source[v.id] = f"{prefix}param/{_node_name(v.name)}"
+            add(source[v.id], "Parameter", [], {"type": v})
+        for i, node in enumerate(g.nodes):
+            scope = node.scope[len(root):].lstrip("/") if root and node.scope.startswith(root) else node.scope
+            name = f"{prefix}{_node_name(scope) + '/' if scope else ''}{node.op}_{i}"
+            add(name, node.op, feeds(node.inputs), {**node.attrs, "outputs": ", ".join(map(str, node.outputs))})
+            for k, v in enumerate(node.outputs):
+                source[v.id] = name if k == 0 else f"{name}:{k}"
+            for key, sub in node.subgraphs.items():
+                walk(sub, f"{name}/{key}/", feeds(node.inputs) if len(sub.inputs) == len(node.inputs) else None,
+                     node.scope)
+        add(f"{prefix}output", "Output", feeds(g.outputs), {})
+        for pname, value in g.updates:
+            add(f"{prefix}update/{_node_name(pname)}", "Update", feeds([value]), {"parameter": pname})
+
+    walk(graph, "", None, "")
+    return out
+
+
+def _node_name(text: str) -> str:
+    """A TensorBoard node name piece: letters, digits and `_ . - /`."""
+    return re.sub(r"[^A-Za-z0-9_./-]", "_", text).strip("/") or "_"

@@ -3,9 +3,11 @@
 Every `collect_freq` steps (and at the first step) it records, at that step: the loss (`loss/auto`, from the
 network's output), the input batch when it is an NCHW image batch (`input_data/auto`), histograms of the
 optimizer's parameters matching `histogram_regular` (`<name>/auto`; the first five when it is None), and what
-the network's summary ops (`ops.ScalarSummary` and co.) produced in that step. `collect_tensor_freq` (default:
+the network's summary ops (`ops.ScalarSummary` and co.) produced in that step; at the first step also the
+training step's graph (`collect_graph`: the training network captured on that step's inputs, TensorBoard's
+graph page, nodes grouped by Cell). `collect_tensor_freq` (default:
 as MindSpore, at most 20 records over the run) does the same for `TensorSummary` values only. What TensorBoard
-cannot show and msx does not write (MindInsight's graph, lineage, dataset graph, loss landscape, custom lineage
+cannot show and msx does not write (MindInsight's lineage, dataset graph, loss landscape, custom lineage
 data) warns when it is asked for explicitly; left at MindSpore's defaults it is skipped quietly.
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ DEFAULT_SPECIFIED_DATA: dict[str, Any] = {
     "collect_landscape": {"landscape_size": 40, "unit": "step", "num_samples": 2048,
                           "create_landscape": {"train": True, "result": True}, "intervals": [[1, 2, 3, 4, 5]]},
 }
-NOT_WRITTEN = ("collect_graph", "collect_train_lineage", "collect_eval_lineage", "collect_dataset_graph")
+NOT_WRITTEN = ("collect_train_lineage", "collect_eval_lineage", "collect_dataset_graph")
 TENSOR_RECORDS = 20  # MindSpore's default cap on TensorSummary records in a run
 HISTOGRAMS = 5  # parameters histogrammed when histogram_regular is None
 
@@ -84,6 +86,8 @@ class SummaryCollector(Callback):
         step = int(cb.cur_step_num)
         if self._first:
             self._tensor_steps = self._tensor_range(int(cb.epoch_num) * int(cb.batch_num))
+            if self._specified.get("collect_graph"):
+                self._graph(cb)
             self._collect(cb, step, None)
             self._first = False
             self._record.flush()
@@ -118,6 +122,19 @@ class SummaryCollector(Callback):
         if "histogram_regular" in self._specified:
             self._histograms(cb)
         self._record.record(step, plugin_filter=plugin_filter)
+
+    def _graph(self, cb) -> None:
+        """The training step's graph (`train_network/auto`), captured on the first step's inputs."""
+        from ...viz import graph_of  # same layer; only the graph needs it
+
+        data = cb.get("train_dataset_element")
+        try:
+            graph = graph_of(cb.train_network, *(data if isinstance(data, (list, tuple)) else (data,)))
+        except Exception as exc:  # the training step cannot be captured: the run goes on without its graph
+            _log.warning("SummaryCollector: the training network's graph could not be captured (%s: %s); it is "
+                         "not collected", type(exc).__name__, exc)
+            return
+        self._record.add_value("graph", "train_network/auto", graph)
 
     def _loss(self, cb) -> None:
         loss = loss_tensor(cb.get("net_outputs"))
