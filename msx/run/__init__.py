@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Sequence
 
-from .job import WORKER_SCRIPT, join, start
+from .job import join, start
 
 PYTHONS = ("python", "python3")  # MindSpore's `msrun ... python train.py` / `pytest ...` forms
 DEFAULT_TIMEOUT = 1836  # s: MindSpore's default HCCL_EXEC_TIMEOUT, after which a collective that waits fails
@@ -130,9 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     check(args)
     timeout = args.timeout if args.timeout is not None else _default_timeout()
-    supervised = bool(args.join)
-    workers, guard = start(args, [sys.executable, WORKER_SCRIPT, *command(args)] if supervised
-                           else [sys.executable, *command(args)], worker_env, timeout if supervised else 0.0)
-    if not supervised:  # MindSpore's --join=False: start the workers and return; they run on their own
+    workers, guard = start(args, command(args), worker_env, timeout if args.join else 0.0, supervised=args.join)
+    if not args.join:  # MindSpore's --join=False: start the workers and return; they run on their own
         return 0
     return join(workers, guard, timeout, args.cluster_time_out)

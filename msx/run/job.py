@@ -56,11 +56,14 @@ class Failure:
     code: int
 
 
-def start(args, cmd: list[str], env_of: Callable, timeout: float) -> tuple[list[Worker], subprocess.Popen | None]:
-    """Start every local worker of `cmd`; when `cmd` runs worker.py (supervised), the guard first."""
+def start(args, script: list[str], env_of: Callable, timeout: float,
+          supervised: bool) -> tuple[list[Worker], subprocess.Popen | None]:
+    """Start every local worker of `python SCRIPT...`; supervised (--join=True): inside worker.py, after the guard.
+
+    `timeout` > 0 turns the workers' heartbeats on (one every tenth of it, at most every second)."""
     log_dir = os.path.abspath(args.log_dir or ".")
     os.makedirs(log_dir, exist_ok=True)
-    supervised = cmd[1:2] == [WORKER_SCRIPT]
+    cmd = [sys.executable, WORKER_SCRIPT, *script] if supervised else [sys.executable, *script]
     guard = None
     if supervised:
         guard = subprocess.Popen([sys.executable, "-I", "-S", GUARD_SCRIPT], stdin=subprocess.PIPE,
