@@ -157,3 +157,26 @@ def test_a_rank_raising_while_its_peer_waits_in_a_collective(tmp_path):
     first = proc.stderr.splitlines()[0]
     assert first.startswith("msrun: worker 1 ") and first.endswith("failed: ValueError: bad value on rank 1")
     assert "DEADLINE_EXCEEDED" not in proc.stderr and "had not joined" not in proc.stderr
+
+
+def test_the_cluster_forming_is_cluster_time_outs_not_timeouts(tmp_path):
+    """A rank waiting in jax.distributed.initialize for a peer that never comes is not 'hung' (--timeout=1):
+    it fails by --cluster_time_out, and msrun says it had not joined."""
+    script = tmp_path / "join.py"
+    script.write_text("import msx\n")
+    proc = subprocess.run([sys.executable, "-m", "msx.run", "--worker_num=2", "--local_worker_num=1", "--node_rank=0",
+                           "--cluster_time_out=4", "--timeout=1", f"--master_port={free_port()}",
+                           f"--log_dir={tmp_path / 'log'}", "--join=True", str(script)],
+                          env=clean_env(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "worker 0 had not joined the cluster" in proc.stderr and "is hung" not in proc.stderr, proc.stderr
+
+
+def test_the_default_timeout_is_mindspores_collective_time_out(monkeypatch):
+    monkeypatch.delenv("HCCL_EXEC_TIMEOUT", raising=False)
+    assert run._default_timeout() == 1836
+    monkeypatch.setenv("HCCL_EXEC_TIMEOUT", "90")
+    assert run._default_timeout() == 90
+    monkeypatch.setenv("HCCL_EXEC_TIMEOUT", "soon")
+    with pytest.raises(SystemExit, match="HCCL_EXEC_TIMEOUT"):
+        run._default_timeout()
