@@ -80,6 +80,7 @@ from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilari
                     async_ckpt_thread_status, build_train_network, ckpt_to_safetensors, connect_network_with_dataset,
                     data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
                     safetensors_to_ckpt)
+from .train import SummaryCollector, SummaryRecord  # noqa: E402  (TensorBoard: docs/summary.md)
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
                             memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
                             set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)

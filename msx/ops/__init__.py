@@ -30,6 +30,7 @@ __all__ = sorted(set(functional.__all__) | set(classes.__all__) | {
     "CustomOpBuilder", "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter"})
 from .nn_layer_ops import interpolate  # noqa: F401  (layer primitives: PadV3, Conv3D, Conv*Transpose, Interpolate, ...)
 from . import sharding_ops  # noqa: F401,E402  (the Shard primitive; Primitive.shard, ms.shard, Cell.shard)
+from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: F401,E402  (docs/summary.md)
 from .comm_func import *  # noqa: E402,F401,F403  (mindspore.ops' torch-style collectives: ops.all_reduce, ...)
 from . import comm_func as _comm_func  # noqa: E402
 __all__ = sorted(set(__all__) | set(_comm_func.__all__))

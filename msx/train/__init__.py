@@ -27,3 +27,8 @@ from .callback import BackupAndRestore  # noqa: E402
 from .serialization import ckpt_to_safetensors, merge_sliced_parameter, safetensors_to_ckpt  # noqa: E402
 
 __all__ += ["BackupAndRestore", "ckpt_to_safetensors", "safetensors_to_ckpt", "merge_sliced_parameter"]
+from . import summary  # noqa: E402  (TensorBoard: docs/summary.md)
+from .callback import SummaryCollector  # noqa: E402
+from .summary import SummaryRecord  # noqa: E402
+
+__all__ += ["SummaryRecord", "SummaryCollector"]

@@ -203,6 +203,7 @@ class Model:
                 for data in iterator:
                     cb.cur_step_num += 1
                     cb.batch_size = data[0].shape[0] if data and data[0].ndim else 1
+                    cb.train_dataset_element = data  # MindSpore's: SummaryCollector records image inputs
                     cbs("on_train_step_begin", run_context)
                     cb.net_outputs = step(*data)
                     loss = loss_tensor(cb.net_outputs)

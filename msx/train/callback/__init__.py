@@ -7,7 +7,8 @@ from ._history import History  # noqa: F401
 from ._lr import LambdaCallback, LearningRateScheduler, ReduceLROnPlateau  # noqa: F401
 from ._monitors import LossMonitor, TimeMonitor  # noqa: F401
 from ._progress import ProgressBar  # noqa: F401
+from ._summary_collector import SummaryCollector  # noqa: F401
 
 __all__ = ["Callback", "RunContext", "CallbackParams", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "History", "ProgressBar", "LambdaCallback", "LearningRateScheduler",
-           "ReduceLROnPlateau", "BackupAndRestore"]
+           "ReduceLROnPlateau", "BackupAndRestore", "SummaryCollector"]

@@ -1,0 +1,6 @@
+"""`python -m msx.run`: msrun."""
+import sys
+
+from . import main
+
+sys.exit(main())
