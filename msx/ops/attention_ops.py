@@ -248,9 +248,7 @@ def _sdpa(q, k, v, *extra, scale, is_causal, mask_kind, dropout_p):
     mask = extra[0] if mask_kind is not None else None
     bias = mask if mask_kind == "float" else None
     keep = mask if mask_kind == "bool" else None
-    qh, kh, vh = (jnp.swapaxes(x, 1, 2) for x in (q, k, v))    # -> (B, L, H, E)
-    if bias is not None:
-        bias = jnp.broadcast_to(bias, bias.shape[:-2] + (q.shape[2], k.shape[2]))
+    qh, kh, vh = (jnp.swapaxes(x, 1, 2) for x in (q, k, v))    # -> (B, L, H, E); a mask is (B, H, L, S)
     if dropout_p == 0.0:
         return jnp.swapaxes(_attend(qh, kh, vh, bias, keep, is_causal, scale), 1, 2)
     # dropout on the attention weights: jax's fused call has no dropout, so the same formula written out
