@@ -245,3 +245,16 @@ def test_rotary_equals_numpy(mode):
                                            else jnp.stack([-t[..., 1::2], t[..., 0::2]], -1).reshape(t.shape))
                                 * sin) ** 2).sum())(x)
     np.testing.assert_allclose(g.asnumpy(), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_class_form_returns_mindspores_four_outputs():
+    op = ops.FlashAttentionScore(N1, scale_value=0.5, input_layout="BNSD")
+    top, total, _, out = op(T(Q), T(K), T(V), attn_mask=T(MASK))
+    g = N1 // N2
+    s = np.einsum("bnqd,bnkd->bnqk", Q.astype(np.float64), np.repeat(K, g, 1)) * 0.5
+    s = np.where(MASK, -np.inf, s)
+    want_top = s.max(-1, keepdims=True)
+    assert top.shape == (B, N1, S1, 8) and str(top.dtype) == "Float32"
+    np.testing.assert_allclose(top.asnumpy(), np.broadcast_to(want_top, (B, N1, S1, 8)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(total.asnumpy()[..., 0], np.exp(s - want_top).sum(-1), rtol=1e-5)
+    np.testing.assert_allclose(out.asnumpy(), reference(Q, K, V, 0.5, MASK), rtol=1e-5, atol=1e-5)

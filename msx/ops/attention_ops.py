@@ -135,11 +135,13 @@ def _attend(q, k, v, bias, keep, is_causal: bool, scale: float):
 
 
 # ---------------------------------------------------------------- flash_attention_score
-@primitive("FlashAttentionScore", attrs=("head_num", "input_layout", "scale", "pre_tokens", "next_tokens",
-                                         "sparse_mode", "inputs", "seq_qlen", "seq_kvlen"))
-def _flash_attention_score(q, k, v, *extra, head_num, input_layout, scale, pre_tokens, next_tokens, sparse_mode,
-                           inputs, seq_qlen, seq_kvlen):
-    """MindSpore's FlashAttentionScore: attention_out = softmax(mask(scale * Q K^T + real_shift)) V."""
+_FA_ATTRS = ("head_num", "input_layout", "scale", "pre_tokens", "next_tokens", "sparse_mode", "inputs", "seq_qlen",
+             "seq_kvlen")
+
+
+def _prepare(q, k, v, extra, *, head_num, input_layout, scale, pre_tokens, next_tokens, sparse_mode, inputs,
+             seq_qlen, seq_kvlen):
+    """The (B, S, N, D) query/key/value, real_shift, keep-mask and causal flag of one FlashAttentionScore call."""
     given = dict(zip(inputs, extra))
     qh = _to_bsnd(q, input_layout, head_num)
     d = qh.shape[-1]
@@ -158,10 +160,36 @@ def _flash_attention_score(q, k, v, *extra, head_num, input_layout, scale, pre_t
         user_keep = jnp.logical_not(mask.astype(bool))   # MindSpore: 1/True discards, 0/False keeps
         if user_keep.ndim == 4 and input_layout == "TND":
             raise OpError("flash_attention_score: with input_layout='TND' attn_mask must be (T1, T2)")
-    s1, s2 = qh.shape[1], kh.shape[1]
-    keep, causal = _sparse_keep(s1, s2, sparse_mode, pre_tokens, next_tokens, user_keep, seq_qlen, seq_kvlen)
-    out = _attend(qh, kh, vh, given.get("real_shift"), keep, causal, scale)
-    return _from_bsnd(out, input_layout)
+    keep, causal = _sparse_keep(qh.shape[1], kh.shape[1], sparse_mode, pre_tokens, next_tokens, user_keep, seq_qlen,
+                                seq_kvlen)
+    return qh, kh, vh, given.get("real_shift"), keep, causal
+
+
+@primitive("FlashAttentionScore", attrs=_FA_ATTRS)
+def _flash_attention_score(q, k, v, *extra, **attrs):
+    """MindSpore's FlashAttentionScore: attention_out = softmax(mask(scale * Q K^T + real_shift)) V."""
+    qh, kh, vh, bias, keep, causal = _prepare(q, k, v, extra, **attrs)
+    return _from_bsnd(_attend(qh, kh, vh, bias, keep, causal, attrs["scale"]), attrs["input_layout"])
+
+
+@primitive("FlashAttentionScoreSoftmaxStats", attrs=_FA_ATTRS, multiple_results=True, differentiable=False)
+def _softmax_stats(q, k, v, *extra, **attrs):
+    """The class-style op's softmax_max and softmax_sum: per query row, the max of the masked scores and the sum
+    of exp(score - max), float32, repeated 8 times on the last axis ((B, N1, S1, 8); (T1, N1, 8) for TND)."""
+    qh, kh, _, bias, keep, causal = _prepare(q, k, v, extra, **attrs)
+    kr = jnp.repeat(kh, qh.shape[2] // kh.shape[2], axis=2)
+    s = jnp.einsum("bqnd,bknd->bnqk", qh, kr, preferred_element_type=jnp.float32) * attrs["scale"]
+    if bias is not None:
+        s = s + jnp.reshape(bias, (1,) * (4 - bias.ndim) + bias.shape).astype(jnp.float32)
+    allowed = jnp.ones(s.shape[-2:], bool) if keep is None else jnp.reshape(keep, (1,) * (4 - keep.ndim) + keep.shape)
+    if causal:
+        allowed = allowed & jnp.tril(jnp.ones(s.shape[-2:], bool))
+    s = jnp.where(allowed, s, -jnp.inf)
+    top = jnp.max(s, axis=-1, keepdims=True)
+    total = jnp.sum(jnp.exp(s - top), axis=-1, keepdims=True)
+    if attrs["input_layout"] == "TND":
+        top, total = (jnp.swapaxes(t[0], 0, 1) for t in (top, total))
+    return tuple(jnp.broadcast_to(t, t.shape[:-1] + (8,)) for t in (top, total))
 
 
 def _seq_lens(value, name: str) -> tuple[int, ...] | None:
@@ -183,18 +211,9 @@ def _refuse(what: str) -> OpError:
     return OpError(f"flash_attention_score: {what} is not supported by msx yet (issue 35)")
 
 
-@expose(ops="flash_attention_score")
-def flash_attention_score(query, key, value, head_num, real_shift=None, drop_mask=None, padding_mask=None,
-                          attn_mask=None, prefix=None, actual_seq_qlen=None, actual_seq_kvlen=None, keep_prob=1.0,
-                          scalar_value=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX, inner_precise=0,
-                          input_layout="BSH", sparse_mode=0):
-    """MindSpore's `ops.flash_attention_score` (2.10 signature) on `jax.nn.dot_product_attention`.
-
-    Honoured: the five layouts, `head_num`, `real_shift` (added after the scale), `attn_mask` (True/1
-    discards), `scalar_value`, `pre_tokens`/`next_tokens`, `sparse_mode` 0-4, GQA (N1 a multiple of N2),
-    TND with `actual_seq_qlen`/`actual_seq_kvlen`. Refused: `keep_prob < 1` / `drop_mask` (the mask is
-    Ascend's generator's bits), `padding_mask` (reserved in MindSpore too), `prefix` and sparse modes 5-8.
-    Float32 inputs are taken too (MindSpore's kernel takes float16/bfloat16 only)."""
+def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix, actual_seq_qlen,
+             actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens, input_layout, sparse_mode):
+    """The checked inputs and attributes of one flash attention call (the functional and the class share it)."""
     if not isinstance(input_layout, str) or input_layout not in LAYOUTS:
         raise OpError(f"flash_attention_score: input_layout must be one of {LAYOUTS}, got {input_layout!r}")
     if not isinstance(head_num, int) or isinstance(head_num, bool) or head_num < 1:
@@ -234,7 +253,40 @@ def flash_attention_score(query, key, value, head_num, real_shift=None, drop_mas
     attrs = {"head_num": head_num, "input_layout": input_layout, "scale": float(scalar_value),
              "pre_tokens": int(pre_tokens), "next_tokens": int(next_tokens), "sparse_mode": sparse_mode,
              "inputs": tuple(n for n, _ in extras), "seq_qlen": seq_q, "seq_kvlen": seq_kv}
-    return apply(_flash_attention_score, (query, key, value, *[t for _, t in extras]), attrs)
+    return (query, key, value, *[t for _, t in extras]), attrs
+
+
+@expose(ops="flash_attention_score")
+def flash_attention_score(query, key, value, head_num, real_shift=None, drop_mask=None, padding_mask=None,
+                          attn_mask=None, prefix=None, actual_seq_qlen=None, actual_seq_kvlen=None, keep_prob=1.0,
+                          scalar_value=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX, inner_precise=0,
+                          input_layout="BSH", sparse_mode=0):
+    """MindSpore's `ops.flash_attention_score` (2.10 signature) on `jax.nn.dot_product_attention`.
+
+    Honoured: the five layouts, `head_num`, `real_shift` (added after the scale), `attn_mask` (True/1
+    discards), `scalar_value`, `pre_tokens`/`next_tokens`, `sparse_mode` 0-4, GQA (N1 a multiple of N2),
+    TND with `actual_seq_qlen`/`actual_seq_kvlen`. Refused: `keep_prob < 1` / `drop_mask` (the mask is
+    Ascend's generator's bits), `padding_mask` (reserved in MindSpore too), `prefix` and sparse modes 5-8.
+    Float32 inputs are taken too (MindSpore's kernel takes float16/bfloat16 only)."""
+    inputs, attrs = _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix,
+                             actual_seq_qlen, actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens,
+                             input_layout, sparse_mode)
+    return apply(_flash_attention_score, inputs, attrs)
+
+
+@expose(cls="FlashAttentionScore", init=("head_num", "keep_prob", "scale_value", "pre_tokens", "next_tokens",
+                                         "inner_precise", "input_layout", "sparse_mode"), prim="FlashAttentionScore")
+def _flash_attention_score_cls(query, key, value, real_shift=None, drop_mask=None, padding_mask=None, attn_mask=None,
+                               prefix=None, actual_seq_qlen=None, actual_seq_kvlen=None, *, head_num, keep_prob=1.0,
+                               scale_value=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX, inner_precise=0,
+                               input_layout="BSH", sparse_mode=0):
+    """MindSpore's class `ops.FlashAttentionScore(head_num, ...)(query, key, value, ...)` ->
+    (softmax_max, softmax_sum, softmax_out, attention_out); softmax_out is MindSpore's useless () output."""
+    inputs, attrs = _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix,
+                             actual_seq_qlen, actual_seq_kvlen, keep_prob, scale_value, pre_tokens, next_tokens,
+                             input_layout, sparse_mode)
+    top, total = apply(_softmax_stats, inputs, attrs)
+    return top, total, Tensor(np.zeros((), query._data.dtype)), apply(_flash_attention_score, inputs, attrs)
 
 
 def _shape_of(t: Any) -> str:
