@@ -129,7 +129,8 @@ class Block(msx.nn.Cell):
         super().__init__()
         self.w = msx.Parameter(T(RNG.standard_normal((D, D)).astype(np.float32) * 0.3), name="w")
         ang = np.arange(S1)[:, None] * (1.0 / 100 ** (np.arange(D) / D))[None]
-        self.cos, self.sin = T(np.cos(ang)[None, None].astype(np.float32)), T(np.sin(ang)[None, None].astype(np.float32))
+        self.cos = T(np.cos(ang)[None, None].astype(np.float32))
+        self.sin = T(np.sin(ang)[None, None].astype(np.float32))
 
     def construct(self, x, bias):
         h = ops.matmul(x, self.w)
