@@ -119,3 +119,10 @@ def test_a_recomputed_cell_that_writes_parameters_is_refused():
     s.set_train(True)
     with pytest.raises(msx.errors.CaptureError, match="writes its Parameters"):
         msx.grad(lambda x: s(x).sum())(msx.Tensor(X))
+
+
+def test_per_primitive_recompute_is_refused_by_name():
+    with pytest.raises(msx.errors.OpError, match="per-primitive recompute is not available"):
+        ops.ReLU().recompute()
+    op = ops.ReLU()
+    assert op.recompute(mode=False) is op
