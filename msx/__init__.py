@@ -16,7 +16,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
    builder every graph producer uses (with the guards it records)
 6. passes — graph -> graph rewrites (the rule engine)
 7. backends — build and run graphs (XLA, the simulated Ascend)
-8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer
+8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
    — the front end: capture, the jit runtime, Cells, data
 9. export stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
 """
@@ -49,6 +49,9 @@ from . import amp, train  # noqa: E402
 from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402
                                set_auto_parallel_context)
 from . import communication, parallel  # noqa: E402
+from .parallel import api as _parallel_api  # noqa: E402  (mindspore.parallel's names: issue 35)
+
+_parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
 __version__ = "0.1.0"

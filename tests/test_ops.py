@@ -554,7 +554,9 @@ CASES: list[Case] = [
 ]
 
 # Primitives with their own tests below (random sampling, printing).
-TESTED_SEPARATELY = {"UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Dropout", "RandomSplit", "Print"}
+TESTED_SEPARATELY = {"UniformReal", "StandardNormal", "UniformInt", "Bernoulli", "Dropout", "RandomSplit", "Print",
+                     "FlashAttentionScore", "FlashAttentionScoreSoftmaxStats", "ScaledDotProductAttention",
+                     "RotaryPositionEmbedding"}  # tests/test_attention.py
 
 
 # ops MindSpore 2.10 cannot run on CPU (no golden): tests/test_ops_numpy_ref.py checks values and gradients

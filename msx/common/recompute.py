@@ -30,6 +30,20 @@ def recompute(block: Callable, *args: Any, use_reentrant: bool = True, output_re
         raise TypeError(f"recompute: block must be a Cell or a method of a Cell (so its Parameters are known), "
                         f"got {type(block).__name__}")
     if context_fn is not None:
-        raise ValueError("recompute: context_fn (a selective-recompute policy) is not supported by msx; "
-                         "the whole block is recomputed")
-    return _Recomputed(owner, block)(*args, **kwargs)
+        raise ValueError("recompute: context_fn (a selective-recompute policy) is not supported by msx yet "
+                         "(issue 35); the whole block is recomputed")
+    return _wrapper(owner, block)(*args, **kwargs)
+
+
+def _wrapper(owner: Cell, block: Callable) -> _Recomputed:
+    """One `_Recomputed` per (Cell, method), kept on the Cell: a compiled step that calls `recompute(self.block,
+    x)` sees the same wrapper Cell on every call (a new one would be a new Cell to guard, and recompile)."""
+    func = getattr(block, "__func__", block)
+    cache = owner.__dict__.get("_recompute_wrappers")
+    if cache is None:
+        cache = {}
+        object.__setattr__(owner, "_recompute_wrappers", cache)
+    wrapper = cache.get(func)
+    if wrapper is None:
+        wrapper = cache[func] = _Recomputed(owner, block)
+    return wrapper

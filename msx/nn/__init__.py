@@ -23,3 +23,5 @@ from .optim import (InverseDecayLR, NaturalExpDecayLR, inverse_decay_lr, natural
 from .optim import learning_rate_schedule  # noqa: E402,F401
 from .optim import learning_rate_schedule as dynamic_lr  # noqa: E402,F401  (MindSpore's nn.dynamic_lr module)
 from .wrap_more import *  # noqa: E402,F401,F403
+from .micro_batch import (GradAccumulationCell, MicroBatchInterleaved, PipelineCell,  # noqa: E402,F401
+                          PipelineGradReducer)

@@ -28,11 +28,24 @@ from ..eager import tape as eager_tape
 from ..ops.custom.op import CUSTOM_OPS, CustomOpInfo, install
 from ..ops.primitive import REGISTRY, apply, recording
 from ..capture.session import not_recording
+from ..errors import CaptureError
 from ..tensor import Parameter, Tensor
 
 
 def _leaves(out) -> list:
     return jax.tree_util.tree_leaves(out, is_leaf=lambda t: isinstance(t, Tensor))
+
+
+def records_as_one_node(cell) -> bool:
+    """While capturing, a Cell with `bprop` or `recompute` is one node whose implementation keeps its backward
+    (the bprop, or `jax.checkpoint`), so the compiled graph differentiates it as PyNative does."""
+    return callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False)
+
+
+def checkpointed(cell, pure):
+    """`pure` rematerialised in the backward pass: `jax.checkpoint` with the Cell's policy (None: save nothing
+    but the inputs, MindSpore's full recompute)."""
+    return jax.checkpoint(pure, policy=cell.__dict__.get("_recompute_policy"))
 
 
 def has_custom_backward(cell) -> bool:
@@ -54,6 +67,11 @@ def _pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_b
             for p, a in zip(params, param_arrays):
                 p._data = a
             out = cell.construct(*new_args, **kwargs)
+            written = [p.name for p, a in zip(params, param_arrays) if p._data is not a]
+            if written:  # the write would be dropped with the rematerialised (or custom-differentiated) forward
+                raise CaptureError(f"{type(cell).__name__}: a Cell with recompute or bprop writes its Parameters "
+                                   f"{written} in construct (e.g. BatchNorm's moving statistics in training); "
+                                   f"msx cannot keep such writes; recompute a sub-Cell without them")
         finally:
             for p, a in zip(params, saved):
                 p._data = a
@@ -68,8 +86,8 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
     """Run `cell.construct(*args, **kwargs)` so that gradients flow through `cell.bprop`, the backward hooks,
     or a rematerialised forward (recompute), as MindSpore's PyNative mode does; while a capture records, a
     Cell with `bprop` is recorded as one node that keeps it (see the module docstring)."""
-    if recording.recorder is not None and callable(getattr(type(cell), "bprop", None)):
-        return _recorded_bprop_call(cell, args, kwargs)
+    if recording.recorder is not None and records_as_one_node(cell):
+        return _recorded_call(cell, args, kwargs)
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     params: list[Parameter] = list(cell.get_parameters())
     treedef_box: list[Any] = []
@@ -83,7 +101,7 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
     elif cell.__dict__.get("_hooks") is not None and (cell._hooks.backward or cell._hooks.backward_pre):
         fn = _with_hooks(cell, pure)
     else:
-        fn = jax.checkpoint(pure)
+        fn = checkpointed(cell, pure)
     tape = eager_tape.STATE.tape  # eager autograd tape: one node whose backward is this custom one
     flat = fn(in_arrays, param_arrays) if tape is None else tape.record_opaque(fn, in_arrays, param_arrays)
     return jax.tree_util.tree_unflatten(treedef_box[0], [Tensor._from(a) for a in flat])
@@ -163,29 +181,32 @@ def _as_grad_tuple(new, old: tuple, who: str) -> tuple:
     return tuple(Tensor(n) if not isinstance(n, Tensor) else n for n in new)
 
 
-# ---------------------------------------------------------------- capture: one node per bprop Cell call
+# ---------------------------------------------------------------- capture: one node per bprop / recompute Cell call
 _RECORDED: dict[tuple, Any] = {}  # (id(cell), call signature) -> its primitive
 
 
-def _recorded_bprop_call(cell, args: tuple, kwargs: dict):
-    """Record `cell(*args)` as one custom node differentiated by `cell.bprop` (the eager result is returned)."""
+def _recorded_call(cell, args: tuple, kwargs: dict):
+    """Record `cell(*args)` as one custom node differentiated by `cell.bprop`, or rematerialised in the backward
+    pass (recompute: `jax.checkpoint` inside the lowered graph); the eager result is returned."""
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
     params: list[Parameter] = list(cell.get_parameters())
     static = tuple(None if isinstance(a, Tensor) else a for a in args)
     key = (id(cell), positions, repr(static), repr(sorted(kwargs.items())), len(params))
     entry = _RECORDED.get(key)
     if entry is None or entry[0]() is not cell:
-        entry = _RECORDED[key] = _bprop_primitive(cell, args, kwargs, positions, params, key)
+        entry = _RECORDED[key] = _cell_primitive(cell, args, kwargs, positions, params, key)
     recording.recorder.on_cell(cell)  # its state (training flag, attributes' identity) is guarded
     _, prim, treedef_box = entry
     flat = apply(prim, tuple(args[i] for i in positions) + tuple(params))
     return jax.tree_util.tree_unflatten(treedef_box[0], list(flat))
 
 
-def _bprop_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: list, key: tuple):
+def _cell_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: list, key: tuple):
     n_in = len(positions)
     treedef_box: list[Any] = []
-    name = f"{type(cell).__name__}.bprop#{id(cell):x}.{len(_RECORDED)}"
+    bprop = callable(getattr(type(cell), "bprop", None))
+    kind = "bprop" if bprop else "recompute"
+    name = f"{type(cell).__name__}.{kind}#{id(cell):x}.{len(_RECORDED)}"
 
     def impl(*arrays):
         live = ref()
@@ -196,11 +217,13 @@ def _bprop_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: 
             template[i] = Tensor._from(a)
         with not_recording():  # inside the node: plain jax, not recorded
             pure = _pure_construct(live, template, positions, params, kwargs, treedef_box)
-            fn = _with_bprop(live, tuple(template), list(positions), pure, treedef_box)
+            fn = (_with_bprop(live, tuple(template), list(positions), pure, treedef_box) if bprop
+                  else checkpointed(live, pure))
             return tuple(fn(list(arrays[:n_in]), list(arrays[n_in:])))
 
-    prim = install(name, impl, CustomOpInfo(kind="cell_bprop", function=type(cell).__qualname__),
-                   doc=f"{type(cell).__name__}.construct, differentiated by its bprop")
+    prim = install(name, impl, CustomOpInfo(kind=f"cell_{kind}", function=type(cell).__qualname__),
+                   doc=f"{type(cell).__name__}.construct, " + ("differentiated by its bprop" if bprop else
+                                                               "rematerialised in the backward pass (recompute)"))
 
     def forget(_):
         _RECORDED.pop(key, None)

@@ -14,7 +14,7 @@ from ..context import GRAPH_MODE, get_context
 from ..errors import CaptureError
 from ..ops.primitive import recording
 from ..tensor import PARAMETER_LOCK, Parameter, Tensor
-from ._backward import custom_backward_call, has_custom_backward
+from ._backward import custom_backward_call, has_custom_backward, records_as_one_node
 from .cell_config import ConfigMixin, _cast_float, _graph_entry  # noqa: F401  (_cast_float: capture uses it)
 from .cell_hooks import HookMixin, RemovableHandle  # noqa: F401
 from .cell_state import StateMixin
@@ -200,8 +200,8 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
         when the Cell has `bprop`, backward hooks or recompute)."""
         converter, recorder = recording.converter, recording.recorder
         if has_custom_backward(self):
-            if recorder is not None and callable(getattr(type(self), "bprop", None)):
-                return custom_backward_call(self, cast_inputs, kwargs)  # recorded as one node keeping bprop
+            if recorder is not None and records_as_one_node(self):
+                return custom_backward_call(self, cast_inputs, kwargs)  # one node keeping bprop / recompute
             if converter is not None or recorder is not None:
                 if self._hooks is not None and (self._hooks.backward or self._hooks.backward_pre):
                     raise CaptureError(f"{self.cls_name}: a Cell with backward hooks runs in PyNative "

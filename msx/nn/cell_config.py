@@ -2,6 +2,7 @@
 `to(dtype)`; `ConfigMixin` is part of `Cell`."""
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Mapping
 
 from .. import dtype as mstype
@@ -133,11 +134,14 @@ class ConfigMixin:
             p.set_data(Tensor._from(jnp.zeros(p.shape, p._data.dtype)))
         return self
 
-    def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, **kwargs) -> None:
-        """Rematerialise this Cell's forward in the backward pass instead of keeping its activations (eager:
-        `jax.checkpoint` around the Cell; values and gradients are unchanged, only memory differs)."""
+    def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, early_stop: bool = True,
+                  context_fn=None, **kwargs) -> None:
+        """Rematerialise this Cell's forward in the backward pass instead of keeping its activations:
+        `jax.checkpoint` around the Cell, eagerly and (one node per call) inside every compiled graph; values
+        and gradients are unchanged, only memory differs (docs/parallel.md)."""
         if self.__dict__.get("_recompute"):
             raise RuntimeError(f"{self.cls_name}.recompute: the recompute interface can be configured only once")
+        _recompute_options(self.cls_name, context_fn, kwargs)
         object.__setattr__(self, "_recompute", True)
         versions.touch()
 
@@ -253,3 +257,32 @@ def _graph_entry(cell: Cell):
         options = {"jit_level": level} if level else {}
         object.__setattr__(cell, "_jit_cache", jit(cell, **options))
     return cell._jit_cache
+
+
+_RECOMPUTE_KWARGS = {"mp_comm_recompute": True, "parallel_optimizer_comm_recompute": False,
+                     "recompute_slice_activation": False}
+
+
+def _recompute_options(who: str, context_fn, kwargs: dict) -> None:
+    """MindSpore's recompute keywords: what msx honours, warns about, or refuses (never ignored in silence).
+
+    `use_reentrant`, `output_recompute` and `early_stop` choose how MindSpore's PyNative mode implements the
+    recompute; jax.checkpoint gives the same values and keeps only the Cell's inputs either way.
+    `parallel_optimizer_comm_recompute` is honoured as it stands: msx's parallel optimizer keeps whole
+    parameters for the forward pass, so no optimizer all-gather runs inside a recomputed Cell."""
+    if context_fn is not None:
+        raise ValueError(f"{who}.recompute: context_fn (a selective-recompute policy) is not supported by msx yet "
+                         f"(issue 35); the whole Cell is recomputed")
+    unknown = sorted(set(kwargs) - set(_RECOMPUTE_KWARGS))
+    if unknown:
+        raise TypeError(f"{who}.recompute: unknown keyword(s) {unknown}; MindSpore's are {sorted(_RECOMPUTE_KWARGS)}")
+    for key, value in kwargs.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{who}.recompute: {key} must be a bool, got {value!r}")
+    if kwargs.get("mp_comm_recompute", True) is False:
+        warnings.warn(f"{who}.recompute: mp_comm_recompute=False is not honoured: XLA inserts the model-parallel "
+                      f"collectives after jax.checkpoint, so they are recomputed with the Cell (values unchanged)",
+                      stacklevel=3)
+    if kwargs.get("recompute_slice_activation", False):
+        warnings.warn(f"{who}.recompute: recompute_slice_activation=True is not honoured: the Cell's output is "
+                      f"kept whole (values unchanged)", stacklevel=3)

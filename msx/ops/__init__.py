@@ -8,6 +8,7 @@ from . import array_ops, math_ops, nn_ops  # noqa: F401  (declare the primitives
 from . import optim_ops  # noqa: F401
 from . import index_ops, layout_ops, scatter_ops, random_ops, loss_ops, apply_ops, sort_ops  # noqa: F401  (more MindSpore ops: see docs/array_random_loss_ops.md)
 from . import comm_ops  # noqa: F401
+from . import attention_ops  # noqa: F401  (flash_attention_score, scaled_dot_product_attention, rotary: issue 35)
 from . import special_ops, linalg_ops, matrix_ops, fft_ops, scalar_ops, stats_ops, norm_ops  # noqa: F401  (math/special/linalg/fft/windows/scalar ops)
 from .primitive import REGISTRY, get_primitive  # noqa: F401  (msx additions: the primitive registry)
 from .functional import *  # noqa: F401,F403

@@ -20,6 +20,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..errors import OpError
+
 NAMESPACES = ("ops", "cls", "tensor", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty
 
@@ -265,6 +267,14 @@ class PrimitiveOp:
 
     def init_prim_io_names(self, inputs, outputs) -> None:
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
+
+    def recompute(self, mode: bool = True) -> "PrimitiveOp":
+        """MindSpore's per-primitive recompute: not available in msx yet (issue 35); `Cell.recompute()` on the
+        Cell that calls the op rematerialises it (with the rest of that Cell)."""
+        if mode:
+            raise OpError(f"{self.name or type(self).__name__}.recompute(): per-primitive recompute is not "
+                          f"available in msx yet (issue 35); call .recompute() on the Cell that uses the op")
+        return self
 
     def shard(self, in_strategy=None, out_strategy=None) -> "PrimitiveOp":
         """MindSpore's `Primitive.shard`: how the inputs (outputs) are cut, honoured in semi_auto/auto_parallel."""

@@ -50,15 +50,18 @@ def constrain_all(name: str, which: str, values: list, strategies: tuple, device
     for i, (v, s) in enumerate(zip(values, strategies)):
         shape = tuple(v.shape)
         s = (device_num,) + (1,) * (len(shape) - 1) if s is None and shape else (s or ())  # None: data parallel
-        reason = sharding.why_not(s, shape, device_num)
+        reason = sharding.why_not(sharding.cuts(s), shape, device_num)
         if reason is not None:
             err = OpError(f"{name}: {which}[{i}] = {s} {reason}")
             if recording.recorder is not None:
                 err.stage = "capture"
             raise err
         chosen.append(s)
-    specs = sharding.allocate(chosen, device_num)
-    return [shard_constraint(v, strategy=s, spec=p) for v, s, p in zip(values, chosen, specs)]
+    try:
+        specs = sharding.specs_for(chosen, device_num)
+    except ValueError as exc:   # a Layout whose device matrix does not fit the mesh
+        raise OpError(f"{name}: {which}: {exc}") from None
+    return [shard_constraint(v, strategy=sharding.cuts(s), spec=p) for v, s, p in zip(values, chosen, specs)]
 
 
 def _through(name: str, fn: Callable, in_strategy: tuple | None, out_strategy: tuple | None, args, kwargs):

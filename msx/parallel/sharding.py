@@ -23,6 +23,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .layout import Layout
+
 Spec = tuple  # per dimension, the tuple of mesh axis names it is cut over
 
 
@@ -56,13 +58,47 @@ def strategy_mesh(device_num: int):
     return Mesh(np.array(devices).reshape(tuple(sizes.values()) or (1,)), tuple(sizes) or ("s0",))
 
 
-def check_strategy(strategy: Any, what: str) -> tuple[int, ...]:
-    """A strategy as a tuple of ints >= 1, or a TypeError saying what it must be (MindSpore's Layout is not here)."""
+def check_strategy(strategy: Any, what: str) -> "tuple[int, ...] | Layout":
+    """A strategy as a tuple of ints >= 1, or a `Layout` with its tensor map, or a TypeError saying what it must
+    be."""
+    if isinstance(strategy, Layout):
+        strategy.tensor_map()   # a bare device matrix (no tensor map) is refused by name
+        return strategy
     if not isinstance(strategy, (tuple, list)) or not all(
             isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in strategy):
-        raise TypeError(f"{what} must be a tuple of ints >= 1 (one per dimension), got {strategy!r}; msx does not "
-                        f"support mindspore.parallel.Layout strategies")
+        raise TypeError(f"{what} must be a tuple of ints >= 1 (one per dimension) or a mindspore.parallel.Layout "
+                        f"called with a tensor map, got {strategy!r}")
     return tuple(strategy)
+
+
+def cuts(strategy: "tuple[int, ...] | Layout") -> tuple[int, ...]:
+    """The slices per dimension of a strategy tuple or a Layout."""
+    return strategy.cuts() if isinstance(strategy, Layout) else tuple(strategy)
+
+
+def layout_spec(layout: Layout, device_num: int) -> Spec:
+    """A Layout's dimensions over the strategy mesh: its device-matrix axes laid in order onto the mesh's
+    prime-factor axes (msx.parallel.layout's docstring); a device matrix that does not line up is refused."""
+    mesh = list(axis_sizes(device_num).items())
+    if layout.device_num != device_num:
+        raise ValueError(f"{layout!r} has {layout.device_num} devices but device_num is {device_num}")
+    owned: dict[str, tuple[str, ...]] = {}
+    for alias, size in layout.axes():
+        names = []
+        for p in sorted(prime_factors(size), reverse=True):
+            if not mesh or mesh[0][1] != p:
+                raise ValueError(f"{layout!r}: the device matrix does not line up with the strategy mesh "
+                                 f"{tuple(axis_sizes(device_num).values())} (msx lays each axis's prime factors, "
+                                 f"largest first, onto the mesh's axes in order; issue 35)")
+            names.append(mesh.pop(0)[0])
+        owned[alias] = tuple(names)
+    return tuple(sum((owned[a] for a in aliases), ()) for aliases in layout.tensor_map())
+
+
+def specs_for(strategies: Sequence, device_num: int) -> list[Spec]:
+    """The mesh axes of each strategy: a Layout's own, the tuples' by `allocate` (among themselves)."""
+    plain = allocate([s for s in strategies if not isinstance(s, Layout)], device_num)[::-1]
+    return [layout_spec(s, device_num) if isinstance(s, Layout) else plain.pop() for s in strategies]
 
 
 def why_not(strategy: tuple, shape: Sequence[int], device_num: int) -> str | None:

@@ -257,12 +257,12 @@ class GlobalLayout:
 
         plan = self.plans.get(name) if not batch and name else None
         if plan is not None:
-            reason = sharding.why_not(plan, shape, self.device_num)
+            reason = sharding.why_not(sharding.cuts(plan), shape, self.device_num)
             if reason is not None:
                 from ..errors import OpError
 
                 raise OpError(f"shard: parameter_plan {plan} for Parameter {name} {reason}")
-            spec = sharding.allocate([plan], self.device_num)[0]
+            spec = sharding.specs_for([plan], self.device_num)[0]
         elif batch:
             spec = sharding.batch_spec(shape, self.device_num)
         else:

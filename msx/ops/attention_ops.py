@@ -1,0 +1,399 @@
+"""Fused attention (issue 35): MindSpore's `ops.flash_attention_score`, torch's
+`mint.nn.functional.scaled_dot_product_attention` and `ops.rotary_position_embedding`.
+
+Each is one primitive of the registry, so it runs eagerly, under every capture mode and under gradients
+like any op; its implementation is `jax.nn.dot_product_attention` (XLA's fused softmax(QK^T)V on CPU,
+cuDNN's flash attention on GPU where jax selects it), reached in the `(B, S, N, D)` layout jax takes.
+The public functions translate MindSpore's (and torch's) layouts and masks into that call and refuse, by
+name, what msx does not honour (dropout masks of Ascend's generator, the prefix/global/dilated sparse
+modes): a silently different attention would be worse than an error.
+
+MindSpore's CPU build registers none of these kernels (`The kernel FlashAttentionScore unregistered`), so
+their tests are against a plain softmax(scale * QK^T + bias)V in numpy/jax (tests/test_attention.py).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import OpError, OpTypeError
+from ..tensor import Tensor
+from .api import Api, Attr, expose
+from .array_ops import broadcast_to as _broadcast_to, reshape as _reshape
+from .primitive import apply, primitive
+from .random_ops import _k, _key_for
+
+LAYOUTS = ("BSH", "BNSD", "SBH", "BSND", "TND")
+INT_MAX = 2147483647
+_OPTIONAL = ("real_shift", "attn_mask")   # the optional tensor inputs of FlashAttentionScore, in order
+_HONOURED_SPARSE_MODES = (0, 1, 2, 3, 4)
+
+
+# ---------------------------------------------------------------- layouts
+def _split_heads(x, heads: int, what: str):
+    """(..., H) -> (..., heads, H // heads)."""
+    if x.shape[-1] % heads:
+        raise OpError(f"flash_attention_score: {what}'s hidden size {x.shape[-1]} does not divide into "
+                      f"{heads} heads; got shape {tuple(x.shape)}")
+    return x.reshape(*x.shape[:-1], heads, x.shape[-1] // heads)
+
+
+def _to_bsnd(x, layout: str, heads: int):
+    """`x` in `layout` as (B, S, N, D); TND is one batch of T tokens."""
+    if layout == "BSH":
+        return _split_heads(x, heads, "the tensor")
+    if layout == "SBH":
+        return jnp.swapaxes(_split_heads(x, heads, "the tensor"), 0, 1)
+    if layout == "BNSD":
+        return jnp.swapaxes(x, 1, 2)
+    if layout == "BSND":
+        return x
+    return x[None]  # TND
+
+
+def _from_bsnd(y, layout: str):
+    if layout == "BSH":
+        return y.reshape(*y.shape[:2], -1)
+    if layout == "SBH":
+        return jnp.swapaxes(y, 0, 1).reshape(y.shape[1], y.shape[0], -1)
+    if layout == "BNSD":
+        return jnp.swapaxes(y, 1, 2)
+    if layout == "BSND":
+        return y
+    return y[0]
+
+
+def _ndim_for(layout: str) -> int:
+    return 3 if layout in ("BSH", "SBH", "TND") else 4
+
+
+# ---------------------------------------------------------------- masks
+def _band(s1: int, s2: int, offset, lo: int, hi: int, pos_q=None, pos_k=None):
+    """keep[i, j] = lo <= (j - i - offset) <= hi, over positions (within a sequence for TND)."""
+    i = jnp.arange(s1)[:, None] if pos_q is None else pos_q[:, None]
+    j = jnp.arange(s2)[None, :] if pos_k is None else pos_k[None, :]
+    d = j - i - offset
+    keep = jnp.ones(d.shape, bool)
+    if lo > -INT_MAX:
+        keep = keep & (d >= lo)
+    if hi < INT_MAX:
+        keep = keep & (d <= hi)
+    return keep
+
+
+def _segments(cum: tuple[int, ...]):
+    """Per token of a packed (TND) sequence: its sequence's index, its position in it, and the length."""
+    ends = np.asarray(cum, np.int64)
+    starts = np.concatenate([[0], ends[:-1]])
+    seg = np.repeat(np.arange(len(ends)), ends - starts)
+    return jnp.asarray(seg), jnp.asarray(np.arange(ends[-1]) - starts[seg]), jnp.asarray((ends - starts)[seg])
+
+
+def _sparse_keep(s1: int, s2: int, sparse_mode: int, pre: int, nxt: int, user_keep, seq_q, seq_kv):
+    """The boolean keep-mask (broadcastable to (B, N, S1, S2)) of MindSpore's `sparse_mode`, or None, and
+    whether the mask is exactly top-left causal (jax's `is_causal`, which cuDNN computes without a mask)."""
+    rule = None     # (offset kind, lo, hi)
+    if sparse_mode == 0 and user_keep is not None and (pre < INT_MAX or nxt < INT_MAX):
+        rule = ("top_left", -pre, nxt)
+    elif sparse_mode == 2:
+        rule = ("top_left", -INT_MAX, 0)
+    elif sparse_mode == 3:
+        rule = ("bottom_right", -INT_MAX, 0)
+    elif sparse_mode == 4:
+        rule = ("bottom_right", -pre, nxt)
+    keep = user_keep if sparse_mode in (0, 1) else None   # modes 2-4: attn_mask is only the compressed band
+    if seq_q is None:
+        if rule is not None and rule[1:] == (-INT_MAX, 0) and (rule[0] == "top_left" or s1 == s2) and keep is None:
+            return None, True
+        if rule is not None:
+            band = _band(s1, s2, 0 if rule[0] == "top_left" else s2 - s1, rule[1], rule[2])
+            keep = band if keep is None else keep & band
+        return keep, False
+    seg_q, pos_q, len_q = _segments(seq_q)
+    seg_k, pos_k, len_k = _segments(seq_kv)
+    same = seg_q[:, None] == seg_k[None, :]
+    if rule is not None:
+        offset = 0 if rule[0] == "top_left" else (len_k[None, :] - len_q[:, None])
+        same = same & _band(s1, s2, offset, rule[1], rule[2], pos_q, pos_k)
+    return (same if keep is None else keep & same), False
+
+
+def _attend(q, k, v, bias, keep, is_causal: bool, scale: float):
+    """softmax(scale * q k^T + bias, masked) v in jax's (B, S, N, D) layout; GQA when N_q is a multiple of N_kv."""
+    if q.shape[2] % k.shape[2]:
+        raise OpError(f"attention: the query's {q.shape[2]} heads are not a multiple of the key's {k.shape[2]} "
+                      f"heads")
+    if bias is not None:
+        bias = jnp.reshape(bias, (1,) * (4 - bias.ndim) + bias.shape).astype(q.dtype)
+    if keep is not None:
+        keep = jnp.reshape(keep, (1,) * (4 - keep.ndim) + keep.shape)
+    return jax.nn.dot_product_attention(q, k, v, bias=bias, mask=keep, scale=scale, is_causal=is_causal)
+
+
+# ---------------------------------------------------------------- flash_attention_score
+_FA_ATTRS = ("head_num", "input_layout", "scale", "pre_tokens", "next_tokens", "sparse_mode", "inputs", "seq_qlen",
+             "seq_kvlen")
+
+
+def _prepare(q, k, v, extra, *, head_num, input_layout, scale, pre_tokens, next_tokens, sparse_mode, inputs,
+             seq_qlen, seq_kvlen):
+    """The (B, S, N, D) query/key/value, real_shift, keep-mask and causal flag of one FlashAttentionScore call."""
+    given = dict(zip(inputs, extra))
+    qh = _to_bsnd(q, input_layout, head_num)
+    d = qh.shape[-1]
+    kv_heads = k.shape[-1] // d if input_layout in ("BSH", "SBH") else None
+    kh, vh = _to_bsnd(k, input_layout, kv_heads), _to_bsnd(v, input_layout, kv_heads)
+    if qh.shape[2] != head_num:
+        raise OpError(f"flash_attention_score: head_num={head_num} but the query has {qh.shape[2]} heads "
+                      f"(layout {input_layout}, shape {tuple(q.shape)})")
+    if kh.shape[-1] != d or vh.shape != kh.shape or kh.shape[0] != qh.shape[0]:
+        raise OpError(f"flash_attention_score: key and value must have the query's batch and head size and "
+                      f"equal shapes; got query {tuple(q.shape)}, key {tuple(k.shape)}, value {tuple(v.shape)} "
+                      f"(layout {input_layout})")
+    mask = given.get("attn_mask")
+    user_keep = None
+    if mask is not None and sparse_mode in (0, 1):
+        user_keep = jnp.logical_not(mask.astype(bool))   # MindSpore: 1/True discards, 0/False keeps
+        if user_keep.ndim == 4 and input_layout == "TND":
+            raise OpError("flash_attention_score: with input_layout='TND' attn_mask must be (T1, T2)")
+    keep, causal = _sparse_keep(qh.shape[1], kh.shape[1], sparse_mode, pre_tokens, next_tokens, user_keep, seq_qlen,
+                                seq_kvlen)
+    return qh, kh, vh, given.get("real_shift"), keep, causal
+
+
+@primitive("FlashAttentionScore", attrs=_FA_ATTRS)
+def _flash_attention_score(q, k, v, *extra, **attrs):
+    """MindSpore's FlashAttentionScore: attention_out = softmax(mask(scale * Q K^T + real_shift)) V."""
+    qh, kh, vh, bias, keep, causal = _prepare(q, k, v, extra, **attrs)
+    return _from_bsnd(_attend(qh, kh, vh, bias, keep, causal, attrs["scale"]), attrs["input_layout"])
+
+
+@primitive("FlashAttentionScoreSoftmaxStats", attrs=_FA_ATTRS, multiple_results=True, differentiable=False)
+def _softmax_stats(q, k, v, *extra, **attrs):
+    """The class-style op's softmax_max and softmax_sum: per query row, the max of the masked scores and the sum
+    of exp(score - max), float32, repeated 8 times on the last axis ((B, N1, S1, 8); (T1, N1, 8) for TND)."""
+    qh, kh, _, bias, keep, causal = _prepare(q, k, v, extra, **attrs)
+    kr = jnp.repeat(kh, qh.shape[2] // kh.shape[2], axis=2)
+    s = jnp.einsum("bqnd,bknd->bnqk", qh, kr, preferred_element_type=jnp.float32) * attrs["scale"]
+    if bias is not None:
+        s = s + jnp.reshape(bias, (1,) * (4 - bias.ndim) + bias.shape).astype(jnp.float32)
+    allowed = jnp.ones(s.shape[-2:], bool) if keep is None else jnp.reshape(keep, (1,) * (4 - keep.ndim) + keep.shape)
+    if causal:
+        allowed = allowed & jnp.tril(jnp.ones(s.shape[-2:], bool))
+    s = jnp.where(allowed, s, -jnp.inf)
+    top = jnp.max(s, axis=-1, keepdims=True)
+    total = jnp.sum(jnp.exp(s - top), axis=-1, keepdims=True)
+    if attrs["input_layout"] == "TND":
+        top, total = (jnp.swapaxes(t[0], 0, 1) for t in (top, total))
+    return tuple(jnp.broadcast_to(t, t.shape[:-1] + (8,)) for t in (top, total))
+
+
+def _seq_lens(value, name: str) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        try:
+            value = value.asnumpy().tolist()
+        except Exception:
+            raise OpError(f"flash_attention_score: {name} must be known when the graph is built (a tuple of ints "
+                          f"or a constant Tensor), not a value computed in the graph") from None
+    out = tuple(int(x) for x in value)
+    if not out or any(b < a for a, b in zip((0,) + out, out)):
+        raise OpError(f"flash_attention_score: {name} must be non-decreasing cumulative lengths, got {out}")
+    return out
+
+
+def _refuse(what: str) -> OpError:
+    return OpError(f"flash_attention_score: {what} is not supported by msx yet (issue 35)")
+
+
+def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix, actual_seq_qlen,
+             actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens, input_layout, sparse_mode):
+    """The checked inputs and attributes of one flash attention call (the functional and the class share it)."""
+    if not isinstance(input_layout, str) or input_layout not in LAYOUTS:
+        raise OpError(f"flash_attention_score: input_layout must be one of {LAYOUTS}, got {input_layout!r}")
+    if not isinstance(head_num, int) or isinstance(head_num, bool) or head_num < 1:
+        raise OpError(f"flash_attention_score: head_num must be an int >= 1, got {head_num!r}")
+    if not isinstance(sparse_mode, int) or sparse_mode not in range(9):
+        raise OpError(f"flash_attention_score: sparse_mode must be an int in 0..8, got {sparse_mode!r}")
+    if sparse_mode not in _HONOURED_SPARSE_MODES:
+        raise _refuse(f"sparse_mode={sparse_mode} (prefix/global/dilated/block_local)")
+    if keep_prob != 1.0 or drop_mask is not None:
+        raise _refuse(f"dropout inside the kernel (keep_prob={keep_prob}, drop_mask given: {drop_mask is not None}); "
+                      f"use mint.nn.functional.scaled_dot_product_attention(dropout_p=...)")
+    if padding_mask is not None:
+        raise _refuse("padding_mask (reserved by MindSpore)")
+    if prefix is not None:
+        raise _refuse("prefix (sparse_mode 5)")
+    if sparse_mode == 1 and attn_mask is None:
+        raise OpError("flash_attention_score: sparse_mode=1 (allMask) needs attn_mask")
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor) or t.ndim != _ndim_for(input_layout):
+            raise OpError(f"flash_attention_score: {name} must be a {_ndim_for(input_layout)}-d Tensor for layout "
+                          f"{input_layout}, got {_shape_of(t)}")
+    if query.dtype != key.dtype or key.dtype != value.dtype or not jnp.issubdtype(query._data.dtype, jnp.floating):
+        raise OpTypeError(f"flash_attention_score: query, key and value must have one float dtype, got "
+                          f"{query.dtype}, {key.dtype}, {value.dtype}")
+    if attn_mask is not None and sparse_mode in (2, 3, 4) and tuple(attn_mask.shape) != (2048, 2048):
+        raise OpError(f"flash_attention_score: with sparse_mode={sparse_mode} attn_mask is MindSpore's compressed "
+                      f"(2048, 2048) mask, got shape {tuple(attn_mask.shape)}")
+    seq_q, seq_kv = _seq_lens(actual_seq_qlen, "actual_seq_qlen"), _seq_lens(actual_seq_kvlen, "actual_seq_kvlen")
+    if (input_layout == "TND") != (seq_q is not None and seq_kv is not None):
+        raise OpError("flash_attention_score: actual_seq_qlen and actual_seq_kvlen are given exactly when "
+                      "input_layout='TND'")
+    if seq_q is not None:
+        if len(seq_q) != len(seq_kv) or seq_q[-1] != query.shape[0] or seq_kv[-1] != key.shape[0]:
+            raise OpError(f"flash_attention_score: actual_seq_qlen {seq_q} / actual_seq_kvlen {seq_kv} must have "
+                          f"one entry per sequence and end at T1={query.shape[0]} / T2={key.shape[0]}")
+    extras = [(n, t) for n, t in (("real_shift", real_shift), ("attn_mask", attn_mask)) if t is not None]
+    attrs = {"head_num": head_num, "input_layout": input_layout, "scale": float(scalar_value),
+             "pre_tokens": int(pre_tokens), "next_tokens": int(next_tokens), "sparse_mode": sparse_mode,
+             "inputs": tuple(n for n, _ in extras), "seq_qlen": seq_q, "seq_kvlen": seq_kv}
+    return (query, key, value, *[t for _, t in extras]), attrs
+
+
+@expose(ops="flash_attention_score")
+def flash_attention_score(query, key, value, head_num, real_shift=None, drop_mask=None, padding_mask=None,
+                          attn_mask=None, prefix=None, actual_seq_qlen=None, actual_seq_kvlen=None, keep_prob=1.0,
+                          scalar_value=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX, inner_precise=0,
+                          input_layout="BSH", sparse_mode=0):
+    """MindSpore's `ops.flash_attention_score` (2.10 signature) on `jax.nn.dot_product_attention`.
+
+    Honoured: the five layouts, `head_num`, `real_shift` (added after the scale), `attn_mask` (True/1
+    discards), `scalar_value`, `pre_tokens`/`next_tokens`, `sparse_mode` 0-4, GQA (N1 a multiple of N2),
+    TND with `actual_seq_qlen`/`actual_seq_kvlen`. Refused: `keep_prob < 1` / `drop_mask` (the mask is
+    Ascend's generator's bits), `padding_mask` (reserved in MindSpore too), `prefix` and sparse modes 5-8.
+    Float32 inputs are taken too (MindSpore's kernel takes float16/bfloat16 only)."""
+    inputs, attrs = _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix,
+                             actual_seq_qlen, actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens,
+                             input_layout, sparse_mode)
+    return apply(_flash_attention_score, inputs, attrs)
+
+
+@expose(cls="FlashAttentionScore", init=("head_num", "keep_prob", "scale_value", "pre_tokens", "next_tokens",
+                                         "inner_precise", "input_layout", "sparse_mode"), prim="FlashAttentionScore")
+def _flash_attention_score_cls(query, key, value, real_shift=None, drop_mask=None, padding_mask=None, attn_mask=None,
+                               prefix=None, actual_seq_qlen=None, actual_seq_kvlen=None, *, head_num, keep_prob=1.0,
+                               scale_value=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX, inner_precise=0,
+                               input_layout="BSH", sparse_mode=0):
+    """MindSpore's class `ops.FlashAttentionScore(head_num, ...)(query, key, value, ...)` ->
+    (softmax_max, softmax_sum, softmax_out, attention_out); softmax_out is MindSpore's useless () output."""
+    inputs, attrs = _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix,
+                             actual_seq_qlen, actual_seq_kvlen, keep_prob, scale_value, pre_tokens, next_tokens,
+                             input_layout, sparse_mode)
+    top, total = apply(_softmax_stats, inputs, attrs)
+    return top, total, Tensor(np.zeros((), query._data.dtype)), apply(_flash_attention_score, inputs, attrs)
+
+
+def _shape_of(t: Any) -> str:
+    return f"shape {tuple(t.shape)}" if isinstance(t, Tensor) else type(t).__name__
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention (torch)
+@primitive("ScaledDotProductAttention", attrs=("scale", "is_causal", "mask_kind", "dropout_p"))
+def _sdpa(q, k, v, *extra, scale, is_causal, mask_kind, dropout_p):
+    """torch's scaled_dot_product_attention on (B, H, L, E): softmax(q k^T * scale + mask) v."""
+    mask = extra[0] if mask_kind is not None else None
+    bias = mask if mask_kind == "float" else None
+    keep = mask if mask_kind == "bool" else None
+    qh, kh, vh = (jnp.swapaxes(x, 1, 2) for x in (q, k, v))    # -> (B, L, H, E); a mask is (B, H, L, S)
+    if dropout_p == 0.0:
+        return jnp.swapaxes(_attend(qh, kh, vh, bias, keep, is_causal, scale), 1, 2)
+    # dropout on the attention weights: jax's fused call has no dropout, so the same formula written out
+    group = q.shape[1] // k.shape[1]
+    kr, vr = jnp.repeat(k, group, axis=1), jnp.repeat(v, group, axis=1)
+    logits = jnp.einsum("bhld,bhsd->bhls", q, kr, preferred_element_type=jnp.float32) * scale
+    if bias is not None:
+        logits = logits + bias.astype(jnp.float32)
+    allowed = jnp.ones(logits.shape[-2:], bool) if keep is None else keep
+    if is_causal:
+        allowed = allowed & jnp.tril(jnp.ones(logits.shape[-2:], bool))
+    logits = jnp.where(allowed, logits, jnp.finfo(jnp.float32).min)
+    weights = jax.nn.softmax(logits, axis=-1)
+    kept = jax.random.bernoulli(_k(extra[-1]), 1.0 - dropout_p, weights.shape)
+    weights = jnp.where(kept, weights / (1.0 - dropout_p), 0.0).astype(q.dtype)
+    return jnp.einsum("bhls,bhsd->bhld", weights, vr)
+
+
+@expose(mintf="scaled_dot_product_attention")
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """torch's `scaled_dot_product_attention` (MindSpore 2.10's mint has no such name: an msx addition with
+    torch's signature and semantics). `query` is (..., Hq, L, E), `key`/`value` (..., H, S, E); a bool
+    `attn_mask` keeps True, a float one is added to the scores; `is_causal` is top-left causal and excludes
+    `attn_mask` (as in torch); `enable_gqa` lets Hq be a multiple of H. `dropout_p > 0` draws from msx's
+    seeded generator (torch's semantics: always applied, there is no `training` flag)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor) or t.ndim < 2:
+            raise OpError(f"scaled_dot_product_attention: {name} must be a Tensor of at least 2 dims, got "
+                          f"{_shape_of(t)}")
+    if not 0.0 <= float(dropout_p) < 1.0:
+        raise OpError(f"scaled_dot_product_attention: dropout_p must be in [0, 1), got {dropout_p!r}")
+    if is_causal and attn_mask is not None:
+        raise OpError("scaled_dot_product_attention: attn_mask and is_causal=True cannot both be given")
+    if query.dtype != key.dtype or key.dtype != value.dtype:
+        raise OpTypeError(f"scaled_dot_product_attention: query, key and value must have one dtype, got "
+                          f"{query.dtype}, {key.dtype}, {value.dtype}")
+    lead = tuple(query.shape[:-3]) if query.ndim >= 3 else ()
+    hq = query.shape[-3] if query.ndim >= 3 else 1
+    hk = key.shape[-3] if key.ndim >= 3 else 1
+    if key.shape[-1] != query.shape[-1] or tuple(key.shape) != tuple(value.shape[:-1]) + (key.shape[-1],) or \
+            value.shape[-2] != key.shape[-2] or (key.ndim >= 3 and tuple(key.shape[:-3]) != lead):
+        raise OpError(f"scaled_dot_product_attention: shapes do not fit: query {tuple(query.shape)}, key "
+                      f"{tuple(key.shape)}, value {tuple(value.shape)}")
+    if hq != hk and not (enable_gqa and hq % hk == 0):
+        raise OpError(f"scaled_dot_product_attention: query has {hq} heads and key {hk}; they must be equal, or "
+                      f"enable_gqa=True with {hq} a multiple of {hk}")
+    def four(t, heads):
+        return apply(_reshape, (t,), {"shape": (math.prod(lead) if lead else 1, heads) + tuple(t.shape[-2:])})
+
+    q4, k4, v4 = four(query, hq), four(key, hk), four(value, hk)
+    inputs, kind = [q4, k4, v4], None
+    if attn_mask is not None:
+        if not isinstance(attn_mask, Tensor):
+            raise OpError(f"scaled_dot_product_attention: attn_mask must be a Tensor, got {type(attn_mask).__name__}")
+        kind = "bool" if attn_mask._data.dtype == jnp.bool_ else "float"
+        full = lead + (hq, query.shape[-2], key.shape[-2])
+        try:
+            m = apply(_broadcast_to, (attn_mask,), {"shape": full})
+        except Exception:
+            raise OpError(f"scaled_dot_product_attention: attn_mask of shape {tuple(attn_mask.shape)} does not "
+                          f"broadcast to {full}") from None
+        inputs.append(four(m, hq))
+    p = float(dropout_p)
+    if p > 0.0:
+        inputs.append(_key_for())
+    e = query.shape[-1]
+    attrs = {"scale": float(1.0 / math.sqrt(e) if scale is None else scale), "is_causal": bool(is_causal),
+             "mask_kind": kind, "dropout_p": p}
+    out = apply(_sdpa, tuple(inputs), attrs)
+    return apply(_reshape, (out,), {"shape": tuple(query.shape[:-1]) + (value.shape[-1],)})
+
+
+# ---------------------------------------------------------------- rotary_position_embedding
+def _rotary_check(x, cos, sin, *, mode):
+    if mode not in (0, 1):
+        return f"mode must be 0 (rotate_half) or 1 (rotate_interleaved), got {mode!r}"
+    if len(x.shape) != 4 or x.shape[-1] % 2:
+        return f"x must be 4-d with an even last dimension, got shape {tuple(x.shape)}"
+    return None
+
+
+@primitive("RotaryPositionEmbedding", attrs=("mode",), check=_rotary_check,
+           api=Api(ops="rotary_position_embedding", args=("x", "cos", "sin"), attrs=(Attr("mode", 0, int),)))
+def _rotary(x, cos, sin, *, mode):
+    """x * cos + rotate(x) * sin; rotate_half (mode 0, GPT-NeoX) or rotate_interleaved (mode 1, GPT-J)."""
+    reason = _rotary_check(x, cos, sin, mode=mode)
+    if reason is not None:
+        raise OpError(f"rotary_position_embedding: {reason}")
+    if mode == 0:
+        half = x.shape[-1] // 2
+        rotated = jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    else:
+        pairs = x.reshape(*x.shape[:-1], -1, 2)
+        rotated = jnp.stack([-pairs[..., 1], pairs[..., 0]], axis=-1).reshape(x.shape)
+    return x * cos.astype(x.dtype) + rotated * sin.astype(x.dtype)

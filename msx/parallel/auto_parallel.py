@@ -1,0 +1,140 @@
+"""`mindspore.parallel.auto_parallel.AutoParallel(network, parallel_mode="semi_auto")`: MindSpore 2.x's
+per-network parallel configuration, on msx's one auto-parallel context.
+
+msx reads the parallel configuration when a step compiles (`msx.parallel.context`), so an `AutoParallel`
+holds its settings and writes them into that context whenever it is called, before the network (a Cell, or
+a function such as a `msx.jit` train step) runs and compiles; every method checks its values at once, with
+the context's own checks, and what msx cannot honour yet is refused by name (issue 35), never stored and
+ignored. The modes: `"semi_auto"` is SEMI_AUTO_PARALLEL (`.shard` strategies and `Layout`s over XLA's
+partitioner), `"sharding_propagation"` and `"recursive_programming"` are AUTO_PARALLEL with that search
+mode (the propagation is XLA's in both).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import ContextError
+from ..nn.cell import Cell
+from .context import ParallelMode, _CHECKS, set_auto_parallel_context
+from .layout import Layout  # noqa: F401  (mindspore.parallel.auto_parallel exports it too)
+
+_MODES = {"semi_auto": (ParallelMode.SEMI_AUTO_PARALLEL, None),
+          "sharding_propagation": (ParallelMode.AUTO_PARALLEL, "sharding_propagation"),
+          "recursive_programming": (ParallelMode.AUTO_PARALLEL, "recursive_programming")}
+_SCHEDULERS = ("1f1b", "gpipe", "seqpipe", "seqvpp", "seqsmartvpp", "zero_bubble_v")
+
+
+def _not_yet(what: str) -> ContextError:
+    return ContextError(f"AutoParallel.{what} is not available in msx yet (issue 35); see docs/parallel.md")
+
+
+class AutoParallel(Cell):
+    """The network (a Cell or a function) run under its own parallel configuration (see the module docstring)."""
+
+    def __init__(self, network: Cell | Callable, parallel_mode: str = "semi_auto") -> None:
+        super().__init__(auto_prefix=False)
+        if parallel_mode not in _MODES:
+            raise ValueError(f"the argument 'parallel_mode' must be one of {list(_MODES)}, but got the value : "
+                             f"{parallel_mode!r} .")
+        if not callable(network):
+            raise TypeError(f"AutoParallel: network must be a Cell or a function, got {type(network).__name__}")
+        if isinstance(network, Cell):
+            self.network = network
+        else:
+            object.__setattr__(self, "network", network)
+        mode, search = _MODES[parallel_mode]
+        object.__setattr__(self, "_parallel_mode", parallel_mode)
+        object.__setattr__(self, "_config", {"parallel_mode": mode, **({"search_mode": search} if search else {})})
+
+    # -------------------------------------------------------------- the context it writes
+    def _set(self, **keys: Any) -> None:
+        for key, value in keys.items():   # the context's own checks, now, not at the first step
+            _CHECKS[key](value)
+        self._config.update(keys)
+
+    def apply(self) -> None:
+        """Write this configuration into msx's auto-parallel context (done by every call)."""
+        set_auto_parallel_context(**self._config)
+
+    def __call__(self, *args, **kwargs):
+        self.apply()
+        return self.network(*args, **kwargs)
+
+    def construct(self, *args, **kwargs):
+        return self.network(*args, **kwargs)
+
+    # -------------------------------------------------------------- honoured
+    def dataset_strategy(self, config) -> None:
+        """`"data_parallel"` (each input's batch cut over every device); `"full_batch"` and per-input strategies
+        are refused by the context (msx feeds each rank its own shard)."""
+        if config == "full_batch":
+            self._set(full_batch=True)
+        self._set(dataset_strategy=config)
+
+    def comm_fusion(self, config: dict) -> None:
+        self._set(comm_fusion=config)   # accepted: XLA schedules and fuses the collectives itself
+
+    def enable_gradients_mean(self) -> None:
+        self._set(gradients_mean=True)
+
+    def disable_gradient_fp32_sync(self) -> None:
+        self._set(gradient_fp32_sync=False)
+
+    def disable_loss_repeated_mean(self) -> None:
+        self._set(loss_repeated_mean=False)
+
+    def enable_fp32_communication(self) -> None:
+        self._set(force_fp32_communication=True)   # refused by the context: use gradient_fp32_sync
+
+    def no_init_parameters_in_compile(self) -> None:
+        """Accepted: msx Parameters hold their values from creation, nothing is initialised at compile time."""
+
+    def pipeline(self, stages: int = 1, output_broadcast: bool = False, interleave: bool = False,
+                 scheduler: str = "1f1b") -> None:
+        """One stage is what msx runs (micro-batches through `nn.PipelineCell`); more stages are refused."""
+        if scheduler not in _SCHEDULERS:
+            raise ValueError(f"AutoParallel.pipeline: scheduler must be one of {_SCHEDULERS}, got {scheduler!r}")
+        if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
+            raise ValueError(f"AutoParallel.pipeline: stages must be an int >= 1, got {stages!r}")
+        if stages > 1 or interleave:
+            raise _not_yet(f"pipeline(stages={stages}, interleave={interleave}) (pipeline parallelism over more "
+                           f"than one stage)")
+        self._set(pipeline_stages=1)
+
+    def get_pipeline_stages(self) -> int:
+        return self._config.get("pipeline_stages", 1)
+
+    # -------------------------------------------------------------- refused, by name
+    def hsdp(self, shard_size: int = -1, threshold: int = 64, optimizer_level: str = "level1") -> None:
+        raise _not_yet("hsdp (optimizer/weight sharding in the global-view program; in DATA_PARALLEL use "
+                       "set_auto_parallel_context(enable_parallel_optimizer=True) before building the optimizer)")
+
+    def save_param_strategy_file(self, file_path: str) -> None:
+        raise _not_yet("save_param_strategy_file (strategy files)")
+
+    def load_param_strategy_file(self, file_path: str) -> None:
+        raise _not_yet("load_param_strategy_file (strategy files)")
+
+    def save_operator_strategy_file(self, file_path: str) -> None:
+        raise _not_yet("save_operator_strategy_file (strategy files)")
+
+    def load_operator_strategy_file(self, file_path: str) -> None:
+        raise _not_yet("load_operator_strategy_file (strategy files)")
+
+    def disable_strategy_file_only_for_trainable_params(self) -> None:
+        raise _not_yet("disable_strategy_file_only_for_trainable_params (strategy files)")
+
+    def set_group_ckpt_save_file(self, file_path: str) -> None:
+        raise _not_yet("set_group_ckpt_save_file (communication-group checkpoints)")
+
+    def print_local_norm(self) -> None:
+        raise _not_yet("print_local_norm")
+
+    def dump_local_norm(self, file_path: str) -> None:
+        raise _not_yet("dump_local_norm")
+
+    def enable_device_local_norm(self) -> None:
+        raise _not_yet("enable_device_local_norm")
+
+    def transformer_opt(self, file_path) -> None:
+        raise _not_yet("transformer_opt")

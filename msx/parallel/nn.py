@@ -1,0 +1,5 @@
+"""`mindspore.parallel.nn`: the micro-batching wrappers, whose one implementation is `msx.nn.micro_batch`."""
+from ..nn.micro_batch import (GradAccumulation, MicroBatchInterleaved, Pipeline, PipelineCell,  # noqa: F401
+                              PipelineGradReducer)
+
+__all__ = ["GradAccumulation", "MicroBatchInterleaved", "Pipeline", "PipelineCell", "PipelineGradReducer"]

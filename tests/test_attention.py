@@ -1,0 +1,261 @@
+"""Fused attention (msx/ops/attention_ops.py) against a plain numpy softmax(scale * QK^T + bias)V.
+
+MindSpore 2.10's CPU build has no kernel for FlashAttentionScore, RotaryPositionEmbedding or
+SpeedFusionAttention ("kernel ... unregistered"), so the reference is written out here: per (batch, head),
+scores = scale * q @ k.T + bias, masked to -inf where MindSpore's mask discards, softmax, @ v.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import msx
+from msx import mint, ops
+from msx.errors import OpError
+
+RNG = np.random.default_rng(0)
+B, N1, N2, S1, S2, D = 2, 4, 2, 5, 7, 8
+Q = RNG.standard_normal((B, N1, S1, D)).astype(np.float32)      # BNSD
+K = RNG.standard_normal((B, N2, S2, D)).astype(np.float32)
+V = RNG.standard_normal((B, N2, S2, D)).astype(np.float32)
+MASK = RNG.random((B, 1, S1, S2)) < 0.3                          # True discards (MindSpore)
+MASK[..., 0] = False                                              # no fully-masked row
+SHIFT = RNG.standard_normal((1, N1, S1, S2)).astype(np.float32)
+T = msx.Tensor
+INF = 2147483647
+
+
+def reference(q, k, v, scale, discard=None, bias=None):
+    """BNSD numpy attention; GQA by repeating the key/value heads; `discard` True removes a score."""
+    g = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
+    s = np.einsum("bnqd,bnkd->bnqk", q.astype(np.float64), k) * scale
+    if bias is not None:
+        s = s + bias
+    if discard is not None:
+        s = np.where(discard, -np.inf, s)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = w / w.sum(-1, keepdims=True)
+    return np.einsum("bnqk,bnkd->bnqd", w, v)
+
+
+def band(s1, s2, offset, pre, nxt):
+    """MindSpore's discard mask of a band: keep j with -pre <= j - i - offset <= nxt."""
+    i, j = np.arange(s1)[:, None], np.arange(s2)[None, :]
+    d = j - i - offset
+    return ~((d >= -pre) & (d <= nxt))
+
+
+def to_layout(x, layout):
+    """BNSD numpy -> the layout's numpy array."""
+    b, n, s, d = x.shape
+    return {"BNSD": x, "BSND": x.transpose(0, 2, 1, 3), "BSH": x.transpose(0, 2, 1, 3).reshape(b, s, n * d),
+            "SBH": x.transpose(2, 0, 1, 3).reshape(s, b, n * d)}[layout]
+
+
+@pytest.mark.parametrize("layout", ["BNSD", "BSND", "BSH", "SBH"])
+def test_layouts_with_gqa_equal_the_reference(layout):
+    scale = 1 / np.sqrt(D)
+    got = ops.flash_attention_score(T(to_layout(Q, layout)), T(to_layout(K, layout)), T(to_layout(V, layout)),
+                                    N1, scalar_value=scale, input_layout=layout)
+    np.testing.assert_allclose(got.asnumpy(), to_layout(reference(Q, K, V, scale), layout), rtol=1e-5, atol=1e-5)
+
+
+CASES = {   # name: (kwargs, the discard mask the reference applies)
+    "mask_mode0": (dict(attn_mask=MASK), MASK),
+    "mask_uint8_mode1": (dict(attn_mask=MASK.astype(np.uint8), sparse_mode=1, pre_tokens=1), MASK),
+    "band_mode0": (dict(attn_mask=MASK, pre_tokens=2, next_tokens=1), MASK | band(S1, S2, 0, 2, 1)),
+    "causal_mode2": (dict(sparse_mode=2), band(S1, S2, 0, INF, 0)),
+    "causal_mode3": (dict(sparse_mode=3), band(S1, S2, S2 - S1, INF, 0)),
+    "band_mode4": (dict(sparse_mode=4, pre_tokens=3, next_tokens=0), band(S1, S2, S2 - S1, 3, 0)),
+    "shift": (dict(real_shift=SHIFT), None),
+    "no_mask_ignores_tokens_mode0": (dict(pre_tokens=0, next_tokens=0), None),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_masks_and_sparse_modes(name):
+    kwargs, discard = CASES[name]
+    kw = {k: (T(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+    got = ops.flash_attention_score(T(Q), T(K), T(V), N1, scalar_value=0.5, input_layout="BNSD", **kw)
+    want = reference(Q, K, V, 0.5, discard, SHIFT if "real_shift" in kwargs else None)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_compressed_mask_of_modes_2_to_4_is_the_band_not_its_contents():
+    compressed = T(np.triu(np.ones((2048, 2048), bool), 1))
+    got = ops.flash_attention_score(T(Q), T(K), T(V), N1, attn_mask=compressed, input_layout="BNSD", sparse_mode=3)
+    np.testing.assert_allclose(got.asnumpy(), reference(Q, K, V, 1.0, band(S1, S2, S2 - S1, INF, 0)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_tnd_packed_sequences_equal_each_sequence_alone():
+    lens_q, lens_k = (3, 5), (4, 6)
+    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in lens_q]
+    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
+    got = ops.flash_attention_score(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, input_layout="TND", sparse_mode=3,
+                                    actual_seq_qlen=(3, 8), actual_seq_kvlen=T(np.array([4, 10])))
+    want = [reference(q, k, v, 1.0, band(q.shape[2], k.shape[2], k.shape[2] - q.shape[2], INF, 0))
+            for q, k, v in zip(qs, ks, vs)]
+    np.testing.assert_allclose(got.asnumpy(), tnd(want), rtol=1e-5, atol=1e-5)
+
+
+def test_gradients_equal_the_references():
+    scale = 0.4
+
+    def loss(q, k, v):
+        return (ops.flash_attention_score(q, k, v, N1, attn_mask=T(MASK), scalar_value=scale,
+                                          input_layout="BNSD") ** 2).sum()
+
+    def ref(q, k, v):   # the same formula in jax, differentiated by jax
+        g = N1 // N2
+        kk, vv = jnp.repeat(k, g, 1), jnp.repeat(v, g, 1)
+        s = jnp.where(MASK, -jnp.inf, jnp.einsum("bnqd,bnkd->bnqk", q, kk) * scale)
+        return (jnp.einsum("bnqk,bnkd->bnqd", jax.nn.softmax(s, -1), vv) ** 2).sum()
+
+    got = msx.grad(loss, grad_position=(0, 1, 2))(T(Q), T(K), T(V))
+    want = jax.grad(ref, argnums=(0, 1, 2))(Q, K, V)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- every capture mode equals eager
+class Block(msx.nn.Cell):
+    """Rotary + causal flash attention + SDPA with a float mask: the three ops in one network."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = msx.Parameter(T(RNG.standard_normal((D, D)).astype(np.float32) * 0.3), name="w")
+        ang = np.arange(S1)[:, None] * (1.0 / 100 ** (np.arange(D) / D))[None]
+        self.cos = T(np.cos(ang)[None, None].astype(np.float32))
+        self.sin = T(np.sin(ang)[None, None].astype(np.float32))
+
+    def construct(self, x, bias):
+        h = ops.matmul(x, self.w)
+        h = ops.rotary_position_embedding(h, self.cos, self.sin, 0)
+        a = ops.flash_attention_score(h, h, h, N1, input_layout="BNSD", sparse_mode=2, scalar_value=0.3)
+        b = mint.nn.functional.scaled_dot_product_attention(a, h, h, attn_mask=bias)
+        return (a * b).sum()
+
+
+X = RNG.standard_normal((B, N1, S1, D)).astype(np.float32)
+BIAS = RNG.standard_normal((S1, S1)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def eager_values():
+    net = Block()
+    fn = msx.value_and_grad(net, grad_position=0, weights=net.trainable_params())
+    loss, (gx, (gw,)) = fn(T(X), T(BIAS))
+    return net, loss.asnumpy(), gx.asnumpy(), gw.asnumpy()
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode", "trace"])
+def test_jit_equals_eager_with_gradients(eager_values, mode):
+    net, loss, gx, gw = eager_values
+    fn = msx.value_and_grad(net, grad_position=0, weights=net.trainable_params())
+    step = msx.jit(lambda x, b: fn(x, b), capture_mode=mode)
+    for _ in range(2):   # the capture call and the compiled call
+        l2, (gx2, (gw2,)) = step(T(X), T(BIAS))
+        np.testing.assert_allclose(l2.asnumpy(), loss, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(gx2.asnumpy(), gx, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(gw2.asnumpy(), gw, rtol=1e-4, atol=1e-5)
+
+
+def test_the_graph_holds_one_attention_node():
+    step = msx.jit(lambda q: ops.flash_attention_score(q, q, q, N1, input_layout="BNSD"))
+    text = str(step.capture(T(Q)))
+    assert text.count("= FlashAttentionScore[") == 1, text
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention (torch semantics)
+SDPA = mint.nn.functional.scaled_dot_product_attention
+QS = RNG.standard_normal((B, N1, S1, D)).astype(np.float32)
+KS = RNG.standard_normal((B, N1, S2, D)).astype(np.float32)
+VS = RNG.standard_normal((B, N1, S2, D)).astype(np.float32)
+
+
+def test_sdpa_masks_causal_scale_and_gqa():
+    keep = ~MASK
+    np.testing.assert_allclose(SDPA(T(QS), T(KS), T(VS), attn_mask=T(keep)).asnumpy(),
+                               reference(QS, KS, VS, 1 / np.sqrt(D), ~keep), rtol=1e-5, atol=1e-5)
+    fmask = RNG.standard_normal((S1, S2)).astype(np.float32)
+    np.testing.assert_allclose(SDPA(T(QS), T(KS), T(VS), attn_mask=T(fmask), scale=0.2).asnumpy(),
+                               reference(QS, KS, VS, 0.2, bias=fmask), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(SDPA(T(QS), T(KS), T(VS), is_causal=True).asnumpy(),  # torch: top-left causal
+                               reference(QS, KS, VS, 1 / np.sqrt(D), band(S1, S2, 0, INF, 0)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(SDPA(T(Q), T(K), T(V), enable_gqa=True).asnumpy(),
+                               reference(Q, K, V, 1 / np.sqrt(D)), rtol=1e-5, atol=1e-5)
+    q3 = QS[0]   # (H, L, E): no batch dimension
+    np.testing.assert_allclose(SDPA(T(q3), T(KS[0]), T(VS[0])).asnumpy(),
+                               reference(QS[:1], KS[:1], VS[:1], 1 / np.sqrt(D))[0], rtol=1e-5, atol=1e-5)
+
+
+def test_sdpa_dropout_is_seeded_and_unbiased():
+    msx.set_seed(3)
+    a = SDPA(T(QS), T(KS), T(VS), dropout_p=0.5).asnumpy()
+    msx.set_seed(3)
+    b = SDPA(T(QS), T(KS), T(VS), dropout_p=0.5).asnumpy()
+    np.testing.assert_array_equal(a, b)
+    plain = reference(QS, KS, VS, 1 / np.sqrt(D))
+    assert not np.allclose(a, plain, atol=1e-3)
+    ones = np.ones((1, 1, 4, 64), np.float32)   # equal scores: each weight 1/64, kept ones scaled by 2
+    vals = np.ones((1, 1, 64, 1), np.float32)
+    out = SDPA(T(ones), T(np.ones((1, 1, 64, 64), np.float32)), T(vals), dropout_p=0.5).asnumpy()
+    assert abs(out.mean() - 1.0) < 0.25
+
+
+def test_refusals_are_clear():
+    with pytest.raises(OpError, match="keep_prob"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, keep_prob=0.9, input_layout="BNSD")
+    with pytest.raises(OpError, match="sparse_mode=5"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=5)
+    with pytest.raises(OpError, match="padding_mask"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, padding_mask=T(MASK), input_layout="BNSD")
+    with pytest.raises(OpError, match="input_layout"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="NSD")
+    with pytest.raises(OpError, match="head_num=3"):
+        ops.flash_attention_score(T(Q), T(K), T(V), 3, input_layout="BNSD")
+    with pytest.raises(OpError, match="TND"):
+        ops.flash_attention_score(T(Q[0]), T(K[0]), T(V[0]), N1, input_layout="TND")
+    with pytest.raises(OpError, match="enable_gqa"):
+        SDPA(T(Q), T(K), T(V))
+    with pytest.raises(OpError, match="is_causal"):
+        SDPA(T(QS), T(KS), T(VS), attn_mask=T(~MASK), is_causal=True)
+    with pytest.raises(OpError, match="mode must be 0"):
+        ops.rotary_position_embedding(T(Q), T(Q), T(Q), 2)
+
+
+# ---------------------------------------------------------------- rotary_position_embedding
+@pytest.mark.parametrize("mode", [0, 1])
+def test_rotary_equals_numpy(mode):
+    x = RNG.standard_normal((B, N1, S1, D)).astype(np.float32)
+    cos = RNG.uniform(-1, 1, (1, 1, S1, D)).astype(np.float32)
+    sin = RNG.uniform(-1, 1, (1, 1, S1, D)).astype(np.float32)
+    if mode == 0:
+        rot = np.concatenate([-x[..., D // 2:], x[..., :D // 2]], -1)
+    else:
+        rot = np.empty_like(x)
+        rot[..., 0::2], rot[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+    got = ops.rotary_position_embedding(T(x), T(cos), T(sin), mode)
+    np.testing.assert_allclose(got.asnumpy(), x * cos + rot * sin, rtol=1e-6, atol=1e-6)
+    g = msx.grad(lambda t: (ops.rotary_position_embedding(t, T(cos), T(sin), mode) ** 2).sum())(T(x))
+    want = jax.grad(lambda t: ((t * cos + (jnp.concatenate([-t[..., D // 2:], t[..., :D // 2]], -1) if mode == 0
+                                           else jnp.stack([-t[..., 1::2], t[..., 0::2]], -1).reshape(t.shape))
+                                * sin) ** 2).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+def test_class_form_returns_mindspores_four_outputs():
+    op = ops.FlashAttentionScore(N1, scale_value=0.5, input_layout="BNSD")
+    top, total, _, out = op(T(Q), T(K), T(V), attn_mask=T(MASK))
+    g = N1 // N2
+    s = np.einsum("bnqd,bnkd->bnqk", Q.astype(np.float64), np.repeat(K, g, 1)) * 0.5
+    s = np.where(MASK, -np.inf, s)
+    want_top = s.max(-1, keepdims=True)
+    assert top.shape == (B, N1, S1, 8) and str(top.dtype) == "Float32"
+    np.testing.assert_allclose(top.asnumpy(), np.broadcast_to(want_top, (B, N1, S1, 8)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(total.asnumpy()[..., 0], np.exp(s - want_top).sum(-1), rtol=1e-5)
+    np.testing.assert_allclose(out.asnumpy(), reference(Q, K, V, 0.5, MASK), rtol=1e-5, atol=1e-5)
