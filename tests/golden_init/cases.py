@@ -80,6 +80,8 @@ def _layers(ms, nn) -> dict:
         "LayerNorm": lambda: nn.LayerNorm((4,)),
         "MultiheadAttention": lambda: nn.MultiheadAttention(8, 2, add_bias_kv=True),
         "TransformerEncoderLayer": lambda: nn.TransformerEncoderLayer(8, 2, 16),
+        "TransformerDecoderLayer": lambda: nn.TransformerDecoderLayer(8, 2, 16),
+        "Transformer": lambda: nn.Transformer(8, 2, 1, 1, 16),
     }
 
 
