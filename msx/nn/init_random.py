@@ -117,21 +117,28 @@ def normal(seed: int, n: int, mean: float, sigma: float) -> np.ndarray:
 
     def pairs(words: np.ndarray) -> np.ndarray:
         w = words.reshape(-1, 2)
-        r = np.sqrt(-2.0 * np.log(_unit(w[:, 0]))) * sigma
-        t = two_pi * _unit(w[:, 1])
+        r = np.log(_unit(w[:, 0]))
+        r *= -2.0
+        np.sqrt(r, out=r)
+        r *= sigma
+        t = _unit(w[:, 1])
+        t *= two_pi
         out = np.empty(w.shape, np.float64)
-        out[:, 0] = mean + r * np.cos(t)
-        out[:, 1] = mean + r * np.sin(t)
+        np.multiply(r, np.cos(t), out=out[:, 0])
+        np.multiply(r, np.sin(t), out=out[:, 1])
+        out += mean
         return out.reshape(-1)
 
     return _fill(seed, n, pairs)
 
 
 def _poly(coefs: tuple[float, ...], x: np.ndarray) -> np.ndarray:
-    """Horner from the highest coefficient, as the C++ template unrolls it."""
-    acc = np.full_like(x, coefs[-1])
-    for c in coefs[-2::-1]:
-        acc = acc * x + c
+    """Horner from the highest coefficient (sum = c[-1]; sum = sum * x + c[i]), as the C++ template unrolls it."""
+    acc = x * coefs[-1]
+    acc += coefs[-2]
+    for c in coefs[-3::-1]:
+        acc *= x
+        acc += c
     return acc
 
 
@@ -223,11 +230,20 @@ def truncated_normal(seed: int, n: int, a: float, b: float, mean: float, sigma: 
     cdf_b = math.erfc(-(((b - mean) / sigma) / _ROOT2)) / 2.0
 
     def draw(words: np.ndarray) -> np.ndarray:
-        z = 2.0 * (cdf_a + (words * (1.0 / 4294967296.0)) * (cdf_b - cdf_a))
-        z = np.where(z <= 0.0, _F32_TINY, np.where(z >= 2.0, _F32_BELOW_TWO, z))  # keep z in (0, 2)
-        upper = z > 1.0
-        q = np.where(upper, 2.0 - z, z)
-        p = np.where(upper, 1.0 - q, 1.0 - z)
-        return mean + (-(np.where(upper, -1.0, 1.0) * _erf_inv(p, q)) * _ROOT2) * sigma
+        z = words * (1.0 / 4294967296.0)
+        z *= cdf_b - cdf_a
+        z += cdf_a
+        z *= 2.0
+        np.putmask(z, z <= 0.0, _F32_TINY)  # the C++ keeps z in (0, 2)
+        np.putmask(z, z >= 2.0, _F32_BELOW_TWO)
+        # MindSpore: z > 1 -> q = 2 - z, p = 1 - q, sign -1; else p = 1 - z, q = z, sign 1. Every one of
+        # those subtractions is exact (Sterbenz), so p = |1 - z| and q = min(z, 2 - z) are the same doubles.
+        p = np.abs(1.0 - z)
+        q = np.minimum(z, 2.0 - z)
+        x = _erf_inv(p, q)
+        x *= np.where(z > 1.0, _ROOT2, -_ROOT2)  # -(sign * erf_inv) * sqrt(2)
+        x *= sigma
+        x += mean
+        return x
 
     return _fill(seed, n, draw)
