@@ -75,3 +75,10 @@ def test_bias_is_none_without_has_bias(make):
     layer = make()
     assert layer.bias is None
     assert [name for name, _ in layer.parameters_and_names()] == ["weight"]
+
+
+def test_mindspore_private_fan_helpers():
+    # values printed by MindSpore 2.10's helpers of the same names (model-zoo code imports them)
+    assert I._calculate_fan_in_and_fan_out((4, 3, 3, 3)) == (27, 36)
+    assert I._calculate_correct_fan((4, 3, 3, 3), "fan_out") == 36
+    assert I._calculate_gain("leaky_relu", 5 ** 0.5) == 0.5773502691896257

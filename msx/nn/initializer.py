@@ -62,6 +62,20 @@ def _gain(nonlinearity: str, param: float | None = None) -> float:
                      f"or 'tanh', 'relu', 'leaky_relu', 'selu'")
 
 
+def _calculate_correct_fan(shape: tuple[int, ...], mode: str) -> int:
+    """MindSpore's helper of the same name: fan_in or fan_out of `shape`."""
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _fans(shape)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+# MindSpore's private names for these helpers, which model-zoo code imports from mindspore.common.initializer
+_calculate_fan_in_and_fan_out = _fans
+_calculate_gain = _gain
+
+
 def _assign(arr: np.ndarray, data: np.ndarray) -> None:
     """MindSpore's `_assignment`: cast `data` (float32 or float64) into `arr`."""
     arr[...] = np.asarray(data).reshape(arr.shape)
