@@ -97,8 +97,6 @@ def _normal(arr: np.ndarray, mean: float, sigma: float) -> None:
 
 
 def _truncated_normal(arr: np.ndarray, a: float, b: float, mean: float, sigma: float) -> None:
-    if sigma <= 0:
-        raise ValueError(f"TruncatedNormal: sigma must be > 0, got {sigma}")
     _assign(arr, init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean, sigma))
 
 
