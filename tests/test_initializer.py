@@ -82,3 +82,13 @@ def test_mindspore_private_fan_helpers():
     assert I._calculate_fan_in_and_fan_out((4, 3, 3, 3)) == (27, 36)
     assert I._calculate_correct_fan((4, 3, 3, 3), "fan_out") == 36
     assert I._calculate_gain("leaky_relu", 5 ** 0.5) == 0.5773502691896257
+
+
+def test_threaded_fill_equals_one_thread(monkeypatch):
+    n = init_random._CHUNK * 4 * 5 + 3
+    monkeypatch.setattr(init_random, "_THREADS", 1)
+    one = [init_random.normal(11, n, 0.0, 1.0), init_random.truncated_normal(11, n, -1.0, 2.0, 0.0, 1.0)]
+    monkeypatch.setattr(init_random, "_THREADS", 3)
+    three = [init_random.normal(11, n, 0.0, 1.0), init_random.truncated_normal(11, n, -1.0, 2.0, 0.0, 1.0)]
+    for a, b in zip(one, three):
+        np.testing.assert_array_equal(a, b)

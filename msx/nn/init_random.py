@@ -16,7 +16,9 @@ about one element in 10^8.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import os
 
 import numpy as np
 
@@ -72,15 +74,38 @@ class _Philox:
 
 def _fill(seed: int, n: int, fn) -> np.ndarray:
     """float32[n] where element i comes from stream word i (every distribution here reads one word per
-    element; Box-Muller reads pairs, and chunks start at multiples of 4), `fn(words) -> float64`."""
-    gen = _Philox(seed)
+    element; Box-Muller reads pairs, and chunks start at multiples of 4), `fn(words) -> float64`.
+
+    Chunks are independent (each is the stream from its own first word, as MindSpore's threads are), so a
+    large fill is shared among threads (numpy releases the GIL in its loops); the values do not depend on
+    how many."""
     out = np.empty(n, np.float32)
-    for first in range(0, (n + 3) // 4, _CHUNK):
-        start = first * 4
-        count = min(_CHUNK * 4, n - start)
-        words = gen.words(first, (count + 3) // 4)
-        out[start:start + count] = fn(words[:count + (count & 1)])[:count]
+    firsts = range(0, (n + 3) // 4, _CHUNK)
+
+    def run(part: range) -> None:
+        gen = _Philox(seed)
+        for first in part:
+            start = first * 4
+            count = min(_CHUNK * 4, n - start)
+            words = gen.words(first, (count + 3) // 4)
+            out[start:start + count] = fn(words[:count + (count & 1)])[:count]
+
+    threads = min(_THREADS, len(firsts) // 2)
+    if threads < 2:
+        run(firsts)
+    else:
+        list(_pool().map(run, [firsts[i::threads] for i in range(threads)]))  # list(): re-raises errors
     return out
+
+
+_THREADS = min(os.cpu_count() or 1, 8)
+_POOL: list[concurrent.futures.ThreadPoolExecutor] = []
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    if not _POOL:
+        _POOL.append(concurrent.futures.ThreadPoolExecutor(_THREADS, thread_name_prefix="msx-init"))
+    return _POOL[0]
 
 
 def philox_u32(seed: int, n: int) -> np.ndarray:
