@@ -92,3 +92,23 @@ def test_threaded_fill_equals_one_thread(monkeypatch):
     three = [init_random.normal(11, n, 0.0, 1.0), init_random.truncated_normal(11, n, -1.0, 2.0, 0.0, 1.0)]
     for a, b in zip(one, three):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.filterwarnings("ignore:os.fork")  # the child touches no jax
+def test_a_forked_child_fills_with_its_own_threads(monkeypatch):
+    import os
+    import signal
+
+    monkeypatch.setattr(init_random, "_THREADS", 2)
+    n = init_random._CHUNK * 4 * 4
+    want = init_random.uniform(5, n, 0.0, 1.0)  # the parent's pool now exists
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: the inherited pool has no threads behind it; a hang ends by SIGALRM (read gives b"")
+        signal.alarm(60)
+        ok = np.array_equal(init_random.uniform(5, n, 0.0, 1.0), want)
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.waitpid(pid, 0)

@@ -99,13 +99,15 @@ def _fill(seed: int, n: int, fn) -> np.ndarray:
 
 
 _THREADS = min(os.cpu_count() or 1, 8)
-_POOL: list[concurrent.futures.ThreadPoolExecutor] = []
+_POOL: dict[int, concurrent.futures.ThreadPoolExecutor] = {}  # by pid: a forked child makes its own
 
 
 def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    if not _POOL:
-        _POOL.append(concurrent.futures.ThreadPoolExecutor(_THREADS, thread_name_prefix="msx-init"))
-    return _POOL[0]
+    pid = os.getpid()
+    if pid not in _POOL:
+        _POOL.clear()  # a pool inherited through fork has no threads behind it
+        _POOL[pid] = concurrent.futures.ThreadPoolExecutor(_THREADS, thread_name_prefix="msx-init")
+    return _POOL[pid]
 
 
 def philox_u32(seed: int, n: int) -> np.ndarray:
