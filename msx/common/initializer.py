@@ -1,5 +1,11 @@
 """`msx.common.initializer`: MindSpore's weight initializers (the same classes as `msx.nn.initializer`)."""
-from ..nn.initializer import (Constant, HeNormal, HeUniform, Initializer, Normal, One, TruncatedNormal,  # noqa: F401
-                              Uniform, XavierNormal, XavierUniform, Zero, initializer)
+from ..nn.initializer import (Constant, Dirac, HeNormal, HeUniform, Identity, Initializer, Normal,  # noqa: F401
+                              One, Orthogonal, Sparse, TruncatedNormal, Uniform, VarianceScaling, XavierNormal,
+                              XavierUniform, Zero, _calculate_correct_fan, _calculate_fan_in_and_fan_out,
+                              _calculate_gain, initializer)
 from ..context import get_seed  # noqa: F401
 from ..tensor import Tensor  # noqa: F401
+
+__all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform", "HeNormal",
+           "XavierUniform", "XavierNormal", "One", "Zero", "Constant", "Identity", "Sparse", "Dirac", "Orthogonal",
+           "VarianceScaling"]

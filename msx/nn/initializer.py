@@ -1,10 +1,18 @@
-"""Parameter initializers (MindSpore's `mindspore.common.initializer`).
+"""Parameter initializers (MindSpore's `mindspore.common.initializer`), filled on the host.
 
-`initializer(init, shape, dtype)` makes a Tensor now (msx has no lazy init).
-Random initializers draw their key from the global PRNG state, so
-`msx.set_seed` makes weights reproducible. Fan-based ones read MindSpore's
-weight layouts: Dense (out, in), Conv OIHW, i.e. fan_in = shape[1] * receptive
-field, fan_out = shape[0] * receptive field.
+As in MindSpore, an initializer fills a numpy array: `_initialize(arr)` writes into `arr` in place, and
+`initializer(init, shape, dtype)` wraps the filled array in a Tensor (one host-to-device copy, no XLA
+compile, so building a network costs what numpy costs). Every random fill takes its seed from numpy's
+global stream (`np.random.randint(1, 2**63)`, which `msx.set_seed` seeds as `mindspore.set_seed` does)
+and draws MindSpore's own Philox stream and distribution algorithms (`init_random`), so under the same
+`set_seed(s)` a network built by msx starts from the same float32 weights as the one MindSpore 2.10
+builds, bit for bit (docs/initializers.md says where not: Orthogonal's QR is LAPACK's, to rounding).
+
+msx builds the value when `initializer(...)` is called rather than at `init_data()` time: a Parameter
+made from it at once - the way MindSpore's PyNative layers use it - draws the seed at the same point of
+numpy's stream, and `Tensor.init_data()` returns the filled Tensor. Fan-based initializers read
+MindSpore's weight layouts: Dense (out, in), Conv OIHW, i.e. fan_in = shape[1] * receptive field,
+fan_out = shape[0] * receptive field.
 """
 from __future__ import annotations
 
@@ -17,27 +25,36 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..tensor import Tensor, register_initializer
+from . import init_random
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    """MindSpore's `_calculate_fan_in_and_fan_out`."""
     if len(shape) < 2:
         raise ValueError(f"fan_in and fan_out need a shape with at least 2 dims (out, in, ...), got {shape}")
-    receptive = int(np.prod(shape[2:]))
+    receptive = 1
+    for d in shape[2:]:
+        receptive *= d
     return shape[1] * receptive, shape[0] * receptive
 
 
 def _gain(nonlinearity: str, param: float | None = None) -> float:
-    """torch/MindSpore `calculate_gain`: the std multiplier that keeps activations' variance."""
+    """MindSpore's `_calculate_gain` (the same Python arithmetic, so the same bounds to the last bit)."""
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")
     if nonlinearity in linear:
-        return 1.0
+        return 1
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else float(param)
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"leaky_relu gain: negative_slope must be an int or a float, got {param!r}")
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
@@ -45,35 +62,62 @@ def _gain(nonlinearity: str, param: float | None = None) -> float:
                      f"or 'tanh', 'relu', 'leaky_relu', 'selu'")
 
 
-def _key() -> jax.Array:
-    from ..ops.functional import _next_key
+def _calculate_correct_fan(shape: tuple[int, ...], mode: str) -> int:
+    """MindSpore's helper of the same name: fan_in or fan_out of `shape`."""
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _fans(shape)
+    return fan_in if mode == "fan_in" else fan_out
 
-    return jax.random.wrap_key_data(_next_key()._data)
+
+# MindSpore's private names for these helpers, which model-zoo code imports from mindspore.common.initializer
+_calculate_fan_in_and_fan_out = _fans
+_calculate_gain = _gain
 
 
-def _float(np_dtype: np.dtype) -> np.dtype:
-    """Random values are drawn in float32 for integer targets, then cast."""
-    return np_dtype if jnp.issubdtype(np_dtype, jnp.floating) else np.dtype(np.float32)
+def _assign(arr: np.ndarray, data: np.ndarray) -> None:
+    """MindSpore's `_assignment`: cast `data` (float32 or float64) into `arr`."""
+    arr[...] = np.asarray(data).reshape(arr.shape)
+
+
+def _uniform(arr: np.ndarray, a: float, b: float) -> None:
+    _assign(arr, init_random.uniform(init_random.numpy_seed(), arr.size, a, b))
+
+
+def _normal_array(mean: float, sigma: float, shape: tuple[int, ...]) -> np.ndarray:
+    if sigma < 0:
+        raise ValueError(f"Normal: sigma must be >= 0, got {sigma}")
+    n = int(np.prod(shape))
+    return init_random.normal(init_random.numpy_seed(), n, mean, sigma).reshape(shape)
+
+
+def _normal(arr: np.ndarray, mean: float, sigma: float) -> None:
+    _assign(arr, _normal_array(mean, sigma, arr.shape))
+
+
+def _truncated_normal(arr: np.ndarray, a: float, b: float, mean: float, sigma: float) -> None:
+    _assign(arr, init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean, sigma))
 
 
 class Initializer:
-    """Base class. A subclass either overrides `_make(shape, np_dtype) -> array` or,
-    as in MindSpore, `_initialize(self, arr)` which fills a numpy array in place."""
+    """Base class: a subclass defines `_initialize(self, arr)`, which fills the numpy array `arr` in place
+    (MindSpore's protocol; `init(arr)` calls it)."""
 
     def __init__(self, **kwargs: Any) -> None:
         self._kwargs = kwargs
 
     def _initialize(self, arr: np.ndarray) -> None:
-        raise NotImplementedError(f"{type(self).__name__} must define _initialize(arr) or _make(shape, dtype)")
+        raise NotImplementedError(f"{type(self).__name__} must define _initialize(arr)")
 
-    def _make(self, shape: tuple[int, ...], np_dtype: np.dtype) -> jax.Array:
+    def _make(self, shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
         arr = np.zeros(shape, np_dtype)
         self._initialize(arr)
-        return jnp.asarray(arr)
+        return arr
 
     def __call__(self, arr: np.ndarray) -> None:
         """MindSpore's protocol: fill `arr` in place."""
-        arr[...] = np.asarray(self._make(tuple(arr.shape), arr.dtype))
+        return self._initialize(arr)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
@@ -81,26 +125,24 @@ class Initializer:
 
 
 class Constant(Initializer):
-    """Every element is `value`."""
+    """Every element is `value` (a number, or an array broadcast to the shape)."""
 
-    def __init__(self, value: float) -> None:
+    def __init__(self, value: Any) -> None:
         super().__init__(value=value)
         self.value = value
 
-    def _make(self, shape, np_dtype):
-        return jnp.full(shape, self.value, np_dtype)
+    def _initialize(self, arr):
+        arr[...] = self.value
 
 
-class Zero(Constant):
-    def __init__(self) -> None:
-        super().__init__(0)
-        self._kwargs = {}
+class Zero(Initializer):
+    def _initialize(self, arr):
+        arr.fill(0)
 
 
-class One(Constant):
-    def __init__(self) -> None:
-        super().__init__(1)
-        self._kwargs = {}
+class One(Initializer):
+    def _initialize(self, arr):
+        arr.fill(1)
 
 
 class Normal(Initializer):
@@ -110,8 +152,8 @@ class Normal(Initializer):
         super().__init__(sigma=sigma, mean=mean)
         self.sigma, self.mean = sigma, mean
 
-    def _make(self, shape, np_dtype):
-        return (jax.random.normal(_key(), shape, _float(np_dtype)) * self.sigma + self.mean).astype(np_dtype)
+    def _initialize(self, arr):
+        _normal(arr, self.mean, self.sigma)
 
 
 class Uniform(Initializer):
@@ -121,8 +163,8 @@ class Uniform(Initializer):
         super().__init__(scale=scale)
         self.scale = scale
 
-    def _make(self, shape, np_dtype):
-        return jax.random.uniform(_key(), shape, _float(np_dtype), -self.scale, self.scale).astype(np_dtype)
+    def _initialize(self, arr):
+        _uniform(arr, -self.scale, self.scale)
 
 
 class TruncatedNormal(Initializer):
@@ -132,62 +174,163 @@ class TruncatedNormal(Initializer):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
-    def _make(self, shape, np_dtype):
-        lo, hi = (self.a - self.mean) / self.sigma, (self.b - self.mean) / self.sigma
-        z = jax.random.truncated_normal(_key(), lo, hi, shape, _float(np_dtype))
-        return (z * self.sigma + self.mean).astype(np_dtype)
+    def _initialize(self, arr):
+        _truncated_normal(arr, self.a, self.b, self.mean, self.sigma)
 
 
-class _VarianceScaling(Initializer):
-    """Shared body of He/Xavier: jax's variance_scaling over MindSpore's (out, in, ...) layout."""
-
-    distribution = "uniform"
-
-    def _scale_and_mode(self) -> tuple[float, str]:
-        raise NotImplementedError
-
-    def _make(self, shape, np_dtype):
-        _fans(shape)  # a clear error for shapes without fans
-        scale, mode = self._scale_and_mode()
-        init = jax.nn.initializers.variance_scaling(scale, mode, self.distribution, in_axis=1, out_axis=0)
-        return init(_key(), shape, _float(np_dtype)).astype(np_dtype)
-
-
-class HeUniform(_VarianceScaling):
-    """Kaiming uniform: U(-b, b), b = gain * sqrt(3 / fan). `HeUniform(sqrt(5))` is Dense/Conv's default."""
+class HeUniform(Initializer):
+    """Kaiming uniform: U(-b, b), b = sqrt(3) * gain / sqrt(fan). `HeUniform(sqrt(5))` is Dense/Conv's default."""
 
     def __init__(self, negative_slope: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> None:
         if mode not in ("fan_in", "fan_out"):
             raise ValueError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
         super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
         self.gain = _gain(nonlinearity, negative_slope)
-        self.mode = mode
 
-    def _scale_and_mode(self):
-        return self.gain ** 2, self.mode
+    def _std(self, shape) -> float:
+        fan_in, fan_out = _fans(shape)
+        return self.gain / math.sqrt(fan_in if self.mode == "fan_in" else fan_out)
+
+    def _initialize(self, arr):
+        boundary = math.sqrt(3.0) * self._std(arr.shape)
+        _uniform(arr, -boundary, boundary)
 
 
 class HeNormal(HeUniform):
     """Kaiming normal: N(0, std^2), std = gain / sqrt(fan)."""
 
-    distribution = "normal"
+    def _initialize(self, arr):
+        _normal(arr, 0, self._std(arr.shape))
 
 
-class XavierUniform(_VarianceScaling):
+class XavierUniform(Initializer):
     """Glorot uniform: U(-b, b), b = gain * sqrt(6 / (fan_in + fan_out))."""
 
     def __init__(self, gain: float = 1) -> None:
         super().__init__(gain=gain)
         self.gain = gain
 
-    def _scale_and_mode(self):
-        return float(self.gain) ** 2, "fan_avg"
+    def _initialize(self, arr):
+        n_in, n_out = _fans(arr.shape)
+        boundary = self.gain * math.sqrt(6.0 / (n_in + n_out))
+        _uniform(arr, -boundary, boundary)
 
 
 class XavierNormal(XavierUniform):
     """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
 
-    distribution = "normal"
+    def _initialize(self, arr):
+        fan_in, fan_out = _fans(arr.shape)
+        _normal(arr, 0, self.gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+class Identity(Initializer):
+    """A 2-d identity matrix (np.eye of the shape)."""
+
+    def _initialize(self, arr):
+        if arr.ndim != 2:
+            raise ValueError(f"Identity initializer needs a 2-d shape, got {arr.shape}")
+        _assign(arr, np.eye(arr.shape[0], arr.shape[1]))
+
+
+class Sparse(Initializer):
+    """A 2-d N(0, sigma^2) matrix with ceil(sparsity * rows) zeros in each column (rows chosen by
+    numpy's global stream, after the normal fill, as MindSpore does)."""
+
+    def __init__(self, sparsity: float, sigma: float = 0.01) -> None:
+        super().__init__()
+        self.sparsity, self.sigma = sparsity, sigma
+
+    def _initialize(self, arr):
+        if arr.ndim != 2:
+            raise ValueError(f"Sparse initializer needs a 2-d shape, got {arr.shape}")
+        rows, cols = arr.shape
+        zero_num = int(np.ceil(self.sparsity * rows))
+        data = _normal_array(0, self.sigma, arr.shape)
+        for col in range(cols):
+            data[np.random.permutation(list(range(rows)))[:zero_num], col] = 0.0
+        _assign(arr, data)
+
+
+class Dirac(Initializer):
+    """A Dirac delta per (group, channel) at the kernel's centre: a convolution that keeps its input."""
+
+    def __init__(self, groups: int = 1) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def _initialize(self, arr):
+        shape = arr.shape
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac initializer needs a 3-, 4- or 5-d shape, got {shape}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac initializer: the first dim {shape[0]} must be divisible by groups "
+                             f"{self.groups}")
+        data = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(d // 2 for d in shape[2:])
+        for group in range(self.groups):
+            for dim in range(min(per_group, shape[1])):
+                data[(group * per_group + dim, dim) + centre] = 1
+        _assign(arr, data)
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix from the QR of a N(0, 1) draw, trailing dims flattened, times `gain`."""
+
+    def __init__(self, gain: float = 1.0) -> None:
+        super().__init__(gain=gain)
+        self.gain = gain
+
+    def _initialize(self, arr):
+        if arr.ndim < 2:
+            raise ValueError(f"Orthogonal initializer needs at least 2 dims, got {arr.shape}")
+        rows = arr.shape[0]
+        cols = int(np.prod(arr.shape)) // rows
+        data = _normal_array(0, 1, (rows, cols))
+        if rows < cols:
+            data = data.T
+        q, r = np.linalg.qr(data)
+        q *= np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        _assign(arr, (q * self.gain).reshape(arr.shape))
+
+
+class VarianceScaling(Initializer):
+    """scale / n variance, n = fan_in, fan_out or their mean; 'uniform' U(-sqrt(3 scale / n), +),
+    'untruncated_normal' N(0, scale / n).
+
+    MindSpore 2.10 tests for 'truncated_norm' (a name its own argument check rejects), so its default
+    'truncated_normal' draws from the uniform branch; msx does the same, to give MindSpore's weights.
+    """
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal") -> None:
+        super().__init__(scale=scale, mode=mode, distribution=distribution)
+        if scale <= 0.0:
+            raise ValueError(f"VarianceScaling: scale must be > 0, got {scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"VarianceScaling: mode must be 'fan_in', 'fan_out' or 'fan_avg', got {mode!r}")
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"VarianceScaling: distribution must be 'uniform', 'truncated_normal' or "
+                             f"'untruncated_normal', got {distribution!r}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+
+    def _initialize(self, arr):
+        scale = self.scale
+        fan_in, fan_out = _fans(arr.shape)
+        if self.mode == "fan_in":
+            scale /= max(1.0, fan_in)
+        elif self.mode == "fan_out":
+            scale /= max(1.0, fan_out)
+        else:
+            scale /= max(1.0, (fan_in + fan_out) / 2.0)
+        if self.distribution == "untruncated_normal":
+            _assign(arr, _normal_array(0, np.sqrt(scale), arr.shape))
+        else:
+            limit = float(np.sqrt(3.0 * scale))
+            _uniform(arr, -limit, limit)
 
 
 _BY_NAME: dict[str, type] = {
@@ -195,7 +338,8 @@ _BY_NAME: dict[str, type] = {
     "he_uniform": HeUniform, "heuniform": HeUniform, "he_normal": HeNormal, "henormal": HeNormal,
     "xavier_uniform": XavierUniform, "xavieruniform": XavierUniform,
     "xavier_normal": XavierNormal, "xaviernormal": XavierNormal,
-    "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal,
+    "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal, "identity": Identity,
+    "orthogonal": Orthogonal, "dirac": Dirac, "sparse": Sparse, "variancescaling": VarianceScaling,
 }
 
 

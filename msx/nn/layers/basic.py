@@ -36,6 +36,8 @@ class Dense(Cell):
         if self.has_bias:
             self.bias = make_param(self._name(), "bias_init", Uniform(1 / math.sqrt(self.in_channels))
                                    if bias_init is None else bias_init, (self.out_channels,), dtype)
+        else:
+            self.bias = None  # MindSpore: a layer without bias has bias None
         if isinstance(activation, str):
             activation = get_activation(activation, self._name())
         elif activation is not None and not callable(activation):

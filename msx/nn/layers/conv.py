@@ -41,6 +41,8 @@ class Conv2d(Cell):
             fan_in = shape[1] * shape[2] * shape[3]
             self.bias = make_param(name, "bias_init", Uniform(1 / math.sqrt(fan_in)) if bias_init is None
                                    else bias_init, (self.out_channels,), dtype)
+        else:
+            self.bias = None  # MindSpore: a layer without bias has bias None
 
     def _name(self) -> str:
         return (f"Conv2d(in_channels={self.in_channels}, out_channels={self.out_channels}, "
@@ -117,6 +119,8 @@ class _ConvNd(Cell):
             fan_in = int(math.prod(shape[1:]))
             self.bias = make_param(name, "bias_init", Uniform(1 / math.sqrt(fan_in)) if bias_init is None
                                    else bias_init, (self.out_channels,), dtype)
+        else:
+            self.bias = None  # MindSpore: a layer without bias has bias None
 
     def _name(self) -> str:
         return (f"{type(self).__name__}(in_channels={self.in_channels}, out_channels={self.out_channels}, "

@@ -5,15 +5,17 @@ gradients and every capture mode see ordinary ops; a captured graph is
 unrolled over the (static) sequence length. Gate layouts and parameter names
 follow MindSpore (= torch): LSTM gates (i, f, g, o), GRU gates (r, z, n),
 `weight_ih_l{k}[_reverse]`, `weight_hh_...`, `bias_ih_...`, `bias_hh_...`;
-initial values U(-1/sqrt(hidden), 1/sqrt(hidden)).
+initial values U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn as MindSpore draws them (numpy's global stream).
 """
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import dtype as mstype
 from ...ops import functional as F
-from ...tensor import Tensor
+from ...tensor import Parameter, Tensor
 from ..cell import Cell
 from ..initializer import Uniform
 from ._utils import check_input, make_param
@@ -64,19 +66,16 @@ class _RNNBase(Cell):
         self.has_bias, self.batch_first, self.dropout = bool(has_bias), bool(batch_first), float(dropout)
         self.bidirectional, self.num_directions = bool(bidirectional), 2 if bidirectional else 1
         gate = _GATES[mode] * hidden_size
-        init = Uniform(1 / math.sqrt(hidden_size))
-        suffixes = ["", "_reverse"][:self.num_directions]
-        names: dict[str, list] = {"weight_ih": [], "weight_hh": [], "bias_ih": [], "bias_hh": []}
+        stdv = 1 / math.sqrt(hidden_size)
         for layer in range(num_layers):
             in_size = input_size if layer == 0 else hidden_size * self.num_directions
-            for sfx in suffixes:
-                names["weight_ih"].append((f"weight_ih_l{layer}{sfx}", (gate, in_size)))
-                names["weight_hh"].append((f"weight_hh_l{layer}{sfx}", (gate, hidden_size)))
-                names["bias_ih"].append((f"bias_ih_l{layer}{sfx}", (gate,)))
-                names["bias_hh"].append((f"bias_hh_l{layer}{sfx}", (gate,)))
-        for kind in ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if has_bias else ()):
-            for pname, shape in names[kind]:
-                setattr(self, pname, make_param(name, pname, init, shape, dtype))
+            for sfx in ["", "_reverse"][:self.num_directions]:
+                # MindSpore's nn.RNN/LSTM/GRU draw numpy's global stream directly, in this order
+                shapes = [("weight_ih", (gate, in_size)), ("weight_hh", (gate, hidden_size))]
+                shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))] if has_bias else []
+                for kind, shape in shapes:
+                    value = Tensor(np.random.uniform(-stdv, stdv, shape).astype(np.float32), dtype)
+                    setattr(self, f"{kind}_l{layer}{sfx}", Parameter(value, name=f"{kind}_l{layer}{sfx}"))
 
     def _weights(self, layer: int, direction: int):
         sfx = "_reverse" if direction else ""
@@ -207,12 +206,17 @@ class _CellBase(Cell):
         name = f"{type(self).__name__}(input_size={input_size}, hidden_size={hidden_size})"
         self.input_size, self.hidden_size, self.has_bias = int(input_size), int(hidden_size), bool(has_bias)
         gate = _GATES[self.mode] * hidden_size
+        # MindSpore's RNN cells make each Parameter from np.random.randn, then refill every one with
+        # Uniform(1/sqrt(hidden)): both draws advance numpy's stream, so both are made here
+        shapes = [("weight_ih", (gate, input_size)), ("weight_hh", (gate, hidden_size))]
+        shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))] if has_bias else []
+        for kind, shape in shapes:
+            np.random.randn(*shape)
         init = Uniform(1 / math.sqrt(hidden_size))
-        self.weight_ih = make_param(name, "weight_ih", init, (gate, input_size), dtype)
-        self.weight_hh = make_param(name, "weight_hh", init, (gate, hidden_size), dtype)
-        if has_bias:
-            self.bias_ih = make_param(name, "bias_ih", init, (gate,), dtype)
-            self.bias_hh = make_param(name, "bias_hh", init, (gate,), dtype)
+        for kind, shape in shapes:
+            setattr(self, kind, make_param(name, kind, init, shape, dtype))
+        if not has_bias:
+            self.bias_ih = self.bias_hh = None
 
     def _args(self):
         return (self.weight_ih, self.weight_hh, self.bias_ih if self.has_bias else None,

@@ -15,7 +15,7 @@ from ... import dtype as mstype
 from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
-from ..initializer import XavierUniform
+from ..initializer import XavierNormal, XavierUniform, initializer
 from ._utils import make_param
 from .basic import Dense, Dropout
 from .container import CellList
@@ -59,13 +59,13 @@ class MultiheadAttention(Cell):
         self.has_bias = bool(has_bias)
         if has_bias:
             self.in_proj_bias = make_param(name, "in_proj_bias", "zeros", (3 * embed_dim,), dtype)
-        if add_bias_kv:
-            self.bias_k = make_param(name, "bias_k", XavierUniform(), (1, 1, embed_dim), dtype)
-            self.bias_v = make_param(name, "bias_v", XavierUniform(), (1, 1, embed_dim), dtype)
-        self.add_bias_kv = bool(add_bias_kv)
+        # MindSpore's order (each random fill draws numpy's stream): out_proj (HeUniform(sqrt(5)) weight,
+        # U(+-1/sqrt(embed_dim)) bias), then bias_k/bias_v (XavierNormal)
         self.out_proj = Dense(embed_dim, embed_dim, has_bias=has_bias, dtype=dtype)
-        if has_bias:
-            self.out_proj.bias.set_data(F.zeros((embed_dim,), dtype))
+        if add_bias_kv:
+            self.bias_k = make_param(name, "bias_k", XavierNormal(), (1, 1, embed_dim), dtype)
+            self.bias_v = make_param(name, "bias_v", XavierNormal(), (1, 1, embed_dim), dtype)
+        self.add_bias_kv = bool(add_bias_kv)
         self.drop = Dropout(p=dropout) if dropout else None
 
     def _proj(self, q: Tensor, k: Tensor, v: Tensor):
@@ -143,6 +143,9 @@ class TransformerEncoderLayer(Cell):
                  activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32) -> None:
         super().__init__()
+        # what MindSpore's TransformerEncoder/Decoder re-read to build a fresh layer of the same shape
+        self._config = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
         self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
         self.dropout = Dropout(p=dropout)
@@ -176,6 +179,9 @@ class TransformerDecoderLayer(Cell):
                  activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, dtype=mstype.float32) -> None:
         super().__init__()
+        # what MindSpore's TransformerEncoder/Decoder re-read to build a fresh layer of the same shape
+        self._config = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                        norm_first, dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  dtype=dtype)
@@ -213,8 +219,12 @@ class TransformerDecoderLayer(Cell):
         return self.norm3(x + ff(x))
 
 
-def _clones(layer: Cell, n: int) -> CellList:
-    return CellList([copy.deepcopy(layer) for _ in range(n)])
+def _clones(layer: Cell, n: int, cls: type) -> CellList:
+    """`n` copies of a fresh `cls` built from `layer`'s configuration, as MindSpore's TransformerEncoder and
+    TransformerDecoder do (the fresh layer draws new initial values; a layer without one is copied as is)."""
+    config = getattr(layer, "_config", None)
+    proto = cls(*config) if config is not None else layer
+    return CellList([copy.deepcopy(proto) for _ in range(n)])
 
 
 class TransformerEncoder(Cell):
@@ -222,7 +232,7 @@ class TransformerEncoder(Cell):
 
     def __init__(self, encoder_layer: Cell, num_layers: int, norm: Cell | None = None) -> None:
         super().__init__()
-        self.layers = _clones(encoder_layer, num_layers)
+        self.layers = _clones(encoder_layer, num_layers, TransformerEncoderLayer)
         self.num_layers, self.norm = num_layers, norm
 
     def construct(self, src: Tensor, src_mask=None, src_key_padding_mask=None):
@@ -237,7 +247,7 @@ class TransformerDecoder(Cell):
 
     def __init__(self, decoder_layer: Cell, num_layers: int, norm: Cell | None = None) -> None:
         super().__init__()
-        self.layers = _clones(decoder_layer, num_layers)
+        self.layers = _clones(decoder_layer, num_layers, TransformerDecoderLayer)
         self.num_layers, self.norm = num_layers, norm
 
     def construct(self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
@@ -265,6 +275,9 @@ class Transformer(Cell):
             TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                                     norm_first, dtype), num_decoder_layers,
             LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        for _, p in self.parameters_and_names():  # as MindSpore: every matrix refilled, in parameter order
+            if p.ndim > 1:
+                p.set_data(initializer("xavier_uniform", p.shape, p.dtype))
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 
     def construct(self, src: Tensor, tgt: Tensor, src_mask=None, tgt_mask=None, memory_mask=None,
