@@ -12,12 +12,13 @@ rows at once with the same results as one worker. docs/dataset.md has it all.
 """
 from . import config  # noqa: F401
 from .config import get_seed, set_seed  # noqa: F401
+from .callbacks import DSCallback  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
                        FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset,
                        SkipDataset, TakeDataset, ZipDataset)
-from .samplers import (BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
-                       SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSampler, RandomSampler,  # noqa: F401
+                       Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
 from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401

@@ -24,6 +24,9 @@ class ShuffleDataset(_OneChild):
             raise DatasetError(f"shuffle: buffer_size must be an int >= 2, got {buffer_size!r}")
         self.buffer_size = buffer_size
         self.seed = config.shuffle_seed()
+        if child._sync_gates():
+            raise DatasetError("shuffle: no shuffle after sync_wait (MindSpore refuses it too): the gate counts rows "
+                               "in order; shuffle before sync_wait")
 
     def _grain(self, key: Key) -> GrainDataset:
         seed = _random.derive(self.seed, self._depth, *key)
