@@ -253,6 +253,13 @@ class Dataset(abc.ABC):
         """{condition name: gate} of the `sync_wait` steps below (see `sync.py`)."""
         return {k: g for c in self.children for k, g in c._sync_gates().items()}
 
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """Write one pass of the pipeline as `num_files` MindRecord files (MindSpore's column mapping; see
+        `save.py`), readable by `MindDataset` here and in MindSpore."""
+        from .save import save
+
+        save(self, file_name, num_files, file_type)
+
     # ------------------------------------------------------------ iteration
     def create_tuple_iterator(self, columns: Sequence[str] | None = None, num_epochs: int = -1,
                               output_numpy: bool = False, do_copy: bool = True):
