@@ -76,7 +76,7 @@ class MindDataset(MappableSource):
             header = fmt.read_header(path)
             this = header["schema"][0]
             if schema is None:
-                schema, blob_names = this["schema"], list(this.get("blob_fields", []))
+                schema = this["schema"]
                 names = sorted(schema)
                 chosen = names if columns_list is None else [columns_list] if isinstance(columns_list, str) \
                     else list(columns_list)
@@ -86,15 +86,9 @@ class MindDataset(MappableSource):
                                        f"{names}")
             elif this["schema"] != schema:
                 raise DatasetError(f"{where}: {path!r} has a different schema than {files[0]!r}")
-            fields, blobs = fmt.read_shard(path, header)
-            for i, raw in enumerate(fields):
-                values = dict(raw)
-                if blob_names:
-                    values.update(fmt.split_blob(blobs[i], blob_names, path))
-                missing = [c for c in chosen if c not in values]
-                if missing:
-                    raise DatasetError(f"{where}: a row of {path!r} lacks the fields {missing}")
-                rows.append(tuple(fmt.column(c, schema[c], values[c], path) for c in chosen))
+            f, size = fmt.open_shard(path)
+            with f:
+                rows += fmt.rows_from(f, size, path, header, chosen)
         if num_padded:
             rows += [_padded_row(padded_sample, chosen, schema)] * num_padded
             if num_shards is not None and len(rows) % num_shards:
