@@ -20,8 +20,8 @@ from ..sources import MappableSource
 from . import mindrecord_format as fmt
 
 
-def _group(dataset_files: Any) -> list[str]:
-    where = "MindDataset"
+def shard_files(dataset_files: Any, where: str = "MindDataset") -> list[str]:
+    """The shard files `dataset_files` means: every shard the header of one file names, or the list given."""
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.fspath(dataset_files)
         if not os.path.isfile(first):
@@ -68,7 +68,7 @@ class MindDataset(MappableSource):
                                                                   not isinstance(padded_sample, dict)):
             raise DatasetError(f"{where}: padded_sample (a dict) and num_padded (an int >= 0) go together, got "
                                f"padded_sample={type(padded_sample).__name__}, num_padded={num_padded!r}")
-        files = _group(dataset_files)
+        files = shard_files(dataset_files)
         schema, names, rows = None, None, []
         for path in files:
             if not os.path.isfile(path):

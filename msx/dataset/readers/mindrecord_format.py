@@ -189,6 +189,20 @@ def shard_from(f: BinaryIO, size: int, path: str, header: dict) -> tuple[list[di
     return fields, blobs
 
 
+def records_from(f: BinaryIO, size: int, path: str, header: dict) -> list[dict]:
+    """Every row of the shard open as `f` as {field: its stored value} (raw fields as msgpack gave them, blob fields
+    as bytes), in row order; `header`: its checked header."""
+    blob_names = list(header["schema"][0].get("blob_fields", []))
+    fields, blobs = shard_from(f, size, path, header)
+    records = []
+    for i, raw in enumerate(fields):
+        values = dict(raw)
+        if blob_names:
+            values.update(split_blob(blobs[i], blob_names, path))
+        records.append(values)
+    return records
+
+
 def rows_from(f: BinaryIO, size: int, path: str, header: dict, chosen: list[str]) -> list[tuple]:
     """The rows of the shard open as `f`, with the fields `chosen` (of its checked `header`), as MindDataset
     yields them."""
@@ -196,13 +210,8 @@ def rows_from(f: BinaryIO, size: int, path: str, header: dict, chosen: list[str]
     unknown = [c for c in chosen if c not in schema]
     if unknown:
         raise MRMOpenError(f"mindrecord file {path!r} has no fields {unknown}; its schema has {sorted(schema)}")
-    blob_names = list(header["schema"][0].get("blob_fields", []))
-    fields, blobs = shard_from(f, size, path, header)
     rows = []
-    for i, raw in enumerate(fields):
-        values = dict(raw)
-        if blob_names:
-            values.update(split_blob(blobs[i], blob_names, path))
+    for values in records_from(f, size, path, header):
         missing = [c for c in chosen if c not in values]
         if missing:
             raise MRMOpenError(f"MindDataset: a row of {path!r} lacks the fields {missing}")
