@@ -21,8 +21,9 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
                        Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
-from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
-                      ImageFolderDataset, MindDataset, MnistDataset, TFRecordDataset, TextFileDataset)
+from .readers import (AGNewsDataset, CSVDataset, Cifar10Dataset, Cifar100Dataset, EMnistDataset,  # noqa: F401
+                      FashionMnistDataset, ImageFolderDataset, IMDBDataset, KMnistDataset, MindDataset, MnistDataset,
+                      QMnistDataset, TFRecordDataset, TextFileDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402

@@ -4,8 +4,9 @@ No reader downloads anything. Each checks the bytes against the format's
 public description and names the file at fault when they do not fit.
 """
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
-from .idx import FashionMnistDataset, MnistDataset  # noqa: F401
+from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset, QMnistDataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
+from .text_corpora import AGNewsDataset, IMDBDataset, WikiTextDataset  # noqa: F401
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401

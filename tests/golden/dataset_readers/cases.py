@@ -1,0 +1,147 @@
+"""Named readers on tiny fake copies of each dataset's published on-disk layout, written once against the
+`mindspore.dataset` API: make_golden.py records MindSpore 2.10's rows (ms210.json), tests/test_dataset_readers.py
+compares msx's. Each `layout_*` writes the files (the real formats: idx, csv, text); each case reads them."""
+import os
+import struct
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # tests/
+from dataset_formats import write_idx  # noqa: E402
+
+
+def plain(value):
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    array = np.asarray(value)
+    if array.dtype.kind == "U":
+        return {"str": array.tolist()}
+    if array.dtype.kind == "S":
+        return {"bytes": [b.hex() for b in array.reshape(-1).tolist()]}
+    return {"dtype": str(array.dtype), "shape": list(array.shape), "sum": int(array.astype(np.int64).sum())
+            if array.size > 16 else None, "value": array.tolist() if array.size <= 16 else None}
+
+
+def read(d, **kw):
+    return {"columns": d.get_col_names(), "size": d.get_dataset_size(),
+            "rows": [plain(list(r)) for r in d.create_tuple_iterator(output_numpy=True)]}
+
+
+def _images(n, seed):
+    return np.random.default_rng(seed).integers(0, 256, (n, 28, 28)).astype(np.uint8)
+
+
+def write_idx_int(path, array):
+    """An idx file of big-endian int32 (type 0x0C), as QMNIST's label files."""
+    array = np.ascontiguousarray(array, ">i4")
+    with open(path, "wb") as f:
+        f.write(bytes([0, 0, 0x0C, array.ndim]))
+        f.write(struct.pack(">" + "I" * array.ndim, *array.shape))
+        f.write(array.tobytes())
+
+
+def layout_kmnist(tmp):
+    root = os.path.join(tmp, "kmnist")
+    os.makedirs(root, exist_ok=True)
+    for part, n, seed in (("train", 3, 1), ("t10k", 2, 2)):
+        write_idx(os.path.join(root, f"{part}-images-idx3-ubyte"), _images(n, seed))
+        write_idx(os.path.join(root, f"{part}-labels-idx1-ubyte"), np.arange(n, dtype=np.uint8) + seed)
+    return root
+
+
+def case_kmnist(ds, tmp):
+    root = layout_kmnist(tmp)
+    return {u: read(ds.KMnistDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
+
+
+def layout_emnist(tmp):
+    root = os.path.join(tmp, "emnist")
+    os.makedirs(root, exist_ok=True)
+    for name, seed in (("letters", 3), ("digits", 4)):
+        for part, n in (("train", 3), ("test", 2)):
+            write_idx(os.path.join(root, f"emnist-{name}-{part}-images-idx3-ubyte"), _images(n, seed + n))
+            write_idx(os.path.join(root, f"emnist-{name}-{part}-labels-idx1-ubyte"),
+                      np.arange(n, dtype=np.uint8) * seed + n)
+    return root
+
+
+def case_emnist(ds, tmp):
+    root = layout_emnist(tmp)
+    return {f"{name}/{u}": read(ds.EMnistDataset(root, name, usage=u, shuffle=False))
+            for name in ("letters", "digits") for u in ("train", "test", "all")}
+
+
+def layout_qmnist(tmp):
+    root = os.path.join(tmp, "qmnist")
+    os.makedirs(root, exist_ok=True)
+    for part, n, seed in (("qmnist-train", 3, 5), ("qmnist-test", 4, 6), ("xnist", 2, 7)):
+        write_idx(os.path.join(root, f"{part}-images-idx3-ubyte"), _images(n, seed))
+        labels = np.arange(n * 8, dtype=np.int64).reshape(n, 8) * (seed + 1) % 1000
+        write_idx_int(os.path.join(root, f"{part}-labels-idx2-int"), labels)
+    return root
+
+
+def case_qmnist(ds, tmp):
+    root = layout_qmnist(tmp)
+    out = {}
+    for usage in ("train",):  # MindSpore reads the test and nist files at their real sizes only (10000+ rows)
+        for compat in (True, False):
+            out[f"{usage}/{compat}"] = read(ds.QMnistDataset(root, usage=usage, compat=compat, shuffle=False))
+    return out
+
+
+def layout_imdb(tmp):
+    root = os.path.join(tmp, "aclImdb")
+    texts = {("train", "pos"): ["great film", "loved it <br />"], ("train", "neg"): ["bad", "awful ending"],
+             ("test", "pos"): ["fine"], ("test", "neg"): ["meh", "no", "worst é"]}
+    for (part, label), items in texts.items():
+        os.makedirs(os.path.join(root, part, label), exist_ok=True)
+        for i, text in enumerate(items):
+            with open(os.path.join(root, part, label, f"{i}_{7 - i}.txt"), "w", encoding="utf-8") as f:
+                f.write(text)
+    os.makedirs(os.path.join(root, "train", "unsup"), exist_ok=True)
+    with open(os.path.join(root, "train", "unsup", "0_0.txt"), "w") as f:
+        f.write("unlabelled")
+    return root
+
+
+def case_imdb(ds, tmp):
+    root = layout_imdb(tmp)
+    return {u: read(ds.IMDBDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
+
+
+def layout_agnews(tmp):
+    root = os.path.join(tmp, "ag_news")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "train.csv"), "w", encoding="utf-8") as f:
+        f.write('"3","Wall St. Bears","Reuters - Short-sellers, Wall Street\'s ""dwindling"" band"\n'
+                '"4","Space","A new probe, launched"\n"1","World","Talks"\n')
+    with open(os.path.join(root, "test.csv"), "w", encoding="utf-8") as f:
+        f.write('"2","Sports","Goal!"\n"3","Biz","Stocks \\ up"\n')
+    return root
+
+
+def case_agnews(ds, tmp):
+    root = layout_agnews(tmp)
+    out = {u: read(ds.AGNewsDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
+    out["all_1_worker"] = read(ds.AGNewsDataset(root, usage="all", shuffle=False, num_parallel_workers=1))
+    return out
+
+
+def layout_wikitext(tmp):
+    root = os.path.join(tmp, "wikitext-2")
+    os.makedirs(root, exist_ok=True)
+    for part, lines in (("train", [" = Title = ", "", " some text here ", " more"]), ("valid", [" v1", " v2 "]),
+                        ("test", [" t1", "", " t3"])):
+        with open(os.path.join(root, f"wiki.{part}.tokens"), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    return root
+
+
+def case_wikitext(ds, tmp):
+    root = layout_wikitext(tmp)
+    out = {u: read(ds.WikiTextDataset(root, usage=u, shuffle=False, num_parallel_workers=2))
+           for u in ("train", "valid", "test", "all")}
+    out["all_1_worker"] = read(ds.WikiTextDataset(root, usage="all", shuffle=False, num_parallel_workers=1))
+    return out
