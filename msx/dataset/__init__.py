@@ -21,9 +21,10 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
                        Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
-from .readers import (AGNewsDataset, CSVDataset, Cifar10Dataset, Cifar100Dataset, EMnistDataset,  # noqa: F401
-                      FashionMnistDataset, ImageFolderDataset, IMDBDataset, KMnistDataset, MindDataset, MnistDataset,
-                      QMnistDataset, TFRecordDataset, TextFileDataset, WikiTextDataset)
+from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
+                      CSVDataset, EMnistDataset, FashionMnistDataset, ImageFolderDataset, IMDBDataset,
+                      KMnistDataset, MindDataset, MnistDataset, QMnistDataset, TextFileDataset, TFRecordDataset,
+                      VOCDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402

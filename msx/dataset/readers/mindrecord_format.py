@@ -250,7 +250,8 @@ def column(name: str, spec: dict, value: Any, path: str) -> np.ndarray:
     kind = spec["type"]
     if kind == "string":
         if not isinstance(value, str):
-            raise MRMOpenError(f"mindrecord file {path!r}: field {name!r} should be a string, got {type(value).__name__}")
+            raise MRMOpenError(f"mindrecord file {path!r}: field {name!r} should be a string, got "
+                               f"{type(value).__name__}")
         return np.array(value)
     if kind == "bytes":
         if not isinstance(value, (bytes, bytearray)):

@@ -9,8 +9,9 @@
 
 With `usage="all"` the rows of the files (in file-name order) come as MindSpore 2.10 gives them unshuffled: its W
 reading workers (`num_parallel_workers`; default the configured count, at most the machine's cores, as MindSpore
-clamps it) take files k, k + W, ... each and yield one line each in turn. `shuffle`, `num_samples`, `num_shards`/`shard_id` work as on every reader (these readers
-take a `Shuffle` mode or a bool, as MindSpore's).
+clamps it) take files k, k + W, ... each and yield one line each in turn. `shuffle`, `num_samples`,
+`num_shards`/`shard_id` work as on every reader (AG News and WikiText take a `Shuffle` mode or a bool, as
+MindSpore's).
 """
 from __future__ import annotations
 

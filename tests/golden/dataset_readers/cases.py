@@ -145,3 +145,87 @@ def case_wikitext(ds, tmp):
            for u in ("train", "valid", "test", "all")}
     out["all_1_worker"] = read(ds.WikiTextDataset(root, usage="all", shuffle=False, num_parallel_workers=1))
     return out
+
+
+def _jpg(path, seed, size=(6, 5)):
+    from PIL import Image
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    pixels = np.random.default_rng(seed).integers(0, 256, (size[1], size[0], 3)).astype(np.uint8)
+    Image.fromarray(pixels).save(path, "PNG" if path.endswith(".png") else "JPEG")
+
+
+def layout_coco(tmp):
+    root = os.path.join(tmp, "coco")
+    for i, name in enumerate(["b.jpg", "a.jpg", "c.jpg"]):
+        _jpg(os.path.join(root, "images", name), i)
+    ann = {"images": [{"id": 7, "file_name": "b.jpg", "height": 5, "width": 6},
+                      {"id": 3, "file_name": "a.jpg", "height": 5, "width": 6},
+                      {"id": 9, "file_name": "c.jpg", "height": 5, "width": 6}],  # no annotations: left out
+           "annotations": [{"id": 1, "image_id": 7, "bbox": [1, 2, 3, 4.5], "category_id": 2, "iscrowd": 0,
+                            "area": 4, "segmentation": [[1, 1, 2, 2, 3, 3]]},
+                           {"id": 2, "image_id": 7, "bbox": [0, 0, 1, 1], "category_id": 5, "iscrowd": 1,
+                            "area": 1, "segmentation": [[1, 1, 2, 2, 3, 3]]},
+                           {"id": 3, "image_id": 3, "bbox": [2, 2, 2, 2], "category_id": 5, "iscrowd": 0,
+                            "area": 4, "segmentation": [[1, 1, 2, 2, 3, 3]]}],
+           "categories": [{"id": 2, "name": "cat"}, {"id": 5, "name": "dog"}]}
+    import json
+    with open(os.path.join(root, "ann.json"), "w") as f:
+        json.dump(ann, f)
+    return root
+
+
+def case_coco(ds, tmp):
+    root = layout_coco(tmp)
+    out = {}
+    for decode in (False, True):
+        d = ds.CocoDataset(os.path.join(root, "images"), os.path.join(root, "ann.json"), task="Detection",
+                           shuffle=False, decode=decode)
+        out[f"decode={decode}"] = read(d)
+        out["class_indexing"] = d.get_class_indexing()
+    return out
+
+
+def layout_voc(tmp):
+    root = os.path.join(tmp, "voc")
+    os.makedirs(os.path.join(root, "Annotations"), exist_ok=True)
+    for i, n in enumerate(["000002", "000001"]):
+        _jpg(os.path.join(root, "JPEGImages", f"{n}.jpg"), 10 + i)
+        _jpg(os.path.join(root, "SegmentationClass", f"{n}.png"), 30 + i)
+        objs = "".join(f"<object><name>{c}</name><pose>Left</pose><truncated>{t}</truncated><difficult>{d}"
+                       f"</difficult><bndbox><xmin>{1 + k}</xmin><ymin>2</ymin><xmax>4</xmax><ymax>5</ymax>"
+                       f"</bndbox></object>" for k, (c, t, d) in enumerate([("dog", 0, 1), ("cat", 1, 0)][:i + 1]))
+        with open(os.path.join(root, "Annotations", f"{n}.xml"), "w") as f:
+            f.write(f"<annotation><filename>{n}.jpg</filename><size><width>6</width><height>5</height>"
+                    f"<depth>3</depth></size>{objs}</annotation>")
+    for task in ("Main", "Segmentation"):
+        os.makedirs(os.path.join(root, "ImageSets", task), exist_ok=True)
+        with open(os.path.join(root, "ImageSets", task, "train.txt"), "w") as f:
+            f.write("000002\n000001\n")
+    return root
+
+
+def case_voc(ds, tmp):
+    root = layout_voc(tmp)
+    det = ds.VOCDataset(root, task="Detection", usage="train", shuffle=False)
+    own = ds.VOCDataset(root, task="Detection", usage="train", shuffle=False, class_indexing={"cat": 7, "dog": 1})
+    seg = ds.VOCDataset(root, task="Segmentation", usage="train", shuffle=False, decode=True)
+    return {"detection": read(det), "indexing": det.get_class_indexing(), "own": read(own), "segmentation": read(seg)}
+
+
+def layout_celeba(tmp):
+    root = os.path.join(tmp, "celeba")
+    for i in range(3):
+        _jpg(os.path.join(root, f"{i:06d}.jpg"), 20 + i)
+    with open(os.path.join(root, "list_attr_celeba.txt"), "w") as f:
+        f.write("3\n5_o_Clock_Shadow Arched_Eyebrows Bald\n000000.jpg -1  1 -1\n000001.jpg  1  1 -1\n"
+                "000002.jpg -1 -1  1\n")
+    with open(os.path.join(root, "list_eval_partition.txt"), "w") as f:
+        f.write("000000.jpg 0\n000001.jpg 1\n000002.jpg 0\n")
+    return root
+
+
+def case_celeba(ds, tmp):
+    root = layout_celeba(tmp)
+    return {u: read(ds.CelebADataset(root, shuffle=False, usage=u, decode=u == "train"))
+            for u in ("all", "train", "valid")}  # MindSpore refuses an empty partition
