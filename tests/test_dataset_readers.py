@@ -1,5 +1,5 @@
 """Named readers on tiny fake copies of their published layouts, against MindSpore 2.10: the cases of
-tests/golden/dataset_readers/cases.py give the rows, dtypes, column names and sizes MindSpore gave on the same
+tests/golden/dataset_readers/reader_cases.py give the rows, dtypes, column names and sizes MindSpore gave on the same
 files (ms210.json, recorded by make_golden.py there)."""
 import json
 import os
@@ -13,7 +13,7 @@ from msx.errors import DatasetError
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "dataset_readers")
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import reader_cases as cases  # noqa: E402
 
 GOLDEN = json.load(open(os.path.join(HERE, "ms210.json"), encoding="utf-8"))
 

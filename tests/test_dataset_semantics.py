@@ -1,6 +1,6 @@
 """Generator, sampler and pipeline semantics against MindSpore 2.10: the cases of
-tests/golden/dataset_semantics/cases.py run on msx.dataset must give the rows (and errors) MindSpore gave on the
-same inputs (recorded in ms210.json by make_golden.py there)."""
+tests/golden/dataset_semantics/semantics_cases.py run on msx.dataset must give the rows (and errors) MindSpore
+gave on the same inputs (recorded in ms210.json by make_golden.py there)."""
 import json
 import os
 import sys
@@ -15,7 +15,7 @@ from msx.errors import DatasetError
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "dataset_semantics")
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import semantics_cases as cases  # noqa: E402
 
 GOLDEN = json.load(open(os.path.join(HERE, "ms210.json")))
 NAMES = sorted(GOLDEN)

@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's rows for tests/golden/dataset_readers/cases.py (each reader on a tiny fake copy of its
+"""Record MindSpore 2.10's rows for tests/golden/dataset_readers/reader_cases.py (each reader on a tiny fake copy of its
 layout) as ms210.json.
 
     /work/main/.venv-ms/bin/python tests/golden/dataset_readers/make_golden.py
@@ -10,7 +10,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import reader_cases as cases  # noqa: E402
 
 import mindspore.dataset as ds  # noqa: E402
 

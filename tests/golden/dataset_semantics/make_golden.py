@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's answers to tests/golden/dataset_semantics/cases.py as golden data.
+"""Record MindSpore 2.10's answers to tests/golden/dataset_semantics/semantics_cases.py as golden data.
 
     /work/main/.venv-ms/bin/python tests/golden/dataset_semantics/make_golden.py
 
@@ -11,7 +11,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import semantics_cases as cases  # noqa: E402
 
 import mindspore.dataset as ds  # noqa: E402
 
