@@ -2,32 +2,16 @@
 
     /work/main/.venv-ms/bin/python tests/golden/mindrecord/make_tools_golden.py
 """
-import json
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 import tools_cases  # noqa: E402
+from dataset_cases import record  # noqa: E402
 
 import mindspore.dataset as ds  # noqa: E402
 import mindspore.mindrecord as mr  # noqa: E402
 
-
-def main():
-    out = {}
-    for name in sorted(n for n in dir(tools_cases) if n.startswith("case_")):
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                out[name[5:]] = {"result": getattr(tools_cases, name)(mr, ds, tmp)}
-            except Exception as exc:  # noqa: BLE001 — recorded: msx must refuse it too
-                out[name[5:]] = {"error": type(exc).__name__, "message": str(exc)[:300]}
-    with open(os.path.join(HERE, "tools_ms210.json"), "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True, ensure_ascii=False)
-        f.write("\n")
-    print({k: v.get("error", "ok") for k, v in out.items()})
-
-
 if __name__ == "__main__":
-    main()
+    record(tools_cases, (mr, ds), os.path.join(HERE, "tools_ms210.json"))
