@@ -9,5 +9,6 @@ from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
+from .svhn import SVHNDataset  # noqa: F401
 from .text_corpora import AGNewsDataset, IMDBDataset, WikiTextDataset  # noqa: F401
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401

@@ -229,3 +229,21 @@ def case_celeba(ds, tmp):
     root = layout_celeba(tmp)
     return {u: read(ds.CelebADataset(root, shuffle=False, usage=u, decode=u == "train"))
             for u in ("all", "train", "valid")}  # MindSpore refuses an empty partition
+
+
+def layout_svhn(tmp):
+    import scipy.io
+
+    root = os.path.join(tmp, "svhn")
+    os.makedirs(root, exist_ok=True)
+    rng = np.random.default_rng(0)
+    for part, n in (("train", 3), ("test", 2), ("extra", 2)):
+        scipy.io.savemat(os.path.join(root, f"{part}_32x32.mat"),
+                         {"X": rng.integers(0, 256, (32, 32, 3, n)).astype(np.uint8),
+                          "y": np.array([[10], [1], [5]][:n], np.uint8)})
+    return root
+
+
+def case_svhn(ds, tmp):
+    root = layout_svhn(tmp)
+    return {u: read(ds.SVHNDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "extra", "all")}
