@@ -258,3 +258,17 @@ def case_save(ds, tmp):
     ds.NumpySlicesDataset(data, shuffle=False).save(path)
     back = ds.MindDataset(path, shuffle=False)
     return {"columns": back.get_col_names(), "rows": rows(back)}
+
+
+def case_gan_tutorial_first_block(ds, tmp):
+    """MindSpore's GAN tutorial reads MNIST through a GeneratorDataset with shuffle=True (a Dataset source: no
+    __getitem__, so read in order) and maps one column to two."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        train = ds.MnistDataset(dataset_dir=_mnist(tmp), shuffle=False)
+        d = ds.GeneratorDataset(train, ["image", "label"], shuffle=True, python_multiprocessing=False, num_samples=6)
+    d = d.map(operations=lambda x: (x.astype("float32"), np.ones(3, np.float32)),
+              output_columns=["image", "latent_code"])
+    d = d.project(["image", "latent_code"]).batch(4, True)
+    return {"sums": [r[0].sum(axis=(1, 2, 3)).tolist() for r in d.create_tuple_iterator(output_numpy=True)],
+            "size": d.get_dataset_size(), "columns": d.get_col_names()}
