@@ -89,7 +89,7 @@ class MnistDataset(MappableSource):
             images.append(im)
             labels.append(lb)
         if not images:
-            raise DatasetError(f"{where}: no files in {dataset_dir!r}; expected "
+            raise DatasetError(f"{where}: no {where.replace('Dataset', '').upper()} files in {dataset_dir!r}; expected "
                                f"{' and/or '.join(str(self._files(p)) for p in parts)}")
         self._images = np.concatenate(images)[..., None]
         self._labels_ = np.concatenate(labels).astype(np.uint32)
