@@ -120,3 +120,11 @@ def test_the_2x_module_paths_are_the_same_classes():
 
     assert vision_t.Decode is ds.vision.Decode and vision_t.Resize is ds.vision.Resize
     assert general_t.TypeCast is ds.transforms.TypeCast and text_t.Vocab is ds.text.Vocab
+
+
+def test_module_level_zip_takes_a_tuple_of_datasets():
+    a = ds.NumpySlicesDataset({"a": np.arange(3)}, shuffle=False)
+    b = ds.NumpySlicesDataset({"b": np.arange(2) * 10}, shuffle=False)
+    assert [[int(x) for x in r] for r in ds.zip((a, b)).create_tuple_iterator(output_numpy=True)] == [[0, 0], [1, 10]]
+    with pytest.raises(DatasetError, match="at least two"):
+        ds.zip((a,))

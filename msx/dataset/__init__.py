@@ -17,6 +17,8 @@ from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
                        FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset,
                        SkipDataset, TakeDataset, ZipDataset)
+from .pipeline import zip_datasets as zip  # noqa: F401,A001 — MindSpore's module-level name
+from .sync import SyncWaitDataset  # noqa: F401
 from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSampler, RandomSampler,  # noqa: F401
                        Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401

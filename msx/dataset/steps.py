@@ -170,6 +170,13 @@ class FilterDataset(_OneChild):
         return self._stream(self.child._grain(key).filter(self._keep))  # filtered in the workers, then streamed
 
 
+def zip_datasets(datasets: Sequence[Dataset]) -> "ZipDataset":
+    """MindSpore's module-level `dataset.zip(datasets)`: a tuple of at least two datasets, side by side."""
+    if not isinstance(datasets, tuple) or len(datasets) <= 1:
+        raise DatasetError(f"zip: expected a tuple of at least two datasets, got {datasets!r}")
+    return ZipDataset(list(datasets))
+
+
 class ZipDataset(Dataset):
     def __init__(self, datasets: Sequence[Dataset]) -> None:
         if len(datasets) < 2 or not all(isinstance(d, Dataset) for d in datasets):
