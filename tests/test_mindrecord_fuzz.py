@@ -16,6 +16,7 @@ import pytest
 
 import msx.dataset as ds
 from msx.dataset.readers import mindrecord_format as fmt
+from msx.dataset.readers import mindrecord_reader
 from msx.errors import DatasetError
 from msx.mindrecord import FileWriter, MRMOpenError
 
@@ -46,9 +47,14 @@ def small(tmp_path_factory):
 
 
 def _parse(blob, names):
+    """What MindDataset reads of one shard, and what FileReader makes of its records."""
     f, path = io.BytesIO(blob), "small.mindrecord"
     header = fmt.header_from(f, len(blob), path)
-    return fmt.rows_from(f, len(blob), path, header, names)
+    rows = fmt.rows_from(f, len(blob), path, header, names)
+    spec = header["schema"][0]
+    for record in fmt.records_from(f, len(blob), path, header):
+        mindrecord_reader._record(record, spec["schema"], spec.get("blob_fields", []), path)
+    return rows
 
 
 def _fingerprint(rows):

@@ -38,7 +38,9 @@ def _read_group(file_name: Any, where: str, columns: Sequence[str] | None) -> tu
         records = [{k: v for k, v in r.items() if k in columns} for r in records]
     index = header.get("index_fields") or []
     fields = [i.get("index_field") for i in index if isinstance(i, dict)] if isinstance(index, list) else []
-    return header, [f for f in fields if isinstance(f, str) and f in schema], records
+    scalar = [f for f in fields if isinstance(f, str) and f in schema and "shape" not in schema[f] and
+              schema[f]["type"] != "bytes"]  # what an index can hold (a crafted header may name others)
+    return header, scalar, records
 
 
 def _record(values: dict, schema: dict, blob_fields: list[str], path: str) -> dict:
