@@ -13,6 +13,7 @@ import pytest
 import msx.dataset as ds
 from msx.errors import DatasetError
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tests/, for dataset_formats
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "dataset_semantics")
 sys.path.insert(0, HERE)
 import semantics_cases as cases  # noqa: E402
@@ -128,3 +129,20 @@ def test_module_level_zip_takes_a_tuple_of_datasets():
     assert [[int(x) for x in r] for r in ds.zip((a, b)).create_tuple_iterator(output_numpy=True)] == [[0, 0], [1, 10]]
     with pytest.raises(DatasetError, match="at least two"):
         ds.zip((a,))
+
+
+def test_cifar10_save_writes_mindspore_s_mapping(tmp_path):
+    from dataset_formats import write_cifar
+    from msx.dataset.readers.mindrecord_format import read_header
+
+    images = np.random.default_rng(0).integers(0, 256, (3, 32, 32, 3)).astype(np.uint8)
+    (tmp_path / "c10").mkdir()
+    write_cifar(str(tmp_path / "c10" / "data_batch_1.bin"), images, [4, 0, 9])
+    path = str(tmp_path / "cifar.mindrecord")
+    ds.Cifar10Dataset(str(tmp_path / "c10"), usage="train", shuffle=False).save(path)
+    schema = read_header(path)["schema"][0]
+    # what MindSpore 2.10's save writes for Cifar10Dataset's columns (uint8 HWC image, uint32 label)
+    assert schema["schema"] == {"image": {"type": "int32", "shape": [-1, 32, 3]}, "label": {"type": "int64"}}
+    back = list(ds.MindDataset(path, shuffle=False).create_tuple_iterator(output_numpy=True))
+    assert [int(r[1]) for r in back] == [4, 0, 9]
+    np.testing.assert_array_equal(np.stack([r[0] for r in back]), images.astype(np.int32))
