@@ -3,7 +3,7 @@
 No reader downloads anything. Each checks the bytes against the format's
 public description and names the file at fault when they do not fit.
 """
-from .annotated_images import CelebADataset, CocoDataset, VOCDataset  # noqa: F401
+from .annotated_images import CelebADataset, CocoDataset, ManifestDataset, VOCDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset, QMnistDataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401

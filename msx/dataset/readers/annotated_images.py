@@ -1,5 +1,5 @@
 """Image datasets with annotation files, in their published layouts: `CocoDataset` (detection), `VOCDataset`
-(detection, segmentation), `CelebADataset`.
+(detection, segmentation), `CelebADataset`, `ManifestDataset` (MindSpore's JSON-lines manifest).
 
 * COCO: `dataset_dir/<file_name>` images and the instances JSON `annotation_file` (`images`, `annotations`,
   `categories`). task "Detection": rows in the file's `images` order, images without annotations left out (as
@@ -219,3 +219,58 @@ class CelebADataset(MappableSource):
     def _row(self, index: int) -> Row:
         path, attr = self._rows[index]
         return image_file("CelebADataset", path, self._decode), attr.copy()
+
+
+class ManifestDataset(MappableSource):
+    """MindSpore's `ManifestDataset(dataset_file, usage="train", ..., class_indexing, decode)`: a manifest of JSON
+    lines `{"source": image path, "usage": "train"|"eval"|..., "annotation": [{"type": "label", "name": n}, ...]}`
+    (usage matched without case, as MindSpore does). Columns `image` and `label` int32 — a scalar for one label,
+    `(k,)` for several; labels by `class_indexing`, default the names of that usage sorted, numbered from 0."""
+
+    def __init__(self, dataset_file: str, usage: str = "train", num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 class_indexing: dict | None = None, decode: bool = False, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        where = "ManifestDataset"
+        if not isinstance(usage, str) or usage.lower() not in ("train", "eval", "inference"):
+            raise DatasetError(f"{where}: usage must be 'train', 'eval' or 'inference', got {usage!r}")
+        try:
+            with open(dataset_file, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, TypeError) as exc:
+            raise DatasetError(f"{where}: cannot read the manifest {dataset_file!r}: {exc}") from None
+        items = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                if str(entry.get("usage", "")).lower() != usage.lower():
+                    continue
+                names = [str(a["name"]) for a in entry.get("annotation", []) if a.get("type") == "label"]
+                items.append((str(entry["source"]), names))
+            except (ValueError, RecursionError, KeyError, TypeError, AttributeError) as exc:
+                raise DatasetError(f"{where}: line {number} of {dataset_file!r} is not a manifest entry "
+                                   f"({type(exc).__name__}: {exc})") from None
+        if class_indexing is None:
+            class_indexing = {n: i for i, n in enumerate(sorted({n for _, names in items for n in names}))}
+        elif not isinstance(class_indexing, dict) or not all(isinstance(v, int) for v in class_indexing.values()):
+            raise DatasetError(f"{where}: class_indexing must be a dict {{class name: int}}, got {class_indexing!r}")
+        unknown = sorted({n for _, names in items for n in names} - set(class_indexing))
+        if unknown:
+            raise DatasetError(f"{where}: the manifest names classes {unknown} that class_indexing lacks")
+        self._indexing, self._decode = dict(class_indexing), bool(decode)
+        self._items = [(path, np.array([class_indexing[n] for n in names], np.int32)) for path, names in items]
+        super().__init__(where, ["image", "label"], num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+
+    def get_class_indexing(self) -> dict:
+        return dict(self._indexing)
+
+    def _length(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, labels = self._items[index]
+        label = np.array(labels[0]) if len(labels) == 1 else labels.copy()
+        return image_file("ManifestDataset", path, self._decode), label

@@ -247,3 +247,30 @@ def layout_svhn(tmp):
 def case_svhn(ds, tmp):
     root = layout_svhn(tmp)
     return {u: read(ds.SVHNDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "extra", "all")}
+
+
+def layout_manifest(tmp):
+    import json
+
+    root = os.path.join(tmp, "manifest")
+    for i in range(4):
+        _jpg(os.path.join(root, f"{i}.jpg"), 40 + i)
+    labels = [["dog"], ["cat", "dog"], ["bird"], ["cat"]]
+    usages = ["train", "TRAIN", "eval", "train"]
+    with open(os.path.join(root, "m.json"), "w") as f:
+        for i, (names, usage) in enumerate(zip(labels, usages)):
+            f.write(json.dumps({"source": os.path.join(root, f"{i}.jpg"), "usage": usage,
+                                "annotation": [{"type": "label", "name": n} for n in names]}) + "\n")
+    return os.path.join(root, "m.json")
+
+
+def case_manifest(ds, tmp):
+    path = layout_manifest(tmp)
+    out = {}
+    for usage in ("train", "eval"):
+        d = ds.ManifestDataset(path, usage=usage, shuffle=False)
+        out[usage] = read(d)
+        out[f"{usage}_indexing"] = d.get_class_indexing()
+    out["own"] = read(ds.ManifestDataset(path, usage="train", shuffle=False, class_indexing={"dog": 5, "cat": 2},
+                                         decode=True))
+    return out
