@@ -25,7 +25,7 @@ from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, Padd
                       RandomDataset)
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
                       CSVDataset, EMnistDataset, FashionMnistDataset, ImageFolderDataset, IMDBDataset,
-                      KMnistDataset, ManifestDataset, MindDataset, MnistDataset, QMnistDataset, SVHNDataset, TextFileDataset,
+                      KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset, QMnistDataset, SST2Dataset, SVHNDataset, TextFileDataset,
                       TFRecordDataset, VOCDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401

@@ -1,4 +1,5 @@
-"""Text corpora in their published layouts: `IMDBDataset`, `AGNewsDataset`, `WikiTextDataset`.
+"""Text corpora in their published layouts: `IMDBDataset`, `AGNewsDataset`, `WikiTextDataset`,
+`PennTreebankDataset`, `SST2Dataset`.
 
 * IMDB (`aclImdb`): `dataset_dir/<train|test>/<pos|neg>/*.txt`, one review per file; columns `text` (the file's
   text) and `label` (int32: pos 1, neg 0); train before test, pos before neg, files in name order (`unsup` is
@@ -123,3 +124,46 @@ class WikiTextDataset(_TextRows):
             per_file.append([(line,) if line else None for line in _read_text(where, path).splitlines()])
         super().__init__(where, ["text"], by_workers(per_file, _workers(num_parallel_workers)), num_samples, shuffle,
                          num_shards, shard_id, num_parallel_workers)
+
+
+class PennTreebankDataset(_TextRows):
+    """Penn Treebank (`ptb.<train|valid|test>.txt`): column `text`, one non-empty line each (an empty line takes
+    no reading turn here, unlike WikiText's — both as MindSpore 2.10 reads them)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        where = "PennTreebankDataset"
+        per_file = []
+        for part in sorted(_usage(where, usage, ("train", "valid", "test"), dataset_dir)):
+            path = _need(where, os.path.join(dataset_dir, f"ptb.{part}.txt"))
+            per_file.append([(line,) for line in _read_text(where, path).splitlines() if line])
+        super().__init__(where, ["text"], by_workers(per_file, _workers(num_parallel_workers)), num_samples, shuffle,
+                         num_shards, shard_id, num_parallel_workers)
+
+
+class SST2Dataset(_TextRows):
+    """SST-2 (GLUE: `train.tsv`, `dev.tsv` with a `sentence<TAB>label` header; `test.tsv` with `index<TAB>sentence`):
+    columns `sentence`, `label` (both strings, as MindSpore gives them); test: `sentence` only."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        where = "SST2Dataset"
+        usage = "train" if usage is None else usage
+        if usage not in ("train", "dev", "test"):
+            raise DatasetError(f"{where}: usage must be one of ['train', 'dev', 'test'], got {usage!r}")
+        if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
+            raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+        path = _need(where, os.path.join(dataset_dir, f"{usage}.tsv"))
+        lines = _read_text(where, path).splitlines()[1:]  # the header line names the columns
+        rows = []
+        for number, line in enumerate(lines, 2):
+            if not line:
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise DatasetError(f"{where}: {path!r} line {number} has {len(fields)} tab-separated fields, not 2")
+            rows.append((fields[1],) if usage == "test" else (fields[0], fields[1]))
+        names = ["sentence"] if usage == "test" else ["sentence", "label"]
+        super().__init__(where, names, rows, num_samples, shuffle, num_shards, shard_id, num_parallel_workers)

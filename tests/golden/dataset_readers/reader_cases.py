@@ -274,3 +274,33 @@ def case_manifest(ds, tmp):
     out["own"] = read(ds.ManifestDataset(path, usage="train", shuffle=False, class_indexing={"dog": 5, "cat": 2},
                                          decode=True))
     return out
+
+
+def layout_ptb(tmp):
+    root = os.path.join(tmp, "ptb")
+    os.makedirs(root, exist_ok=True)
+    for part, lines in (("train", [" a b ", "", " c"]), ("valid", [" v"]), ("test", [" t1", " t2"])):
+        with open(os.path.join(root, f"ptb.{part}.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return root
+
+
+def case_penn_treebank(ds, tmp):
+    root = layout_ptb(tmp)
+    return {u: read(ds.PennTreebankDataset(root, usage=u, shuffle=False, num_parallel_workers=2))
+            for u in ("train", "valid", "test", "all")}
+
+
+def layout_sst2(tmp):
+    root = os.path.join(tmp, "sst2")
+    os.makedirs(root, exist_ok=True)
+    for name, text in (("train", "sentence\tlabel\nhide new secretions \t0\ngood film\t1\n"),
+                       ("dev", "sentence\tlabel\nit 's fine\t1\n"), ("test", "index\tsentence\n0\tuneasy\n1\tyes\n")):
+        with open(os.path.join(root, f"{name}.tsv"), "w") as f:
+            f.write(text)
+    return root
+
+
+def case_sst2(ds, tmp):
+    root = layout_sst2(tmp)
+    return {u: read(ds.SST2Dataset(root, usage=u, shuffle=False)) for u in ("train", "dev", "test")}
