@@ -26,7 +26,7 @@ from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, Padd
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
                       CSVDataset, EMnistDataset, FashionMnistDataset, ImageFolderDataset, IMDBDataset,
                       KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
-                      QMnistDataset, SST2Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset,
+                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset,
                       WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401

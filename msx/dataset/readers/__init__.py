@@ -9,6 +9,7 @@ from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
+from .stl10 import STL10Dataset  # noqa: F401
 from .svhn import SVHNDataset  # noqa: F401
 from .text_corpora import (AGNewsDataset, IMDBDataset, PennTreebankDataset, SST2Dataset,  # noqa: F401
                            WikiTextDataset)

@@ -304,3 +304,20 @@ def layout_sst2(tmp):
 def case_sst2(ds, tmp):
     root = layout_sst2(tmp)
     return {u: read(ds.SST2Dataset(root, usage=u, shuffle=False)) for u in ("train", "dev", "test")}
+
+
+def layout_stl10(tmp):
+    root = os.path.join(tmp, "stl10_binary")
+    os.makedirs(root, exist_ok=True)
+    rng = np.random.default_rng(0)
+    for part, n in (("train", 3), ("test", 2), ("unlabeled", 2)):
+        rng.integers(0, 256, (n, 3, 96, 96)).astype(np.uint8).tofile(os.path.join(root, f"{part}_X.bin"))
+        if part != "unlabeled":
+            np.array([1, 10, 4][:n], np.uint8).tofile(os.path.join(root, f"{part}_y.bin"))
+    return root
+
+
+def case_stl10(ds, tmp):
+    root = layout_stl10(tmp)
+    return {u: read(ds.STL10Dataset(root, usage=u, shuffle=False))
+            for u in ("train", "test", "unlabeled", "train+unlabeled", "all")}
