@@ -26,8 +26,8 @@ from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, Padd
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
                       CSVDataset, EMnistDataset, FashionMnistDataset, ImageFolderDataset, IMDBDataset,
                       KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
-                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset,
-                      WikiTextDataset)
+                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
+                      VOCDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
