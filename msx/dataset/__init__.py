@@ -24,7 +24,7 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
-                      CSVDataset, EMnistDataset, FashionMnistDataset, ImageFolderDataset, IMDBDataset,
+                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset, IMDBDataset,
                       KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
                       QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
                       VOCDataset, WikiTextDataset)

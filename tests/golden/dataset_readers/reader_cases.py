@@ -321,3 +321,24 @@ def case_stl10(ds, tmp):
     root = layout_stl10(tmp)
     return {u: read(ds.STL10Dataset(root, usage=u, shuffle=False))
             for u in ("train", "test", "unlabeled", "train+unlabeled", "all")}
+
+
+def layout_flowers102(tmp):
+    import scipy.io
+
+    root = os.path.join(tmp, "flowers102")
+    for i in range(1, 6):
+        _jpg(os.path.join(root, "jpg", f"image_{i:05d}.jpg"), 50 + i)
+        _jpg(os.path.join(root, "segmim", f"segmim_{i:05d}.jpg"), 60 + i)
+    scipy.io.savemat(os.path.join(root, "imagelabels.mat"), {"labels": np.array([[3, 1, 102, 7, 1]])})
+    scipy.io.savemat(os.path.join(root, "setid.mat"), {"trnid": np.array([[2, 4]]), "valid": np.array([[5]]),
+                                                       "tstid": np.array([[1, 3]])})
+    return root
+
+
+def case_flowers102(ds, tmp):
+    root = layout_flowers102(tmp)
+    out = {u: read(ds.Flowers102Dataset(root, usage=u, shuffle=False)) for u in ("train", "valid", "test", "all")}
+    out["segmentation"] = read(ds.Flowers102Dataset(root, task="Segmentation", usage="train", shuffle=False,
+                                                    decode=True))
+    return out
