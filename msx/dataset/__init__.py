@@ -24,8 +24,8 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
-                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset, IMDBDataset,
-                      KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
+                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset,
+                      IMDBDataset, KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
                       QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
                       VOCDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
