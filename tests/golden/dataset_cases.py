@@ -3,7 +3,6 @@ against MindSpore's API), shared by the golden scripts of tests/golden/dataset_s
 mindrecord. Each case runs in its own scratch folder; a result is JSON data, an error is recorded by the builtin
 class it is (msx's errors are ValueErrors, as MindSpore's argument errors) and its message."""
 import json
-import os
 import tempfile
 
 _KINDS = (TypeError, ValueError, RuntimeError, KeyError, IndexError, AttributeError, Exception)

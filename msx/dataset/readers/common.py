@@ -6,6 +6,8 @@ import os
 import numpy as np
 
 from ...errors import DatasetError
+from ..pipeline import Row
+from ..sources import MappableSource
 
 
 def check_usage_and_dir(where: str, usage: str | None, dataset_dir: str) -> str:
@@ -31,3 +33,23 @@ def image_file(where: str, path: str, decode: bool) -> np.ndarray:
 
         data = decode_image(data, f"{where} file {path!r}")
     return data
+
+
+class ImageLabelArrays(MappableSource):
+    """A reader whose rows are `self._images[i]` and `self._labels_[i]`, both read into arrays when it is made
+    (MNIST's family, SVHN, STL-10): read by index or many at once (for the batch fast path), grouped by label."""
+
+    _images: np.ndarray
+    _labels_: np.ndarray
+
+    def _length(self) -> int:
+        return len(self._images)
+
+    def _row(self, index: int) -> Row:
+        return self._images[index].copy(), np.array(self._labels_[index])
+
+    def _rows_at(self, indices: np.ndarray) -> tuple:
+        return self._images[indices], self._labels_[indices]
+
+    def _labels(self, column: str) -> np.ndarray:
+        return self._labels_ if column == "label" else super()._labels(column)

@@ -16,9 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import DatasetError
-from ..pipeline import Row
 from ..sources import MappableSource
-from .common import check_usage_and_dir
+from .common import ImageLabelArrays, check_usage_and_dir
 
 _FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
           "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
@@ -50,7 +49,7 @@ def read_idx(path: str, ndim: int, kind: int = 0x08) -> np.ndarray:
     return body.reshape(dims)
 
 
-class MnistDataset(MappableSource):
+class MnistDataset(ImageLabelArrays):
     """MNIST from `dataset_dir` (MindSpore's `MnistDataset`): columns `image` (uint8 HxWx1) and `label` (uint32).
 
     `usage`: "train", "test" or "all" (None: all — the test files first, as MindSpore reads them).
@@ -93,18 +92,6 @@ class MnistDataset(MappableSource):
                                f"{' and/or '.join(str(self._files(p)) for p in parts)}")
         self._images = np.concatenate(images)[..., None]
         self._labels_ = np.concatenate(labels).astype(np.uint32)
-
-    def _length(self) -> int:
-        return len(self._images)
-
-    def _row(self, index: int) -> Row:
-        return self._images[index].copy(), np.array(self._labels_[index])
-
-    def _rows_at(self, indices: np.ndarray) -> tuple:
-        return self._images[indices], self._labels_[indices]
-
-    def _labels(self, column: str) -> np.ndarray:
-        return self._labels_ if column == "label" else super()._labels(column)
 
 
 class FashionMnistDataset(MnistDataset):

@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
-from .common import image_file
+from .common import ImageLabelArrays, image_file
 
 _PARTS = ("train", "test", "extra")
 
@@ -50,7 +50,7 @@ def _load(path: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.transpose(images, (3, 0, 1, 2))), labels
 
 
-class SVHNDataset(MappableSource):
+class SVHNDataset(ImageLabelArrays):
     def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
                  num_parallel_workers: int | None = 1, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None) -> None:
@@ -65,18 +65,6 @@ class SVHNDataset(MappableSource):
         self._labels_ = np.concatenate([p[1] for p in parts])
         super().__init__(where, ["image", "label"], num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
-
-    def _length(self) -> int:
-        return len(self._images)
-
-    def _row(self, index: int) -> Row:
-        return self._images[index].copy(), np.array(self._labels_[index])
-
-    def _rows_at(self, indices: np.ndarray) -> tuple:
-        return self._images[indices], self._labels_[indices]
-
-    def _labels(self, column: str) -> np.ndarray:
-        return self._labels_ if column == "label" else super()._labels(column)
 
 
 _FLOWERS_PARTS = {"train": ("trnid",), "valid": ("valid",), "test": ("tstid",), "all": ("trnid", "tstid", "valid")}

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import DatasetError
-from ..pipeline import Row
-from ..sources import MappableSource
+from .common import ImageLabelArrays
 
 _USAGES = {"train": ("train",), "test": ("test",), "unlabeled": ("unlabeled",),
            "train+unlabeled": ("train", "unlabeled"), "all": ("test", "train", "unlabeled")}
@@ -39,7 +38,7 @@ def _part(dataset_dir: str, part: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(images), labels
 
 
-class STL10Dataset(MappableSource):
+class STL10Dataset(ImageLabelArrays):
     def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
@@ -54,15 +53,3 @@ class STL10Dataset(MappableSource):
         self._labels_ = np.concatenate([p[1] for p in parts])
         super().__init__(where, ["image", "label"], num_samples, shuffle, sampler, num_shards, shard_id,
                          num_parallel_workers)
-
-    def _length(self) -> int:
-        return len(self._images)
-
-    def _row(self, index: int) -> Row:
-        return self._images[index].copy(), np.array(self._labels_[index])
-
-    def _rows_at(self, indices: np.ndarray) -> tuple:
-        return self._images[indices], self._labels_[indices]
-
-    def _labels(self, column: str) -> np.ndarray:
-        return self._labels_ if column == "label" else super()._labels(column)
