@@ -73,7 +73,8 @@ def test_bad_files_name_the_file(tmp_path):
     with pytest.raises(DatasetError, match="is not a file"):
         ds.MindDataset(str(bad))
     bad.write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{not json")
-    with pytest.raises(DatasetError, match=r"t.mindrecord' is not a mindrecord file: its header is not JSON"):
+    with pytest.raises(DatasetError,
+                       match=r"t.mindrecord' is corrupt or not a mindrecord file: its header is not JSON"):
         ds.MindDataset(str(bad))
     data = open(src, "rb").read()
     bad.write_bytes(data.replace(b'"mixed.mindrecord"', b'"t.mindrecord"    ')[:-10])

@@ -12,16 +12,22 @@ rows at once with the same results as one worker. docs/dataset.md has it all.
 """
 from . import config  # noqa: F401
 from .config import get_seed, set_seed  # noqa: F401
+from .callbacks import DSCallback  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
                        FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset,
                        SkipDataset, TakeDataset, ZipDataset)
-from .samplers import (BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler,  # noqa: F401
-                       SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
+from .pipeline import zip_datasets as zip  # noqa: F401,A001 — MindSpore's module-level name
+from .sync import SyncWaitDataset  # noqa: F401
+from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSampler, RandomSampler,  # noqa: F401
+                       Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
-from .readers import (CSVDataset, Cifar10Dataset, Cifar100Dataset, FashionMnistDataset,  # noqa: F401
-                      ImageFolderDataset, MindDataset, MnistDataset, TFRecordDataset, TextFileDataset)
+from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
+                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset,
+                      IMDBDataset, KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
+                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
+                      VOCDataset, WikiTextDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402

@@ -235,6 +235,31 @@ class Dataset(abc.ABC):
         return BucketBatchDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
                                   element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
 
+    def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable | None = None) -> "Dataset":
+        """Let `num_batch` batches through, then wait for `sync_update(condition_name)` before each next one
+        (`callback(data)` runs at every update); see `sync.py`."""
+        from .sync import SyncWaitDataset
+
+        return SyncWaitDataset(self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name: str, num_batch: int | None = None, data: Any = None) -> None:
+        """Release `num_batch` batches (default: the `sync_wait`'s own) of the gate `condition_name`, calling its
+        callback with `data`."""
+        from .sync import sync_update
+
+        sync_update(self, condition_name, num_batch, data)
+
+    def _sync_gates(self) -> dict:
+        """{condition name: gate} of the `sync_wait` steps below (see `sync.py`)."""
+        return {k: g for c in self.children for k, g in c._sync_gates().items()}
+
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """Write one pass of the pipeline as `num_files` MindRecord files (MindSpore's column mapping; see
+        `save.py`), readable by `MindDataset` here and in MindSpore."""
+        from .save import save
+
+        save(self, file_name, num_files, file_type)
+
     # ------------------------------------------------------------ iteration
     def create_tuple_iterator(self, columns: Sequence[str] | None = None, num_epochs: int = -1,
                               output_numpy: bool = False, do_copy: bool = True):

@@ -66,3 +66,17 @@ def set_num_parallel_workers(num: int) -> None:
 
 def get_num_parallel_workers() -> int:
     return _num_parallel_workers
+
+
+_callback_timeout = 60  # MindSpore's default, seconds
+
+
+def set_callback_timeout(timeout: int) -> None:
+    """Seconds a `sync_wait` (or a `WaitedDSCallback`) waits for its release before it warns and stops waiting
+    (MindSpore's deadlock guard; default 60)."""
+    global _callback_timeout
+    _callback_timeout = _check_positive("set_callback_timeout", timeout)
+
+
+def get_callback_timeout() -> int:
+    return _callback_timeout

@@ -39,9 +39,14 @@ _ENDLESS = 2 ** 40  # the element count standing for "no end" (num_epochs=-1) in
 
 
 def _on_device(values: list) -> list:
-    """A row's column values as the iterator yields them: Tensors, except strings/bytes/dicts (MindSpore:
-    numpy/dict); the arrays go to the device in one `jax.device_put` (its fixed cost is most of a small batch's)."""
+    """A row's column values as the iterator yields them: Tensors, except strings/bytes (MindSpore: numpy); a
+    dict's numeric values become Tensors too, as MindSpore's; the arrays go to the device in one
+    `jax.device_put` (its fixed cost is most of a small batch's)."""
     at = [i for i, v in enumerate(values) if isinstance(v, np.ndarray) and v.dtype.kind not in "US"]
+    for i, v in enumerate(values):
+        if isinstance(v, dict):
+            values[i] = {k: x if isinstance(x, dict) else _on_device([x])[0] if isinstance(x, np.ndarray) else x
+                         for k, x in v.items()}
     if at:
         for i, array in zip(at, jax.device_put([values[i] for i in at])):
             values[i] = Tensor._from(array)

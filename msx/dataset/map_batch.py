@@ -8,9 +8,11 @@ import numpy as np
 
 from ..errors import DatasetError
 from . import _random, config
-from ._grain import GrainDataset
+from ._grain import GrainDataset, PyIterDataset
 from .base import (_KINDS, Dataset, ElementFn, Key, Pending, Row, _OneChild, _callable_name, _workers_arg, applied,
                    check_count, column_value, names_arg, then)
+from .callbacks import CallbackRun, check_callbacks
+from .sync import scale_gates
 
 
 class BatchInfo:
@@ -34,6 +36,12 @@ class MapDataset(_OneChild):
         unknown = sorted(set(kwargs) - {"max_rowsize", "offload", "callbacks", "cache"})
         if unknown:
             raise DatasetError(f"map: unknown keyword argument(s) {unknown}")
+        if kwargs.get("cache") is not None:
+            raise DatasetError("map: cache (MindSpore's cache server) is not supported by msx")
+        if kwargs.get("offload"):
+            raise DatasetError("map: offload=True (running the map on the device) is not supported by msx; the "
+                               "iterator already moves finished rows to the device on its reading threads")
+        self._callbacks = check_callbacks(kwargs.get("callbacks"))
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
         if not ops or not all(callable(op) for op in ops):
             raise DatasetError(f"map: operations must be a callable or a non-empty list of callables, "
@@ -66,6 +74,7 @@ class MapDataset(_OneChild):
         """True when this map may run once on a stacked batch: one column in and out, every operation an msx
         transform with a `batched` form (see `TensorOperation.batched`), none of them random."""
         return (self._single is not None and len(self.output_columns) == 1 and not self._uses_rng and
+                not self._callbacks and
                 all(callable(getattr(op, "batched", None)) for op in self.operations))
 
     def _run_batched(self, rows: np.ndarray) -> np.ndarray | None:
@@ -130,10 +139,33 @@ class MapDataset(_OneChild):
         return apply
 
     def _pending(self, key: Key) -> Pending:
+        if self._callbacks:
+            return self._grain(key), None
         return then(self.child._pending(key), self._row_fn(key))
 
     def _grain(self, key: Key) -> GrainDataset:
-        return applied(self._pending(key))
+        if not self._callbacks:
+            return applied(self._pending(key))
+        # callbacks see each row exactly around its processing: the map runs in the stream's thread, in order
+        if key[0] == 0 or self._run is None:
+            self._run = CallbackRun(self._callbacks)
+        run, fn, below = self._run, self._row_fn(key), self.child
+
+        def rows() -> Iterator[Row]:
+            if key[0] == 0:
+                run.begin()
+            run.epoch_begin(key[0])
+            step = 0
+            for step, row in enumerate(self._stream(below._grain(key)), 1):
+                run.step(step, end=False)
+                row = fn(step - 1, row)
+                run.step(step, end=True)
+                yield row
+            run.epoch_end(step)
+
+        return PyIterDataset(rows)
+
+    _run: CallbackRun | None = None
 
 
 def _flatten(ops: Sequence[Callable]) -> Iterator[Callable]:
@@ -163,8 +195,7 @@ def stack_column(parts: list, column: str, pad: tuple | None = None) -> Any:
         except (ValueError, TypeError):
             pass  # explained below
     if any(isinstance(p, dict) for p in parts):
-        raise DatasetError(f"batch: column {column!r} holds dicts, which cannot be stacked; map them to arrays "
-                           f"or batch them with per_batch_map")
+        return _stack_dicts(parts, column)
     parts = [np.asarray(p) for p in parts]
     if pad is not None:
         shape, fill = pad
@@ -180,6 +211,30 @@ def stack_column(parts: list, column: str, pad: tuple | None = None) -> Any:
         raise DatasetError(f"batch: column {column!r} has rows of different shapes {shapes}; map them to one "
                            f"shape (pad or resize) before batch, or use padded_batch")
     return np.stack(parts)
+
+
+def _stack_dicts(parts: list, column: str) -> dict:
+    """Rows of a dict column as one dict of batch arrays, key by key (MindSpore 2.10 batches Python dicts so: each
+    key's values become one numpy array; a value that does not make a numeric array is refused, as there)."""
+    keys = list(parts[0]) if isinstance(parts[0], dict) else None
+    for p in parts:
+        if not isinstance(p, dict) or list(p) != keys:
+            got = list(p) if isinstance(p, dict) else type(p).__name__
+            raise DatasetError(f"batch: column {column!r} holds dicts whose keys differ between rows ({keys} and "
+                               f"{got}); every row's dict needs the same keys to be batched")
+    out = {}
+    for key in keys:
+        values = [p[key] for p in parts]
+        try:
+            array = np.asarray(values)
+        except ValueError:
+            array = None
+        if array is None or array.dtype.kind not in _KINDS:
+            raise DatasetError(f"batch: column {column!r}, key {key!r}: its values do not make one array (ragged, "
+                               f"nested dicts or objects); make them arrays of one shape, or batch them with "
+                               f"per_batch_map")
+        out[key] = array
+    return out
 
 
 def _check_pad_info(where: str, pad_info: Any, names: list[str]) -> dict:
@@ -235,6 +290,7 @@ class BatchDataset(_OneChild):
             raise DatasetError(f"batch: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
         self.python_multiprocessing = python_multiprocessing
         self.pad_info = _check_pad_info("batch", pad_info, new_names)
+        scale_gates(child, self.batch_size)
 
     def get_dataset_size(self) -> int:
         n = self.child.get_dataset_size()

@@ -9,4 +9,5 @@ from .base import (Dataset, ElementFn, Key, Pending, Row, applied, check_count, 
                    names_arg, then)
 from .map_batch import BatchDataset, BatchInfo, MapDataset, stack_column  # noqa: F401
 from .steps import (BucketBatchDataset, ConcatDataset, FilterDataset, ProjectDataset, RenameDataset,  # noqa: F401
-                    RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, ZipDataset, split_dataset)
+                    RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, ZipDataset, split_dataset,
+                    zip_datasets)

@@ -46,26 +46,62 @@ class Sampler:
     def __iter__(self):
         raise DatasetError(f"{type(self).__name__}: a user sampler must define __iter__ yielding row indices")
 
+    # A user sampler's `__init__` need not call this one (MindSpore's documented examples do not always):
+    num_samples: int | None = None
+    dataset_size = 0
+
     def get_num_samples(self) -> int | None:
         return self.num_samples
 
     def _limit(self, count: int) -> int:
-        return count if self.num_samples is None else min(count, self.num_samples)
+        limit = _positive_or_none(type(self).__name__, "num_samples", self.num_samples)
+        return count if limit is None else min(count, limit)
 
     def _count(self, n: int) -> int:
         """How many indices one pass yields over a source of `n` rows."""
-        return self._limit(sum(1 for _ in self._user_indices(n)))
+        return self._limit(len(self._user_indices(n)))
+
+    def _count_by_labels(self, n: int, labels: Labels) -> int:
+        """`_count`, for the samplers whose count depends on a column (PKSampler)."""
+        return self._count(n)
+
+    def _yielded(self) -> Iterable:
+        return iter(self)
 
     def _user_indices(self, n: int) -> list[int]:
         self.dataset_size = n
-        indices = [int(i) for i in iter(self)]
+        try:
+            indices = list(self._yielded())
+        except DatasetError:
+            raise
+        except Exception as exc:
+            raise DatasetError(f"{type(self).__name__}: iterating the sampler failed: {type(exc).__name__}: "
+                               f"{exc}") from exc
+        wrong = [i for i in indices if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
+        if wrong:
+            raise DatasetError(f"{type(self).__name__}: a sampler yields row indices of type int, got "
+                               f"{type(wrong[0]).__name__} {wrong[0]!r} (MindSpore refuses it too)")
+        indices = [int(i) for i in indices]
         bad = [i for i in indices if not 0 <= i < n]
         if bad:
             raise DatasetError(f"{type(self).__name__}: yielded indices {bad[:5]} outside the source's {n} rows")
         return indices
 
     def _indices(self, n: int, seed: int, labels: Labels) -> M:
-        return M.source(np.asarray(self._user_indices(n)[:self._count(n)], np.int64))
+        indices = self._user_indices(n)  # once: a user's `__iter__` may differ every call
+        return M.source(np.asarray(indices[:self._limit(len(indices))], np.int64))
+
+
+class IterSampler(Sampler):
+    """Any iterable of row indices given as `sampler=` (MindSpore wraps it the same way): read anew every pass,
+    so a list repeats and a one-shot iterator yields its indices in the first pass only."""
+
+    def __init__(self, sampler: Iterable, num_samples: int | None = None) -> None:
+        super().__init__(num_samples)
+        self.sampler = sampler
+
+    def _yielded(self) -> Iterable:
+        return iter(self.sampler)
 
 
 class BuiltinSampler(Sampler):
@@ -219,7 +255,12 @@ class PKSampler(BuiltinSampler):
         return rng.permutation(order) if self.shuffle else order
 
     def _count(self, n: int) -> int:
-        raise DatasetError("PKSampler: the row count depends on the labels; iterate the dataset")
+        raise DatasetError("PKSampler: the row count depends on the labels of its source; ask the dataset "
+                           "(get_dataset_size) rather than the sampler")
+
+    def _count_by_labels(self, n: int, labels: Labels) -> int:
+        classes = np.unique(np.asarray(labels(self.class_column)).reshape(-1))
+        return self._limit(len(classes) * self.num_val)
 
     def _indices(self, n: int, seed: int, labels: Labels) -> M:
         chosen = self._chosen(labels, seed)
@@ -261,8 +302,10 @@ def select_sampler(where: str, num_samples: Any, sampler: Any, shuffle: Any, num
             return sampler
         if isinstance(sampler, (list, tuple, np.ndarray, range)):
             return SubsetSampler(sampler, num_samples)
-        raise DatasetError(f"{where}: sampler must be an msx.dataset sampler or a list of indices, "
-                           f"got {type(sampler).__name__}")
+        if isinstance(sampler, Iterable) and not isinstance(sampler, (str, bytes, dict)):
+            return IterSampler(sampler, num_samples)
+        raise DatasetError(f"{where}: sampler must be an msx.dataset sampler, a list of indices or an iterable "
+                           f"of them, got {type(sampler).__name__}")
     if num_shards is not None:
         check_shards(where, num_shards, shard_id)
         return DistributedSampler(num_shards, shard_id, shuffle is not False, num_samples)

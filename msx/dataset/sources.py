@@ -13,6 +13,7 @@ import abc
 import collections.abc
 import itertools
 import types
+import warnings
 from typing import Any, Callable, Iterator, Sequence
 
 import grain
@@ -77,7 +78,7 @@ class MappableSource(Dataset):
         return np.asarray([self._row(i)[j] for i in range(self._length())])
 
     def get_dataset_size(self) -> int:
-        return self.sampler._count(self._length())
+        return self.sampler._count_by_labels(self._length(), self._labels)
 
     _rows_at: Callable[[np.ndarray], tuple] | None = None  # reads the rows of many indices as stacked columns
 
@@ -214,9 +215,7 @@ class GeneratorDataset(Dataset):
                  batch_sampler: Any = None, collate_fn: Any = None) -> None:
         where = "GeneratorDataset"
         names, dtypes = _generator_columns(where, column_names, column_types, schema, batch_sampler, collate_fn)
-        if shuffle or sampler is not None or num_shards is not None or shard_id is not None:
-            raise DatasetError(f"{where}: shuffle=True, sampler and num_shards/shard_id need a random-accessible source "
-                               f"(with __getitem__ and __len__); for a generator use .shuffle(buffer_size)")
+        _check_iterable_source_args(where, shuffle, sampler, num_shards, shard_id)
         if isinstance(source, (types.GeneratorType, collections.abc.Iterator)) and \
                 type(source).__iter__ is _builtin_iter(source):
             cache: list = []
@@ -251,6 +250,23 @@ class GeneratorDataset(Dataset):
 
     def _grain(self, key: Key) -> GrainDataset:
         return PyIterDataset(self._rows)
+
+
+def _check_iterable_source_args(where: str, shuffle: Any, sampler: Any, num_shards: Any, shard_id: Any) -> None:
+    """MindSpore 2.10's rules for a source without `__getitem__`: a sampler or shards are refused (it cannot read
+    rows by index); `shuffle=True` is accepted and the rows come in the source's order (MindSpore ignores it
+    there), which msx says with a warning rather than silently."""
+    if shuffle not in (None, True, False):
+        raise DatasetError(f"{where}: shuffle must be True, False or None, got {shuffle!r}")
+    for name, value in (("sampler", sampler), ("num_shards", num_shards), ("shard_id", shard_id)):
+        if value is not None:
+            raise DatasetError(f"{where}: {name} is not supported if source does not have attribute '__getitem__' "
+                               f"(MindSpore refuses it too): a generator cannot be read by index; shard or sample "
+                               f"it yourself, or give a source with __getitem__ and __len__")
+    if shuffle:
+        warnings.warn(f"{where}: shuffle=True has no effect on a source without __getitem__ and __len__ (a generator "
+                      f"or an iterable): its rows come in the order it yields them, as in MindSpore 2.10; use "
+                      f".shuffle(buffer_size) to shuffle a stream", UserWarning, stacklevel=3)
 
 
 def _drain(items: Iterator) -> Iterator:

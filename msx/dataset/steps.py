@@ -24,6 +24,9 @@ class ShuffleDataset(_OneChild):
             raise DatasetError(f"shuffle: buffer_size must be an int >= 2, got {buffer_size!r}")
         self.buffer_size = buffer_size
         self.seed = config.shuffle_seed()
+        if child._sync_gates():
+            raise DatasetError("shuffle: no shuffle after sync_wait (MindSpore refuses it too): the gate counts rows "
+                               "in order; shuffle before sync_wait")
 
     def _grain(self, key: Key) -> GrainDataset:
         seed = _random.derive(self.seed, self._depth, *key)
@@ -165,6 +168,13 @@ class FilterDataset(_OneChild):
 
     def _grain(self, key: Key) -> GrainDataset:
         return self._stream(self.child._grain(key).filter(self._keep))  # filtered in the workers, then streamed
+
+
+def zip_datasets(datasets: Sequence[Dataset]) -> "ZipDataset":
+    """MindSpore's module-level `dataset.zip(datasets)`: a tuple of at least two datasets, side by side."""
+    if not isinstance(datasets, tuple) or len(datasets) <= 1:
+        raise DatasetError(f"zip: expected a tuple of at least two datasets, got {datasets!r}")
+    return ZipDataset(list(datasets))
 
 
 class ZipDataset(Dataset):

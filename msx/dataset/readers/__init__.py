@@ -3,9 +3,14 @@
 No reader downloads anything. Each checks the bytes against the format's
 public description and names the file at fault when they do not fit.
 """
+from .annotated_images import CelebADataset, CocoDataset, ManifestDataset, VOCDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
-from .idx import FashionMnistDataset, MnistDataset  # noqa: F401
+from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset, QMnistDataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
+from .stl10 import STL10Dataset  # noqa: F401
+from .matlab_sets import Flowers102Dataset, SVHNDataset  # noqa: F401
+from .text_corpora import (AGNewsDataset, IMDBDataset, PennTreebankDataset, SST2Dataset,  # noqa: F401
+                           WikiTextDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401

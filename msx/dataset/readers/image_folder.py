@@ -15,6 +15,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from .common import image_file
 
 
 class ImageFolderDataset(MappableSource):
@@ -69,17 +70,7 @@ class ImageFolderDataset(MappableSource):
         return len(self._files)
 
     def _row(self, index: int) -> Row:
-        path = self._files[index]
-        try:
-            with open(path, "rb") as f:
-                data = np.frombuffer(f.read(), np.uint8).copy()
-        except OSError as exc:
-            raise DatasetError(f"ImageFolderDataset: cannot read {path!r}: {exc.strerror}") from None
-        if self._decode:
-            from ..vision.core import decode_image
-
-            data = decode_image(data, f"ImageFolderDataset file {path!r}")
-        return data, np.array(self._label_array[index])
+        return image_file("ImageFolderDataset", self._files[index], self._decode), np.array(self._label_array[index])
 
     def _labels(self, column: str) -> np.ndarray:
         return self._label_array if column == "label" else super()._labels(column)

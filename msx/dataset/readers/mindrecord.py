@@ -20,8 +20,8 @@ from ..sources import MappableSource
 from . import mindrecord_format as fmt
 
 
-def _group(dataset_files: Any) -> list[str]:
-    where = "MindDataset"
+def shard_files(dataset_files: Any, where: str = "MindDataset") -> list[str]:
+    """The shard files `dataset_files` means: every shard the header of one file names, or the list given."""
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.fspath(dataset_files)
         if not os.path.isfile(first):
@@ -68,7 +68,7 @@ class MindDataset(MappableSource):
                                                                   not isinstance(padded_sample, dict)):
             raise DatasetError(f"{where}: padded_sample (a dict) and num_padded (an int >= 0) go together, got "
                                f"padded_sample={type(padded_sample).__name__}, num_padded={num_padded!r}")
-        files = _group(dataset_files)
+        files = shard_files(dataset_files)
         schema, names, rows = None, None, []
         for path in files:
             if not os.path.isfile(path):
@@ -76,7 +76,7 @@ class MindDataset(MappableSource):
             header = fmt.read_header(path)
             this = header["schema"][0]
             if schema is None:
-                schema, blob_names = this["schema"], list(this.get("blob_fields", []))
+                schema = this["schema"]
                 names = sorted(schema)
                 chosen = names if columns_list is None else [columns_list] if isinstance(columns_list, str) \
                     else list(columns_list)
@@ -86,15 +86,9 @@ class MindDataset(MappableSource):
                                        f"{names}")
             elif this["schema"] != schema:
                 raise DatasetError(f"{where}: {path!r} has a different schema than {files[0]!r}")
-            fields, blobs = fmt.read_shard(path, header)
-            for i, raw in enumerate(fields):
-                values = dict(raw)
-                if blob_names:
-                    values.update(fmt.split_blob(blobs[i], blob_names, path))
-                missing = [c for c in chosen if c not in values]
-                if missing:
-                    raise DatasetError(f"{where}: a row of {path!r} lacks the fields {missing}")
-                rows.append(tuple(fmt.column(c, schema[c], values[c], path) for c in chosen))
+            f, size = fmt.open_shard(path)
+            with f:
+                rows += fmt.rows_from(f, size, path, header, chosen)
         if num_padded:
             rows += [_padded_row(padded_sample, chosen, schema)] * num_padded
             if num_shards is not None and len(rows) % num_shards:
