@@ -1,0 +1,114 @@
+"""Cold start of real networks: msx against MindSpore 2.10 on the same MindSpore-style source (issue 31).
+
+Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0; batch 2, 3x64x64, 1000 classes), each
+framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
+second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
+MindSpore script writes it) and a second (warm) step. With `--compile-cache DIR` msx runs twice more with
+`set_context(enable_compile_cache=True)`: a first run fills the cache, the second is what a rerun of the
+script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else /work/main/.venv-ms/bin/python),
+skipped where there is none.
+
+    python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PHASES = ("import", "build", "forward", "forward_warm", "step", "step_warm")
+
+
+def child(framework: str, net_name: str, cache: str | None) -> None:
+    """Runs in the measuring process: times each phase of one network; prints JSON."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    if framework == "mindspore":
+        import mindspore as fw
+        fw.set_context(mode=fw.PYNATIVE_MODE, device_target="CPU")
+    else:
+        import msx as fw
+        if cache:
+            fw.set_context(enable_compile_cache=True, compile_cache_path=cache)
+    sys.path.insert(0, HERE)
+    from bench_build import networks
+
+    times = {"import": time.perf_counter() - t0}
+    fw.set_seed(0)
+    start = time.perf_counter()
+    net = networks(fw.nn, fw.ops)[net_name]()
+    times["build"] = time.perf_counter() - start
+    rng = np.random.default_rng(0)
+    x = fw.Tensor(rng.standard_normal((2, 3, 64, 64)).astype(np.float32))
+    y = fw.Tensor(np.array([1, 7], np.int32))
+    for phase in ("forward", "forward_warm"):
+        start = time.perf_counter()
+        net(x).asnumpy()
+        times[phase] = time.perf_counter() - start
+    loss_fn = fw.nn.CrossEntropyLoss()
+    opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    grad_fn = fw.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+
+    @fw.jit
+    def train_step(a, b):
+        loss, grads = grad_fn(a, b)
+        opt(grads)
+        return loss
+
+    for phase in ("step", "step_warm"):
+        start = time.perf_counter()
+        float(train_step(x, y).asnumpy())
+        times[phase] = time.perf_counter() - start
+    print("RESULT " + json.dumps(times))
+
+
+def measure(python: str, framework: str, net: str, root: str, cache: str | None = None) -> dict:
+    env = dict(os.environ, PYTHONPATH=root, JAX_PLATFORMS="cpu")
+    cmd = [python, os.path.abspath(__file__), "--child", framework, "--nets", net] + \
+        (["--compile-cache", cache] if cache else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode or not lines:
+        raise RuntimeError(f"{framework} {net} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nets", default="resnet18,resnet50,efficientnet_b0")
+    ap.add_argument("--compile-cache", default=None, help="also time msx with a persistent cache in this folder")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args.child, args.nets, args.compile_cache)
+    ms_python = os.environ.get("MSX_MINDSPORE_PYTHON", "/work/main/.venv-ms/bin/python")
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs; seconds per phase, "
+          f"batch 2, 3x64x64")
+    print(f"{'network':<16} {'run':<22} " + " ".join(f"{p:>12}" for p in PHASES))
+    for net in args.nets.split(","):
+        runs = {"msx": measure(sys.executable, "msx", net, ROOT)}
+        if args.compile_cache:
+            shutil.rmtree(args.compile_cache, ignore_errors=True)
+            measure(sys.executable, "msx", net, ROOT, args.compile_cache)       # fills the cache
+            runs["msx, warm compile cache"] = measure(sys.executable, "msx", net, ROOT, args.compile_cache)
+        if os.path.exists(ms_python):
+            runs["MindSpore 2.10"] = measure(ms_python, "mindspore", net, HERE)
+        for name, times in runs.items():
+            print(f"{net:<16} {name:<22} " + " ".join(f"{times[p]:>12.3f}" for p in PHASES))
+        if "MindSpore 2.10" in runs:
+            ms = runs["MindSpore 2.10"]
+            for name in [n for n in runs if n != "MindSpore 2.10"]:
+                print(f"{net:<16} {name + ' / MindSpore':<22} "
+                      + " ".join(f"{runs[name][p] / ms[p]:>11.2f}x" for p in PHASES))
+
+
+if __name__ == "__main__":
+    main()
