@@ -22,7 +22,6 @@ from ..errors import OpError, OpTypeError
 from .array_ops import _np_dtype
 from .sizes import check_size
 from . import bounds as _bounds
-from . import sort_ops as _sort
 from .primitive import describe as _describe
 from .primitive import apply, known_value
 
@@ -111,14 +110,13 @@ def pad(input_x, padding, mode="constant", value=None):
 
 @expose(ops="topk")
 def topk(input, k, dim=None, largest=True, sorted=True):
-    """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last); the indices
-    are int32, as MindSpore 2.10's `ops.topk` (and `ops.TopK()`) give them."""
+    """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last)."""
     dim = -1 if dim is None else int(dim)
     last = dim in (-1, input.ndim - 1)
     x = input if last else swapaxes(input, dim, -1)
     if not largest:
         x = neg(x)
-    values, indices = apply(_sort.top_k_, (x,), {"k": int(k), "sorted": bool(sorted)})
+    values, indices = apply(A.topk, (x,), {"k": int(k)})
     if not largest:
         values = neg(values)
     if not last:
