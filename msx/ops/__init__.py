@@ -38,3 +38,9 @@ from .nn_functional_ext import *  # noqa: F401,F403,E402
 vars(functional).update({n: getattr(nn_functional_ext, n) for n in nn_functional_ext.__all__})  # registered after it
 functional.__all__ = sorted(set(functional.__all__) | set(nn_functional_ext.__all__))
 __all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))
+from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: F401,E402  (MindSpore's ops exports them)
+from .classes import DType as _DType, Partial as _Partial  # noqa: E402
+dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
+functional.dtype, functional.partial = dtype, partial
+functional.__all__ = sorted(set(functional.__all__) | {"dtype", "partial"})
+__all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"})

@@ -6,6 +6,8 @@ ones whose constructor or call differs in real logic from any functional op.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import functional as F
 from .api import SURFACE, PrimitiveOp
 
@@ -202,6 +204,392 @@ class StandardNormal(UniformReal):
 
     def __call__(self, shape):
         return F.randn(tuple(shape))
+
+
+# ------------------------------------------------------------------ MindSpore's class ops over msx's existing ops
+# (constructor and call as `inspect.signature` of MindSpore 2.10's `ops.operations` gives them)
+
+class OneHot(PrimitiveOp):
+    """`ops.OneHot(axis=-1)(indices, depth, on_value, off_value)`."""
+
+    name = "OneHot"
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.axis = axis
+        self.attrs["axis"] = axis
+
+    def __call__(self, indices, depth, on_value, off_value):
+        return F.one_hot(indices, depth, on_value, off_value, self.axis)
+
+
+class BiasAdd(PrimitiveOp):
+    """`ops.BiasAdd(data_format='NCHW')(input_x, bias)`: bias on the channel axis (1 for NC..., -1 for NHWC)."""
+
+    name = "BiasAdd"
+
+    def __init__(self, data_format: str = "NCHW") -> None:
+        super().__init__()
+        if data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"BiasAdd: data_format must be 'NCHW', 'NHWC' or 'NCDHW', got {data_format!r}")
+        self.data_format = data_format
+
+    def __call__(self, input_x, bias):
+        if self.data_format == "NHWC":
+            return F.add(input_x, bias)
+        return F.bias_add(input_x, bias)
+
+
+class BatchNorm(PrimitiveOp):
+    """`ops.BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1)(x, scale, bias, mean, variance)` ->
+    (y, batch_mean, batch_variance, reserve_1, reserve_2); in inference the four statistics are zeros (what
+    MindSpore 2.10's CPU kernel returns); in training they are the batch's and `mean`/`variance` (Parameters)
+    are updated with `momentum`."""
+
+    name = "BatchNorm"
+
+    def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
+                 data_format: str = "NCHW") -> None:
+        super().__init__()
+        if data_format != "NCHW":
+            raise ValueError(f"BatchNorm: msx supports data_format='NCHW' only, got {data_format!r}")
+        self.is_training, self.epsilon, self.momentum = is_training, epsilon, momentum
+
+    def __call__(self, input_x, scale, bias, mean, variance):
+        y = F.batch_norm(input_x, mean, variance, scale, bias, self.is_training, self.momentum, self.epsilon)
+        if not self.is_training:
+            z = F.zeros_like(scale)
+            return y, z, z, z, z
+        axes = tuple(i for i in range(input_x.ndim) if i != 1)
+        bm, bv = F.mean(input_x, axes), F.var(input_x, axes)
+        return y, bm, bv, bm, bv
+
+
+class AvgPool(PrimitiveOp):
+    """`ops.AvgPool(kernel_size=1, strides=1, pad_mode='VALID')(x)` on NCHW."""
+
+    name = "AvgPool"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "VALID", data_format: str = "NCHW") -> None:
+        super().__init__()
+        self.kernel_size, self.strides, self.pad_mode = F._pair(kernel_size), F._pair(strides), pad_mode.upper()
+        if self.pad_mode not in ("VALID", "SAME"):
+            raise ValueError(f"AvgPool: pad_mode must be 'VALID' or 'SAME', got {pad_mode!r}")
+
+    def __call__(self, x):
+        if self.pad_mode == "VALID":
+            return F.avg_pool2d(x, self.kernel_size, self.strides)
+        (kh, kw), (sh, sw) = self.kernel_size, self.strides
+        pads = []
+        for size, k, st in ((x.shape[2], kh, sh), (x.shape[3], kw, sw)):
+            total = max((-(-size // st) - 1) * st + k - size, 0)
+            pads.append((total // 2, total - total // 2))
+        (t, b), (left, r) = pads
+        padded = F.pad(x, (left, r, t, b))
+        ones = F.pad(F.ones_like(x), (left, r, t, b))  # SAME averages over the real elements only
+        return F.div(F.avg_pool2d(padded, self.kernel_size, self.strides),
+                     F.avg_pool2d(ones, self.kernel_size, self.strides))
+
+
+class Conv3D(PrimitiveOp):
+    """`ops.Conv3D(out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1, dilation=1, group=1)`
+    called as `(x, weight, bias=None)` on NCDHW."""
+
+    name = "Conv3D"
+
+    def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0, stride=1,
+                 dilation=1, group: int = 1, data_format: str = "NCDHW") -> None:
+        super().__init__()
+        self.out_channel, self.kernel_size, self.pad_mode, self.pad = out_channel, kernel_size, pad_mode, pad
+        self.stride, self.dilation, self.group = stride, dilation, group
+
+    def __call__(self, x, weight, bias=None):
+        return F.conv3d(x, weight, bias, self.stride, self.pad_mode, self.pad, self.dilation, self.group)
+
+
+class Conv2DBackpropInput(PrimitiveOp):
+    """`ops.Conv2DBackpropInput(out_channel, kernel_size, pad_mode, pad, pad_list, mode, stride, dilation,
+    group)(dout, weight, input_size)`: the gradient of `Conv2D` with respect to an input of `input_size`
+    (a transposed convolution, msx's `Conv2DTranspose` primitive)."""
+
+    name = "Conv2DTranspose"
+
+    def __init__(self, out_channel: int, kernel_size, pad_mode: str = "valid", pad=0, pad_list=None, mode: int = 1,
+                 stride=1, dilation=1, group: int = 1, data_format: str = "NCHW") -> None:
+        super().__init__()
+        self.out_channel, self.kernel_size, self.pad_mode = out_channel, F._pair(kernel_size), pad_mode.lower()
+        pads = pad_list if pad_list is not None else pad
+        self.pad = (pads,) * 4 if isinstance(pads, int) else tuple(pads)
+        self.stride, self.dilation, self.group = _last2(stride), _last2(dilation), group
+
+    def __call__(self, dout, weight, input_size):
+        from . import nn_layer_ops as L
+        from .primitive import apply
+
+        crop, extra = [], []
+        for i in range(2):
+            size, k, s, d = int(input_size[2 + i]), self.kernel_size[i], self.stride[i], self.dilation[i]
+            full = (dout.shape[2 + i] - 1) * s + d * (k - 1) + 1
+            if self.pad_mode == "pad":
+                lo = self.pad[2 * i]
+            elif self.pad_mode == "same":
+                lo = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0) // 2
+            else:
+                lo = 0
+            hi = full - lo - size
+            crop.append((lo, max(hi, 0)))
+            extra.append(max(-hi, 0))
+        return apply(L.conv2d_transpose, (dout, weight), {"stride": self.stride, "crop": tuple(crop),
+                                                          "dilation": self.dilation, "groups": self.group,
+                                                          "output_padding": tuple(extra)})
+
+
+class Conv2DTranspose(Conv2DBackpropInput):
+    """MindSpore's alias of `Conv2DBackpropInput`."""
+
+
+def _last2(v):
+    return (v, v) if isinstance(v, int) else tuple(v)[-2:]
+
+
+class LayerNorm(PrimitiveOp):
+    """`ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta)` -> (y, mean, variance)."""
+
+    name = "LayerNorm"
+
+    def __init__(self, begin_norm_axis: int = 1, begin_params_axis: int = 1, epsilon: float = 1e-7) -> None:
+        super().__init__()
+        self.begin_norm_axis, self.begin_params_axis, self.epsilon = begin_norm_axis, begin_params_axis, epsilon
+
+    def __call__(self, input_x, gamma, beta):
+        axis = self.begin_norm_axis % input_x.ndim
+        axes = tuple(range(axis, input_x.ndim))
+        mean = F.mean(input_x, axes, True)
+        var = F.mean(F.square(F.sub(input_x, mean)), axes, True)
+        rstd = F.rsqrt(F.add(var, self.epsilon))
+        y = F.add(F.mul(F.mul(F.sub(input_x, mean), rstd), gamma), beta)
+        return y, mean, var
+
+
+class Pad(PrimitiveOp):
+    """`ops.Pad(paddings)(x)`: zeros around each dim, `paddings` a ((before, after), ...) per dim."""
+
+    name = "Pad"
+
+    def __init__(self, paddings) -> None:
+        super().__init__()
+        self.paddings = tuple(tuple(int(v) for v in p) for p in paddings)
+
+    def __call__(self, x):
+        if len(self.paddings) != x.ndim:
+            raise ValueError(f"Pad: paddings has {len(self.paddings)} pairs for a {x.ndim}-D input")
+        flat = tuple(v for p in reversed(self.paddings) for v in p)
+        return F.pad(x, flat)
+
+
+class MirrorPad(PrimitiveOp):
+    """`ops.MirrorPad(mode='REFLECT')(x, paddings)` with `paddings` a (ndim, 2) tensor or nested tuple."""
+
+    name = "MirrorPad"
+
+    def __init__(self, mode: str = "REFLECT") -> None:
+        super().__init__()
+        if mode not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"MirrorPad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+        self.mode = mode
+
+    def __call__(self, x, paddings):
+        from . import nn_layer_ops as L
+        from .primitive import apply, known_value
+
+        pairs = np.asarray(known_value(paddings)).tolist() if hasattr(paddings, "asnumpy") else paddings
+        pairs = tuple((int(a), int(b)) for a, b in pairs)
+        return apply(L.pad_v3, (x,), {"paddings": pairs, "mode": self.mode.lower(), "value": 0.0})
+
+
+class Dropout2D(PrimitiveOp):
+    """`ops.Dropout2D(keep_prob=0.5)(x)` -> (output, mask): whole channels of NCHW zeroed (mask as bool)."""
+
+    name = "Dropout2D"
+    _rank = 4
+
+    def __init__(self, keep_prob: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= keep_prob <= 1.0:
+            raise ValueError(f"{self.name}: keep_prob must be in [0, 1], got {keep_prob}")
+        self.keep_prob = keep_prob
+
+    def __call__(self, x):
+        if x.ndim != self._rank:
+            raise ValueError(f"{self.name}: input must be {self._rank}-D, got shape {tuple(x.shape)}")
+        keep = F.bernoulli(F.full(tuple(x.shape[:2]) + (1,) * (self._rank - 2), self.keep_prob, dtype=x.dtype))
+        mask = F.broadcast_to(F.cast(keep, "bool"), tuple(x.shape))
+        out = F.mul(x, F.div(F.cast(mask, x.dtype), self.keep_prob)) if self.keep_prob > 0 else F.zeros_like(x)
+        return out, mask
+
+
+class Dropout3D(Dropout2D):
+    """`ops.Dropout3D(keep_prob=0.5)(x)` on NCDHW."""
+
+    name = "Dropout3D"
+    _rank = 5
+
+
+class HookBackward(PrimitiveOp):
+    """`ops.HookBackward(hook_fn)(*inputs)`: the inputs unchanged; in the backward pass `hook_fn(grads)` sees
+    the gradients (a tuple) and may return replacements. Runs eagerly and under jit (a Custom op with bprop)."""
+
+    name = "HookBackward"
+
+    def __init__(self, hook_fn, cell_id: str = "") -> None:
+        super().__init__()
+        if not callable(hook_fn):
+            raise TypeError(f"HookBackward: hook_fn must be callable, got {type(hook_fn).__name__}")
+        self.hook_fn, self.cell_id = hook_fn, cell_id
+        self._op = None
+
+    def _bprop(self, *args):
+        dout = args[-1]
+        grads = tuple(dout) if isinstance(dout, (tuple, list)) else (dout,)
+        new = self.hook_fn(grads)
+        if new is None:
+            return grads
+        return tuple(new) if isinstance(new, (tuple, list)) else (new,)
+
+    def __call__(self, *inputs):
+        from .custom import Custom
+
+        if self._op is None or self._op[0] != len(inputs):
+            if len(inputs) == 1:
+                op = Custom(lambda x: x, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="pyfunc",
+                            bprop=self._bprop)
+            else:
+                op = Custom(lambda *xs: xs, out_shape=lambda *s: s, out_dtype=lambda *d: d, func_type="pyfunc",
+                            bprop=self._bprop)
+            self._op = (len(inputs), op)
+        return self._op[1](*inputs)
+
+
+class Partial(PrimitiveOp):
+    """`ops.Partial()(fn, *args)`: `fn` with its first arguments fixed (MindSpore's `ops.partial`)."""
+
+    name = "Partial"
+
+    def __call__(self, fn, *args):
+        import functools
+
+        return functools.partial(fn, *args)
+
+
+class DType(PrimitiveOp):
+    """`ops.DType()(x)`: the msx dtype of a Tensor (MindSpore's `ops.dtype`)."""
+
+    name = "DType"
+
+    def __call__(self, x):
+        return x.dtype
+
+
+class CountNonZero(PrimitiveOp):
+    """`ops.CountNonZero(dims=None)(x)` -> int64 counts over `dims` (all when None)."""
+
+    name = "CountNonZero"
+
+    def __init__(self, dims=None) -> None:
+        super().__init__()
+        self.dims = dims
+
+    def __call__(self, x):
+        axis = () if self.dims is None else self.dims
+        return F.count_nonzero(x, axis, False, "int64")
+
+
+class AdaptiveAvgPool2D(PrimitiveOp):
+    name = "AdaptiveAvgPool2D"
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def __call__(self, x):
+        from . import nn_functional_ext as X
+
+        return X.adaptive_avg_pool2d(x, self.output_size)
+
+
+class AdaptiveMaxPool2D(AdaptiveAvgPool2D):
+    """`ops.AdaptiveMaxPool2D(output_size)(input)` -> (output, argmax indices)."""
+
+    name = "AdaptiveMaxPool2D"
+
+    def __call__(self, input):
+        from . import nn_functional_ext as X
+
+        return X.adaptive_max_pool2d(input, self.output_size, return_indices=True)
+
+
+class RmsNorm(PrimitiveOp):
+    """`ops.RmsNorm(epsilon=1e-6)(x, gamma)` -> (y, rstd)."""
+
+    name = "RmsNorm"
+
+    def __init__(self, epsilon: float = 1e-6) -> None:
+        super().__init__()
+        self.epsilon = epsilon
+
+    def __call__(self, x, gamma):
+        rstd = F.rsqrt(F.add(F.mean(F.square(x), -1, True), self.epsilon))
+        return F.mul(F.mul(x, rstd), gamma), rstd
+
+
+class LogSoftmaxExt(PrimitiveOp):
+    name = "LogSoftmaxExt"
+
+    def __call__(self, input, dim=None, dtype=None):
+        x = F.cast(input, dtype) if dtype is not None else input
+        return F.log_softmax(x, -1 if dim is None else dim)
+
+
+class ResizeNearestNeighbor(PrimitiveOp):
+    """`ops.ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(x)` on NCHW."""
+
+    name = "ResizeNearestNeighbor"
+
+    def __init__(self, size, align_corners: bool = False, half_pixel_centers: bool = False) -> None:
+        super().__init__()
+        if align_corners or half_pixel_centers:
+            raise ValueError("ResizeNearestNeighbor: msx supports align_corners=False, half_pixel_centers=False")
+        self.size = tuple(size)
+
+    def __call__(self, input_x):
+        from .nn_layer_ops import interpolate
+
+        return interpolate(input_x, size=self.size, mode="nearest")
+
+
+class BasicLSTMCell(PrimitiveOp):
+    """`ops.BasicLSTMCell(keep_prob=1.0, forget_bias=1.0, state_is_tuple=True, activation='tanh')(x, h, c, w, b)`
+    -> (ct, ht, it, jt, ft, ot, tanh_ct); `w` is (input + hidden, 4 * hidden), gates in i, j, f, o order."""
+
+    name = "BasicLSTMCell"
+
+    def __init__(self, keep_prob: float = 1.0, forget_bias: float = 1.0, state_is_tuple: bool = True,
+                 activation: str = "tanh") -> None:
+        super().__init__()
+        if activation != "tanh":
+            raise ValueError(f"BasicLSTMCell: activation must be 'tanh', got {activation!r}")
+        self.keep_prob, self.forget_bias = keep_prob, forget_bias
+
+    def __call__(self, x, h, c, w, b):
+        gates = F.add(F.matmul(F.concat((x, h), 1), w), b)
+        i, j, f, o = F.split(gates, gates.shape[1] // 4, 1)
+        it, jt, ft, ot = F.sigmoid(i), F.tanh(j), F.sigmoid(F.add(f, self.forget_bias)), F.sigmoid(o)
+        ct = F.add(F.mul(ft, c), F.mul(it, jt))
+        tanh_ct = F.tanh(ct)
+        ht = F.mul(ot, tanh_ct)
+        if self.keep_prob < 1.0:
+            ht = F.dropout(ht, p=1.0 - self.keep_prob)
+        return ct, ht, it, jt, ft, ot, tanh_ct
 
 
 globals().update(SURFACE["cls"])  # the generated class-style ops

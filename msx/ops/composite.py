@@ -93,6 +93,16 @@ class Map(HyperMap):
         return _reduce_output(out) if self.reduce_output else out
 
 
+def constexpr(fn: Callable | None = None, get_instance: bool = True, name: str | None = None,
+              reuse_result: bool = True, check: bool = True) -> Callable:
+    """MindSpore's `ops.constexpr`: mark a function of constants as compile-time. In msx every capture mode
+    already evaluates Python code on Python values at compile time, so the function is returned as it is
+    (`@constexpr` and `@constexpr(...)` both work)."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
 def _reduce_output(out):
     """MindSpore's reduce_output: all(...) of the boolean results."""
     flat = list(out) if isinstance(out, (tuple, list)) else [out]
