@@ -39,6 +39,10 @@ NUMPY_REFS = {  # MindSpore 2.10 cannot run these on CPU (Ascend-only kernels)
     "RmsNorm": lambda: [C.M2 / np.sqrt((C.M2 ** 2).mean(-1, keepdims=True) + 1e-6) * C.G,
                         1 / np.sqrt((C.M2 ** 2).mean(-1, keepdims=True) + 1e-6)],
     "CountNonZero": lambda: np.array(2, np.int64),
+    "TypeAs": lambda: np.trunc(C.M2).astype(np.int32),
+    "DepthwiseConv2dNative": lambda: np.einsum("ncijab,cab->ncij",
+                                               np.lib.stride_tricks.sliding_window_view(C.X4, (3, 3), (2, 3)),
+                                               C.rng_dw()[0]),
 }
 
 

@@ -592,6 +592,261 @@ class BasicLSTMCell(PrimitiveOp):
         return ct, ht, it, jt, ft, ot, tanh_ct
 
 
+
+def _triple(v):
+    return (v,) * 3 if isinstance(v, int) else tuple(v)[-3:]
+
+
+def _same_pads(sizes, kernel, stride, dilation=None) -> tuple:
+    """TensorFlow's SAME padding per dim: ((lo, hi), ...) so that out = ceil(size / stride)."""
+    dilation = dilation or (1,) * len(sizes)
+    out = []
+    for size, k, st, d in zip(sizes, kernel, stride, dilation):
+        total = max((-(-size // st) - 1) * st + d * (k - 1) + 1 - size, 0)
+        out.append((total // 2, total - total // 2))
+    return tuple(out)
+
+
+class MaxPool3D(PrimitiveOp):
+    """`ops.MaxPool3D(kernel_size=1, strides=1, pad_mode='VALID', pad_list=0, ceil_mode=None)(x)` on NCDHW."""
+
+    name = "MaxPool3D"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "VALID", pad_list=0, ceil_mode=None,
+                 data_format: str = "NCDHW") -> None:
+        super().__init__()
+        self.kernel_size, self.strides, self.pad_mode = _triple(kernel_size), _triple(strides), pad_mode.upper()
+        if self.pad_mode not in ("VALID", "SAME", "PAD"):
+            raise ValueError(f"MaxPool3D: pad_mode must be 'VALID', 'SAME' or 'PAD', got {pad_mode!r}")
+        self.pad_list = (pad_list,) * 6 if isinstance(pad_list, int) else tuple(pad_list)
+        self.ceil_mode = bool(ceil_mode)
+
+    def __call__(self, x):
+        from . import nn_layer_ops as L
+        from .primitive import apply
+
+        if self.pad_mode == "SAME":
+            pads = _same_pads(tuple(x.shape[2:]), self.kernel_size, self.strides)
+        elif self.pad_mode == "PAD":
+            pads = tuple((self.pad_list[2 * i], self.pad_list[2 * i + 1]) for i in range(3))
+        else:
+            pads = ((0, 0),) * 3
+        if any(lo or hi for lo, hi in pads):
+            x = apply(L.pad_v3, (x,), {"paddings": ((0, 0), (0, 0)) + pads, "mode": "constant",
+                                       "value": float("-inf")})
+        return F.max_pool3d(x, self.kernel_size, self.strides, 0, 1, self.ceil_mode)
+
+
+class AvgPool3D(PrimitiveOp):
+    """`ops.AvgPool3D(kernel_size=1, strides=1, pad_mode='valid', pad=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=0)(x)` on NCDHW."""
+
+    name = "AvgPool3D"
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", pad=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int = 0, data_format: str = "NCDHW") -> None:
+        super().__init__()
+        self.kernel_size, self.strides, self.pad_mode = _triple(kernel_size), _triple(strides), pad_mode.lower()
+        if self.pad_mode not in ("valid", "same", "pad"):
+            raise ValueError(f"AvgPool3D: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+        self.pad = (pad,) * 6 if isinstance(pad, int) else tuple(pad)
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
+
+    def __call__(self, x):
+        if self.pad_mode == "same":
+            pads = _same_pads(tuple(x.shape[2:]), self.kernel_size, self.strides)
+            if any(lo != hi for lo, hi in pads):
+                raise ValueError(f"AvgPool3D: pad_mode='same' needs uneven padding {pads} here; msx pads evenly "
+                                 "(use pad_mode='pad' with explicit pads)")
+            padding = tuple(lo for lo, _ in pads)
+        elif self.pad_mode == "pad":
+            if any(self.pad[2 * i] != self.pad[2 * i + 1] for i in range(3)):
+                raise ValueError(f"AvgPool3D: msx supports equal front/back pads, got {self.pad}")
+            padding = tuple(self.pad[2 * i] for i in range(3))
+        else:
+            padding = 0
+        return F.avg_pool3d(x, self.kernel_size, self.strides, padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+
+class AdaptiveAvgPool3D(PrimitiveOp):
+    name = "AdaptiveAvgPool3D"
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def __call__(self, x):
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class Conv3DTranspose(PrimitiveOp):
+    """`ops.Conv3DTranspose(in_channel, out_channel, kernel_size, mode=1, pad_mode='valid', pad=0, stride=1,
+    dilation=1, group=1, output_padding=0)(dout, weight, bias=None)`; weight (C_in, C_out / group, kD, kH, kW)."""
+
+    name = "Conv3DTranspose"
+
+    def __init__(self, in_channel: int, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
+                 stride=1, dilation=1, group: int = 1, output_padding=0, data_format: str = "NCDHW") -> None:
+        super().__init__()
+        self.in_channel, self.out_channel, self.kernel_size = in_channel, out_channel, _triple(kernel_size)
+        self.pad_mode = pad_mode.lower()
+        self.pad = (pad,) * 6 if isinstance(pad, int) else tuple(pad)
+        self.stride, self.dilation, self.group = _triple(stride), _triple(dilation), group
+        self.output_padding = _triple(output_padding)
+
+    def __call__(self, dout, weight, bias=None):
+        from . import nn_layer_ops as L
+        from .primitive import apply
+
+        crop = []
+        for i in range(3):
+            k, s, d = self.kernel_size[i], self.stride[i], self.dilation[i]
+            if self.pad_mode == "pad":
+                crop.append((self.pad[2 * i], self.pad[2 * i + 1]))
+            elif self.pad_mode == "same":  # the output is dout * stride
+                total = max(d * (k - 1) + 1 - s, 0)
+                crop.append((total // 2, total - total // 2))
+            else:
+                crop.append((0, 0))
+        inputs = (dout, weight) if bias is None else (dout, weight, bias)
+        return apply(L.conv3d_transpose, inputs, {"stride": self.stride, "crop": tuple(crop), "dilation": self.dilation,
+                                                  "groups": self.group, "output_padding": self.output_padding})
+
+
+class PadV3(PrimitiveOp):
+    """`ops.PadV3(mode='constant', paddings_contiguous=True)(x, paddings, constant_value=None)`: `paddings` a flat
+    (before, after) list starting at the last dim (with `paddings_contiguous=False`: all befores, then afters)."""
+
+    name = "PadV3"
+
+    def __init__(self, mode: str = "constant", paddings_contiguous: bool = True) -> None:
+        super().__init__()
+        if mode not in ("constant", "reflect", "edge", "circular"):
+            raise ValueError(f"PadV3: mode must be 'constant', 'reflect', 'edge' or 'circular', got {mode!r}")
+        self.mode, self.paddings_contiguous = mode, paddings_contiguous
+
+    def __call__(self, x, paddings, constant_value=None):
+        from . import nn_layer_ops as L
+        from .primitive import apply, known_value
+
+        flat = [int(v) for v in (np.asarray(known_value(paddings)).ravel().tolist()
+                                 if hasattr(paddings, "asnumpy") else paddings)]
+        if not self.paddings_contiguous:
+            half = len(flat) // 2
+            flat = [v for pair in zip(flat[:half], flat[half:]) for v in pair]
+        pairs = [((0, 0))] * x.ndim
+        for i in range(len(flat) // 2):
+            pairs[x.ndim - 1 - i] = (flat[2 * i], flat[2 * i + 1])
+        value = 0.0 if constant_value is None else float(np.asarray(known_value(constant_value)
+                                                                    if hasattr(constant_value, "asnumpy")
+                                                                    else constant_value))
+        return apply(L.pad_v3, (x,), {"paddings": tuple(pairs), "mode": self.mode, "value": value})
+
+
+class EqualCount(PrimitiveOp):
+    """`ops.EqualCount()(x, y)` -> a (1,) tensor: how many elements are equal."""
+
+    name = "EqualCount"
+
+    def __call__(self, x, y):
+        return F.reshape(F.cast(F.sum(F.cast(F.equal(x, y), "int32")), x.dtype), (1,))
+
+
+class ScalarToArray(PrimitiveOp):
+    """`ops.ScalarToArray()(x)`: a Python number as a 0-d Tensor."""
+
+    name = "ScalarToArray"
+
+    def __call__(self, x):
+        from ..tensor import Tensor
+
+        if not isinstance(x, (int, float, bool)):
+            raise TypeError(f"ScalarToArray: x must be a Python number, got {type(x).__name__}")
+        return Tensor(x)
+
+
+class TypeAs(PrimitiveOp):
+    """`ops.TypeAs()(input, other)`: `input` cast to `other`'s dtype."""
+
+    name = "TypeAs"
+
+    def __call__(self, input, other):
+        return F.cast(input, other.dtype)
+
+
+class DepthwiseConv2dNative(PrimitiveOp):
+    """`ops.DepthwiseConv2dNative(channel_multiplier, kernel_size, mode=3, pad_mode='valid', pad=0, stride=1,
+    dilation=1)(x, weight)`, weight (K, C, kH, kW): output channel c*K + k is input channel c with filter k."""
+
+    name = "DepthwiseConv2dNative"
+
+    def __init__(self, channel_multiplier: int, kernel_size, mode: int = 3, pad_mode: str = "valid", pad=0,
+                 stride=1, dilation=1, group: int = 1) -> None:
+        super().__init__()
+        self.channel_multiplier, self.kernel_size, self.pad_mode = channel_multiplier, kernel_size, pad_mode
+        self.pad, self.stride, self.dilation = pad, _last2(stride), _last2(dilation)
+
+    def __call__(self, x, weight):
+        k, c = weight.shape[0], weight.shape[1]
+        w = F.reshape(F.transpose(weight, (1, 0, 2, 3)), (c * k, 1) + tuple(weight.shape[2:]))
+        return F.conv2d(x, w, None, self.stride, self.pad_mode, self.pad, self.dilation, c)
+
+
+class InTopK(PrimitiveOp):
+    """`ops.InTopK(k)(x1, x2)`: whether each sample's label `x2[i]` is among the `k` largest of `x1[i]`."""
+
+    name = "InTopK"
+
+    def __init__(self, k: int) -> None:
+        super().__init__()
+        self.k = int(k)
+
+    def __call__(self, x1, x2):
+        target = F.gather_elements(x1, 1, F.reshape(F.cast(x2, "int64"), (-1, 1)))
+        larger = F.sum(F.cast(F.greater(x1, target), "int32"), 1)
+        return F.less(larger, self.k)
+
+
+class EmbeddingLookup(PrimitiveOp):
+    """`ops.EmbeddingLookup()(input_params, input_indices, offset)`: rows `indices - offset`; a row outside the
+    table gives zeros (MindSpore's rule for the slice of a sharded table)."""
+
+    name = "EmbeddingLookup"
+
+    def __call__(self, input_params, input_indices, offset):
+        idx = F.sub(input_indices, offset)
+        inside = F.logical_and(F.greater_equal(idx, 0), F.less(idx, input_params.shape[0]))
+        rows = F.gather(input_params, F.where(inside, idx, F.zeros_like(idx)), 0)
+        return F.mul(rows, F.expand_dims(F.cast(inside, rows.dtype), -1))
+
+
+class IOU(PrimitiveOp):
+    """`ops.IOU(mode='iou')(anchor_boxes, gt_boxes)` -> (M, N): IOU (or IOF: over the foreground, the anchor's
+    area) of each gt box (rows) with each anchor box (columns); boxes are (x0, y0, x1, y1), +1 pixel areas."""
+
+    name = "IOU"
+
+    def __init__(self, mode: str = "iou") -> None:
+        super().__init__()
+        if mode not in ("iou", "iof"):
+            raise ValueError(f"IOU: mode must be 'iou' or 'iof', got {mode!r}")
+        self.mode = mode
+
+    def __call__(self, anchor_boxes, gt_boxes):
+        a = F.expand_dims(anchor_boxes, 0)  # (1, N, 4)
+        g = F.expand_dims(gt_boxes, 1)      # (M, 1, 4)
+        ax0, ay0, ax1, ay1 = F.unstack(a, -1)
+        gx0, gy0, gx1, gy1 = F.unstack(g, -1)
+        w = F.relu(F.add(F.sub(F.minimum(ax1, gx1), F.maximum(ax0, gx0)), 1.0))
+        h = F.relu(F.add(F.sub(F.minimum(ay1, gy1), F.maximum(ay0, gy0)), 1.0))
+        inter = F.mul(w, h)
+        area_a = F.mul(F.add(F.sub(ax1, ax0), 1.0), F.add(F.sub(ay1, ay0), 1.0))
+        area_g = F.mul(F.add(F.sub(gx1, gx0), 1.0), F.add(F.sub(gy1, gy0), 1.0))
+        denom = F.sub(F.add(area_a, area_g), inter) if self.mode == "iou" else F.mul(area_g, F.ones_like(inter))
+        return F.div(inter, denom)
+
+
 globals().update(SURFACE["cls"])  # the generated class-style ops
 Primitive = PrimitiveOp  # MindSpore's `ops.Primitive`: the base class of class-style ops
 __all__ = sorted(set(SURFACE["cls"]) | {n for n, v in list(globals().items())

@@ -6,13 +6,16 @@ elementwise over tuples and lists (`HyperMap` also into nested ones). In msx the
 they work eagerly and in every capture mode. `GradOperation` is `msx.autograd`'s (a higher layer; `msx/__init__.py`
 adds it here).
 """
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F401  (MindSpore's composite exports absolute_import)
 
 from typing import Any, Callable
 
 from ..tensor import Tensor
 from .clip import clip_by_global_norm  # noqa: F401
-from .functional import clip_by_value, cummin, matmul, mm, normal, ones_like, uniform, zeros_like  # noqa: F401
+from . import functional as _F
+from .functional import (batch_dot, clip_by_value, count_nonzero, cummin, dot, gamma, laplace, matmul, mm,  # noqa: F401
+                         multinomial, normal, ones_like, poisson, repeat_elements, repeat_interleave, sequence_mask,
+                         tensor_dot, uniform, vecdot, zeros_like)
 
 
 def _type_matches(spec, value) -> bool:
@@ -103,12 +106,51 @@ def constexpr(fn: Callable | None = None, get_instance: bool = True, name: str |
     return fn
 
 
+def add_flags(fn: Callable | None = None, **flags) -> Callable:
+    """MindSpore's `add_flags`: attach compile flags to a function (msx records them in `_mindspore_flags`)."""
+    def add(f: Callable) -> Callable:
+        f._mindspore_flags = {**getattr(f, "_mindspore_flags", {}), **flags}
+        return f
+
+    return add if fn is None else add(fn)
+
+
+def tail(seq):
+    """The tuple without its first element (MindSpore's graph-mode `tail`)."""
+    return tuple(seq)[1:]
+
+
+def zip_operation(*seqs):
+    """`zip` of the sequences as a tuple of tuples (MindSpore's graph-mode `zip_operation`)."""
+    return tuple(zip(*seqs))
+
+
+def _augassign(op: Callable, name: str) -> Callable:
+    def f(x, y):
+        return op(x, y)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"`x {name}= y` as MindSpore's composite `augassign_{name}` spells it."
+    return f
+
+
+augassign_add, augassign_sub, augassign_mul = _augassign(_F.add, "add"), _augassign(_F.sub, "sub"), _augassign(
+    _F.mul, "mul")
+augassign_div, augassign_floordiv, augassign_mod = _augassign(_F.div, "div"), _augassign(
+    _F.floor_divide, "floordiv"), _augassign(_F.remainder, "mod")
+
+
 def _reduce_output(out):
     """MindSpore's reduce_output: all(...) of the boolean results."""
     flat = list(out) if isinstance(out, (tuple, list)) else [out]
     return all(bool(x) for x in flat)
 
 
+hyper_add = HyperMap(_F.add)  # `add` over the leaves of (nested) tuples/lists
+
 __all__ = [  # noqa: F822  (GradOperation: added by msx/__init__.py)
-           "GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "clip_by_global_norm", "clip_by_value",
-           "cummin", "matmul", "mm", "normal", "ones_like", "uniform", "zeros_like"]
+           "GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags", "augassign_add", "augassign_div",
+           "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "batch_dot", "clip_by_global_norm",
+           "clip_by_value", "constexpr", "count_nonzero", "cummin", "dot", "gamma", "hyper_add", "laplace", "matmul",
+           "mm", "multinomial", "normal", "ones_like", "poisson", "repeat_elements", "repeat_interleave",
+           "sequence_mask", "tail", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation"]

@@ -12,6 +12,7 @@ from .classes import *  # noqa: F401,F403
 from .classes import __all__ as _class_names
 from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
 from .custom import Custom, CustomOpBuilder  # noqa: F401
+from .functional import identity  # noqa: F401  (MindSpore's operations exports the function too)
 
 # MindSpore-internal names, grouped by what to use instead.
 _UNAVAILABLE = {
@@ -49,4 +50,4 @@ for _reason, _names in _UNAVAILABLE.items():
         globals()[_name] = _unavailable(_name, _reason)
 
 __all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
-                                      "CustomOpBuilder"} | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
+                                      "CustomOpBuilder", "identity"} | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
