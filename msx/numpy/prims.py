@@ -138,8 +138,9 @@ NP_PRIMS: dict[str, Primitive] = {}
 def declare(name: str, fn: Callable, *, multiple: bool = False, category: str = "other",
             differentiable: bool = True) -> Primitive:
     """Register the primitive for `mindspore.numpy.<name>`, computed by `fn` (a jax.numpy function)."""
+    doc = f"mindspore.numpy.{name} (jax.numpy.{getattr(fn, '__name__', name)})"
     prim = register(Primitive(_camel(name), _impl(name, fn, multiple), ("spec",), category, multiple,
-                              differentiable, doc=f"mindspore.numpy.{name} (jax.numpy.{getattr(fn, '__name__', name)})"))
+                              differentiable, doc=doc))
     NP_PRIMS[name] = prim
     return prim
 

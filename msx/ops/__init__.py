@@ -40,7 +40,10 @@ functional.__all__ = sorted(set(functional.__all__) | set(nn_functional_ext.__al
 __all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))
 from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: F401,E402  (MindSpore's ops exports them)
 from .classes import DType as _DType, Partial as _Partial  # noqa: E402
+from .api import SURFACE as _SURFACE  # noqa: E402
 dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
-functional.dtype, functional.partial = dtype, partial
+for _name, _obj in (("dtype", dtype), ("partial", partial)):
+    _SURFACE.add("ops", _name, _obj)
+    setattr(functional, _name, _obj)
 functional.__all__ = sorted(set(functional.__all__) | {"dtype", "partial"})
 __all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"})

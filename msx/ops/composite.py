@@ -65,25 +65,30 @@ class MultitypeFuncGraph:
         raise TypeError(f"MultitypeFuncGraph {self.name!r}: no implementation registered for ({got})")
 
 
-def _map(fn: Callable, seqs: tuple, nested: bool) -> Any:
+def _map(fn: Callable, seqs: tuple, nested: bool, reverse: bool = False) -> Any:
     first = seqs[0]
     if isinstance(first, (tuple, list)):
         if any(not isinstance(s, (tuple, list)) or len(s) != len(first) for s in seqs):
             raise ValueError("HyperMap/Map: the sequences must all be tuples/lists of the same length")
-        items = [(_map(fn, parts, nested) if nested else fn(*parts)) for parts in zip(*seqs)]
+        parts = list(zip(*seqs))
+        order = range(len(parts) - 1, -1, -1) if reverse else range(len(parts))  # `reverse`: call order only
+        items: list = [None] * len(parts)
+        for i in order:
+            items[i] = _map(fn, parts[i], nested, reverse) if nested else fn(*parts[i])
         return type(first)(items)
     return fn(*seqs)
 
 
 class HyperMap:
-    """`HyperMap(fn)(*seqs)` or `HyperMap()(fn, *seqs)`: `fn` over the leaves of (nested) tuples/lists."""
+    """`HyperMap(fn)(*seqs)` or `HyperMap()(fn, *seqs)`: `fn` over the leaves of (nested) tuples/lists;
+    `reverse=True` calls `fn` from the last element to the first (MindSpore's, for side effects)."""
 
-    def __init__(self, ops: Callable | None = None, reduce_output: bool = False) -> None:
-        self.ops, self.reduce_output = ops, reduce_output
+    def __init__(self, ops: Callable | None = None, reverse: bool = False, reduce_output: bool = False) -> None:
+        self.ops, self.reverse, self.reduce_output = ops, reverse, reduce_output
 
     def __call__(self, *args):
         fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
-        out = _map(fn, seqs, nested=True)
+        out = _map(fn, seqs, nested=True, reverse=self.reverse)
         return _reduce_output(out) if self.reduce_output else out
 
 
@@ -92,7 +97,7 @@ class Map(HyperMap):
 
     def __call__(self, *args):
         fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
-        out = _map(fn, seqs, nested=False)
+        out = _map(fn, seqs, nested=False, reverse=self.reverse)
         return _reduce_output(out) if self.reduce_output else out
 
 

@@ -50,4 +50,5 @@ for _reason, _names in _UNAVAILABLE.items():
         globals()[_name] = _unavailable(_name, _reason)
 
 __all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
-                                      "CustomOpBuilder", "identity"} | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
+                                      "CustomOpBuilder", "identity"}
+                 | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
