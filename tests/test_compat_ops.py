@@ -144,3 +144,28 @@ def test_train_thor_says_it_is_not_available():
         ConvertNetUtils().convert_to_thor_net(None)
     with pytest.raises(msx.errors.MsxError, match="THOR.*not available in msx"):
         ConvertModelUtils.convert_to_thor_model(None, None)
+
+
+def test_functional_spellings_and_composite_helpers():
+    F, Cm = ops.functional, ops.composite
+    np.testing.assert_allclose(F.iou(msx.Tensor(C.BOXES_A), msx.Tensor(C.BOXES_G)).asnumpy(), ARRAYS["IOU.0"],
+                               rtol=1e-5)
+    assert F.intopk(msx.Tensor(C.M2), msx.Tensor(np.array([0, 2], np.int32)), 2).asnumpy().tolist() == \
+        ARRAYS["InTopK.0"].tolist()
+    x = np.array([[3.0, 1.0], [1.0, 2.0]], np.float32)
+    np.testing.assert_array_equal(F.msort(msx.Tensor(x)).asnumpy(), np.sort(x, 0))
+    np.testing.assert_array_equal(F.deepcopy(msx.Tensor(x)).asnumpy(), x)
+    np.testing.assert_array_equal(F.mirror_pad(msx.Tensor(x), ((1, 0), (0, 1)), "SYMMETRIC").asnumpy(),
+                                  np.pad(x, ((1, 0), (0, 1)), mode="symmetric"))
+    assert F.type_as(msx.Tensor(x), msx.Tensor(np.array([1], np.int32))).dtype == msx.int32
+    assert F.Roll is ops.Roll and F.dtype is ops.dtype and F.interpolate is ops.interpolate
+    a, b = (msx.Tensor(1.0), [msx.Tensor(2.0)]), (msx.Tensor(1.0), [msx.Tensor(3.0)])
+    out = Cm.hyper_add(a, b)
+    assert float(out[0].asnumpy()) == 2.0 and float(out[1][0].asnumpy()) == 5.0
+    assert Cm.tail((1, 2, 3)) == (2, 3) and Cm.zip_operation((1, 2), (3, 4)) == ((1, 3), (2, 4))
+    assert float(Cm.augassign_floordiv(msx.Tensor(7.0), 2).asnumpy()) == 3.0
+    assert Cm.add_flags(lambda: 1, has_effect=True)._mindspore_flags == {"has_effect": True}
+    assert Cm.constexpr(len)((1, 2)) == 2 and Cm.count_nonzero is ops.count_nonzero
+    calls = []
+    ops.HyperMap(lambda v: calls.append(v) or v, reverse=True)((1, 2, 3))
+    assert calls == [3, 2, 1]

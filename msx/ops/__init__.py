@@ -42,8 +42,16 @@ from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: F40
 from .classes import DType as _DType, Partial as _Partial  # noqa: E402
 from .api import SURFACE as _SURFACE  # noqa: E402
 dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
-for _name, _obj in (("dtype", dtype), ("partial", partial)):
+from . import layer_classes as _layer_classes  # noqa: E402
+# MindSpore's ops.functional also holds these class ops and helpers by the same names
+_MORE_FUNCTIONAL = {"dtype": dtype, "partial": partial, "Roll": Roll, "Median": Median,  # noqa: F405
+                    "UniqueConsecutive": UniqueConsecutive, "AdaptiveMaxPool2D": AdaptiveMaxPool2D,  # noqa: F405
+                    "Primitive": PrimitiveOp, "clip_by_global_norm": clip_by_global_norm, "interpolate": interpolate}
+for _name, _obj in _MORE_FUNCTIONAL.items():
     _SURFACE.add("ops", _name, _obj)
-    setattr(functional, _name, _obj)
-functional.__all__ = sorted(set(functional.__all__) | {"dtype", "partial"})
-__all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"})
+for _name in [n for n in _SURFACE["ops"] if not hasattr(functional, n)]:  # layer_classes' functions too
+    setattr(functional, _name, _SURFACE["ops"][_name])
+functional.__all__ = sorted(_SURFACE["ops"])
+__all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"}
+                 | {n for n in _layer_classes.__all__ if n[0].islower()})
+globals().update({n: getattr(_layer_classes, n) for n in _layer_classes.__all__ if n[0].islower()})

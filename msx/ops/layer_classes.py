@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import nn_functional_ext  # noqa: F401  (registers F.adaptive_avg_pool2d/3d, F.adaptive_max_pool2d)
 from . import nn_layer_ops as L
-from .api import PrimitiveOp
+from .api import PrimitiveOp, expose
 from .custom import Custom
 from .primitive import apply, known_value
 
@@ -630,7 +630,49 @@ class IOU(PrimitiveOp):
 
 
 
-__all__ = ["AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool2D", "AvgPool", "AvgPool3D", "BasicLSTMCell",
+# ------------------------------------------------------------------ their functional spellings (`ops.iou`, ...)
+
+@expose(ops="iou")
+def iou(anchor_boxes, gt_boxes, mode: str = "iou"):
+    """`ops.iou`: `IOU(mode)(anchor_boxes, gt_boxes)`."""
+    return IOU(mode)(anchor_boxes, gt_boxes)
+
+
+@expose(ops="intopk")
+def intopk(x1, x2, k: int):
+    """`ops.intopk`: `InTopK(k)(x1, x2)`."""
+    return InTopK(k)(x1, x2)
+
+
+@expose(ops="scalar_to_array")
+def scalar_to_array(input_x):
+    return ScalarToArray()(input_x)
+
+
+@expose(ops="type_as")
+def type_as(input, other):
+    return TypeAs()(input, other)
+
+
+@expose(ops="mirror_pad")
+def mirror_pad(input_x, paddings, mode: str):
+    """`ops.mirror_pad(input_x, paddings, mode)` with mode 'REFLECT' or 'SYMMETRIC'."""
+    return MirrorPad(mode)(input_x, paddings)
+
+
+@expose(ops="msort")
+def msort(input):
+    """The values sorted along the first dim (`ops.sort(input, 0)[0]`)."""
+    return F.sort(input, 0)[0]
+
+
+@expose(ops="deepcopy")
+def deepcopy(input_x):
+    """A new Tensor with the same values (its own buffer)."""
+    return F.add(input_x, F.zeros_like(input_x))
+
+
+__all__ = ["deepcopy", "intopk", "iou", "mirror_pad", "msort", "scalar_to_array", "type_as", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool2D", "AvgPool", "AvgPool3D", "BasicLSTMCell",
            "BatchNorm", "BiasAdd", "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose",
            "CountNonZero", "DType", "DepthwiseConv2dNative", "Dropout2D", "Dropout3D", "EmbeddingLookup",
            "EqualCount", "HookBackward", "IOU", "InTopK", "LayerNorm", "LogSoftmaxExt", "MaxPool3D",
