@@ -140,6 +140,18 @@ def test_python_m_msx_run(package_dir, tmp_path):
     assert "ok msx (1, 3) ['--epochs', '2']" in res.stdout
 
 
+def test_run_a_module_with_the_alias(package_dir, tmp_path, monkeypatch):
+    (tmp_path / "ms_main.py").write_text("import sys\nimport mindspore\nRESULT = (mindspore.__name__, sys.argv[1:])\n"
+                                         "sys.modules['ms_main_result'] = RESULT\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    try:
+        compat.run("ms_main", ["--x", "1"], module=True)
+        assert sys.modules.pop("ms_main_result") == ("msx", ["--x", "1"])
+    finally:
+        compat.uninstall()
+
+
 MINDCV_NETS = ["resnet18", "mobilenet_v2_075", "densenet121"]
 
 

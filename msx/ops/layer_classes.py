@@ -240,7 +240,9 @@ class Dropout3D(Dropout2D):
 
 class HookBackward(PrimitiveOp):
     """`ops.HookBackward(hook_fn)(*inputs)`: the inputs unchanged; in the backward pass `hook_fn(grads)` sees
-    the gradients (a tuple) and may return replacements. Runs eagerly and under jit (a Custom op with bprop)."""
+    the gradients (a tuple) and may return replacements (a Custom op with a bprop). Eagerly the hook runs on
+    every backward pass; under jit it runs while the graph is captured, so its replacement is part of the
+    graph and a side effect in it (a print) happens once per capture (MindSpore allows it in PyNative only)."""
 
     name = "HookBackward"
 
