@@ -632,6 +632,86 @@ class IOU(PrimitiveOp):
 
 
 
+class LRN(PrimitiveOp):
+    """`ops.LRN(depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region='ACROSS_CHANNELS')(x)` on NCHW:
+    `x / (bias + alpha * sum of x**2 over channels c-r..c+r) ** beta`."""
+
+    name = "LRN"
+
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
+                 norm_region: str = "ACROSS_CHANNELS") -> None:
+        super().__init__()
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"LRN: norm_region must be 'ACROSS_CHANNELS', got {norm_region!r}")
+        self.depth_radius, self.bias, self.alpha, self.beta = int(depth_radius), bias, alpha, beta
+
+    def __call__(self, x):
+        r, c = self.depth_radius, x.shape[1]
+        sq = apply(L.pad_v3, (F.square(x),), {"paddings": ((0, 0), (r, r)) + ((0, 0),) * (x.ndim - 2),
+                                              "mode": "constant", "value": 0.0})
+        total = sq[:, 0:c]
+        for i in range(1, 2 * r + 1):
+            total = F.add(total, sq[:, i:i + c])
+        return F.div(x, F.pow(F.add(F.mul(total, self.alpha), self.bias), self.beta))
+
+
+class SpaceToBatchND(PrimitiveOp):
+    """`ops.SpaceToBatchND(block_shape, paddings)(x)` on NCHW: pad H, W, then move each block offset into the
+    batch (output batch (bh * bw_size + bw) * N + n)."""
+
+    name = "SpaceToBatchND"
+
+    def __init__(self, block_shape, paddings) -> None:
+        super().__init__()
+        self.block_shape = (block_shape,) * 2 if isinstance(block_shape, int) else tuple(block_shape)
+        self.paddings = tuple(tuple(int(v) for v in p) for p in paddings)
+
+    def __call__(self, input_x):
+        (b0, b1), (n, c) = self.block_shape, input_x.shape[:2]
+        x = apply(L.pad_v3, (input_x,), {"paddings": ((0, 0), (0, 0)) + self.paddings, "mode": "constant",
+                                         "value": 0.0})
+        h, w = x.shape[2], x.shape[3]
+        if h % b0 or w % b1:
+            raise ValueError(f"SpaceToBatchND: padded spatial shape {(h, w)} is not divisible by {(b0, b1)}")
+        x = F.reshape(x, (n, c, h // b0, b0, w // b1, b1))
+        return F.reshape(F.transpose(x, (3, 5, 0, 1, 2, 4)), (b0 * b1 * n, c, h // b0, w // b1))
+
+
+class BatchToSpaceND(PrimitiveOp):
+    """`ops.BatchToSpaceND(block_shape, crops)(x)`: the inverse of `SpaceToBatchND`, then `crops` off H, W."""
+
+    name = "BatchToSpaceND"
+
+    def __init__(self, block_shape, crops) -> None:
+        super().__init__()
+        self.block_shape = (block_shape,) * 2 if isinstance(block_shape, int) else tuple(block_shape)
+        self.crops = tuple(tuple(int(v) for v in p) for p in crops)
+
+    def __call__(self, input_x):
+        (b0, b1), (nb, c, h, w) = self.block_shape, input_x.shape
+        if nb % (b0 * b1):
+            raise ValueError(f"BatchToSpaceND: batch {nb} is not divisible by {b0 * b1}")
+        n = nb // (b0 * b1)
+        x = F.reshape(input_x, (b0, b1, n, c, h, w))
+        x = F.reshape(F.transpose(x, (2, 3, 4, 0, 5, 1)), (n, c, h * b0, w * b1))
+        (t, b), (left, r) = self.crops
+        return x[:, :, t:h * b0 - b, left:w * b1 - r]
+
+
+class CheckValid(PrimitiveOp):
+    """`ops.CheckValid()(bboxes, img_metas)`: a box (x0, y0, x1, y1) is valid when it lies inside the image
+    (height, width, ratio): x0, y0 >= 0, x1 <= width * ratio - 1, y1 <= height * ratio - 1."""
+
+    name = "CheckValid"
+
+    def __call__(self, bboxes, img_metas):
+        x0, y0, x1, y1 = F.unstack(bboxes, -1)
+        h, w, ratio = F.unstack(img_metas, -1)
+        ok = F.logical_and(F.greater_equal(x0, 0.0), F.greater_equal(y0, 0.0))
+        ok = F.logical_and(ok, F.less_equal(x1, F.sub(F.mul(w, ratio), 1.0)))
+        return F.logical_and(ok, F.less_equal(y1, F.sub(F.mul(h, ratio), 1.0)))
+
+
 # ------------------------------------------------------------------ their functional spellings (`ops.iou`, ...)
 
 @expose(ops="iou")
@@ -662,6 +742,27 @@ def mirror_pad(input_x, paddings, mode: str):
     return MirrorPad(mode)(input_x, paddings)
 
 
+@expose(ops="lrn")
+def lrn(x, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
+        norm_region: str = "ACROSS_CHANNELS"):
+    return LRN(depth_radius, bias, alpha, beta, norm_region)(x)
+
+
+@expose(ops="check_valid")
+def check_valid(bboxes, img_metas):
+    return CheckValid()(bboxes, img_metas)
+
+
+@expose(ops="batch_to_space_nd")
+def batch_to_space_nd(input_x, block_shape, crops):
+    return BatchToSpaceND(block_shape, crops)(input_x)
+
+
+@expose(ops="space_to_batch_nd")
+def space_to_batch_nd(input_x, block_size, paddings):
+    return SpaceToBatchND(block_size, paddings)(input_x)
+
+
 @expose(ops="msort")
 def msort(input):
     """The values sorted along the first dim (`ops.sort(input, 0)[0]`)."""
@@ -674,9 +775,11 @@ def deepcopy(input_x):
     return F.add(input_x, F.zeros_like(input_x))
 
 
-__all__ = ["deepcopy", "intopk", "iou", "mirror_pad", "msort", "scalar_to_array", "type_as", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool2D", "AvgPool", "AvgPool3D", "BasicLSTMCell",
-           "BatchNorm", "BiasAdd", "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose",
-           "CountNonZero", "DType", "DepthwiseConv2dNative", "Dropout2D", "Dropout3D", "EmbeddingLookup",
-           "EqualCount", "HookBackward", "IOU", "InTopK", "LayerNorm", "LogSoftmaxExt", "MaxPool3D",
-           "MirrorPad", "OneHot", "Pad", "PadV3", "Partial", "ResizeNearestNeighbor", "RmsNorm",
-           "ScalarToArray", "TypeAs"]
+__all__ = ["AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool2D", "AvgPool", "AvgPool3D", "BasicLSTMCell",
+           "BatchNorm", "BatchToSpaceND", "BiasAdd", "CheckValid", "Conv2DBackpropInput", "Conv2DTranspose",
+           "Conv3D", "Conv3DTranspose", "CountNonZero", "DType", "DepthwiseConv2dNative", "Dropout2D",
+           "Dropout3D", "EmbeddingLookup", "EqualCount", "HookBackward", "IOU", "InTopK", "LRN",
+           "LayerNorm", "LogSoftmaxExt", "MaxPool3D", "MirrorPad", "OneHot", "Pad", "PadV3", "Partial",
+           "ResizeNearestNeighbor", "RmsNorm", "ScalarToArray", "SpaceToBatchND", "TypeAs",
+           "batch_to_space_nd", "check_valid", "deepcopy", "intopk", "iou", "lrn", "mirror_pad", "msort",
+           "scalar_to_array", "space_to_batch_nd", "type_as"]

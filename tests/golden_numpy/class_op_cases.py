@@ -67,5 +67,11 @@ CASES = {
     "InTopK": lambda o, T: o.InTopK(2)(T(M2), T(np.array([0, 2], np.int32))),
     "EmbeddingLookup": lambda o, T: o.EmbeddingLookup()(T(WT[0, :, :, 0].copy()), T(np.array([[1, 5], [3, 4]], np.int32)), 2),
     "IOU": lambda o, T: o.IOU()(T(BOXES_A), T(BOXES_G)),
+    "LRN": lambda o, T: o.operations.LRN(2, 1.0, 0.5, 0.75)(T(X4)),
+    "SpaceToBatchND": lambda o, T: o.SpaceToBatchND([2, 2], [[0, 0], [1, 1]])(T(X4)),
+    "BatchToSpaceND": lambda o, T: o.BatchToSpaceND([2, 1], [[0, 1], [1, 0]])(T(X4[:, :, :3].copy())),
+    "CheckValid": lambda o, T: o.CheckValid()(T(np.array([[0, 0, 5, 5], [2, 3, 20, 9], [-1, 0, 3, 3], [0, 0, 15, 9],
+                                                          [0, 0, 15, 10], [1, 1, 16, 2]], np.float32)),
+                                              T(np.array([10, 16, 1], np.float32))),
     "IOF": lambda o, T: o.IOU("iof")(T(BOXES_A), T(BOXES_G)),
 }
