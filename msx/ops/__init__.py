@@ -42,7 +42,7 @@ from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: F40
 from .classes import DType as _DType, Partial as _Partial  # noqa: E402
 from .api import SURFACE as _SURFACE  # noqa: E402
 dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
-from . import layer_classes as _layer_classes  # noqa: E402
+from . import array_classes as _array_classes, layer_classes as _layer_classes  # noqa: E402
 # MindSpore's ops.functional also holds these class ops and helpers by the same names
 _MORE_FUNCTIONAL = {"dtype": dtype, "partial": partial, "Roll": Roll, "Median": Median,  # noqa: F405
                     "UniqueConsecutive": UniqueConsecutive, "AdaptiveMaxPool2D": AdaptiveMaxPool2D,  # noqa: F405
@@ -53,5 +53,5 @@ for _name in [n for n in _SURFACE["ops"] if not hasattr(functional, n)]:  # laye
     setattr(functional, _name, _SURFACE["ops"][_name])
 functional.__all__ = sorted(_SURFACE["ops"])
 __all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"}
-                 | {n for n in _layer_classes.__all__ if n[0].islower()})
-globals().update({n: getattr(_layer_classes, n) for n in _layer_classes.__all__ if n[0].islower()})
+                 | {n for m in (_layer_classes, _array_classes) for n in m.__all__ if n[0].islower()})
+globals().update({n: getattr(m, n) for m in (_layer_classes, _array_classes) for n in m.__all__ if n[0].islower()})
