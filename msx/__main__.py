@@ -164,7 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     runner.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
     if args.command == "run":
-        compat.run(args.target, args.args, module=args.module)
+        try:
+            compat.run(args.target, args.args, module=args.module)
+        except (FileNotFoundError, IsADirectoryError) as exc:
+            print(f"python -m msx run: cannot run {args.target!r}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except ImportError as exc:
+            if not args.module or getattr(exc, "name", None) != args.target:
+                raise
+            print(f"python -m msx run -m: no module named {args.target!r}", file=sys.stderr)
+            return 2
         return 0
     if args.command == "view":
         try:

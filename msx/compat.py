@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import runpy
 import sys
 import types
@@ -95,6 +96,8 @@ def run(target: str, args: list[str], module: bool = False) -> None:
     install()
     sys.argv = [target, *args]
     if module:
+        if importlib.util.find_spec(target) is None:
+            raise ModuleNotFoundError(f"No module named {target!r}", name=target)
         runpy.run_module(target, run_name="__main__", alter_sys=True)
     else:
         runpy.run_path(target, run_name="__main__")

@@ -152,6 +152,14 @@ def test_run_a_module_with_the_alias(package_dir, tmp_path, monkeypatch):
         compat.uninstall()
 
 
+def test_run_says_what_is_missing(tmp_path):
+    from msx.__main__ import main
+
+    assert main(["run", str(tmp_path / "absent.py")]) == 2
+    assert main(["run", "-m", "no_such_module_for_msx_run"]) == 2
+    compat.uninstall()
+
+
 MINDCV_NETS = ["resnet18", "mobilenet_v2_075", "densenet121"]
 
 
