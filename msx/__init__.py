@@ -11,14 +11,14 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 1. errors versions atomic hostevents tensorfile dtype recording fileread — no msx imports but errors (and atomic)
 2. tensor — Tensor and Parameter over jax arrays
 3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
-4. ops communication.comm_func — the primitive registry and the op families
+4. ops communication.comm_func numpy — the primitive registry and the op families (numpy: mindspore.numpy's)
 5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
    builder every graph producer uses (with the guards it records)
 6. passes — graph -> graph rewrites (the rule engine)
 7. backends — build and run graphs (XLA, the simulated Ascend)
 8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
    — the front end: capture, the jit runtime, Cells, data
-9. export stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run __main__ — files, tools and training loops
+9. export stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run compat __main__ — files, tools and training loops
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
@@ -76,6 +76,7 @@ from . import common  # noqa: E402
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
 from . import stages  # noqa: E402,F401  (public stage calls: stages.optimize(graph) -> Lowered)
 from . import eager  # noqa: E402,F401  (msx.eager.cache_info(): the compiled eager dispatch cache)
+from . import numpy  # noqa: E402,F401  (MindSpore's mindspore.numpy: docs/numpy.md)
 # issue 22, more of MindSpore's top level: train re-exports, runtime/device helpers, type kinds, interop
 from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilarity, DatasetHelper, Dice, F1,  # noqa: E402
                     Fbeta, LambdaCallback, LearningRateScheduler, LossScaleManager, Perplexity, Precision, ROC, Recall,

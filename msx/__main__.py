@@ -1,5 +1,8 @@
 """`python -m msx inspect FILE`: what an exported graph, a StableHLO artifact or a checkpoint holds.
 
+`python -m msx run script.py [args]` (or `run -m package.module [args]`): runs a program written for
+MindSpore unchanged, every `import mindspore...` resolving to msx (`msx.compat`, docs/api_surface.md).
+
 `python -m msx view FILE`: the graph of an `.msxir` file (or of a graph JSON
 written by `msx.viz.save`) in Google's Model Explorer on localhost; it prints
 the URL and serves until Ctrl+C (see docs/viz.md).
@@ -18,6 +21,7 @@ import argparse
 import re
 import sys
 
+from . import compat
 from .errors import MsxError
 
 
@@ -156,7 +160,23 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("--host", default="localhost")
     show.add_argument("--port", type=int, default=None, help="default: a free port")
     show.add_argument("--browser", action="store_true", help="also open it in the default web browser")
+    runner = sub.add_parser("run", help="run a script written for MindSpore, `import mindspore` giving msx (msx.compat)")
+    runner.add_argument("-m", dest="module", action="store_true", help="TARGET is a module, as `python -m TARGET`")
+    runner.add_argument("target", help="the script (or, with -m, the module) to run")
+    runner.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
+    if args.command == "run":
+        try:
+            compat.run(args.target, args.args, module=args.module)
+        except (FileNotFoundError, IsADirectoryError) as exc:
+            print(f"python -m msx run: cannot run {args.target!r}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except ImportError as exc:
+            if not args.module or getattr(exc, "name", None) != args.target:
+                raise
+            print(f"python -m msx run -m: no module named {args.target!r}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "view":
         try:
             return view(args.file, args.node_data, args.host, args.port, args.browser)

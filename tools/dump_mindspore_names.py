@@ -22,7 +22,7 @@ import sys
 MODULES = ["mindspore", "mindspore.common", "mindspore.common.dtype", "mindspore.common.initializer",
            "mindspore.ops", "mindspore.ops.functional", "mindspore.ops.operations", "mindspore.ops.composite",
            "mindspore.nn", "mindspore.mint", "mindspore.mint.nn", "mindspore.mint.nn.functional",
-           "mindspore.train", "mindspore.amp", "mindspore.experimental.optim"]
+           "mindspore.train", "mindspore.amp", "mindspore.experimental.optim", "mindspore.numpy"]
 CLASSES = {"mindspore.Tensor": ("mindspore", "Tensor"), "mindspore.nn.Cell": ("mindspore.nn", "Cell")}
 OUT = os.path.join(os.path.dirname(__file__), "..", "msx", "tools", "mindspore_names.json")
 SIGNATURES = os.path.join(os.path.dirname(__file__), "..", "tests", "oracle", "mindspore_signatures.json")

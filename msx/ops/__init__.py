@@ -40,3 +40,20 @@ from .nn_functional_ext import *  # noqa: F401,F403,E402
 vars(functional).update({n: getattr(nn_functional_ext, n) for n in nn_functional_ext.__all__})  # registered after it
 functional.__all__ = sorted(set(functional.__all__) | set(nn_functional_ext.__all__))
 __all__ = sorted(set(__all__) | set(nn_functional_ext.__all__))
+from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: F401,E402  (MindSpore's ops exports them)
+from .classes import DType as _DType, Partial as _Partial  # noqa: E402
+from .api import SURFACE as _SURFACE  # noqa: E402
+dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
+from . import array_classes as _array_classes, layer_classes as _layer_classes  # noqa: E402
+# MindSpore's ops.functional also holds these class ops and helpers by the same names
+_MORE_FUNCTIONAL = {"dtype": dtype, "partial": partial, "Roll": Roll, "Median": Median,  # noqa: F405
+                    "UniqueConsecutive": UniqueConsecutive, "AdaptiveMaxPool2D": AdaptiveMaxPool2D,  # noqa: F405
+                    "Primitive": PrimitiveOp, "clip_by_global_norm": clip_by_global_norm, "interpolate": interpolate}
+for _name, _obj in _MORE_FUNCTIONAL.items():
+    _SURFACE.add("ops", _name, _obj)
+for _name in [n for n in _SURFACE["ops"] if not hasattr(functional, n)]:  # layer_classes' functions too
+    setattr(functional, _name, _SURFACE["ops"][_name])
+functional.__all__ = sorted(_SURFACE["ops"])
+__all__ = sorted(set(__all__) | {"HyperMap", "Map", "MultitypeFuncGraph", "constexpr", "dtype", "partial"}
+                 | {n for m in (_layer_classes, _array_classes) for n in m.__all__ if n[0].islower()})
+globals().update({n: getattr(m, n) for m in (_layer_classes, _array_classes) for n in m.__all__ if n[0].islower()})

@@ -165,7 +165,7 @@ def sort(x, *, axis=-1, descending=False):
 @primitive("TopK", attrs=("k",), multiple_results=True, vector_kernel=True)
 def topk(x, *, k):
     values, idx = lax.top_k(x, k)
-    return values, idx.astype(jnp.int64)
+    return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
 
 
 # ---------------------------------------------------------------- indexing

@@ -204,6 +204,9 @@ class StandardNormal(UniformReal):
         return F.randn(tuple(shape))
 
 
+from .layer_classes import *  # noqa: F401,F403,E402  (class ops of layers: norms, pools, convs, pads, dropout)
+from .array_classes import *  # noqa: F401,F403,E402  (class ops over arrays: boxes, lookups, hooks, dtype)
+
 globals().update(SURFACE["cls"])  # the generated class-style ops
 Primitive = PrimitiveOp  # MindSpore's `ops.Primitive`: the base class of class-style ops
 __all__ = sorted(set(SURFACE["cls"]) | {n for n, v in list(globals().items())

@@ -1,3 +1,54 @@
-"""`msx.ops.operations` (`from mindspore.ops import operations as P`): every class-style op."""
+"""`msx.ops.operations` (`from mindspore.ops import operations as P`): every class-style op.
+
+The class ops (`classes.py`, most generated from their op's declaration), the collectives and custom ops
+that live in their own modules, and MindSpore's internal or Ascend-only class ops (its `Cus*` kernels,
+quantisation-training ops, `*Grad` ops, NPU float-status ops): those exist so that imports work, and
+constructing one raises an `MsxError` that says what to use instead.
+"""
+from __future__ import annotations
+
+from ..errors import MsxError
 from .classes import *  # noqa: F401,F403
-from .classes import __all__  # noqa: F401
+from .classes import __all__ as _class_names
+from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
+from .custom import Custom, CustomOpBuilder  # noqa: F401
+from .functional import identity  # noqa: F401  (MindSpore's operations exports the function too)
+
+# MindSpore-internal names, grouped by what to use instead.
+_UNAVAILABLE = {
+    "an Ascend custom kernel of MindSpore's model zoo; use the ordinary op (ops.matmul, ops.transpose, ...)": (
+        "CusBatchMatMul CusCholeskyTrsm CusFusedAbsMax1 CusImg2Col CusMatMulCube CusMatMulCubeDenseLeft "
+        "CusMatMulCubeDenseRight CusMatMulCubeFraczLeftCast CusMatMulCubeFraczRightMul CusMatrixCombine "
+        "CusTranspose02314 LoadIm2Col NewIm2Col"),
+    "a quantisation-aware-training op; msx has no quantisation training (train in float, then quantise)": (
+        "ActULQClampMaxGrad ActULQClampMinGrad ActsULQ ActsULQInputGrad BatchNormFold BatchNormFold2 "
+        "BatchNormFold2D BatchNormFold2Grad BatchNormFold2GradD BatchNormFold2GradReduce BatchNormFoldD "
+        "BatchNormFoldGrad BatchNormFoldGradD CorrectionMul CorrectionMulGrad CorrectionMulGradReduce "
+        "FakeLearnedScaleQuantPerChannel FakeLearnedScaleQuantPerChannelGrad FakeLearnedScaleQuantPerChannelGradD "
+        "FakeLearnedScaleQuantPerChannelGradDReduce FakeLearnedScaleQuantPerLayer FakeLearnedScaleQuantPerLayerGrad "
+        "FakeLearnedScaleQuantPerLayerGradD FakeLearnedScaleQuantPerLayerGradDReduce FakeQuantParam "
+        "FakeQuantPerChannel FakeQuantPerChannelGrad FakeQuantPerLayer FakeQuantPerLayerGrad "
+        "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient FakeQuantWithMinMaxVarsPerChannel "
+        "FakeQuantWithMinMaxVarsPerChannelGradient IFMR MinMaxUpdatePerChannel MinMaxUpdatePerLayer WtsARQ"),
+    "an internal gradient op; msx differentiates with msx.grad / value_and_grad": (
+        "CTCLossV2Grad"),
+    "an Ascend NPU float-status op; use amp.all_finite (or ops.isfinite) to detect overflow": (
+        "NPUAllocFloatStatus NPUClearFloatStatus NPUGetFloatStatus FloatStatus"),
+}
+
+
+def _unavailable(name: str, reason: str) -> type:
+    def __init__(self, *args, **kwargs):
+        raise MsxError(f"ops.operations.{name} is not available in msx: {reason}")
+
+    return type(name, (), {"__init__": __init__, "__doc__": f"Not available in msx: {reason}.",
+                           "__module__": __name__})
+
+
+for _reason, _names in _UNAVAILABLE.items():
+    for _name in _names.split():
+        globals()[_name] = _unavailable(_name, _reason)
+
+__all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
+                                      "CustomOpBuilder", "identity"}
+                 | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
