@@ -99,7 +99,8 @@ def dump_ckpt(entries: dict[str, np.ndarray | str], crc_check: bool = False) -> 
     for name, value in entries.items():
         if not isinstance(value, str) and np.asarray(value).dtype not in NAMES:
             raise TypeError(f"entry {name!r} has dtype {np.asarray(value).dtype}, which MindSpore's checkpoint cannot "
-                            f"store (it stores {', '.join(sorted(DTYPES))} and str)")
+                            f"store (it stores {', '.join(sorted(DTYPES))} and str); save with format='msx', which "
+                            f"stores it losslessly")
     return _chunks(entries, crc_check)
 
 
