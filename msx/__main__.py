@@ -8,7 +8,8 @@ For a MindSpore `.mindir` file: its producer, every MindSpore op it uses
 with a count and whether msx runs it, and (when msx can) the graph msx
 builds from it and its parameter table. For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
 parameters, parts with checksums) and the graph's text form; for a
-checkpoint: its metadata and tensor table; for a STABLEHLO artifact: its
+checkpoint (msx's, or MindSpore's protobuf `.ckpt` / safetensors, with whether
+its CRC-32 is there): its metadata and tensor table; for a STABLEHLO artifact: its
 signature and module (long constants elided). The file is checked as `load`
 checks it; a damaged file prints the error and exits with status 1.
 """
