@@ -55,8 +55,14 @@ def test_files_written_during_training_are_mindspores_and_reload(trained, tmp_pa
     assert "moments.weight" in params and int(params["epoch_num"].asnumpy()) == 1
 
 
-def test_keep_checkpoint_per_n_minutes_keeps_the_oldest_of_the_window(trained, tmp_path):
-    # keep_checkpoint_max=0: MindSpore's rule, one file per N minutes (all 3 saves fall in one minute here)
+def test_keep_checkpoint_per_n_minutes_keeps_the_oldest_of_the_window(trained, tmp_path, monkeypatch):
+    # keep_checkpoint_max=0: MindSpore's rule, one file per N minutes; the clock is frozen: all 3 saves in one minute
+    import time
+    import types
+
+    from msx.train.callback import _checkpoint
+
+    monkeypatch.setattr(_checkpoint, "time", types.SimpleNamespace(time=lambda: 1000.0, monotonic=time.monotonic))
     _train(trained, tmp_path / "a", save_checkpoint_steps=1, keep_checkpoint_max=0, keep_checkpoint_per_n_minutes=1)
     assert sorted(os.listdir(tmp_path / "a")) == ["d-1_1.ckpt", "d-1_3.ckpt"]
     config = CheckpointConfig(keep_checkpoint_max=0)  # neither: one file is kept
