@@ -11,7 +11,8 @@ For a MindSpore `.mindir` file: its producer, every MindSpore op it uses
 with a count and whether msx runs it, and (when msx can) the graph msx
 builds from it and its parameter table. For an MSXIR file: the manifest (versions, inputs, outputs, primitives,
 parameters, parts with checksums) and the graph's text form; for a
-checkpoint: its metadata and tensor table; for a STABLEHLO artifact: its
+checkpoint (msx's, or MindSpore's protobuf `.ckpt` / safetensors, with whether
+its CRC-32 is there): its metadata and tensor table; for a STABLEHLO artifact: its
 signature and module (long constants elided). The file is checked as `load`
 checks it; a damaged file prints the error and exits with status 1.
 """
@@ -80,16 +81,23 @@ def inspect_mindir(path: str) -> str:
 
 
 def inspect_checkpoint(path: str) -> str:
-    from .checkpoint import FORMAT, read_checkpoint
+    from .checkpoint import FORMAT, MINDSPORE_CKPT, read_checkpoint
+    from .ms_checkpoint import SAFETENSORS_TAG
 
-    ckpt = read_checkpoint(path)
+    ckpt = read_checkpoint(path)  # every check first, a CRC the file has included
     metadata = ckpt.metadata
-    head = (f"checkpoint {path} ({FORMAT} version {metadata.get('format_version')}, written by msx "
-            f"{metadata.get('msx_version')})" if ckpt.writer == FORMAT else
-            f"safetensors file {path} (not written by msx{f'; tagged {ckpt.writer!r}' if ckpt.writer else ''})")
+    if ckpt.writer == FORMAT:
+        head = (f"checkpoint {path} ({FORMAT} version {metadata.get('format_version')}, written by msx "
+                f"{metadata.get('msx_version')}; SHA-256 of every entry and the header: valid)")
+    elif ckpt.writer in (MINDSPORE_CKPT, SAFETENSORS_TAG):
+        kind = "protobuf .ckpt" if ckpt.writer == MINDSPORE_CKPT else "safetensors (tagged 'ms')"
+        crc = "valid" if "crc32" in metadata or "crc_num" in metadata else "none (saved without crc_check)"
+        head = f"MindSpore checkpoint {path} ({kind}; CRC-32: {crc})"
+    else:
+        head = f"safetensors file {path} (not written by msx{f'; tagged {ckpt.writer!r}' if ckpt.writer else ''})"
     rows = [(name, "str", repr(ckpt.texts[name]), len(ckpt.texts[name].encode()), "") if name in ckpt.texts else
             (name, ckpt.arrays[name].dtype.name, list(ckpt.arrays[name].shape), ckpt.arrays[name].nbytes,
-             ckpt.requires_grad.get(name, True)) for name in ckpt.order]
+             ckpt.requires_grad.get(name, "-")) for name in ckpt.order]  # "-": the format does not store it
     total = sum(r[3] for r in rows)
     return "\n".join([head, f"{len(rows)} entries, {total} bytes", "",
                       _table(rows, ("name", "dtype", "shape", "bytes", "requires_grad"))])
@@ -112,13 +120,16 @@ def inspect(path: str) -> str:
     """The text `python -m msx inspect` prints for the file at `path`."""
     from .export import MAGIC, is_mindir
     from .fileread import open_regular
+    from .ms_checkpoint import looks_like_ckpt
     from .stablehlo_file import is_sealed
 
     f, _ = open_regular(path)
     with f:
-        head = f.read(len(MAGIC) + 1)
+        head = f.read(4096)
     if is_sealed(path):
         return inspect_stablehlo(path)
+    if looks_like_ckpt(head):  # before is_mindir: both are protobuf
+        return inspect_checkpoint(path)
     if is_mindir(path):
         return inspect_mindir(path)
     if head[:len(MAGIC)] == MAGIC[:len(head)]:

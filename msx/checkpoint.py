@@ -1,8 +1,13 @@
 """Checkpoints: MindSpore's `save_checkpoint` / `load_checkpoint` / `load_param_into_net`.
 
 Three formats are written (`format=`) and read (told apart by the content):
-msx's own (the default, below), MindSpore's protobuf `.ckpt` and MindSpore's
-safetensors tagged `ms` (both in `ms_checkpoint`, which MindSpore 2.10 loads).
+MindSpore's protobuf `.ckpt` (the default, as in MindSpore 2.10, so a file
+saved by msx loads in MindSpore), MindSpore's safetensors tagged `ms` (both in
+`ms_checkpoint`) and msx's own (`format="msx"`, below), which adds what
+MindSpore's formats lack: a SHA-256 of every entry and of the header (the
+ckpt has only an optional CRC-32), the `requires_grad` flags (a ckpt's
+Parameters load with `requires_grad=True`, as in MindSpore), and complex
+dtypes (which the default refuses, naming the entry, instead of losing them).
 
 msx's checkpoint is a plain safetensors file (readable by any safetensors tool),
 keyed by `Parameter.name`, written atomically. Its metadata records the
@@ -73,7 +78,7 @@ _async_lock = threading.Lock()
 def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated_save: bool = True,
                     async_save: bool | str = False, append_dict: dict | None = None, enc_key: bytes | None = None,
                     enc_mode: str = "AES-GCM", choice_func: Callable[[str], bool] | None = None,
-                    crc_check: bool = False, format: str = "msx", **kwargs: Any) -> None:
+                    crc_check: bool = False, format: str = "ckpt", **kwargs: Any) -> None:
     """Save Parameters to `ckpt_file_name`, in msx's format or one of MindSpore's (MindSpore's arguments, in order).
 
     `save_obj`: a Cell (all its Parameters, optimizer state included when the
@@ -84,12 +89,13 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
     `choice_func(name) -> bool` picks which of `save_obj`'s entries to keep
     (append_dict's are always kept, as in MindSpore).
 
-    `format`: "msx" (the default: safetensors with SHA-256 checksums and
-    `requires_grad`; ".ckpt" is appended unless the name ends in .ckpt or
-    .safetensors), "ckpt" (MindSpore's protobuf checkpoint, which MindSpore's
-    `load_checkpoint` reads; `crc_check=True` appends its CRC-32) or
-    "safetensors" (MindSpore's safetensors, tagged "ms"); as in MindSpore, the
-    name gets ".<format>" appended unless it ends with it.
+    `format`: "ckpt" (the default, MindSpore's: its protobuf checkpoint, which
+    MindSpore's `load_checkpoint` reads; `crc_check=True` appends its CRC-32),
+    "safetensors" (MindSpore's safetensors, tagged "ms") - as in MindSpore, the
+    name gets ".<format>" appended unless it ends with it - or "msx" (msx's
+    safetensors with SHA-256 checksums, `requires_grad` and complex dtypes;
+    ".ckpt" is appended unless the name ends in .ckpt or .safetensors). A
+    dtype MindSpore's formats cannot hold (complex) is refused, naming the entry.
     `async_save` (True, "thread" or "process") returns once the values are
     copied and writes the file on a background thread (msx never forks: a
     process is a thread here); the next save waits for it, and

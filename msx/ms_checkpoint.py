@@ -99,7 +99,8 @@ def dump_ckpt(entries: dict[str, np.ndarray | str], crc_check: bool = False) -> 
     for name, value in entries.items():
         if not isinstance(value, str) and np.asarray(value).dtype not in NAMES:
             raise TypeError(f"entry {name!r} has dtype {np.asarray(value).dtype}, which MindSpore's checkpoint cannot "
-                            f"store (it stores {', '.join(sorted(DTYPES))} and str)")
+                            f"store (it stores {', '.join(sorted(DTYPES))} and str); save with format='msx', which "
+                            f"stores it losslessly")
     return _chunks(entries, crc_check)
 
 
@@ -142,6 +143,27 @@ def _varint(n: int) -> bytes:
 def is_ckpt(head: bytes) -> bool:
     """Whether a file starting with `head` is framed as a MindSpore protobuf checkpoint (its first record)."""
     return head[:1] == bytes([_RECORD_KEY])
+
+
+def looks_like_ckpt(head: bytes) -> bool:
+    """Whether `head` (a file's first bytes, 4 KiB say) is the start of a protobuf checkpoint, not a MindIR.
+
+    Both are protobuf and start with 0x0a; a checkpoint's first record is
+    `Checkpoint.value` = Value {tag = 1 (0x0a, a name), tensor = 2 (0x12) or
+    maptensor = 3 (0x1a)}, inside the record's length. A MindIR ModelProto's
+    field 1 is its ir_version text, which never holds that structure.
+    """
+    if not is_ckpt(head):
+        return False
+    try:
+        record, pos = _read_varint(memoryview(head), 1, "")
+        if head[pos:pos + 1] != b"\x0a":
+            return False
+        tag, start = _read_varint(memoryview(head), pos + 1, "")
+    except (TruncatedFileError, MalformedFileError):
+        return False
+    end = start + tag
+    return 0 < tag and end - pos < record and head[end:end + 1] in (b"\x12", b"\x1a")
 
 
 def parse_ckpt(blob: bytes | memoryview, path: str, crc_check: bool = False) -> tuple[dict[str, np.ndarray | str],

@@ -28,20 +28,28 @@ def _values(cell) -> dict:
     return {p.name: p.asnumpy() for p in cell.get_parameters()}
 
 
-def test_round_trip_keeps_names_values_dtypes_order_and_flags(tmp_path):
+@pytest.mark.parametrize("fmt", ["msx", "ckpt"])
+def test_round_trip_keeps_names_values_dtypes_order_and_flags(tmp_path, fmt):
+    """msx's format keeps requires_grad; MindSpore's ckpt (the default) has no such field: its Parameters load
+    with requires_grad=True, as in MindSpore."""
     params = [msx.Parameter(T(np.arange(6, dtype=np.float32).reshape(2, 3)), name="w"),
               msx.Parameter(T(np.array([1.5, -2.0], ml_dtypes.bfloat16)), name="half"),
               msx.Parameter(T(np.array(3.25, np.float64)), name="scalar64", requires_grad=False),
               msx.Parameter(T(np.array([[True, False]])), name="mask", requires_grad=False),
               msx.Parameter(T(np.array([7], np.int32)), name="step", requires_grad=False)]
-    msx.save_checkpoint(params, str(tmp_path / "p"))
+    msx.save_checkpoint(params, str(tmp_path / "p"), **({"format": fmt} if fmt == "msx" else {}))
     loaded = msx.load_checkpoint(str(tmp_path / "p.ckpt"))
     assert list(loaded) == [p.name for p in params]
     for p in params:
         q = loaded[p.name]
-        assert isinstance(q, msx.Parameter) and q.name == p.name and q.requires_grad == p.requires_grad
+        assert isinstance(q, msx.Parameter) and q.name == p.name
+        assert q.requires_grad == (p.requires_grad if fmt == "msx" else True)
         assert q._data.dtype == p._data.dtype and q.shape == p.shape
         np.testing.assert_array_equal(q.asnumpy(), p.asnumpy())
+    if fmt == "ckpt":
+        with open(tmp_path / "p.ckpt", "rb") as f:
+            assert f.read(1) == b"\x0a"  # a protobuf record: MindSpore's own format
+        return
     # a plain safetensors file: any safetensors reader sees the same tensors
     plain = safetensors.numpy.load_file(str(tmp_path / "p.ckpt"))
     np.testing.assert_array_equal(plain["w"], params[0].asnumpy())
@@ -148,7 +156,7 @@ def test_filters_append_dict_and_save_forms(tmp_path):
     net = _net(0)
     path = str(tmp_path / "n.ckpt")
     msx.save_checkpoint(net, path, append_dict={"epoch_num": 3, "lr": 0.5, "done": True, "arch": "mlp ü"},
-                        choice_func=lambda n: n != "2.bias")
+                        choice_func=lambda n: n != "2.bias", format="msx")
     params = msx.load_checkpoint(path)
     assert list(params) == ["0.weight", "0.bias", "2.weight", "epoch_num", "lr", "done", "arch"]
     assert int(params["epoch_num"].asnumpy()) == 3 and params["epoch_num"].requires_grad is False
@@ -157,8 +165,11 @@ def test_filters_append_dict_and_save_forms(tmp_path):
     assert sorted(msx.load_checkpoint(path, filter_prefix=["0.", "epoch", "a", "d"])) == ["2.weight", "lr"]
     assert sorted(msx.load_checkpoint(path, specify_prefix="0.")) == ["0.bias", "0.weight"]
     assert list(msx.load_checkpoint(path, choice_func=lambda n: n == "lr")) == ["lr"]
-    msx.save_checkpoint([{"name": "a", "data": T(np.ones(2, np.float32))}], str(tmp_path / "d.safetensors"))
+    msx.save_checkpoint([{"name": "a", "data": T(np.ones(2, np.float32))}], str(tmp_path / "d.safetensors"),
+                        format="msx")
     assert list(msx.load_checkpoint(str(tmp_path / "d.safetensors"))) == ["a"]
+    msx.save_checkpoint([{"name": "a", "data": T(np.ones(2, np.float32))}], str(tmp_path / "d.safetensors"))
+    assert list(msx.load_checkpoint(str(tmp_path / "d.safetensors.ckpt"))) == ["a"]  # MindSpore's naming
     msx.save_checkpoint({"b": T(np.zeros(1, np.float32))}, str(tmp_path / "e"))
     assert list(msx.load_checkpoint(str(tmp_path / "e.ckpt"))) == ["b"]
     twins = [msx.Parameter(T(np.ones(1, np.float32)), name="same"), msx.Parameter(T(np.zeros(1, np.float32)),
@@ -173,10 +184,20 @@ def test_filters_append_dict_and_save_forms(tmp_path):
         msx.save_checkpoint(42, path)
 
 
+def test_a_dtype_mindspores_ckpt_cannot_hold_is_refused_by_the_default_and_kept_by_msxs_format(tmp_path):
+    c = msx.Parameter(T(np.array([1 + 2j, -0.5j], np.complex64)), name="c")
+    with pytest.raises(CheckpointError, match="dtype complex64, which MindSpore's checkpoint cannot store.*"
+                                              "format='msx'"):
+        msx.save_checkpoint([c], str(tmp_path / "c"))
+    assert not (tmp_path / "c.ckpt").exists()
+    msx.save_checkpoint([c], str(tmp_path / "c"), format="msx")
+    np.testing.assert_array_equal(msx.load_checkpoint(str(tmp_path / "c.ckpt"))["c"].asnumpy(), c.asnumpy())
+
+
 @pytest.fixture
 def saved(tmp_path):
     path = str(tmp_path / "n.ckpt")
-    msx.save_checkpoint(_net(0), path)
+    msx.save_checkpoint(_net(0), path, format="msx")
     with open(path, "rb") as f:
         return path, f.read()
 

@@ -67,6 +67,40 @@ def test_files_mindspore_saved_load_with_mindspores_values(name):
             assert got.dtype == value.dtype and got.shape == value.shape and got.tobytes() == value.tobytes(), key
 
 
+@pytest.mark.parametrize("name", ["cnn_momentum", "cnn_adam_crc", "dtypes", "cnn_adam_crc_safetensors"])
+def test_inspect_prints_a_mindspore_checkpoints_tensors(name, capsys):
+    """`python -m msx inspect` on MindSpore's files (protobuf, which MindIR also is, and safetensors): each entry's
+    name, dtype, shape and bytes in MindSpore's order (the golden values), and whether the CRC is there."""
+    from msx.__main__ import main as cli
+
+    assert cli(["inspect", golden(name)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    kind = "safetensors (tagged 'ms')" if "safetensors" in name else "protobuf .ckpt"
+    crc = "valid" if "crc" in name else "none (saved without crc_check)"
+    assert lines[0] == f"MindSpore checkpoint {golden(name)} ({kind}; CRC-32: {crc})"
+    want = expected(name)
+    rows = [line.split() for line in lines[5:]]
+    assert [r[0] for r in rows] == list(want)
+    for row, (key, value) in zip(rows, want.items()):
+        if value.dtype.kind == "U":
+            assert row[1] == "str" and " ".join(row[2:-1]) == repr(str(value)), key
+            continue
+        dtype = "bfloat16" if key.endswith("bf16") else value.dtype.name
+        assert row[1] == dtype and json.loads(" ".join(row[2:-2])) == list(value.shape), key
+        assert int(row[-2]) == value.nbytes and row[-1] == "-", key
+    assert lines[1] == f"{len(want)} entries, {sum(len(str(v)) if v.dtype.kind == 'U' else v.nbytes for v in want.values())} bytes"
+
+
+def test_inspect_reports_a_damaged_mindspore_checkpoint(tmp_path, capsys):
+    from msx.__main__ import main as cli
+
+    data = bytearray(open(golden("cnn_adam_crc"), "rb").read())
+    data[100] ^= 1
+    (tmp_path / "bad.ckpt").write_bytes(bytes(data))
+    assert cli(["inspect", str(tmp_path / "bad.ckpt")]) == 1
+    assert "does not match its CRC-32" in capsys.readouterr().err
+
+
 def test_every_dtype_and_scalar_mindspore_wrote():
     params = msx.load_checkpoint(golden("dtypes"))
     got = {k: (str(v.dtype), v.shape) for k, v in params.items() if not isinstance(v, str)}

@@ -58,7 +58,7 @@ def make_file(kind: str, folder: str) -> str:
     if kind == "checkpoint":
         net.bias.requires_grad = False
         path = os.path.join(folder, "tiny.ckpt")
-        msx.save_checkpoint(net, path, append_dict={"epoch": 3, "note": "hi"})
+        msx.save_checkpoint(net, path, append_dict={"epoch": 3, "note": "hi"}, format="msx")  # its checksums
         return path
     return msx.export(net, x, file_name=os.path.join(folder, "tiny"), file_format=kind.upper())
 
