@@ -93,6 +93,7 @@ class GraphBuilder:
         self._input_index: dict[int, int] = {}   # id(input Tensor) -> its position, whatever it holds since
         self._may_alias: dict[int, list[tuple[Tensor, Any]]] = {}  # see `may_alias`
         self._propagating = False
+        self._state_names: dict[int, str] = {}   # id(Parameter) -> its name in this graph (params, free inputs)
         self.reads = parent.reads if parent is not None else PythonReads()  # one log per capture
 
     # ------------------------------------------------------------ values
@@ -117,12 +118,18 @@ class GraphBuilder:
         self._bind(t, v)
         return v
 
-    def add_param(self, p: Parameter) -> Var:
+    def _state_name(self, p: Parameter) -> str:
+        """The name `p` has in this graph (its updates name it): its own, unless another Parameter has it."""
         name = p.name
         k = 1
         while name in self._param_names:  # two Parameter objects with one name stay distinct
             name, k = f"{p.name}#{k}", k + 1
         self._param_names.add(name)
+        self._state_names[id(p)] = name
+        return name
+
+    def add_param(self, p: Parameter) -> Var:
+        name = self._state_name(p)
         v = Var(abstract_of(p), name)
         self.graph.params.append(v)
         self.param_objs.append(p)
@@ -152,7 +159,7 @@ class GraphBuilder:
             if isinstance(outer, Const):
                 self._bind(t, outer)
                 return outer
-            inner = Var(outer.abstract, outer.name)
+            inner = Var(outer.abstract, self._state_name(t) if isinstance(t, Parameter) else outer.name)
             self.graph.inputs.append(inner)
             self.free.append((outer, inner))
             self._bind(t, inner)
@@ -191,9 +198,12 @@ class GraphBuilder:
         position = self._input_position(obj)
         if isinstance(obj, Parameter) and id(obj) not in self._vars:
             self._capture(obj)  # a write before any read still needs the Parameter bound
+        outer = not isinstance(obj, Parameter) and id(obj) not in self._updates and self._is_outer(obj)
         value = self.operand(new)
         self._bind(obj, value)
-        if isinstance(obj, Parameter):
+        if isinstance(obj, Parameter) or outer or id(obj) in self._updates:
+            # a subgraph's write to a Tensor of an enclosing graph (the caller's input written inside a
+            # differentiated function) is state too: a gradient's body gives it out as an update
             if id(obj) not in self._updates:
                 self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
             self._updates[id(obj)] = (obj, value)
@@ -239,6 +249,25 @@ class GraphBuilder:
                 other._rebind(_select(when, new, other))
         finally:
             self._propagating = False
+
+    def _is_outer(self, obj: Tensor) -> bool:
+        """`obj` is a Tensor of an enclosing graph, read here as one of this subgraph's inputs (named uniquely
+        then, as its update names it)."""
+        if self.parent is None or not self.parent.knows(obj):
+            return False
+        inner = self._vars.get(id(obj))
+        if inner is None:
+            inner = self._capture(obj)
+        if not isinstance(inner, Var):
+            return False   # a constant of the enclosing graph: the write stays local, as before
+        base = inner.name or "tensor"
+        name, k = base, 1
+        while name in self._param_names:
+            name, k = f"{base}#{k}", k + 1
+        self._param_names.add(name)
+        inner.name = name
+        self._state_names[id(obj)] = name
+        return True
 
     def _input_position(self, obj: Tensor) -> int | None:
         """Which graph input `obj` is (None: not an input of the root graph, or a Parameter). By the object, not
@@ -292,6 +321,7 @@ class GraphBuilder:
         for p, v in zip(self.param_objs[n_params:], self.graph.params[n_params:]):
             self._vars.pop(id(p), None)
             self._param_names.discard(v.name)
+            self._state_names.pop(id(p), None)
         del self.param_objs[n_params:]
         del self.graph.params[n_params:]
         self._updates, self.old_values = updates, old_values
@@ -311,9 +341,10 @@ class GraphBuilder:
 
     def finish(self) -> Captured:
         updated = []
-        index = {id(p): i for i, p in enumerate(self.param_objs)}
         for obj, value in self._updates.values():
-            pname = self.graph.params[index[id(obj)]].name if id(obj) in index else obj.name
+            # a Parameter read from an enclosing graph (the moving mean a first gradient updated, written again in
+            # a second one) is one of this graph's inputs, named after it: its update names that input
+            pname = self._state_names.get(id(obj)) or obj.name
             self.graph.updates.append((pname, value))
             updated.append(obj)
         writes = sorted(self._input_writes.values(), key=lambda w: w[0])
