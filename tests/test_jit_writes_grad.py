@@ -16,8 +16,7 @@ import pytest
 import msx
 from msx import Parameter, ParameterTuple, Tensor, nn, ops
 
-MODES = ["ast", "trace", "bytecode"]
-CONFIGS = [(None, None)] + [(m, lvl) for m in MODES for lvl in ("O0", "O1")]
+CONFIGS = [(None, None), ("ast", "O0"), ("ast", "O1"), ("trace", "O0"), ("bytecode", "O1")]
 
 
 @pytest.fixture(autouse=True)

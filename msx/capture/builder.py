@@ -25,7 +25,6 @@ from ..ops.primitive import Primitive, apply, recording
 from ..runtime.python_guards import NO_STATE, PythonReads, StateGuards
 from ..runtime.sources import Source
 from ..tensor import Parameter, Tensor
-from .failures import Unsupported
 
 
 def abstract_of(t: Tensor) -> Abstract:
@@ -243,9 +242,10 @@ class GraphBuilder:
         try:
             for other, when in aliases:
                 if when is None or abstract_of(other) != abstract_of(new):
-                    raise Unsupported("an in-place write to a tensor that is the same object as another on some "
-                                      "paths of tensor-dependent control flow only (an alias rebound in a loop or a "
-                                      "branch); write to a copy (`h = x.copy()`) or assign the result instead")
+                    raise CaptureError("an in-place write to a tensor that is the same object as another on some "
+                                       "paths of tensor-dependent control flow only (an alias rebound in a loop or "
+                                       "a branch); write to a copy (`h = x.copy()`) or assign the result instead",
+                                       loc=user_loc())
                 other._rebind(_select(when, new, other))
         finally:
             self._propagating = False

@@ -32,6 +32,7 @@ from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder, abstract_of, current_builder
 from ..session import write_log
+from . import aliases
 from .failures import Unsupported
 from .values import Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
@@ -331,10 +332,7 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
     results = _cond_node(pred, branches, outputs)
     for obj, result in zip(objects, results[first_object:]):
         obj._rebind(result)
-    for result, column in zip(results, outputs.values):
-        for i, leaf in enumerate(column or ()):  # the path that kept an object from before: the result IS it there
-            if isinstance(leaf, Tensor) and parent.knows(leaf):
-                parent.may_alias(result, leaf, ((pred, i == 0),))
+    aliases.cond_results(parent, pred, results, outputs.values)
     scope = interp.frame.scope
     for name, plan in var_plans.items():
         scope.vars[name] = _fill(plan, results, interp) if type(plan) is tuple else plan
@@ -569,41 +567,6 @@ class _Loop:
             outs.append(operand)
         return outs
 
-    def check_aliases(self, body: Branch, holders: dict) -> None:
-        """Refuse a body that writes in place a carried Tensor, or the object a carried variable started as: on
-        the first iteration eagerly they are one object (`h = x` before the loop), in the graph two values."""
-        starts = {id(flatten(self.start_vars[name])[0][i]) for name, i in self.carried}
-        for obj, _ in body.writes:
-            start = next((flatten(self.start_vars[key[0]])[0][key[1]] for key, h in holders.items() if h is obj),
-                         None)
-            if id(obj) in starts or isinstance(start, Tensor):
-                raise Unsupported(f"a tensor that a loop on a tensor rebinds (`{self._name_of(obj, holders)}`) is "
-                                  f"also written in place in it; on the first iteration it is still the tensor it "
-                                  f"was before the loop, so the write would have to reach that one too: write into "
-                                  f"a copy made before the loop (`h = x.copy()`)")
-
-    def _name_of(self, obj: Tensor, holders: dict) -> str:
-        for key, h in holders.items():
-            if h is obj or flatten(self.start_vars[key[0]])[0][key[1]] is obj:
-                return key[0]
-        return "?"
-
-    def alias_results(self, results: list[Tensor], body: Branch, holders: dict, no_trip: tuple | None) -> None:
-        """A carried variable that started as a Tensor from before is that very object after the loop where it
-        ran no iteration (`no_trip`: the condition; None for a scan, which always runs), as eagerly."""
-        parent = current_builder()
-        for (key, holder), result in zip(holders.items(), results):
-            start = flatten(self.start_vars[key[0]])[0][key[1]]
-            last = flatten(body.vars[key[0]])[0][key[1]]
-            kept = last is holder or any(o is holder for o, _ in body.builder.aliases_of(last)) or (
-                isinstance(last, Tensor) and parent.knows(last))
-            if kept:  # the body may leave it an object from before: which one is only known when it runs
-                for obj in (start, last):
-                    if isinstance(obj, Tensor) and parent.knows(obj):
-                        parent.may_alias(result, obj, None)
-            elif no_trip is not None and isinstance(start, Tensor) and parent.knows(start):
-                parent.may_alias(result, start, no_trip)
-
     def initial(self) -> list[Operand]:
         parent = current_builder()
         ops = [_initial_operand(parent, flatten(self.start_vars[name])[0][i], a)
@@ -644,7 +607,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     run_body = lambda: interp.exec_block(node.body)  # noqa: E731
     loop.discover(run_body, None)
     body, holders = loop.settle(run_body, [])
-    loop.check_aliases(body, holders)
+    aliases.check_loop_writes(loop, body, holders)
     _, new_names = _changed_leaves(loop.start_vars, body.vars, set())
     body_outs = loop.body_outputs(body, holders)
     cond, cond_holders = loop.interpret(_name(interp, "while_cond", node), lambda: interp.value_of(node.test), [])
@@ -661,7 +624,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial] + [placeholder(o.abstract) for o in extra]
     parent.add_node(WHILE.make(initial + extra, cond.builder.graph, body.builder.graph), results)
-    loop.alias_results(results, body, holders, ((first_test, False),))
+    aliases.loop_results(loop, results, body, holders, ((first_test, False),))
     loop.finish(results, new_names, "`while` loop on a tensor")
     interp.exec_block(node.orelse)
 
@@ -690,7 +653,7 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
     loop.discover(run_body, bind_probe)
     item[0] = placeholder(item_abstract)
     body, holders = loop.settle(run_body, [(item[0], "item")])
-    loop.check_aliases(body, holders)
+    aliases.check_loop_writes(loop, body, holders)
     _, new_names = _changed_leaves(loop.start_vars, body.vars, targets)
     body_outs = loop.body_outputs(body, holders)
     n_carry = len(body_outs)
@@ -700,7 +663,7 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial]
     parent.add_node(SCAN.make(initial, [parent.operand(xs)], extra, body.builder.graph, length=length), results)
-    loop.alias_results(results, body, holders, None)
+    aliases.loop_results(loop, results, body, holders, None)
     loop.finish(results, new_names, "`for` loop over a tensor")
     interp.assign(node.target, xs[length - 1])  # Python leaves the loop variable at the last item
     interp.exec_block(node.orelse)
