@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,7 +55,11 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
         times[phase] = time.perf_counter() - start
     loss_fn = fw.nn.CrossEntropyLoss()
     opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
-    grad_fn = fw.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+
+    def forward(a, b):   # a named function: MindSpore's jit cannot parse a lambda on a line with other code
+        return loss_fn(net(a), b)
+
+    grad_fn = fw.value_and_grad(forward, None, opt.parameters)
 
     @fw.jit
     def train_step(a, b):
@@ -73,7 +78,8 @@ def measure(python: str, framework: str, net: str, root: str, cache: str | None 
     env = dict(os.environ, PYTHONPATH=root, JAX_PLATFORMS="cpu")
     cmd = [python, os.path.abspath(__file__), "--child", framework, "--nets", net] + \
         (["--compile-cache", cache] if cache else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
+    with tempfile.TemporaryDirectory() as scratch:   # MindSpore writes rank_0/ dumps into its working folder
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode or not lines:
         raise RuntimeError(f"{framework} {net} failed:\n{proc.stderr[-3000:]}")

@@ -155,12 +155,15 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
     by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
     param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
     state = [Tensor._from(new) for new in new_state]
+    given_out = None
     if body is not None:
-        _record_grad_node(outer, body, args, positions, trainable, sens, has_aux,
-                          _leaves(value) + list(arg_grads) + trainable_grads, dict(zip(map(id, written_objs), state)))
+        given_out = _record_grad_node(outer, body, args, positions, trainable, sens, has_aux,
+                                      _leaves(value) + list(arg_grads) + trainable_grads,
+                                      dict(zip(map(id, written_objs), state)))
     for obj, new in zip(written_objs, state):
-        if body is not None and not isinstance(obj, Parameter):
-            continue  # captured: Parameters are the state a graph writes (the Grad node's outputs); others are local
+        if given_out is not None and id(obj) not in given_out:
+            continue  # captured: the state the body writes (Parameters, Tensors from outside it) is the Grad
+            # node's outputs, written back below; a Tensor the body made itself is local to it
         # a write, not a plain assignment: an enclosing grad (nested autodiff) or capture must see it too
         obj._rebind(new)
     return value, arg_grads, param_grads
@@ -171,14 +174,16 @@ def _leaves(tree) -> list:
 
 
 def _record_grad_node(outer: GraphBuilder, body: GraphBuilder, args: tuple, positions: tuple, trainable: list,
-                      sens, has_aux: bool, results: list, state_by_id: dict) -> None:
-    """Capture: one `Grad` node over the body subgraph, whose outputs are the eager results."""
+                      sens, has_aux: bool, results: list, state_by_id: dict) -> set[int]:
+    """Capture: one `Grad` node over the body subgraph, whose outputs are the eager results. Returns the ids of
+    the objects whose writes it gives out (written back by the caller)."""
     sub = body.finish()
     args_in, params_in = [outer.operand(args[i]) for i in positions], [outer.operand(p) for p in trainable]
     free = [value for value, _ in body.free]
     sens_in = [outer.operand(s) for s in (_leaves(sens) if sens is not None else [])]
     states = [state_by_id[id(obj)] for obj in sub.updated]
     outer.add_node(GRAD.make(sub.graph, args_in, params_in, free, sens_in, has_aux=has_aux), results + states)
+    return {id(obj) for obj in sub.updated}
 
 
 def _collect_writes(log) -> list[tuple[Tensor, Any]]:

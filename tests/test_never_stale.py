@@ -511,3 +511,94 @@ def test_hot_calls_with_another_shape_dtype_or_training_flag_take_their_own_entr
     assert jf(half).dtype == net(half).dtype  # another dtype: its own entry, as eager promotes it
     _agree(jf, net, a)
     assert jf.cache_info()["hits"] >= 4
+
+
+# ---------------------------------------------------------------- config objects of any class (issue 30.3)
+def _config_objects():
+    """A user's config object as it comes: stdlib classes, a dataclass, a class of a module that is not in
+    `sys.modules` (a config file loaded with exec, a script run with runpy, a notebook cell)."""
+    import argparse
+    import dataclasses
+    import runpy
+    import tempfile
+    import types
+
+    @dataclasses.dataclass
+    class Settings:
+        scale: float = 2.0
+
+    namespace = {"__name__": "config_not_in_sys_modules"}
+    exec("class Cfg:\n    def __init__(self):\n        self.scale = 2.0\ncfg = Cfg()\n", namespace)  # noqa: S102
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write("class RunCfg:\n    scale = 0.0\n    def __init__(self):\n        self.scale = 2.0\nCFG = RunCfg()\n")
+    ran = runpy.run_path(f.name)
+    return {"SimpleNamespace": types.SimpleNamespace(scale=2.0), "argparse.Namespace": argparse.Namespace(scale=2.0),
+            "dataclass": Settings(), "exec": namespace["cfg"], "runpy": ran["CFG"]}
+
+
+CONFIG_OBJECTS = _config_objects()
+
+
+class _Holder(nn.Cell):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+
+    def construct(self, x):
+        return x * self.cfg.scale
+
+
+@pytest.mark.parametrize("kind", list(CONFIG_OBJECTS))
+@pytest.mark.parametrize("mode", MODES)
+def test_a_config_object_of_any_class_is_guarded(mode, kind):
+    cfg = CONFIG_OBJECTS[kind]
+    cfg.scale = 2.0
+    global CURRENT_CFG
+    CURRENT_CFG = cfg
+
+    def read_global(x):
+        return x * CURRENT_CFG.scale
+
+    for fn in (read_global, _Holder(cfg)):   # a global config object, and one a Cell holds
+        cfg.scale = 2.0
+        jf = msx.jit(fn, capture_mode=mode)
+        _agree(jf, fn, X)
+        cfg.scale = -3.0
+        _agree(jf, fn, X)
+        assert "scale: 2.0 -> -3.0" in _reasons(jf)
+
+
+CURRENT_CFG = None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_config_argument_and_a_nested_config_are_guarded(mode):
+    import types
+
+    cfg = types.SimpleNamespace(model=types.SimpleNamespace(scale=2.0), name="run")
+
+    def f(x, c):
+        return x * c.model.scale
+
+    jf = msx.jit(f, capture_mode=mode)
+    _agree(jf, f, X, cfg)
+    cfg.model.scale = 0.5
+    _agree(jf, f, X, cfg)
+
+
+def test_a_method_of_a_user_object_does_not_recompile_every_call():
+    """A bound method is a new object on every read: it is pinned by its function, not its identity."""
+    class Helper:
+        def __init__(self):
+            self.k = 2.0
+
+        def compute(self, x):
+            return x * self.k
+
+    helper = Helper()
+    jf = msx.jit(lambda x: helper.compute(x))
+    for _ in range(3):
+        jf(X)
+    assert jf.cache_info()["captures"] == 1
+    helper.k = 3.0
+    _agree(jf, lambda x: helper.compute(x), X)

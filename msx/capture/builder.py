@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import CaptureError, SourceLoc, user_loc
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ..ir.symbolic import plain_shape
-from ..ops.primitive import Primitive, recording
+from ..ops import math_ops as M
+from ..ops.primitive import Primitive, apply, recording
 from ..runtime.python_guards import NO_STATE, PythonReads, StateGuards
 from ..runtime.sources import Source
 from ..tensor import Parameter, Tensor
@@ -88,6 +89,10 @@ class GraphBuilder:
         self.unguarded: list[str] = []
         self.old_values: dict[int, Any] = {}   # Parameters' arrays from before their first write
         self._input_writes: dict[int, tuple] = {}  # id(input) -> (input index, new value, Tensor, array before)
+        self._input_index: dict[int, int] = {}   # id(input Tensor) -> its position, whatever it holds since
+        self._may_alias: dict[int, list[tuple[Tensor, Any]]] = {}  # see `may_alias`
+        self._propagating = False
+        self._state_names: dict[int, str] = {}   # id(Parameter) -> its name in this graph (params, free inputs)
         self.reads = parent.reads if parent is not None else PythonReads()  # one log per capture
 
     # ------------------------------------------------------------ values
@@ -107,16 +112,23 @@ class GraphBuilder:
 
     def add_input(self, t: Tensor, name: str | None = None) -> Var:
         v = Var(abstract_of(t), name)
+        self._input_index.setdefault(id(t), len(self.graph.inputs))
         self.graph.inputs.append(v)
         self._bind(t, v)
         return v
 
-    def add_param(self, p: Parameter) -> Var:
+    def _state_name(self, p: Parameter) -> str:
+        """The name `p` has in this graph (its updates name it): its own, unless another Parameter has it."""
         name = p.name
         k = 1
         while name in self._param_names:  # two Parameter objects with one name stay distinct
             name, k = f"{p.name}#{k}", k + 1
         self._param_names.add(name)
+        self._state_names[id(p)] = name
+        return name
+
+    def add_param(self, p: Parameter) -> Var:
+        name = self._state_name(p)
         v = Var(abstract_of(p), name)
         self.graph.params.append(v)
         self.param_objs.append(p)
@@ -146,7 +158,7 @@ class GraphBuilder:
             if isinstance(outer, Const):
                 self._bind(t, outer)
                 return outer
-            inner = Var(outer.abstract, outer.name)
+            inner = Var(outer.abstract, self._state_name(t) if isinstance(t, Parameter) else outer.name)
             self.graph.inputs.append(inner)
             self.free.append((outer, inner))
             self._bind(t, inner)
@@ -185,25 +197,84 @@ class GraphBuilder:
         position = self._input_position(obj)
         if isinstance(obj, Parameter) and id(obj) not in self._vars:
             self._capture(obj)  # a write before any read still needs the Parameter bound
+        outer = not isinstance(obj, Parameter) and id(obj) not in self._updates and self._is_outer(obj)
         value = self.operand(new)
         self._bind(obj, value)
-        if isinstance(obj, Parameter):
+        if isinstance(obj, Parameter) or outer or id(obj) in self._updates:
+            # a subgraph's write to a Tensor of an enclosing graph (the caller's input written inside a
+            # differentiated function) is state too: a gradient's body gives it out as an update
             if id(obj) not in self._updates:
                 self.old_values[id(obj)] = obj._data  # called before the write: this is the value from before
             self._updates[id(obj)] = (obj, value)
         elif position is not None:  # as eagerly, the caller's Tensor holds the new value after the call
             first = self._input_writes.get(id(obj))
             self._input_writes[id(obj)] = (position, value, obj, obj._data if first is None else first[3])
+        if not self._propagating:
+            self._write_aliases(obj, new)
+
+    # ------------------------------------------------------------ objects that are one object on some paths only
+    def may_alias(self, a: Tensor, b: Tensor, when: "tuple | None") -> None:
+        """After tensor-dependent control flow, `a` is the very object `b` on some paths only (`h = x`, then a
+        `while` on a tensor that may run no iteration, rebinding `h`): `when` is the condition, a tuple of
+        (one-element predicate Tensor, polarity) terms that must all hold, or None where it is not known. An
+        in-place write to either is then a write to the other where `when` holds (a `Select`), as eagerly."""
+        if a is b:
+            return
+        for other, cond in self.aliases_of(b):
+            if other is not a:
+                self._add_alias(a, other, None if cond is None or when is None else when + cond)
+        self._add_alias(a, b, when)
+
+    def _add_alias(self, a: Tensor, b: Tensor, when: "tuple | None") -> None:
+        self._may_alias.setdefault(id(a), []).append((b, when))
+        self._may_alias.setdefault(id(b), []).append((a, when))
+        self._keep += [a, b]
+
+    def aliases_of(self, obj: Tensor) -> list[tuple[Tensor, Any]]:
+        found = list(self._may_alias.get(id(obj), ()))
+        return found + (self.parent.aliases_of(obj) if self.parent is not None else [])
+
+    def _write_aliases(self, obj: Tensor, new: Tensor) -> None:
+        aliases = self.aliases_of(obj)
+        if not aliases:
+            return
+        self._propagating = True
+        try:
+            for other, when in aliases:
+                if when is None or abstract_of(other) != abstract_of(new):
+                    raise CaptureError("an in-place write to a tensor that is the same object as another on some "
+                                       "paths of tensor-dependent control flow only (an alias rebound in a loop or "
+                                       "a branch); write to a copy (`h = x.copy()`) or assign the result instead",
+                                       loc=user_loc())
+                other._rebind(_select(when, new, other))
+        finally:
+            self._propagating = False
+
+    def _is_outer(self, obj: Tensor) -> bool:
+        """`obj` is a Tensor of an enclosing graph, read here as one of this subgraph's inputs (named uniquely
+        then, as its update names it)."""
+        if self.parent is None or not self.parent.knows(obj):
+            return False
+        inner = self._vars.get(id(obj))
+        if inner is None:
+            inner = self._capture(obj)
+        if not isinstance(inner, Var):
+            return False   # a constant of the enclosing graph: the write stays local, as before
+        base = inner.name or "tensor"
+        name, k = base, 1
+        while name in self._param_names:
+            name, k = f"{base}#{k}", k + 1
+        self._param_names.add(name)
+        inner.name = name
+        self._state_names[id(obj)] = name
+        return True
 
     def _input_position(self, obj: Tensor) -> int | None:
-        """Which graph input `obj` is (None: not an input of the root graph, or a Parameter)."""
+        """Which graph input `obj` is (None: not an input of the root graph, or a Parameter). By the object, not
+        by the value it holds: the second write to an input (through any alias) lands in the caller's Tensor too."""
         if self.parent is not None or isinstance(obj, Parameter):
             return None
-        bound = self._vars.get(id(obj))
-        for i, v in enumerate(self.graph.inputs):
-            if v is bound:
-                return i
-        return None
+        return self._input_index.get(id(obj))
 
     def on_cell(self, cell: Any) -> None:
         """A Cell was called: its state (training flag, sub-Cells, attributes) is part of what the graph assumes."""
@@ -250,6 +321,7 @@ class GraphBuilder:
         for p, v in zip(self.param_objs[n_params:], self.graph.params[n_params:]):
             self._vars.pop(id(p), None)
             self._param_names.discard(v.name)
+            self._state_names.pop(id(p), None)
         del self.param_objs[n_params:]
         del self.graph.params[n_params:]
         self._updates, self.old_values = updates, old_values
@@ -269,9 +341,10 @@ class GraphBuilder:
 
     def finish(self) -> Captured:
         updated = []
-        index = {id(p): i for i, p in enumerate(self.param_objs)}
         for obj, value in self._updates.values():
-            pname = self.graph.params[index[id(obj)]].name if id(obj) in index else obj.name
+            # a Parameter read from an enclosing graph (the moving mean a first gradient updated, written again in
+            # a second one) is one of this graph's inputs, named after it: its update names that input
+            pname = self._state_names.get(id(obj)) or obj.name
             self.graph.updates.append((pname, value))
             updated.append(obj)
         writes = sorted(self._input_writes.values(), key=lambda w: w[0])
@@ -280,6 +353,19 @@ class GraphBuilder:
                         old_values=[self.old_values[id(p)] for p in updated], unguarded=list(self.unguarded),
                         state=self.reads.finish(), input_writes=[w[0] for w in writes],
                         written_inputs=[(w[2], w[3]) for w in writes])
+
+
+def _select(when: tuple, new: Tensor, old: Tensor) -> Tensor:
+    """`new` where every (predicate, polarity) term of `when` holds, else `old`, as recorded ops."""
+    flag = None
+    for pred, polarity in when:
+        term = pred.reshape(())
+        if np.dtype(term._data.dtype) != np.bool_:
+            term = apply(M.NOT_EQUAL, (term, 0))
+        if not polarity:
+            term = apply(M.LOGICAL_NOT, (term,))
+        flag = term if flag is None else apply(M.LOGICAL_AND, (flag, term))
+    return apply(M.select, (flag, new, old))
 
 
 def current_builder() -> GraphBuilder | None:

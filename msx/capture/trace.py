@@ -57,7 +57,7 @@ def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[C
     for t, n in zip(tensors, names):
         builder.add_input(t, n)
     try:
-        with builder.active(), watch_calls(fn):
+        with builder.active(), watch_calls(fn, args, kwargs):
             result = as_returned(fn(*args, **kwargs))
     except MsxError as exc:
         raise raised_at_capture(exc, "capture")

@@ -37,6 +37,8 @@ def guard_for(source: Source, value: Any) -> list[Guard]:
         return [EqualsGuard(source, value, origin_note="a Python value the capture read")]
     if isinstance(value, Parameter):
         return [IdGuard(source, value, origin_note="a Parameter the capture read")]
+    if type(value) is types.MethodType:  # a bound method is a new object on every read: its function is what counts
+        return [IdGuard(Attr(source, "__func__"), value.__func__, origin_note="a method the capture read")]
     if isinstance(value, Tensor):
         return [ValueGuard(source, value, extra=(value._data,), origin_note="a Tensor the capture read")]
     if type(value) in (list, tuple, dict):
@@ -172,6 +174,14 @@ class PythonReads:
         if id(cell) not in self._cells:
             self._cells[id(cell)] = (cell, path or type(cell).__name__)
 
+    def reached_cells(self) -> list[tuple[Any, str]]:
+        """Every Cell reached and its sub-Cells, with their paths."""
+        found: dict[int, tuple[Any, str]] = {}
+        for cell, path in self._cells.values():
+            for sub_path, sub in cell.cells_and_names(name_prefix=path):
+                found.setdefault(id(sub), (sub, sub_path))
+        return list(found.values())
+
     def read_function(self, fn: types.FunctionType, name: str) -> None:
         """A user function the capture ran: its closure variables and default arguments are state too."""
         code = fn.__code__
@@ -188,13 +198,10 @@ class PythonReads:
 
     def finish(self) -> StateGuards:
         guards = [g for source, value in self._values.items() for g in guard_for(source, value)]
-        cells: dict[int, CellState] = {}
-        for cell, path in self._cells.values():
-            for sub_path, sub in cell.cells_and_names(name_prefix=path):
-                cells.setdefault(id(sub), CellState(sub, sub_path))
+        cells = [CellState(cell, path) for cell, path in self.reached_cells()]
         if not guards and not cells:
             return NO_STATE
-        return StateGuards(guards, list(cells.values()))
+        return StateGuards(guards, cells)
 
 
 __all__ = ["PythonReads", "StateGuards", "CellState", "guard_for", "NO_STATE"]

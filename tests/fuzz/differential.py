@@ -2,11 +2,14 @@
 between calls; every call's output and the final Parameters must agree.
 
 A program is a Cell whose `construct` chains random steps over its input — Dense, BatchNorm, Dropout, a
-sub-Cell activation, a loop over a `CellList`, products with a module global, a config object's attribute,
-a Cell attribute, a closure variable, a global Tensor, a branch on a tensor's value — optionally inside a `value_and_grad` training step
-with an optimizer. A *schedule* of calls mutates state between them: training flags (whole net or one
+sub-Cell activation, a loop over a `CellList`, products with a module global, a config object's attribute
+(a user class, `types.SimpleNamespace`, `argparse.Namespace`, a dataclass, a class from a module not in
+`sys.modules`; global or held by the Cell), a Cell attribute, a closure variable, a global Tensor, a branch on a
+tensor's value, writes into the input through an alias across a tensor `if`/`while` — optionally inside a
+`value_and_grad` training step with an optimizer (the input then is written inside the differentiated
+function). Every call's output and the caller's input after it are compared. A *schedule* of calls mutates state between them: training flags (whole net or one
 sub-Cell), globals (incl. `-0.0`), attributes, sub-Cell swaps, `CellList.append`, `requires_grad`,
-`set_data`, a global Tensor written in place, a new batch size. The same program and schedule run once
+`set_data`, a global Tensor written in place, a new batch size, config objects' attributes. The same program and schedule run once
 eagerly and once per jit configuration (capture mode × jit_level × backend), each from the same seed, so
 random ops draw the same masks.
 
@@ -18,8 +21,10 @@ Prints programs, comparisons and mismatches (with the program's seed to reproduc
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import time
+import types
 import warnings
 from dataclasses import dataclass, field
 
@@ -45,10 +50,24 @@ class Config:
 
 
 CFG = Config()
+
+
+@dataclasses.dataclass
+class DataConfig:
+    factor: float = 1.25
+
+
+_UNREGISTERED: dict = {"__name__": "fuzz_config_not_in_sys_modules"}   # a config file loaded with exec
+exec("class LoadedConfig:\n    def __init__(self):\n        self.factor = 1.25\n", _UNREGISTERED)  # noqa: S102
+# config objects of every origin a user's come from (issue 30.3): the program holds one as `self.cfg`
+CONFIGS_HELD = {"user": Config(), "namespace": types.SimpleNamespace(factor=1.25),
+                "argparse": argparse.Namespace(factor=1.25), "dataclass": DataConfig(),
+                "unregistered": _UNREGISTERED["LoadedConfig"]()}
+NS = types.SimpleNamespace(shift=0.5)   # a global config object of a standard-library class
 STEP_KINDS = ("dense", "bn", "dropout", "act", "loop", "scale_global", "dict_global", "cfg", "attr", "closure",
-              "offset", "divide", "branch")
+              "offset", "divide", "branch", "ns_cfg", "held_cfg", "alias_if", "alias_while", "alias_write")
 MUTATIONS = ("train", "sub_train", "scale", "neg_zero", "dict", "cfg", "attr", "swap", "append", "freeze",
-             "set_data", "offset", "batch", "closure")
+             "set_data", "offset", "batch", "closure", "ns_cfg", "held_cfg")
 
 
 def _reset_module_state() -> None:
@@ -56,15 +75,19 @@ def _reset_module_state() -> None:
     SCALE = 1.5
     GLOBALS["scale"] = 1.5
     CFG.shift = 0.5
+    NS.shift = 0.5
+    for cfg in CONFIGS_HELD.values():
+        cfg.factor = 1.25
     OFFSET._data = T(np.full((1, 4), 0.25, np.float32))._data
 
 
 class Program(nn.Cell):
     """A random chain of steps (see the module docstring); `k` and `factor` are Python state it reads."""
 
-    def __init__(self, steps: tuple, factor: float) -> None:
+    def __init__(self, steps: tuple, factor: float, cfg_kind: str = "user") -> None:
         super().__init__()
         self.steps = steps
+        self.cfg = CONFIGS_HELD[cfg_kind]
         self.dense = nn.Dense(4, 4)
         self.bn = nn.BatchNorm1d(4)
         self.drop = nn.Dropout(p=0.5)
@@ -103,6 +126,30 @@ class Program(nn.Cell):
                 x = self.closure(x)
             elif kind == "offset":
                 x = x + OFFSET
+            elif kind == "ns_cfg":
+                x = x + NS.shift
+            elif kind == "held_cfg":
+                x = x * self.cfg.factor
+            elif kind == "alias_write":  # two writes through two names of one tensor (the caller's, first)
+                h = x
+                h[0, 0] = 0.75
+                h = h * 0.5
+                x[0, 1] = -0.5
+                x = h + x
+            elif kind == "alias_if":  # one path keeps the alias, the other rebinds it; then writes through both
+                h = x
+                if x.sum() > 0.1:
+                    h = h * 0.5
+                x[0, 1] = -0.5
+                h[0, 0] = 0.25
+                x = h - x
+            elif kind == "alias_while":  # the loop may run no iteration: `h` is still `x` then (issue 30.1)
+                h = x
+                h[0, 0] = 0.9
+                while h.abs().max() > 2.5:
+                    h = h * 0.5
+                x[0, 0] = 1.5
+                x = h + x
             elif kind == "branch":  # a decision on a tensor's value: graph control flow, a guard or a graph break
                 if x.sum() > 0.1:  # off 0: the symmetric inputs sum to 0 exactly eagerly, to ~1e-8 in a fused graph
                     x = x * 0.5
@@ -125,6 +172,7 @@ class Case:
     steps: tuple
     train_step: bool
     schedule: list = field(default_factory=list)   # (mutation or None, batch size)
+    cfg_kind: str = "user"                          # which config object the program holds (CONFIGS_HELD)
 
 
 def make_case(seed: int) -> Case:
@@ -139,7 +187,7 @@ def make_case(seed: int) -> Case:
         if mutation == "batch":
             batch = rng.choice((2, 3, 5))
         schedule.append((mutation, batch))
-    return Case(seed, steps, rng.random() < 0.5, schedule)
+    return Case(seed, steps, rng.random() < 0.5, schedule, rng.choice(sorted(CONFIGS_HELD)))
 
 
 def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
@@ -170,13 +218,17 @@ def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
         OFFSET[0, 1] = rng.choice((1.0, -2.0))
     elif mutation == "closure":
         _set_cell(net.closure, rng.choice((0.5, -1.5)))
+    elif mutation == "ns_cfg":
+        NS.shift = rng.choice((-1.0, 2.0))
+    elif mutation == "held_cfg":
+        net.cfg.factor = rng.choice((0.5, -2.0))
 
 
 def run(case: Case, config: tuple | None) -> list[np.ndarray]:
     """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config."""
     _reset_module_state()
     msx.set_seed(case.seed % 2**31)
-    net = Program(case.steps, 2.0)
+    net = Program(case.steps, 2.0, case.cfg_kind)
     net.set_train(True)
     if case.train_step:
         opt = nn.SGD(net.trainable_params(), 0.05, momentum=0.9)
@@ -199,6 +251,7 @@ def run(case: Case, config: tuple | None) -> list[np.ndarray]:
         _mutate(net, mutation, rng)
         x = T(np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4) * (i + 1))
         outputs.append(fn(x).asnumpy())
+        outputs.append(x.asnumpy())   # the caller's tensor after the call: writes into it land as eagerly
     outputs += [p.asnumpy() for p in net.get_parameters()]
     _reset_module_state()
     return outputs

@@ -21,3 +21,18 @@ def test_the_fuzzer_catches_a_stale_graph(monkeypatch):
     monkeypatch.setattr(StateGuards, "holds", lambda self: True)
     case = D.Case(7, ("dense", "attr"), False, [(None, 2), ("attr", 2)])
     assert D.compare(case, [("ast", "O0", "cpu")]) != []
+
+
+def test_the_fuzzer_catches_a_lost_alias_and_an_unguarded_config_object(monkeypatch):
+    """The generators of issue 30's findings work: with the alias bookkeeping, or the guards of a standard-library
+    config object's attributes, switched off, their programs mismatch."""
+    from msx.capture import reads
+    from msx.capture.builder import GraphBuilder
+
+    alias = D.Case(11, ("alias_while",), False, [(None, 2)])
+    config = D.Case(12, ("ns_cfg",), False, [(None, 2), ("ns_cfg", 2)])
+    assert D.compare(alias, [("ast", "O0", "cpu")]) == [] and D.compare(config, [("ast", "O0", "cpu")]) == []
+    monkeypatch.setattr(GraphBuilder, "may_alias", lambda self, a, b, when: None)
+    monkeypatch.setattr(reads, "is_stored_attribute", lambda obj, name: False)
+    assert D.compare(alias, [("ast", "O0", "cpu")]) != []
+    assert D.compare(config, [("ast", "O0", "cpu")]) != []

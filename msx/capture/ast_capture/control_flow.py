@@ -32,6 +32,7 @@ from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder, abstract_of, current_builder
 from ..session import write_log
+from . import aliases
 from .failures import Unsupported
 from .values import Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
@@ -166,14 +167,16 @@ class _Outputs:
         self.kinds = kinds
         self.operands: list[tuple[Operand, ...]] = []
         self.abstracts: list[Abstract] = []
+        self.values: list[tuple | None] = []   # per output: the value each path gives (None: a written object)
 
-    def add(self, operands: tuple[Operand, ...], what: str) -> _Slot:
+    def add(self, operands: tuple[Operand, ...], what: str, values: tuple | None = None) -> _Slot:
         abstracts = [o.abstract for o in operands]
         if any(a != abstracts[0] for a in abstracts):
             shown = " but ".join(f"{a} in the {k}" for a, k in zip(abstracts, self.kinds))
             raise Unsupported(f"{what} is {shown}; a graph needs the same shape and dtype on every path")
         self.operands.append(operands)
         self.abstracts.append(abstracts[0])
+        self.values.append(values)
         return _Slot(len(self.operands) - 1)
 
 
@@ -208,7 +211,7 @@ def _merge_value(what: str, values: list, branches: list[Branch], outputs: _Outp
         changed = True
         operands = tuple(_operand(b.builder, x, column[1 - i] if len(column) == 2 else first, what)
                          for i, (b, x) in enumerate(zip(branches, column)))
-        merged.append(outputs.add(operands, what))
+        merged.append(outputs.add(operands, what, column))
     return (structure, merged) if changed else None
 
 
@@ -329,6 +332,7 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
     results = _cond_node(pred, branches, outputs)
     for obj, result in zip(objects, results[first_object:]):
         obj._rebind(result)
+    aliases.cond_results(parent, pred, results, outputs.values)
     scope = interp.frame.scope
     for name, plan in var_plans.items():
         scope.vars[name] = _fill(plan, results, interp) if type(plan) is tuple else plan
@@ -603,6 +607,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     run_body = lambda: interp.exec_block(node.body)  # noqa: E731
     loop.discover(run_body, None)
     body, holders = loop.settle(run_body, [])
+    aliases.check_loop_writes(loop, body, holders)
     _, new_names = _changed_leaves(loop.start_vars, body.vars, set())
     body_outs = loop.body_outputs(body, holders)
     cond, cond_holders = loop.interpret(_name(interp, "while_cond", node), lambda: interp.value_of(node.test), [])
@@ -619,6 +624,7 @@ def tensor_while(interp: "Interpreter", node: ast.While, first_test: Tensor) -> 
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial] + [placeholder(o.abstract) for o in extra]
     parent.add_node(WHILE.make(initial + extra, cond.builder.graph, body.builder.graph), results)
+    aliases.loop_results(loop, results, body, holders, ((first_test, False),))
     loop.finish(results, new_names, "`while` loop on a tensor")
     interp.exec_block(node.orelse)
 
@@ -647,6 +653,7 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
     loop.discover(run_body, bind_probe)
     item[0] = placeholder(item_abstract)
     body, holders = loop.settle(run_body, [(item[0], "item")])
+    aliases.check_loop_writes(loop, body, holders)
     _, new_names = _changed_leaves(loop.start_vars, body.vars, targets)
     body_outs = loop.body_outputs(body, holders)
     n_carry = len(body_outs)
@@ -656,6 +663,7 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
     initial = loop.initial()
     results = [placeholder(o.abstract) for o in initial]
     parent.add_node(SCAN.make(initial, [parent.operand(xs)], extra, body.builder.graph, length=length), results)
+    aliases.loop_results(loop, results, body, holders, None)
     loop.finish(results, new_names, "`for` loop over a tensor")
     interp.assign(node.target, xs[length - 1])  # Python leaves the loop variable at the last item
     interp.exec_block(node.orelse)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import dtype as mstype
 from ...ops import functional as F
-from ...tensor import Parameter, Tensor
+from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
 from ..initializer import Uniform
 from ._utils import check_input, make_param
@@ -85,6 +85,40 @@ class _RNNBase(Cell):
 
     def _name(self) -> str:
         return f"{type(self).__name__}(input_size={self.input_size}, hidden_size={self.hidden_size})"
+
+    # MindSpore keeps an RNN's weights in ParameterTuples `w_ih_list`, `w_hh_list`, `b_ih_list`, `b_hh_list` (one
+    # per layer and direction) and its own tests assign them (`net.lstm.w_ih_list = ParameterTuple(...)`): here
+    # they are views of the named Parameters, and assigning one replaces those Parameters, so the weights given
+    # are the ones every call (eager or jitted) uses and trains.
+    def _slot_names(self, kind: str) -> list[str]:
+        return [f"{kind}_l{layer}{sfx}" for layer in range(self.num_layers)
+                for sfx in ["", "_reverse"][:self.num_directions]]
+
+    def _get_list(self, kind: str) -> ParameterTuple:
+        if kind.startswith("bias") and not self.has_bias:
+            return ParameterTuple()
+        return ParameterTuple(getattr(self, n) for n in self._slot_names(kind))
+
+    def _set_list(self, kind: str, params) -> None:
+        names = self._slot_names(kind)
+        params = list(params)
+        if kind.startswith("bias") and not self.has_bias:
+            raise ValueError(f"{self._name()}: has_bias=False, so it has no {kind} Parameters to replace")
+        if len(params) != len(names):
+            raise ValueError(f"{self._name()}: {kind} needs {len(names)} Parameters (num_layers x directions), "
+                             f"got {len(params)}")
+        for name, p in zip(names, params):
+            if not isinstance(p, Parameter):
+                raise TypeError(f"{self._name()}: {kind} items must be Parameters, got {type(p).__name__}")
+            old = getattr(self, name)
+            if tuple(p.shape) != tuple(old.shape):
+                raise ValueError(f"{self._name()}: {name} must have shape {tuple(old.shape)}, got {tuple(p.shape)}")
+            setattr(self, name, p)
+
+    w_ih_list = property(lambda self: self._get_list("weight_ih"), lambda self, v: self._set_list("weight_ih", v))
+    w_hh_list = property(lambda self: self._get_list("weight_hh"), lambda self, v: self._set_list("weight_hh", v))
+    b_ih_list = property(lambda self: self._get_list("bias_ih"), lambda self, v: self._set_list("bias_ih", v))
+    b_hh_list = property(lambda self: self._get_list("bias_hh"), lambda self, v: self._set_list("bias_hh", v))
 
     def construct(self, x: Tensor, hx=None, seq_length: Tensor | None = None):
         check_input(x.ndim == 3 and x.shape[-1] == self.input_size, self._name(), x,
