@@ -429,3 +429,20 @@ def test_bad_model_arguments_are_explained(small):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make()[0].train(1, data, progress_bar=False)  # a clean run warns about nothing
+
+
+def test_a_loss_gone_non_finite_is_said_not_silent():
+    """Out-of-range class indices make the jitted step's loss NaN (eagerly they raise; a compiled graph
+    cannot): train warns once, naming the first such step, instead of letting the weights stop in silence."""
+    net = nn.Dense(4, 3)
+    x = np.ones((8, 4), np.float32)
+    good = ds.NumpySlicesDataset({"x": x, "y": np.zeros(8, np.int32)}, shuffle=False).batch(4)
+    model = ms.train.Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model.train(1, good)                                   # finite losses: nothing said
+    labels = np.array([0, 1, 2, 0, 7, 1, 9, 2], np.int32)      # 7 and 9 are not classes of 3
+    bad = ds.NumpySlicesDataset({"x": x, "y": labels}, shuffle=False).batch(4)
+    with pytest.warns(RuntimeWarning, match=r"from step 2 \(epoch 1; 1 of the epoch's 2 steps\)") as record:
+        model.train(2, bad)
+    assert len([w for w in record if "Model.train: the loss" in str(w.message)]) == 1   # once per train

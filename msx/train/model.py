@@ -11,6 +11,7 @@ next batch meanwhile. A dataset row is `(*network inputs, label)` when a
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -26,6 +27,20 @@ from .step import CompiledStep, EvalStep, TrainStep
 
 if TYPE_CHECKING:
     from ..dataset import Dataset
+
+def _warn_non_finite(per_step: list[float], epoch: int, first_step: int) -> bool:
+    """Warn (once per `train`) when an epoch's losses hold NaN or inf: a jitted step cannot raise, so a loss
+    gone non-finite (out-of-range labels, a too-large learning rate) would otherwise stop the weights changing
+    in silence. Returns whether it warned. (`LossMonitor` raises at its printed steps, as MindSpore's does.)"""
+    bad = [i for i, v in enumerate(per_step) if not np.isfinite(v)]
+    if not bad:
+        return False
+    warnings.warn(f"Model.train: the loss is {per_step[bad[0]]} from step {first_step + bad[0] + 1} (epoch {epoch}; "
+                  f"{len(bad)} of the epoch's {len(per_step)} steps): gradients are NaN or zero there and the "
+                  f"weights stop changing. Check the labels (class indices in [0, num_classes), int32) and the "
+                  f"learning rate; LossMonitor() stops training at the first one", RuntimeWarning, stacklevel=4)
+    return True
+
 
 def _is_dataset(obj: Any) -> bool:
     """Whether `obj` is an msx Dataset. msx.dataset is imported here, not at the top: it stands on grain
@@ -195,6 +210,7 @@ class Model:
         iterator = dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch)
         self._network.set_train(True)
         cbs("on_train_begin", run_context)
+        warned = False
         try:
             for e in range(initial_epoch, epoch):
                 cb.cur_epoch_num, cb.train_loss = e + 1, None
@@ -213,7 +229,9 @@ class Model:
                     if run_context.get_stop_requested():
                         iterator.stop()
                         break
-                cb.train_loss = float(np.mean([np.asarray(a, np.float64).mean() for a in losses])) if losses else None
+                per_step = [float(np.asarray(a, np.float64).mean()) for a in losses]
+                cb.train_loss = float(np.mean(per_step)) if per_step else None
+                warned = warned or _warn_non_finite(per_step, e + 1, cb.cur_step_num - len(per_step))
                 if valid_dataset is not None and (e + 1 - initial_epoch) % valid_frequency == 0:
                     cb.eval_results = self._validate(valid_dataset, cbs)
                     cb.eval_epoch = e + 1
