@@ -23,6 +23,7 @@ compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch sta
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import jax
@@ -106,7 +107,17 @@ _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSp
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
 _FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
 # compiled for them
-LAST: list = [None]  # the (fn, key, sig, aval) of the last compiled application, for the tape's node (or None)
+
+
+class _Last(threading.local):
+    """The (fn, key, sig, aval) of this thread's last compiled application, for the tape's node (or None).
+    Per thread: another thread's op between a forward and its tape node must not lend the node its key (the
+    node's VJP would read the wrong inputs: StopIteration/IndexError in backward, or a wrong gradient)."""
+
+    entry: tuple | None = None
+
+
+LAST = _Last()
 
 
 class Pending:
@@ -195,9 +206,9 @@ def run(prim, arrays: list, attrs: dict):
         entry = _FAST.get(full)
         if entry is not None:  # the hot path: one dict lookup, then jax's C++ jit call
             _STATS["hits"] += 1
-            LAST[0] = entry
+            LAST.entry = entry
             return entry[0](*dynamic)
-    LAST[0] = None
+    LAST.entry = None
     if full is None or not _compilable(prim):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
@@ -214,7 +225,7 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    LAST[0] = _FAST[full] = (fn, key, sig, out.aval if type(out) is ArrayImpl and not prim.multiple_results else None)
+    LAST.entry = _FAST[full] = (fn, key, sig, out.aval if type(out) is ArrayImpl and not prim.multiple_results else None)
     return out
 
 
