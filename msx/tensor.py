@@ -20,6 +20,7 @@ import numpy as np
 from . import dtype as mstype
 from . import versions
 from .recording import recording
+from .sizes import check_size
 
 _INITIALIZER: dict = {}  # "fn": msx.nn.initializer.initializer, registered by that (higher) layer at import
 
@@ -94,6 +95,7 @@ class Tensor:
                 self._placeholder = (shape, mstype.to_msx(dtype or mstype.float32))
                 self._data = None
                 return
+            check_size("Tensor", shape, mstype.to_np(dtype or mstype.float32))  # before XLA is asked for it
             if init is not None:
                 self._data = _initialize(init, shape, dtype or mstype.float32)._data
             else:

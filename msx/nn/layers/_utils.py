@@ -5,12 +5,14 @@ from typing import Any
 
 from ...errors import OpError
 from ...ops import functional as F
+from ...ops.sizes import check_size
 from ...tensor import Parameter, Tensor
 from ..initializer import initializer
 
 
 def make_param(layer: str, what: str, init: Any, shape: tuple, dtype, requires_grad: bool = True) -> Parameter:
     """A Parameter from `init`; a bad init is reported with the layer and argument that gave it."""
+    check_size(f"{layer}: {what}", shape, dtype)  # before the initializer allocates it
     try:
         value = initializer(init, shape, dtype)
     except (ValueError, TypeError) as exc:
