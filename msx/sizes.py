@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import OpMemoryError
+from .errors import OpError, OpMemoryError
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -70,7 +70,11 @@ def too_large(shape: tuple, dtype: Any, platform: str = "cpu") -> str | None:
 
 
 def check_size(op: str, shape: tuple, dtype: Any, platform: str = "cpu") -> None:
-    """Raise `OpMemoryError` naming `op` when a tensor of `shape`/`dtype` cannot be allocated."""
+    """Raise `OpMemoryError` naming `op` when a tensor of `shape`/`dtype` cannot be allocated, `OpError` (a
+    ValueError, as MindSpore raises) when `shape` has a negative dimension (XLA would fail with a raw MLIRError)."""
+    for i, d in enumerate(shape):
+        if d < 0:
+            raise OpError(f"{op}: shape {tuple(shape)} has a negative dimension ({d} at {i}); dimensions must be >= 0")
     reason = too_large(shape, dtype, platform)
     if reason is not None:
         raise OpMemoryError(f"{op}: {reason}")

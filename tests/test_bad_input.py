@@ -138,6 +138,13 @@ CASES = [
     Case("full_huge", lambda x: ops.full((2 ** 31, 2 ** 31), 2.0) + x, x34, M, ("full", "out of memory")),
     Case("full_str_value", lambda x: ops.full((2, 3), "a") + x, x34, T, ("full", "fill_value", "str")),
     Case("cast_bad_dtype", lambda x: ops.cast(x, "float7"), x34, T, ("float7",)),
+    # raw errors before (issue 30 item 8); MindSpore 2.10 raises the builtin type named after "MS:"
+    Case("uniform_negative", lambda x: ops.uniform((-2, 3), Tensor(0.0), Tensor(1.0)) + x, x34, E,  # MS: ValueError
+         ("uniformreal", "negative", "(-2, 3)")),
+    Case("standard_normal_negative", lambda x: ops.standard_normal((-2, 3)) + x, x34, E,  # MS: ValueError
+         ("standardnormal", "negative", "(-2, 3)")),
+    Case("tile_negative", lambda x: ops.tile(x, (-1, 2)), x34, E, ("tile", "dims", "negative")),  # MS: ValueError
+    Case("arange_step_0", lambda x: ops.arange(0, 5, 0) + x, x34, E, ("range", "step", "0")),  # MS: ValueError
     # ---------------------------------------------------------------- types and dtypes
     Case("add_str", lambda x: x + "a", x34, E, ("add", "str", "'a'")),
     Case("ops_add_str", lambda x: ops.add(x, "a"), x34, E, ("add", "str")),
@@ -152,6 +159,12 @@ CASES = [
     Case("concat_shapes", lambda x: ops.concat((x, Tensor(np.ones((3, 5), np.float32))), 0), x34, E,
          ("concat", "(3, 5)")),
     Case("reduce_axis", lambda x: ops.reduce_sum(x, 5), x34, E, ("reducesum", "5")),
+    Case("sum_axis", lambda x: ops.sum(x, 5), x34, E, ("reducesum", "axis 5", "rank 2")),  # MS: ValueError
+    Case("mean_axis", lambda x: ops.mean(x, 5), x34, E, ("reducemean", "axis 5", "rank 2")),  # MS: ValueError
+    Case("sum_axis_float", lambda x: ops.sum(x, 1.5), x34, T, ("reducesum", "axis", "1.5")),  # MS: TypeError
+    Case("mean_axis_str", lambda x: ops.mean(x, "a"), x34, T, ("mean", "axis", "'a'")),  # MS: TypeError
+    Case("split_axis", lambda x: ops.split(x, 2, axis=5), x34, E, ("split", "axis 5", "rank 2")),  # MS: ValueError
+    Case("split_axis_float", lambda x: ops.split(x, 2, axis=1.5), x34, T, ("split", "axis", "1.5")),  # MS: TypeError
     Case("softmax_axis", lambda x: ops.softmax(x, 3), x34, E, ("softmax",)),
     # ---------------------------------------------------------------- layers
     Case("dense", lambda x: _DENSE(x), x34, E, ("dense(5 -> 2)", "(3, 4)", "in_channels 5")),

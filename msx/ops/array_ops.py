@@ -110,6 +110,8 @@ def broadcast_to(x, *, shape):
            api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
                    mint="tile"))
 def tile(x, *, multiples):
+    if any(m < 0 for m in multiples):
+        raise ValueError("dims must not contain a negative number")
     lead = (1,) * max(len(multiples) - x.ndim, 0) + tuple(x.shape)
     reps = (1,) * max(x.ndim - len(multiples), 0) + tuple(multiples)
     check_size("Tile", tuple(a * b for a, b in zip(lead, reps)), x.dtype)
@@ -303,6 +305,8 @@ def fill(*, shape, value, dtype=None):
 @primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False,
            vector_kernel=True)
 def arange(*, start, end, step, dtype=None):
+    if step == 0:
+        raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
     default = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
     return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
 

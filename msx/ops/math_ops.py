@@ -8,6 +8,7 @@ import numpy as np
 from jax import lax
 
 from .api import REQUIRED, Api, Attr
+from .convert import AttrError
 from .primitive import primitive
 
 
@@ -309,6 +310,8 @@ def _axis(axis):
         return axis
     if hasattr(axis, "ndim") and not axis.ndim:  # a 0-d integer Tensor or array
         return int(axis)
+    if not isinstance(axis, (tuple, list)) or not all(isinstance(a, (int, np.integer)) for a in axis):
+        raise AttrError(f"axis must be None, an int or a tuple of ints, got {type(axis).__name__} ({axis!r})")
     axis = tuple(int(a) for a in axis)
     return None if axis == () else axis
 
