@@ -340,3 +340,54 @@ def test_layer_checks_keep_one_graph_under_bytecode():
     ids_ = i32(3, 0)
     f = msx.jit(lambda i: _EMB(i), capture_mode="bytecode", fullgraph=True)
     np.testing.assert_array_equal(f(ids_).asnumpy(), _EMB(ids_).asnumpy())
+
+
+# ---------------------------------------------------------------- sizes: eager results and construction
+_HUGE = [  # each asked XLA for terabytes: the process aborted (SIGABRT) on the first read, or no check at all
+    ("matmul", lambda: ops.matmul(Tensor(np.ones((300000, 1), np.float32)), Tensor(np.ones((1, 300000), np.float32))),
+     "MatMul", "(300000, 300000)"),
+    ("one_hot", lambda: ops.one_hot(i32(1, 2), 2 ** 40, Tensor(1.0), Tensor(0.0)), "OneHot", "(2, 1099511627776)"),
+    ("dense", lambda: nn.Dense(10 ** 6, 10 ** 6), "Dense(1000000 -> 1000000): weight_init", "(1000000, 1000000)"),
+    ("embedding", lambda: nn.Embedding(10 ** 9, 1024), "Embedding(1000000000, 1024): embedding_table",
+     "(1000000000, 1024)"),
+    ("conv2d", lambda: nn.Conv2d(10 ** 5, 10 ** 5, 11), "Conv2d(in_channels=100000", "(100000, 100000, 11, 11)"),
+    ("tensor_init", lambda: Tensor(shape=(2 ** 40,), dtype=msx.float32, init=nn.initializer.One()), "Tensor",
+     "(1099511627776,)"),
+    ("tensor_shape", lambda: Tensor(shape=(2 ** 40,), dtype=msx.float32), "Tensor", "(1099511627776,)"),
+    ("initializer", lambda: msx.Parameter(nn.initializer.initializer("normal", [10 ** 6, 10 ** 6])), "initializer",
+     "(1000000, 1000000)"),
+]
+
+
+@pytest.mark.parametrize("make,op,shape", [c[1:] for c in _HUGE], ids=[c[0] for c in _HUGE])
+def test_sizes_checked_eagerly_and_at_construction(make, op, shape):
+    """Refused before anything is allocated, naming the op (or layer and argument), the shape, the bytes asked
+    and the bytes the device has, at the user's line (MindSpore: a MemoryError for `Tensor(init=...)` read)."""
+    with pytest.raises(OpMemoryError) as info:
+        make()
+    message = info.value.message
+    assert message.startswith(op) and shape in message and "out of memory" in message, message
+    assert "GiB, more than the" in message and info.value.loc.file == __file__
+
+
+def test_the_eager_size_check_is_the_compiled_one():
+    """The matmul jit refuses before compiling is refused eagerly too; the same op at a size that fits runs."""
+    a, b = Tensor(np.ones((300000, 1), np.float32)), Tensor(np.ones((1, 300000), np.float32))
+    with pytest.raises(BackendError, match="out of memory"):
+        msx.jit(lambda p, q: ops.matmul(p, q), capture_mode="ast")(a, b)
+    with pytest.raises(OpMemoryError, match="out of memory"):
+        ops.matmul(a, b)
+    small = ops.matmul(Tensor(np.ones((3, 1), np.float32)), Tensor(np.ones((1, 3), np.float32)))
+    np.testing.assert_array_equal(small.asnumpy(), np.ones((3, 3), np.float32))
+
+
+@pytest.mark.parametrize("make,word", [
+    (lambda: nn.Dense(None, 3), "NoneType"),  # MS: TypeError "the 'in_channels' must be int, but got 'NoneType'"
+    (lambda: nn.Dense(4.5, 3), "4.5"),  # MS: TypeError (msx truncated it to 4 before)
+    (lambda: nn.Dense(4, "3"), "str"),  # MS: TypeError
+], ids=["none", "float", "str"])
+def test_dense_channels_must_be_ints(make, word):
+    with pytest.raises(OpTypeError) as info:
+        make()
+    assert isinstance(info.value, TypeError) and info.value.message.startswith("Dense: ")
+    assert word in info.value.message and info.value.loc.file == __file__
