@@ -57,10 +57,15 @@ def i32(*v):
     return Tensor(np.array(v, np.int32))
 
 
+def ones1():
+    return Tensor(np.ones(1, np.float32))
+
+
 _DENSE, _CONV, _BN, _LN = nn.Dense(5, 2), nn.Conv2d(2, 2, 3), nn.BatchNorm2d(3), nn.LayerNorm((5,))
 _EMB, _EMB1H, _MAXP, _AVGP = nn.Embedding(4, 2), nn.Embedding(4, 2, use_one_hot=True), nn.MaxPool2d(5), nn.AvgPool2d(5)
 _CE, _CE_IGN, _NLL = nn.CrossEntropyLoss(), nn.CrossEntropyLoss(ignore_index=7), nn.NLLLoss()
 _SCE = nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+_CONV5 = nn.Conv2d(1, 1, 5, pad_mode="valid")
 
 R, T, E, M = OpIndexError, OpTypeError, OpError, OpMemoryError
 CASES = [
@@ -145,6 +150,21 @@ CASES = [
          ("standardnormal", "negative", "(-2, 3)")),
     Case("tile_negative", lambda x: ops.tile(x, (-1, 2)), x34, E, ("tile", "dims", "negative")),  # MS: ValueError
     Case("arange_step_0", lambda x: ops.arange(0, 5, 0) + x, x34, E, ("range", "step", "0")),  # MS: ValueError
+    # accepted before (issue 30 item 7); MindSpore 2.10's behaviour after "MS:"
+    Case("tensor_scatter_update_oob", lambda x: ops.tensor_scatter_update(x, i32([5, 0]), ones1()),
+         x34, R, ("tensorscatterupdate", "5", "[0, 3)")),  # MS: ValueError "indices out of range"
+    Case("tensor_scatter_add_oob", lambda x: ops.tensor_scatter_add(x, i32([0, 9]), ones1()),
+         x34, R, ("tensorscatteradd", "9", "[0, 4)")),  # MS: RuntimeError "... is out of range[3]"
+    Case("scatter_nd_oob", lambda x: ops.scatter_nd(i32([5]), ones1(), (3,)) + x[0, :3],
+         x34, R, ("scatternd", "5", "[0, 3)")),  # MS: RuntimeError "should be smaller than the value of shape"
+    Case("conv2d_kernel_larger", lambda x: _CONV5(x), img, E,  # MS: ValueError "... must be >= kernel_size"
+         ("conv2d", "(5, 5)", "(3, 3)")),
+    Case("flatten_start_after_end", lambda x: ops.flatten(x, start_dim=1, end_dim=0), x34, E,  # MS: ValueError
+         ("flatten", "start_dim 1", "end_dim 0")),
+    Case("matmul_float_int", lambda x: ops.matmul(x, Tensor(np.ones((4, 2), np.int32))), x34, T,  # MS: TypeError
+         ("matmul", "float32", "int32")),
+    # MS 2.10 PyNative accepts it and returns -log p[0, t0] for every row (msx broadcast the label); refused
+    Case("nll_loss_one_target", lambda l: ops.nll_loss(l, i32(1)), logits, E, ("nllloss", "(1,)", "(2, 4)")),
     # ---------------------------------------------------------------- types and dtypes
     Case("add_str", lambda x: x + "a", x34, E, ("add", "str", "'a'")),
     Case("ops_add_str", lambda x: ops.add(x, "a"), x34, E, ("add", "str")),
@@ -391,3 +411,12 @@ def test_dense_channels_must_be_ints(make, word):
         make()
     assert isinstance(info.value, TypeError) and info.value.message.startswith("Dense: ")
     assert word in info.value.message and info.value.loc.file == __file__
+
+
+def test_lamb_betas_are_checked():
+    params = nn.Dense(2, 2).trainable_params()
+    with pytest.raises(ValueError, match="Lamb: beta1"):  # MS: ValueError "'beta1' must be in range of (0.0, 1.0)"
+        nn.Lamb(params, 0.1, beta1=-1.0)
+    with pytest.raises(ValueError, match="Lamb: beta1 and beta2"):
+        nn.Lamb(params, 0.1, beta2=1.5)
+    assert nn.Lamb(params, 0.1, beta1=0.8).beta1 == 0.8

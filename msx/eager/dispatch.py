@@ -231,7 +231,8 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    LAST.entry = _FAST[full] = (fn, key, sig, out.aval if type(out) is ArrayImpl and not prim.multiple_results else None)
+    aval = out.aval if type(out) is ArrayImpl and not prim.multiple_results else None
+    LAST.entry = _FAST[full] = (fn, key, sig, aval)
     return out
 
 

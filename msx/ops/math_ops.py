@@ -291,7 +291,11 @@ def _matmul_check(x, y, **_) -> str | None:
            api=Api("matmul", args=("input", "other"), tensor="matmul", mint="matmul",
                    operator="__matmul__ __rmatmul__"))
 def matmul(x, y):
-    """Matrix product with numpy's broadcasting rules for batch dims."""
+    """Matrix product with numpy's broadcasting rules for batch dims. A float with an integer operand is
+    refused, as MindSpore does (jnp would promote the integer one)."""
+    if jnp.issubdtype(x.dtype, jnp.inexact) != jnp.issubdtype(y.dtype, jnp.inexact):
+        raise TypeError(f"the operands' dtypes must both be floating or both integer, got {jnp.dtype(x.dtype).name} "
+                        f"and {jnp.dtype(y.dtype).name}")
     return jnp.matmul(x, y)
 
 
