@@ -75,8 +75,7 @@ _JIT_DRAW = msx.jit(lambda x: x + ops.standard_normal((4,)), capture_mode="ast")
 
 
 def test_random_ops_eager_grads_and_jitted_steps_in_seven_threads():
-    reference = {("eager", s): _eager_training(s) for s in (1, 2)}
-    reference.update({("jit", s): _jitted_training(s, False) for s in (3, 4)})
+    reference = {"eager": _eager_training(1), "jit": _jitted_training(3, False)}  # each thread alone
     draws, errors, results = [], [], {}
     training_left = [4]
     book = threading.Lock()
@@ -89,9 +88,9 @@ def test_random_ops_eager_grads_and_jitted_steps_in_seven_threads():
                 errors.append(f"{type(exc).__name__}: {exc}")
         return run
 
-    def train(kind: str, seed: int):
+    def train(kind: str, k: int):
         try:
-            results[(kind, seed)] = _eager_training(seed) if kind == "eager" else _jitted_training(seed, seed == 4)
+            results[(kind, k)] = _eager_training(1) if kind == "eager" else _jitted_training(3, evaluate=k == 1)
         finally:
             with book:
                 training_left[0] -= 1
@@ -104,8 +103,8 @@ def test_random_ops_eager_grads_and_jitted_steps_in_seven_threads():
             draws.append(tuple(value.asnumpy().tolist()))  # list.append is atomic
             n += 1
 
-    targets = [lambda: train("eager", 1), lambda: train("eager", 2), lambda: train("jit", 3),
-               lambda: train("jit", 4), lambda: draw(False), lambda: draw(False), lambda: draw(True)]
+    targets = [lambda: train("eager", 0), lambda: train("eager", 1), lambda: train("jit", 0),
+               lambda: train("jit", 1), lambda: draw(False), lambda: draw(False), lambda: draw(True)]
     threads = [threading.Thread(target=guarded(t)) for t in targets]
     for t in threads:
         t.start()
@@ -114,8 +113,9 @@ def test_random_ops_eager_grads_and_jitted_steps_in_seven_threads():
     assert errors == []
     assert len(draws) >= 3 * DRAWS and len(set(draws)) == len(draws), \
         f"{len(draws) - len(set(draws))} of {len(draws)} draws repeated"
-    for key, weights in reference.items():
-        np.testing.assert_allclose(results[key], weights, rtol=1e-5, atol=1e-6, err_msg=str(key))
+    assert len(results) == 4
+    for (kind, k), weights in results.items():
+        np.testing.assert_allclose(weights, reference[kind], rtol=1e-5, atol=1e-6, err_msg=f"{kind} thread {k}")
 
 
 def _seeded_draws() -> list:
