@@ -293,9 +293,10 @@ def _matmul_check(x, y, **_) -> str | None:
 def matmul(x, y):
     """Matrix product with numpy's broadcasting rules for batch dims. A float with an integer operand is
     refused, as MindSpore does (jnp would promote the integer one)."""
-    if jnp.issubdtype(x.dtype, jnp.inexact) != jnp.issubdtype(y.dtype, jnp.inexact):
-        raise TypeError(f"the operands' dtypes must both be floating or both integer, got {jnp.dtype(x.dtype).name} "
-                        f"and {jnp.dtype(y.dtype).name}")
+    dx, dy = getattr(x, "dtype", None), getattr(y, "dtype", None)  # (a non-array operand: jnp's error, below)
+    if dx is not None and dy is not None and jnp.issubdtype(dx, jnp.inexact) != jnp.issubdtype(dy, jnp.inexact):
+        raise TypeError(f"the operands' dtypes must both be floating or both integer, got {jnp.dtype(dx).name} "
+                        f"and {jnp.dtype(dy).name}")
     return jnp.matmul(x, y)
 
 
