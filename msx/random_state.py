@@ -4,7 +4,7 @@ from __future__ import annotations
 import secrets
 
 from . import context
-from .tensor import Tensor
+from .tensor import PARAMETER_LOCK, Tensor
 
 
 def manual_seed(seed: int) -> None:
@@ -26,7 +26,9 @@ def initial_seed() -> int | None:
 
 def get_rng_state() -> Tensor:
     """A copy of the global PRNG state; `set_rng_state` of it replays the same random numbers."""
-    return Tensor._from(context.rng_state()._data)
+    state = context.rng_state()
+    with PARAMETER_LOCK:  # not mid-run of a jitted graph that donated the state's buffer
+        return Tensor._from(state._data)
 
 
 def set_rng_state(state: Tensor) -> None:
@@ -35,4 +37,5 @@ def set_rng_state(state: Tensor) -> None:
         got = f"{state.shape} {state.dtype}" if isinstance(state, Tensor) else type(state).__name__
         raise TypeError(f"set_rng_state: expected a state from get_rng_state ({current.shape} {current.dtype}), "
                         f"got {got}")
-    current.set_data(Tensor._from(state._data))
+    with PARAMETER_LOCK:
+        current.set_data(Tensor._from(state._data))

@@ -20,6 +20,7 @@ import numpy as np
 from . import dtype as mstype
 from . import versions
 from .recording import recording
+from .sizes import check_size
 
 _INITIALIZER: dict = {}  # "fn": msx.nn.initializer.initializer, registered by that (higher) layer at import
 
@@ -94,6 +95,7 @@ class Tensor:
                 self._placeholder = (shape, mstype.to_msx(dtype or mstype.float32))
                 self._data = None
                 return
+            check_size("Tensor", shape, mstype.to_np(dtype or mstype.float32))  # before XLA is asked for it
             if init is not None:
                 self._data = _initialize(init, shape, dtype or mstype.float32)._data
             else:
@@ -297,8 +299,9 @@ class Tensor:
     # ------------------------------------------------------------ in place
     def _rebind(self, new: "Tensor") -> "Tensor":
         """MindSpore in-place semantics: this Python object now holds `new`'s value."""
-        if _WRITE_LOGS:
-            _WRITE_LOGS[-1].append((self, self._data))
+        logs = _WRITE_LOGS.stack
+        if logs:
+            logs[-1].append((self, self._data))
         if recording.recorder is not None:
             recording.recorder.on_rebind(self, new)
         self._data = new._data
@@ -396,7 +399,28 @@ class Parameter(Tensor):
         raise TypeError("msx Parameters are not picklable; use msx.save_checkpoint")
 
 
-_WRITE_LOGS: list[list] = []  # one log per active autodiff call; see autograd._functionalised
+class _ThreadLogs(threading.local):
+    """A stack of write logs, one per active autodiff call (see `autograd._functionalised`), per thread: an
+    eager write in another thread (a random op moving the global PRNG state, an optimizer step) is not part
+    of this thread's differentiated call and must not be logged, undone or collected by it."""
+
+    def __init__(self) -> None:
+        self.stack: list[list] = []
+
+    def append(self, log: list) -> None:
+        self.stack.append(log)
+
+    def pop(self) -> list:
+        return self.stack.pop()
+
+    def __len__(self) -> int:
+        return len(self.stack)
+
+    def __getitem__(self, i: int) -> list:
+        return self.stack[i]
+
+
+_WRITE_LOGS = _ThreadLogs()
 JAX_ARRAY_HOOK: list = []  # set by msx.eager.tape: called with the array when jax code reads a Tensor
 PENDING_HOOK: list = []  # set by msx.eager.lazy: `force(tensor, node)` -> the array of a deferred op's result
 

@@ -57,10 +57,15 @@ def i32(*v):
     return Tensor(np.array(v, np.int32))
 
 
+def ones1():
+    return Tensor(np.ones(1, np.float32))
+
+
 _DENSE, _CONV, _BN, _LN = nn.Dense(5, 2), nn.Conv2d(2, 2, 3), nn.BatchNorm2d(3), nn.LayerNorm((5,))
 _EMB, _EMB1H, _MAXP, _AVGP = nn.Embedding(4, 2), nn.Embedding(4, 2, use_one_hot=True), nn.MaxPool2d(5), nn.AvgPool2d(5)
 _CE, _CE_IGN, _NLL = nn.CrossEntropyLoss(), nn.CrossEntropyLoss(ignore_index=7), nn.NLLLoss()
 _SCE = nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+_CONV5 = nn.Conv2d(1, 1, 5, pad_mode="valid")
 
 R, T, E, M = OpIndexError, OpTypeError, OpError, OpMemoryError
 CASES = [
@@ -138,6 +143,28 @@ CASES = [
     Case("full_huge", lambda x: ops.full((2 ** 31, 2 ** 31), 2.0) + x, x34, M, ("full", "out of memory")),
     Case("full_str_value", lambda x: ops.full((2, 3), "a") + x, x34, T, ("full", "fill_value", "str")),
     Case("cast_bad_dtype", lambda x: ops.cast(x, "float7"), x34, T, ("float7",)),
+    # raw errors before (issue 30 item 8); MindSpore 2.10 raises the builtin type named after "MS:"
+    Case("uniform_negative", lambda x: ops.uniform((-2, 3), Tensor(0.0), Tensor(1.0)) + x, x34, E,  # MS: ValueError
+         ("uniformreal", "negative", "(-2, 3)")),
+    Case("standard_normal_negative", lambda x: ops.standard_normal((-2, 3)) + x, x34, E,  # MS: ValueError
+         ("standardnormal", "negative", "(-2, 3)")),
+    Case("tile_negative", lambda x: ops.tile(x, (-1, 2)), x34, E, ("tile", "dims", "negative")),  # MS: ValueError
+    Case("arange_step_0", lambda x: ops.arange(0, 5, 0) + x, x34, E, ("range", "step", "0")),  # MS: ValueError
+    # accepted before (issue 30 item 7); MindSpore 2.10's behaviour after "MS:"
+    Case("tensor_scatter_update_oob", lambda x: ops.tensor_scatter_update(x, i32([5, 0]), ones1()),
+         x34, R, ("tensorscatterupdate", "5", "[0, 3)")),  # MS: ValueError "indices out of range"
+    Case("tensor_scatter_add_oob", lambda x: ops.tensor_scatter_add(x, i32([0, 9]), ones1()),
+         x34, R, ("tensorscatteradd", "9", "[0, 4)")),  # MS: RuntimeError "... is out of range[3]"
+    Case("scatter_nd_oob", lambda x: ops.scatter_nd(i32([5]), ones1(), (3,)) + x[0, :3],
+         x34, R, ("scatternd", "5", "[0, 3)")),  # MS: RuntimeError "should be smaller than the value of shape"
+    Case("conv2d_kernel_larger", lambda x: _CONV5(x), img, E,  # MS: ValueError "... must be >= kernel_size"
+         ("conv2d", "(5, 5)", "(3, 3)")),
+    Case("flatten_start_after_end", lambda x: ops.flatten(x, start_dim=1, end_dim=0), x34, E,  # MS: ValueError
+         ("flatten", "start_dim 1", "end_dim 0")),
+    Case("matmul_float_int", lambda x: ops.matmul(x, Tensor(np.ones((4, 2), np.int32))), x34, T,  # MS: TypeError
+         ("matmul", "float32", "int32")),
+    # MS 2.10 PyNative accepts it and returns -log p[0, t0] for every row (msx broadcast the label); refused
+    Case("nll_loss_one_target", lambda l: ops.nll_loss(l, i32(1)), logits, E, ("nllloss", "(1,)", "(2, 4)")),
     # ---------------------------------------------------------------- types and dtypes
     Case("add_str", lambda x: x + "a", x34, E, ("add", "str", "'a'")),
     Case("ops_add_str", lambda x: ops.add(x, "a"), x34, E, ("add", "str")),
@@ -152,6 +179,12 @@ CASES = [
     Case("concat_shapes", lambda x: ops.concat((x, Tensor(np.ones((3, 5), np.float32))), 0), x34, E,
          ("concat", "(3, 5)")),
     Case("reduce_axis", lambda x: ops.reduce_sum(x, 5), x34, E, ("reducesum", "5")),
+    Case("sum_axis", lambda x: ops.sum(x, 5), x34, E, ("reducesum", "axis 5", "rank 2")),  # MS: ValueError
+    Case("mean_axis", lambda x: ops.mean(x, 5), x34, E, ("reducemean", "axis 5", "rank 2")),  # MS: ValueError
+    Case("sum_axis_float", lambda x: ops.sum(x, 1.5), x34, T, ("reducesum", "axis", "1.5")),  # MS: TypeError
+    Case("mean_axis_str", lambda x: ops.mean(x, "a"), x34, T, ("mean", "axis", "'a'")),  # MS: TypeError
+    Case("split_axis", lambda x: ops.split(x, 2, axis=5), x34, E, ("split", "axis 5", "rank 2")),  # MS: ValueError
+    Case("split_axis_float", lambda x: ops.split(x, 2, axis=1.5), x34, T, ("split", "axis", "1.5")),  # MS: TypeError
     Case("softmax_axis", lambda x: ops.softmax(x, 3), x34, E, ("softmax",)),
     # ---------------------------------------------------------------- layers
     Case("dense", lambda x: _DENSE(x), x34, E, ("dense(5 -> 2)", "(3, 4)", "in_channels 5")),
@@ -327,3 +360,63 @@ def test_layer_checks_keep_one_graph_under_bytecode():
     ids_ = i32(3, 0)
     f = msx.jit(lambda i: _EMB(i), capture_mode="bytecode", fullgraph=True)
     np.testing.assert_array_equal(f(ids_).asnumpy(), _EMB(ids_).asnumpy())
+
+
+# ---------------------------------------------------------------- sizes: eager results and construction
+_HUGE = [  # each asked XLA for terabytes: the process aborted (SIGABRT) on the first read, or no check at all
+    ("matmul", lambda: ops.matmul(Tensor(np.ones((300000, 1), np.float32)), Tensor(np.ones((1, 300000), np.float32))),
+     "MatMul", "(300000, 300000)"),
+    ("one_hot", lambda: ops.one_hot(i32(1, 2), 2 ** 40, Tensor(1.0), Tensor(0.0)), "OneHot", "(2, 1099511627776)"),
+    ("dense", lambda: nn.Dense(10 ** 6, 10 ** 6), "Dense(1000000 -> 1000000): weight_init", "(1000000, 1000000)"),
+    ("embedding", lambda: nn.Embedding(10 ** 9, 1024), "Embedding(1000000000, 1024): embedding_table",
+     "(1000000000, 1024)"),
+    ("conv2d", lambda: nn.Conv2d(10 ** 5, 10 ** 5, 11), "Conv2d(in_channels=100000", "(100000, 100000, 11, 11)"),
+    ("tensor_init", lambda: Tensor(shape=(2 ** 40,), dtype=msx.float32, init=nn.initializer.One()), "Tensor",
+     "(1099511627776,)"),
+    ("tensor_shape", lambda: Tensor(shape=(2 ** 40,), dtype=msx.float32), "Tensor", "(1099511627776,)"),
+    ("initializer", lambda: msx.Parameter(nn.initializer.initializer("normal", [10 ** 6, 10 ** 6])), "initializer",
+     "(1000000, 1000000)"),
+]
+
+
+@pytest.mark.parametrize("make,op,shape", [c[1:] for c in _HUGE], ids=[c[0] for c in _HUGE])
+def test_sizes_checked_eagerly_and_at_construction(make, op, shape):
+    """Refused before anything is allocated, naming the op (or layer and argument), the shape, the bytes asked
+    and the bytes the device has, at the user's line (MindSpore: a MemoryError for `Tensor(init=...)` read)."""
+    with pytest.raises(OpMemoryError) as info:
+        make()
+    message = info.value.message
+    assert message.startswith(op) and shape in message and "out of memory" in message, message
+    assert "GiB, more than the" in message and info.value.loc.file == __file__
+
+
+def test_the_eager_size_check_is_the_compiled_one():
+    """The matmul jit refuses before compiling is refused eagerly too; the same op at a size that fits runs."""
+    a, b = Tensor(np.ones((300000, 1), np.float32)), Tensor(np.ones((1, 300000), np.float32))
+    with pytest.raises(BackendError, match="out of memory"):
+        msx.jit(lambda p, q: ops.matmul(p, q), capture_mode="ast")(a, b)
+    with pytest.raises(OpMemoryError, match="out of memory"):
+        ops.matmul(a, b)
+    small = ops.matmul(Tensor(np.ones((3, 1), np.float32)), Tensor(np.ones((1, 3), np.float32)))
+    np.testing.assert_array_equal(small.asnumpy(), np.ones((3, 3), np.float32))
+
+
+@pytest.mark.parametrize("make,word", [
+    (lambda: nn.Dense(None, 3), "NoneType"),  # MS: TypeError "the 'in_channels' must be int, but got 'NoneType'"
+    (lambda: nn.Dense(4.5, 3), "4.5"),  # MS: TypeError (msx truncated it to 4 before)
+    (lambda: nn.Dense(4, "3"), "str"),  # MS: TypeError
+], ids=["none", "float", "str"])
+def test_dense_channels_must_be_ints(make, word):
+    with pytest.raises(OpTypeError) as info:
+        make()
+    assert isinstance(info.value, TypeError) and info.value.message.startswith("Dense: ")
+    assert word in info.value.message and info.value.loc.file == __file__
+
+
+def test_lamb_betas_are_checked():
+    params = nn.Dense(2, 2).trainable_params()
+    with pytest.raises(ValueError, match="Lamb: beta1"):  # MS: ValueError "'beta1' must be in range of (0.0, 1.0)"
+        nn.Lamb(params, 0.1, beta1=-1.0)
+    with pytest.raises(ValueError, match="Lamb: beta1 and beta2"):
+        nn.Lamb(params, 0.1, beta2=1.5)
+    assert nn.Lamb(params, 0.1, beta1=0.8).beta1 == 0.8

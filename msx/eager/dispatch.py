@@ -23,11 +23,14 @@ compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch sta
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import jax
 import numpy as np
 from jax._src.array import ArrayImpl
+
+from ..sizes import check_size
 
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
@@ -106,7 +109,19 @@ _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSp
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
 _FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
 # compiled for them
-LAST: list = [None]  # the (fn, key, sig, aval) of the last compiled application, for the tape's node (or None)
+
+
+class _Last(threading.local):
+    """The (fn, key, sig, aval) of this thread's last compiled application, for the tape's node (or None).
+    Per thread: another thread's op between a forward and its tape node must not lend the node its key (the
+    node's VJP would read the wrong inputs: StopIteration/IndexError in backward, or a wrong gradient)."""
+
+    entry: tuple | None = None
+
+
+LAST = _Last()
+TAPING = [0]  # eager tapes recording now, in any thread (`grad.tape_vjp_call`, under PARAMETER_LOCK): the hot
+# path below notes its entry in `LAST` only while one records (a thread-local write costs ~0.1 µs per op)
 
 
 class Pending:
@@ -195,9 +210,10 @@ def run(prim, arrays: list, attrs: dict):
         entry = _FAST.get(full)
         if entry is not None:  # the hot path: one dict lookup, then jax's C++ jit call
             _STATS["hits"] += 1
-            LAST[0] = entry
+            if TAPING[0]:
+                LAST.entry = entry
             return entry[0](*dynamic)
-    LAST[0] = None
+    LAST.entry = None
     if full is None or not _compilable(prim):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
@@ -205,6 +221,7 @@ def run(prim, arrays: list, attrs: dict):
     if fn is None:
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
+    _check_result_sizes(prim, fn, dynamic)
     try:
         out = fn(*dynamic)
     except Exception:
@@ -214,8 +231,32 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    LAST[0] = _FAST[full] = (fn, key, sig, out.aval if type(out) is ArrayImpl and not prim.multiple_results else None)
+    aval = out.aval if type(out) is ArrayImpl and not prim.multiple_results else None
+    LAST.entry = _FAST[full] = (fn, key, sig, aval)
     return out
+
+
+def _check_result_sizes(prim, fn: Callable, dynamic: list) -> None:
+    """Refuse, before it runs, a first-seen application whose results cannot be allocated: XLA would abort the
+    process (SIGABRT on the first read) or run out of memory. The abstract results come from tracing `fn`,
+    which its call right after reuses (no second trace); a hit of `_FAST` has the same avals and needs no
+    check, so the hot path pays nothing. A trace that fails is left to the call, which words the error."""
+    try:
+        results = jax.tree_util.tree_leaves(fn.eval_shape(*dynamic))
+    except Exception:  # noqa: BLE001 - the call below raises it (or falls back to the plain impl)
+        return
+    platform = _platform()
+    for r in results:
+        check_size(prim.name, r.shape, r.dtype, platform)
+
+
+def _platform() -> str:
+    if not _PLATFORM:
+        _PLATFORM.append(jax.default_backend())
+    return _PLATFORM[0]
+
+
+_PLATFORM: list = []
 
 
 def cache_info() -> dict:

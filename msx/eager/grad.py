@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from .. import tensor as tensor_mod
 from ..errors import GradError
 from ..tensor import Tensor
+from . import dispatch
 from . import tape as tape_mod
 
 _JAX_PATH: "weakref.WeakSet" = weakref.WeakSet()  # functions the tape could not follow once
@@ -76,9 +77,11 @@ def tape_vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple, par
         for p, a in zip(trainable, aliases):
             p._data = a
         tape_mod.STATE.tape = tape
+        dispatch.TAPING[0] += 1  # (under vjp_call's PARAMETER_LOCK: no other thread moves it meanwhile)
         try:
             out = fn(*new_args, **kwargs)
         finally:
+            dispatch.TAPING[0] -= 1
             tape_mod.STATE.tape = None
         out = _to_arrays(out)
         if has_aux and (not isinstance(out, (tuple, list)) or len(out) < 2):

@@ -112,7 +112,7 @@ class Tape:
         """Note `prim(*arrays)` -> `result` (its Tensor or Tensors) when an input is tracked."""
         slot_of = self.slot_of
         in_slots = [slot_of.get(id(a), -1) for a in arrays]
-        entry = dispatch.LAST[0]  # (fn, key, sig) when the forward just ran compiled: no second key computation
+        entry = dispatch.LAST.entry  # (fn, key, sig) when the forward just ran compiled: no second key computation
         if entry is None:
             for a in arrays:
                 if isinstance(a, jax.core.Tracer):
@@ -274,7 +274,7 @@ def clear_replays() -> None:
 def _seen_enough(seq: tuple) -> bool:
     seen = _REPLAY_SEEN.get(seq, 0)
     if seen >= REPLAY_AFTER:
-        _REPLAY_SEEN.pop(seq)
+        _REPLAY_SEEN.pop(seq, None)  # another thread's tape may have just popped it
         return True
     _REPLAY_SEEN[seq] = seen + 1
     return False

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
+from ..ops.sizes import check_size
 from ..tensor import Tensor, register_initializer
 from . import init_random
 
@@ -367,6 +368,7 @@ def initializer(init: Any, shape=None, dtype=mstype.float32) -> Tensor:
     if shape is None:
         raise ValueError(f"initializer: shape is required for init={init!r}")
     shape = _shape_tuple(shape)
+    check_size("initializer", shape, np_dtype)  # before `_make` allocates it (XLA would abort the process)
     if isinstance(init, str):
         cls = _BY_NAME.get(init.lower())
         if cls is None:

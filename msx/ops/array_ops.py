@@ -93,6 +93,8 @@ def flatten(x, *, start_dim=1, end_dim=-1):
     if not shape:
         return jnp.reshape(x, (1,))
     start, end = start_dim % len(shape), end_dim % len(shape)
+    if start > end:  # jnp would insert a dim of size 1; MindSpore refuses
+        raise ValueError(f"start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {len(shape)}")
     merged = int(np.prod(shape[start:end + 1]))
     return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
 
@@ -110,6 +112,8 @@ def broadcast_to(x, *, shape):
            api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
                    mint="tile"))
 def tile(x, *, multiples):
+    if any(m < 0 for m in multiples):
+        raise ValueError("dims must not contain a negative number")
     lead = (1,) * max(len(multiples) - x.ndim, 0) + tuple(x.shape)
     reps = (1,) * max(x.ndim - len(multiples), 0) + tuple(multiples)
     check_size("Tile", tuple(a * b for a, b in zip(lead, reps)), x.dtype)
@@ -303,6 +307,8 @@ def fill(*, shape, value, dtype=None):
 @primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False,
            vector_kernel=True)
 def arange(*, start, end, step, dtype=None):
+    if step == 0:
+        raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
     default = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
     return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
 
@@ -530,7 +536,7 @@ def gather_nd(x, indices):
     return x.at[tuple(jnp.moveaxis(indices, -1, 0))].get(mode="fill", fill_value=_fill(x.dtype))
 
 
-@primitive("ScatterNd", attrs=("shape",), category="shape",
+@primitive("ScatterNd", attrs=("shape",), category="shape", values=bounds.scatter_nd,
            api=Api("scatter_nd", args=("indices", "updates"), attrs=(Attr("shape", REQUIRED, to_shape),),
                    cls="ScatterNd"))
 def scatter_nd(indices, updates, *, shape):
@@ -538,13 +544,13 @@ def scatter_nd(indices, updates, *, shape):
     return jnp.zeros(shape, updates.dtype).at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates)
 
 
-@primitive("TensorScatterUpdate", category="shape",
+@primitive("TensorScatterUpdate", category="shape", values=bounds.scatter_nd_into,
            api=Api("tensor_scatter_update", args=("input_x", "indices", "updates"), cls="TensorScatterUpdate"))
 def tensor_scatter_update(x, indices, updates):
     return x.at[tuple(jnp.moveaxis(indices, -1, 0))].set(updates.astype(x.dtype))
 
 
-@primitive("TensorScatterAdd", category="shape",
+@primitive("TensorScatterAdd", category="shape", values=bounds.scatter_nd_into,
            api=Api("tensor_scatter_add", args=("input_x", "indices", "updates"), cls="TensorScatterAdd"))
 def tensor_scatter_add(x, indices, updates):
     return x.at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates.astype(x.dtype))

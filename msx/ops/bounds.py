@@ -59,15 +59,30 @@ def gather_d(x, index, *, dim) -> str | None:
 
 
 def gather_nd(x, indices) -> str | None:
+    return _nd_outside(tuple(getattr(x, "shape", ())), indices)
+
+
+def _nd_outside(shape: tuple, indices) -> str | None:
+    """Why an index tuple in the last dim of `indices` does not address a tensor of `shape`, or None."""
     values = concrete(indices)
     if values is None or values.ndim == 0:
         return None
-    shape = getattr(x, "shape", ())
     for k in range(min(values.shape[-1], len(shape))):
         bad = outside(values[..., k], 0, shape[k])
         if bad is not None:
             return f"indices value {bad} is out of range [0, {shape[k]}) for dim {k} of shape {tuple(shape)}"
     return None
+
+
+def scatter_nd_into(x, indices, updates) -> str | None:
+    """`tensor_scatter_*`: each index tuple must address `x` (jax would drop the update silently; MindSpore
+    raises "indices out of range")."""
+    return gather_nd(x, indices)
+
+
+def scatter_nd(indices, updates, *, shape) -> str | None:
+    """`scatter_nd`: each index tuple must address a tensor of `shape`."""
+    return _nd_outside(tuple(shape), indices)
 
 
 def take(x, index) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as mstype
-from ..errors import OpTypeError
+from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 
 
@@ -51,6 +51,25 @@ def to_shape(shape, what: str = "shape") -> tuple[int, ...]:
     if not isinstance(shape, (tuple, list)):
         raise AttrError(f"{what} must be an int or a tuple of ints, got a {type(shape).__name__} ({shape!r})")
     return tuple(_int(s, what) for s in shape)
+
+
+def to_int(v, what: str) -> int:
+    """`v` as an int when it is one (never truncates a float, never takes None): `AttrError` naming `what`."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return int(v)
+    raise AttrError(f"{what} must be an int, got {type(v).__name__} ({v!r})")
+
+
+def to_axis(axis, rank: int, op: str) -> int:
+    """An axis of a rank-`rank` tensor, non-negative: a TypeError for a non-int, a ValueError out of range
+    (MindSpore's types), each naming `op`."""
+    try:
+        axis = to_int(axis, "axis")
+    except AttrError as exc:
+        raise exc.named(op) from None
+    if not -rank <= axis < max(rank, 1):
+        raise OpError(f"{op}: axis {axis} is out of range for a tensor of rank {rank}")
+    return axis % max(rank, 1)
 
 
 def to_ints(values, what: str = "the values") -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from .api import SURFACE, expose
 from .convert import scalar as _scalar
 from .convert import to_dtype as _msx_dtype
 from .convert import to_shape as _shape_attr
-from .convert import AttrError, to_ints
+from .convert import AttrError, to_axis, to_ints
 from ..errors import OpError, OpTypeError
 from .array_ops import _np_dtype
 from .sizes import check_size
@@ -43,6 +43,7 @@ def stack(tensors: Sequence, axis=0):
 @expose(ops="split")
 def split(tensor, split_size_or_sections, axis=0):
     """torch/MindSpore 2.x split: an int is the size of each chunk; a list gives the chunk sizes."""
+    axis = to_axis(axis, len(tensor.shape), "split")
     size = tensor.shape[axis]
     if isinstance(split_size_or_sections, int):
         points = tuple(range(split_size_or_sections, size, split_size_or_sections))
@@ -130,9 +131,7 @@ def _new_shape(op: str, shape, dtype) -> tuple[int, ...]:
         dims = _shape_attr(shape)
     except AttrError as exc:
         raise exc.named(op) from None
-    if builtins.any(d < 0 for d in dims):
-        raise OpError(f"{op}: shape {dims} has a negative dimension")
-    check_size(op, dims, _np_dtype(dtype, "float32"))
+    check_size(op, dims, _np_dtype(dtype, "float32"))  # (and refuses a negative dimension)
     return dims
 
 

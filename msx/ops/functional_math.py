@@ -14,6 +14,7 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import math_ops as M
 from .api import SURFACE, expose
+from .convert import AttrError
 from .convert import scalar as _scalar
 from .primitive import apply
 
@@ -47,7 +48,11 @@ def clamp(input, min=None, max=None):
 
 
 def _reduce(prim, input, axis, keep_dims):
-    return apply(prim, (input,), {"axis": M._axis(axis), "keepdims": bool(keep_dims)})
+    try:
+        axis = M._axis(axis)
+    except AttrError as exc:
+        raise exc.named(prim.name) from None
+    return apply(prim, (input,), {"axis": axis, "keepdims": bool(keep_dims)})
 
 
 @expose(ops="sum", mint="sum")

@@ -9,7 +9,7 @@ the whole surface.
 from __future__ import annotations
 
 from .. import context
-from ..tensor import Tensor
+from ..tensor import PARAMETER_LOCK, Tensor
 from . import nn_ops as N
 from .api import SURFACE, expose
 from .convert import scalar as _scalar
@@ -22,10 +22,16 @@ cast = SURFACE["ops"]["cast"]
 
 
 def _next_key() -> Tensor:
-    """Split the global PRNG state: the state Parameter moves on, the caller gets a fresh key."""
+    """Split the global PRNG state: the state Parameter moves on, the caller gets a fresh key.
+
+    The read-split-write holds `PARAMETER_LOCK`, the lock a compiled graph binding the state holds while it
+    runs: two threads never split the same state (a repeated draw), and a draw never reads the buffer a
+    jitted random function in another thread is donating ("Array has been deleted"). Re-entrant: a capture
+    (which holds it) draws its keys through here too."""
     state = context.rng_state()
-    new_state, key = apply(N.random_split, (state,))
-    state._rebind(new_state)
+    with PARAMETER_LOCK:
+        new_state, key = apply(N.random_split, (state,))
+        state._rebind(new_state)
     return key
 
 

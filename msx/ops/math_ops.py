@@ -8,6 +8,7 @@ import numpy as np
 from jax import lax
 
 from .api import REQUIRED, Api, Attr
+from .convert import AttrError
 from .primitive import primitive
 
 
@@ -290,7 +291,12 @@ def _matmul_check(x, y, **_) -> str | None:
            api=Api("matmul", args=("input", "other"), tensor="matmul", mint="matmul",
                    operator="__matmul__ __rmatmul__"))
 def matmul(x, y):
-    """Matrix product with numpy's broadcasting rules for batch dims."""
+    """Matrix product with numpy's broadcasting rules for batch dims. A float with an integer operand is
+    refused, as MindSpore does (jnp would promote the integer one)."""
+    dx, dy = getattr(x, "dtype", None), getattr(y, "dtype", None)  # (a non-array operand: jnp's error, below)
+    if dx is not None and dy is not None and jnp.issubdtype(dx, jnp.inexact) != jnp.issubdtype(dy, jnp.inexact):
+        raise TypeError(f"the operands' dtypes must both be floating or both integer, got {jnp.dtype(dx).name} "
+                        f"and {jnp.dtype(dy).name}")
     return jnp.matmul(x, y)
 
 
@@ -309,6 +315,8 @@ def _axis(axis):
         return axis
     if hasattr(axis, "ndim") and not axis.ndim:  # a 0-d integer Tensor or array
         return int(axis)
+    if not isinstance(axis, (tuple, list)) or not all(isinstance(a, (int, np.integer)) for a in axis):
+        raise AttrError(f"axis must be None, an int or a tuple of ints, got {type(axis).__name__} ({axis!r})")
     axis = tuple(int(a) for a in axis)
     return None if axis == () else axis
 

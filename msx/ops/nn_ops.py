@@ -147,6 +147,8 @@ def _conv_check(x, w, *b, stride, pad_mode, padding, dilation, groups) -> str | 
            check=_conv_check)
 def conv2d(x, w, b=None, *, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
     """NCHW convolution with OIHW weights; `padding` is (top, bottom, left, right) for pad_mode="pad"."""
+    reach = tuple((k - 1) * d + 1 for k, d in zip(w.shape[2:], dilation))  # the dilated kernel's extent
+    _pool_fits("Conv2D", x.shape, reach, padding, pad_mode)
     y = lax.conv_general_dilated(x, w.astype(x.dtype), window_strides=stride, padding=_conv_padding(pad_mode, padding),
                                  rhs_dilation=dilation, dimension_numbers=("NCHW", "OIHW", "NCHW"),
                                  feature_group_count=groups)
@@ -154,7 +156,8 @@ def conv2d(x, w, b=None, *, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0
 
 
 def _pool_fits(op: str, x_shape, kernel, padding, pad_mode: str) -> None:
-    """A window larger than the (padded) input gives an empty result in jax: MindSpore refuses it."""
+    """A window (pooling, or a convolution's dilated kernel) larger than the (padded) input gives an empty result
+    in jax: MindSpore refuses it."""
     if len(x_shape) != 4:
         raise OpError(f"{op}: input must be 4-D (N, C, H, W), got shape {tuple(x_shape)}")
     if pad_mode == "same":
@@ -359,6 +362,10 @@ def cross_entropy(logits, target, *weight, reduction="mean", ignore_index=-100, 
 @primitive("NLLLoss", attrs=("reduction", "ignore_index", "has_weight"), category="loss", values=bounds.class_labels)
 def nll_loss(logp, target, *weight, reduction="mean", ignore_index=-100, has_weight=False):
     """Negative log-likelihood of class indices over axis 1; an optional class `weight` input follows."""
+    want = tuple(logp.shape[:1]) + tuple(logp.shape[2:])
+    if tuple(target.shape) != want:  # jnp would broadcast one label to the whole batch
+        raise ValueError(f"target of shape {tuple(target.shape)} does not match input of shape {tuple(logp.shape)} "
+                         f"(expected {want}: one class index per sample)")
     valid = target != ignore_index
     safe = jnp.where(valid, target, 0)
     picked = -jnp.take_along_axis(logp, jnp.expand_dims(safe, 1), axis=1).squeeze(1)

@@ -5,17 +5,27 @@ from typing import Any
 
 from ...errors import OpError
 from ...ops import functional as F
+from ...ops.convert import to_int
+from ...ops.sizes import check_size
 from ...tensor import Parameter, Tensor
 from ..initializer import initializer
 
 
 def make_param(layer: str, what: str, init: Any, shape: tuple, dtype, requires_grad: bool = True) -> Parameter:
     """A Parameter from `init`; a bad init is reported with the layer and argument that gave it."""
+    check_size(f"{layer}: {what}", shape, dtype)  # before the initializer allocates it
     try:
         value = initializer(init, shape, dtype)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{layer}: {what}: {exc}") from None
     return Parameter(value, requires_grad=requires_grad)
+
+
+def channels(layer: Any, *counts: Any) -> tuple[int, ...]:
+    """`in_channels`, `out_channels`... as ints: a float or None is a TypeError naming the layer and the argument
+    (MindSpore's "the 'in_channels' must be int"), never truncated (`Dense(4.5, 3)`) nor a raw `int()` error."""
+    names = type(layer)._in_arg, "out_channels"
+    return tuple(to_int(c, f"{type(layer).__name__}: {n}") for n, c in zip(names, counts))
 
 
 def like(w: Tensor, x: Tensor) -> Tensor:

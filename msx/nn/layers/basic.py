@@ -12,7 +12,7 @@ from ...ops import functional as F
 from ...tensor import Tensor
 from ..cell import Cell
 from ..initializer import HeUniform, Uniform
-from ._utils import check_input, like, make_param
+from ._utils import channels, check_input, like, make_param
 from .activation import get_activation
 
 
@@ -28,7 +28,7 @@ class Dense(Cell):
     def __init__(self, in_channels: int, out_channels: int, weight_init=None, bias_init=None, has_bias: bool = True,
                  activation: str | Cell | Callable | None = None, dtype=mstype.float32) -> None:
         super().__init__()
-        self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), bool(has_bias)
+        (self.in_channels, self.out_channels), self.has_bias = channels(self, in_channels, out_channels), bool(has_bias)
         if self.in_channels <= 0 or self.out_channels <= 0:
             raise ValueError(f"{self._name()}: in and out channels must be positive")
         self.weight = make_param(self._name(), "weight_init", HeUniform(math.sqrt(5)) if weight_init is None

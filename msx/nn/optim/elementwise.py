@@ -16,6 +16,7 @@ from ... import dtype as mstype
 from ...ops import functional as F
 from ...parallel import optimizer as _parallel
 from ...tensor import Tensor
+from .adam import _check_betas
 from .optimizer import LearningRate, Optimizer, _check_float
 
 
@@ -185,7 +186,7 @@ class Lamb(_Elementwise):
     def __init__(self, params: Iterable, learning_rate: LearningRate, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-6, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay)
-        self.beta1, self.beta2, self.eps = float(beta1), float(beta2), float(eps)
+        self.beta1, self.beta2, self.eps = _check_betas("Lamb", beta1, beta2, eps)  # as MindSpore: refused
         self._states = (("moments1", 0.0), ("moments2", 0.0))
         self._init_named_state()
 
