@@ -14,7 +14,7 @@ from msx import ops
 
 HERE = os.path.join(os.path.dirname(__file__), "golden_numpy")
 sys.path.insert(0, HERE)
-from cases import to_numpy  # noqa: E402
+from numpy_cases import to_numpy  # noqa: E402
 import class_op_cases as C  # noqa: E402
 
 with open(os.path.join(HERE, "class_ops_ms210.json")) as _f:

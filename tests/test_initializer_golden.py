@@ -13,7 +13,7 @@ import msx
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_init")
 sys.path.insert(0, HERE)
-from cases import case_names, run  # noqa: E402
+from init_cases import case_names, run  # noqa: E402
 
 SEEDS = (0, 1, 1234)
 GOLDEN = {s: np.load(os.path.join(HERE, f"seed{s}.npz")) for s in SEEDS}

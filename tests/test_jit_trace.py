@@ -430,3 +430,35 @@ def test_a_value_decision_without_source_inside_a_differentiated_function_is_nev
         (value, (grad,)), (ref_value, (ref_grad,)) = jf(x), step(x)
         _same(value, ref_value)
         _same(grad, ref_grad)
+
+
+LOOP_SCRIPT = '''
+import numpy as np
+import msx as ms
+from msx import nn
+
+net = nn.Dense(4, 2)
+opt = nn.Adam(net.trainable_params(), 0.01)
+grad_fn = ms.value_and_grad(lambda x, y: nn.MSELoss()(net(x), y), None, opt.parameters)
+
+@ms.jit(capture_mode="trace")
+def step(x, y):
+    loss, grads = grad_fn(x, y)
+    opt(grads)
+    return loss
+
+x, y = ms.Tensor(np.ones((8, 4), np.float32)), ms.Tensor(np.zeros((8, 2), np.float32))
+for i in range(4):          # `i` changes in the script's globals on every step
+    step(x, y)
+'''
+
+
+def test_a_script_level_training_loop_compiles_once(tmp_path):
+    """The loop variable of a script changes its module's globals every step; a trace of the step must not
+    guard those globals as a whole (msx's own generated guard code is not the user's), so it compiles once."""
+    import runpy
+
+    script = tmp_path / "loop_script.py"
+    script.write_text(LOOP_SCRIPT)
+    step = runpy.run_path(str(script))["step"]
+    assert step.cache_info()["xla_compiles"] == 1, step.recompile_reasons

@@ -14,7 +14,7 @@ import msx.numpy as mnp
 
 HERE = os.path.join(os.path.dirname(__file__), "golden_numpy")
 sys.path.insert(0, HERE)
-from cases import CASES, CONSTANTS, DTYPES, OTHER, to_numpy  # noqa: E402
+from numpy_cases import CASES, CONSTANTS, DTYPES, OTHER, to_numpy  # noqa: E402
 
 with open(os.path.join(HERE, "numpy_ms210.json")) as _f:
     GOLDEN = json.load(_f)

@@ -150,7 +150,7 @@ def watch_calls(fn: Any, args: tuple = (), kwargs: dict | None = None) -> Iterat
         if event != "call":
             return
         code = frame.f_code
-        if code in seen or not is_user_file(code.co_filename):
+        if code in seen or not _runs_user_code(frame):
             return
         seen.add(code)
         globals_ = frame.f_globals
@@ -184,6 +184,20 @@ def watch_calls(fn: Any, args: tuple = (), kwargs: dict | None = None) -> Iterat
     for i, value in enumerate(x for x in _leaves((args, kwargs or {})) if not isinstance(x, Tensor)):
         roots.append((Pinned(value, f"argument {i} ({type(value).__name__})"), value))
     _read_attributes(reads, roots, names)
+
+
+def _runs_user_code(frame: types.FrameType) -> bool:
+    """The frame runs the user's code. Generated code (`<string>`: dataclass and namedtuple methods, exec'd
+    code) is the user's only where its globals are a user module's (a notebook cell, `exec` of a script);
+    msx's own generated functions (`<msx guards ...>`, `<msx hot call>`) never are: their constants would be
+    guarded, and they change every call."""
+    filename = frame.f_code.co_filename
+    if not is_user_file(filename) or filename.startswith("<msx"):
+        return False
+    if not filename.startswith("<"):
+        return True
+    module = sys.modules.get(frame.f_globals.get("__name__", ""))
+    return module is None or is_user_module(module)
 
 
 def _leaves(tree: Any) -> list:

@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's initializer values for tests/golden_init/cases.py (run once, and whenever the
+"""Record MindSpore 2.10's initializer values for tests/golden_init/init_cases.py (run once, and whenever the
 cases change):
 
     /work/main/.venv-ms/bin/python tests/golden_init/record.py
@@ -18,7 +18,7 @@ sys.path.insert(0, HERE)
 
 import mindspore as ms  # noqa: E402
 
-from cases import case_names, run  # noqa: E402
+from init_cases import case_names, run  # noqa: E402
 
 SEEDS = (0, 1, 1234)
 

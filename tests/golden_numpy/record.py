@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's `mindspore.numpy` answers for `cases.py` (run in the MindSpore venv, CPU):
+"""Record MindSpore 2.10's `mindspore.numpy` answers for `numpy_cases.py` (run in the MindSpore venv, CPU):
 
     /work/main/.venv-ms/bin/python tests/golden_numpy/record.py
 
@@ -16,7 +16,7 @@ import mindspore as ms
 import mindspore.numpy as mnp
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import CASES, CONSTANTS, DTYPES, to_numpy  # noqa: E402
+from numpy_cases import CASES, CONSTANTS, DTYPES, to_numpy  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 

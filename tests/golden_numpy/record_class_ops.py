@@ -13,7 +13,7 @@ from mindspore import ops
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)
-from cases import to_numpy  # noqa: E402
+from numpy_cases import to_numpy  # noqa: E402
 from class_op_cases import CASES  # noqa: E402
 
 
