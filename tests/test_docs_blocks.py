@@ -6,9 +6,11 @@ in its own subprocess in a temporary working directory that links the checkout's
 so a page names the repository's sample files as from the repository root, and what it writes never touches
 the checkout.
 
-One marker, on the line right above the fence, changes what is checked:
+A marker, on the line right above the fence, changes what is checked:
 - `<!-- excerpt: path -->`: the block (python or cpp) quotes a file of the repository (how an op is declared,
   a C++ kernel); its non-blank lines must appear, in order, in that file, so the quote cannot go stale.
+- `<!-- raises: ErrorClass -->`: the block shows an error (docs/errors.md): it must raise that class (or a
+  subclass), and the page goes on.
 Shell blocks (```bash) are the README's set-up commands and command-line examples; the commands they
 name are tested where their feature is.
 """
@@ -32,13 +34,19 @@ _BLOCK = re.compile(r"^(?:<!-- (?P<marker>[a-z]+): (?P<arg>[^>]*?) -->\n)?```(?P
 _RUNNER = r"""
 import sys, traceback
 ns = {"__name__": "__main__"}
-for path in BLOCKS:
+for path, raises in BLOCKS:
     try:
         exec(compile(open(path, encoding="utf-8").read(), path, "exec"), ns)
-    except BaseException:
+    except BaseException as err:
+        if raises and raises in [c.__name__ for c in type(err).__mro__]:
+            continue                     # the error the page shows
         print("DOCS-BLOCK-FAILED " + path, flush=True)
         traceback.print_exc()
         sys.exit(1)
+    else:
+        if raises:
+            print(f"DOCS-BLOCK-FAILED {path}: the page says it raises {raises}, and it raised nothing", flush=True)
+            sys.exit(1)
 """
 
 
@@ -56,13 +64,13 @@ def _page_id(page: pathlib.Path) -> str:
 
 # the system tool a page needs, where it needs one (CI installs each; elsewhere the page skips, saying why)
 NEEDS = {"docs/custom_ops.md": "g++"}
-RUN_PAGES = [p for p in PAGES if any(marker is None for marker, *_ in blocks_of(p))]
+RUN_PAGES = [p for p in PAGES if any(marker in (None, "raises") for marker, *_ in blocks_of(p))]
 EXCERPTS = [(p, arg, code, line) for p in PAGES for marker, arg, code, line in blocks_of(p) if marker == "excerpt"]
 
 
 def test_markers_are_known():
     unknown = [(_page_id(p), line, marker) for p in PAGES for marker, _, _, line in blocks_of(p)
-               if marker not in (None, "excerpt")]
+               if marker not in (None, "excerpt", "raises")]
     assert not unknown, f"unknown docs-block markers: {unknown}"
 
 
@@ -74,10 +82,10 @@ def test_page_blocks_run(page, tmp_path):
     for shared in ("tests", "examples"):
         (tmp_path / shared).symlink_to(ROOT / shared, target_is_directory=True)
     paths = []
-    for marker, _, code, line in blocks_of(page):
-        if marker is None:
-            paths.append(f"{page.stem}_line{line}.py")
-            (tmp_path / paths[-1]).write_text(code, encoding="utf-8")
+    for marker, arg, code, line in blocks_of(page):
+        if marker in (None, "raises"):
+            paths.append((f"{page.stem}_line{line}.py", arg if marker == "raises" else None))
+            (tmp_path / paths[-1][0]).write_text(code, encoding="utf-8")
     script = tmp_path / "run_blocks.py"
     script.write_text(f"BLOCKS = {paths!r}\n{_RUNNER}", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),

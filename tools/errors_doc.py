@@ -123,12 +123,14 @@ def run_example(body: str) -> tuple[str, str]:
 
 
 def render() -> str:
-    parts = []
+    """The section: the prelude every example runs after, then each example (marked with the error it raises,
+    which `tests/test_docs_blocks.py` checks) and what msx printed."""
+    parts = [f"Each example runs after this prelude:\n\n```python\n{PRELUDE.rstrip()}\n```\n"]
     for stage, what, body in EXAMPLES:
         name, printed = run_example(body)
         if name == "NO ERROR":
             raise RuntimeError(f"the {stage} example raised nothing:\n{body}")
-        parts.append(f"**{stage}** — {what}\n\n```python\n{body.rstrip()}\n```\n\n"
+        parts.append(f"**{stage}** — {what}\n\n<!-- raises: {name} -->\n```python\n{body.rstrip()}\n```\n\n"
                      f"`{name}`:\n\n```text\n{printed.rstrip()}\n```\n")
     return "\n".join(parts)
 
