@@ -349,7 +349,7 @@ def test_graph_too_large_for_the_device(monkeypatch):
     lambda: ops.tile(Tensor(np.ones((2, 2), np.float32)), (2 ** 31, 2 ** 31)),
 ], ids=["uniform", "normal", "eye", "broadcast_to", "tile"])
 def test_sizes_checked_before_xla(make):
-    """Any op that makes a tensor of an attribute-given shape asks `msx.ops.sizes` first: XLA would abort."""
+    """Any op that makes a tensor of an attribute-given shape asks `msx.sizes` first: XLA would abort."""
     with pytest.raises(OpMemoryError, match="out of memory|at most 2"):
         make()
 

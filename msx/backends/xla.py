@@ -15,7 +15,7 @@ from .. import hostevents
 from ..errors import BackendError
 from ..ir.graph import Graph
 from ..ir.interpret import evaluate, to_struct
-from ..ops.sizes import device_memory, nbytes, oom_error, too_large
+from ..sizes import device_memory, nbytes, oom_error, too_large
 from ..parallel import spmd
 from ..eager import tape as eager_tape
 from .base import BackendBase, BuildConfig

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
-from ..ops.sizes import check_size
+from ..sizes import check_size
 from ..tensor import Tensor, register_initializer
 from . import init_random
 

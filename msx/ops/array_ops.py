@@ -14,7 +14,7 @@ from .convert import to_dtype, to_ints, to_shape
 from .float_to_int import float_to_int
 from .math_ops import _axis
 from .primitive import describe, primitive
-from .sizes import check_size
+from ..sizes import check_size
 
 
 def _shape(x) -> tuple:

@@ -20,7 +20,7 @@ from .convert import to_shape as _shape_attr
 from .convert import AttrError, to_axis, to_ints
 from ..errors import OpError, OpTypeError
 from .array_ops import _np_dtype
-from .sizes import check_size
+from ..sizes import check_size
 from . import bounds as _bounds
 from .primitive import describe as _describe
 from .primitive import apply, known_value

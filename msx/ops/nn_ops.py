@@ -8,7 +8,7 @@ from jax import lax
 
 from .. import dtype as mstype
 from ..errors import OpError
-from .sizes import check_size
+from ..sizes import check_size
 from . import bounds
 from .api import REQUIRED, Api, Attr
 from .convert import reduction

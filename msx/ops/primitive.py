@@ -39,6 +39,7 @@ import numpy as np
 from .. import hostevents
 from ..eager import dispatch as _dispatch, lazy as _lazy, tape as _tape
 from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
+from ..sizes import oom_error
 from .api import Api, declare
 from ..tensor import Tensor, _wrap
 from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
@@ -275,8 +276,6 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
             err.stage = "capture"
         raise err from None
     except RuntimeError as exc:  # XLA's RESOURCE_EXHAUSTED: out of memory
-        from .sizes import oom_error
-
         err = oom_error(prim.name, exc, lambda: ", ".join(describe(x) for x in inputs))
         if err is None:
             raise

@@ -17,7 +17,7 @@ from .api import expose
 from .convert import scalar, to_dtype, to_shape
 from .array_ops import cast as _cast
 from .primitive import apply, primitive
-from .sizes import check_size
+from ..sizes import check_size
 
 
 def _key_for():

@@ -6,7 +6,7 @@ from typing import Any
 from ...errors import OpError
 from ...ops import functional as F
 from ...ops.convert import to_int
-from ...ops.sizes import check_size
+from ...sizes import check_size
 from ...tensor import Parameter, Tensor
 from ..initializer import initializer
 
