@@ -191,6 +191,13 @@ CASES = [
     Case("conv2d", lambda x: _CONV(x), img, E, ("conv2d", "(1, 1, 3, 3)", "in_channels 2")),
     Case("batchnorm2d", lambda x: _BN(x), img, E, ("batchnorm2d", "(1, 1, 3, 3)", "num_features 3")),
     Case("layernorm", lambda x: _LN(x), x34, E, ("layernorm", "(3, 4)", "(5,)")),
+    # MindSpore 2.10: "For 'MatMul', the type of 'x2' should be same as 'x1'" / "For primitive[Conv2D], the
+    # input type must be same" -- a float64 input never silently trains float32 weights in float64
+    Case("dense_float64", lambda x: _DENSE(x), lambda: (Tensor(np.ones((3, 5))),), T, ("float64", "astype")),
+    Case("conv2d_float64", lambda x: _CONV(x), lambda: (Tensor(np.ones((1, 2, 4, 4))),), T, ("float64",)),
+    # MindSpore 2.10: "For 'CrossEntropyLoss', the 'labels' should be Int32, but got 'mindspore.float32'"
+    Case("ce_float_labels", lambda x: _CE(x, Tensor(np.array([0.0, 1.0], np.float32))), logits, E,
+         ("probability target", "int32")),
 ]
 
 
@@ -420,3 +427,28 @@ def test_lamb_betas_are_checked():
     with pytest.raises(ValueError, match="Lamb: beta1 and beta2"):
         nn.Lamb(params, 0.1, beta2=1.5)
     assert nn.Lamb(params, 0.1, beta1=0.8).beta1 == 0.8
+
+
+def test_a_numpy_array_into_a_cell_names_the_layer():
+    """MindSpore 2.10: "For primitive[Shape], the input argument must be Tensor, but got numpy.ndarray"."""
+    with pytest.raises(OpTypeError, match="(?s)'fc'.*must be a msx Tensor, got ndarray.*msx.Tensor") as info:
+        _NET_FC(np.ones((3, 5), np.float32))
+    assert info.value.loc is not None and info.value.loc.file == __file__
+
+
+class _Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(5, 2)
+
+    def construct(self, x):
+        return self.fc(x)
+
+
+_NET_FC = _Net()
+
+
+def test_float64_layers_take_float64_inputs():
+    """What the float64 refusal teaches works: a layer built in float64 computes in float64."""
+    out = nn.Dense(5, 2, dtype=msx.float64)(Tensor(np.ones((3, 5))))
+    assert out.dtype == msx.float64

@@ -22,10 +22,10 @@ from tolerance import assert_same_float32
 class MLP(nn.Cell):
     """Every test uses these shapes (64 -> 32 -> 10, batches of 32): eager ops compiled once serve all."""
 
-    def __init__(self, hidden=32):
+    def __init__(self, hidden=32, dtype=ms.float32):
         super().__init__()
-        self.fc1 = nn.Dense(64, hidden)
-        self.fc2 = nn.Dense(hidden, 10)
+        self.fc1 = nn.Dense(64, hidden, dtype=dtype)
+        self.fc2 = nn.Dense(hidden, 10, dtype=dtype)
 
     def construct(self, x):
         return self.fc2(ops.relu(self.fc1(x)))
@@ -140,7 +140,7 @@ def test_a_step_that_cannot_be_compiled_falls_back_to_eager_once_with_a_notice(s
     x, y = (np.concatenate(c) for c in zip(*data.create_tuple_iterator(output_numpy=True)))
     data64 = ds.NumpySlicesDataset((x.astype(np.float64), y), shuffle=False).batch(32)
     ms.set_seed(1)
-    net, ref = MLP(), MLP()
+    net, ref = MLP(dtype=ms.float64), MLP(dtype=ms.float64)
     for p, q in zip(net.trainable_params(), ref.trainable_params()):
         q.set_data(p.asnumpy())
     model = Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), learning_rate=0.1))

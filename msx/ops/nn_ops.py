@@ -321,7 +321,9 @@ def _ce_check(logits, target, *weight, reduction, ignore_index, label_smoothing,
         if len(ls) < 1 or ts != ls[:1] + ls[2:]:
             return f"class-index target of shape {ts} does not match logits of shape {ls} (expected {ls[:1] + ls[2:]})"
     elif ts != ls:
-        return f"probability target of shape {ts} does not match logits of shape {ls}"
+        hint = (f"; class indices must be an int32 tensor of shape {ls[:1] + ls[2:]} (labels.astype(msx.int32))"
+                if ts == ls[:1] + ls[2:] else "")
+        return f"probability target of shape {ts} does not match logits of shape {ls}{hint}"
     return None
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import OpError
+from ... import dtype as mstype
+from ...errors import OpError, OpTypeError
 from ...ops import functional as F
 from ...ops.convert import to_int
 from ...sizes import check_size
@@ -29,10 +30,29 @@ def channels(layer: Any, *counts: Any) -> tuple[int, ...]:
 
 
 def like(w: Tensor, x: Tensor) -> Tensor:
-    """`w` cast to `x`'s float dtype, so a Cell computed in float16 (`to_float`) stays in float16."""
-    if x.dtype.is_floating and w.dtype != x.dtype:
-        return F.cast(w, x.dtype)
+    """`w` cast to `x`'s float dtype, so a Cell computed in float16 (`to_float`) stays in float16.
+
+    Two inputs are refused as MindSpore 2.10 refuses them, naming the parameter (and so the layer): a value
+    that is not a Tensor (a numpy array: MindSpore's "the input argument must be Tensor"), and a float64 input
+    to float32 weights, which would otherwise silently train the whole network in float64 (MindSpore: "the
+    type of 'x2' should be same as 'x1'")."""
+    dtype = getattr(x, "dtype", None)
+    if not isinstance(dtype, mstype.Type):
+        raise OpTypeError(f"{_owner(w)}: the input must be a msx Tensor, got {type(x).__name__}"
+                        + (" (wrap it: msx.Tensor(x))" if hasattr(x, "__array__") else ""))
+    if dtype.is_floating and w.dtype != dtype:
+        if dtype == mstype.float64:
+            raise OpTypeError(f"{_owner(w)}: the input is float64 but the parameter is {w.dtype}; MindSpore refuses "
+                            f"mixed dtypes here too: cast the input (x.astype(msx.float32)) or build the layer "
+                            f"with dtype=msx.float64")
+        return F.cast(w, dtype)
     return w
+
+
+def _owner(w: Tensor) -> str:
+    """The layer a parameter belongs to, from its name ('fc.weight' -> 'fc'), for errors."""
+    name = getattr(w, "name", "") or ""
+    return f"layer {name.rsplit('.', 1)[0]!r}" if "." in name else f"the layer of parameter {name!r}"
 
 
 def check_input(ok: bool, layer: str, x: Tensor, reason: str) -> None:
