@@ -384,8 +384,12 @@ class Parameter(Tensor):
             new = new.astype(self.dtype)
         return self._rebind(new)
 
-    def clone(self, init: str = "same") -> "Parameter":
-        return Parameter(Tensor._from(self._data), name=self.name, requires_grad=self.requires_grad)
+    def clone(self, init: Any = "same") -> "Parameter":
+        """A new Parameter with this one's name; `init="same"` copies the value, any other initializer (a name
+        such as "zeros", an Initializer, a Tensor) fills the clone with it, as MindSpore does."""
+        if isinstance(init, str) and init == "same":
+            return Parameter(Tensor._from(self._data), name=self.name, requires_grad=self.requires_grad)
+        return Parameter(_initialize(init, self.shape, self.dtype), name=self.name, requires_grad=self.requires_grad)
 
     @classmethod
     def _copy_of(cls, t: "Parameter") -> "Parameter":

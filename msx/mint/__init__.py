@@ -1,6 +1,7 @@
 """`msx.mint`: torch-style names over the same primitive registry as `msx.ops`."""
 from __future__ import annotations
 
+from ..ignored_args import not_honoured
 from ..ops import functional as F
 from ..ops.api import SURFACE
 from . import nn  # noqa: F401
@@ -89,6 +90,11 @@ def _no_generator(name: str, generator) -> None:
         raise ValueError(f"mint.{name}: msx has no Generator objects; seed with msx.set_seed (generator=None)")
 
 
+def _placed(name: str, device) -> None:
+    """`device=`: eager ops run on the context's device_target (msx.set_context), so another one warns."""
+    not_honoured(f"mint.{name}", "device", device, None, "the tensor is created on the context's device_target")
+
+
 def normal(mean=0.0, std=1.0, size=None, generator=None):
     _no_generator("normal", generator)
     return F.normal(size, mean, std)
@@ -96,16 +102,19 @@ def normal(mean=0.0, std=1.0, size=None, generator=None):
 
 def rand(*size, generator=None, dtype=None, device=None):
     _no_generator("rand", generator)
+    _placed("rand", device)
     return F.rand(*size, dtype=dtype)
 
 
 def randn(*size, generator=None, dtype=None, device=None):
     _no_generator("randn", generator)
+    _placed("randn", device)
     return F.randn(*size, dtype=dtype)
 
 
 def randint(low, high, size, *, generator=None, dtype=None, device=None):
     _no_generator("randint", generator)
+    _placed("randint", device)
     return F.randint(low, high, size, dtype=dtype)
 
 

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from .. import versions
+from ..ignored_args import not_honoured
 
 _handle_ids = itertools.count()
 
@@ -72,6 +73,8 @@ class HookMixin:
         """`hook_fn(cell, args, output)` (or `(cell, args, kwargs, output)`) runs after construct and may
         return a new output."""
         _check_hook("register_forward_hook", hook_fn)
+        not_honoured(f"{type(self).__name__}.register_forward_hook", "always_call", always_call, False,
+                     "the hook runs after construct returns, not when it raises")
         return RemovableHandle(self._hook_tables().forward, (hook_fn, with_kwargs), prepend)
 
     def register_backward_pre_hook(self, hook_fn: Callable) -> RemovableHandle:

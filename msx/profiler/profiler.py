@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable
 
 from .. import hostevents
 from ..errors import ProfilerError
+from ..ignored_args import not_honoured
 from .analysis import ProfileResult, analyse_events, write_outputs
 from .trace import find_xplane, read_op_events
 
@@ -101,6 +102,11 @@ _ASCEND_ONLY = ("profiler_level", "aic_metrics", "l2_cache", "hbm_ddr", "pcie", 
                 "parallel_strategy", "data_process", "sync_enable", "record_shapes", "experimental_config", "mstx")
 
 
+_NOT_RECORDED = ("an Ascend profiling option; msx records jax's trace and its own per-node table instead "
+                 "(kept in the result's metadata)")
+_NO_DEFAULT = object()  # an Ascend-only keyword given at all is reported
+
+
 class profile:  # noqa: N801 - MindSpore's name
     """Record what msx runs: `start()` ... `stop()` (or `with profile(...) as prof:`), `step()` with a
     `schedule`; results go to `on_trace_ready` (e.g. `tensorboard_trace_handler(dir)`) or to `analyse()`."""
@@ -121,6 +127,13 @@ class profile:  # noqa: N801 - MindSpore's name
         self.activities, self.profile_memory, self.schedule = acts, profile_memory, schedule
         self.with_stack = with_stack
         self.on_trace_ready, self.output_path = on_trace_ready, output_path
+        named = {"data_process": (data_process, False), "parallel_strategy": (parallel_strategy, False),
+                 "hbm_ddr": (hbm_ddr, False), "pcie": (pcie, False), "sync_enable": (sync_enable, True),
+                 "record_shapes": (record_shapes, False), "experimental_config": (experimental_config, None)}
+        for key, (value, default) in named.items():
+            not_honoured("Profiler", key, value, default, _NOT_RECORDED)
+        for key, value in ascend_options.items():
+            not_honoured("Profiler", key, value, _NO_DEFAULT, _NOT_RECORDED)
         self.metadata: dict[str, Any] = {"ascend_only_options": {k: repr(v) for k, v in ascend_options.items()},
                                          "activities": [a.value for a in acts]}
         self._tracing = False

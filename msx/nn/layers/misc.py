@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ... import dtype as mstype
+from ...ignored_args import not_honoured
 from ...ops import functional as F
 from ...ops import nn_functional_ext as X
 from ...ops.nn_layer_ops import interpolate
@@ -355,6 +356,10 @@ class EmbeddingLookup(Cell):
         super().__init__()
         if target not in ("CPU", "DEVICE"):
             raise ValueError(f"EmbeddingLookup: target must be 'CPU' or 'DEVICE', got {target!r}")
+        for key, value, default in (("slice_mode", slice_mode, "batch_slice"), ("manual_shapes", manual_shapes, None),
+                                    ("sparse", sparse, True)):
+            not_honoured("EmbeddingLookup", key, value, default, "the table is one dense Parameter gathered "
+                         "whole (shard it with Cell.shard / a Layout); values are the same")
         self.vocab_size, self.embedding_size, self.target, self.max_norm = vocab_size, embedding_size, target, max_norm
         self.embedding_table = make_param(f"EmbeddingLookup({vocab_size}, {embedding_size})", "param_init",
                                           param_init, (vocab_size, embedding_size), dtype)

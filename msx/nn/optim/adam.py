@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .optimizer import LearningRate, Optimizer, _check_float
+from ...ignored_args import not_honoured
+from .optimizer import NO_LOCKING, LearningRate, Optimizer, _check_float
 
 
 def _check_betas(owner: str, beta1: float, beta2: float, eps: float) -> tuple[float, float, float]:
@@ -16,7 +17,7 @@ def _check_betas(owner: str, beta1: float, beta2: float, eps: float) -> tuple[fl
 class Adam(Optimizer):
     """MindSpore's `nn.Adam` computed by `optax.adam` (bias-corrected moments `moment1.<name>`,
     `moment2.<name>`; the step count is `global_step`). `weight_decay` is L2: added to the grad before the
-    moments. `use_nesterov` uses optax's NAdam; `use_locking` has no meaning here and is ignored.
+    moments. `use_nesterov` uses optax's NAdam; `use_locking=True` warns once: there is no per-variable lock to take.
 
     optax adds `eps` to the bias-corrected `sqrt(v)` where MindSpore adds it to the raw one: results differ
     only through eps.
@@ -26,6 +27,7 @@ class Adam(Optimizer):
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False,
                  weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        not_honoured(type(self).__name__, "use_locking", use_locking, False, NO_LOCKING)
         self.beta1, self.beta2, self.eps = _check_betas("Adam", beta1, beta2, eps)
         self.use_nesterov = bool(use_nesterov)
         self._init_state("moment1", "moment2")

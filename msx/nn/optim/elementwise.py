@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from ... import dtype as mstype
+from ...ignored_args import not_honoured
 from ...ops import functional as F
 from ...parallel import optimizer as _parallel
 from ...tensor import Tensor
 from .adam import _check_betas
-from .optimizer import LearningRate, Optimizer, _check_float
+from .optimizer import NO_LOCKING, LearningRate, Optimizer, _check_float
 
 
 class _Elementwise(Optimizer):
@@ -84,6 +85,7 @@ class RMSProp(_Elementwise):
                  momentum: float = 0.0, epsilon: float = 1e-10, use_locking: bool = False, centered: bool = False,
                  loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        not_honoured(type(self).__name__, "use_locking", use_locking, False, NO_LOCKING)
         self.decay, self.momentum = _check_float("RMSProp", "decay", decay), _check_float("RMSProp", "momentum", momentum)
         self.epsilon, self.centered = _check_float("RMSProp", "epsilon", epsilon, strict=True), bool(centered)
         self._states = (("mean_square", 1.0), ("moment", 0.0)) + ((("mean_grad", 0.0),) if centered else ())
@@ -143,6 +145,7 @@ class FTRL(_Elementwise):
                  lr_power: float = -0.5, l1: float = 0.0, l2: float = 0.0, use_locking: bool = False,
                  loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        not_honoured(type(self).__name__, "use_locking", use_locking, False, NO_LOCKING)
         if lr_power > 0:
             raise ValueError(f"FTRL: lr_power must be <= 0, got {lr_power}")
         self.lr_power, self.l1, self.l2 = float(lr_power), float(l1), float(l2)
@@ -167,6 +170,7 @@ class ProximalAdagrad(_Elementwise):
     def __init__(self, params: Iterable, accum: float = 0.1, learning_rate: LearningRate = 0.001, l1: float = 0.0,
                  l2: float = 0.0, use_locking: bool = False, loss_scale: float = 1.0, weight_decay: float = 0.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        not_honoured(type(self).__name__, "use_locking", use_locking, False, NO_LOCKING)
         self.l1, self.l2 = _check_float("ProximalAdagrad", "l1", l1), _check_float("ProximalAdagrad", "l2", l2)
         self._states = (("accum", float(accum)),)
         self._init_named_state()
@@ -213,6 +217,7 @@ class LazyAdam(_Elementwise):
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False, use_nesterov: bool = False,
                  weight_decay: float = 0.0, loss_scale: float = 1.0) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        not_honoured(type(self).__name__, "use_locking", use_locking, False, NO_LOCKING)
         self.beta1, self.beta2, self.eps, self.use_nesterov = float(beta1), float(beta2), float(eps), bool(use_nesterov)
         self._states = (("moment1", 0.0), ("moment2", 0.0))
         self._init_named_state()

@@ -23,6 +23,9 @@ from ...parallel import optimizer as _parallel
 from ...tensor import Parameter, Tensor
 from ..cell import Cell, ParameterTuple
 
+NO_LOCKING = ("an optimizer step computes every update functionally and assigns them together; there is no "
+              "per-variable lock to take (the updated values are the same)")
+
 LearningRate = Union[float, int, Tensor, Sequence[float], Callable[[Tensor], Any]]
 _GROUP_KEYS = ("params", "lr", "weight_decay", "order_params")
 
