@@ -1,0 +1,15 @@
+"""File formats, one module each, in one registry (`register_format`): what `msx.export`, `msx.load` and
+`python -m msx inspect` dispatch on.
+
+A format module implements its hooks and registers itself; importing it here
+is what lists it. The import order below is the order formats sniff a file
+in (see `registry`): the STABLEHLO trailer first (it ends any file), then
+safetensors, MindSpore's protobuf checkpoint, MindIR (bare protobuf), MSXIR.
+Adding a format is one module plus its test, and its line here
+(docs/export.md, "Adding a file format").
+"""
+from .registry import ExportRequest, FileFormat, detect, export_format, formats, names, recognise, register_format
+from . import stablehlo, checkpoints, mindir, msxir  # noqa: E402,F401  (each registers its format; order: sniffing)
+
+__all__ = ["ExportRequest", "FileFormat", "register_format", "formats", "names", "detect", "export_format",
+           "recognise"]
