@@ -1,0 +1,161 @@
+"""file_format="NPZ": a Cell's Parameters as numpy's .npz, checked against numpy's own reader, never unpickled, and
+fuzzed (every byte flip and every truncation of a small file is refused with a LoadError or loads the same)."""
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import msx
+from msx import nn
+from msx.errors import BadMagicError, ExportError, LoadError, MalformedFileError
+
+X = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+
+
+def _net(seed: int) -> nn.Cell:
+    msx.set_seed(seed)
+    return nn.SequentialCell([nn.Dense(3, 2), nn.BatchNorm1d(2)])
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    net = _net(0)
+    path = msx.export(net, msx.Tensor(X), file_name=str(tmp_path_factory.mktemp("npz") / "w"), file_format="NPZ")
+    return net, path
+
+
+def test_export_writes_what_numpy_reads_without_pickle(saved):
+    net, path = saved
+    assert path.endswith("w.npz")
+    with np.load(path, allow_pickle=False) as npz:
+        assert list(npz) == [p.name for p in net.get_parameters()]
+        for p in net.get_parameters():
+            np.testing.assert_array_equal(npz[p.name], p.asnumpy())
+            assert npz[p.name].dtype == p.asnumpy().dtype
+
+
+def test_load_gives_parameters_that_load_into_a_fresh_network(saved):
+    net, path = saved
+    params = msx.load(path)
+    assert all(isinstance(p, msx.Parameter) and p.name == name for name, p in params.items())
+    fresh = _net(1)
+    fresh.set_train(False)
+    net.set_train(False)
+    assert msx.load_param_into_net(fresh, params) == ([], [])
+    np.testing.assert_allclose(fresh(msx.Tensor(X)).asnumpy(), net(msx.Tensor(X)).asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_files_numpy_wrote_load_as_numpy_reads_them(tmp_path):
+    arrays = {"a": np.arange(6, dtype=">i4").reshape(2, 3), "b": np.asfortranarray(np.ones((2, 3), np.float16)),
+              "flags": np.array([True, False]), "u": np.arange(3, dtype=np.uint32), "z": np.array([1 + 2j])}
+    np.savez_compressed(tmp_path / "c.npz", **arrays)
+    np.savez(tmp_path / "s.npz", **arrays)
+    for name in ("c.npz", "s.npz"):
+        loaded = msx.load(str(tmp_path / name))
+        assert list(loaded) == list(arrays)
+        for key, want in arrays.items():
+            got = loaded[key].asnumpy()
+            assert got.dtype == want.dtype.newbyteorder("=") and got.shape == want.shape, key
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_zip_written_to_a_stream_loads(tmp_path):
+    """A zip written to an unseekable stream puts a data descriptor after each member: still read exactly."""
+    import io
+    import zipfile
+
+    class Stream(io.RawIOBase):
+        def __init__(self):
+            self.buf = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.buf += b
+            return len(b)
+
+    stream, arrays = Stream(), {"a": np.arange(3.0), "b": np.ones((2, 2), np.int8)}
+    with zipfile.ZipFile(stream, "w") as zf:
+        for name, a in arrays.items():
+            with zf.open(name + ".npy", "w") as member:
+                np.lib.format.write_array(member, a, allow_pickle=False)
+    (tmp_path / "stream.npz").write_bytes(bytes(stream.buf))
+    assert all(i.flag_bits & 0x08 for i in zipfile.ZipFile(tmp_path / "stream.npz").infolist())
+    loaded = msx.load(str(tmp_path / "stream.npz"))
+    for name, a in arrays.items():
+        np.testing.assert_array_equal(loaded[name].asnumpy(), a)
+
+
+def test_object_arrays_are_refused_and_never_unpickled(tmp_path, monkeypatch):
+    np.savez(tmp_path / "o.npz", w=np.ones(2, np.float32), evil=np.array([{"a": 1}], dtype=object))
+    monkeypatch.setattr(pickle, "loads", lambda *a, **k: pytest.fail("pickle.loads called"))
+    monkeypatch.setattr(pickle, "load", lambda *a, **k: pytest.fail("pickle.load called"))
+    with pytest.raises(MalformedFileError, match="member 'evil' has dtype object.*would need pickle"):
+        msx.load(str(tmp_path / "o.npz"))
+
+
+def test_a_header_that_does_not_fit_its_data_is_refused_before_reading(tmp_path):
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": "<f4", "fortran_order": False, "shape": (10 ** 12,)})
+    with zipfile.ZipFile(tmp_path / "big.npz", "w") as zf:
+        zf.writestr("w.npy", buffer.getvalue() + b"\0" * 16)
+    with pytest.raises(MalformedFileError, match=r"member 'w': its header says float32\(1000000000000,\) \(4000000000000 "
+                                                 r"bytes\), the member holds 16 bytes"):
+        msx.load(str(tmp_path / "big.npz"))
+    with zipfile.ZipFile(tmp_path / "dir.npz", "w") as zf:
+        zf.writestr("notes.txt", b"hello")
+    with pytest.raises(MalformedFileError, match="member 'notes.txt' is not a NAME.npy array"):
+        msx.load(str(tmp_path / "dir.npz"))
+    (tmp_path / "x.npz").write_bytes(b"GIF89a" + b"\0" * 20)
+    with pytest.raises(BadMagicError, match="is not an NPZ \\(zip\\) file"):
+        msx.load(str(tmp_path / "x.npz"))
+
+
+def test_what_npz_cannot_hold_is_refused_at_export(tmp_path):
+    with pytest.raises(ExportError, match="file_format='NPZ' writes a Cell's Parameters; got function"):
+        msx.export(lambda x: x, msx.Tensor(X), file_name=str(tmp_path / "f"), file_format="NPZ")
+    net = nn.Dense(3, 2, dtype=msx.bfloat16)
+    with pytest.raises(ExportError, match="Parameter 'weight' is bfloat16, which .npz cannot hold"):
+        msx.export(net, file_name=str(tmp_path / "b"), file_format="NPZ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_inspect_prints_the_tensor_table(saved):
+    proc = subprocess.run([sys.executable, "-m", "msx", "inspect", saved[1]], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "NPZ weights file" in proc.stdout and "6 arrays, 64 bytes" in proc.stdout
+    assert "0.weight           float32  [2, 3]  24" in proc.stdout
+
+
+def _fingerprint(path: str):
+    return [(k, v._data.dtype.name, tuple(v.shape), v.asnumpy().tobytes()) for k, v in msx.load(path).items()]
+
+
+def test_every_byte_flip_and_truncation_is_refused_or_loads_the_same(tmp_path):
+    net = nn.Dense(2, 1)
+    path = msx.export(net, file_name=str(tmp_path / "tiny"), file_format="NPZ")
+    data, want = open(path, "rb").read(), _fingerprint(path)
+    outcomes = {"refused": 0, "identical": 0}
+    damaged = str(tmp_path / "damaged.npz")
+    variants = [bytes(data[:i]) + bytes([data[i] ^ (1 << (i % 8))]) + data[i + 1:] for i in range(len(data))]
+    variants += [data[:n] for n in range(len(data))]
+    for blob in variants:
+        with open(damaged, "wb") as f:
+            f.write(blob)
+        try:
+            got = _fingerprint(damaged)
+        except LoadError:
+            outcomes["refused"] += 1
+            continue
+        assert got == want, f"a damaged file loaded different values ({len(blob)} bytes)"
+        outcomes["identical"] += 1
+    assert sum(outcomes.values()) == 2 * len(data) and outcomes["refused"] > len(data)  # every cut is refused
