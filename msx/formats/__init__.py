@@ -9,7 +9,8 @@ Adding a format is one module plus its test, and its line here
 (docs/export.md, "Adding a file format").
 """
 from .registry import ExportRequest, FileFormat, detect, export_format, formats, names, recognise, register_format
-from . import stablehlo, checkpoints, mindir, msxir, npz  # noqa: E402,F401  (each registers its format; order: sniffing)
+# each module registers its format; this order is the sniffing order
+from . import stablehlo, checkpoints, mindir, msxir, npz  # noqa: E402,F401
 
 __all__ = ["ExportRequest", "FileFormat", "register_format", "formats", "names", "detect", "export_format",
            "recognise"]
