@@ -14,7 +14,7 @@ from msx.formats.graph_capture import drop_shards
 from msx.ir.interpret import evaluate
 from msx.ir.parse import parse_graph
 
-BUILT_IN = ["STABLEHLO", "SAFETENSORS", "CKPT", "MINDIR", "MSXIR"]
+BUILT_IN = ["STABLEHLO", "MSX_CHECKPOINT", "SAFETENSORS", "CKPT", "MINDIR", "MSXIR"]
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def scratch_format():
 def test_the_built_in_formats_are_registered_in_sniffing_order():
     assert formats.names()[:len(BUILT_IN)] == BUILT_IN
     assert set(formats.names("export")) >= {"MSXIR", "MINDIR", "STABLEHLO"}
-    assert not {"CKPT", "SAFETENSORS"} & set(formats.names("export"))  # written by save_checkpoint
+    assert not {"CKPT", "SAFETENSORS", "MSX_CHECKPOINT"} & set(formats.names("export"))  # written by save_checkpoint
     assert set(formats.names("inspect")) >= set(BUILT_IN)
 
 
@@ -60,7 +60,9 @@ def test_content_decides_before_the_name(tmp_path):
     assert formats.detect(str(renamed)).name == "MSXIR"
     assert msx.load(str(renamed)).structurally_equal(msx.load(msxir))
     msx.save_checkpoint(net, str(tmp_path / "w.ckpt"), format="msx")  # msx's checkpoint is safetensors inside
-    assert formats.detect(str(tmp_path / "w.ckpt")).name == "SAFETENSORS"
+    assert formats.detect(str(tmp_path / "w.ckpt")).name == "MSX_CHECKPOINT"
+    msx.save_checkpoint(net, str(tmp_path / "w"), format="safetensors")  # MindSpore's
+    assert formats.detect(str(tmp_path / "w.safetensors")).name == "SAFETENSORS"
     msx.save_checkpoint(net, str(tmp_path / "w2.ckpt"))  # MindSpore's protobuf
     assert formats.detect(str(tmp_path / "w2.ckpt")).name == "CKPT"
     (tmp_path / "empty.msxir").write_bytes(b"")  # nothing to sniff: the name decides

@@ -1,24 +1,30 @@
 """Checkpoint files, as `python -m msx inspect` and `msx.load` see them (they are written by `msx.save_checkpoint`).
 
-Two containers hold every checkpoint msx reads: MindSpore's protobuf `.ckpt`
-(`CKPT`) and safetensors (`SAFETENSORS`: msx's own checksummed checkpoint,
-`save_checkpoint(..., format="msx")`, whatever its suffix; MindSpore's,
-tagged "ms"; other writers'). `msx.checkpoint.read_checkpoint` tells them
-apart and checks them; this module registers them, so `inspect` prints their
-tensor tables and `msx.load` points at `msx.load_checkpoint` instead of
-failing on a "bad graph file". A safetensors file is recognised before a
-protobuf one (a safetensors header length can start with the protobuf byte
-0x0a), and a protobuf checkpoint before a MindIR (both are protobuf).
+Three formats: msx's own checkpoint (`MSX_CHECKPOINT`, `save_checkpoint(...,
+format="msx")`: safetensors tagged `msx.checkpoint`, with checksums and
+requires_grad, whatever its suffix), other safetensors files (`SAFETENSORS`:
+MindSpore's, tagged "ms", and other writers') and MindSpore's protobuf
+`.ckpt` (`CKPT`). `msx.checkpoint.read_checkpoint` reads and checks them all;
+this module registers them, so `inspect` prints their tensor tables and
+`msx.load` points at `msx.load_checkpoint` instead of failing on a "bad graph
+file". msx's tag is sniffed before plain safetensors, a safetensors file
+before a protobuf one (a safetensors header length can start with the
+protobuf byte 0x0a), and a protobuf checkpoint before a MindIR (both are
+protobuf).
 """
 from __future__ import annotations
 
+import json
 import os
 
 from ..checkpoint import FORMAT, MINDSPORE_CKPT, read_checkpoint
 from ..errors import BadMagicError
+from ..fileread import open_regular
 from ..ms_checkpoint import SAFETENSORS_TAG, looks_like_ckpt
 from .registry import register_format
 from .table import table
+
+MAX_HEADER = 100 * 2 ** 20  # bytes of a safetensors header (the safetensors library's own limit)
 
 
 def refuse_load(path: str) -> None:
@@ -53,13 +59,35 @@ def _safetensors(path: str, head: bytes) -> bool:
     return head[8:9] == b"{" and 8 + int.from_bytes(head[:8], "little") <= os.path.getsize(path)
 
 
+def _msx_checkpoint(path: str, head: bytes) -> bool:
+    """A safetensors file whose metadata carries msx's format tag (the header is read whole: the tag's place in it
+    is not fixed)."""
+    if not _safetensors(path, head):
+        return False
+    length = int.from_bytes(head[:8], "little")
+    if length > MAX_HEADER:
+        return False
+    f, _ = open_regular(path)
+    with f:
+        f.seek(8)
+        header = f.read(length)
+    try:
+        metadata = json.loads(header).get("__metadata__")
+    except (ValueError, AttributeError, RecursionError):  # damage: SAFETENSORS' reader reports it
+        return False
+    return isinstance(metadata, dict) and metadata.get("format") == FORMAT
+
+
 def _ckpt(path: str, head: bytes) -> bool:
     return looks_like_ckpt(head)
 
 
+register_format("MSX_CHECKPOINT", suffixes=(".ckpt", ".safetensors"), sniff=_msx_checkpoint, load=refuse_load,
+                inspect=inspect_checkpoint, description="msx's own checkpoint (save_checkpoint(format='msx')): "
+                "safetensors with SHA-256 checksums and requires_grad")
 register_format("SAFETENSORS", suffixes=".safetensors", sniff=_safetensors, load=refuse_load,
-                inspect=inspect_checkpoint, description="safetensors checkpoints: msx's own (format='msx', "
-                "checksummed), MindSpore's (format='safetensors'), other writers'")
+                inspect=inspect_checkpoint, description="safetensors checkpoints: MindSpore's (format='safetensors') "
+                "and other writers'")
 register_format("CKPT", suffixes=".ckpt", sniff=_ckpt, load=refuse_load, inspect=inspect_checkpoint,
                 description="MindSpore's protobuf checkpoint (save_checkpoint's default format='ckpt')")
 
