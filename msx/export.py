@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from .errors import ExportError, LoadError
 from .formats import ExportRequest, export_format, formats, names, recognise
-from .formats.graph_capture import capture_for_export, drop_shards  # noqa: F401  (msx.export's helpers)
+from .formats.graph_capture import capture_for_export  # noqa: F401  (the graph every export writes)
 from .formats.msxir import FORMAT_VERSION, HEADER, MAGIC, LoadedGraph, read_container  # noqa: F401  (MSXIR's names)
 from .stablehlo_file import load_stablehlo  # noqa: F401  (reads what export(file_format="STABLEHLO") writes)
 
