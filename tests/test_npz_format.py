@@ -1,5 +1,6 @@
-"""file_format="NPZ": a Cell's Parameters as numpy's .npz, checked against numpy's own reader, never unpickled, and
-fuzzed (every byte flip and every truncation of a small file is refused with a LoadError or loads the same)."""
+"""file_format="NPZ": a Cell's Parameters as numpy's .npz, checked against numpy's own reader and never unpickled.
+The file fuzzer (tests/fuzz/files.py, kind "npz") flips every byte, cuts at every length and edits every .npy header
+field of a small file behind correct CRCs: each is refused with a LoadError or loads the same."""
 from __future__ import annotations
 
 import pickle
@@ -11,7 +12,7 @@ import pytest
 
 import msx
 from msx import nn
-from msx.errors import BadMagicError, ExportError, LoadError, MalformedFileError
+from msx.errors import BadMagicError, ExportError, MalformedFileError
 
 X = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
 
@@ -134,28 +135,3 @@ def test_inspect_prints_the_tensor_table(saved):
     assert proc.returncode == 0, proc.stderr
     assert "NPZ weights file" in proc.stdout and "6 arrays, 64 bytes" in proc.stdout
     assert "0.weight           float32  [2, 3]  24" in proc.stdout
-
-
-def _fingerprint(path: str):
-    return [(k, v._data.dtype.name, tuple(v.shape), v.asnumpy().tobytes()) for k, v in msx.load(path).items()]
-
-
-def test_every_byte_flip_and_truncation_is_refused_or_loads_the_same(tmp_path):
-    net = nn.Dense(2, 1)
-    path = msx.export(net, file_name=str(tmp_path / "tiny"), file_format="NPZ")
-    data, want = open(path, "rb").read(), _fingerprint(path)
-    outcomes = {"refused": 0, "identical": 0}
-    damaged = str(tmp_path / "damaged.npz")
-    variants = [bytes(data[:i]) + bytes([data[i] ^ (1 << (i % 8))]) + data[i + 1:] for i in range(len(data))]
-    variants += [data[:n] for n in range(len(data))]
-    for blob in variants:
-        with open(damaged, "wb") as f:
-            f.write(blob)
-        try:
-            got = _fingerprint(damaged)
-        except LoadError:
-            outcomes["refused"] += 1
-            continue
-        assert got == want, f"a damaged file loaded different values ({len(blob)} bytes)"
-        outcomes["identical"] += 1
-    assert sum(outcomes.values()) == 2 * len(data) and outcomes["refused"] > len(data)  # every cut is refused
