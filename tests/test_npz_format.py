@@ -4,8 +4,6 @@ field of a small file behind correct CRCs: each is refused with a LoadError or l
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -129,9 +127,13 @@ def test_what_npz_cannot_hold_is_refused_at_export(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_inspect_prints_the_tensor_table(saved):
-    proc = subprocess.run([sys.executable, "-m", "msx", "inspect", saved[1]], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "NPZ weights file" in proc.stdout and "6 arrays, 64 bytes" in proc.stdout
-    assert "0.weight           float32  [2, 3]  24" in proc.stdout
+def test_inspect_prints_the_tensor_table(saved, tmp_path, capsys):
+    from msx.__main__ import main
+
+    assert main(["inspect", saved[1]]) == 0
+    out = capsys.readouterr().out
+    assert "NPZ weights file" in out and "6 arrays, 64 bytes" in out
+    assert "0.weight           float32  [2, 3]  24" in out
+    (tmp_path / "cut.npz").write_bytes(open(saved[1], "rb").read()[:-30])
+    assert main(["inspect", str(tmp_path / "cut.npz")]) == 1
+    assert "[load]" in capsys.readouterr().err
