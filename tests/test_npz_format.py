@@ -137,3 +137,10 @@ def test_inspect_prints_the_tensor_table(saved, tmp_path, capsys):
     (tmp_path / "cut.npz").write_bytes(open(saved[1], "rb").read()[:-30])
     assert main(["inspect", str(tmp_path / "cut.npz")]) == 1
     assert "[load]" in capsys.readouterr().err
+
+
+def test_view_says_an_npz_file_holds_no_graph(saved, capsys):
+    from msx.__main__ import main
+
+    assert main(["view", saved[1]]) == 1
+    assert "holds no graph (msx.load gives a dict)" in capsys.readouterr().err
