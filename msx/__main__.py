@@ -25,7 +25,7 @@ import sys
 
 from . import compat
 from .errors import LoadError, MsxError
-from .formats import recognise
+from .formats import formats, recognise
 
 
 def inspect(path: str) -> str:
@@ -60,7 +60,9 @@ def view(path: str, node_data: list[str], host: str, port: int | None, open_brow
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m msx", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    cmd = sub.add_parser("inspect", help="print the manifest and graph of an exported file, or a checkpoint's tensors")
+    known = "; ".join(f"{f.name} ({'/'.join(f.suffixes)}): {f.description}" for f in formats() if f.inspect)
+    cmd = sub.add_parser("inspect", help="print the manifest and graph of an exported file, or a checkpoint's tensors",
+                         description=f"Formats (told by content, then by name): {known}.")
     cmd.add_argument("file")
     show = sub.add_parser("view", help="show an .msxir file (or msx.viz.save JSON) in Model Explorer on localhost")
     show.add_argument("file")

@@ -152,3 +152,12 @@ def test_drop_shards_returns_a_new_graph_and_leaves_its_input_unchanged():
     np.testing.assert_allclose(np.asarray(out), (x + w) * 2 if np.all(x + w > x) else x + w - 1, rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(same_x), x)
     assert drop_shards(dropped) is dropped  # nothing left to drop: the same object
+
+
+def test_inspect_help_lists_the_registered_formats(capsys):
+    from msx.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["inspect", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(f"{f.name} ({'/'.join(f.suffixes)})" in text for f in formats.formats())
