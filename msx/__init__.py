@@ -18,7 +18,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 7. backends — build and run graphs (XLA, the simulated Ascend)
 8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
    — the front end: capture, the jit runtime, Cells, data
-9. export stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run compat __main__ — files, tools and training loops
+9. export formats stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run compat __main__ — files, tools and training loops
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 

@@ -35,7 +35,11 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
     if isinstance(target, (str, os.PathLike)):
         from ..export import load
 
-        return load(os.fspath(target))
+        loaded = load(os.fspath(target))
+        if not isinstance(loaded, Graph):  # a weights-only format (NPZ): msx.load gives its Parameters
+            raise VizError(f"{os.fspath(target)} holds no graph (msx.load gives a {type(loaded).__name__}): view an "
+                           f".msxir or .mindir file, or a graph JSON from msx.viz.save")
+        return loaded
     if stage not in STAGES:
         raise VizError(f"stage must be one of {STAGES}, got {stage!r}")
     from ..jit import JitFunction, jit

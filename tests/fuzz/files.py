@@ -1,6 +1,6 @@
 """File fuzzer: every kind of file msx writes, damaged every way we can enumerate, must be refused or load the same.
 
-For a tiny file of each kind (MSXIR, checkpoint, STABLEHLO, MINDIR) it runs
+For a tiny file of each kind (MSXIR, checkpoint, STABLEHLO, MINDIR, NPZ) it runs
 
 - `flip`:  every single-byte flip (byte i XOR 1 << (i % 8); with `--all` also XOR 0xFF),
 - `cut`:   truncations at many lengths (every length with `--all`),
@@ -8,7 +8,8 @@ For a tiny file of each kind (MSXIR, checkpoint, STABLEHLO, MINDIR) it runs
            behind them are reached: every field of the JSON parts of an MSXIR
            file (graph and manifest) and of a checkpoint's header, fields of a
            MINDIR model, the length/version fields and payload bytes of a
-           STABLEHLO artifact,
+           STABLEHLO artifact, the `.npy` header fields, member names and
+           data lengths of an NPZ (re-zipped, so every CRC-32 is right),
 
 and sorts each outcome as `refused` (an `msx.errors.LoadError`), `identical`
 (loaded exactly what was written), `valid` (an edit behind recomputed
@@ -35,12 +36,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-KINDS = ("msxir", "checkpoint", "stablehlo", "mindir")
+KINDS = ("msxir", "checkpoint", "stablehlo", "mindir", "npz")
 
 
 # ---------------------------------------------------------------- the tiny files
@@ -60,6 +62,8 @@ def make_file(kind: str, folder: str) -> str:
         path = os.path.join(folder, "tiny.ckpt")
         msx.save_checkpoint(net, path, append_dict={"epoch": 3, "note": "hi"}, format="msx")  # its checksums
         return path
+    if kind == "npz":
+        return msx.export(net, file_name=os.path.join(folder, "tiny"), file_format="NPZ")
     return msx.export(net, x, file_name=os.path.join(folder, "tiny"), file_format=kind.upper())
 
 
@@ -68,8 +72,8 @@ def load(kind: str, path: str) -> Any:
     """A comparable fingerprint of what msx loads from `path` (raises what the loader raises)."""
     import msx
 
-    if kind == "checkpoint":
-        params = msx.load_checkpoint(path)
+    if kind in ("checkpoint", "npz"):
+        params = msx.load_checkpoint(path) if kind == "checkpoint" else msx.load(path)
         return [(k, v) if isinstance(v, str) else (k, v._data.dtype.name, tuple(v.shape), v.asnumpy().tobytes(),
                                                    v.requires_grad) for k, v in params.items()]
     if kind == "stablehlo":
@@ -89,8 +93,8 @@ def consistent(kind: str, path: str) -> None:
     import msx
     from msx.ir.interpret import evaluate
 
-    if kind == "checkpoint":
-        for name, value in msx.load_checkpoint(path).items():
+    if kind in ("checkpoint", "npz"):
+        for name, value in (msx.load_checkpoint(path) if kind == "checkpoint" else msx.load(path)).items():
             if not isinstance(value, str):
                 assert value.asnumpy().nbytes == value.asnumpy().size * value.asnumpy().itemsize, name
         return
@@ -204,7 +208,7 @@ _DROP = object()
 def edits(kind: str, path: str, stride: int) -> Iterator[tuple[str, bytes]]:
     """Structural edits of the file at `path`, each re-signed so that every checksum in it is right."""
     return {"msxir": _msxir_edits, "checkpoint": _checkpoint_edits, "stablehlo": _stablehlo_edits,
-            "mindir": _mindir_edits}[kind](path, stride)
+            "mindir": _mindir_edits, "npz": _npz_edits}[kind](path, stride)
 
 
 def _msxir_edits(path: str, stride: int) -> Iterator[tuple[str, bytes]]:
@@ -333,6 +337,47 @@ def _mindir_edits(path: str, stride: int) -> Iterator[tuple[str, bytes]]:
             model.CopyFrom(base)
             change(model)
             yield label + " (re-signed)", signed(model)
+
+
+def _npz_edits(path: str, stride: int) -> Iterator[tuple[str, bytes]]:
+    """Each member's `.npy` header fields, its name and its data length edited, the zip rebuilt (CRCs right)."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        members = [(info.filename, zf.read(info)) for info in zf.infolist()]
+
+    def rezip(items: list[tuple[str, bytes]]) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as out, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns about the duplicate names some edits make
+            for name, data in items:
+                out.writestr(name, data)
+        return buffer.getvalue()
+
+    def npy(header: dict, data: bytes) -> bytes:
+        buffer = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buffer, header)
+        return buffer.getvalue() + data
+
+    changes = [("descr", d) for d in ("<f8", "|O", "<U2", "|V4", ">f4", "<c8", "|b1", "<i2", "bogus")] + \
+        [("fortran_order", True), ("fortran_order", "yes")] + \
+        [("shape", s) for s in ((), (4,), (2, 3), (-1, 2), (2 ** 40,), (2.0,), "2")]
+    for k, (name, data) in enumerate(members):
+        stream = io.BytesIO(data)
+        version = np.lib.format.read_magic(stream)
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)  # what npz.py writes
+        header, body = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": fortran, "shape": shape}, \
+            data[stream.tell():]
+        others = members[:k] + members[k + 1:]
+        for field, value in changes[::stride]:
+            yield f"{name} {field} = {value!r} (re-zipped)", rezip(others + [(name, npy({**header, field: value}, body))])
+        for label, new in (("data + 1 byte", body + b"\0"), ("data - 1 byte", body[:-1]), ("no data", b"")):
+            yield f"{name} {label} (re-zipped)", rezip(others + [(name, npy(header, new))])
+        for new_name in (".npy", "x", "x.npz", name.upper(), members[-1 - k][0], "dir/"):
+            yield f"{name} renamed {new_name!r} (re-zipped)", rezip(others + [(new_name, data)])
+        yield f"{name} header only (re-zipped)", rezip(others + [(name, data[:stream.tell()])])
+        yield f"{name} dropped (re-zipped)", rezip(others)
 
 
 # ---------------------------------------------------------------- the run

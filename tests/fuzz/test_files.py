@@ -22,7 +22,8 @@ def _check(result: dict, min_cases: int) -> None:
     assert sum(sum(c.values()) for c in counts.values()) >= min_cases, counts
 
 
-@pytest.mark.parametrize("kind,stride,min_cases", [("msxir", 11, 580), ("checkpoint", 2, 800), ("mindir", 2, 650)])
+@pytest.mark.parametrize("kind,stride,min_cases", [("msxir", 11, 580), ("checkpoint", 2, 800), ("mindir", 2, 650),
+                                                   ("npz", 1, 1100)])
 def test_every_corruption_is_refused_or_loads_identical(tmp_path, kind, stride, min_cases):
     _check(F.fuzz(kind, str(tmp_path), stride=stride), min_cases)
 
