@@ -8,7 +8,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 `tests/test_layering.py` parses every import; names are packages or modules
 (the longest one that contains a module gives its layer).
 
-1. errors versions atomic hostevents tensorfile dtype recording fileread sizes — no msx imports but errors, atomic
+1. errors versions atomic hostevents tensorfile dtype recording fileread sizes ignored_args — no msx imports but errors, atomic
 2. tensor — Tensor and Parameter over jax arrays
 3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
 4. ops communication.comm_func numpy — the primitive registry and the op families (numpy: mindspore.numpy's)
