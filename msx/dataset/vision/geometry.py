@@ -16,8 +16,8 @@ from PIL import Image
 
 from ...errors import DatasetError
 from .. import _random
-from .core import (PIL_RESAMPLE, Border, ImageTensorOperation, Inter, check_inter, hwc, is_pil, like_input,
-                   to_pil)
+from .core import (PIL_RESAMPLE, Border, ImageTensorOperation, Inter, check_inter, check_prob, hwc, is_pil,
+                   like_input, to_pil)
 
 
 def size_arg(op: str, size: Any, allow_int: bool = True) -> tuple[int, int] | int:
@@ -278,12 +278,6 @@ def _flip(img: Any, axis: int, op: str) -> Any:
     return np.flip(hwc(img, op), axis).copy()
 
 
-def _prob(op: str, prob: Any) -> float:
-    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
-        raise DatasetError(f"{op}: prob must be in [0, 1], got {prob!r}")
-    return float(prob)
-
-
 class HorizontalFlip(ImageTensorOperation):
     """Mirror left-right."""
 
@@ -304,7 +298,7 @@ class RandomHorizontalFlip(ImageTensorOperation):
     uses_rng = True
 
     def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _prob("RandomHorizontalFlip", prob)
+        self.prob = check_prob("RandomHorizontalFlip", prob)
 
     def __call__(self, img: Any) -> Any:
         return _flip(img, 1, "RandomHorizontalFlip") if _random.rng().random() < self.prob else img
@@ -316,7 +310,7 @@ class RandomVerticalFlip(ImageTensorOperation):
     uses_rng = True
 
     def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _prob("RandomVerticalFlip", prob)
+        self.prob = check_prob("RandomVerticalFlip", prob)
 
     def __call__(self, img: Any) -> Any:
         return _flip(img, 0, "RandomVerticalFlip") if _random.rng().random() < self.prob else img
