@@ -9,12 +9,22 @@ import os
 from typing import Any, Iterator, Sequence
 
 import numpy as np
-import sentencepiece as spm
 
 from ...atomic import write_atomic
 from ...errors import DatasetError
 from ..transforms.ops import TensorOperation
 from .ops import _strings
+
+
+def _spm() -> Any:
+    """The `sentencepiece` package, imported on first use: only these transforms need it (pip install
+    'msx[text]')."""
+    try:
+        import sentencepiece
+    except ImportError:
+        raise DatasetError("SentencePiece transforms need the 'sentencepiece' package: pip install sentencepiece") \
+            from None
+    return sentencepiece
 
 
 class SentencePieceModel(enum.IntEnum):
@@ -67,7 +77,7 @@ class SentencePieceVocab:
         else:
             options["sentence_iterator"] = sentences
         try:
-            spm.SentencePieceTrainer.train(**options)
+            _spm().SentencePieceTrainer.train(**options)
         except (RuntimeError, OSError, ValueError) as exc:
             raise DatasetError(f"{op}: SentencePiece training failed: {exc}") from None
         return SentencePieceVocab(out.getvalue())
@@ -114,7 +124,7 @@ class SentencePieceTokenizer(TensorOperation):
     pieces (`SPieceTokenizerOutType.STRING`) or ids (INT, int32)."""
 
     def __init__(self, mode: Any, out_type: SPieceTokenizerOutType) -> None:
-        processor = spm.SentencePieceProcessor()
+        processor = _spm().SentencePieceProcessor()
         try:
             if isinstance(mode, SentencePieceVocab):
                 processor.LoadFromSerializedProto(mode.model)
