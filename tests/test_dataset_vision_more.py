@@ -181,3 +181,9 @@ def test_read_image_rejects_a_non_image(tmp_path):
     path.write_bytes(b"\x89PNG not really")
     with pytest.raises(DatasetError, match="cannot decode"):
         vision.read_image(str(path))
+
+
+def test_not_random_marks_a_function():
+    from msx.dataset import transforms
+    f = transforms.not_random(lambda x: x)
+    assert f.random is False and vision.not_random is transforms.not_random

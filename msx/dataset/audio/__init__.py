@@ -4,8 +4,8 @@ and MindSpore define them (numpy and scipy.signal compute them; results are floa
 from __future__ import absolute_import  # noqa: F401 (MindSpore's module exports this name too)
 
 from .common import AudioTensorOperation, BorderType, WindowType  # noqa: F401
-from .effects import (Contrast, DCShift, DensityFunction, Dither, Fade, FadeShape, Gain, GainType,  # noqa: F401
-                      MuLawDecoding, MuLawEncoding, Overdrive, Vol)
+from .effects import (Contrast, DCShift, DensityFunction, Dither, Fade, FadeShape, Flanger, Gain,  # noqa: F401
+                      GainType, Interpolation, Modulation, MuLawDecoding, MuLawEncoding, Overdrive, Phaser, Vol)
 from .features import DetectPitchFrequency, SlidingWindowCmn  # noqa: F401
 from .filterbanks import MelType, NormMode, NormType, create_dct, linear_fbanks, melscale_fbanks  # noqa: F401
 from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiquad, BassBiquad, Biquad,  # noqa: F401

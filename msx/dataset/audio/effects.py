@@ -210,3 +210,118 @@ class Dither(AudioTensorOperation):
                 out[r, i] = np.round(wanted + noise[r, i])
                 error = out[r, i] - wanted
         return f32(out.reshape(x.shape) / scale)
+
+
+class Modulation(str, enum.Enum):
+    """The low-frequency oscillator of Flanger: a sine or a triangle."""
+
+    SINUSOIDAL = "sinusoidal"
+    TRIANGULAR = "triangular"
+
+
+class Interpolation(str, enum.Enum):
+    """How Flanger reads between delay-line samples."""
+
+    LINEAR = "linear"
+    QUADRATIC = "quadratic"
+
+
+def wave_table(sine: bool, size: int, low: float, high: float, phase: float, as_int: bool) -> np.ndarray:
+    """SoX's oscillator table of `size` points between `low` and `high`, starting at `phase` radians."""
+    point = (np.arange(size) + int(phase / math.pi / 2 * size + 0.5)) % size
+    if sine:
+        d = (np.sin(point / size * 2 * math.pi) + 1) / 2
+    else:
+        d = point * 2 / size
+        quarter = (4 * point) // size
+        d = np.select([quarter == 0, quarter == 1, quarter == 2, quarter == 3], [d + 0.5, 1.5 - d, 1.5 - d, d - 1.5])
+    d = d * (high - low) + low
+    if as_int:
+        return np.where(d < 0, d - 0.5, d + 0.5).astype(np.int64)
+    return d.astype(np.float32).astype(np.float64)
+
+
+class Flanger(AudioTensorOperation):
+    """SoX's flanger on (..., channel, time): a delay of `delay` + up to `depth` ms swept by an LFO of `speed`
+    Hz, mixed by `width` percent with `regen` percent feedback, channels `phase` percent apart."""
+
+    def __init__(self, sample_rate: int, delay: float = 0.0, depth: float = 2.0, regen: float = 0.0,
+                 width: float = 71.0, speed: float = 0.5, phase: float = 25.0,
+                 modulation: Modulation = Modulation.SINUSOIDAL,
+                 interpolation: Interpolation = Interpolation.LINEAR) -> None:
+        op = "Flanger"
+        self.sample_rate = integer(op, "sample_rate", sample_rate, 1)
+        self.delay, self.depth = number(op, "delay", delay, 0, 30), number(op, "depth", depth, 0, 10)
+        self.regen, self.width = number(op, "regen", regen, -95, 95), number(op, "width", width, 0, 100)
+        self.speed, self.phase = number(op, "speed", speed, 0.1, 10), number(op, "phase", phase, 0, 100)
+        self.modulation, self.interpolation = Modulation(modulation), Interpolation(interpolation)
+
+    def __call__(self, waveform: Any) -> np.ndarray:
+        x = signal("Flanger", waveform, 2)
+        flat = x.reshape(-1, x.shape[-2], x.shape[-1])
+        feedback = self.regen / 100
+        delay_gain = self.width / 100
+        in_gain = 1.0 / (1 + delay_gain)
+        delay_gain = delay_gain / (1 + delay_gain) * (1 - abs(feedback))
+        delay_min, delay_depth = self.delay / 1000, self.depth / 1000
+        buf_len = int((delay_min + delay_depth) * self.sample_rate + 0.5) + 2
+        bufs = np.zeros(flat.shape[:2] + (buf_len,))
+        last = np.zeros(flat.shape[:2])
+        lfo_len = int(self.sample_rate / self.speed)
+        lfo = wave_table(self.modulation == Modulation.SINUSOIDAL, lfo_len, math.floor(delay_min * self.sample_rate
+                                                                                         + 0.5), buf_len - 2.0,
+                         3 * math.pi / 2, as_int=False)
+        channels = np.arange(flat.shape[1])
+        offsets = (channels * lfo_len * (self.phase / 100) + 0.5).astype(np.int64)
+        out = np.zeros_like(flat)
+        pos = lfo_pos = 0
+        for i in range(flat.shape[-1]):
+            pos = (pos + buf_len - 1) % buf_len
+            delay = lfo[(lfo_pos + offsets) % lfo_len]
+            frac, whole = delay - np.floor(delay), np.floor(delay).astype(np.int64)
+            bufs[:, :, pos] = flat[:, :, i] + last * feedback
+            d0 = bufs[:, channels, (pos + whole) % buf_len]
+            d1 = bufs[:, channels, (pos + whole + 1) % buf_len]
+            if self.interpolation == Interpolation.LINEAR:
+                delayed = d0 + (d1 - d0) * frac
+            else:
+                d2 = bufs[:, channels, (pos + whole + 2) % buf_len] - d0
+                d1 = d1 - d0
+                delayed = d0 + ((d2 * 0.5 - d1) * frac + (d1 * 2 - d2 * 0.5)) * frac
+            last = delayed
+            out[:, :, i] = flat[:, :, i] * in_gain + delayed * delay_gain
+            lfo_pos = (lfo_pos + 1) % lfo_len
+        return f32(np.clip(out, -1, 1).reshape(x.shape))
+
+
+class Phaser(AudioTensorOperation):
+    """SoX's phaser: the signal plus a delayed copy (`delay_ms`, modulated at `mod_speed` Hz by a sine or
+    triangle) fed back with `decay`, scaled by `gain_in` and `gain_out`."""
+
+    def __init__(self, sample_rate: int, gain_in: float = 0.4, gain_out: float = 0.74, delay_ms: float = 3.0,
+                 decay: float = 0.4, mod_speed: float = 0.5, sinusoidal: bool = True) -> None:
+        op = "Phaser"
+        self.sample_rate = integer(op, "sample_rate", sample_rate, 1)
+        self.gain_in, self.gain_out = number(op, "gain_in", gain_in, 0, 1), number(op, "gain_out", gain_out, 0, 1e9)
+        self.delay_ms, self.decay = number(op, "delay_ms", delay_ms, 0, 5), number(op, "decay", decay, 0, 0.99)
+        self.mod_speed, self.sinusoidal = number(op, "mod_speed", mod_speed, 0.1, 2), bool(sinusoidal)
+
+    def __call__(self, waveform: Any) -> np.ndarray:
+        x = signal("Phaser", waveform)
+        flat = x.reshape(-1, x.shape[-1]) * self.gain_in
+        buf_len = int(self.delay_ms * 0.001 * self.sample_rate + 0.5)
+        if buf_len < 1:
+            raise DatasetError(f"Phaser: delay_ms {self.delay_ms} is under one sample at {self.sample_rate} Hz")
+        buf = np.zeros((flat.shape[0], buf_len))
+        mod_len = int(self.sample_rate / self.mod_speed + 0.5)
+        mod = wave_table(self.sinusoidal, mod_len, 1.0, float(buf_len), math.pi / 2, as_int=True)
+        out = np.zeros_like(flat)
+        pos = mod_pos = 0
+        for i in range(flat.shape[-1]):
+            idx = int((pos + mod[mod_pos]) % buf_len)
+            mod_pos = (mod_pos + 1) % mod_len
+            pos = (pos + 1) % buf_len
+            temp = flat[:, i] + buf[:, idx]
+            buf[:, pos] = temp * self.decay
+            out[:, i] = temp
+        return f32(np.clip(out * self.gain_out, -1, 1).reshape(x.shape))

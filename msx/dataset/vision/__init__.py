@@ -17,8 +17,9 @@ from .geometry import (HWC2CHW, CenterCrop, Crop, HorizontalFlip, Pad, RandomCro
                        RandomHorizontalFlip, RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize,
                        ResizedCrop, Rotate, VerticalFlip)
 from .image_files import (ImageReadMode, encode_jpeg, encode_png, get_image_num_channels,  # noqa: F401
-                          get_image_size, not_random, read_file, read_image, write_file, write_jpeg, write_png)
+                          get_image_size, read_file, read_image, write_file, write_jpeg, write_png)
 from .random_color import (RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomEqualize,  # noqa: F401
                            RandomInvert, RandomLighting, RandomPosterize, RandomSharpness, RandomSolarize)
 from .tone import AdjustGamma, ConvertColor, ConvertMode, HsvToRgb, RgbToHsv, Solarize  # noqa: F401
+from ..transforms.ops import not_random  # noqa: F401
 from .warps import Affine, Perspective, RandomAffine, RandomPerspective  # noqa: F401

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import io
 import os
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -122,9 +122,3 @@ def write_png(filename: str, image: Any, compression_level: int = 6) -> None:
     """encode_png, written to `filename`."""
     write_atomic(_path("write_png", filename), [encode_png(image, compression_level).tobytes()])
 
-
-def not_random(func: Callable) -> Callable:
-    """Mark a Python function used in `map` as deterministic (`func.random = False`), as MindSpore does so that
-    a cache may keep its results."""
-    func.random = False
-    return func

@@ -334,3 +334,19 @@ def case_detect_pitch(a, tmp):
 def case_dither_props(a, tmp):
     got = np.asarray(a.Dither()(WAVE))
     return {"shape": list(got.shape), "dtype": str(got.dtype), "close": bool(np.abs(got - WAVE).max() < 1e-3)}
+
+
+def case_flanger(a, tmp):
+    return out(a.Flanger(8000, 1.0, 3.0, 20.0, 60.0, 2.0, 40.0)(WAVE))
+
+
+def case_flanger_triangle_quadratic(a, tmp):
+    return out(a.Flanger(8000, modulation=a.Modulation.TRIANGULAR, interpolation=a.Interpolation.QUADRATIC)(WAVE))
+
+
+def case_phaser(a, tmp):
+    return out(a.Phaser(8000, 0.5, 0.8, 2.0, 0.5, 1.5)(WAVE))
+
+
+def case_phaser_triangle(a, tmp):
+    return out(a.Phaser(8000, sinusoidal=False)(WAVE[0]))
