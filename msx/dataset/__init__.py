@@ -24,11 +24,13 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
 from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
-                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset,
-                      IMDBDataset, KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
-                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
-                      VOCDataset, WikiTextDataset)
+                      CSVDataset, EMnistDataset, FakeImageDataset, FashionMnistDataset, Flowers102Dataset,
+                      ImageFolderDataset, IMDBDataset, KMnistDataset, LJSpeechDataset, ManifestDataset, MindDataset,
+                      MnistDataset, PennTreebankDataset, QMnistDataset, SpeechCommandsDataset, SST2Dataset,
+                      STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset, WikiTextDataset,
+                      YesNoDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
+from . import audio  # noqa: F401,E402

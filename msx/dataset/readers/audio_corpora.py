@@ -1,0 +1,143 @@
+"""Speech corpora in their published layouts, read from local WAV files (stdlib `wave`, PCM 8/16/32-bit; samples
+scaled by the format's largest value, 32767 for 16-bit, as MindSpore's reader). Every row's `waveform` is float32
+(channels, samples) and `sample_rate` int32.
+
+* LJSpeech (`LJSpeech-1.1`): `dataset_dir/metadata.csv` lines `id|transcription|normalized transcription` and
+  `dataset_dir/wavs/<id>.wav`; columns waveform, sample_rate, transcription, normalized_transcription, in the
+  file's order.
+* YesNo (`waves_yesno`): `dataset_dir/<8 digits joined by _>.wav`; columns waveform, sample_rate, label (int32, the
+  8 digits), files in name order (MindSpore: the directory's order).
+* SpeechCommands: `dataset_dir/<label>/<speaker>_nohash_<n>.wav` with `testing_list.txt` and
+  `validation_list.txt`; usage test / valid (the listed files), train (the rest), all; `_background_noise_` is
+  not read. Columns waveform, sample_rate, label, speaker_id (strings), utterance_number (int32), in path order.
+"""
+from __future__ import annotations
+
+import os
+import wave
+from typing import Any
+
+import numpy as np
+
+from ...errors import DatasetError
+from ..pipeline import Row
+from ..sources import MappableSource
+
+_PCM = {1: (np.uint8, 127.0), 2: (np.dtype("<i2"), 32767.0), 4: (np.dtype("<i4"), 2147483647.0)}
+
+
+def read_wav(where: str, path: str) -> tuple[np.ndarray, int]:
+    """(float32 (channels, samples), sample rate) of a PCM WAV file; anything else is a DatasetError naming it."""
+    try:
+        with wave.open(path, "rb") as w:
+            channels, width, rate, frames = w.getnchannels(), w.getsampwidth(), w.getframerate(), w.getnframes()
+            if width not in _PCM:
+                raise DatasetError(f"{where}: {path!r} has {8 * width}-bit samples; PCM 8, 16 or 32-bit is read")
+            data = w.readframes(frames)
+    except (OSError, EOFError, wave.Error) as exc:
+        raise DatasetError(f"{where}: cannot read the WAV file {path!r}: {exc}") from None
+    dtype, scale = _PCM[width]
+    samples = np.frombuffer(data[:len(data) - len(data) % (width * channels)], dtype).astype(np.float64)
+    if width == 1:
+        samples = samples - 128
+    return (samples.reshape(-1, channels).T / scale).astype(np.float32), rate
+
+
+def _dir(where: str, dataset_dir: Any) -> str:
+    if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
+        raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+    return os.fspath(dataset_dir)
+
+
+class _WavRows(MappableSource):
+    """Rows of (wav path, other columns...), the WAV read when the row is."""
+
+    def __init__(self, where: str, names: list[str], rows: list[tuple], num_samples: Any, shuffle: Any, sampler: Any,
+                 num_shards: Any, shard_id: Any, num_parallel_workers: Any) -> None:
+        self._rows = rows
+        super().__init__(where, names, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._rows)
+
+    def _row(self, index: int) -> Row:
+        path, *rest = self._rows[index]
+        waveform, rate = read_wav(self._where, path)
+        return (waveform, np.array(rate, np.int32)) + tuple(np.array(v, np.int32) if isinstance(v, int) else
+                                                            np.asarray(v) for v in rest)
+
+
+class LJSpeechDataset(_WavRows):
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        where = "LJSpeechDataset"
+        root = _dir(where, dataset_dir)
+        meta = os.path.join(root, "metadata.csv")
+        try:
+            with open(meta, encoding="utf-8") as f:
+                lines = [line.rstrip("\n") for line in f if line.strip()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"{where}: cannot read {meta!r} ({exc}); LJSpeech's layout is "
+                               f"<dataset_dir>/metadata.csv and <dataset_dir>/wavs/<id>.wav") from None
+        rows = []
+        for number, line in enumerate(lines, 1):
+            parts = line.split("|")
+            if len(parts) != 3:
+                raise DatasetError(f"{where}: line {number} of {meta!r} is not 'id|transcription|normalized'")
+            rows.append((os.path.join(root, "wavs", parts[0] + ".wav"), parts[1], parts[2]))
+        super().__init__(where, ["waveform", "sample_rate", "transcription", "normalized_transcription"], rows,
+                         num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+
+class YesNoDataset(_WavRows):
+    def __init__(self, dataset_dir: str, num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        where = "YesNoDataset"
+        root = _dir(where, dataset_dir)
+        rows = []
+        for name in sorted(os.listdir(root)):
+            stem, ext = os.path.splitext(name)
+            digits = stem.split("_")
+            if ext != ".wav" or len(digits) != 8 or not all(d in ("0", "1") for d in digits):
+                continue
+            rows.append((os.path.join(root, name), np.array([int(d) for d in digits], np.int32)))
+        super().__init__(where, ["waveform", "sample_rate", "label"], rows, num_samples, shuffle, sampler,
+                         num_shards, shard_id, num_parallel_workers)
+
+
+class SpeechCommandsDataset(_WavRows):
+    def __init__(self, dataset_dir: str, usage: str | None = None, num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        where = "SpeechCommandsDataset"
+        root = _dir(where, dataset_dir)
+        usage = "all" if usage is None else usage
+        if usage not in ("train", "test", "valid", "all"):
+            raise DatasetError(f"{where}: usage must be one of ['train', 'test', 'valid', 'all'], got {usage!r}")
+        lists = {}
+        for part, name in (("test", "testing_list.txt"), ("valid", "validation_list.txt")):
+            path = os.path.join(root, name)
+            if usage != "all" and not os.path.isfile(path):
+                raise DatasetError(f"{where}: {path!r} does not exist (usage {usage!r} needs it)")
+            lists[part] = set(open(path).read().split()) if os.path.isfile(path) else set()
+        rows = []
+        for label in sorted(os.listdir(root)):
+            folder = os.path.join(root, label)
+            if label == "_background_noise_" or not os.path.isdir(folder):
+                continue
+            for name in sorted(os.listdir(folder)):
+                if not name.endswith(".wav"):
+                    continue
+                rel = f"{label}/{name}"
+                part = "test" if rel in lists["test"] else "valid" if rel in lists["valid"] else "train"
+                if usage not in ("all", part):
+                    continue
+                speaker, _, number = name[:-4].partition("_nohash_")
+                if not number.isdigit():
+                    raise DatasetError(f"{where}: {rel!r} is not named <speaker>_nohash_<n>.wav")
+                rows.append((os.path.join(folder, name), label, speaker, int(number)))
+        super().__init__(where, ["waveform", "sample_rate", "label", "speaker_id", "utterance_number"], rows,
+                         num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
