@@ -109,3 +109,16 @@ def test_unigram_training_round_trips(tmp_path):
                for line in cases.CORPUS[:7]]
         assert got == [text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.STRING)(line).tolist()
                        for line in cases.CORPUS[:7]]
+
+
+def test_jieba_files_and_arguments_are_checked(tmp_path):
+    bad = tmp_path / "hmm.utf8"
+    bad.write_text("#x\n1 2 3 4\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="not a cppjieba HMM model"):
+        text.JiebaTokenizer(str(bad), cases.JIEBA_DICT)
+    with pytest.raises(DatasetError, match="mp_path"):
+        text.JiebaTokenizer(cases.JIEBA_HMM, str(tmp_path / "none.utf8"))
+    tok = text.JiebaTokenizer(cases.JIEBA_HMM, cases.JIEBA_DICT, text.JiebaMode.HMM)
+    assert tok("ab12 3.5中国").tolist() == ["ab12", " ", "3.5", "中国"]  # ASCII words and numbers stay whole
+    with pytest.raises(DatasetError, match="freq"):
+        tok.add_word("x", -1)

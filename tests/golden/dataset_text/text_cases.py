@@ -285,3 +285,25 @@ def case_spm_mindspore_model(t, tmp):
     tok = t.SentencePieceTokenizer(MS_MODEL, t.SPieceTokenizerOutType.STRING)
     ids = t.SentencePieceTokenizer(MS_MODEL, t.SPieceTokenizerOutType.INT)
     return [out(tok("the brown fox saves time")), out(ids("brown butter and a quick worm"))]
+
+
+JIEBA_HMM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hmm_model.utf8")
+JIEBA_DICT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jieba.dict.utf8")
+JIEBA_TEXT = ["今天天气很好我们去公园散步", "小明硕士毕业于中国科学院计算所后在日本京都大学深造", "他来到了网易杭研大厦"]
+
+
+def case_jieba_modes(t, tmp):
+    return [[out(t.JiebaTokenizer(JIEBA_HMM, JIEBA_DICT, mode)(s)) for s in JIEBA_TEXT]
+            for mode in (t.JiebaMode.MP, t.JiebaMode.HMM, t.JiebaMode.MIX)]
+
+
+def case_jieba_offsets(t, tmp):
+    return out(t.JiebaTokenizer(JIEBA_HMM, JIEBA_DICT, t.JiebaMode.MP, with_offsets=True)("今天天气很好 ok"))
+
+
+def case_jieba_add_word(t, tmp):
+    tok = t.JiebaTokenizer(JIEBA_HMM, JIEBA_DICT, t.JiebaMode.MP)
+    tok.add_word("天天气")
+    tok.add_word("网易", 1000)
+    tok.add_dict({"杭研": 2000, "大厦": None})
+    return [out(tok(s)) for s in JIEBA_TEXT]
