@@ -120,3 +120,8 @@ def test_bad_arguments_name_the_transform(make, match):
 def test_bad_inputs_name_the_transform(call, match):
     with pytest.raises(DatasetError, match=match):
         call()
+
+
+def test_resample_refuses_a_kernel_too_large():
+    with pytest.raises(DatasetError, match="larger common divisor"):
+        audio.Resample(44101, 48000)

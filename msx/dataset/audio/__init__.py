@@ -12,7 +12,7 @@ from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiqua
                       DeemphBiquad, EqualizerBiquad, Filtfilt, HighpassBiquad, LFilter, LowpassBiquad, RiaaBiquad,
                       TrebleBiquad)
 from .masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking  # noqa: F401
-from .resample import Resample, ResampleMethod  # noqa: F401
+from .resample import PitchShift, Resample, ResampleMethod  # noqa: F401
 from .spectral import (LFCC, MFCC, AmplitudeToDB, Angle, ComplexNorm, ComputeDeltas, DBToAmplitude,  # noqa: F401
                        GriffinLim, InverseSpectrogram, Magphase, MelScale, MelSpectrogram, PhaseVocoder, ScaleType,
                        SpectralCentroid, Spectrogram, TimeStretch)

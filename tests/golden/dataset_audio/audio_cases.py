@@ -350,3 +350,11 @@ def case_phaser(a, tmp):
 
 def case_phaser_triangle(a, tmp):
     return out(a.Phaser(8000, sinusoidal=False)(WAVE[0]))
+
+
+def case_pitch_shift(a, tmp):
+    return out(a.PitchShift(1000, 3, n_fft=64)(LONG[:300]))
+
+
+def case_pitch_shift_down(a, tmp):
+    return out(a.PitchShift(1000, -2, 12, 32, 24, 6, a.WindowType.HAMMING)(np.stack([LONG[:200], LONG[100:300]])))
