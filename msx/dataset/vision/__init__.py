@@ -1,5 +1,6 @@
 """`msx.dataset.vision`: MindSpore's image transforms (`mindspore.dataset.vision`), on numpy HWC arrays and
 PIL images; use them in `Dataset.map` or eagerly on one image (`vision.Resize((32, 32))(img)`)."""
+from ..transforms.ops import not_random  # noqa: F401
 from .augment_policies import (AutoAugment, AutoAugmentPolicy, RandAugment, RandomSelectSubpolicy,  # noqa: F401
                                TrivialAugmentWide, UniformAugment)
 from .batch_mixing import CutMixBatch, ImageBatchFormat, MixUp, MixUpBatch  # noqa: F401
@@ -21,5 +22,5 @@ from .image_files import (ImageReadMode, encode_jpeg, encode_png, get_image_num_
 from .random_color import (RandomAdjustSharpness, RandomAutoContrast, RandomColor, RandomEqualize,  # noqa: F401
                            RandomInvert, RandomLighting, RandomPosterize, RandomSharpness, RandomSolarize)
 from .tone import AdjustGamma, ConvertColor, ConvertMode, HsvToRgb, RgbToHsv, Solarize  # noqa: F401
-from ..transforms.ops import not_random  # noqa: F401
+from .video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps  # noqa: F401
 from .warps import Affine, Perspective, RandomAffine, RandomPerspective  # noqa: F401

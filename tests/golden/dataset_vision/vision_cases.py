@@ -440,3 +440,28 @@ def case_random_affine_translate_fixed(v, tmp):
 
 def case_affine_gray(v, tmp):
     return arr(v.Affine(45.0, [0.0, 0.0], 0.8, 0.0)(GRAY))
+
+
+VIDEO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny.mp4")  # made by make_video.py
+
+
+def case_read_video(v, tmp):
+    video, audio, meta = v.read_video(VIDEO)
+    return [arr(video), arr(audio), meta]
+
+
+def case_read_video_pts_range(v, tmp):
+    return [arr(v.read_video(VIDEO, 2048, 4096)[0]), arr(v.read_video(VIDEO, 0.3, None, "sec")[0])]
+
+
+def case_read_video_timestamps(v, tmp):
+    return [list(v.read_video_timestamps(VIDEO)), list(v.read_video_timestamps(VIDEO, "sec"))]
+
+
+def case_decode_video(v, tmp):
+    video, audio = v.DecodeVideo()(np.fromfile(VIDEO, np.uint8))
+    return [arr(video), arr(audio)]
+
+
+def case_video_decoder_metadata(v, tmp):
+    return v.VideoDecoder(VIDEO).metadata
