@@ -68,6 +68,10 @@ def test_audio_readers_check_their_files(tmp_path):
         ds.LJSpeechDataset(str(tmp_path))
     with pytest.raises(DatasetError, match="usage must be one of"):
         ds.SpeechCommandsDataset(str(tmp_path), usage="dev")
+    with pytest.raises(DatasetError, match="split lists"):
+        ds.GTZANDataset(str(tmp_path), usage="train")
+    with pytest.raises(DatasetError, match="txt.done.data"):
+        ds.CMUArcticDataset(str(tmp_path))
 
 
 def test_fake_images_repeat_per_seed():

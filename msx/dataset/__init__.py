@@ -23,8 +23,8 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
                        Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
-from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
-                      CSVDataset, EMnistDataset, FakeImageDataset, FashionMnistDataset, Flowers102Dataset,
+from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CMUArcticDataset,  # noqa: F401
+                      CocoDataset, CSVDataset, GTZANDataset, LibriTTSDataset, EMnistDataset, FakeImageDataset, FashionMnistDataset, Flowers102Dataset,
                       ImageFolderDataset, IMDBDataset, KMnistDataset, LJSpeechDataset, ManifestDataset, MindDataset,
                       MnistDataset, PennTreebankDataset, QMnistDataset, SpeechCommandsDataset, SST2Dataset,
                       STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset, WikiTextDataset,

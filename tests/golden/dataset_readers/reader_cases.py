@@ -419,3 +419,51 @@ def case_fake_image(ds, tmp):
     return {"columns": d.get_col_names(), "size": d.get_dataset_size(),
             "shapes": [list(row[0].shape) for row in rows], "dtypes": [str(rows[0][0].dtype), str(rows[0][1].dtype)],
             "labels_in_range": min(labels) >= 0 and max(labels) < 3}
+
+
+def layout_cmu_arctic(tmp):
+    root = os.path.join(tmp, "cmu")
+    base = os.path.join(root, "cmu_us_aew_arctic")
+    os.makedirs(os.path.join(base, "etc"), exist_ok=True)
+    with open(os.path.join(base, "etc", "txt.done.data"), "w") as f:
+        f.write('( arctic_a0001 "Author of the danger trail, Philip Steels, etc." )\n'
+                '( arctic_a0002 "Not at this particular case, Tom, apologized Whittemore." )\n')
+    for i in (1, 2):
+        write_wav(os.path.join(base, "wav", f"arctic_a000{i}.wav"), _tone(4 + i, 30 + i), 16000)
+    return root
+
+
+def case_cmu_arctic(ds, tmp):
+    return read(ds.CMUArcticDataset(layout_cmu_arctic(tmp), name="aew", shuffle=False))
+
+
+def layout_libritts(tmp):
+    root = os.path.join(tmp, "libritts")
+    for part, speaker, chapter in (("dev-clean", "116", "288045"), ("train-clean-100", "19", "198")):
+        base = os.path.join(root, part, speaker, chapter)
+        os.makedirs(base, exist_ok=True)
+        lines = []
+        for i in range(2):
+            stem = f"{speaker}_{chapter}_00000{i}_000000"
+            write_wav(os.path.join(base, stem + ".wav"), _tone(5 + i, 40 + i + int(speaker)), 24000)
+            lines.append(f"{stem}\tOriginal text {i}, Mr. Smith.\tNormalized text {i}, Mister Smith.\n")
+        with open(os.path.join(base, f"{speaker}_{chapter}.trans.tsv"), "w") as f:
+            f.write("".join(lines))
+    return root
+
+
+def case_libritts(ds, tmp):
+    root = layout_libritts(tmp)
+    return {u: read(ds.LibriTTSDataset(root, usage=u, shuffle=False)) for u in ("train-clean-100", "dev-clean", "all")}
+
+
+def layout_gtzan(tmp):
+    root = os.path.join(tmp, "gtzan")
+    for genre in ("blues", "disco"):
+        for i in range(2):
+            write_wav(os.path.join(root, genre, f"{genre}.0000{i}.wav"), _tone(3 + i, 50 + i + len(genre)), 22050)
+    return root
+
+
+def case_gtzan(ds, tmp):
+    return read(ds.GTZANDataset(layout_gtzan(tmp), usage="all", shuffle=False))
