@@ -14,5 +14,5 @@ from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiqua
 from .masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking  # noqa: F401
 from .resample import PitchShift, Resample, ResampleMethod  # noqa: F401
 from .spectral import (LFCC, MFCC, AmplitudeToDB, Angle, ComplexNorm, ComputeDeltas, DBToAmplitude,  # noqa: F401
-                       GriffinLim, InverseSpectrogram, Magphase, MelScale, MelSpectrogram, PhaseVocoder, ScaleType,
+                       GriffinLim, InverseMelScale, InverseSpectrogram, Magphase, MelScale, MelSpectrogram, PhaseVocoder, ScaleType,
                        SpectralCentroid, Spectrogram, TimeStretch)

@@ -190,6 +190,52 @@ class MelScale(AudioTensorOperation):
         return f32(self.apply(signal("MelScale", spec, 2), "MelScale"))
 
 
+class InverseMelScale(AudioTensorOperation):
+    """A linear spectrogram (..., n_stft, time) whose mel scale is the given (..., n_mels, time), fitted by SGD with
+    momentum (`sgdargs`, default lr 0.1, momentum 0.9) from a random non-negative start (drawn from
+    `_random.rng()`), up to `max_iter` steps or until the loss is below `tolerance_loss` or changes less than
+    `tolerance_change` — torchaudio's algorithm, as MindSpore's; the draws, not the rule, differ."""
+
+    uses_rng = True
+
+    def __init__(self, n_stft: int, n_mels: int = 128, sample_rate: int = 16000, f_min: float = 0.0,
+                 f_max: float | None = None, max_iter: int = 100000, tolerance_loss: float = 1e-5,
+                 tolerance_change: float = 1e-8, sgdargs: dict | None = None, norm: NormType = NormType.NONE,
+                 mel_type: MelType = MelType.HTK) -> None:
+        self.mel_scale = MelScale(n_mels, sample_rate, f_min, f_max, n_stft, norm, mel_type)
+        self.max_iter = integer("InverseMelScale", "max_iter", max_iter, 1)
+        self.tolerance_loss = number("InverseMelScale", "tolerance_loss", tolerance_loss, 0)
+        self.tolerance_change = number("InverseMelScale", "tolerance_change", tolerance_change, 0)
+        args = {"sgd_lr": 0.1, "sgd_momentum": 0.9}
+        for key, value in (sgdargs or {}).items():
+            name = {"lr": "sgd_lr", "momentum": "sgd_momentum"}.get(key, key)
+            if name not in args:
+                raise DatasetError(f"InverseMelScale: sgdargs takes 'sgd_lr' and 'sgd_momentum', got {key!r}")
+            args[name] = number("InverseMelScale", key, value, 0)
+        self.lr, self.momentum = args["sgd_lr"], args["sgd_momentum"]
+
+    def __call__(self, x: Any) -> np.ndarray:
+        mel = signal("InverseMelScale", x, 2)
+        fb = self.mel_scale.fb  # (n_stft, n_mels)
+        if mel.shape[-2] != fb.shape[1]:
+            raise DatasetError(f"InverseMelScale: the input has {mel.shape[-2]} mel bins, n_mels is {fb.shape[1]}")
+        target = np.swapaxes(mel.reshape((-1,) + mel.shape[-2:]), -1, -2)  # (batch, time, n_mels)
+        spec = _random.rng().random(target.shape[:2] + (fb.shape[0],))
+        velocity = np.zeros_like(spec)
+        count = target.shape[0] * target.shape[1]
+        loss = math.inf
+        for _ in range(self.max_iter):
+            diff = target - spec @ fb
+            new_loss = float((diff ** 2).sum(-1).mean())
+            velocity = self.momentum * velocity + (-2.0 / count) * (diff @ fb.T)
+            spec = np.maximum(spec - self.lr * velocity, 0)
+            if new_loss < self.tolerance_loss or abs(loss - new_loss) < self.tolerance_change:
+                break
+            loss = new_loss
+        out = np.swapaxes(spec, -1, -2).reshape(mel.shape[:-2] + (fb.shape[0], mel.shape[-1]))
+        return f32(out)
+
+
 class MelSpectrogram(AudioTensorOperation):
     """Spectrogram then MelScale: a waveform (..., time) -> (..., n_mels, frames)."""
 

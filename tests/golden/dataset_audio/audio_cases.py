@@ -358,3 +358,12 @@ def case_pitch_shift(a, tmp):
 
 def case_pitch_shift_down(a, tmp):
     return out(a.PitchShift(1000, -2, 12, 32, 24, 6, a.WindowType.HAMMING)(np.stack([LONG[:200], LONG[100:300]])))
+
+
+def case_inverse_mel_scale_props(a, tmp):
+    spec = np.asarray(a.Spectrogram(n_fft=16, hop_length=8)(LONG[:64]))            # (9, 9)
+    mel = np.asarray(a.MelScale(6, 8000, n_stft=9)(spec))
+    back = np.asarray(a.InverseMelScale(9, 6, 8000, max_iter=2000)(mel))
+    again = np.asarray(a.MelScale(6, 8000, n_stft=9)(back))
+    return {"shape": list(back.shape), "dtype": str(back.dtype), "non_negative": bool((back >= 0).all()),
+            "mel_close": bool(np.abs(again - mel).max() <= 0.05 * np.abs(mel).max())}
