@@ -216,3 +216,17 @@ def test_video_bytes_truncated_or_flipped_give_clean_errors():
     with pytest.raises(DatasetError, match="outside"):
         vision.VideoDecoder(cases.VIDEO).get_frames_at([9])
     assert vision.VideoDecoder(cases.VIDEO).get_frames_at([0, 3]).shape == (2, 12, 16, 3)
+
+
+def test_a_detection_pipeline_with_box_transforms(tmp_path):
+    """The model-zoo detection shape: boxes ride with the image through random box transforms and a batch."""
+    from msx import dataset as ds
+    rows = [(IMAGE, cases.BOXES), (IMAGE[::-1].copy(), cases.BOXES[:1])]
+    d = ds.GeneratorDataset(lambda: iter(rows), ["image", "bbox"], shuffle=False)
+    d = d.map([vision.RandomHorizontalFlipWithBBox(1.0), vision.ResizeWithBBox((6, 8))], ["image", "bbox"])
+    d = d.map([vision.Normalize([0, 0, 0], [255, 255, 255]), vision.HWC2CHW()], "image")
+    d = d.padded_batch(2, pad_info={"bbox": ([2, 4], -1)})
+    (images, boxes), = [tuple(r) for r in d.create_tuple_iterator(output_numpy=True)]
+    assert images.shape == (2, 3, 6, 8) and images.dtype == np.float32
+    np.testing.assert_allclose(boxes[0], [[4.5, 1, 3, 2.5], [2, 1.5, 2, 3.5]])  # flipped, then halved
+    np.testing.assert_allclose(boxes[1, 1], [-1, -1, -1, -1])

@@ -11,7 +11,7 @@ Shuffles and random transforms are reproducible with `msx.set_seed` or
 rows at once with the same results as one worker. docs/dataset.md has it all.
 """
 from . import config  # noqa: F401
-from .config import get_seed, set_seed  # noqa: F401
+from .config import get_callback_timeout, get_num_parallel_workers, get_seed, set_seed  # noqa: F401
 from .callbacks import DSCallback  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
