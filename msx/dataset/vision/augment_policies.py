@@ -20,9 +20,9 @@ from .. import _random
 from .color import AutoContrast, Invert, Posterize, enhance
 from .core import ImageTensorOperation, Inter, check_prob, hwc, is_pil
 from .filters import sharpness
-from .geometry import _fill_arg
+from .geometry import fill_arg
 from .tone import equalize, solarize
-from .warps import _affine, _warp_inter
+from .warps import affine, warp_inter
 
 
 class AutoAugmentPolicy(str, enum.Enum):
@@ -90,13 +90,13 @@ def apply_op(img: Any, op: str, magnitude: float, inter: Inter, fill: Any) -> An
         return img
     if op in ("ShearX", "ShearY"):
         shear = math.degrees(math.atan(magnitude))
-        return _affine(img, 0.0, (0.0, 0.0), 1.0, (shear, 0.0) if op == "ShearX" else (0.0, shear), inter, fill, op)
+        return affine(img, 0.0, (0.0, 0.0), 1.0, (shear, 0.0) if op == "ShearX" else (0.0, shear), inter, fill, op)
     if op in ("TranslateX", "TranslateY"):
         h, w = hwc(img, op).shape[:2]
         move = (int(magnitude) / w, 0.0) if op == "TranslateX" else (0.0, int(magnitude) / h)
-        return _affine(img, 0.0, move, 1.0, (0.0, 0.0), inter, fill, op)
+        return affine(img, 0.0, move, 1.0, (0.0, 0.0), inter, fill, op)
     if op == "Rotate":
-        return _affine(img, magnitude, (0.0, 0.0), 1.0, (0.0, 0.0), inter, fill, op)
+        return affine(img, magnitude, (0.0, 0.0), 1.0, (0.0, 0.0), inter, fill, op)
     enhancers = {"Brightness": ImageEnhance.Brightness, "Color": ImageEnhance.Color,
                  "Contrast": ImageEnhance.Contrast}
     if op in enhancers:
@@ -154,8 +154,8 @@ class _Policy(ImageTensorOperation):
 
     def _common(self, interpolation: Inter, fill_value: Any) -> None:
         op = type(self).__name__
-        self.interpolation = _warp_inter(op, interpolation)
-        self.fill_value = _fill_arg(op, fill_value)
+        self.interpolation = warp_inter(op, interpolation)
+        self.fill_value = fill_arg(op, fill_value)
 
     def _apply(self, img: Any, op: str, magnitude: float, rng: np.random.Generator) -> Any:
         if _signed(op) and rng.random() < 0.5:

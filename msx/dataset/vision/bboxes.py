@@ -15,7 +15,7 @@ from ...errors import DatasetError
 from .. import _random
 from .core import Border, ImageTensorOperation, Inter, check_inter, check_prob, hwc
 from .crops import RandomResize
-from .geometry import RandomCrop, RandomResizedCrop, _flip, crop, pad, resize, size_arg
+from .geometry import RandomCrop, RandomResizedCrop, flip, crop, pad, resize, size_arg
 
 
 def check_boxes(op: str, image: np.ndarray, bboxes: Any) -> np.ndarray:
@@ -100,7 +100,7 @@ class _FlipWithBBox(ImageTensorOperation):
             out[:, 0] = array.shape[1] - boxes[:, 0] - boxes[:, 2]
         else:
             out[:, 1] = array.shape[0] - boxes[:, 1] - boxes[:, 3]
-        return _flip(image, self.axis, op), out
+        return flip(image, self.axis, op), out
 
 
 class RandomHorizontalFlipWithBBox(_FlipWithBBox):

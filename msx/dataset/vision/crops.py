@@ -16,7 +16,7 @@ from PIL import Image
 from ...errors import DatasetError
 from .. import _random
 from .core import Border, ImageTensorOperation, Inter, check_inter, decode_image, hwc, is_pil
-from .geometry import RandomResizedCrop, _fill_arg, crop, crop_size, pad, resize, size_arg
+from .geometry import RandomResizedCrop, fill_arg, crop, crop_size, pad, resize, size_arg
 
 
 def _pil(op: str, img: Any) -> Image.Image:
@@ -112,7 +112,7 @@ class PadToSize(ImageTensorOperation):
                 raise DatasetError(f"PadToSize: offset must be a non-negative int or (top, left), got {offset!r}")
             offset = (off[0], off[-1])
         self.offset = offset
-        self.fill_value = _fill_arg("PadToSize", fill_value)
+        self.fill_value = fill_arg("PadToSize", fill_value)
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img: Any) -> Any:

@@ -18,7 +18,7 @@ from PIL import Image
 from ...errors import DatasetError
 from .. import _random
 from .core import ImageTensorOperation, Inter, check_inter, check_prob, hwc, is_pil
-from .geometry import _fill_arg
+from .geometry import fill_arg
 
 
 def _sample(array: np.ndarray, sx: np.ndarray, sy: np.ndarray, inter: Inter, fill: Any) -> np.ndarray:
@@ -92,14 +92,14 @@ def warp(array: np.ndarray, forward: np.ndarray, inter: Inter, fill: Any) -> np.
 _WARP_INTER = (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC)
 
 
-def _warp_inter(op: str, value: Any) -> Inter:
+def warp_inter(op: str, value: Any) -> Inter:
     inter = check_inter(op, value)
     if inter not in _WARP_INTER:
         raise DatasetError(f"{op}: interpolation must be Inter.NEAREST, BILINEAR or BICUBIC, got {inter!r}")
     return inter
 
 
-def _affine(img: Any, degrees: float, translate: Sequence[float], scale: float, shear: Sequence[float],
+def affine(img: Any, degrees: float, translate: Sequence[float], scale: float, shear: Sequence[float],
             inter: Inter, fill: Any, op: str) -> Any:
     array = hwc(img, op)
     h, w = array.shape[:2]
@@ -139,11 +139,11 @@ class Affine(ImageTensorOperation):
         if self.scale == 0:
             raise DatasetError("Affine: scale must be positive, got 0")
         self.shear = _shear_pair(op, shear)
-        self.resample = _warp_inter(op, resample)
-        self.fill_value = _fill_arg(op, fill_value)
+        self.resample = warp_inter(op, resample)
+        self.fill_value = fill_arg(op, fill_value)
 
     def __call__(self, img: Any) -> Any:
-        return _affine(img, self.degrees, self.translate, self.scale, self.shear, self.resample, self.fill_value,
+        return affine(img, self.degrees, self.translate, self.scale, self.shear, self.resample, self.fill_value,
                        "Affine")
 
 
@@ -188,8 +188,8 @@ class RandomAffine(ImageTensorOperation):
             self.shear = ((s[0], s[1]), (0.0, 0.0)) if len(s) == 2 else ((s[0], s[1]), (s[2], s[3]))
         else:
             raise DatasetError(f"RandomAffine: shear must be a number or hold 2 or 4 values, got {shear!r}")
-        self.resample = _warp_inter(op, resample)
-        self.fill_value = _fill_arg(op, fill_value)
+        self.resample = warp_inter(op, resample)
+        self.fill_value = fill_arg(op, fill_value)
 
     def __call__(self, img: Any) -> Any:
         rng = _random.rng()
@@ -197,7 +197,7 @@ class RandomAffine(ImageTensorOperation):
         translate = (float(rng.uniform(*self.translate[0])), float(rng.uniform(*self.translate[1])))
         scale = float(rng.uniform(*self.scale))
         shear = (float(rng.uniform(*self.shear[0])), float(rng.uniform(*self.shear[1])))
-        return _affine(img, degrees, translate, scale, shear, self.resample, self.fill_value, "RandomAffine")
+        return affine(img, degrees, translate, scale, shear, self.resample, self.fill_value, "RandomAffine")
 
 
 def perspective_matrix(start: Sequence[Sequence[float]], end: Sequence[Sequence[float]]) -> np.ndarray:
@@ -230,7 +230,7 @@ class Perspective(ImageTensorOperation):
     def __init__(self, start_points: Any, end_points: Any, interpolation: Inter = Inter.BILINEAR) -> None:
         self.start_points = _points("Perspective", "start_points", start_points)
         self.end_points = _points("Perspective", "end_points", end_points)
-        self.interpolation = _warp_inter("Perspective", interpolation)
+        self.interpolation = warp_inter("Perspective", interpolation)
         self._matrix = perspective_matrix(self.start_points, self.end_points)
 
     def __call__(self, img: Any) -> Any:
@@ -256,7 +256,7 @@ class RandomPerspective(ImageTensorOperation):
                  interpolation: Inter = Inter.BICUBIC) -> None:
         self.distortion_scale = _number("RandomPerspective", "distortion_scale", distortion_scale, 0, 1)
         self.prob = check_prob("RandomPerspective", prob)
-        self.interpolation = _warp_inter("RandomPerspective", interpolation)
+        self.interpolation = warp_inter("RandomPerspective", interpolation)
 
     def __call__(self, img: Any) -> Any:
         if not is_pil(img):
