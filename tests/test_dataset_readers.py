@@ -50,3 +50,33 @@ def test_readers_shard_and_sample_like_every_source(tmp_path):
     assert sorted(shards[0] + shards[1]) == sorted(["great film", "loved it <br />", "bad", "awful ending"])
     wiki = ds.WikiTextDataset(cases.layout_wikitext(str(tmp_path)), usage="train", num_samples=2, shuffle=False)
     assert wiki.get_dataset_size() == 2
+
+
+def test_audio_readers_check_their_files(tmp_path):
+    root = cases.layout_yesno(str(tmp_path))
+    path = os.path.join(root, "0_1_0_0_1_0_1_1.wav")
+    good = open(path, "rb").read()
+    for cut in range(0, len(good), 3):  # every truncation reads or is a clean error naming the file
+        with open(path, "wb") as f:
+            f.write(good[:cut])
+        try:
+            rows = list(ds.YesNoDataset(root, shuffle=False).create_tuple_iterator(output_numpy=True))
+            assert all(r[0].dtype == np.float32 for r in rows)
+        except DatasetError as exc:
+            assert "0_1_0_0_1_0_1_1.wav" in str(exc)
+    with pytest.raises(DatasetError, match="metadata.csv"):
+        ds.LJSpeechDataset(str(tmp_path))
+    with pytest.raises(DatasetError, match="usage must be one of"):
+        ds.SpeechCommandsDataset(str(tmp_path), usage="dev")
+    with pytest.raises(DatasetError, match="split lists"):
+        ds.GTZANDataset(str(tmp_path), usage="train")
+    with pytest.raises(DatasetError, match="txt.done.data"):
+        ds.CMUArcticDataset(str(tmp_path))
+
+
+def test_fake_images_repeat_per_seed():
+    a = [r[0] for r in ds.FakeImageDataset(3, (4, 4, 3), 5, 1, shuffle=False).create_tuple_iterator(output_numpy=True)]
+    b = [r[0] for r in ds.FakeImageDataset(3, (4, 4, 3), 5, 1, shuffle=False).create_tuple_iterator(output_numpy=True)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    with pytest.raises(DatasetError, match="image_size"):
+        ds.FakeImageDataset(image_size=(4, 4))

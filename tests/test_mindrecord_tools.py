@@ -148,3 +148,14 @@ def test_live_mindspore_reads_msx_files_and_msx_reads_mindspore_files(tmp_path):
     back = [(str(r[0]), r[1].tolist()) for r in ds.MindDataset(str(tmp_path / "ms_saved.mindrecord"), shuffle=False)
             .create_tuple_iterator(output_numpy=True)]  # columns sorted by name: s, v
     assert back == [("p", [1.5, 2.0]), ("q", [3.0, 4.5])]
+
+
+def test_status_and_error_code_enums_have_mindspore_values():
+    from msx import mindrecord
+    # MindSpore 2.10: SUCCESS 0, FAILED 1; ErrorLevel COMMON 0 .. CRITICAL 4; ErrorCodeType 1, 2; LogRuntime 1, 2
+    assert (int(mindrecord.SUCCESS), int(mindrecord.FAILED)) == (0, 1)
+    assert [int(mindrecord.ErrorLevel[n]) for n in ("COMMON_LEVEL", "SUGGESTION_LEVEL", "MINOR_LEVEL", "MAJOR_LEVEL",
+                                                    "CRITICAL_LEVEL")] == [0, 1, 2, 3, 4]
+    assert (mindrecord.ErrorCodeType.ERROR_CODE, mindrecord.ErrorCodeType.EXCEPTION_CODE) == (1, 2)
+    assert (mindrecord.LogRuntime.RT_HOST, mindrecord.LogRuntime.RT_DEVICE) == (1, 2)
+    assert mindrecord.ParamValueError("x").error_code == 1347686402  # MindSpore's code for the same error

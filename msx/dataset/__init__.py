@@ -11,7 +11,7 @@ Shuffles and random transforms are reproducible with `msx.set_seed` or
 rows at once with the same results as one worker. docs/dataset.md has it all.
 """
 from . import config  # noqa: F401
-from .config import get_seed, set_seed  # noqa: F401
+from .config import get_callback_timeout, get_num_parallel_workers, get_seed, set_seed  # noqa: F401
 from .callbacks import DSCallback  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
 from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
@@ -23,12 +23,14 @@ from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSample
                        Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import (GeneratorDataset, MappableSource, NumpySlicesDataset, PaddedDataset,  # noqa: F401
                       RandomDataset)
-from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CocoDataset,  # noqa: F401
-                      CSVDataset, EMnistDataset, FashionMnistDataset, Flowers102Dataset, ImageFolderDataset,
-                      IMDBDataset, KMnistDataset, ManifestDataset, MindDataset, MnistDataset, PennTreebankDataset,
-                      QMnistDataset, SST2Dataset, STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset,
-                      VOCDataset, WikiTextDataset)
+from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Dataset, CMUArcticDataset,  # noqa: F401
+                      CocoDataset, CSVDataset, GTZANDataset, LibriTTSDataset, EMnistDataset, FakeImageDataset, FashionMnistDataset, Flowers102Dataset,
+                      ImageFolderDataset, IMDBDataset, KMnistDataset, LJSpeechDataset, ManifestDataset, MindDataset,
+                      MnistDataset, PennTreebankDataset, QMnistDataset, SpeechCommandsDataset, SST2Dataset,
+                      STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset, WikiTextDataset,
+                      YesNoDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
+from . import audio  # noqa: F401,E402

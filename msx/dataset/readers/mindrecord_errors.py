@@ -7,6 +7,8 @@ what is wrong), and `ParamValueError`/`ParamTypeError` for bad arguments.
 """
 from __future__ import annotations
 
+import enum
+
 from ...errors import DatasetError
 
 EXCEPTIONS = {
@@ -34,7 +36,41 @@ EXCEPTIONS = {
     "MRMDefineCategoryError": [205, "Category field is error."],
 }
 SYS_ID = 42  # MindSpore's constants, for its error-code layout
-_RT_HOST, _ERROR_CODE, _COMMON_LEVEL = 1, 1, 0
+
+
+class LogRuntime(enum.IntEnum):
+    """Where an error was raised, the runtime field of an error code."""
+
+    RT_HOST = 1
+    RT_DEVICE = 2
+
+
+class ErrorCodeType(enum.IntEnum):
+    """The type field of an error code."""
+
+    ERROR_CODE = 1
+    EXCEPTION_CODE = 2
+
+
+class ErrorLevel(enum.IntEnum):
+    """The severity field of an error code."""
+
+    COMMON_LEVEL = 0
+    SUGGESTION_LEVEL = 1
+    MINOR_LEVEL = 2
+    MAJOR_LEVEL = 3
+    CRITICAL_LEVEL = 4
+
+
+class MSRStatus(enum.IntEnum):
+    """The status MindSpore's mindrecord C++ calls return."""
+
+    SUCCESS = 0
+    FAILED = 1
+
+
+SUCCESS, FAILED = MSRStatus.SUCCESS, MSRStatus.FAILED
+_RT_HOST, _ERROR_CODE, _COMMON_LEVEL = LogRuntime.RT_HOST, ErrorCodeType.ERROR_CODE, ErrorLevel.COMMON_LEVEL
 
 
 class MindRecordException(DatasetError):
@@ -201,7 +237,7 @@ class MRMFetchDataError(MindRecordException):
     """Failed to fetch data by category."""
 
 
-__all__ = ["EXCEPTIONS", "SYS_ID", "MindRecordException", "UnknownError", "ParamTypeError", "ParamMissError",
+__all__ = ["EXCEPTIONS", "SYS_ID", "LogRuntime", "ErrorCodeType", "ErrorLevel", "MSRStatus", "SUCCESS", "FAILED", "MindRecordException", "UnknownError", "ParamTypeError", "ParamMissError",
            "MRMOpenError", "MRMOpenForAppendError", "ParamValueError", "PathNotExistsError", "DbConnectionError",
            "MRMInvalidSchemaError", "MRMValidateDataError", "MRMDefineIndexError", "MRMDefineBlobError",
            "MRMUnsupportedSchemaError", "MRMDefineCategoryError", "MRMInvalidPageSizeError",

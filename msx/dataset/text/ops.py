@@ -7,6 +7,7 @@ adds the start and end byte offsets of each token, MindSpore's convention);
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -61,6 +62,23 @@ class Vocab:
         vocab = cls()
         vocab._ids = dict(word_dict)
         return vocab
+
+    @classmethod
+    def from_file(cls, file_path: str, delimiter: str = "", vocab_size: int | None = None,
+                  special_tokens: Sequence[str] | None = None, special_first: bool = True) -> "Vocab":
+        """One word per line (the text before `delimiter` when one is given), the first `vocab_size` lines."""
+        try:
+            with open(file_path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"Vocab.from_file: cannot read {file_path!r}: {exc}") from None
+        words = [line.split(delimiter, 1)[0] if delimiter else line.strip() for line in lines]
+        words = [w for w in words if w]
+        if vocab_size is not None:
+            if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+                raise DatasetError(f"Vocab.from_file: vocab_size must be a positive int, got {vocab_size!r}")
+            words = words[:vocab_size]
+        return cls.from_list(words, special_tokens, special_first)
 
     @classmethod
     def from_dataset(cls, dataset: Any, columns: Any = None, freq_range: tuple | None = None,
@@ -182,6 +200,39 @@ class UnicodeCharTokenizer(_Tokenizer):
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         return [(i, i + 1) for i in range(len(text))]
+
+
+def unicode_script(ch: str) -> str:
+    """The script of a character for UnicodeScriptTokenizer: from its Unicode name for letters (LATIN, GREEK,
+    CJK -> Han, HIRAGANA, ...), 'Inherited' for combining marks, 'Common' for digits, punctuation and symbols."""
+    category = unicodedata.category(ch)
+    if category.startswith("M"):
+        return "Inherited"
+    if not category.startswith("L"):
+        return "Common"
+    name = unicodedata.name(ch, "")
+    if name.startswith(("CJK", "IDEOGRAPHIC")):
+        return "Han"
+    return name.split(" ", 1)[0] or "Unknown"
+
+
+class UnicodeScriptTokenizer(_Tokenizer):
+    """Split where the Unicode script changes (Latin, Han, Greek, digits and punctuation as 'Common', ...) and at
+    whitespace, which is dropped unless `keep_whitespace`."""
+
+    def __init__(self, keep_whitespace: bool = False, with_offsets: bool = False) -> None:
+        super().__init__(with_offsets)
+        self.keep_whitespace = bool(keep_whitespace)
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        spans, start, kind = [], 0, None
+        for i, ch in enumerate(text + "\0"):
+            k = None if i == len(text) else " " if ch.isspace() else unicode_script(ch)
+            if k != kind:
+                if kind is not None and (kind != " " or self.keep_whitespace):
+                    spans.append((start, i))
+                start, kind = i, k
+        return spans
 
 
 class RegexTokenizer(_Tokenizer):

@@ -5,4 +5,4 @@ on one sample (`transforms.TypeCast(ms.int32)(label)`); a wrong input is a
 DatasetError naming the transform.
 """
 from .ops import (Compose, Concatenate, Duplicate, Fill, Mask, OneHot, PadEnd, RandomApply,  # noqa: F401
-                  RandomChoice, RandomOrder, Relational, Slice, TensorOperation, TypeCast, Unique)
+                  RandomChoice, RandomOrder, Relational, Slice, TensorOperation, TypeCast, Unique, not_random)

@@ -281,3 +281,10 @@ class Unique(TensorOperation):
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         return values[order], rank[inverse].astype(np.int32), counts[order].astype(np.int32)
+
+
+def not_random(func: Callable) -> Callable:
+    """Mark a Python function used in `map` as deterministic (`func.random = False`), as MindSpore does so that
+    a cache may keep its results."""
+    func.random = False
+    return func

@@ -16,6 +16,7 @@ from ...errors import DatasetError
 from .. import _random
 from ..transforms.ops import np_dtype
 from .core import ImageTensorOperation, hwc, is_pil, like_input, to_pil
+from .tone import equalize, hsv_to_rgb, rgb_to_hsv
 
 
 class Rescale(ImageTensorOperation):
@@ -173,36 +174,17 @@ def _factor(op: str, name: str, value: Any) -> float:
     return float(value)
 
 
-def _enhance(img: Any, kind: type, factor: float, op: str) -> Any:
+def enhance(img: Any, kind: type, factor: float, op: str) -> Any:
     return like_input(kind(_rgb(img, op)).enhance(factor), img)
-
-
-def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
-    maxc, minc = rgb.max(-1), rgb.min(-1)
-    delta = maxc - minc
-    safe = np.where(delta == 0, 1, delta)
-    r, g, b = (rgb[..., i] for i in range(3))
-    h = np.where(maxc == r, (g - b) / safe, np.where(maxc == g, 2 + (b - r) / safe, 4 + (r - g) / safe))
-    h = np.where(delta == 0, 0, (h / 6) % 1)
-    return np.stack([h, np.where(maxc == 0, 0, delta / np.where(maxc == 0, 1, maxc)), maxc], -1)
-
-
-def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
-    h, s, v = (hsv[..., i] for i in range(3))
-    i = np.floor(h * 6).astype(int) % 6
-    f = h * 6 - np.floor(h * 6)
-    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
-    table = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
-    return np.stack([np.choose(i, [row[c] for row in table]) for c in range(3)], -1)
 
 
 def _adjust_hue(img: Any, factor: float, op: str) -> Any:
     """Rotate the hue by `factor` turns in floating-point HSV (MindSpore quantises the hue first, so its
     results differ from these by a few grey levels on saturated pixels)."""
     array = np.asarray(_rgb(img, op)).astype(np.float64) / 255
-    hsv = _rgb_to_hsv(array)
+    hsv = rgb_to_hsv(array)
     hsv[..., 0] = (hsv[..., 0] + factor) % 1
-    out = np.clip(np.rint(_hsv_to_rgb(hsv) * 255), 0, 255).astype(np.uint8)
+    out = np.clip(np.rint(hsv_to_rgb(hsv) * 255), 0, 255).astype(np.uint8)
     return Image.fromarray(out) if is_pil(img) else out
 
 
@@ -213,7 +195,7 @@ class AdjustBrightness(ImageTensorOperation):
         self.factor = _factor("AdjustBrightness", "brightness_factor", brightness_factor)
 
     def __call__(self, img: Any) -> Any:
-        return _enhance(img, ImageEnhance.Brightness, self.factor, "AdjustBrightness")
+        return enhance(img, ImageEnhance.Brightness, self.factor, "AdjustBrightness")
 
 
 class AdjustContrast(ImageTensorOperation):
@@ -223,7 +205,7 @@ class AdjustContrast(ImageTensorOperation):
         self.factor = _factor("AdjustContrast", "contrast_factor", contrast_factor)
 
     def __call__(self, img: Any) -> Any:
-        return _enhance(img, ImageEnhance.Contrast, self.factor, "AdjustContrast")
+        return enhance(img, ImageEnhance.Contrast, self.factor, "AdjustContrast")
 
 
 class AdjustSaturation(ImageTensorOperation):
@@ -233,7 +215,7 @@ class AdjustSaturation(ImageTensorOperation):
         self.factor = _factor("AdjustSaturation", "saturation_factor", saturation_factor)
 
     def __call__(self, img: Any) -> Any:
-        return _enhance(img, ImageEnhance.Color, self.factor, "AdjustSaturation")
+        return enhance(img, ImageEnhance.Color, self.factor, "AdjustSaturation")
 
 
 class AdjustHue(ImageTensorOperation):
@@ -280,7 +262,7 @@ class RandomColorAdjust(ImageTensorOperation):
         for kind, (low, high) in ((ImageEnhance.Brightness, self.brightness), (ImageEnhance.Contrast, self.contrast),
                                   (ImageEnhance.Color, self.saturation)):
             if (low, high) != (1.0, 1.0):
-                img = _enhance(img, kind, float(rng.uniform(low, high)), op)
+                img = enhance(img, kind, float(rng.uniform(low, high)), op)
         if self.hue != (0.0, 0.0):
             img = _adjust_hue(img, float(rng.uniform(*self.hue)), op)
         return img
@@ -315,10 +297,10 @@ class Posterize(ImageTensorOperation):
 
 
 class Equalize(ImageTensorOperation):
-    """Histogram equalisation (Pillow's `ImageOps.equalize`)."""
+    """Histogram equalisation per channel (OpenCV's `equalizeHist`, as MindSpore's kernel)."""
 
     def __call__(self, img: Any) -> Any:
-        return _image_ops(img, ImageOps.equalize, "Equalize")
+        return equalize(img, "Equalize")
 
 
 class AutoContrast(ImageTensorOperation):
@@ -331,3 +313,24 @@ class AutoContrast(ImageTensorOperation):
 
     def __call__(self, img: Any) -> Any:
         return _image_ops(img, lambda p: ImageOps.autocontrast(p, self.cutoff, self.ignore), "AutoContrast")
+
+
+class LinearTransformation(ImageTensorOperation):
+    """`(image.flatten() - mean_vector) @ transformation_matrix`, reshaped back (ZCA whitening and the like), on a
+    CHW float image; the matrix is D x D for D = C * H * W."""
+
+    def __init__(self, transformation_matrix: Any, mean_vector: Any) -> None:
+        self.matrix = np.asarray(transformation_matrix)
+        self.mean = np.asarray(mean_vector)
+        if self.matrix.ndim != 2 or self.matrix.shape[0] != self.matrix.shape[1] or \
+                self.mean.shape != (self.matrix.shape[0],):
+            raise DatasetError(f"LinearTransformation: transformation_matrix must be D x D and mean_vector of D "
+                               f"values, got shapes {list(self.matrix.shape)} and {list(self.mean.shape)}")
+
+    def __call__(self, img: Any) -> np.ndarray:
+        array = np.asarray(img)
+        if array.size != self.matrix.shape[0]:
+            raise DatasetError(f"LinearTransformation: the image of shape {list(array.shape)} has {array.size} "
+                               f"values, the matrix is {self.matrix.shape[0]} x {self.matrix.shape[0]}")
+        out = (array.reshape(-1) - self.mean) @ self.matrix
+        return out.reshape(array.shape).astype(np.result_type(array.dtype, self.matrix.dtype))

@@ -53,6 +53,12 @@ def check_inter(op: str, interpolation: Any) -> Inter:
         raise DatasetError(f"{op}: interpolation must be a vision.Inter mode, got {interpolation!r}") from None
 
 
+def check_prob(op: str, prob: Any) -> float:
+    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
+        raise DatasetError(f"{op}: prob must be in [0, 1], got {prob!r}")
+    return float(prob)
+
+
 def is_pil(image: Any) -> bool:
     return isinstance(image, Image.Image)
 

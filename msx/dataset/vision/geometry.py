@@ -16,8 +16,8 @@ from PIL import Image
 
 from ...errors import DatasetError
 from .. import _random
-from .core import (PIL_RESAMPLE, Border, ImageTensorOperation, Inter, check_inter, hwc, is_pil, like_input,
-                   to_pil)
+from .core import (PIL_RESAMPLE, Border, ImageTensorOperation, Inter, check_inter, check_prob, hwc, is_pil,
+                   like_input, to_pil)
 
 
 def size_arg(op: str, size: Any, allow_int: bool = True) -> tuple[int, int] | int:
@@ -119,7 +119,7 @@ def pad_amounts(op: str, padding: Any) -> tuple[int, int, int, int]:
     return p[0], p[1], p[2], p[3]
 
 
-def _fill_arg(op: str, fill_value: Any) -> Any:
+def fill_arg(op: str, fill_value: Any) -> Any:
     if isinstance(fill_value, int) and 0 <= fill_value <= 255:
         return fill_value
     if isinstance(fill_value, (tuple, list)) and len(fill_value) == 3 and all(
@@ -199,7 +199,7 @@ class RandomCrop(ImageTensorOperation):
         self.size = crop_size("RandomCrop", size)
         self.padding = None if padding is None else pad_amounts("RandomCrop", padding)
         self.pad_if_needed = bool(pad_if_needed)
-        self.fill_value = _fill_arg("RandomCrop", fill_value)
+        self.fill_value = fill_arg("RandomCrop", fill_value)
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img: Any) -> Any:
@@ -272,30 +272,24 @@ class RandomResizedCrop(ImageTensorOperation):
         return resize(cropped, self.size, self.interpolation, "RandomResizedCrop")
 
 
-def _flip(img: Any, axis: int, op: str) -> Any:
+def flip(img: Any, axis: int, op: str) -> Any:
     if is_pil(img):
         return img.transpose(Image.Transpose.FLIP_LEFT_RIGHT if axis == 1 else Image.Transpose.FLIP_TOP_BOTTOM)
     return np.flip(hwc(img, op), axis).copy()
-
-
-def _prob(op: str, prob: Any) -> float:
-    if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not 0 <= prob <= 1:
-        raise DatasetError(f"{op}: prob must be in [0, 1], got {prob!r}")
-    return float(prob)
 
 
 class HorizontalFlip(ImageTensorOperation):
     """Mirror left-right."""
 
     def __call__(self, img: Any) -> Any:
-        return _flip(img, 1, "HorizontalFlip")
+        return flip(img, 1, "HorizontalFlip")
 
 
 class VerticalFlip(ImageTensorOperation):
     """Mirror top-bottom."""
 
     def __call__(self, img: Any) -> Any:
-        return _flip(img, 0, "VerticalFlip")
+        return flip(img, 0, "VerticalFlip")
 
 
 class RandomHorizontalFlip(ImageTensorOperation):
@@ -304,10 +298,10 @@ class RandomHorizontalFlip(ImageTensorOperation):
     uses_rng = True
 
     def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _prob("RandomHorizontalFlip", prob)
+        self.prob = check_prob("RandomHorizontalFlip", prob)
 
     def __call__(self, img: Any) -> Any:
-        return _flip(img, 1, "RandomHorizontalFlip") if _random.rng().random() < self.prob else img
+        return flip(img, 1, "RandomHorizontalFlip") if _random.rng().random() < self.prob else img
 
 
 class RandomVerticalFlip(ImageTensorOperation):
@@ -316,10 +310,10 @@ class RandomVerticalFlip(ImageTensorOperation):
     uses_rng = True
 
     def __init__(self, prob: float = 0.5) -> None:
-        self.prob = _prob("RandomVerticalFlip", prob)
+        self.prob = check_prob("RandomVerticalFlip", prob)
 
     def __call__(self, img: Any) -> Any:
-        return _flip(img, 0, "RandomVerticalFlip") if _random.rng().random() < self.prob else img
+        return flip(img, 0, "RandomVerticalFlip") if _random.rng().random() < self.prob else img
 
 
 _ROTATE_RESAMPLE = {Inter.NEAREST: Image.Resampling.NEAREST, Inter.BILINEAR: Image.Resampling.BILINEAR,
@@ -346,7 +340,7 @@ class Rotate(ImageTensorOperation):
                  fill_value: Any = 0) -> None:
         self.degrees, self.resample, self.expand, self.center = float(degrees), check_inter("Rotate", resample), \
             bool(expand), center
-        self.fill_value = _fill_arg("Rotate", fill_value)
+        self.fill_value = fill_arg("Rotate", fill_value)
 
     def __call__(self, img: Any) -> Any:
         return rotate(img, self.degrees, self.resample, self.expand, self.center, self.fill_value, "Rotate")
@@ -367,7 +361,7 @@ class RandomRotation(ImageTensorOperation):
             raise DatasetError(f"RandomRotation: degrees must be a number or a (low, high) pair, got {degrees!r}")
         self.degrees = (float(degrees[0]), float(degrees[1]))
         self.resample, self.expand, self.center = check_inter("RandomRotation", resample), bool(expand), center
-        self.fill_value = _fill_arg("RandomRotation", fill_value)
+        self.fill_value = fill_arg("RandomRotation", fill_value)
 
     def __call__(self, img: Any) -> Any:
         angle = float(_random.rng().uniform(*self.degrees))
@@ -379,7 +373,7 @@ class Pad(ImageTensorOperation):
 
     def __init__(self, padding: Any, fill_value: Any = 0, padding_mode: Border = Border.CONSTANT) -> None:
         self.padding = pad_amounts("Pad", padding)
-        self.fill_value = _fill_arg("Pad", fill_value)
+        self.fill_value = fill_arg("Pad", fill_value)
         self.padding_mode = Border(padding_mode)
 
     def __call__(self, img: Any) -> Any:

@@ -342,3 +342,128 @@ def case_flowers102(ds, tmp):
     out["segmentation"] = read(ds.Flowers102Dataset(root, task="Segmentation", usage="train", shuffle=False,
                                                     decode=True))
     return out
+
+
+def write_wav(path, samples, rate=8000, width=2):
+    """A PCM WAV file (stdlib wave) of int samples (channels last: (n,) or (n, channels))."""
+    import wave
+
+    samples = np.asarray(samples)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1 if samples.ndim == 1 else samples.shape[1])
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        w.writeframes(samples.astype({1: np.uint8, 2: "<i2", 4: "<i4"}[width]).tobytes())
+
+
+def _tone(n, seed):
+    return np.random.default_rng(seed).integers(-20000, 20000, n)
+
+
+def layout_ljspeech(tmp):
+    root = os.path.join(tmp, "LJSpeech-1.1")
+    rows = [("LJ001-0001", "Printing, in the only sense", "printing, in the only sense"),
+            ("LJ001-0002", "in being comparatively modern.", "in being comparatively modern."),
+            ("LJ002-0010", "Dr. Smith paid $5", "Doctor Smith paid five dollars")]
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "metadata.csv"), "w", encoding="utf-8") as f:
+        f.write("".join("|".join(r) + "\n" for r in rows))
+    for i, (name, _, _) in enumerate(rows):
+        write_wav(os.path.join(root, "wavs", name + ".wav"), _tone(5 + i, i), 22050)
+    return root
+
+
+def case_ljspeech(ds, tmp):
+    return read(ds.LJSpeechDataset(layout_ljspeech(tmp), shuffle=False))
+
+
+def layout_yesno(tmp):
+    root = os.path.join(tmp, "waves_yesno")
+    for i, name in enumerate(["0_1_0_0_1_0_1_1", "1_1_1_0_0_0_0_1", "0_0_0_0_1_1_1_1"]):
+        write_wav(os.path.join(root, name + ".wav"), _tone(4 + i, 10 + i), 8000)
+    return root
+
+
+def case_yesno(ds, tmp):
+    got = read(ds.YesNoDataset(layout_yesno(tmp), shuffle=False))
+    got["rows"].sort(key=lambda r: r[2]["value"])  # MindSpore reads the folder in directory order, msx sorted
+    return got
+
+
+def layout_speech_commands(tmp):
+    root = os.path.join(tmp, "speech_commands")
+    files = ["yes/0a7c2a8d_nohash_0.wav", "yes/0b09edd3_nohash_1.wav", "no/0a7c2a8d_nohash_2.wav",
+             "no/1b4c9b89_nohash_0.wav", "up/0c2ca723_nohash_0.wav", "_background_noise_/white_noise.wav"]
+    for i, f in enumerate(files):
+        write_wav(os.path.join(root, f), _tone(3 + i, 20 + i), 16000)
+    with open(os.path.join(root, "testing_list.txt"), "w") as f:
+        f.write("no/1b4c9b89_nohash_0.wav\n")
+    with open(os.path.join(root, "validation_list.txt"), "w") as f:
+        f.write("up/0c2ca723_nohash_0.wav\n")
+    return root
+
+
+def case_speech_commands(ds, tmp):
+    root = layout_speech_commands(tmp)
+    out = {u: read(ds.SpeechCommandsDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "valid", "all")}
+    for u in ("train", "test", "valid"):  # MindSpore 2.10's get_dataset_size counts every file whatever the usage
+        out[u]["size"] = len(out[u]["rows"])
+    return out
+
+
+def case_fake_image(ds, tmp):
+    d = ds.FakeImageDataset(num_images=4, image_size=(5, 6, 3), num_classes=3, base_seed=7, shuffle=False)
+    rows = list(d.create_tuple_iterator(output_numpy=True))
+    labels = [int(row[1]) for row in rows]
+    return {"columns": d.get_col_names(), "size": d.get_dataset_size(),
+            "shapes": [list(row[0].shape) for row in rows], "dtypes": [str(rows[0][0].dtype), str(rows[0][1].dtype)],
+            "labels_in_range": min(labels) >= 0 and max(labels) < 3}
+
+
+def layout_cmu_arctic(tmp):
+    root = os.path.join(tmp, "cmu")
+    base = os.path.join(root, "cmu_us_aew_arctic")
+    os.makedirs(os.path.join(base, "etc"), exist_ok=True)
+    with open(os.path.join(base, "etc", "txt.done.data"), "w") as f:
+        f.write('( arctic_a0001 "Author of the danger trail, Philip Steels, etc." )\n'
+                '( arctic_a0002 "Not at this particular case, Tom, apologized Whittemore." )\n')
+    for i in (1, 2):
+        write_wav(os.path.join(base, "wav", f"arctic_a000{i}.wav"), _tone(4 + i, 30 + i), 16000)
+    return root
+
+
+def case_cmu_arctic(ds, tmp):
+    return read(ds.CMUArcticDataset(layout_cmu_arctic(tmp), name="aew", shuffle=False))
+
+
+def layout_libritts(tmp):
+    root = os.path.join(tmp, "libritts")
+    for part, speaker, chapter in (("dev-clean", "116", "288045"), ("train-clean-100", "19", "198")):
+        base = os.path.join(root, part, speaker, chapter)
+        os.makedirs(base, exist_ok=True)
+        lines = []
+        for i in range(2):
+            stem = f"{speaker}_{chapter}_00000{i}_000000"
+            write_wav(os.path.join(base, stem + ".wav"), _tone(5 + i, 40 + i + int(speaker)), 24000)
+            lines.append(f"{stem}\tOriginal text {i}, Mr. Smith.\tNormalized text {i}, Mister Smith.\n")
+        with open(os.path.join(base, f"{speaker}_{chapter}.trans.tsv"), "w") as f:
+            f.write("".join(lines))
+    return root
+
+
+def case_libritts(ds, tmp):
+    root = layout_libritts(tmp)
+    return {u: read(ds.LibriTTSDataset(root, usage=u, shuffle=False)) for u in ("train-clean-100", "dev-clean", "all")}
+
+
+def layout_gtzan(tmp):
+    root = os.path.join(tmp, "gtzan")
+    for genre in ("blues", "disco"):
+        for i in range(2):
+            write_wav(os.path.join(root, genre, f"{genre}.0000{i}.wav"), _tone(3 + i, 50 + i + len(genre)), 22050)
+    return root
+
+
+def case_gtzan(ds, tmp):
+    return read(ds.GTZANDataset(layout_gtzan(tmp), usage="all", shuffle=False))
