@@ -22,7 +22,10 @@ import sys
 MODULES = ["mindspore", "mindspore.common", "mindspore.common.dtype", "mindspore.common.initializer",
            "mindspore.ops", "mindspore.ops.functional", "mindspore.ops.operations", "mindspore.ops.composite",
            "mindspore.nn", "mindspore.mint", "mindspore.mint.nn", "mindspore.mint.nn.functional",
-           "mindspore.train", "mindspore.amp", "mindspore.experimental.optim", "mindspore.numpy"]
+           "mindspore.train", "mindspore.amp", "mindspore.experimental.optim", "mindspore.numpy",
+           "mindspore.dataset", "mindspore.dataset.vision", "mindspore.dataset.text", "mindspore.dataset.audio",
+           "mindspore.dataset.transforms", "mindspore.mindrecord", "mindspore.parallel", "mindspore.parallel.nn",
+           "mindspore.communication", "mindspore.mint.distributed"]
 CLASSES = {"mindspore.Tensor": ("mindspore", "Tensor"), "mindspore.nn.Cell": ("mindspore.nn", "Cell")}
 OUT = os.path.join(os.path.dirname(__file__), "..", "msx", "tools", "mindspore_names.json")
 SIGNATURES = os.path.join(os.path.dirname(__file__), "..", "tests", "oracle", "mindspore_signatures.json")
