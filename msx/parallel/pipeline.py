@@ -37,8 +37,8 @@ from jax.extend import core as jcore
 from jax.sharding import PartitionSpec as P
 
 from ..errors import ContextError
+from .sharding import PIPE as AXIS
 
-AXIS = "pipe"
 SCOPE = "msx_pipeline_stage_"
 _SCOPE_RE = re.compile(SCOPE + r"(\d+)")
 SCHEDULERS = ("1f1b", "gpipe")
@@ -434,7 +434,7 @@ def pipelined(stages: Stages, mesh, scheduler: str) -> Callable:
         return gm, gp
 
     fn.defvjp(fwd, bwd)
-    return fn
+    return jax.jit(fn)   # eagerly one compiled program too (an un-jitted shard_map would run op by op)
 
 
 def trace_micro(pure: Callable, micro_args: Sequence, param_arrays: Sequence, stage_cells: Sequence,

@@ -246,10 +246,11 @@ class GlobalLayout:
     device."""
 
     def __init__(self, device_num: int) -> None:
-        from . import sharding
+        from . import context, sharding
 
-        self.device_num = device_num
-        self.mesh = sharding.strategy_mesh(device_num)
+        stages = context.stage_count(device_num)
+        self.device_num = device_num // stages   # strategies cut one pipeline stage's devices (MindSpore's rule)
+        self.mesh = sharding.strategy_mesh(device_num, stages)
         self.replicated = NamedSharding(self.mesh, P())
 
     def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
