@@ -169,19 +169,21 @@ def _staged(cell: PipelineCell, args: tuple, kwargs: dict):
         if not x.ndim or x.shape[0] % n:
             raise ValueError(f"{who}: input {i} of shape {tuple(x.shape)} cannot be cut into {n} micro-batches "
                              f"along axis 0 (its size must divide by {n})")
-        micro.append(x.reshape(n, x.shape[0] // n, *x.shape[1:]))
+        x = x.reshape(n, x.shape[0] // n, *x.shape[1:])
+        # each micro-batch's rows cut over the stage's devices (data parallel inside a stage), not one micro-batch
+        # per device: a stage reads one micro-batch at a time
+        micro.append(sharding.constrain(x, ((),) + sharding.batch_spec(x.shape[1:], device_num // count)))
     params = list(cell.network.get_parameters())
     param_arrays = [p._data for p in params]
     box: list = []
     pure = pure_construct(cell.network, list(args), positions, params, {}, box)
-    stages = pipeline.trace_micro(lambda m, p: pure(m, p), [m[0] for m in micro], param_arrays, stage_cells,
-                                  count, who)
-    if len(stages.jaxpr.outvars) != 1:
-        raise TypeError(f"{who}: the wrapped network must return one Tensor (its outputs are added), got "
-                        f"{len(stages.jaxpr.outvars)} outputs")
     mesh = sharding.lowering_mesh() or sharding.strategy_mesh(device_num, count)
     if sharding.PIPE not in mesh.axis_names:
         raise ContextError(f"{who}: the mesh being lowered over has no {sharding.PIPE!r} axis: {mesh.axis_names}")
+    stages = pipeline.trace_micro(pure, [m[0] for m in micro], param_arrays, stage_cells, count, mesh, who)
+    if len(stages.jaxpr.outvars) != 1:
+        raise TypeError(f"{who}: the wrapped network must return one Tensor (its outputs are added), got "
+                        f"{len(stages.jaxpr.outvars)} outputs")
     out = pipeline.pipelined(stages, mesh, get_auto_parallel_context("pipeline_scheduler"))(micro, param_arrays)
     return Tensor._from(out[0])
 

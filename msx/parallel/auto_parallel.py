@@ -91,15 +91,18 @@ class AutoParallel(Cell):
 
     def pipeline(self, stages: int = 1, output_broadcast: bool = False, interleave: bool = False,
                  scheduler: str = "1f1b") -> None:
-        """One stage is what msx runs (micro-batches through `nn.PipelineCell`); more stages are refused."""
+        """`pipeline_stages=stages` with `pipeline_config={"pipeline_scheduler": scheduler}` ("1f1b", "gpipe"):
+        an `nn.PipelineCell` in the network runs its stages over the mesh's `pipe` axis (msx.parallel.pipeline).
+        `output_broadcast` is accepted either way: the pipeline's output is summed over `pipe`, so every stage
+        holds it. `interleave=True` (virtual stages) and the other schedulers are refused."""
         if scheduler not in _SCHEDULERS:
             raise ValueError(f"AutoParallel.pipeline: scheduler must be one of {_SCHEDULERS}, got {scheduler!r}")
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
             raise ValueError(f"AutoParallel.pipeline: stages must be an int >= 1, got {stages!r}")
-        if stages > 1 or interleave:
-            raise _not_yet(f"pipeline(stages={stages}, interleave={interleave}) (pipeline parallelism over more "
-                           f"than one stage)")
-        self._set(pipeline_stages=1)
+        if not isinstance(output_broadcast, bool) or not isinstance(interleave, bool):
+            raise TypeError("AutoParallel.pipeline: output_broadcast and interleave must be bools")
+        self._set(pipeline_stages=stages,
+                  pipeline_config={"pipeline_interleave": interleave, "pipeline_scheduler": scheduler})
 
     def get_pipeline_stages(self) -> int:
         return self._config.get("pipeline_stages", 1)

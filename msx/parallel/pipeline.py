@@ -438,9 +438,11 @@ def pipelined(stages: Stages, mesh, scheduler: str) -> Callable:
 
 
 def trace_micro(pure: Callable, micro_args: Sequence, param_arrays: Sequence, stage_cells: Sequence,
-                count: int, who: str = "PipelineCell") -> Stages:
+                count: int, mesh, who: str = "PipelineCell") -> Stages:
     """Trace `pure(micro_args, param_arrays)` (one micro-batch) with each stage Cell's construct inside its
-    stage's named scope, and cut the jaxpr into `count` stages."""
+    stage's named scope, and cut the jaxpr into `count` stages. It is traced over `mesh` with `pipe` manual, as
+    inside the schedule's shard_map, so that the sharding constraints of tensor-parallel strategies in it name
+    the mesh the stages are evaluated over."""
     saved = []
     for cell, k in stage_cells:
         inner = cell.construct
@@ -452,7 +454,9 @@ def trace_micro(pure: Callable, micro_args: Sequence, param_arrays: Sequence, st
         saved.append((cell, cell.__dict__.get("construct")))
         object.__setattr__(cell, "construct", scoped)
     try:
-        closed = jax.make_jaxpr(pure)(list(micro_args), list(param_arrays))
+        inner = mesh.abstract_mesh.update_axis_types({AXIS: jax.sharding.AxisType.Manual})
+        with jax.sharding.use_abstract_mesh(inner):
+            closed = jax.make_jaxpr(pure)(list(micro_args), list(param_arrays))
     finally:
         for cell, before in saved:
             if before is None:

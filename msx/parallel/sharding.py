@@ -196,6 +196,9 @@ def constrain(x, spec: Spec):
     import jax
     from jax.sharding import NamedSharding
 
+    inner = jax.sharding.get_abstract_mesh()   # inside a pipeline's shard_map: the mesh with `pipe` manual
+    if not inner.empty and inner.axis_names == mesh.axis_names:
+        mesh = inner
     return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, partition_spec(spec)))
 
 
