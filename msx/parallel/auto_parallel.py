@@ -109,8 +109,14 @@ class AutoParallel(Cell):
 
     # -------------------------------------------------------------- refused, by name
     def hsdp(self, shard_size: int = -1, threshold: int = 64, optimizer_level: str = "level1") -> None:
-        raise _not_yet("hsdp (optimizer/weight sharding in the global-view program; in DATA_PARALLEL use "
-                       "set_auto_parallel_context(enable_parallel_optimizer=True) before building the optimizer)")
+        """The parallel optimizer over the data-parallel devices (MindSpore's hybrid sharded data parallel):
+        `enable_parallel_optimizer` with `optimizer_weight_shard_size=shard_size`,
+        `parallel_optimizer_threshold=threshold` and `optimizer_level` ("level1" state, "level2" also gradients,
+        "level3" also weights; msx.parallel.zero)."""
+        self._set(enable_parallel_optimizer=True,
+                  parallel_optimizer_config={"optimizer_weight_shard_size": shard_size,
+                                             "parallel_optimizer_threshold": threshold,
+                                             "optimizer_level": optimizer_level})
 
     def save_param_strategy_file(self, file_path: str) -> None:
         raise _not_yet("save_param_strategy_file (strategy files)")

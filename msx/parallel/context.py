@@ -139,9 +139,6 @@ def _optimizer_config(config: Any) -> None:
     if level not in OPTIMIZER_LEVELS:
         raise ContextError(f"set_auto_parallel_context: optimizer_level must be one of {OPTIMIZER_LEVELS}, "
                            f"got {level!r}")
-    if level != "level1":
-        raise ContextError(f"set_auto_parallel_context: optimizer_level={level!r} is not supported by msx yet "
-                           f"(gradients and forward weights are not sharded); use 'level1'")
     if config.get("gradient_accumulation_shard", False) is not False:
         raise ContextError("set_auto_parallel_context: gradient_accumulation_shard=True is not supported by msx "
                            "(gradient accumulation is not implemented)")
@@ -209,6 +206,12 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
     from ..communication.management import GlobalComm
 
     global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
+    config = kwargs.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
+    if config.get("optimizer_level", "level1") != "level1" and not global_view and \
+            kwargs.get("parallel_mode", get_parallel_mode()) != ParallelMode.STAND_ALONE:
+        raise ContextError(f"set_auto_parallel_context: optimizer_level={config['optimizer_level']!r} is not "
+                           f"supported by msx in data_parallel (per-rank programs); it is in semi_auto_parallel and "
+                           f"auto_parallel, where weights and gradients are laid out over the mesh (msx.parallel.zero)")
     if "device_num" in kwargs and (GlobalComm.INITED or global_view):
         check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))
