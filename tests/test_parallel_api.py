@@ -158,10 +158,10 @@ def test_what_is_not_there_yet_is_refused_by_name():
     with pytest.raises(ContextError, match="transform_checkpoints"):
         msx.parallel.transform_checkpoints("src", "dst", "ckpt_")
     ap = msx.parallel.auto_parallel.AutoParallel(msx.nn.Dense(2, 2))
-    with pytest.raises(ContextError, match="hsdp"):
-        ap.hsdp()
-    with pytest.raises(ContextError, match="pipeline.stages=2"):
-        ap.pipeline(stages=2)
+    with pytest.raises(ContextError, match="optimizer_level must be one of"):
+        ap.hsdp(optimizer_level="level4")
+    with pytest.raises(ContextError, match="interleaved"):
+        ap.pipeline(stages=2, interleave=True)
     with pytest.raises(ContextError, match="save_param_strategy_file"):
         ap.save_param_strategy_file("s.ckpt")
     with pytest.raises(ContextError, match="full_batch"):
