@@ -361,6 +361,12 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
 
     def body(micro, params):
         s = jax.lax.axis_index(AXIS)
+        # every Parameter whole on each device of the stage before the schedule starts: one all-gather per step
+        # of what the parallel optimizer keeps cut (ZeRO-3), run by every device, instead of resharding inside one
+        # stage's branch (XLA:CPU's collectives wait for every device of the program, and the other stage runs
+        # another branch); a tensor-parallel strategy inside then only slices
+        whole = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), P())
+        params = [jax.lax.with_sharding_constraint(p, whole) for p in params]
         state = dict(stash=[jnp.zeros((K, *a.shape), a.dtype) for a in stages.carry],
                      gbuf=[jnp.zeros((K, *a.shape), a.dtype) for a in stages.carry],
                      out=_zeros(out_avals),
