@@ -7,10 +7,6 @@ and an output tied to the embedding, cut into 2 stages of 4 devices (dp2 x tp2 i
 network's STAND_ALONE one-device run on the whole batch (the reference: msx without any pipeline, itself checked
 against numpy and MindSpore elsewhere). The schedules and the cut are checked here against their definitions.
 """
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import jax
@@ -22,8 +18,7 @@ import msx as ms
 from msx import nn
 from msx.errors import ContextError
 from msx.parallel import pipeline
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from host_devices import run_json
 
 SCRIPT = textwrap.dedent("""
     import json
@@ -117,13 +112,7 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def eight():
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    for key in ("RANK_SIZE", "RANK_ID", "MS_SCHED_HOST", "MSX_CLUSTER_PID"):
-        env.pop(key, None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=900,
-                          cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(SCRIPT)
 
 
 @pytest.mark.parametrize("run", ["1f1b", "auto", "eager"])   # auto: GPipe, bytecode capture

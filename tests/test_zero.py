@@ -7,10 +7,6 @@ the state (and, level3, the weights) must stay cut over the 8 devices between st
 `memory_analysis()` must show the per-device argument bytes (parameters + optimizer state + the batch) of
 level3 at about 1/8 of ZeRO-0's.
 """
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -18,8 +14,7 @@ import pytest
 
 import msx as ms
 from msx.errors import ContextError
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from host_devices import run_json
 
 SCRIPT = textwrap.dedent("""
     import json
@@ -66,13 +61,7 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def eight():
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    for key in ("RANK_SIZE", "RANK_ID", "MS_SCHED_HOST", "MSX_CLUSTER_PID"):
-        env.pop(key, None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=900,
-                          cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(SCRIPT)
 
 
 @pytest.mark.parametrize("run", ["level1", "level2", "level3", "hsdp3"])

@@ -288,6 +288,18 @@ def _zeros(avals) -> list:
     return [jnp.zeros(a.shape, a.dtype) for a in avals]
 
 
+def _floats(avals) -> list[int]:
+    return [i for i, a in enumerate(avals) if jnp.issubdtype(a.dtype, jnp.inexact)]
+
+
+def _put(values: list, where: list[int], new) -> list:
+    """`values` with `new[j]` at position `where[j]`."""
+    out = list(values)
+    for i, x in zip(where, new):
+        out[i] = x
+    return out
+
+
 def _float0(x):
     return np.zeros(np.shape(x), jax.dtypes.float0)
 
@@ -298,49 +310,33 @@ def _branches(stages: Stages, micro_avals: list, param_avals: list):
     micro-batch gradient, param gradients)."""
     N = stages.count
     out_avals = [v.aval for v in stages.jaxpr.outvars]
+    fc, fm, fp = _floats(stages.carry), _floats(micro_avals), _floats(param_avals)   # what is differentiated
+
+    def result(carry_out=None, out=None, g_in=None, g_mb=None, g_p=None):
+        """A branch's five results, zeros where the branch has none (every branch returns the same types)."""
+        return (carry_out or _zeros(stages.carry), out or _zeros(out_avals), g_in or _zeros(stages.carry),
+                g_mb or _zeros(micro_avals), g_p or _zeros(param_avals))
 
     def idle(carry, mb, params, g_carry):
-        return (_zeros(stages.carry), _zeros(out_avals), _zeros(stages.carry), _zeros(micro_avals),
-                _zeros(param_avals))
+        return result()
 
     def forward(k):
         def f(carry, mb, params, g_carry):
-            res = stages.run(k, carry, mb, params)
-            if k == N - 1:
-                return _zeros(stages.carry), list(res), _zeros(stages.carry), _zeros(micro_avals), _zeros(param_avals)
-            return list(res), _zeros(out_avals), _zeros(stages.carry), _zeros(micro_avals), _zeros(param_avals)
+            res = list(stages.run(k, carry, mb, params))
+            return result(out=res) if k == N - 1 else result(carry_out=res)
         return f
 
     def backward(k):
         def b(carry, mb, params, g_carry):
-            fl_c = [i for i, a in enumerate(stages.carry) if jnp.issubdtype(a.dtype, jnp.inexact)]
-            fl_m = [i for i, a in enumerate(micro_avals) if jnp.issubdtype(a.dtype, jnp.inexact)]
-            fl_p = [i for i, a in enumerate(param_avals) if jnp.issubdtype(a.dtype, jnp.inexact)]
-
             def g(c, m, p):
-                cc, mm, pp = list(carry), list(mb), list(params)
-                for i, x in zip(fl_c, c):
-                    cc[i] = x
-                for i, x in zip(fl_m, m):
-                    mm[i] = x
-                for i, x in zip(fl_p, p):
-                    pp[i] = x
-                res = stages.run(k, cc, mm, pp)
-                return res[0] if k == N - 1 else [res[i] for i in fl_c]
+                res = stages.run(k, _put(carry, fc, c), _put(mb, fm, m), _put(params, fp, p))
+                return res[0] if k == N - 1 else [res[i] for i in fc]
 
-            _, vjp = jax.vjp(g, [carry[i] for i in fl_c], [mb[i] for i in fl_m], [params[i] for i in fl_p])
-            seed = (jnp.ones(out_avals[0].shape, out_avals[0].dtype) if k == N - 1
-                    else [g_carry[i] for i in fl_c])
+            _, vjp = jax.vjp(g, [carry[i] for i in fc], [mb[i] for i in fm], [params[i] for i in fp])
+            seed = jnp.ones(out_avals[0].shape, out_avals[0].dtype) if k == N - 1 else [g_carry[i] for i in fc]
             gc, gm, gp = vjp(seed)
-            g_in, g_mb, g_p = _zeros(stages.carry), _zeros(micro_avals), _zeros(param_avals)
-            if k > 0:
-                for i, x in zip(fl_c, gc):
-                    g_in[i] = x
-            for i, x in zip(fl_m, gm):
-                g_mb[i] = x
-            for i, x in zip(fl_p, gp):
-                g_p[i] = x
-            return _zeros(stages.carry), _zeros(out_avals), g_in, g_mb, g_p
+            return result(g_in=_put(_zeros(stages.carry), fc, gc) if k > 0 else None,
+                          g_mb=_put(_zeros(micro_avals), fm, gm), g_p=_put(_zeros(param_avals), fp, gp))
         return b
 
     return [idle] + [forward(k) for k in range(N)] + [backward(k) for k in range(N)]
