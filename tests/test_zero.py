@@ -17,7 +17,7 @@ from msx.errors import ContextError
 from host_devices import run_json
 
 SCRIPT = textwrap.dedent("""
-    import json
+    import json, os, tempfile
     import numpy as np
     import msx as ms
     from msx import nn
@@ -51,7 +51,11 @@ SCRIPT = textwrap.dedent("""
         losses = [float(runner(X, Y).asnumpy()) for _ in range(3)]
         memory = step.lower(X, Y).compile().handle.compiled.memory_analysis()
         cut = [str(net[0].weight._data.sharding.spec), str(opt.moments[0]._data.sharding.spec)]
-        return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], memory.argument_size_in_bytes, cut]
+        path = os.path.join(tempfile.mkdtemp(), "net.ckpt")
+        ms.save_checkpoint(net, path)   # the cut weights are written whole
+        saved = {k: v.asnumpy().tolist() for k, v in ms.load_checkpoint(path).items()}
+        return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], memory.argument_size_in_bytes, cut,
+                saved, [p.name for p in net.trainable_params()]]
 
     out = {"zero0": run(None), "level1": run("level1"), "level2": run("level2"), "level3": run("level3"),
            "hsdp3": run("level3", hsdp=True)}
@@ -85,6 +89,12 @@ def test_level3_keeps_about_one_eighth_per_device(eight):
     state = zero0 - batch                       # weights + Momentum's moments, whole on every device
     assert level1 < zero0 - 0.4 * state         # the moments (half the state) cut 8 ways
     assert level3 - batch <= state / 8 * 1.1 + 4096   # weights and moments cut 8 ways (small tensors stay whole)
+
+
+def test_a_level3_checkpoint_holds_the_whole_tensors(eight):
+    _, params, _, _, saved, names = eight["level3"]
+    for name, value in zip(names, params):
+        np.testing.assert_array_equal(np.array(saved[name]), np.array(value))
 
 
 def test_level3_is_refused_in_data_parallel():
