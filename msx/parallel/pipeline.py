@@ -20,7 +20,9 @@ keeps at most `stages - s`, GPipe all `micro_size`. The gradients are computed i
 (`jax.custom_vjp`: the loss's cotangent scales them), so the one compiled step runs the schedule once.
 
 Parameters are replicated over `pipe` (each stage reads only its own; a Parameter two stages share, a tied
-embedding, gets the sum of both stages' gradients: `psum` over `pipe`), and XLA's partitioner handles the
+embedding, gets the sum of both stages' gradients: `psum` over `pipe`) and gathered whole at the schedule's
+entry (what ZeRO-3 keeps cut is all-gathered once per step, by every device, not resharded inside one stage's
+branch, where XLA:CPU's collectives would wait for the other stage's devices); XLA's partitioner handles the
 other mesh axes (data and tensor parallel inside a stage) as it does without a pipeline.
 """
 from __future__ import annotations
@@ -304,30 +306,31 @@ def _float0(x):
     return np.zeros(np.shape(x), jax.dtypes.float0)
 
 
-def _branches(stages: Stages, micro_avals: list, param_avals: list):
+def _branches(stages: Stages, micro_avals: list, param_avals: list, grads: bool):
     """The switch's branches: 0 waits, 1 + k is stage k's forward, 1 + N + k its backward. Every branch takes
-    (carry in, micro-batch, params, carry gradient) and returns (carry out, outputs, carry-in gradient,
-    micro-batch gradient, param gradients)."""
+    (carry in, micro-batch, params, carry gradient, the param gradients so far) and returns (carry out, outputs,
+    carry-in gradient, micro-batch gradient, the param gradients so far): only a backward adds to them, the other
+    branches hand them through (no zero-filled gradients added every slot)."""
     N = stages.count
     out_avals = [v.aval for v in stages.jaxpr.outvars]
     fc, fm, fp = _floats(stages.carry), _floats(micro_avals), _floats(param_avals)   # what is differentiated
 
-    def result(carry_out=None, out=None, g_in=None, g_mb=None, g_p=None):
+    def result(acc, carry_out=None, out=None, g_in=None, g_mb=None):
         """A branch's five results, zeros where the branch has none (every branch returns the same types)."""
         return (carry_out or _zeros(stages.carry), out or _zeros(out_avals), g_in or _zeros(stages.carry),
-                g_mb or _zeros(micro_avals), g_p or _zeros(param_avals))
+                g_mb or (_zeros(micro_avals) if grads else []), acc)
 
-    def idle(carry, mb, params, g_carry):
-        return result()
+    def idle(carry, mb, params, g_carry, acc):
+        return result(acc)
 
     def forward(k):
-        def f(carry, mb, params, g_carry):
+        def f(carry, mb, params, g_carry, acc):
             res = list(stages.run(k, carry, mb, params))
-            return result(out=res) if k == N - 1 else result(carry_out=res)
+            return result(acc, out=res) if k == N - 1 else result(acc, carry_out=res)
         return f
 
     def backward(k):
-        def b(carry, mb, params, g_carry):
+        def b(carry, mb, params, g_carry, acc):
             def g(c, m, p):
                 res = stages.run(k, _put(carry, fc, c), _put(mb, fm, m), _put(params, fp, p))
                 return res[0] if k == N - 1 else [res[i] for i in fc]
@@ -335,11 +338,19 @@ def _branches(stages: Stages, micro_avals: list, param_avals: list):
             _, vjp = jax.vjp(g, [carry[i] for i in fc], [mb[i] for i in fm], [params[i] for i in fp])
             seed = jnp.ones(out_avals[0].shape, out_avals[0].dtype) if k == N - 1 else [g_carry[i] for i in fc]
             gc, gm, gp = vjp(seed)
-            return result(g_in=_put(_zeros(stages.carry), fc, gc) if k > 0 else None,
-                          g_mb=_put(_zeros(micro_avals), fm, gm), g_p=_put(_zeros(param_avals), fp, gp))
+            return result(_put(acc, fp, [acc[i] + g for i, g in zip(fp, gp)]),
+                          g_in=_put(_zeros(stages.carry), fc, gc) if k > 0 else None,
+                          g_mb=_put(_zeros(micro_avals), fm, gm))
         return b
 
-    return [idle] + [forward(k) for k in range(N)] + [backward(k) for k in range(N)]
+    return [idle] + [forward(k) for k in range(N)] + [backward(k) if grads else idle for k in range(N)]
+
+
+def _arrive(buffers: list, values: list, micro, K: int) -> list:
+    """`values` written into ring slot `micro % K` of `buffers` when `micro >= 0` (else the slot keeps its value):
+    one slot updated, not the whole buffer selected."""
+    i = jnp.maximum(micro, 0) % K
+    return [b.at[i].set(jnp.where(micro >= 0, x, b[i])) for b, x in zip(buffers, values)]
 
 
 def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: list, grads: bool):
@@ -349,7 +360,7 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
     micro_avals = [jax.core.ShapedArray(x.shape[1:], x.dtype) for x in micro]
     param_avals = [jax.core.ShapedArray(p.shape, p.dtype) for p in params]
     out_avals = [v.aval for v in stages.jaxpr.outvars]
-    branches = _branches(stages, micro_avals, param_avals)
+    branches = _branches(stages, micro_avals, param_avals, grads)
     K = table.slots
     forward_perm = [(s, s + 1) for s in range(N - 1)]
     backward_perm = [(s + 1, s) for s in range(N - 1)]
@@ -376,20 +387,17 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
             carry_in = [b[m % K] for b in state["stash"]]
             g_carry = [b[m % K] for b in state["gbuf"]]
             mb = [x[m] for x in micro]
-            c_out, o, g_in, g_mb, g_p = jax.lax.switch(index, branches, carry_in, mb, params, g_carry)
-            new = dict(state)
+            c_out, o, g_in, g_mb, g_p = jax.lax.switch(index, branches, carry_in, mb, params, g_carry,
+                                                       state["g_params"])
+            new = dict(state, g_params=g_p)
             new["out"] = [a + b for a, b in zip(state["out"], o)]
             if grads:
                 new["g_micro"] = [acc.at[m].add(g) for acc, g in zip(state["g_micro"], g_mb)]
-                new["g_params"] = [a + g for a, g in zip(state["g_params"], g_p)]
             if N > 1:
                 arrived = jax.lax.ppermute(c_out, AXIS, forward_perm)
-                new["stash"] = [jnp.where(rf >= 0, b.at[jnp.maximum(rf, 0) % K].set(x), b)
-                                for b, x in zip(state["stash"], arrived)]
+                new["stash"] = _arrive(state["stash"], arrived, rf, K)
                 if grads:
-                    back = jax.lax.ppermute(g_in, AXIS, backward_perm)
-                    new["gbuf"] = [jnp.where(rb >= 0, b.at[jnp.maximum(rb, 0) % K].set(x), b)
-                                   for b, x in zip(state["gbuf"], back)]
+                    new["gbuf"] = _arrive(state["gbuf"], jax.lax.ppermute(g_in, AXIS, backward_perm), rb, K)
             return new, None
 
         state, _ = jax.lax.scan(slot, state, xs)
