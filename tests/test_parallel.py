@@ -181,7 +181,7 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
                                  all_reduce_fusion_config=[2], search_mode="sharding_propagation")
     assert ms.get_auto_parallel_context("gradients_mean") is True
     assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
-    for key, value, words in (("pipeline_stages", 2, "pipeline"), ("parallel_mode", "hybrid_parallel", "hybrid"),
+    for key, value, words in (("pipeline_stages", 0, "pipeline_stages must be"), ("parallel_mode", "hybrid_parallel", "hybrid"),
                               ("parallel_optimizer_config", {"optimizer_level": "level2"}, "level2"),
                               ("full_batch", True, "own shard"),
                               ("parallel_mode", "nonsense", "not valid"), ("device_num", 0, ">= 1"),
@@ -196,7 +196,7 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
     with pytest.raises(ContextError, match="device_num=4 but the job has 1 rank"):
         ms.set_auto_parallel_context(device_num=4)
     with pytest.raises(ContextError):  # all checked before any applied
-        ms.set_auto_parallel_context(gradients_mean=False, pipeline_stages=4)
+        ms.set_auto_parallel_context(gradients_mean=False, pipeline_stages=0)
     assert ms.get_auto_parallel_context("gradients_mean") is True
     ms.reset_auto_parallel_context()
     assert ms.get_auto_parallel_context("gradients_mean") is False

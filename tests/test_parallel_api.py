@@ -5,10 +5,6 @@ tests/test_sharding.py does): a network sharded with `Layout`s, trained 3 steps 
 `AutoParallel(train_step)`, must equal the same network's STAND_ALONE run on one device, and its StableHLO
 must carry the layouts' mesh axes. `Layout.to_dict()` is checked against MindSpore 2.10's answers (recorded
 from `/work/main/.venv-ms`, written below)."""
-import json
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -18,8 +14,7 @@ import pytest
 import msx
 from msx.errors import ContextError
 from msx.parallel import Layout
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from host_devices import run_json
 
 SCRIPT = textwrap.dedent("""
     import json, sys, warnings
@@ -87,13 +82,7 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def eight():
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    for key in ("RANK_SIZE", "RANK_ID", "MS_SCHED_HOST", "MSX_CLUSTER_PID"):
-        env.pop(key, None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=900,
-                          cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(SCRIPT)
 
 
 @pytest.mark.parametrize("mode", ["semi_auto", "sharding_propagation"])
@@ -158,10 +147,10 @@ def test_what_is_not_there_yet_is_refused_by_name():
     with pytest.raises(ContextError, match="transform_checkpoints"):
         msx.parallel.transform_checkpoints("src", "dst", "ckpt_")
     ap = msx.parallel.auto_parallel.AutoParallel(msx.nn.Dense(2, 2))
-    with pytest.raises(ContextError, match="hsdp"):
-        ap.hsdp()
-    with pytest.raises(ContextError, match="pipeline.stages=2"):
-        ap.pipeline(stages=2)
+    with pytest.raises(ContextError, match="optimizer_level must be one of"):
+        ap.hsdp(optimizer_level="level4")
+    with pytest.raises(ContextError, match="interleaved"):
+        ap.pipeline(stages=2, interleave=True)
     with pytest.raises(ContextError, match="save_param_strategy_file"):
         ap.save_param_strategy_file("s.ckpt")
     with pytest.raises(ContextError, match="full_batch"):

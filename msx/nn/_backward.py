@@ -36,10 +36,17 @@ def _leaves(out) -> list:
     return jax.tree_util.tree_leaves(out, is_leaf=lambda t: isinstance(t, Tensor))
 
 
+def runs_as_jax(cell) -> bool:
+    """A Cell whose construct is one jax computation differentiated by jax itself (`nn.PipelineCell` over
+    several stages: its schedule is a `jax.custom_vjp`): one node, eagerly and while capturing."""
+    own = getattr(type(cell), "runs_as_jax", None)
+    return own is not None and own(cell)
+
+
 def records_as_one_node(cell) -> bool:
     """While capturing, a Cell with `bprop` or `recompute` is one node whose implementation keeps its backward
     (the bprop, or `jax.checkpoint`), so the compiled graph differentiates it as PyNative does."""
-    return callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False)
+    return callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False) or runs_as_jax(cell)
 
 
 def checkpointed(cell, pure):
@@ -51,10 +58,10 @@ def checkpointed(cell, pure):
 def has_custom_backward(cell) -> bool:
     hooks = cell.__dict__.get("_hooks")
     return (callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False)
-            or (hooks is not None and bool(hooks.backward or hooks.backward_pre)))
+            or (hooks is not None and bool(hooks.backward or hooks.backward_pre)) or runs_as_jax(cell))
 
 
-def _pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_box: list):
+def pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_box: list):
     """`construct` as a pure function of (the Tensor arguments' arrays, the Parameters' arrays): what jax's
     custom_vjp / checkpoint differentiate; the output's structure lands in `treedef_box`."""
 
@@ -92,7 +99,7 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
     params: list[Parameter] = list(cell.get_parameters())
     treedef_box: list[Any] = []
 
-    pure = _pure_construct(cell, args, positions, params, kwargs, treedef_box)
+    pure = pure_construct(cell, args, positions, params, kwargs, treedef_box)
 
     in_arrays = [args[i]._data for i in positions]
     param_arrays = [p._data for p in params]
@@ -100,6 +107,8 @@ def custom_backward_call(cell, args: tuple, kwargs: dict):
         fn = _with_bprop(cell, args, positions, pure, treedef_box)
     elif cell.__dict__.get("_hooks") is not None and (cell._hooks.backward or cell._hooks.backward_pre):
         fn = _with_hooks(cell, pure)
+    elif runs_as_jax(cell):
+        fn = pure
     else:
         fn = checkpointed(cell, pure)
     tape = eager_tape.STATE.tape  # eager autograd tape: one node whose backward is this custom one
@@ -205,7 +214,7 @@ def _cell_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: l
     n_in = len(positions)
     treedef_box: list[Any] = []
     bprop = callable(getattr(type(cell), "bprop", None))
-    kind = "bprop" if bprop else "recompute"
+    kind = "bprop" if bprop else "jax" if runs_as_jax(cell) else "recompute"
     name = f"{type(cell).__name__}.{kind}#{id(cell):x}.{len(_RECORDED)}"
 
     def impl(*arrays):
@@ -216,14 +225,15 @@ def _cell_primitive(cell, args: tuple, kwargs: dict, positions: tuple, params: l
         for i, a in zip(positions, arrays[:n_in]):
             template[i] = Tensor._from(a)
         with not_recording():  # inside the node: plain jax, not recorded
-            pure = _pure_construct(live, template, positions, params, kwargs, treedef_box)
+            pure = pure_construct(live, template, positions, params, kwargs, treedef_box)
             fn = (_with_bprop(live, tuple(template), list(positions), pure, treedef_box) if bprop
-                  else checkpointed(live, pure))
+                  else pure if kind == "jax" else checkpointed(live, pure))
             return tuple(fn(list(arrays[:n_in]), list(arrays[n_in:])))
 
     prim = install(name, impl, CustomOpInfo(kind=f"cell_{kind}", function=type(cell).__qualname__),
-                   doc=f"{type(cell).__name__}.construct, " + ("differentiated by its bprop" if bprop else
-                                                               "rematerialised in the backward pass (recompute)"))
+                   doc=f"{type(cell).__name__}.construct, " + {
+                       "bprop": "differentiated by its bprop", "jax": "one jax computation (a pipeline schedule)",
+                       "recompute": "rematerialised in the backward pass (recompute)"}[kind])
 
     def forget(_):
         _RECORDED.pop(key, None)

@@ -134,6 +134,25 @@ class ConfigMixin:
             p.set_data(Tensor._from(jnp.zeros(p.shape, p._data.dtype)))
         return self
 
+    @property
+    def pipeline_stage(self) -> int:
+        """The pipeline stage this Cell runs in (MindSpore's `Cell.pipeline_stage`; an unset one raises
+        AttributeError, as there). `nn.PipelineCell` with `pipeline_stages > 1` cuts the network by it
+        (msx.parallel.pipeline)."""
+        if "_pipeline_stage" not in self.__dict__:
+            raise AttributeError(f"The '{self.cls_name}' object has no attribute 'pipeline_stage'.")
+        return self.__dict__["_pipeline_stage"]
+
+    @pipeline_stage.setter
+    def pipeline_stage(self, value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"For 'Cell', the property 'pipeline_stage' must be int type, but got type : "
+                            f"{type(value)}")
+        if value < 0:
+            raise ValueError(f"For 'Cell', the property 'pipeline_stage' can not be less than 0, but got {value}")
+        object.__setattr__(self, "_pipeline_stage", value)
+        versions.touch()
+
     def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, early_stop: bool = True,
                   context_fn=None, **kwargs) -> None:
         """Rematerialise this Cell's forward in the backward pass instead of keeping its activations:

@@ -1,14 +1,14 @@
 """Micro-batching wrappers (issue 35): `GradAccumulationCell` / `parallel.nn.GradAccumulation`,
-`MicroBatchInterleaved`, `PipelineCell` / `parallel.nn.Pipeline` with one pipeline stage, and
-`PipelineGradReducer`.
+`MicroBatchInterleaved`, `PipelineCell` / `parallel.nn.Pipeline`, and `PipelineGradReducer`.
 
 MindSpore's meaning, kept here: the wrapper cuts every input along axis 0 into `micro_size` equal slices, runs
 the network on each, and returns the SUM of the outputs; differentiating that sum gives the sum of the
 micro-batches' gradients, which is what MindSpore's backend accumulates into its `accu_grads`, and
 `PipelineGradReducer` hands the accumulated gradients on divided by `scale_sense`. With one stage there is no
-schedule to run: the micro-batches run one after another inside the same graph (XLA may overlap them). A
-pipeline of more than one stage is refused by `set_auto_parallel_context(pipeline_stages=...)`, and a
-`stage_config` naming a stage other than 0 is refused here (issue 35 item 1).
+schedule to run: the micro-batches run one after another inside the same graph (XLA may overlap them). With
+`set_auto_parallel_context(pipeline_stages=N)`, N > 1, a `PipelineCell` is one jax computation: the network
+cut into stages by its Cells' `pipeline_stage`, the micro-batches scheduled over the mesh's `pipe` axis
+(GPipe or 1F1B, `msx.parallel.pipeline`); the value and the gradients are the same sums.
 """
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from typing import Any
 
 from ..communication.management import GlobalComm
 from ..errors import ContextError
-from ..parallel.context import ParallelMode, get_auto_parallel_context
+from ..parallel import pipeline, sharding
+from ..parallel.context import GLOBAL_VIEW_MODES, ParallelMode, get_auto_parallel_context, stage_count
 from ..tensor import Tensor
+from ._backward import pure_construct
 from .cell import Cell
 
 
@@ -96,7 +98,7 @@ class MicroBatchInterleaved(_MicroBatched):
 
 def _configure(network: Cell, config: dict | None, attr: str, what: str) -> None:
     """MindSpore's `stage_config` / `segment_config`: {sub-Cell path: index}, each set as `cell.<attr>`; a name no
-    sub-Cell has is a KeyError (MindSpore's), an index other than 0 needs a pipeline msx does not run yet."""
+    sub-Cell has is a KeyError (MindSpore's); segments (virtual stages) other than 0 are not run by msx."""
     if config is None:
         return
     if not isinstance(config, dict):
@@ -107,17 +109,22 @@ def _configure(network: Cell, config: dict | None, attr: str, what: str) -> None
         raise KeyError(f"For 'PipelineCell', the argument '{what}' : {unknown} is not found in 'network'; "
                        f"sub-Cells are {[n for n in cells if n]}")
     for name, index in config.items():
-        if index != 0:
-            raise ContextError(f"PipelineCell: {what}[{name!r}] = {index}: pipeline parallelism with more than one "
-                               f"stage is not supported by msx yet (issue 35); with pipeline_stages=1 every Cell is "
-                               f"stage 0")
-        object.__setattr__(cells.get(name, network), attr, index)
+        if attr == "pipeline_segment" and index != 0:
+            raise ContextError(f"PipelineCell: {what}[{name!r}] = {index}: interleaved pipeline segments (virtual "
+                               f"stages) are not supported by msx yet (issue 35)")
+        target = cells.get(name, network)
+        if attr == "pipeline_stage":
+            target.pipeline_stage = index   # Cell.pipeline_stage's checks
+        else:
+            object.__setattr__(target, attr, index)
 
 
 class PipelineCell(_MicroBatched):
     """MindSpore's `nn.PipelineCell(network, micro_size, stage_config=None, segment_config=None)` (also
-    `parallel.nn.Pipeline`/`PipelineCell`) with one pipeline stage: the micro-batches of a pipeline run one after
-    another and their outputs are added (MindSpore's result on one stage)."""
+    `parallel.nn.Pipeline`/`PipelineCell`). With one pipeline stage the micro-batches run one after another and
+    their outputs are added. With `pipeline_stages > 1` (semi_auto/auto_parallel) the network is cut into stages
+    by its Cells' `pipeline_stage` and the micro-batches run on the mesh's `pipe` axis, scheduled by
+    `pipeline_config["pipeline_scheduler"]` (msx.parallel.pipeline); the result is the same sum."""
 
     def __init__(self, network: Cell, micro_size: int, stage_config: dict | None = None,
                  segment_config: dict | None = None) -> None:
@@ -127,6 +134,58 @@ class PipelineCell(_MicroBatched):
             raise ValueError(f"PipelineCell: micro_size={micro_size} must be >= pipeline_stages={stages}")
         _configure(network, stage_config, "pipeline_stage", "stage_config")
         _configure(network, segment_config, "pipeline_segment", "segment_config")
+
+    def runs_as_jax(self) -> bool:
+        """Several stages: the whole call is one jax computation (a node of its own in a compiled graph)."""
+        return get_auto_parallel_context("pipeline_stages") > 1
+
+    def construct(self, *args, **kwargs):
+        if not self.runs_as_jax():
+            return super().construct(*args, **kwargs)
+        return _staged(self, args, kwargs)
+
+
+def _staged(cell: PipelineCell, args: tuple, kwargs: dict):
+    """The network over `pipeline_stages` stages (runs inside jax's trace of the PipelineCell's node)."""
+    who = type(cell).__name__
+    if kwargs:
+        raise TypeError(f"{who}: with pipeline_stages > 1 the inputs must be positional, got keywords {sorted(kwargs)}")
+    if get_auto_parallel_context("parallel_mode") not in GLOBAL_VIEW_MODES:
+        raise ContextError(f"{who}: pipeline_stages > 1 needs parallel_mode semi_auto_parallel or auto_parallel "
+                           f"(MindSpore's rule), got {get_auto_parallel_context('parallel_mode')!r}")
+    device_num = get_auto_parallel_context("device_num")
+    count, n = stage_count(device_num), cell.micro_size
+    if n < count:
+        raise ValueError(f"{who}: micro_size={n} must be >= pipeline_stages={count}")
+    stage_cells = [(c, c.__dict__["_pipeline_stage"]) for _, c in cell.network.cells_and_names()
+                   if "_pipeline_stage" in c.__dict__]
+    if not any(k > 0 for _, k in stage_cells):
+        raise ContextError(f"{who}: pipeline_stages={count} but no Cell of the network has pipeline_stage > 0; set "
+                           f"`cell.pipeline_stage = k` on the Cells of each stage (or stage_config)")
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    micro = []
+    for i in positions:
+        x = args[i]._data
+        if not x.ndim or x.shape[0] % n:
+            raise ValueError(f"{who}: input {i} of shape {tuple(x.shape)} cannot be cut into {n} micro-batches "
+                             f"along axis 0 (its size must divide by {n})")
+        x = x.reshape(n, x.shape[0] // n, *x.shape[1:])
+        # each micro-batch's rows cut over the stage's devices (data parallel inside a stage), not one micro-batch
+        # per device: a stage reads one micro-batch at a time
+        micro.append(sharding.constrain(x, ((),) + sharding.batch_spec(x.shape[1:], device_num // count)))
+    params = list(cell.network.get_parameters())
+    param_arrays = [p._data for p in params]
+    box: list = []
+    pure = pure_construct(cell.network, list(args), positions, params, {}, box)
+    mesh = sharding.lowering_mesh() or sharding.strategy_mesh(device_num, count)
+    if sharding.PIPE not in mesh.axis_names:
+        raise ContextError(f"{who}: the mesh being lowered over has no {sharding.PIPE!r} axis: {mesh.axis_names}")
+    stages = pipeline.trace_micro(pure, [m[0] for m in micro], param_arrays, stage_cells, count, mesh, who)
+    if len(stages.jaxpr.outvars) != 1:
+        raise TypeError(f"{who}: the wrapped network must return one Tensor (its outputs are added), got "
+                        f"{len(stages.jaxpr.outvars)} outputs")
+    out = pipeline.pipelined(stages, mesh, get_auto_parallel_context("pipeline_scheduler"))(micro, param_arrays)
+    return Tensor._from(out[0])
 
 
 class Pipeline(PipelineCell):

@@ -27,10 +27,12 @@ def shard_constraint(x, *, strategy: tuple = (), spec: tuple = ()):
 
 
 def _active() -> int | None:
-    """device_num when strategies are honoured (semi_auto/auto_parallel), else None."""
+    """The devices a strategy cuts when strategies are honoured (semi_auto/auto_parallel; one pipeline stage's),
+    else None."""
     if context.get_parallel_mode() not in context.GLOBAL_VIEW_MODES:
         return None
-    return context.get_auto_parallel_context("device_num")
+    device_num = context.get_auto_parallel_context("device_num")
+    return device_num // context.stage_count(device_num)   # a strategy cuts one pipeline stage's devices
 
 
 def _strategies(value: Any, what: str) -> tuple | None:

@@ -3,7 +3,7 @@
 What maps onto msx is the real thing: `shard` (`ms.shard`), `Layout`, `nn` (the micro-batching wrappers),
 `auto_parallel.AutoParallel`, the strategy-search knobs (`set_algo_parameters`, ...: checked and kept; a
 non-default value warns, since XLA's propagation does the search), `merge_sliced_parameter` along axis 0,
-and `sync_pipeline_shared_parameters` for the one stage msx runs. Every other name exists and raises a
+and `sync_pipeline_shared_parameters` (shared Parameters are always equal in msx's pipeline). Every other name exists and raises a
 `ContextError` saying it is not available in msx yet (issue 35): a script that calls one stops there
 instead of running on without it. `install` puts the names on the `msx.parallel` package (the package sits
 in a low layer; these names need Cells and ops, so the top-level `msx` installs them, as it does
@@ -84,12 +84,10 @@ def merge_sliced_parameter(sliced_parameters, strategy=None) -> Parameter:
 
 
 def sync_pipeline_shared_parameters(net) -> None:
-    """Make the Parameters that several pipeline stages share (a tied embedding) equal on every stage. msx runs
-    one stage, which holds every Parameter once, so there is nothing to synchronise; with more stages (refused
-    by `set_auto_parallel_context`) this would be the place."""
-    if context.get_auto_parallel_context("pipeline_stages") != 1:   # unreachable while pipeline_stages > 1 is refused
-        raise ContextError(f"sync_pipeline_shared_parameters: pipelines of several stages are not available in msx "
-                           f"yet ({ISSUE})")
+    """Make the Parameters that several pipeline stages share (a tied embedding) equal on every stage. In msx
+    every stage holds each Parameter and the pipeline's gradients are summed over the `pipe` axis
+    (msx.parallel.pipeline), so a shared Parameter gets the sum of its stages' gradients and every stage applies
+    the same update: they are always equal, and there is nothing left to synchronise."""
 
 
 # ---------------------------------------------------------------- the rest: present, and refused by name

@@ -91,23 +91,32 @@ class AutoParallel(Cell):
 
     def pipeline(self, stages: int = 1, output_broadcast: bool = False, interleave: bool = False,
                  scheduler: str = "1f1b") -> None:
-        """One stage is what msx runs (micro-batches through `nn.PipelineCell`); more stages are refused."""
+        """`pipeline_stages=stages` with `pipeline_config={"pipeline_scheduler": scheduler}` ("1f1b", "gpipe"):
+        an `nn.PipelineCell` in the network runs its stages over the mesh's `pipe` axis (msx.parallel.pipeline).
+        `output_broadcast` is accepted either way: the pipeline's output is summed over `pipe`, so every stage
+        holds it. `interleave=True` (virtual stages) and the other schedulers are refused."""
         if scheduler not in _SCHEDULERS:
             raise ValueError(f"AutoParallel.pipeline: scheduler must be one of {_SCHEDULERS}, got {scheduler!r}")
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
             raise ValueError(f"AutoParallel.pipeline: stages must be an int >= 1, got {stages!r}")
-        if stages > 1 or interleave:
-            raise _not_yet(f"pipeline(stages={stages}, interleave={interleave}) (pipeline parallelism over more "
-                           f"than one stage)")
-        self._set(pipeline_stages=1)
+        if not isinstance(output_broadcast, bool) or not isinstance(interleave, bool):
+            raise TypeError("AutoParallel.pipeline: output_broadcast and interleave must be bools")
+        self._set(pipeline_stages=stages,
+                  pipeline_config={"pipeline_interleave": interleave, "pipeline_scheduler": scheduler})
 
     def get_pipeline_stages(self) -> int:
         return self._config.get("pipeline_stages", 1)
 
     # -------------------------------------------------------------- refused, by name
     def hsdp(self, shard_size: int = -1, threshold: int = 64, optimizer_level: str = "level1") -> None:
-        raise _not_yet("hsdp (optimizer/weight sharding in the global-view program; in DATA_PARALLEL use "
-                       "set_auto_parallel_context(enable_parallel_optimizer=True) before building the optimizer)")
+        """The parallel optimizer over the data-parallel devices (MindSpore's hybrid sharded data parallel):
+        `enable_parallel_optimizer` with `optimizer_weight_shard_size=shard_size`,
+        `parallel_optimizer_threshold=threshold` and `optimizer_level` ("level1" state, "level2" also gradients,
+        "level3" also weights; msx.parallel.zero)."""
+        self._set(enable_parallel_optimizer=True,
+                  parallel_optimizer_config={"optimizer_weight_shard_size": shard_size,
+                                             "parallel_optimizer_threshold": threshold,
+                                             "optimizer_level": optimizer_level})
 
     def save_param_strategy_file(self, file_path: str) -> None:
         raise _not_yet("save_param_strategy_file (strategy files)")

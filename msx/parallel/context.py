@@ -4,8 +4,7 @@ Only what msx really does is accepted: `stand_alone`, `data_parallel`
 (per-rank programs joined by `AllReduce`, see `msx.parallel.spmd`) and the
 global-view modes `semi_auto_parallel` / `auto_parallel` (`.shard` strategies
 over a `jax.sharding.Mesh`, see `msx.parallel.sharding`). A key or value msx
-cannot honour yet (`hybrid_parallel`, `pipeline_stages > 1`, the parallel
-optimizer, ...) is refused with a `ContextError` that says so, never
+cannot honour yet (`hybrid_parallel`, interleaved pipelines, ...) is refused with a `ContextError` that says so, never
 stored and ignored. Keys that only tune communication performance
 (`all_reduce_fusion_config`, `comm_fusion`) are accepted: XLA schedules and
 fuses the collectives itself, and results do not depend on them.
@@ -46,6 +45,7 @@ _DEFAULTS: dict[str, Any] = {
     "parallel_optimizer_config": {},
     "search_mode": "recursive_programming",
     "pipeline_stages": 1,
+    "pipeline_config": {"pipeline_interleave": False, "pipeline_scheduler": "1f1b"},
     "grad_accumulation_step": 1,
     "all_reduce_fusion_config": [],
     "comm_fusion": {},
@@ -139,12 +139,35 @@ def _optimizer_config(config: Any) -> None:
     if level not in OPTIMIZER_LEVELS:
         raise ContextError(f"set_auto_parallel_context: optimizer_level must be one of {OPTIMIZER_LEVELS}, "
                            f"got {level!r}")
-    if level != "level1":
-        raise ContextError(f"set_auto_parallel_context: optimizer_level={level!r} is not supported by msx yet "
-                           f"(gradients and forward weights are not sharded); use 'level1'")
     if config.get("gradient_accumulation_shard", False) is not False:
         raise ContextError("set_auto_parallel_context: gradient_accumulation_shard=True is not supported by msx "
                            "(gradient accumulation is not implemented)")
+
+
+PIPELINE_SCHEDULERS = ("1f1b", "gpipe")
+_MS_SCHEDULERS = ("1f1b", "gpipe", "seqpipe", "seqvpp", "seqsmartvpp", "zero_bubble_v")
+
+
+def _pipeline_config(config: Any) -> None:
+    """MindSpore's `pipeline_config` ({"pipeline_interleave": bool, "pipeline_scheduler": str}); msx runs the
+    "1f1b" and "gpipe" schedules without interleaving (msx.parallel.pipeline), the rest is refused."""
+    if not isinstance(config, dict):
+        raise ContextError(f"set_auto_parallel_context: pipeline_config must be a dict, got {config!r}")
+    unknown = sorted(set(config) - {"pipeline_interleave", "pipeline_scheduler"})
+    if unknown:
+        raise ContextError(f"set_auto_parallel_context: pipeline_config has unknown keys {unknown}; valid keys are "
+                           f"['pipeline_interleave', 'pipeline_scheduler']")
+    interleave = config.get("pipeline_interleave", False)
+    if not isinstance(interleave, bool):
+        raise ContextError(f"set_auto_parallel_context: pipeline_interleave must be a bool, got {interleave!r}")
+    if interleave:
+        raise _not_yet("pipeline_config", config, "interleaved (virtual) pipeline stages are not implemented")
+    scheduler = config.get("pipeline_scheduler", "1f1b")
+    if scheduler not in _MS_SCHEDULERS:
+        raise ContextError(f"set_auto_parallel_context: pipeline_scheduler must be one of {_MS_SCHEDULERS}, "
+                           f"got {scheduler!r}")
+    if scheduler not in PIPELINE_SCHEDULERS:
+        raise _not_yet("pipeline_config", config, f"msx schedules {PIPELINE_SCHEDULERS}")
 
 
 _CHECKS: dict[str, Callable] = {
@@ -159,7 +182,8 @@ _CHECKS: dict[str, Callable] = {
     "enable_parallel_optimizer": _bool("enable_parallel_optimizer"),   # msx.parallel.optimizer: ZeRO-1
     "parallel_optimizer_config": _optimizer_config,
     "search_mode": _search_mode,
-    "pipeline_stages": _only("pipeline_stages", 1, "pipeline parallelism is not implemented"),
+    "pipeline_stages": _positive_int("pipeline_stages"),   # msx.parallel.pipeline, run by nn.PipelineCell
+    "pipeline_config": _pipeline_config,
     "grad_accumulation_step": _only("grad_accumulation_step", 1, "gradient accumulation is not implemented"),
     "all_reduce_fusion_config": _kind("all_reduce_fusion_config", (list, tuple)),
     "comm_fusion": _kind("comm_fusion", (dict,)),
@@ -182,6 +206,12 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
     from ..communication.management import GlobalComm
 
     global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
+    config = kwargs.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
+    if config.get("optimizer_level", "level1") != "level1" and not global_view and \
+            kwargs.get("parallel_mode", get_parallel_mode()) != ParallelMode.STAND_ALONE:
+        raise ContextError(f"set_auto_parallel_context: optimizer_level={config['optimizer_level']!r} is not "
+                           f"supported by msx in data_parallel (per-rank programs); it is in semi_auto_parallel and "
+                           f"auto_parallel, where weights and gradients are laid out over the mesh (msx.parallel.zero)")
     if "device_num" in kwargs and (GlobalComm.INITED or global_view):
         check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))
@@ -201,8 +231,21 @@ def check_device_num(device_num: int | None = None) -> None:
                            f"number from 1 to {local}, or left unset")
 
 
+def stage_count(device_num: int | None = None) -> int:
+    """`pipeline_stages`, checked against `device_num` (each stage gets `device_num / pipeline_stages` devices)."""
+    stages = get_auto_parallel_context("pipeline_stages")
+    device_num = get_auto_parallel_context("device_num") if device_num is None else device_num
+    if device_num % stages:
+        raise ContextError(f"pipeline_stages={stages} must divide device_num={device_num} (every stage gets "
+                           f"device_num / pipeline_stages devices)")
+    return stages
+
+
 def get_auto_parallel_context(attr_key: str) -> Any:
     """The current value of a key; `device_num`/`global_rank` follow the cluster unless set explicitly."""
+    if attr_key in ("pipeline_scheduler", "pipeline_interleave"):   # MindSpore reads pipeline_config's keys by name
+        config = {**_DEFAULTS["pipeline_config"], **_set.get("pipeline_config", {})}
+        return config[attr_key]
     if attr_key not in _CHECKS:
         raise ContextError(f"get_auto_parallel_context: unknown key {attr_key!r}; valid keys are {sorted(_CHECKS)}")
     if attr_key in _set:

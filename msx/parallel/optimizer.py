@@ -37,7 +37,8 @@ from typing import Any
 
 import jax
 
-from . import context
+from ..errors import ContextError
+from . import context, zero
 
 
 @dataclass
@@ -100,11 +101,21 @@ def _elementwise(optimizer) -> bool:
 
 
 def plan_for(optimizer) -> ShardPlan | None:
-    """The shard plan of a new optimizer under the current auto-parallel context (None: nothing is sharded)."""
+    """The shard plan of a new optimizer under the current auto-parallel context (None: nothing is sharded by
+    rank). Every optimizer is registered for the global-view layout (msx.parallel.zero), which shards at compile
+    time whatever the context says then."""
+    zero.register(optimizer)
     if not context.get_auto_parallel_context("enable_parallel_optimizer"):
         return None
     if context.get_parallel_mode() == "stand_alone":
         return None  # MindSpore: the parallel optimizer acts in the parallel modes only
+    if context.get_parallel_mode() in context.GLOBAL_VIEW_MODES:
+        return None  # laid out by the global-view step (msx.parallel.zero), not cut by rank here
+    level = context.get_auto_parallel_context("parallel_optimizer_config").get("optimizer_level", "level1")
+    if level != "level1":
+        raise ContextError(f"enable_parallel_optimizer: optimizer_level={level!r} is not supported by msx in "
+                                   f"{context.get_parallel_mode()} (per-rank programs); it is in semi_auto_parallel "
+                                   f"and auto_parallel (docs/parallel.md)")
     from . import spmd
 
     layout = spmd.layout()

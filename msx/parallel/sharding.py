@@ -44,18 +44,26 @@ def axis_sizes(device_num: int) -> dict[str, int]:
 
 
 @functools.lru_cache(maxsize=None)
-def strategy_mesh(device_num: int):
+def strategy_mesh(device_num: int, stages: int = 1):
     """The mesh strategies are expressed over: the first `device_num / processes` devices of each process, in rank
     order (one process: its first `device_num`), so that process r holds the r-th contiguous block of a batch cut
-    over every axis."""
+    over every axis. With `stages > 1` pipeline stages (msx.parallel.pipeline) its first axis is `pipe`, one
+    stage per index, and the strategy axes cut each stage's `device_num / stages` devices (MindSpore's strategies
+    are per stage)."""
     import jax
     from jax.sharding import Mesh
 
-    sizes = axis_sizes(device_num)
+    sizes = axis_sizes(device_num // stages)
     per = device_num // jax.process_count()
     devices = [d for p in range(jax.process_count())
                for d in sorted((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id)[:per]]
-    return Mesh(np.array(devices).reshape(tuple(sizes.values()) or (1,)), tuple(sizes) or ("s0",))
+    shape, names = tuple(sizes.values()) or (1,), tuple(sizes) or ("s0",)
+    if stages > 1:
+        shape, names = (stages, *shape), (PIPE, *names)
+    return Mesh(np.array(devices).reshape(shape), names)
+
+
+PIPE = "pipe"   # the pipeline stages' mesh axis
 
 
 def check_strategy(strategy: Any, what: str) -> "tuple[int, ...] | Layout":
@@ -175,6 +183,11 @@ def lowering_over(mesh):
         _lowering.mesh = before
 
 
+def lowering_mesh():
+    """The mesh a graph is being lowered over now, or None (eager, one device)."""
+    return _lowering.mesh
+
+
 def constrain(x, spec: Spec):
     """`x` with the sharding `spec` over the mesh being lowered; `x` itself anywhere else (eager, one device)."""
     mesh = _lowering.mesh
@@ -183,6 +196,9 @@ def constrain(x, spec: Spec):
     import jax
     from jax.sharding import NamedSharding
 
+    inner = jax.sharding.get_abstract_mesh()   # inside a pipeline's shard_map: the mesh with `pipe` manual
+    if not inner.empty and inner.axis_names == mesh.axis_names:
+        mesh = inner
     return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, partition_spec(spec)))
 
 

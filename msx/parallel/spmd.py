@@ -246,16 +246,19 @@ class GlobalLayout:
     device."""
 
     def __init__(self, device_num: int) -> None:
-        from . import sharding
+        from . import context, sharding
 
-        self.device_num = device_num
-        self.mesh = sharding.strategy_mesh(device_num)
+        stages = context.stage_count(device_num)
+        self.device_num = device_num // stages   # strategies cut one pipeline stage's devices (MindSpore's rule)
+        self.mesh = sharding.strategy_mesh(device_num, stages)
         self.replicated = NamedSharding(self.mesh, P())
 
     def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
         from . import sharding
 
         plan = self.plans.get(name) if not batch and name else None
+        if plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
+            return NamedSharding(self.mesh, sharding.partition_spec(self.zero[name]))
         if plan is not None:
             reason = sharding.why_not(sharding.cuts(plan), shape, self.device_num)
             if reason is not None:
@@ -270,11 +273,16 @@ class GlobalLayout:
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
-        from . import sharding
+        from . import sharding, zero
 
         self.plans = sharding.planned()
+        self.zero = zero.specs(sharding.axis_sizes(self.device_num))
         self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
                                   for group, (part, part_names) in enumerate(zip(args, names)))
+        # one process: an updated Parameter comes back laid out as it went in (a ZeRO-cut buffer stays cut)
+        placed = {n: sh for part_names, shardings in zip(names[1:], self.in_shardings[1:])
+                  for n, sh in zip(part_names, shardings)} if jax.process_count() == 1 else {}
+        out_shardings = (self.replicated, [placed.get(n, self.replicated) for n in updates], self.replicated)
         structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
                         for part, shardings in zip(args, self.in_shardings))
         self.global_shapes = [tuple(s.shape) for s in args[0]]
@@ -288,7 +296,7 @@ class GlobalLayout:
                                        f"(axis 0) that divides by device_num={self.device_num}; each process feeds "
                                        f"an equal slice of it")
         with sharding.lowering_over(self.mesh):
-            return jax.jit(fn, donate_argnums=donate, out_shardings=self.replicated).lower(*structs)
+            return jax.jit(fn, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
 
     def run(self, compiled, inputs: tuple):
         if jax.process_count() == 1:

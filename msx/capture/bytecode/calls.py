@@ -115,7 +115,8 @@ class CallPolicy:
         call = type_lookup(type(cell), "__call__")
         if call is not Cell.__call__:
             return self.call(frames, call, (cell,) + args, kwargs)
-        if callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False):
+        if callable(getattr(type(cell), "bprop", None)) or cell.__dict__.get("_recompute", False) or \
+                getattr(type(cell), "runs_as_jax", lambda c: False)(cell):   # a PipelineCell over several stages
             # one node, differentiated by the Cell's bprop or rematerialised (recompute): msx.nn._backward
             return self._run_library(cell, args, kwargs)
         if cell.__dict__.get("_hooks") is not None:   # forward hooks (Cell.shard's too) run as in Cell.__call__

@@ -1,0 +1,179 @@
+"""Pipeline-parallel step time: msx's `nn.PipelineCell` over 2 stages against the same pipeline written by hand
+in jax (`shard_map` over `pipe` + `lax.ppermute`, GPipe, `jax.grad` for the backward) (docs/parallel.md).
+
+Run: `python bench/bench_pipeline.py [--steps 20] [--rounds 3]`. One process of 8 host devices
+(`XLA_FLAGS=--xla_force_host_platform_device_count=8`): 2 stages of 4 devices, each stage's micro-batch rows cut
+over its 4 devices; the model is 4 Dense+tanh blocks of width 256 (2 per stage) with a summed squared error,
+a batch of 256 rows in 4 micro-batches, plain SGD. Rows:
+
+- `msx 1f1b`, `msx gpipe`: MindSpore's code: `set_auto_parallel_context(pipeline_stages=2, pipeline_config=...)`,
+  `Cell.pipeline_stage`, `nn.PipelineCell`, `ms.value_and_grad`, `nn.SGD`, under `ms.jit`;
+- `jax by hand`: the blocks' weights stacked per stage (`P("pipe")`), one `shard_map` manual over `pipe` and
+  `dp` running the GPipe forward (`micro + stages - 1` time steps, `ppermute` between them), `jax.grad` of it,
+  the SGD update, one `jax.jit`.
+
+Rounds alternate the rows; each records the median step, the result is the median over rounds (min in brackets),
+with the machine's load average, since a loaded machine moves the numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WIDTH, BLOCKS, BATCH, MICRO, STAGES, LR = 256, 4, 256, 4, 2, 1e-4
+
+
+def _timed(step, steps: int) -> float:
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _weights():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return [(rng.normal(size=(WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32) for _ in range(BLOCKS)]
+
+
+def _data():
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    return rng.normal(size=(BATCH, WIDTH)).astype(np.float32), rng.normal(size=(BATCH, WIDTH)).astype(np.float32)
+
+
+def msx_step(scheduler: str):
+    import msx as ms
+    from msx import nn, ops
+
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=8,
+                                 pipeline_stages=STAGES, pipeline_config={"pipeline_scheduler": scheduler})
+
+    class Block(nn.Cell):
+        def __init__(self, w):
+            super().__init__()
+            self.w = ms.Parameter(ms.Tensor(w), name="w")
+
+        def construct(self, x):
+            return ops.tanh(ops.matmul(x, self.w))
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.CellList([Block(w) for w in _weights()])
+
+        def construct(self, x, y):
+            for b in self.blocks:
+                x = b(x)
+            return ((x - y) ** 2).sum()
+
+    net = Net()
+    for i, b in enumerate(net.blocks):
+        b.pipeline_stage = i * STAGES // BLOCKS
+    opt = nn.SGD(net.trainable_params(), LR)
+    grad_fn = ms.value_and_grad(nn.PipelineCell(net, MICRO), None, opt.parameters)
+
+    @ms.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    x, y = (ms.Tensor(a) for a in _data())
+    return lambda: step(x, y).asnumpy()
+
+
+def jax_step():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:8]).reshape(STAGES, 8 // STAGES), ("pipe", "dp"))
+    per = BLOCKS // STAGES
+    w = jax.device_put(np.stack(_weights()).reshape(STAGES, per, WIDTH, WIDTH), NamedSharding(mesh, P("pipe")))
+    x, y = (jax.device_put(a.reshape(MICRO, BATCH // MICRO, WIDTH), NamedSharding(mesh, P(None, "dp")))
+            for a in _data())
+
+    def stage(ws, h):
+        for i in range(per):
+            h = jnp.tanh(h @ ws[i])
+        return h
+
+    def loss(w, x, y):
+        s, ws = jax.lax.axis_index("pipe"), w[0]
+        h, total = jnp.zeros_like(x[0]), 0.0
+        for t in range(MICRO + STAGES - 1):
+            m = t - s
+            inp = jnp.where(s == 0, x[jnp.clip(t, 0, MICRO - 1)], h)
+            out = stage(ws, inp)
+            valid = (m >= 0) & (m < MICRO)
+            err = ((out - y[jnp.clip(m, 0, MICRO - 1)]) ** 2).sum()
+            total = total + jnp.where(valid & (s == STAGES - 1), err, 0.0)
+            h = jax.lax.ppermute(out, "pipe", [(k, k + 1) for k in range(STAGES - 1)])
+        return jax.lax.psum(total, ("pipe", "dp"))
+
+    sharded = jax.shard_map(loss, mesh=mesh, in_specs=(P("pipe"), P(None, "dp"), P(None, "dp")), out_specs=P())
+
+    @jax.jit
+    def step(w, x, y):
+        value, g = jax.value_and_grad(sharded)(w, x, y)
+        return value, w - LR * g
+
+    state = [w]
+
+    def run():
+        value, state[0] = step(state[0], x, y)
+        return np.asarray(value)
+
+    return run
+
+
+def worker(steps: int, rounds: int) -> None:
+    rows = {"msx 1f1b": msx_step("1f1b"), "msx gpipe": msx_step("gpipe"), "jax by hand": jax_step()}
+    first = {name: float(step()) for name, step in rows.items()}     # compile; the losses must agree
+    medians: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(rounds):
+        for name, step in rows.items():
+            medians[name].append(_timed(step, steps))
+    from msx.parallel.pipeline import bubble_fraction
+
+    print(f"first losses: {first}")
+    for name, values in medians.items():
+        print(f"  {name:<12} {statistics.median(values) * 1e3:8.2f} ms/step  ({min(values) * 1e3:.2f})")
+    jax_ms = statistics.median(medians["jax by hand"])
+    for name in ("msx 1f1b", "msx gpipe"):
+        print(f"  {name} / jax by hand: {statistics.median(medians[name]) / jax_ms:.2f}x")
+    print(f"  schedule bubble (theory, both schedules): {bubble_fraction(STAGES, MICRO):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.steps, args.rounds)
+        return
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    load = os.getloadavg()[0]
+    print(f"1 process of 8 host devices, {STAGES} stages x 4 devices, {BLOCKS} blocks of {WIDTH}, batch {BATCH} in "
+          f"{MICRO} micro-batches, {os.cpu_count()} CPU cores, load average {load:.1f} before")
+    subprocess.run([sys.executable, __file__, "--worker", f"--steps={args.steps}", f"--rounds={args.rounds}"],
+                   env=env, check=True, cwd=ROOT)
+    print(f"load average {os.getloadavg()[0]:.1f} after")
+
+
+if __name__ == "__main__":
+    main()

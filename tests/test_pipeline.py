@@ -1,0 +1,241 @@
+"""Pipeline parallelism over several stages (msx/parallel/pipeline.py, nn.PipelineCell with pipeline_stages > 1).
+
+The 8-device part runs in one subprocess (`XLA_FLAGS=--xla_force_host_platform_device_count=8`, as
+tests/test_parallel_api.py does): a small network with an embedding, tensor-parallel MatMuls, recomputed blocks
+and an output tied to the embedding, cut into 2 stages of 4 devices (dp2 x tp2 inside each), trained through
+`nn.PipelineCell` with 4 micro-batches under 1F1B and GPipe; its losses and parameters must equal the same
+network's STAND_ALONE one-device run on the whole batch (the reference: msx without any pipeline, itself checked
+against numpy and MindSpore elsewhere). The schedules and the cut are checked here against their definitions.
+"""
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import msx as ms
+from msx import nn
+from msx.errors import ContextError
+from msx.parallel import pipeline
+from host_devices import run_json
+
+SCRIPT = textwrap.dedent("""
+    import json
+    import numpy as np
+    import msx as ms
+    from msx import nn, ops
+    from msx.parallel.auto_parallel import AutoParallel
+
+    assert len(__import__("jax").devices()) == 8
+    D, V = 8, 10
+
+    class Block(nn.Cell):
+        def __init__(self, seed, shard):
+            super().__init__()
+            w = np.random.default_rng(seed).normal(size=(D, D)).astype(np.float32) * 0.3
+            self.w = ms.Parameter(ms.Tensor(w), name="w")
+            self.mm = ops.MatMul()
+            if shard:
+                self.mm.shard(((2, 1), (1, 2)))     # dp2 x tp2 inside a stage of 4 devices
+
+        def construct(self, x):
+            return ops.tanh(self.mm(x.reshape(-1, D), self.w)).reshape(x.shape) + x
+
+    class Net(nn.Cell):
+        def __init__(self, shard):
+            super().__init__()
+            self.emb = nn.Embedding(V, D)
+            self.blocks = nn.CellList([Block(i, shard) for i in range(4)])
+
+        def construct(self, ids, y):
+            x = self.emb(ids)
+            for b in self.blocks:
+                x = b(x)
+            logits = ops.matmul(x, self.emb.embedding_table.T)    # tied to the embedding (stage 0's Parameter)
+            return ((logits - y) ** 2).sum()
+
+    rng = np.random.default_rng(0)
+    IDS = ms.Tensor(rng.integers(0, V, size=(16, 4)).astype(np.int32))
+    Y = ms.Tensor(rng.normal(size=(16, 4, V)).astype(np.float32))
+
+    def run(stages, scheduler=None, mode="ast", steps=2, auto=False, bf16=False):
+        ms.reset_auto_parallel_context()
+        if stages > 1 and not auto:
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=8,
+                                         pipeline_stages=stages, pipeline_config={"pipeline_scheduler": scheduler})
+        ms.set_seed(1)
+        net = Net(stages > 1)
+        for i, b in enumerate(net.blocks):
+            b.pipeline_stage = i // 2
+            b.recompute()
+        if bf16:
+            net.to_float(ms.bfloat16)        # bfloat16 compute, float32 Parameters (the master weights)
+        pc = nn.PipelineCell(net, 4, stage_config={"emb": 0})
+        opt = nn.Adam(net.trainable_params(), 0.01)
+        grad_fn = ms.value_and_grad(pc, None, opt.parameters)
+
+        def step(x, y):
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+            return loss
+
+        if mode != "eager":
+            step = ms.jit(step, capture_mode=mode)
+        runner = step
+        if auto:
+            runner = AutoParallel(step, parallel_mode="semi_auto")
+            runner.pipeline(stages=stages, scheduler=scheduler)
+        losses = [float(runner(IDS, Y).asnumpy()) for _ in range(steps)]
+        hlo = step.lower(IDS, Y).as_text() if mode != "eager" else ""
+        kept = sorted({str(p.dtype) for p in net.trainable_params()} | {str(p.dtype) for p in opt.moment1})
+        return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], hlo.count("collective_permute"), kept,
+                hlo.count("bf16")]
+
+    out = {"plain": run(1), "1f1b": run(2, "1f1b"),
+           "eager": run(2, "1f1b", "eager", steps=1), "auto": run(2, "gpipe", "bytecode", auto=True),
+           "bf16_plain": run(1, bf16=True), "bf16": run(2, "1f1b", bf16=True)}
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(pipeline_stages=2)
+    try:
+        nn.PipelineCell(Net(False), 4)(IDS, Y)
+    except Exception as exc:
+        out["stand_alone"] = f"{type(exc).__name__}: {exc}"
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=8)
+    try:
+        nn.PipelineCell(Net(False), 4)(IDS, Y)
+    except Exception as exc:
+        out["no_stage"] = f"{type(exc).__name__}: {exc}"
+    print(json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def eight():
+    return run_json(SCRIPT)
+
+
+@pytest.mark.parametrize("run", ["1f1b", "auto", "eager"])   # auto: GPipe, bytecode capture
+def test_two_stages_train_like_one_device(eight, run):
+    (losses, params, *_), (got_losses, got_params, permutes, *_) = eight["plain"], eight[run]
+    steps = len(got_losses)
+    np.testing.assert_allclose(got_losses, losses[:steps], rtol=1e-5)
+    if steps == len(losses):
+        for g, w in zip(got_params, params):
+            np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-5, atol=1e-6)
+    if run != "eager":
+        assert permutes >= 1      # the stages hand activations and gradients on by collective_permute
+
+
+def test_bf16_compute_with_float32_master_weights(eight):
+    (losses, params, *_), (got_losses, got_params, permutes, kept, bf16) = eight["bf16_plain"], eight["bf16"]
+    assert kept == ["Float32"] and bf16 > 0 and permutes >= 1     # the weights and Adam's state stay float32
+    np.testing.assert_allclose(got_losses, losses, rtol=2e-2)    # bfloat16 rounding, summed in another order
+    assert abs(got_losses[0] - eight["plain"][0][0]) <= 2e-2 * abs(eight["plain"][0][0])
+    for g, w in zip(got_params, params):
+        np.testing.assert_allclose(np.array(g), np.array(w), atol=2e-3)   # Adam's steps are 1e-2: 5 % of one
+
+
+def test_pipeline_needs_global_view_and_staged_cells(eight):
+    assert eight["stand_alone"].startswith("ContextError") and "semi_auto_parallel" in eight["stand_alone"]
+    assert eight["no_stage"].startswith("ContextError") and "pipeline_stage > 0" in eight["no_stage"]
+
+
+# ---------------------------------------------------------------- the schedules, against their definitions
+@pytest.mark.parametrize("name", ["1f1b", "gpipe"])
+@pytest.mark.parametrize("stages,micro", [(2, 4), (4, 4), (4, 8), (3, 5)])
+def test_schedule_runs_every_micro_batch_once_in_dependency_order(name, stages, micro):
+    table = pipeline.schedule(name, stages, micro)
+    when = {}
+    for t in range(table.kind.shape[0]):
+        for s in range(stages):
+            if table.kind[t, s]:
+                key = ("F" if table.kind[t, s] == 1 else "B", s, int(table.micro[t, s]))
+                assert key not in when
+                when[key] = t
+    assert len(when) == 2 * stages * micro
+    for s in range(stages):
+        for m in range(micro):
+            if s:
+                assert when[("F", s, m)] > when[("F", s - 1, m)]
+            assert when[("B", s, m)] > when[("F", s, m)]
+            if s < stages - 1:
+                assert when[("B", s, m)] > when[("B", s + 1, m)]
+    # both have the synchronous pipeline's bubble (F and B of one cost): (stages - 1) / (micro + stages - 1)
+    assert pipeline.bubble_fraction(stages, micro, name) == pytest.approx((stages - 1) / (micro + stages - 1))
+    # 1F1B keeps at most `stages` micro-batches' stage inputs (stage s: stages - s), GPipe all of them
+    assert table.slots == (min(stages, micro) if name == "1f1b" else micro)
+
+
+def test_schedule_refuses_unknown_names():
+    with pytest.raises(ContextError, match="pipeline_scheduler='seqpipe'"):
+        pipeline.schedule("seqpipe", 2, 4)
+
+
+# ---------------------------------------------------------------- the cut, on hand-written jaxprs
+def _scoped(k, f, *a):
+    with jax.named_scope(f"{pipeline.SCOPE}{k}"):
+        return f(*a)
+
+
+def test_cut_passes_values_through_and_recomputes_free_ones():
+    def net(mb, ps):
+        x, = mb
+        w0, w1, w2 = ps
+        table = jnp.cos(w0[0]) * 2.0                    # free: only Parameters -> recomputed where used
+        h0 = _scoped(0, lambda: jnp.tanh(x @ w0))
+        h1 = _scoped(1, lambda: jnp.tanh(h0 @ w1) + table)
+        return [_scoped(2, lambda: ((h1 @ w2) + h0).sum() + table.sum())]   # h0 skips stage 1
+
+    x = jnp.ones((2, 3))
+    ws = [jnp.full((3, 3), 0.1 * (i + 1)) for i in range(3)]
+    st = pipeline.cut(jax.make_jaxpr(net)([x], ws), 3)
+    assert [len(b) for b in st.bounds] == [0, 1, 2]   # stage 2 gets h1 and h0 (passed on by stage 1)
+    carry = st.run(0, [jnp.zeros(a.shape, a.dtype) for a in st.carry], [x], ws)
+    carry = st.run(1, carry, [x], ws)
+    got = st.run(2, carry, [x], ws)[0]
+    np.testing.assert_allclose(got, net([x], ws)[0], rtol=1e-6)
+    assert sum(e.primitive.name == "cos" for k in range(3) for e in st.eqns[k]) == 2   # stages 1 and 2
+
+
+def test_cut_refuses_a_stage_reading_a_later_one():
+    def net(mb, ps):
+        h = _scoped(1, lambda: mb[0] * 2.0)
+        return [_scoped(0, lambda: h.sum())]
+
+    with pytest.raises(ContextError, match="pipeline_stage 0 reads a value computed in stage 1"):
+        pipeline.cut(jax.make_jaxpr(net)([jnp.ones(3)], []), 2)
+    with pytest.raises(ContextError, match="pipeline_stage=1 but pipeline_stages=1"):
+        pipeline.cut(jax.make_jaxpr(net)([jnp.ones(3)], []), 1)
+
+
+# ---------------------------------------------------------------- MindSpore's names and checks
+def test_cell_pipeline_stage_is_mindspores_property():
+    cell = nn.Dense(2, 2)
+    with pytest.raises(AttributeError):
+        cell.pipeline_stage
+    cell.pipeline_stage = 1
+    assert cell.pipeline_stage == 1
+    with pytest.raises(TypeError, match="must be int type"):
+        cell.pipeline_stage = 1.5
+    with pytest.raises(ValueError, match="can not be less than 0, but got -2"):
+        cell.pipeline_stage = -2
+
+
+def test_pipeline_context_keys():
+    try:
+        ms.set_auto_parallel_context(pipeline_stages=2, pipeline_config={"pipeline_scheduler": "gpipe"})
+        assert ms.get_auto_parallel_context("pipeline_stages") == 2
+        assert ms.get_auto_parallel_context("pipeline_scheduler") == "gpipe"
+        assert ms.get_auto_parallel_context("pipeline_interleave") is False
+        for bad, match in (({"pipeline_scheduler": "zero_bubble_v"}, "not supported"),
+                           ({"pipeline_scheduler": "x"}, "must be one of"),
+                           ({"pipeline_interleave": True}, "interleaved"), ({"foo": 1}, "unknown keys")):
+            with pytest.raises(ContextError, match=match):
+                ms.set_auto_parallel_context(pipeline_config=bad)
+        with pytest.raises(ContextError, match="int >= 1"):
+            ms.set_auto_parallel_context(pipeline_stages=0)
+        with pytest.raises(ContextError, match="interleaved"):
+            ms.parallel.auto_parallel.AutoParallel(nn.Dense(2, 2)).pipeline(stages=2, interleave=True)
+    finally:
+        ms.reset_auto_parallel_context()
