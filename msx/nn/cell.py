@@ -85,6 +85,14 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} (a Tensor or None is needed)")
             buffers[name] = value
             return
+        if name in params and value is not None and not isinstance(value, (Parameter, Cell)):
+            # MindSpore: a Tensor assigned to a Parameter's name is written into that Parameter
+            # (`self.step += 1`, `self.weight = w * 2` keep the Parameter; under jit the write is recorded)
+            if not isinstance(value, Tensor):
+                raise TypeError(f"Parameter {name!r} already exists in {type(self).__name__}: cannot assign a "
+                                f"{type(value).__name__} to it (a Tensor, a Parameter or None is needed)")
+            params[name].set_data(value)
+            return
         params.pop(name, None)
         cells.pop(name, None)
         buffers.pop(name, None)

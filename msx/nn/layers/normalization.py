@@ -39,11 +39,12 @@ class _BatchNorm(Cell):
         self.num_features, self.eps, self.momentum = num_features, float(eps), float(momentum)
         self.affine, self.use_batch_statistics, self.data_format = bool(affine), use_batch_statistics, data_format
         shape = (num_features,)
-        self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype, requires_grad=self.affine)
-        self.beta = make_param(name, "beta_init", beta_init, shape, dtype, requires_grad=self.affine)
+        # MindSpore's order (moving statistics first): get_parameters(), optimizers and checkpoints list them so
         self.moving_mean = make_param(name, "moving_mean_init", moving_mean_init, shape, dtype, requires_grad=False)
         self.moving_variance = make_param(name, "moving_var_init", moving_var_init, shape, dtype,
                                           requires_grad=False)
+        self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype, requires_grad=self.affine)
+        self.beta = make_param(name, "beta_init", beta_init, shape, dtype, requires_grad=self.affine)
 
     def construct(self, x: Tensor) -> Tensor:
         name = f"{type(self).__name__}(num_features={self.num_features})"
