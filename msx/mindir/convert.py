@@ -305,9 +305,7 @@ class Converter:
         return looping[0]
 
     def _header(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder):
-        """Run a loop header's nodes up to its final Switch call: (pred, loop closure, exit closure, call args,
-        the header's frame). The loop and exit graphs are called in a frame under the header's: they read
-        the header's values as free variables (a nested loop's header reads the outer header's constants)."""
+        """Run a loop header's nodes up to its final Switch call: (pred, loop closure, exit closure, call args)."""
         g = self.index.graphs[name]
         stop = self.index.switch_calls[name]
         self._enter(name)
@@ -328,7 +326,7 @@ class Converter:
         if not loops_on_true:
             pred = builder.primitive("LogicalNot", [pred], {}, f"graph {name}")
         loop, exit_ = (sw.on_true, sw.on_false) if loops_on_true else (sw.on_false, sw.on_true)
-        return pred, loop, exit_, call_args, fr
+        return pred, loop, exit_, call_args
 
     def _while(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder, where: str):
         args = [force(a) for a in args]
@@ -344,15 +342,15 @@ class Converter:
         loop_name = self._fresh("while")
         cb = GraphBuilder(f"{loop_name}_cond", self.budget, builder)
         cvars = [cb.input(abstract_of(v)) for v in init]
-        pred = self._header(name, bind(cvars), frame, cb)[0]
+        pred, _, _, _ = self._header(name, bind(cvars), frame, cb)
         cb.graph.outputs = [cb.local(force(pred))]
 
         bb = GraphBuilder(f"{loop_name}_body", self.budget, builder)
         bvars = [bb.input(abstract_of(v)) for v in init]
-        _, loop, _, call_args, header = self._header(name, bind(bvars), frame, bb)
+        _, loop, _, call_args = self._header(name, bind(bvars), frame, bb)
         self.loops.append(name)
         try:
-            result = force(self.call_value(loop, call_args, Frame(bb, header), where))
+            result = force(self.call_value(loop, call_args, Frame(bb, frame), where))
         finally:
             self.loops.pop()
         if not isinstance(result, TailCall):
@@ -376,8 +374,8 @@ class Converter:
         bb.graph.outputs += bb.graph.inputs[len(init):]
         abstracts = [abstract_of(v) for v in init] + [abstract_of(c) for c in captured]
         outs = builder.add_made(WHILE.make(init + captured, cb.graph, bb.graph, outputs=abstracts), where)
-        _, _, exit_, call_args, header = self._header(name, bind(outs[:len(init)]), frame, builder)
-        return self.call_value(exit_, call_args, Frame(builder, header), where)
+        _, _, exit_, call_args = self._header(name, bind(outs[:len(init)]), frame, builder)
+        return self.call_value(exit_, call_args, Frame(builder, frame), where)
 
     # ------------------------------------------------------------ results
     def _leaves(self, value, where: str) -> tuple[list, Any]:

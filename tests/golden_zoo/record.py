@@ -2,7 +2,8 @@
 
     /work/main/.venv-ms/bin/python tests/golden_zoo/record.py [case ...]
 
-For each case of `tests/zoo_cases.py`: the eval-mode logits of the network with the cases' weights, then one
+For each case of `tests/zoo_cases.py`: the eval-mode logits of the network with the cases' weights, the train-mode
+logits (BatchNorm on batch statistics, dropout off), then one
 SGD training step (cross-entropy, train mode, dropout off): its loss and, for every parameter, the norm of its
 change (trainable ones move by lr * grad; BatchNorm's moving statistics by their momentum update). Written to
 `tests/golden_zoo/<case>.npz`. The same script under `python -m msx run` records msx's answers (to compare
@@ -42,11 +43,16 @@ def run_case(name: str) -> dict:
     zoo_cases.no_dropout(net)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = nn.SGD(net.trainable_params(), learning_rate=zoo_cases.LR)
-    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
-    loss, grads = grad_fn(x, y)
+    def forward(a, b):
+        out = net(a)
+        return loss_fn(out, b), out
+
+    grad_fn = ms.value_and_grad(forward, None, opt.parameters, has_aux=True)
+    (loss, train_logits), grads = grad_fn(x, y)
+    train_logits = train_logits.asnumpy()
     opt(grads)
     moved = np.array([np.linalg.norm((p.asnumpy() - b).astype(np.float64)) for p, b in zip(params, before)])
-    return {"logits": logits, "loss": np.asarray(loss.asnumpy()), "moved": moved,
+    return {"logits": logits, "train_logits": train_logits, "loss": np.asarray(loss.asnumpy()), "moved": moved,
             "names": np.array([p.name for p in params])}
 
 
