@@ -128,3 +128,21 @@ def test_opt_init_args_register_records_the_arguments():
     opt = MyOpt(params, learning_rate=Tensor(0.25), beta=0.5)
     assert opt.init_params == {"params": params} and opt.init_learning_rate == 0.25
     assert opt.init_args == {"beta": 0.5} and opt.target == "CPU"
+
+
+def test_a_plain_attribute_before_cell_init():
+    class Early(nn.Cell):  # mindcv's SKNet sets `self.sk_kwargs` before calling super().__init__()
+        def __init__(self):
+            self.kind = "sk"
+            super().__init__()
+            self.fc = nn.Dense(2, 2)
+
+    assert Early().kind == "sk"
+
+    class TooEarly(nn.Cell):
+        def __init__(self):
+            self.w = Parameter(Tensor(1.0), name="w")
+            super().__init__()
+
+    with pytest.raises(AttributeError, match="before assigning the Parameter 'w'"):
+        TooEarly()

@@ -77,7 +77,11 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
     # ------------------------------------------------------------ attributes
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
+            if isinstance(value, (Parameter, Cell)):
+                raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning the "
+                                     f"{type(value).__name__} {name!r}")
+            object.__setattr__(self, name, value)  # a plain value before Cell.__init__: MindSpore allows it (SKNet)
+            return
         params, cells = self.__dict__["_params"], self.__dict__["_cells"]
         buffers = self.__dict__["_buffers"]
         if name in buffers and not isinstance(value, (Parameter, Cell)):
