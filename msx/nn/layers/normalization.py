@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import dtype as mstype
 from ...ops import functional as F
 from ...ops import nn_ops as N
+from ...ops.layer_classes import LayerNorm as LayerNormOp
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -92,6 +93,9 @@ class LayerNorm(Cell):
         self.begin_norm_axis, self.begin_params_axis = int(begin_norm_axis), int(begin_params_axis)
         self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype)
         self.beta = make_param(name, "beta_init", beta_init, shape, dtype)
+        # MindSpore's attribute: subclasses call it (mindcv's ConvNextLayerNorm: `y, _, _ = self.layer_norm(x, g, b)`)
+        self.layer_norm = LayerNormOp(begin_norm_axis=self.begin_norm_axis, begin_params_axis=self.begin_params_axis,
+                                      epsilon=self.epsilon)
 
     def construct(self, x: Tensor) -> Tensor:
         name = f"LayerNorm({self.normalized_shape})"
