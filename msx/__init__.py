@@ -9,7 +9,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 (the longest one that contains a module gives its layer).
 
 1. errors versions atomic hostevents tensorfile dtype recording fileread sizes ignored_args — no msx imports but errors, atomic
-2. tensor — Tensor and Parameter over jax arrays
+2. tensor sparse_tensor — Tensor and Parameter over jax arrays (and RowTensor, plain data over Tensors)
 3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
 4. ops communication.comm_func numpy — the primitive registry and the op families (numpy: mindspore.numpy's)
 5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
@@ -18,7 +18,7 @@ the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
 7. backends — build and run graphs (XLA, the simulated Ascend)
 8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
    — the front end: capture, the jit runtime, Cells, data
-9. export formats stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run compat __main__ — files, tools and training loops
+9. export formats stablehlo_file checkpoint ms_checkpoint mindir viz profiler train boost common tools run compat __main__ — files, tools and training loops
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
@@ -64,6 +64,7 @@ from .dtype import (byte, cdouble, cfloat, complex128, dtype_to_nptype, dtype_to
                     uint64, uintc, uintp, ushort)
 from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  (MindSpore's ms.float etc.)
 from .tensor import ParameterTuple, is_tensor  # noqa: E402
+from .sparse_tensor import RowTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)
@@ -71,7 +72,7 @@ from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rn
 from .train import (Accuracy, Callback, CheckpointConfig, DynamicLossScaleManager, EarlyStopping,  # noqa: E402
                     FixedLossScaleManager, History, Loss, LossMonitor, MAE, MSE, Metric, Model, ModelCheckpoint,
                     RunContext, TimeMonitor, get_metric_fn)
-from . import common  # noqa: E402
+from . import boost, common  # noqa: E402
 # `msx.tensor` (the module) is callable: `msx.tensor([1, 2])` is MindSpore 2.x's lower-case constructor
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)
 from . import stages  # noqa: E402,F401  (public stage calls: stages.optimize(graph) -> Lowered)

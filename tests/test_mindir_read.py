@@ -61,7 +61,8 @@ def test_branchy_takes_both_branches_exactly(loaded):
     assert [n.op for n in g.nodes].count("Cond") == 1
 
 
-@pytest.mark.parametrize("name", ["mlp", "lenetish", "branchy_pos", "branchy_neg", "while_loop", "while_loop_big"])
+@pytest.mark.parametrize("name", ["mlp", "lenetish", "branchy_pos", "branchy_neg", "while_loop", "while_loop_big",
+                                  "nested_while"])
 def test_under_jit(name, loaded):
     path, x, want = case_data(name)
     cell = nn.GraphCell(loaded[os.path.basename(path)])
@@ -81,6 +82,15 @@ def test_control_flow_becomes_graph_nodes(loaded):
     assert "Cond" in ops_of(loaded["branchy_pos.mindir"])
     for g in loaded.values():
         assert not ops_of(g) & {"Load", "Depend", "UpdateState", "MakeTuple", "TupleGetItem"}
+
+
+def test_nested_while_is_a_loop_in_a_loop(loaded):
+    """MindSpore's nested `while`: the inner loop's exit reaches its header again only through the outer loop's
+    header, and the two loops' graphs share one Constant node; msx reads a While inside a While's body."""
+    g = loaded["nested_while.mindir"]
+    outer = [n for n in g.nodes if n.op == "While"]
+    assert len(outer) == 1
+    assert any(n.op == "While" for sub in outer[0].subgraphs.values() for n in sub.nodes)
 
 
 def test_gradients_flow_through_a_loaded_graph(loaded):

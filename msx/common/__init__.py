@@ -3,7 +3,7 @@
 The same objects as msx's top level, at the paths MindSpore's own tests and tutorials import from
 (`from mindspore.common import dtype as mstype`, `from mindspore.common.initializer import Normal`).
 """
-from . import dtype, initializer, parameter, tensor  # noqa: F401
+from . import dtype, initializer, parameter, sparse_tensor, tensor  # noqa: F401
 from .dtype import *  # noqa: F401,F403
 from ..tensor import Parameter, ParameterTuple, Tensor, from_numpy, is_tensor  # noqa: F401
 from ..context import get_seed, set_seed  # noqa: F401

@@ -40,6 +40,8 @@ class Frame:
             return GraphRef(name)
         if name in converter.params:
             return converter.params[name]
+        if name in converter.constants:  # MindSpore shares one Constant node among graphs that are not nested
+            return converter.constant(name)
         raise MalformedFileError(f"{converter.path}: {name!r} is used where it is not defined")
 
 
@@ -90,6 +92,8 @@ class Converter:
         self.loops: list[str] = []
         self.counter = 0
         self.top = GraphBuilder(name, self.budget)
+        self.constants = {n.output[0]: (g.name, n) for g in index.graphs.values() for n in g.node
+                          if n.op_type == "Constant" and n.output}
 
     # ------------------------------------------------------------ entry
     def run(self) -> Graph:
@@ -174,10 +178,7 @@ class Converter:
         where = f"graph {g.name}: node {node.name}"
         op = node.op_type
         if op == "Constant":
-            value = attribute_value(node.attribute[0], where)
-            if isinstance(value, tuple) and len(value) == 2 and value[0] == "graph" and \
-                    node.attribute[0].type in (A.FUNCGRAPHCLOSURE, A.GRAPH):
-                value = GraphRef(value[1])
+            value = _constant_value(node, where)
         else:
             args = [fr.lookup(x, self) for x in node.input]
             target = op[5:] if op.startswith("REF::") else None
@@ -194,6 +195,11 @@ class Converter:
                 value = self.call_value(fr.lookup(target, self), args, fr, where)
         self._check_type(node, value, where)
         fr.env[node.output[0]] = value
+
+    def constant(self, name: str):
+        """The value of the Constant node `name` of any graph: a constant means the same wherever it is read."""
+        graph, node = self.constants[name]
+        return _constant_value(node, f"graph {graph}: node {node.name}")
 
     def _check_type(self, node: pb.NodeProto, value, where: str) -> None:
         for a in node.attribute:
@@ -282,7 +288,8 @@ class Converter:
         return _rebuild(trees[0], iter(outs))
 
     def _loop_branch(self, name: str) -> bool | None:
-        """True/False: which Switch branch of graph `name` loops back to it; None if neither or both do."""
+        """True/False: which Switch branch of graph `name` loops back to it; None if neither or both do. An
+        inner loop's exit reaches its header again through the outer loop's header: that path does not count."""
         g = self.index.graphs[name]
         call = g.node[self.index.switch_calls[name]]
         by_output = {n.output[0]: n for n in g.node}
@@ -292,7 +299,7 @@ class Converter:
             partial = by_output.get(x)
             targets = [x] if x in self.index.graphs else \
                 [i for i in (partial.input if partial is not None else ()) if i in self.index.graphs][:1]
-            looping.append(bool(targets) and reaches(self.index, targets[0], name))
+            looping.append(bool(targets) and reaches(self.index, targets[0], name, self.loops))
         if len(looping) != 2 or looping[0] == looping[1]:
             return None
         return looping[0]
@@ -389,6 +396,16 @@ class Converter:
             return [], ("static", repr(value))
         raise UnsupportedMindIRError(f"{self.path}: {where} is {_show_value(value)}, not tensors",
                                      {"output": (1, where)})
+
+
+def _constant_value(node: pb.NodeProto, where: str):
+    if not node.attribute:
+        raise MalformedFileError(f"{where}: a Constant without a value")
+    value = attribute_value(node.attribute[0], where)
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "graph" and \
+            node.attribute[0].type in (A.FUNCGRAPHCLOSURE, A.GRAPH):
+        value = GraphRef(value[1])
+    return value
 
 
 def _rebuild(tree, outs):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Iterable
 
 from google.protobuf.message import DecodeError
 
@@ -228,8 +229,10 @@ def supported(op: str) -> bool:
     return op in READERS or op in STRUCTURAL
 
 
-def reaches(index: Index, start: str, goal: str) -> bool:
-    todo, seen = [start], set()
+def reaches(index: Index, start: str, goal: str, avoid: Iterable[str] = ()) -> bool:
+    """Whether graph `start` calls `goal`, directly or through other graphs, but not through those in `avoid`
+    (the headers of the loops around: a call to one of them ends that path, as the converter ends it)."""
+    todo, seen = [start], set(avoid) - {goal}
     while todo:
         g = todo.pop()
         if g == goal:

@@ -77,13 +77,25 @@ class Cell(HookMixin, StateMixin, ConfigMixin):
     # ------------------------------------------------------------ attributes
     def __setattr__(self, name: str, value: Any) -> None:
         if "_params" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
+            if isinstance(value, (Parameter, Cell)):
+                raise AttributeError(f"{type(self).__name__}: call super().__init__() before assigning the "
+                                     f"{type(value).__name__} {name!r}")
+            object.__setattr__(self, name, value)  # a plain value before Cell.__init__: MindSpore allows it (SKNet)
+            return
         params, cells = self.__dict__["_params"], self.__dict__["_cells"]
         buffers = self.__dict__["_buffers"]
         if name in buffers and not isinstance(value, (Parameter, Cell)):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} (a Tensor or None is needed)")
             buffers[name] = value
+            return
+        if name in params and value is not None and not isinstance(value, (Parameter, Cell)):
+            # MindSpore: a Tensor assigned to a Parameter's name is written into that Parameter
+            # (`self.step += 1`, `self.weight = w * 2` keep the Parameter; under jit the write is recorded)
+            if not isinstance(value, Tensor):
+                raise TypeError(f"Parameter {name!r} already exists in {type(self).__name__}: cannot assign a "
+                                f"{type(value).__name__} to it (a Tensor, a Parameter or None is needed)")
+            params[name].set_data(value)
             return
         params.pop(name, None)
         cells.pop(name, None)

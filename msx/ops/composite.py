@@ -1,8 +1,8 @@
 """`msx.ops.composite` (`from mindspore.ops import composite as C`): higher-order helpers.
 
 `MultitypeFuncGraph` dispatches on the argument types (MindSpore's type names: "Tensor", "Number",
-"Tuple", "List", "String", "Bool", "None", "Function", or classes); `HyperMap` and `Map` apply a function
-elementwise over tuples and lists (`HyperMap` also into nested ones). In msx they are plain Python, so
+"Tuple", "List", "String", "Bool", "None", "Function", "Dictionary", "RowTensor", or classes); `HyperMap` and
+`Map` apply a function elementwise over tuples and lists (`HyperMap` also into nested ones). In msx they are plain Python, so
 they work eagerly and in every capture mode. `GradOperation` is `msx.autograd`'s (a higher layer; `msx/__init__.py`
 adds it here).
 """
@@ -10,6 +10,7 @@ from __future__ import absolute_import, annotations  # noqa: F401  (MindSpore's 
 
 from typing import Any, Callable
 
+from ..sparse_tensor import RowTensor
 from ..tensor import Tensor
 from .clip import clip_by_global_norm  # noqa: F401
 from . import functional as _F
@@ -40,6 +41,8 @@ def _type_matches(spec, value) -> bool:
         return callable(value) and not isinstance(value, Tensor)
     if name == "Dictionary":
         return isinstance(value, dict)
+    if name == "RowTensor":
+        return isinstance(value, RowTensor)
     raise ValueError(f"MultitypeFuncGraph: unknown type name {name!r}")
 
 

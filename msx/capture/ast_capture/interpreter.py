@@ -463,6 +463,10 @@ class Interpreter(Expressions):
         obj[index] = value
 
     def set_attr(self, obj: Any, name: str, value: Any) -> None:
+        params = getattr(obj, "__dict__", {}).get("_params")
+        if isinstance(params, dict) and name in params and isinstance(value, Tensor):
+            setattr(obj, name, value)  # a Cell's Parameter: `self.step = self.step + 1` writes it (set_data), as
+            return                     # MindSpore's graph mode does, and the write is recorded like set_data's
         if not self.is_local(obj):
             raise self.unsupported(f"assigning `.{name}` on a {type(obj).__name__} object is a Python side effect "
                                    f"that would happen once, at compile time, not on every call; keep state in "

@@ -10,12 +10,12 @@ from ..cell import Cell
 class _Container(Cell):
     """Position-indexed sub-Cells; keys are '0', '1', ... unless given by an OrderedDict."""
 
-    def _put(self, key: str, cell: Cell) -> None:
+    def _put(self, key: str, cell: Cell, prefix: str = "") -> None:
         """Store `cell` under `key`, keeping the order of an existing key and prefixing its parameter names."""
         if not isinstance(cell, Cell):
             raise TypeError(f"{type(self).__name__}: items must be Cells, got {type(cell).__name__} for item {key!r}")
         if self._auto_prefix:
-            cell.update_parameters_name(key + ".")
+            cell.update_parameters_name(prefix + key + ".")
         self._cells[key] = cell
         versions.touch()
 
@@ -53,8 +53,34 @@ class _Container(Cell):
         return iter(list(self._cells.values()))
 
     def append(self, cell: Cell) -> "_Container":
-        self._put(str(len(self._cells)), cell)
+        """Add `cell` at the end; its parameters are named as MindSpore names them (`_appended_prefix`)."""
+        self._put(str(len(self._cells)), cell, _appended_prefix(self._cells))
         return self
+
+
+def _appended_prefix(cells: dict) -> str:
+    """The prefix MindSpore 2.10 gives the parameters of a cell appended to a container (its
+    `_get_prefix_and_index`): read off the first parameter name of the cells already there, where the
+    container's key appears in it. A container that was an attribute before it was filled keeps no owner
+    prefix, and one filled by appending inside another appended container repeats the outer path
+    (mindcv's RegNet: `0.blocks.1.blocks.0.proj.weight`); msx names them the same, so checkpoints match."""
+    firsts = []
+    for key, cell in cells.items():
+        name = next((p.name for _, p in cell.parameters_and_names()), None)
+        if name is not None:
+            firsts.append((key, name))
+            if len(firsts) == 2:
+                break
+    if not firsts:
+        return ""
+    (first_key, first_name), second = firsts[0], firsts[1] if len(firsts) > 1 else None
+    parts, prefix = first_name.split("."), ""
+    for i, part in enumerate(parts):
+        if part == first_key:
+            prefix = ".".join(parts[:i]) + "." if i else ""
+            if second is not None and second[1].split(".")[i:i + 1] == [second[0]]:
+                break
+    return prefix
 
 
 class SequentialCell(_Container):
@@ -87,8 +113,9 @@ class CellList(_Container):
     def extend(self, cells: Iterable[Cell]) -> "CellList":
         if isinstance(cells, Cell) and not isinstance(cells, _Container):
             raise TypeError("CellList.extend: expected an iterable of Cells, got a single Cell")
+        prefix = _appended_prefix(self._cells)  # read once, before the first new cell (as MindSpore does)
         for cell in cells:
-            self.append(cell)
+            self._put(str(len(self._cells)), cell, prefix)
         return self
 
     def insert(self, index: int, cell: Cell) -> None:

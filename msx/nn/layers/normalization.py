@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import dtype as mstype
 from ...ops import functional as F
 from ...ops import nn_ops as N
+from ...ops.layer_classes import LayerNorm as LayerNormOp
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -39,11 +40,12 @@ class _BatchNorm(Cell):
         self.num_features, self.eps, self.momentum = num_features, float(eps), float(momentum)
         self.affine, self.use_batch_statistics, self.data_format = bool(affine), use_batch_statistics, data_format
         shape = (num_features,)
-        self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype, requires_grad=self.affine)
-        self.beta = make_param(name, "beta_init", beta_init, shape, dtype, requires_grad=self.affine)
+        # MindSpore's order (moving statistics first): get_parameters(), optimizers and checkpoints list them so
         self.moving_mean = make_param(name, "moving_mean_init", moving_mean_init, shape, dtype, requires_grad=False)
         self.moving_variance = make_param(name, "moving_var_init", moving_var_init, shape, dtype,
                                           requires_grad=False)
+        self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype, requires_grad=self.affine)
+        self.beta = make_param(name, "beta_init", beta_init, shape, dtype, requires_grad=self.affine)
 
     def construct(self, x: Tensor) -> Tensor:
         name = f"{type(self).__name__}(num_features={self.num_features})"
@@ -91,6 +93,9 @@ class LayerNorm(Cell):
         self.begin_norm_axis, self.begin_params_axis = int(begin_norm_axis), int(begin_params_axis)
         self.gamma = make_param(name, "gamma_init", gamma_init, shape, dtype)
         self.beta = make_param(name, "beta_init", beta_init, shape, dtype)
+        # MindSpore's attribute: subclasses call it (mindcv's ConvNextLayerNorm: `y, _, _ = self.layer_norm(x, g, b)`)
+        self.layer_norm = LayerNormOp(begin_norm_axis=self.begin_norm_axis, begin_params_axis=self.begin_params_axis,
+                                      epsilon=self.epsilon)
 
     def construct(self, x: Tensor) -> Tensor:
         name = f"LayerNorm({self.normalized_shape})"

@@ -10,11 +10,14 @@ writes and nothing else.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
 
 import numpy as np
 
+from ... import context
 from ... import dtype as mstype
 from ... import ops
 from ...ops.optim_ops import optimizer_update
@@ -203,6 +206,28 @@ class Optimizer(Cell):
                 computed[id(g.lr)] = _lr_at(g.lr, self.global_step)
         return [computed[id(g.lr)] for g in self._groups]
 
+    @property
+    def target(self) -> str:
+        """Where MindSpore runs the update ('CPU' on the host, 'GPU'/'Ascend' on the device): msx runs every
+        update inside the step's XLA computation, so this only reports the context's device_target."""
+        return self.__dict__.get("_target") or context.get_context("device_target")
+
+    @target.setter
+    def target(self, value: str) -> None:
+        raise NotImplementedError("Optimizer.target: a subclass that allows setting it calls _set_base_target")
+
+    def _set_base_target(self, value: str) -> None:
+        """MindSpore's check of a new `target` (a host 'CPU' environment cannot move updates to a device)."""
+        if not isinstance(value, str):
+            raise TypeError(f"For 'Optimizer', the property 'target' must be string, but got {type(value)}")
+        if value not in ("CPU", "Ascend", "GPU"):
+            raise ValueError(f"For 'Optimizer', the property 'target' must be one of ['CPU', 'Ascend', 'GPU'], "
+                             f"but got {value}")
+        if self.target == "CPU" and value != "CPU":
+            raise ValueError("For 'Optimizer', the property 'target' cannot be set to 'GPU' or 'Ascend' in the "
+                             "'CPU' environment.")
+        object.__setattr__(self, "_target", value)
+
     def get_lr(self) -> Tensor | tuple[Tensor, ...]:
         """The lr of the current step; with group lrs, a tuple with one lr per parameter (as MindSpore)."""
         lrs = self._group_lrs()
@@ -262,3 +287,29 @@ class Optimizer(Cell):
                 target._rebind(new)
         self.global_step._rebind(self.global_step + 1)
         return True
+
+
+def opt_init_args_register(fn: Callable) -> Callable:
+    """MindSpore's decorator for an optimizer's `__init__`: records the arguments it was built with as
+    `init_params` ({"params": ...}), `init_learning_rate` (None for a schedule Cell) and `init_args` (the rest),
+    the way MindSpore's optimizers keep them, then runs `__init__`."""
+    @functools.wraps(fn)
+    def deco(self, *args, **kwargs):
+        arguments = inspect.signature(fn).bind(self, *args, **kwargs)
+        arguments.apply_defaults()
+        arguments = dict(arguments.arguments)
+        arguments.pop("self")
+        record = functools.partial(object.__setattr__, self)  # before Cell.__init__ has run, as MindSpore does
+        if "params" in arguments:
+            record("init_params", {"params": arguments.pop("params")})
+        if "optimizer" in arguments:
+            record("init_params", {"params": arguments.pop("optimizer").init_params["params"]})
+        if "learning_rate" in arguments:
+            lr = arguments.pop("learning_rate")
+            if isinstance(lr, Tensor):
+                lr = lr.asnumpy().tolist()
+            record("init_learning_rate", None if isinstance(lr, Cell) else lr)
+        record("init_args", arguments)
+        fn(self, *args, **kwargs)
+
+    return deco

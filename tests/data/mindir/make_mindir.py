@@ -82,6 +82,25 @@ class WhileLoop(nn.Cell):
         return ops.sigmoid(y)
 
 
+class NestedWhile(nn.Cell):
+    """Two tensor while loops, one inside the other (MindSpore shares the constant 1 between the loops' graphs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.linspace(-0.5, 0.5, 16).reshape(4, 4).astype(np.float32)), name="w")
+
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 3:
+            j = ms.Tensor(0, ms.int32)
+            while j < i + 1:
+                x = ops.matmul(x, self.w) + 1.0
+                j = j + 1
+            x = x * 0.5
+            i = i + 1
+        return x
+
+
 class OpsMix(nn.Cell):
     """Shape, elementwise, reduction and pooling ops MindSpore's exports use, on one 4-D input."""
 
@@ -127,11 +146,25 @@ def main():
     ms.set_seed(7)
     rng = np.random.default_rng(7)
     cases = {}
+    only = set(sys.argv[1:])  # case names: make only those (the other files stay as they are)
+    if only - {"nested_while"}:
+        raise SystemExit(f"make_mindir.py [nested_while]: unknown case(s) {sorted(only - {'nested_while'})}")
+    if only:
+        return _write_index(_nested_while())
     cases.update(run_case("resblock", ResBlock(), [rng.standard_normal((2, 4, 6, 6)).astype(np.float32)]))
     cases.update(run_case("transformer", TransformerBlock(), [rng.integers(0, 11, (2, 5)).astype(np.int32)]))
     cases.update(run_case("ops_mix", OpsMix(), [rng.standard_normal((2, 3, 4, 4)).astype(np.float32)]))
     cases.update(run_case("while_loop", WhileLoop(), [rng.standard_normal((2, 4)).astype(np.float32)],
                           [("while_loop_big", [np.full((2, 4), 9.0, np.float32)])]))
+    cases.update(_nested_while())
+    _write_index(cases)
+
+
+def _nested_while():
+    return run_case("nested_while", NestedWhile(), [np.random.default_rng(8).standard_normal((2, 4)).astype(np.float32)])
+
+
+def _write_index(cases):
     index_path = os.path.join(HERE, "index.json")
     index = json.load(open(index_path)) if os.path.exists(index_path) else {"cases": {}}
     index["made_with"] = f"mindspore {ms.__version__}, CPU"
