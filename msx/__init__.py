@@ -1,24 +1,46 @@
 """msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code.
 
-Layers, bottom first (ARCHITECTURE rule 10). A module may import its own
-layer and the ones below it, never one above, not even inside a function;
-a lower layer that must reach a higher one takes a callback or a registry
-entry (capture's recorder in `recording`, backends' context-key checks,
-the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
-`tests/test_layering.py` parses every import; names are packages or modules
-(the longest one that contains a module gives its layer).
+Layers, bottom first (ARCHITECTURE rules 10 and 12). Each numbered line is one sub-layer; a name on it is a
+package or a module (the longest name that contains a module is its unit). A unit imports only units of
+lower lines, never one above and never a peer on its own line, not even inside a function; a lower layer
+that must reach a higher one takes a callback or a registry entry (capture's recorder in `recording`,
+backends' context-key checks, the backend directory of `passes.registry`, `nn.initializer` for
+Tensor(init=), the Cell protocol `cell_protocol` for capture and runtime). `tests/test_layering.py`
+(with `msx/tools/import_graph.py`) judges every import between two units; its few exceptions are listed
+there, each with its reason.
 
-1. errors versions atomic hostevents tensorfile dtype recording fileread sizes — no msx imports but errors, atomic
-2. tensor — Tensor and Parameter over jax arrays
-3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
-4. ops communication.comm_func numpy — the primitive registry and the op families (numpy: mindspore.numpy's)
-5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
-   builder every graph producer uses (with the guards it records)
-6. passes — graph -> graph rewrites (the rule engine)
-7. backends — build and run graphs (XLA, the simulated Ascend)
-8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
-   — the front end: capture, the jit runtime, Cells, data
-9. export stablehlo_file checkpoint ms_checkpoint mindir viz profiler train common tools run compat __main__ — files, tools and training loops
+base
+1. errors — the error family; imports nothing of msx
+2. versions release atomic hostevents dtype recording compile_cache runtime.sources runtime.iterators compat — leaf modules
+3. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
+tensor
+4. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell
+5. parallel stablehlo_file ms_checkpoint run dynamic_spec — the parallel settings; Tensor-level file formats; Symbol
+6. context runtime.guards runtime.signature — settings; the guard classes; the call signature
+7. random_state eager — seeds; eager dispatch
+ops
+8. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
+9. numpy communication.comm_func transforms autograd_int parallel.optimizer ir — op families over ops; the IR
+capture
+10. capture.builder capture.session communication profiler.hlo — the one builder every graph producer uses; the communication names; HLO text
+11. passes — graph -> graph rewrites (the rule engine)
+12. backends — build and run graphs (XLA, the simulated Ascend)
+nn
+13. autograd — grad, value_and_grad over the builder
+14. nn — Cells, layers, losses, optimizers
+runtime
+15. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
+16. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+17. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
+jit
+18. jit parallel.api — the decorator; mindspore.parallel's names
+19. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
+formats
+20. export — graph files (MSXIR, STABLEHLO, MINDIR)
+21. viz dataset — the graph viewer; the data pipeline
+tools
+22. train mindrecord common profiler — training loops; MindSpore's file and common names; the profiler
+23. tools __main__ — developer tools; the command line
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
@@ -54,7 +76,7 @@ from .parallel import api as _parallel_api  # noqa: E402  (mindspore.parallel's 
 _parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
-__version__ = "0.1.0"
+from .release import __version__  # noqa: E402,F401
 from . import profiler, viz  # noqa: E402
 from .profiler import Profiler  # noqa: E402
 

@@ -44,6 +44,7 @@ from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
 from .parallel import optimizer as parallel_optimizer
+from .release import __version__
 from .tensor import Parameter, Tensor
 
 if TYPE_CHECKING:
@@ -64,8 +65,6 @@ MINDSPORE_CKPT = "mindspore.ckpt"  # CheckpointFile.writer of a MindSpore protob
 
 
 def _msx_version() -> str:
-    from . import __version__
-
     return __version__
 
 

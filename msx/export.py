@@ -64,6 +64,7 @@ from .mindir.reader import LoadedMindIR, load_mindir
 from .mindir.writer import write_mindir
 from .dynamic import symbolic_inputs
 from .ops.primitive import lookup
+from .release import __version__
 from .stablehlo_file import load_stablehlo
 from .tensor import Tensor
 
@@ -84,8 +85,6 @@ class LoadedGraph(Graph):
 
 
 def _msx_version() -> str:
-    from . import __version__
-
     return __version__
 
 

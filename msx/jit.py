@@ -25,8 +25,10 @@ from . import context, hostevents
 from .backends import BackendBase, get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
-from .errors import CaptureError, CaptureFallback, ContextError
+from .errors import CaptureError, CaptureFallback, ContextError, VizUnavailableError
 from .ir.graph import Graph
+from .nn import cell_config
+from .nn.cell import Cell
 from .ops.primitive import recording
 from .eager import tape as eager_tape
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
@@ -106,16 +108,23 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
     return wrap if function is None else wrap(function)
 
 
+# `msx.viz.save_stage`, handed over by msx.viz at its import: viz sits above jit (it captures through it), so
+# jit takes the writer as a registration instead of importing it (ARCHITECTURE rule 10)
+_GRAPH_VIEW: list = []
+
+
+def register_graph_view(save_stage: Callable) -> None:
+    """Called once by `msx.viz`: the writer of `save_graphs=3`'s Model Explorer graphs."""
+    _GRAPH_VIEW[:] = [save_stage]
+
+
 def _save_graph_view(text_dump: str | None, stage: str, graph: Graph) -> None:
     """`set_context(save_graphs=3)`: also write the stage as a Model Explorer graph beside its text dump
     (`0003_step_captured.ir` -> `0003_step_captured.json`; docs/viz.md)."""
-    if context.get_context("save_graphs") != 3 or text_dump is None:
+    if context.get_context("save_graphs") != 3 or text_dump is None or not _GRAPH_VIEW:
         return
-    from .errors import VizUnavailableError
-    from .viz import save_stage as save_view  # viz sits above jit: imported only when asked for
-
     try:
-        save_view(os.path.dirname(text_dump), os.path.splitext(os.path.basename(text_dump))[0], graph, stage)
+        _GRAPH_VIEW[0](os.path.dirname(text_dump), os.path.splitext(os.path.basename(text_dump))[0], graph, stage)
     except VizUnavailableError as exc:
         warnings.warn(f"msx.jit: save_graphs=3 writes Model Explorer graphs, which needs msx[viz]: {exc}",
                       stacklevel=4)
@@ -149,8 +158,6 @@ class JitFunction:
     __msx_jit__ = True  # how capture modes recognise a jitted function to inline (they never import jit)
 
     def __init__(self, fn: Callable, config: JitConfig) -> None:
-        from .nn.cell import Cell
-
         self.fn = fn
         self.config = config
         self.cell = fn if isinstance(fn, Cell) else None
@@ -359,3 +366,6 @@ class JitFunction:
 
 
 __all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]
+
+
+cell_config.register_jit(jit)  # GRAPH_MODE Cells and Cell.compile compile through jit

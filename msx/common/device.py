@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import context
 from ..tensor import Tensor
+from ..release import __version__
 
 DeviceInfo = namedtuple("DeviceInfo", ["device_target", "device_id"])
 
@@ -154,8 +155,6 @@ def set_cpu_affinity(enable_affinity: bool, affinity_cpu_list=None, module_to_cp
 
 def run_check() -> None:
     """Check the install by multiplying two tensors on the current device (MindSpore's message)."""
-    from .. import __version__
-
     print("msx version: ", __version__)
     a = Tensor(np.ones((3, 3), np.float32))
     out = (a * a).asnumpy()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from .. import dtype as mstype
 from .. import versions
+from ..dynamic_spec import make_spec
 from ..tensor import Tensor
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ class ConfigMixin:
         dims, so `jit`/GRAPH_MODE compiles one dynamic-shape graph (as `msx.enable_dynamic`). Positional
         inputs are all of construct's inputs (full mode); keyword inputs name some of them (incremental)."""
         import inspect
-
-        from ..dynamic import make_spec
 
         if inputs and kwargs:
             raise ValueError(f"{self.cls_name}.set_inputs: give positional inputs or keyword inputs, not both")
@@ -246,16 +245,24 @@ def _path_cells(root, path: str) -> list:
     return out
 
 
+# `msx.jit`, handed over by msx.jit at its import: jit sits above nn (it compiles Cells), so nn takes it as a
+# registration instead of importing it (ARCHITECTURE rule 10)
+_JIT: list = []
+
+
+def register_jit(jit) -> None:
+    """Called once by `msx.jit`: the decorator GRAPH_MODE Cells and `Cell.compile` compile with."""
+    _JIT[:] = [jit]
+
+
 def _graph_entry(cell: Cell):
     """The Cell's cached `jit` entry, with jit's default capture mode ("ast", MindSpore's: `construct` is
     captured from its source) and the jit_level of `set_jit_config`; dynamic dims of `set_inputs` are read
     by jit from the Cell."""
-    from ..jit import jit
-
     if cell._jit_cache is None:
         level = cell._jit_config_dict.get("jit_level")  # "" (JitConfig's default): jit's own default
         options = {"jit_level": level} if level else {}
-        object.__setattr__(cell, "_jit_cache", jit(cell, **options))
+        object.__setattr__(cell, "_jit_cache", _JIT[0](cell, **options))
     return cell._jit_cache
 
 

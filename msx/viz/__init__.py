@@ -21,7 +21,9 @@ from typing import Any, Sequence
 
 from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
+from ..export import load
 from ..ir.graph import Graph
+from ..jit import JitFunction, jit, register_graph_view
 from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
 
 STAGES = ("captured", "optimized", "optimised")
@@ -33,13 +35,9 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
     if isinstance(target, Graph):
         return target
     if isinstance(target, (str, os.PathLike)):
-        from ..export import load
-
         return load(os.fspath(target))
     if stage not in STAGES:
         raise VizError(f"stage must be one of {STAGES}, got {stage!r}")
-    from ..jit import JitFunction, jit
-
     jitted = target if isinstance(target, JitFunction) else jit(target)
     if stage == "captured":
         return jitted.capture(*args, **kwargs)
@@ -146,3 +144,6 @@ def _at_a_terminal() -> bool:
 
 __all__ = ["graph_of", "to_model_explorer", "save", "save_stage", "show", "Overlay", "ascend_cost",
            "ascend_memory", "hlo_ops", "pass_diff", "VizError", "VizUnavailableError"]
+
+
+register_graph_view(save_stage)  # set_context(save_graphs=3) writes Model Explorer graphs through it

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from ..errors import VizError
 from ..ir.control import FUSED
 from ..ir.graph import Graph, Node
+from ..profiler.hlo import node_instructions
 
 WHITE_TO_RED = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 0.5, "bgColor": "#ffcc80"}, {"stop": 1, "bgColor": "#e53935"}]
 UNIT_COLORS = {"Cube": "#ef9a9a", "Vector": "#90caf9", "AICPU": "#ffe082", "view": "#eeeeee"}
@@ -219,8 +220,6 @@ def hlo_ops(compiled: Any, metric: str = "count") -> Overlay:
     `jf.lower(*args).compile()`): their number (`"count"`), their names (`"ops"`, e.g. "dot.3, add.7 (fusion)"),
     or their work (`"work"`: output elements, times the contracted size of a dot/convolution). Instructions
     inside XLA fusions count for the nodes they came from. Show it on `compiled.lowered.graph`."""
-    from ..profiler.hlo import node_instructions
-
     if metric not in HLO_METRICS:
         raise VizError(f"hlo_ops: metric must be one of {sorted(HLO_METRICS)}, got {metric!r}")
     if not hasattr(compiled, "lowered") or not hasattr(compiled, "as_text"):
