@@ -11,7 +11,7 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compile_cache runtime.sources runtime.iterators compat — leaf modules
+2. versions release atomic hostevents dtype recording compile_cache runtime.sources runtime.iterators runtime.outcomes compat — leaf modules
 3. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
 4. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell

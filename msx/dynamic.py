@@ -241,10 +241,9 @@ class DynamicShapes:
             self.failed = message
             jf.log.append(("static", f"dynamic=1: {message}; compiling per shape from now on"))
             return None
-        jf.captures += 1
-        jf.log.append(("capture", f"symbolic dims: {what}"))
+        jf.pipeline.note_capture(f"symbolic dims: {what}")
         if reason is not None:
-            jf._note_recompile(f"{reason}; capturing with symbolic dims: {what}")
+            jf.pipeline.note_recompile(f"{reason}; capturing with symbolic dims: {what}")
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter (see JitFunction._capture)
                 captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
@@ -256,16 +255,15 @@ class DynamicShapes:
             self.failed = why
             jf.log.append(("static", f"dynamic=1: symbolic capture failed, compiling per shape from now on: {why}"))
             return None
-        lowered = jf._lower(captured, sig)
-        family.compiled = lowered.compile()
-        jf.compiles += 1
+        family.compiled = jf.pipeline.lower(captured, sig).compile()
+        jf.stats.compiles += 1
         family.compiled.handle.on_compile = lambda shapes: self._on_xla_compile(family, shapes)
         self.families.insert(0, family)
         return family
 
     def _on_xla_compile(self, family: Family, shapes: tuple) -> None:
-        self.jf.xla_compiles += 1
-        self.jf.log.append(("xla_compile", f"new concrete shape {[list(s) for s in shapes]} for symbolic "
+        self.jf.stats.xla_compiles += 1
+        self.jf.stats.log.append(("xla_compile", f"new concrete shape {[list(s) for s in shapes]} for symbolic "
                                            f"graph {family.compiled.lowered.graph.name}"))
 
     def _run(self, family: Family, sig) -> Any:

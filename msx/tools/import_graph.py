@@ -69,6 +69,16 @@ class _Scanner(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
+    def visit_If(self, node: ast.If):
+        """`if TYPE_CHECKING:` imports never run (they name types for checkers): only its `else` is scanned."""
+        test = node.test
+        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+                (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            for child in node.orelse:
+                self.visit(child)
+        else:
+            self.generic_visit(node)
+
     def visit_Import(self, node: ast.Import):
         self.found += [(a.name, [], node.lineno, self.depth > 0) for a in node.names]
 

@@ -23,7 +23,8 @@ from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
 from ..export import load
 from ..ir.graph import Graph
-from ..jit import JitFunction, jit, register_graph_view
+from ..jit import JitFunction, jit
+from ..runtime.pipeline import register_graph_view
 from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
 
 STAGES = ("captured", "optimized", "optimised")

@@ -16,7 +16,7 @@ from ...errors import CaptureError, CaptureFallback, MsxError
 from ...ops import array_ops as A
 from ...ops.primitive import apply
 from ...tensor import Tensor
-from .. import NOT_RUN
+from ..modes import NOT_RUN
 from ..builder import Captured, GraphBuilder
 from ..failures import cannot_capture, raised_at_capture
 from ..outputs import as_returned

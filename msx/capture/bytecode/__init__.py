@@ -19,7 +19,7 @@ import sys
 from typing import Any, Callable
 
 from ...errors import CaptureFallback
-from .. import NOT_RUN
+from ..modes import NOT_RUN
 from ..failures import cannot_capture
 from .breaks import STAGE, fullgraph_error
 from .instructions import SUPPORTED_VERSIONS, python_supported
@@ -52,10 +52,10 @@ def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config:
     return piece.captured, NOT_RUN
 
 
-def make_runner(jf) -> Any:
+def make_runner(pipeline) -> Any:
     from .runtime import BytecodeRunner
 
-    return BytecodeRunner(jf)
+    return BytecodeRunner(pipeline)
 
 
 __all__ = ["check_python", "capture_bytecode", "make_runner"]
