@@ -11,42 +11,44 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compile_cache runtime.sources runtime.iterators runtime.outcomes compat — leaf modules
-3. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
+2. versions release atomic hostevents dtype recording compat — leaf modules
+3. compile_cache runtime.sources runtime.iterators runtime.outcomes — leaves: the compile cache, guard sources, markers
+4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
-4. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell
-5. parallel stablehlo_file ms_checkpoint run dynamic_spec — the parallel settings; Tensor-level file formats; Symbol
-6. context runtime.guards runtime.signature — settings; the guard classes; the call signature
-7. random_state eager — seeds; eager dispatch
+5. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell
+6. parallel stablehlo_file ms_checkpoint run dynamic_spec — the parallel settings; Tensor-level file formats; Symbol
+7. context runtime.guards runtime.signature — settings; the guard classes; the call signature
+8. random_state eager — seeds; eager dispatch
 ops
-8. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
-9. numpy communication.comm_func transforms autograd_int parallel.optimizer ir — op families over ops; the IR
-capture
-10. capture.builder capture.session communication profiler.hlo — the one builder every graph producer uses; the communication names; HLO text
-11. passes — graph -> graph rewrites (the rule engine)
-12. backends — build and run graphs (XLA, the simulated Ascend)
+9. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
+10. numpy communication.comm_func transforms autograd_int parallel.optimizer ir — op families over ops; the IR
+graphs
+11. capture.builder capture.session communication profiler.hlo — the one graph builder; communication's names; HLO text
+12. passes — graph -> graph rewrites (the rule engine)
+13. backends — build and run graphs (XLA, the simulated Ascend)
 nn
-13. autograd — grad, value_and_grad over the builder
-14. nn — Cells, layers, losses, optimizers
-runtime
-15. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
-16. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
-17. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
+14. autograd — grad, value_and_grad over the builder
+15. nn — Cells, layers, losses, optimizers
+capture and runtime
+16. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
+17. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+18. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
 jit
-18. jit parallel.api — the decorator; mindspore.parallel's names
-19. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
+19. jit parallel.api — the decorator; mindspore.parallel's names
+20. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
 formats
-20. export — graph files (MSXIR, STABLEHLO, MINDIR)
-21. viz dataset — the graph viewer; the data pipeline
+21. export — graph files (MSXIR, STABLEHLO, MINDIR)
+22. viz dataset — the graph viewer; the data pipeline
 tools
-22. train mindrecord common profiler — training loops; MindSpore's file and common names; the profiler
-23. tools __main__ — developer tools; the command line
+23. train mindrecord common profiler — training loops; MindSpore's file and common names; the profiler
+24. tools __main__ — developer tools; the command line
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
+import importlib
 from .communication.management import join_if_launched as _join_if_launched  # noqa: E402
 
 _join_if_launched()  # an msrun worker joins jax's cluster before jax's first computation (jax requires it)
@@ -129,7 +131,6 @@ _LAZY = {"dataset": ("msx.dataset", None), "mindrecord": ("msx.mindrecord", None
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'msx' has no attribute {name!r}")
-    import importlib
     module_name, attr = _LAZY[name]
     module = importlib.import_module(module_name)
     value = module if attr is None else getattr(module, attr)

@@ -20,10 +20,20 @@ from __future__ import annotations
 
 import argparse
 import re
+import os
 import sys
+import tempfile
 
 from . import compat
 from .errors import MsxError
+from .export import MAGIC, is_mindir, load
+from .mindir.reader import load_mindir, op_census, parse, supported
+from .checkpoint import FORMAT, MINDSPORE_CKPT, read_checkpoint
+from .ms_checkpoint import SAFETENSORS_TAG, looks_like_ckpt
+from .stablehlo_file import describe, is_sealed
+from .fileread import open_regular
+from .viz import graph_of, save
+from .viz.server import Viewer, serve
 
 
 def _table(rows: list[tuple], header: tuple) -> str:
@@ -34,8 +44,6 @@ def _table(rows: list[tuple], header: tuple) -> str:
 
 
 def inspect_msxir(path: str) -> str:
-    from .export import load
-
     graph = load(path)  # checks everything first: what is printed below has been validated
     manifest = graph.manifest
     info = manifest.get("graph") if isinstance(manifest.get("graph"), dict) else {}
@@ -57,8 +65,6 @@ def inspect_msxir(path: str) -> str:
 
 def inspect_mindir(path: str) -> str:
     """The model's producer, its MindSpore ops (supported or not) and, when msx can run it, graph and weights."""
-    from .mindir.reader import load_mindir, op_census, parse, supported
-
     model = parse(path)
     census = op_census(model)
     rows = [(op, count, "yes" if supported(op) else "NO") for op, count in sorted(census.items())]
@@ -81,9 +87,6 @@ def inspect_mindir(path: str) -> str:
 
 
 def inspect_checkpoint(path: str) -> str:
-    from .checkpoint import FORMAT, MINDSPORE_CKPT, read_checkpoint
-    from .ms_checkpoint import SAFETENSORS_TAG
-
     ckpt = read_checkpoint(path)  # every check first, a CRC the file has included
     metadata = ckpt.metadata
     if ckpt.writer == FORMAT:
@@ -104,8 +107,6 @@ def inspect_checkpoint(path: str) -> str:
 
 
 def inspect_stablehlo(path: str) -> str:
-    from .stablehlo_file import describe
-
     info = describe(path)  # trailer and checksum first; jax parses the module in a child process
     text = re.sub(r'dense<"0x([0-9A-F]{64,})">', lambda m: f'dense<"0x…({len(m.group(1)) // 2} bytes)">',
                   info["module"])
@@ -118,11 +119,6 @@ def inspect_stablehlo(path: str) -> str:
 
 def inspect(path: str) -> str:
     """The text `python -m msx inspect` prints for the file at `path`."""
-    from .export import MAGIC, is_mindir
-    from .fileread import open_regular
-    from .ms_checkpoint import looks_like_ckpt
-    from .stablehlo_file import is_sealed
-
     f, _ = open_regular(path)
     with f:
         head = f.read(4096)
@@ -142,16 +138,10 @@ def inspect(path: str) -> str:
 def view(path: str, node_data: list[str], host: str, port: int | None, open_browser: bool) -> int:
     """Serve `path` (.msxir, a MindSpore .mindir, or a graph JSON from msx.viz.save) in Model Explorer until
     interrupted."""
-    import os
-
-    from .viz import graph_of, save
-    from .viz.server import Viewer, serve
-
     if not os.path.exists(path):
         raise MsxError(f"no such file: {path}", stage="viz")
     model = os.path.abspath(path)
     if not path.endswith((".json", ".msxir")):        # .mindir: msx's reader, shown as its msx graph
-        import tempfile
 
         model = save(graph_of(path), os.path.join(tempfile.mkdtemp(prefix="msx_view_"), "graph.json"))["graph"]
     url = serve([model], [os.path.abspath(p) for p in node_data], host=host, port=port, open_browser=open_browser)

@@ -32,6 +32,10 @@ from .capture.trace import input_names, is_input
 from .ir.symbolic import Dim, jax_shape
 from .tensor import PARAMETER_LOCK, Tensor
 from .dynamic_spec import DynamicSpec, Position, Symbol, make_spec  # noqa: F401  (re-exported: msx.Symbol)
+from .runtime.signature import is_leaf as _is_leaf
+from .errors import BackendError, MsxError
+from .ir.symbolic import SymbolicShapeError
+from .runtime.compiled import INLINE as _INLINE
 
 
 # ---------------------------------------------------------------- enable_dynamic
@@ -134,8 +138,6 @@ class Family:
 
 def symbolic_arguments(sig, dims: dict[Position, str]) -> tuple[tuple, dict]:
     """The call's (args, kwargs) with each Tensor that has symbolic dims replaced by an abstract one."""
-    from .runtime.signature import is_leaf as _is_leaf
-
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=_is_leaf)
     t = 0
     for i, leaf in enumerate(leaves):
@@ -224,9 +226,6 @@ class DynamicShapes:
 
     # ------------------------------------------------------------ capture, passes, polymorphic build
     def _build(self, sig, dims: dict[Position, str], reason: str | None, names: list[str]) -> Family | None:
-        from .errors import BackendError, MsxError
-        from .ir.symbolic import SymbolicShapeError
-
         jf = self.jf
         family = Family(masked_key(sig.key, dims), dims, None, sig)
         what = family.describe(names)
@@ -267,8 +266,6 @@ class DynamicShapes:
                                            f"graph {family.compiled.lowered.graph.name}"))
 
     def _run(self, family: Family, sig) -> Any:
-        from .runtime.compiled import INLINE as _INLINE
-
         out = family.compiled.run(sig)
         if out is _INLINE:
             return NOT_HANDLED

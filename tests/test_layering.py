@@ -38,7 +38,7 @@ KNOWN_CYCLES: dict[frozenset, str] = {
 
 # Function-local imports with no reason written on their line (`# why`); the figure only goes down (issue 29):
 # a local import is for an optional dependency (or a measured import-time cost), with a one-line reason.
-UNEXPLAINED_LOCAL_IMPORTS = 203
+UNEXPLAINED_LOCAL_IMPORTS = 130
 
 
 @pytest.fixture(scope="module")

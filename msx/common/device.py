@@ -14,6 +14,7 @@ from typing import Any
 
 import jax
 import numpy as np
+import gc
 
 from .. import context
 from ..tensor import Tensor
@@ -127,8 +128,6 @@ def memory_summary() -> str:
 def empty_cache() -> None:
     """Release cached memory: XLA frees an array's buffer when the array dies, so this drops jax's compiled
     caches' constants by collecting garbage; the allocator keeps no separate cache to empty."""
-    import gc
-
     gc.collect()
 
 

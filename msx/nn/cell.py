@@ -325,8 +325,6 @@ def cell_scope(cell: Cell) -> Iterator[None]:
 
 
 def _in_graph() -> bool:
-    from ..ops.primitive import recording
-
     return recording.recorder is not None
 
 

@@ -18,6 +18,8 @@ import os
 import re
 import tempfile
 from typing import Any, Sequence
+from dataclasses import asdict
+import sys
 
 from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
@@ -26,6 +28,7 @@ from ..ir.graph import Graph
 from ..jit import JitFunction, jit
 from ..runtime.pipeline import register_graph_view
 from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
+from .server import Viewer, serve
 
 STAGES = ("captured", "optimized", "optimised")
 
@@ -47,7 +50,7 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
 
 def to_model_explorer(graph: Graph, label: str | None = None, stage: str = ""):
     """`graph` as a `msx.viz.convert.Converted`: the Model Explorer `GraphCollection` plus the IR-node mapping."""
-    from .convert import convert
+    from .convert import convert  # optional dependency msx[viz]: Model Explorer loads on first use
 
     return convert(graph, label, stage)
 
@@ -65,7 +68,6 @@ def save(graph: Graph | str, path: str, overlays: Sequence[Overlay] | Overlay | 
     graph = graph_of(graph)
     converted = to_model_explorer(graph, label, stage)
     from ._me import model_explorer  # noqa: F401  (a clear error if the extra is missing)
-    from dataclasses import asdict
 
     written = {"graph": os.fspath(path)}
     write_atomic(path, [json.dumps(asdict(converted.collection)).encode()])
@@ -112,8 +114,6 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
     (a pipe, CI); `block=True`/`False` decides. `.msxir` files open through msx's adapter extension; a
     `.mindir` is read by msx's MindIR reader and shown as its msx graph.
     """
-    from .server import Viewer, serve
-
     folder = tempfile.mkdtemp(prefix="msx_viz_")
     files: list[str] = []
     node_data: list[str] = []
@@ -137,8 +137,6 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
 
 def _at_a_terminal() -> bool:
     """A plain script run from a shell (not a notebook kernel, not piped): where `show` should wait."""
-    import sys
-
     in_kernel = "ipykernel" in sys.modules or hasattr(sys, "ps1")
     return not in_kernel and sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 

@@ -33,6 +33,8 @@ from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STAT
                     InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
 from .source import FunctionSource, function_source
 from .values import DeferredString, is_dynamic
+from ... import tensor as tensor_module
+from ...tensor import Parameter
 
 
 class _Active(threading.local):
@@ -506,9 +508,6 @@ _MISSING = object()
 
 def _builds_constant(func: Any, args: tuple, kwargs: dict) -> bool:
     """`ms.Tensor(...)`/`ms.tensor(...)` of Python or numpy data only (no graph value among the arguments)."""
-    from ... import tensor as tensor_module
-    from ...tensor import Parameter
-
     if not (func is tensor_module or (isinstance(func, type) and issubclass(func, Tensor)
                                       and not issubclass(func, Parameter))):
         return False

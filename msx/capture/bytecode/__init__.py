@@ -23,6 +23,8 @@ from ..modes import NOT_RUN
 from ..failures import cannot_capture
 from .breaks import STAGE, fullgraph_error
 from .instructions import SUPPORTED_VERSIONS, python_supported
+from .capture import BreakExit, CaptureFailed, capture_piece
+from .runtime import BytecodeRunner
 
 
 def check_python() -> None:
@@ -37,8 +39,6 @@ def check_python() -> None:
 
 def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any):
     """The stage API (`jf.capture`, `jf.lower`): the whole call as one graph, or why it cannot be one."""
-    from .capture import BreakExit, CaptureFailed, capture_piece
-
     try:
         piece = capture_piece(name, fn, args, kwargs, as_function=True)
     except CaptureFailed as exc:
@@ -53,8 +53,6 @@ def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config:
 
 
 def make_runner(pipeline) -> Any:
-    from .runtime import BytecodeRunner
-
     return BytecodeRunner(pipeline)
 
 

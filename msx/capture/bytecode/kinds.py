@@ -7,6 +7,7 @@ import types
 from typing import Any
 
 import numpy as np
+import linecache
 
 from ...cell_protocol import CellProtocol
 from ...errors import CaptureError, MsxError
@@ -113,8 +114,6 @@ def _sorted_keys(d: dict) -> list:
 
 def _span_text(loc) -> str | None:
     """The source text a location underlines (`float(z.mean())`), or None."""
-    import linecache
-
     line = linecache.getline(loc.file, loc.line)
     if not line or loc.end_col is None:
         return None

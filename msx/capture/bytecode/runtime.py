@@ -33,6 +33,7 @@ from ...runtime.outcomes import INLINE, UNCHECKED
 from ...runtime.signature import Signature, is_leaf
 from .reconstruct import BuildContext, OutR
 from .vm import VM
+from .explain import ExplainReport
 
 
 class ResumeEnv(list):
@@ -258,8 +259,6 @@ class BytecodeRunner:
         return len(self.root.entries) + sum(len(p.entries) for p in self.points.values())
 
     def explain(self, args: tuple, kwargs: dict):
-        from .explain import ExplainReport
-
         self.events = []
         n_history = len(self.history)
         try:
