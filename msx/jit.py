@@ -14,6 +14,7 @@ identity and training flag). Every recompilation records why.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,6 +25,7 @@ from . import hostevents
 from .backends import get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
+from .capture.bytecode.explain import ExplainedEntry, ExplainReport
 from .errors import CaptureError, CaptureFallback, ContextError
 from .ir.graph import Graph
 from .nn import cell_config
@@ -286,13 +288,30 @@ class JitFunction:
         captured.restore()
         return self.pipeline.lower(captured, sig)
 
-    def explain(self, *args, **kwargs):
+    def explain(self, *args, **kwargs) -> ExplainReport:
         """Run this call and report what jit did: graphs, graph breaks (reason, line, suggestion), the guards of
-        each cache entry, recompilations (capture_mode="bytecode")."""
-        if self._runner is None:
-            raise ValueError(f"jit: explain() reports graph breaks and guards of capture_mode='bytecode'; "
-                             f"{self.__name__} uses capture_mode={self.config.capture_mode!r}")
-        return self._runner.explain(args, kwargs)
+        each cache entry, recompilations — in every capture mode (ast and trace have one entry, no breaks)."""
+        if self._runner is not None:
+            return self._runner.explain(args, kwargs)
+        n_before = len(self.recompile_reasons)
+        result = self(*args, **kwargs)
+        sig = Signature(args, kwargs, self.cell)
+        return ExplainReport.of_entries(self.__name__, self.config.capture_mode, [self._explained(sig)],
+                                        self.recompile_reasons, n_before, result)
+
+    def _explained(self, sig: Signature) -> ExplainedEntry:
+        """The cache entry that serves `sig`, in explain()'s words."""
+        where = f"the start of {self.__name__}"
+        entry = self.entries.serving(sig)
+        if entry is EAGER or entry is None:  # (None: a call under a jax transform or inside a capture)
+            return ExplainedEntry(where, None, [], None, "this signature runs eagerly (see the warning it gave)")
+        shapes = ", ".join(f"{t.dtype}{list(t.shape)}" for t in sig.tensors) or "no Tensors"
+        guards = [f"the call's Tensor arguments are {shapes}   [the signature]"]
+        said = Counter(f"{g.describe()}   [{g.origin()}]" for g in list(entry.guards) + list(entry.state.guards))
+        guards += [text if n == 1 else f"{text} (x{n})" for text, n in said.items()]
+        guards += [f"Cell {c.path}: training flag, sub-Cells, Parameters and attributes unchanged   [read by the "
+                   f"capture]" for c in entry.state.cells]
+        return ExplainedEntry(where, entry.lowered.captured.graph, guards, None, None)
 
     def cache_info(self) -> dict:
         entries = len(self.entries) if self._runner is None else self._runner.entry_count()
