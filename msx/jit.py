@@ -25,7 +25,7 @@ from . import hostevents
 from .backends import get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
-from .capture.bytecode.explain import ExplainedEntry, ExplainReport
+from .capture.explain import ExplainedEntry, ExplainReport
 from .errors import CaptureError, CaptureFallback, ContextError
 from .ir.graph import Graph
 from .nn import cell_config

@@ -11,6 +11,10 @@ package or a module relative to the root package; a module's unit is the longest
 Two modules of one unit import each other freely (their cycles are still counted); an import from one unit
 into another is allowed only when the target's layer is strictly lower — units on one line are peers and
 never import each other. The exceptions a package allows are passed in explicitly, each with a reason.
+
+Not edges: `if TYPE_CHECKING:` imports (they never run) and the package `__init__` files Python runs on the
+way to a submodule (`from .bytecode.breaks import X` runs `bytecode/__init__.py` too): counting those would
+put every lazily loaded package in a cycle, so a package file that loads its modules lazily says why.
 """
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ from ...runtime.outcomes import INLINE, UNCHECKED
 from ...runtime.signature import Signature, is_leaf
 from .reconstruct import BuildContext, OutR
 from .vm import VM
-from .explain import ExplainReport
+from ..explain import ExplainReport
 
 
 class ResumeEnv(list):

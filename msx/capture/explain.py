@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...ir.graph import Graph
-from .breaks import BreakInfo
+from ..ir.graph import Graph
+
+if TYPE_CHECKING:  # (a name for annotations: the bytecode package imports this module)
+    from .bytecode.breaks import BreakInfo
 
 
 @dataclass
