@@ -45,9 +45,7 @@ from .nn.cell import Cell
 from .ops import functional as F
 from .tensor import Parameter, Tensor
 from .nn.wrap import TrainOneStepCell, WithLossCell
-from .nn.wrap_more import TrainOneStepWithLossScaleCell
-from .nn.wrap_more import FixedLossScaleUpdateCell
-from .nn.wrap_more import DynamicLossScaleUpdateCell
+from .nn.wrap_more import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3")
 # MindSpore 2.10's lists, less what has no Cell here (the RNN cells and ops primitives of its white list)

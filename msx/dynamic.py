@@ -29,12 +29,11 @@ from .capture import CAPTURE_MODES
 from .capture.builder import Captured
 from .capture.session import write_log
 from .capture.trace import input_names, is_input
-from .ir.symbolic import Dim, jax_shape
+from .ir.symbolic import Dim, SymbolicShapeError, jax_shape
 from .tensor import PARAMETER_LOCK, Tensor
 from .dynamic_spec import DynamicSpec, Position, Symbol, make_spec  # noqa: F401  (re-exported: msx.Symbol)
 from .runtime.signature import is_leaf as _is_leaf
 from .errors import BackendError, MsxError
-from .ir.symbolic import SymbolicShapeError
 from .runtime.compiled import INLINE as _INLINE
 
 

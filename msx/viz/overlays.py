@@ -28,10 +28,9 @@ from ..errors import VizError
 from ..ir.control import FUSED
 from ..ir.graph import Graph, Node
 from ..profiler.hlo import node_instructions
-from ..backends.ascend_sim.backend import AscendSim
+from ..backends.ascend_sim.backend import AscendSim, _names
 from ..backends.ascend_sim.precision import PRECISION_MODES, apply_precision
 from ..backends.ascend_sim.cost import CostModel
-from ..backends.ascend_sim.backend import _names
 from ..backends.ascend_sim.memory import MemoryModel
 
 WHITE_TO_RED = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 0.5, "bgColor": "#ffcc80"}, {"stop": 1, "bgColor": "#e53935"}]

@@ -22,7 +22,8 @@ from typing import Any, Callable
 import jax
 
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
-from ...tensor import Tensor
+from ... import tensor as tensor_module
+from ...tensor import Parameter, Tensor
 from .. import reads
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
@@ -33,8 +34,6 @@ from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STAT
                     InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
 from .source import FunctionSource, function_source
 from .values import DeferredString, is_dynamic
-from ... import tensor as tensor_module
-from ...tensor import Parameter
 
 
 class _Active(threading.local):
