@@ -25,6 +25,7 @@ from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ... import tensor as tensor_module
 from ...tensor import Parameter, Tensor
 from .. import reads
+from ..handlers import handlers, register_builtin
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
 from . import control_flow
@@ -570,9 +571,9 @@ def _setattr(interp: Interpreter, args: tuple, kwargs: dict) -> None:
     interp.set_attr(obj, name, value)
 
 
-_SPECIAL: dict[int, tuple[Any, Callable]] = {id(f): (f, h) for f, h in
-                                             ((builtins.print, _print), (builtins.super, _super),
-                                              (builtins.setattr, _setattr))}
+for _fn, _handler in ((builtins.print, _print), (builtins.super, _super), (builtins.setattr, _setattr)):
+    register_builtin(_fn, "ast", _handler)
+_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # (the capture modes' one table: capture/handlers.py)
 
 
 def _dispatch(prefix: str) -> dict:
