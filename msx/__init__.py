@@ -1,30 +1,55 @@
 """msx: MindSpore-2.x-style deep learning on JAX. `import msx as ms` ports MindSpore code.
 
-Layers, bottom first (ARCHITECTURE rule 10). A module may import its own
-layer and the ones below it, never one above, not even inside a function;
-a lower layer that must reach a higher one takes a callback or a registry
-entry (capture's recorder in `recording`, backends' context-key checks,
-the backend directory of `passes.registry`, `nn.initializer` for Tensor(init=)).
-`tests/test_layering.py` parses every import; names are packages or modules
-(the longest one that contains a module gives its layer).
+Layers, bottom first (ARCHITECTURE rules 10 and 12). Each numbered line is one sub-layer; a name on it is a
+package or a module (the longest name that contains a module is its unit). A unit imports only units of
+lower lines, never one above and never a peer on its own line, not even inside a function; a lower layer
+that must reach a higher one takes a callback or a registry entry (capture's recorder in `recording`,
+backends' context-key checks, the backend directory of `passes.registry`, `nn.initializer` for
+Tensor(init=), the Cell protocol `cell_protocol` for capture and runtime). `tests/test_layering.py`
+(with `msx/tools/import_graph.py`) judges every import between two units; its few exceptions are listed
+there, each with its reason.
 
-1. errors versions atomic hostevents tensorfile dtype recording fileread sizes ignored_args — no msx imports but errors, atomic
-2. tensor sparse_tensor — Tensor and Parameter over jax arrays (and RowTensor, plain data over Tensors)
-3. compile_cache context random_state parallel communication.management eager — settings, seeds, the mesh; eager dispatch
-4. ops communication.comm_func numpy — the primitive registry and the op families (numpy: mindspore.numpy's)
-5. ir capture.builder runtime.python_guards runtime.guards runtime.sources runtime.iterators — the IR, and the one
-   builder every graph producer uses (with the guards it records)
-6. passes — graph -> graph rewrites (the rule engine)
-7. backends — build and run graphs (XLA, the simulated Ascend)
-8. capture runtime autograd autograd_int dynamic transforms nn communication jit stages graph_hints amp mint experimental dataset mindrecord parallel.optimizer parallel.nn parallel.auto_parallel parallel.api
-   — the front end: capture, the jit runtime, Cells, data
-9. export formats stablehlo_file checkpoint ms_checkpoint mindir viz profiler train boost common tools run compat __main__ — files, tools and training loops
+base
+1. errors — the error family; imports nothing of msx
+2. versions release atomic hostevents dtype recording compat ignored_args — leaf modules
+3. compile_cache runtime.sources runtime.iterators runtime.outcomes — leaves: the compile cache, guard sources, markers
+4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
+tensor
+5. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell
+6. parallel stablehlo_file ms_checkpoint run dynamic_spec sparse_tensor — the parallel settings; Tensor-level file formats; Symbol
+7. context runtime.guards runtime.signature — settings; the guard classes; the call signature
+8. random_state eager — seeds; eager dispatch
+ops
+9. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
+10. numpy communication.comm_func transforms autograd_int parallel.optimizer ir — op families over ops; the IR
+graphs
+11. capture.builder capture.session communication profiler.hlo — the one graph builder; communication's names; HLO text
+12. passes — graph -> graph rewrites (the rule engine)
+13. backends — build and run graphs (XLA, the simulated Ascend)
+nn
+14. autograd — grad, value_and_grad over the builder
+15. nn — Cells, layers, losses, optimizers
+capture and runtime
+16. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
+17. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+18. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
+jit
+19. jit parallel.api — the decorator; mindspore.parallel's names
+20. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
+formats
+21. formats — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints
+22. export — msx.export / msx.load over the registry
+23. viz dataset — the graph viewer; the data pipeline
+tools
+24. train mindrecord common profiler boost — training loops; MindSpore's file and common names; the profiler
+25. tools __main__ — developer tools; the command line
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
+import importlib
 from .communication.management import join_if_launched as _join_if_launched  # noqa: E402
 
 _join_if_launched()  # an msrun worker joins jax's cluster before jax's first computation (jax requires it)
@@ -54,7 +79,7 @@ from .parallel import api as _parallel_api  # noqa: E402  (mindspore.parallel's 
 _parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
-__version__ = "0.1.0"
+from .release import __version__  # noqa: E402,F401
 from . import profiler, viz  # noqa: E402
 from .profiler import Profiler  # noqa: E402
 
@@ -108,7 +133,6 @@ _LAZY = {"dataset": ("msx.dataset", None), "mindrecord": ("msx.mindrecord", None
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'msx' has no attribute {name!r}")
-    import importlib
     module_name, attr = _LAZY[name]
     module = importlib.import_module(module_name)
     value = module if attr is None else getattr(module, attr)

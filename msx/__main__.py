@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 
 from . import compat
 from .errors import LoadError, MsxError
@@ -39,16 +40,10 @@ def inspect(path: str) -> str:
 def view(path: str, node_data: list[str], host: str, port: int | None, open_browser: bool) -> int:
     """Serve `path` (.msxir, a MindSpore .mindir, or a graph JSON from msx.viz.save) in Model Explorer until
     interrupted."""
-    import os
-
-    from .viz import graph_of, save
-    from .viz.server import Viewer, serve
-
     if not os.path.exists(path):
         raise MsxError(f"no such file: {path}", stage="viz")
     model = os.path.abspath(path)
     if not path.endswith((".json", ".msxir")):        # .mindir: msx's reader, shown as its msx graph
-        import tempfile
 
         model = save(graph_of(path), os.path.join(tempfile.mkdtemp(prefix="msx_view_"), "graph.json"))["graph"]
     url = serve([model], [os.path.abspath(p) for p in node_data], host=host, port=port, open_browser=open_browser)

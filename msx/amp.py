@@ -44,6 +44,8 @@ from .nn import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv1dTranspose,
 from .nn.cell import Cell
 from .ops import functional as F
 from .tensor import Parameter, Tensor
+from .nn.wrap import TrainOneStepCell, WithLossCell
+from .nn.wrap_more import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3")
 # MindSpore 2.10's lists, less what has no Cell here (the RNN cells and ops primitives of its white list)
@@ -272,8 +274,6 @@ class FixedLossScaleManager:
     def get_update_cell(self):
         """The Cell `TrainOneStepWithLossScaleCell` takes: a fixed-scale update Cell when overflowing steps are
         dropped, else None (plain scaling, no overflow check)."""
-        from .nn.wrap_more import FixedLossScaleUpdateCell
-
         return FixedLossScaleUpdateCell(self._loss_scale) if self._drop_overflow_update else None
 
 
@@ -295,8 +295,6 @@ class DynamicLossScaleManager:
         return DynamicLossScaler(self._init_loss_scale, self._scale_factor, self._scale_window)
 
     def get_update_cell(self):
-        from .nn.wrap_more import DynamicLossScaleUpdateCell
-
         return DynamicLossScaleUpdateCell(self._init_loss_scale, self._scale_factor, self._scale_window)
 
 
@@ -334,9 +332,6 @@ def build_train_network(network: Cell, optimizer, loss_fn: Cell | None = None, l
     mixed), and a one-step training Cell — `TrainOneStepWithLossScaleCell` with a loss scale manager
     (kwargs `loss_scale_manager`; "O2" defaults to a dynamic one), else `TrainOneStepCell`. kwargs
     `keep_batchnorm_fp32` and `cast_model_type` follow MindSpore; `boost_level` (Ascend boost) must be "O0"."""
-    from .nn.wrap import TrainOneStepCell, WithLossCell
-    from .nn.wrap_more import TrainOneStepWithLossScaleCell
-
     unknown = sorted(set(kwargs) - {"loss_scale_manager", "keep_batchnorm_fp32", "cast_model_type"})
     if unknown:
         raise TypeError(f"build_train_network: unknown keyword argument(s) {unknown}")

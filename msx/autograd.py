@@ -27,6 +27,7 @@ from .ops.primitive import recording
 from .parallel import spmd
 from .parallel.context import get_parallel_mode
 from .tensor import Parameter, Tensor
+from .ops.functional import zeros_like
 
 
 def _positions(grad_position) -> tuple[tuple[int, ...] | None, bool]:
@@ -78,8 +79,6 @@ def _ones_cotangent(x):
 def _zeros_for(x: Tensor) -> Tensor:
     """The gradient of a frozen Parameter; inside a capture it is an op of the graph, not a stray jax value."""
     if recording.recorder is not None:
-        from .ops.functional import zeros_like
-
         return zeros_like(x)
     return Tensor._from(jnp.zeros(x.shape, x._data.dtype))
 

@@ -44,7 +44,9 @@ from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
 from .parallel import optimizer as parallel_optimizer
+from .release import __version__
 from .tensor import Parameter, Tensor
+from .nn.cell import Cell
 
 if TYPE_CHECKING:
     from .nn.cell import Cell
@@ -64,8 +66,6 @@ MINDSPORE_CKPT = "mindspore.ckpt"  # CheckpointFile.writer of a MindSpore protob
 
 
 def _msx_version() -> str:
-    from . import __version__
-
     return __version__
 
 
@@ -246,8 +246,6 @@ def async_ckpt_thread_status() -> bool:
 
 def _collect(save_obj: Any) -> dict[str, tuple[Tensor, bool]]:
     """{name: (tensor, requires_grad)} of everything `save_obj` holds; two objects with one name is an error."""
-    from .nn.cell import Cell
-
     entries: dict[str, tuple[Tensor, bool]] = {}
     items: Iterable = save_obj.items() if isinstance(save_obj, dict) else [save_obj] if isinstance(save_obj, Cell) \
         else save_obj if isinstance(save_obj, (list, tuple)) else None
@@ -506,8 +504,6 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     is loaded. `remove_redundancy=True` (a checkpoint deduplicated across
     ranks) is refused: msx does not redistribute deduplicated slices.
     """
-    from .nn.cell import Cell
-
     if not isinstance(strict_load, bool) or not isinstance(remove_redundancy, bool):
         raise TypeError("load_param_into_net: strict_load and remove_redundancy must be bools")
     if remove_redundancy:

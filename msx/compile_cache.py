@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 
+import jax
+from jax.experimental.compilation_cache import compilation_cache
+
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 
 
@@ -23,9 +26,6 @@ def cache_folder(path: str) -> str:
 
 def configure(enabled: bool, path: str) -> str | None:
     """Switch jax's persistent cache to `path`'s rank folder (or off); returns the folder in use."""
-    import jax
-    from jax.experimental.compilation_cache import compilation_cache
-
     compilation_cache.reset_cache()   # jax opens its cache once: a new folder (or off) needs a fresh start
     if not enabled:
         jax.config.update("jax_enable_compilation_cache", False)

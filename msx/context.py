@@ -1,11 +1,16 @@
 """Global context (MindSpore's `set_context`/`get_context`) and the seeded RNG state."""
 from __future__ import annotations
 
+import secrets
 import warnings
 from typing import Any, Callable
 
+import jax
+import numpy as np
+
 from . import compile_cache
 from .errors import ContextError
+from .tensor import PARAMETER_LOCK, Parameter
 
 PYNATIVE_MODE = 1
 GRAPH_MODE = 0
@@ -40,8 +45,6 @@ _DEFAULTS: dict[str, Any] = {
 
 def _default_target() -> str:
     """The device_target of a fresh process: what jax runs on here (a GPU machine gets "GPU", not "CPU")."""
-    import jax
-
     return {"gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}.get(jax.default_backend(), "CPU")
 
 
@@ -132,8 +135,6 @@ def _apply_mindspore_key(key: str, value: Any) -> None:
 def _device_for(target: str, device_id: int):
     """The jax device `device_id` picks for eager ops on `target`'s platform, or None where there is none to
     pick (no such platform here, or CPU, where MindSpore too ignores device_id beyond the one CPU device)."""
-    import jax
-
     platform = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}.get(target)
     if platform is None:
         return None
@@ -176,8 +177,6 @@ def set_context(**kwargs: Any) -> None:
         if key in _MINDSPORE_KEYS:
             _apply_mindspore_key(key, value)
     if device is not None:
-        import jax
-
         jax.config.update("jax_default_device", device)
 
 
@@ -198,7 +197,6 @@ def set_seed(seed: int) -> None:
     global _seed, _rng_state
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ContextError(f"set_seed: seed must be a non-negative int, got {seed!r}")
-    import numpy as np
 
     _seed = seed
     np.random.seed(seed)
@@ -214,8 +212,6 @@ def get_seed() -> int | None:
 
 
 def _key_data(seed: int):
-    import jax
-
     with jax.ensure_compile_time_eval():  # a concrete key even when first asked for inside a capture's trace
         return jax.random.key_data(jax.random.key(seed))
 
@@ -224,9 +220,6 @@ def rng_state():
     """The Parameter that holds msx's global PRNG key (state like any other Parameter)."""
     global _rng_state
     if _rng_state is None:
-        import secrets
-        from .tensor import PARAMETER_LOCK, Parameter
-
         with PARAMETER_LOCK:  # two threads asking first make one state, not two
             if _rng_state is None:
                 seed = _seed if _seed is not None else secrets.randbits(31)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass
+import sys
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,6 @@ def _interpreted_loc(interpreted) -> SourceLoc | None:
 
 def user_loc(skip_msx: bool = True) -> SourceLoc | None:
     """The innermost stack frame outside msx (the user's line), with its column span."""
-    import sys
-
     frame = sys._getframe(1)
     while frame is not None and skip_msx and _internal(frame.f_code.co_filename):
         interpreted = SOURCE_FRAMES.get(frame.f_code)

@@ -11,6 +11,8 @@ import warnings
 from typing import Any, Callable
 
 from .tensor import Tensor
+from .nn import Cell
+from .jit import jit
 
 STRICT, COMPATIBLE, LAX = 0, 1, 2  # MindSpore's jit_syntax_level values
 
@@ -19,7 +21,6 @@ def jit_class(cls: type) -> type:
     """Mark a class as usable inside jit. Every class is usable inside msx's jit; this checks and returns it."""
     if not isinstance(cls, type):
         raise TypeError(f"jit_class: expected a class, got {type(cls).__name__}")
-    from .nn import Cell
 
     if issubclass(cls, Cell):
         raise TypeError(f"jit_class: {cls.__name__} is a Cell; Cells need no jit_class decoration")
@@ -76,6 +77,5 @@ def ms_function(fn: Callable | None = None, input_signature=None, hash_args=None
                   stacklevel=2)
     if input_signature is not None or hash_args is not None or jit_config is not None:
         raise TypeError("ms_function: input_signature, hash_args and jit_config are not supported; use msx.jit")
-    from .jit import jit
 
     return jit if fn is None else jit(fn)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from typing import Iterator
+import jax
 
 ACTIVE = False
 EVENTS: list[tuple[str, str, int, int]] = []
@@ -20,8 +21,6 @@ _NOTHING = contextlib.nullcontext()
 
 @contextlib.contextmanager
 def _recorded(kind: str, name: str) -> Iterator[None]:
-    import jax
-
     start = time.perf_counter_ns()
     try:
         with jax.profiler.TraceAnnotation(f"{kind}:{name}"):

@@ -14,27 +14,29 @@ identity and training flag). Every recompilation records why.
 from __future__ import annotations
 
 import functools
-import os
+from collections import Counter
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import jax
 
-from . import context, hostevents
-from .backends import BackendBase, get_backend
+from . import hostevents
+from .backends import get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
+from .capture.explain import ExplainedEntry, ExplainReport
 from .errors import CaptureError, CaptureFallback, ContextError
 from .ir.graph import Graph
+from .nn import cell_config
+from .nn.cell import Cell
 from .ops.primitive import recording
 from .eager import tape as eager_tape
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
-from .passes import pass_views
 from .runtime.cache import MISS, EntryCache
-from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered, save_stage
+from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered
+from .runtime.pipeline import Pipeline, check_backend_options
 from .runtime.signature import Signature, describe_change, is_leaf
-from .stages import run_pipeline
 from .parallel import spmd
 from .parallel.context import get_parallel_mode as context_parallel_mode
 from .tensor import PARAMETER_LOCK, Parameter, Tensor
@@ -76,7 +78,7 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
         get_backend(backend)  # an unknown name or an absent device fails now, listing the available backends
     backend_options = {k: v for k, v in options.items() if k not in _OPTIONS}
     if backend_options:
-        _check_backend_options(get_backend(backend), backend_options)
+        check_backend_options(get_backend(backend), backend_options, _OPTIONS)
     disable = options.get("disable_passes", ())
     disable = (disable,) if isinstance(disable, str) else disable
     if not isinstance(disable, (list, tuple)) or not all(isinstance(n, str) for n in disable):
@@ -84,15 +86,6 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
                          f"see msx.passes.list_passes()")
     return JitConfig(capture_mode, jit_level, dynamic, fullgraph, backend, tuple(disable),
                      tuple(sorted(backend_options.items())))
-
-
-def _check_backend_options(backend: BackendBase, options: dict) -> None:
-    """Options that are not jit's own belong to the backend (e.g. the simulated Ascend's precision_mode)."""
-    unknown = sorted(set(options) - set(backend.options))
-    if unknown:
-        raise ValueError(f"jit: unknown option(s) {unknown}; valid options: {list(_OPTIONS) + list(backend.options)} "
-                         f"(backend {backend.name!r})")
-    backend.check_options(options)
 
 
 def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
@@ -104,21 +97,6 @@ def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_leve
         return JitFunction(fn, config)
 
     return wrap if function is None else wrap(function)
-
-
-def _save_graph_view(text_dump: str | None, stage: str, graph: Graph) -> None:
-    """`set_context(save_graphs=3)`: also write the stage as a Model Explorer graph beside its text dump
-    (`0003_step_captured.ir` -> `0003_step_captured.json`; docs/viz.md)."""
-    if context.get_context("save_graphs") != 3 or text_dump is None:
-        return
-    from .errors import VizUnavailableError
-    from .viz import save_stage as save_view  # viz sits above jit: imported only when asked for
-
-    try:
-        save_view(os.path.dirname(text_dump), os.path.splitext(os.path.basename(text_dump))[0], graph, stage)
-    except VizUnavailableError as exc:
-        warnings.warn(f"msx.jit: save_graphs=3 writes Model Explorer graphs, which needs msx[viz]: {exc}",
-                      stacklevel=4)
 
 
 def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
@@ -149,8 +127,6 @@ class JitFunction:
     __msx_jit__ = True  # how capture modes recognise a jitted function to inline (they never import jit)
 
     def __init__(self, fn: Callable, config: JitConfig) -> None:
-        from .nn.cell import Cell
-
         self.fn = fn
         self.config = config
         self.cell = fn if isinstance(fn, Cell) else None
@@ -159,22 +135,26 @@ class JitFunction:
             functools.update_wrapper(self, fn)
         self.entries = EntryCache()
         self._last: Signature | None = None
-        self.recompile_reasons: list[str] = []
-        self.captures = 0
-        self.compiles = 0
-        self.hits = 0
-        self.pass_runs = 0       # pass-pipeline runs
-        self.xla_compiles = 0    # backend compiles, one per concrete shape of a symbolic graph too
-        self.log: list[tuple[str, str]] = []  # (what ran: capture | xla_compile | static, why)
+        # the stages after capture and the counters, shared with the bytecode runner and msx.dynamic
+        self.pipeline = Pipeline(fn, self.__name__, config, _OPTIONS)
+        self.stats = self.pipeline.stats
         self._dynamic = None     # msx.dynamic.DynamicShapes under dynamic=1 or enable_dynamic
-        self._warned = False
         runner = CAPTURE_RUNNERS.get(config.capture_mode)
-        self._runner = runner(self) if runner is not None else None  # a mode with its own cache (bytecode)
+        self._runner = runner(self.pipeline) if runner is not None else None  # a mode with its own cache (bytecode)
         spec = spec_of(fn)
         if spec is not None or (config.dynamic and self._runner is None):
             self.set_dynamic_spec(spec)
         elif config.dynamic:  # bytecode: its guards key graphs on shapes, so a new batch size is a new entry
             self.log.append(("static", "dynamic=1 with capture_mode='bytecode': one guarded graph per shape"))
+
+    # the counters `cache_info()` reports (the pipeline's: every cache of this function adds to them)
+    captures = property(lambda self: self.stats.captures)
+    compiles = property(lambda self: self.stats.compiles)
+    hits = property(lambda self: self.stats.hits)
+    pass_runs = property(lambda self: self.stats.pass_runs)
+    xla_compiles = property(lambda self: self.stats.xla_compiles)
+    log = property(lambda self: self.stats.log)
+    recompile_reasons = property(lambda self: self.stats.recompile_reasons)
 
     def __get__(self, obj, objtype=None):
         """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""
@@ -188,7 +168,7 @@ class JitFunction:
         if hot is not None and not kwargs and recording.recorder is None:
             out = hot(args, self.cell)  # a call like the last hit: no signature to build
             if out is not UNCHECKED and out is not INLINE:
-                self.hits += 1
+                self.stats.hits += 1
                 return out
         if recording.recorder is not None:  # inside another capture: inline
             converter = recording.converter
@@ -202,7 +182,7 @@ class JitFunction:
         if out is EAGER:
             return self.fn(*sig.args, **sig.kwargs)
         if out is not MISS:
-            self.hits += 1
+            self.stats.hits += 1
             return out
         if reason is None:  # a signature never seen
             reason = describe_change(self._last, sig) if self._last is not None else None
@@ -241,14 +221,10 @@ class JitFunction:
                           f"capture_mode='ast' to make it graph control flow", stacklevel=3)
             return result
         self.log.append(("capture", reason or "first call"))
-        lowered = self._lower(captured, sig)
-        compiled = lowered.compile()
+        compiled = self.pipeline.compile(captured, sig, f"static shapes {[list(t._data.shape) for t in sig.tensors]}")
         self.add_entry(sig.key, compiled)
-        self.compiles += 1
-        self.xla_compiles += 1
-        self.log.append(("xla_compile", f"static shapes {[list(t._data.shape) for t in sig.tensors]}"))
         if reason is not None:
-            self._note_recompile(reason)
+            self.pipeline.note_recompile(reason)
         self._last = sig
         if result is not NOT_RUN and (not compiled.backend.reproduces_eager or eager_tape.active()):
             # (under the eager autograd tape the capture run's answer is off the tape: the graph's call is a node)
@@ -260,18 +236,9 @@ class JitFunction:
                 raise CaptureError(f"{self.__name__}: the graph just compiled cannot run this call: {compiled.failure}")
         return result
 
-    def _note_recompile(self, reason: str) -> None:
-        self.recompile_reasons.append(reason)
-        limit = context.get_context("recompile_warn_limit")
-        if len(self.recompile_reasons) >= limit and not self._warned:
-            self._warned = True
-            shown = "\n  ".join(self.recompile_reasons[-limit:])
-            warnings.warn(f"msx.jit: {self.__name__} was recompiled {len(self.recompile_reasons)} times; reasons:\n  "
-                          f"{shown}", stacklevel=3)
-
     # ------------------------------------------------------------ stages
     def _capture(self, sig: Signature) -> tuple[Captured, Any]:
-        self.captures += 1
+        self.stats.captures += 1
         with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
             args, kwargs = _global_view(sig, self.config.capture_mode) if spmd.global_batch() else \
                 (sig.args, sig.kwargs)
@@ -304,24 +271,6 @@ class JitFunction:
                                    f"(ast) so it is graph control flow, with no host read per call"))
         return captured, NOT_RUN
 
-    def _lower(self, captured: Captured, sig: Signature) -> Lowered:
-        keep = tuple(g.var for g in captured.guards)
-        _save_graph_view(save_stage(self.__name__, "captured", str(captured.graph)), "captured", captured.graph)
-        backend = get_backend(self.config.backend)
-        options = dict(self.config.backend_options)
-        if options:
-            _check_backend_options(backend, options)  # "ms_backend" resolves now, by device_target
-        self.pass_runs += 1
-        result, config = run_pipeline(captured.graph, backend, self.config.jit_level, keep=keep,
-                                      disable_passes=self.config.disable_passes, donate=not captured.guards,
-                                      fullgraph=self.config.fullgraph, options=options)
-        graph = result.graph
-        if context.get_context("save_graphs"):
-            for stage, ext, text in pass_views(result.records):
-                save_stage(self.__name__, stage, text, ext)
-        _save_graph_view(save_stage(self.__name__, "optimised", str(graph)), "optimised", graph)
-        return Lowered(captured, graph, backend, config, sig, self.__name__, result.records)
-
     def capture(self, *args, **kwargs) -> Graph:
         """The captured Graph for these arguments; Parameters written while capturing are restored."""
         return self.captured(*args, **kwargs).graph
@@ -337,15 +286,32 @@ class JitFunction:
         sig = Signature(args, kwargs, self.cell)
         captured, _ = self._capture(sig)
         captured.restore()
-        return self._lower(captured, sig)
+        return self.pipeline.lower(captured, sig)
 
-    def explain(self, *args, **kwargs):
+    def explain(self, *args, **kwargs) -> ExplainReport:
         """Run this call and report what jit did: graphs, graph breaks (reason, line, suggestion), the guards of
-        each cache entry, recompilations (capture_mode="bytecode")."""
-        if self._runner is None:
-            raise ValueError(f"jit: explain() reports graph breaks and guards of capture_mode='bytecode'; "
-                             f"{self.__name__} uses capture_mode={self.config.capture_mode!r}")
-        return self._runner.explain(args, kwargs)
+        each cache entry, recompilations — in every capture mode (ast and trace have one entry, no breaks)."""
+        if self._runner is not None:
+            return self._runner.explain(args, kwargs)
+        n_before = len(self.recompile_reasons)
+        result = self(*args, **kwargs)
+        sig = Signature(args, kwargs, self.cell)
+        return ExplainReport.of_entries(self.__name__, self.config.capture_mode, [self._explained(sig)],
+                                        self.recompile_reasons, n_before, result)
+
+    def _explained(self, sig: Signature) -> ExplainedEntry:
+        """The cache entry that serves `sig`, in explain()'s words."""
+        where = f"the start of {self.__name__}"
+        entry = self.entries.serving(sig)
+        if entry is EAGER or entry is None:  # (None: a call under a jax transform or inside a capture)
+            return ExplainedEntry(where, None, [], None, "this signature runs eagerly (see the warning it gave)")
+        shapes = ", ".join(f"{t.dtype}{list(t.shape)}" for t in sig.tensors) or "no Tensors"
+        guards = [f"the call's Tensor arguments are {shapes}   [the signature]"]
+        said = Counter(f"{g.describe()}   [{g.origin()}]" for g in list(entry.guards) + list(entry.state.guards))
+        guards += [text if n == 1 else f"{text} (x{n})" for text, n in said.items()]
+        guards += [f"Cell {c.path}: training flag, sub-Cells, Parameters and attributes unchanged   [read by the "
+                   f"capture]" for c in entry.state.cells]
+        return ExplainedEntry(where, entry.lowered.captured.graph, guards, None, None)
 
     def cache_info(self) -> dict:
         entries = len(self.entries) if self._runner is None else self._runner.entry_count()
@@ -359,3 +325,6 @@ class JitFunction:
 
 
 __all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]
+
+
+cell_config.register_jit(jit)  # GRAPH_MODE Cells and Cell.compile compile through jit

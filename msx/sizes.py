@@ -12,6 +12,7 @@ import os
 import re
 from typing import Any, Callable
 
+import jax
 import numpy as np
 
 from .errors import OpError, OpMemoryError
@@ -27,8 +28,6 @@ def _gib(n: int) -> str:
 def device_memory(platform: str = "cpu") -> int:
     """Bytes one buffer may take on `platform`: the device's memory limit, or the host's RAM for CPU."""
     if platform != "cpu":
-        import jax
-
         try:
             stats = jax.local_devices(backend=platform)[0].memory_stats() or {}
             if stats.get("bytes_limit"):

@@ -29,6 +29,7 @@ import signal
 import struct
 import subprocess
 import sys
+import jax
 
 from .atomic import write_atomic
 from .errors import BadMagicError, ChecksumError, FormatVersionError, MalformedFileError, TruncatedFileError
@@ -93,8 +94,6 @@ def read_payload(path: str) -> bytes:
 
 def load_stablehlo(path: str):
     """The `jax.export.Exported` in a sealed STABLEHLO file, after checking its trailer and checksum."""
-    import jax
-
     payload = read_payload(path)
     try:
         return jax.export.deserialize(bytearray(payload))

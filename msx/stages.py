@@ -20,14 +20,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .backends import BackendBase, BuildConfig, get_backend
+from .backends import BackendBase, get_backend
 from .capture.builder import Captured
 from .errors import VerifyError
 from .ir.graph import Graph
 from .ir.symbolic import is_symbolic
 from .ir.verifier import verify
-from .passes.manager import Optimised, optimise
 from .runtime.compiled import Lowered
+from .runtime.pipeline import run_pipeline
 from .runtime.signature import Signature
 from .tensor import Parameter, Tensor
 
@@ -59,20 +59,6 @@ def optimize(graph: Graph | Captured, *, params: Any = None, backend: str | Back
     bound_captured = Captured(out, [by_name[v.name] for v in out.params], updated, [], tree,
                               [p._data for p in updated])
     return Lowered(bound_captured, out, b, config, _signature(graph), name or graph.name, result.records)
-
-
-def run_pipeline(graph: Graph, backend: BackendBase, jit_level: str, *, keep: tuple = (),
-                 disable_passes: Iterable[str] | None = None, donate: bool = True, fullgraph: bool = False,
-                 options: dict | None = None) -> tuple[Optimised, BuildConfig]:
-    """The optimise stage and the build configuration its result implies — one place for `jit` (a captured
-    graph, `keep`: its guard values) and `optimize` (a graph you hold): the Parameters the optimised graph
-    writes are `rw_params` (donated when `donate`), the kept values its `extra_outputs`."""
-    result = optimise(graph, jit_level, keep, backend, disable_passes)
-    written = {name for name, _ in result.graph.updates}
-    rw = tuple(i for i, v in enumerate(result.graph.params) if v.name in written)
-    config = BuildConfig(rw_params=rw, donate=donate, extra_outputs=tuple(result.keep), jit_level=jit_level,
-                         fullgraph=fullgraph, options=dict(options or {}))
-    return result, config
 
 
 def _bind_params(graph: Graph, params: Any) -> list[Parameter]:

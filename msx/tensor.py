@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtype as mstype
 from . import versions
+from .errors import CaptureError
 from .recording import recording
 from .sizes import check_size
 
@@ -214,8 +215,6 @@ class Tensor:
         if recording.recorder is not None:
             recording.recorder.on_concrete(self, what)
         if isinstance(self._data, jax.core.Tracer):
-            from .errors import CaptureError
-
             raise CaptureError(f"{what} needs a concrete value, but this Tensor is abstract here "
                                f"(inside grad/jit); shape {self.shape}, dtype {self.dtype}")
         return self._data

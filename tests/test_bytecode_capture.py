@@ -498,9 +498,9 @@ def test_explain_reports_graphs_breaks_guards_and_recompilations():
     assert report.result[0] is not None
 
 
-def test_explain_needs_bytecode_mode():
-    with pytest.raises(ValueError, match="capture_mode='bytecode'"):
-        msx.jit(lambda x: x, capture_mode="trace").explain(_t(2))
+def test_explain_works_in_trace_mode_too():  # (issue 29: explain() in every mode; tests/test_explain_modes.py)
+    report = msx.jit(lambda x: x * 2, capture_mode="trace").explain(_t(2))
+    assert report.graph_count == 1 and report.break_count == 0 and "capture_mode='trace'" in str(report)
 
 
 # ---------------------------------------------------------------- the Python glue interpreter

@@ -35,53 +35,38 @@ Guards (what a cache entry assumed) are `msx.runtime.guards`, one class per kind
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
-NOT_RUN = object()
-
-CAPTURE_MODES: dict[str, Callable[..., tuple[Any, Any]]] = {}
-CAPTURE_RUNNERS: dict[str, Callable[[Any], Any]] = {}
-CAPTURE_CHECKS: dict[str, Callable[[], None]] = {}
+from .modes import (CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN,  # noqa: F401  (the package's names)
+                    register_capture_mode)
 
 
-def register_capture_mode(name: str, capture: Callable[..., tuple[Any, Any]],
-                          runner: Callable[[Any], Any] | None = None, check: Callable[[], None] | None = None) -> None:
-    """`runner(jit_function)` (optional): for a mode that keeps its own cache (guards, graph breaks), the object
-    whose `runner(args, kwargs)` runs each call; `check()` (optional): raises when the mode cannot work here
-    (`jit()` calls it)."""
-    CAPTURE_MODES[name] = capture
-    if runner is not None:
-        CAPTURE_RUNNERS[name] = runner
-    if check is not None:
-        CAPTURE_CHECKS[name] = check
-
-
+# The modes load at first use: `capture.builder` and `capture.session`, which layers below nn import, live
+# in this package, and every import of them runs this file; the modes stand on nn (docs/architecture.md).
 def _trace(fn, args, kwargs, name, config):
-    from .trace import capture_trace
+    from .trace import capture_trace  # at first use: see above
 
     return capture_trace(fn, args, kwargs, name)
 
 
 def _ast(fn, args, kwargs, name, config):
-    from .ast_capture import capture_ast
+    from .ast_capture import capture_ast  # at first use: see above
 
     return capture_ast(fn, args, kwargs, name, config)
 
 
 def _bytecode(fn, args, kwargs, name, config):
-    from .bytecode import capture_bytecode
+    from .bytecode import capture_bytecode  # at first use: see above
 
     return capture_bytecode(fn, args, kwargs, name, config)
 
 
-def _bytecode_runner(jit_function):
-    from .bytecode import make_runner
+def _bytecode_runner(pipeline):
+    from .bytecode import make_runner  # at first use: see above
 
-    return make_runner(jit_function)
+    return make_runner(pipeline)
 
 
 def _bytecode_check():
-    from .bytecode import check_python
+    from .bytecode import check_python  # at first use: see above
 
     check_python()
 

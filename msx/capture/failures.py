@@ -15,6 +15,7 @@ import jax
 
 from ..errors import CaptureError, CaptureFallback, MsxError, SourceLoc
 from .user_code import raising_user_loc
+from .. import context
 
 AST_STAGE = "capture: ast"
 BYTECODE_STAGE = "capture: bytecode"
@@ -25,8 +26,6 @@ def call_depth_limit() -> int:
     """How deep interpreted calls may nest: `set_context(max_call_depth=N)`, at most `MAX_CALL_DEPTH` (each
     interpreted call costs many Python frames, so deeper would overflow the interpreter's own stack;
     MindSpore's default of 1000 therefore means 64 here)."""
-    from .. import context
-
     return min(context.get_context("max_call_depth"), MAX_CALL_DEPTH)
 
 # jax's errors for a traced value used where Python needs a concrete one

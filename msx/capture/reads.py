@@ -16,6 +16,7 @@ import sys
 import types
 from typing import Any, Iterator
 
+from ..cell_protocol import CellProtocol
 from ..ops.primitive import recording
 from ..runtime.guards import SCALARS
 from ..runtime.sources import Attr, CellContents, GlobalVar, Item, Pinned
@@ -25,12 +26,6 @@ from .user_code import is_user_file
 
 def _builder() -> Any:
     return recording.recorder
-
-
-def _cell_type() -> type:
-    from ..nn.cell import Cell
-
-    return Cell
 
 
 def is_user_module(module: types.ModuleType) -> bool:
@@ -108,7 +103,7 @@ def note_attribute(obj: Any, name: str, value: Any) -> None:
     builder = _builder()
     if builder is None:
         return
-    if isinstance(obj, _cell_type()):
+    if isinstance(obj, CellProtocol):
         builder.on_cell(obj)
     elif is_guarded_attribute(obj, name):
         builder.note_read(Attr(Pinned(obj, _describe(obj)), name), value)
@@ -122,7 +117,7 @@ def note_function(fn: types.FunctionType) -> None:
 
 
 def _note_value(builder: Any, value: Any, name: str) -> None:
-    if isinstance(value, _cell_type()):
+    if isinstance(value, CellProtocol):
         builder.on_cell(value)
 
 
@@ -203,13 +198,13 @@ def _runs_user_code(frame: types.FrameType) -> bool:
 def _leaves(tree: Any) -> list:
     import jax  # noqa: PLC0415 - trace capture only; keeps this module importable without jax's tree utils loaded
 
-    return jax.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, (Tensor, _cell_type())))
+    return jax.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, (Tensor, CellProtocol)))
 
 
 def _read_attributes(reads: Any, roots: list, names: set[str]) -> None:
     """Report the attributes named in the user's code of every object the roots reach (a config object's
     `scale`, a Cell's `cfg.dropout`, a list of config objects' items), as source capture reports each read."""
-    cell_type = _cell_type()
+    cell_type = CellProtocol
     whole = bool(names & _WHOLE)
     todo = [(source, value, 0) for source, value in roots]
     visited: set[int] = set()

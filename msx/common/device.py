@@ -14,9 +14,11 @@ from typing import Any
 
 import jax
 import numpy as np
+import gc
 
 from .. import context
 from ..tensor import Tensor
+from ..release import __version__
 
 DeviceInfo = namedtuple("DeviceInfo", ["device_target", "device_id"])
 
@@ -126,8 +128,6 @@ def memory_summary() -> str:
 def empty_cache() -> None:
     """Release cached memory: XLA frees an array's buffer when the array dies, so this drops jax's compiled
     caches' constants by collecting garbage; the allocator keeps no separate cache to empty."""
-    import gc
-
     gc.collect()
 
 
@@ -154,8 +154,6 @@ def set_cpu_affinity(enable_affinity: bool, affinity_cpu_list=None, module_to_cp
 
 def run_check() -> None:
     """Check the install by multiplying two tensors on the current device (MindSpore's message)."""
-    from .. import __version__
-
     print("msx version: ", __version__)
     a = Tensor(np.ones((3, 3), np.float32))
     out = (a * a).asnumpy()

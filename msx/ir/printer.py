@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import _SHORT, Const, Graph, Node, Var
+from .graph import _SHORT, Const, Graph, Node, Var, register_format
 
 SHOWN = 4  # constant arrays up to this many elements print their values by default
 
@@ -173,3 +173,6 @@ def format_graph(graph: Graph, _seen: set | None = None, *, full_constants: bool
                 lines.append("")
                 lines.append(format_graph(sub, seen, full_constants=full_constants, _names=graph_names))
     return "\n".join(lines)
+
+
+register_format(format_graph)  # str(graph) prints through format_graph

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
+import jax
 
 from ..errors import OpError
 
@@ -67,8 +68,6 @@ _SCOPE = None
 def _scope():
     global _SCOPE
     if _SCOPE is None:
-        import jax
-
         _SCOPE = jax.export.SymbolicScope()
     return _SCOPE
 
@@ -86,7 +85,6 @@ def jax_shape(shape: Iterable) -> tuple:
     shape = tuple(shape)
     if not is_symbolic(shape):
         return shape
-    import jax
 
     spec = ", ".join(str(d) for d in shape)
     try:

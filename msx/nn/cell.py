@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from .. import dtype as mstype
 from .. import versions
+from ..cell_protocol import CellProtocol
 from ..context import GRAPH_MODE, get_context
 from ..errors import CaptureError
 from ..ops.primitive import recording
@@ -21,7 +22,7 @@ from .cell_state import StateMixin
 from ..tensor import ParameterTuple  # noqa: F401  (nn.ParameterTuple is msx.ParameterTuple)
 
 
-class Cell(HookMixin, StateMixin, ConfigMixin):
+class Cell(CellProtocol, HookMixin, StateMixin, ConfigMixin):
     """Base class of all layers and networks; subclasses define `construct`.
 
     Assigning a Parameter or a Cell to an attribute registers it; parameter
@@ -336,8 +337,6 @@ def cell_scope(cell: Cell) -> Iterator[None]:
 
 
 def _in_graph() -> bool:
-    from ..ops.primitive import recording
-
     return recording.recorder is not None
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import warnings
 from typing import TYPE_CHECKING, Mapping
+import inspect
+import jax.numpy as jnp
 
 from .. import dtype as mstype
 from .. import versions
+from ..dynamic_spec import make_spec
 from ..tensor import Tensor
+from ..context import get_context
 
 if TYPE_CHECKING:
     from .cell import Cell
@@ -20,10 +24,6 @@ class ConfigMixin:
         """Declare the inputs the graph is compiled for; `Tensor(shape=[None, 3], dtype=...)` marks dynamic
         dims, so `jit`/GRAPH_MODE compiles one dynamic-shape graph (as `msx.enable_dynamic`). Positional
         inputs are all of construct's inputs (full mode); keyword inputs name some of them (incremental)."""
-        import inspect
-
-        from ..dynamic import make_spec
-
         if inputs and kwargs:
             raise ValueError(f"{self.cls_name}.set_inputs: give positional inputs or keyword inputs, not both")
         names = [n for n, p in inspect.signature(self.construct).parameters.items()
@@ -124,11 +124,8 @@ class ConfigMixin:
     def to_empty(self, *, device=None, recurse: bool = True) -> "Cell":
         """Give every Parameter fresh storage of its shape and dtype without copying values (torch's meaning:
         the contents are unspecified — here zeros); `device` must be the current target."""
-        from ..context import get_context
-
         if device is not None and device != get_context("device_target"):
             raise ValueError(f"{self.cls_name}.to_empty: device {device!r} is not the current device_target")
-        import jax.numpy as jnp
 
         for p in self.get_parameters(expand=recurse):
             p.set_data(Tensor._from(jnp.zeros(p.shape, p._data.dtype)))
@@ -217,8 +214,6 @@ class ConfigMixin:
         """Cast floating Parameters and buffers to a dtype: `to(dtype)`, `to(device=None, dtype=None)` or
         `to(tensor)` (its dtype). msx arrays live on the device of `set_context(device_target=...)`; a device
         other than the current target is refused."""
-        from ..context import get_context
-
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
         if kwargs:
@@ -265,16 +260,24 @@ def _path_cells(root, path: str) -> list:
     return out
 
 
+# `msx.jit`, handed over by msx.jit at its import: jit sits above nn (it compiles Cells), so nn takes it as a
+# registration instead of importing it (ARCHITECTURE rule 10)
+_JIT: list = []
+
+
+def register_jit(jit) -> None:
+    """Called once by `msx.jit`: the decorator GRAPH_MODE Cells and `Cell.compile` compile with."""
+    _JIT[:] = [jit]
+
+
 def _graph_entry(cell: Cell):
     """The Cell's cached `jit` entry, with jit's default capture mode ("ast", MindSpore's: `construct` is
     captured from its source) and the jit_level of `set_jit_config`; dynamic dims of `set_inputs` are read
     by jit from the Cell."""
-    from ..jit import jit
-
     if cell._jit_cache is None:
         level = cell._jit_config_dict.get("jit_level")  # "" (JitConfig's default): jit's own default
         options = {"jit_level": level} if level else {}
-        object.__setattr__(cell, "_jit_cache", jit(cell, **options))
+        object.__setattr__(cell, "_jit_cache", _JIT[0](cell, **options))
     return cell._jit_cache
 
 

@@ -36,13 +36,14 @@ from .dce import DeadCodeElimination
 from .fold import ConstantFolding
 from .fusion import ElementwiseFusion
 from .inline import Inline
-from .registry import all_registered, registered_passes, resolve_backend
+from .registry import all_registered, registered_passes, reserve_builtin_names, resolve_backend
 from .simplify import AlgebraicSimplification
 
 BUILTIN: dict[str, Pass] = {p.name: p for p in (Inline(), ConstantFolding(), AlgebraicSimplification(),
                                                    CommonSubexpressionElimination(), DeadCodeElimination(),
                                                    ElementwiseFusion())}
 BUILTIN_NAMES = frozenset(BUILTIN)
+reserve_builtin_names(BUILTIN_NAMES)
 FRONTEND = {"O0": ("dce",), "O1": ("inline", "constant_fold", "simplify", "cse", "dce")}
 FUSION = {"O0": (), "O1": ("fuse_elementwise",)}
 

@@ -45,6 +45,15 @@ _order = itertools.count()
 _directory: dict[str, Callable] = {}
 
 
+# the built-in passes' names, handed over by passes.manager (which imports this registry) as it defines them
+_BUILTIN_NAMES: set[str] = set()
+
+
+def reserve_builtin_names(names) -> None:
+    """Called by passes.manager: names no custom pass may take."""
+    _BUILTIN_NAMES.update(names)
+
+
 def set_backend_directory(get: Callable[[str | None], Any], names: Callable[[], list[str]]) -> None:
     """Called by `msx.backends`: `get(name)` returns a backend (None or "ms_backend": the one for
     device_target), `names()` every registered name."""
@@ -81,9 +90,7 @@ def register_custom_pass(pass_, backend: str = ALL, stage: str = "frontend", pri
         if reg.pass_.name == p.name:
             raise ValueError(f"register_custom_pass: another pass is already registered as {p.name!r}; names must be "
                              f"unique (they are how passes are listed and disabled)")
-    from .manager import BUILTIN_NAMES
-
-    if p.name in BUILTIN_NAMES:
+    if p.name in _BUILTIN_NAMES:
         raise ValueError(f"register_custom_pass: {p.name!r} is the name of a built-in pass; give the pass another "
                          f"name")
     _REGISTERED.append(Registration(p, backend, stage, priority, next(_order)))

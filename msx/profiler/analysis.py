@@ -18,7 +18,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..atomic import write_atomic
+from ..backends.xla import BUILT, module_name
 from ..ir.graph import Graph, Node
+from ..viz.overlays import Overlay
 from .hlo import HloMap, Site
 from .trace import OpEvent
 
@@ -50,8 +52,6 @@ class NodeTime:
 
 
 def _module_maps() -> dict[str, list[tuple[Any, HloMap | None]]]:
-    from ..backends.xla import BUILT, module_name
-
     maps: dict[str, list] = {}
     for ref in BUILT:
         handle = ref()
@@ -111,8 +111,6 @@ class ProfileResult:
 
     def overlay(self, name: str | None = None):
         """Measured time per node of `graph(name)` as a graph-view overlay (`msx.viz.save(result.graph(), ...)`)."""
-        from ..viz.overlays import Overlay
-
         graph = self.graph(name)
         values: dict[Node, float] = {}
         for r in self.rows:

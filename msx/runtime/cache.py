@@ -54,6 +54,13 @@ class EntryCache:
             return MISS, compiled.failure
         return MISS, (entries[-1].state.change() if entries else None) or "new signature"
 
+    def serving(self, sig: Signature) -> Compiled | object | None:
+        """The entry `lookup` would run for `sig` now (the newest whose state holds), `EAGER`, or None."""
+        entries = self._entries.get(sig.key)
+        if entries is None or entries is EAGER:
+            return entries
+        return next((c for c in entries if c.state.holds()), None)
+
     def _remember(self, sig: Signature, compiled: Compiled) -> None:
         """Make `compiled` the hot entry when its key is the plain one (Tensor arguments only, none twice)."""
         if self.hot is not None and self._hot_entry is compiled:

@@ -25,6 +25,7 @@ from ..errors import BackendError, CaptureError, MsxError
 from ..ir.graph import Const, Graph
 from ..tensor import PARAMETER_LOCK, Tensor
 from . import hot_call
+from .outcomes import EAGER, INLINE, UNCHECKED  # noqa: F401  (jit and the caches read them here too)
 from .signature import Signature, describe_change
 _save_counter = itertools.count()
 
@@ -77,11 +78,6 @@ class Lowered:
 
     def __str__(self) -> str:
         return str(self.graph)
-
-
-INLINE = object()  # run() could not use the executable: call the Python function instead
-EAGER = object()   # cache marker: this signature could not be captured and runs eagerly
-UNCHECKED = object()  # _run(unchecked=True): the executable refused the arguments (nothing ran): check them first
 
 
 class Compiled:

@@ -12,15 +12,13 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from ..cell_protocol import CellProtocol
 from ..tensor import Parameter, PendingTensor, Tensor
-_Cell: type | None = None
 
 
 def is_leaf(x) -> bool:
-    global _Cell
-    if _Cell is None:
-        from ..nn.cell import Cell as _Cell
-    return isinstance(x, (Tensor, _Cell))
+    """A leaf of a call's argument tree: a Tensor, or a Cell (keyed by identity and training flag)."""
+    return isinstance(x, (Tensor, CellProtocol))
 
 
 def _leaf_key(x):

@@ -18,11 +18,17 @@ import os
 import re
 import tempfile
 from typing import Any, Sequence
+from dataclasses import asdict
+import sys
 
 from ..atomic import write_atomic
 from ..errors import VizError, VizUnavailableError
+from ..export import load
 from ..ir.graph import Graph
+from ..jit import JitFunction, jit
+from ..runtime.pipeline import register_graph_view
 from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
+from .server import Viewer, serve
 
 STAGES = ("captured", "optimized", "optimised")
 
@@ -42,8 +48,6 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
         return loaded
     if stage not in STAGES:
         raise VizError(f"stage must be one of {STAGES}, got {stage!r}")
-    from ..jit import JitFunction, jit
-
     jitted = target if isinstance(target, JitFunction) else jit(target)
     if stage == "captured":
         return jitted.capture(*args, **kwargs)
@@ -52,7 +56,7 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
 
 def to_model_explorer(graph: Graph, label: str | None = None, stage: str = ""):
     """`graph` as a `msx.viz.convert.Converted`: the Model Explorer `GraphCollection` plus the IR-node mapping."""
-    from .convert import convert
+    from .convert import convert  # optional dependency msx[viz]: Model Explorer loads on first use
 
     return convert(graph, label, stage)
 
@@ -70,7 +74,6 @@ def save(graph: Graph | str, path: str, overlays: Sequence[Overlay] | Overlay | 
     graph = graph_of(graph)
     converted = to_model_explorer(graph, label, stage)
     from ._me import model_explorer  # noqa: F401  (a clear error if the extra is missing)
-    from dataclasses import asdict
 
     written = {"graph": os.fspath(path)}
     write_atomic(path, [json.dumps(asdict(converted.collection)).encode()])
@@ -117,8 +120,6 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
     (a pipe, CI); `block=True`/`False` decides. `.msxir` files open through msx's adapter extension; a
     `.mindir` is read by msx's MindIR reader and shown as its msx graph.
     """
-    from .server import Viewer, serve
-
     folder = tempfile.mkdtemp(prefix="msx_viz_")
     files: list[str] = []
     node_data: list[str] = []
@@ -142,11 +143,12 @@ def show(target: Any, *args, stage: str = "captured", overlays: Sequence[Overlay
 
 def _at_a_terminal() -> bool:
     """A plain script run from a shell (not a notebook kernel, not piped): where `show` should wait."""
-    import sys
-
     in_kernel = "ipykernel" in sys.modules or hasattr(sys, "ps1")
     return not in_kernel and sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 __all__ = ["graph_of", "to_model_explorer", "save", "save_stage", "show", "Overlay", "ascend_cost",
            "ascend_memory", "hlo_ops", "pass_diff", "VizError", "VizUnavailableError"]
+
+
+register_graph_view(save_stage)  # set_context(save_graphs=3) writes Model Explorer graphs through it

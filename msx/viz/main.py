@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict
 
+from ..export import load
 from ._me import model_explorer
 from .convert import convert
 
@@ -24,7 +25,5 @@ class MsxirAdapter(model_explorer.Adapter):
         source_repo="", fileExts=["msxir"])
 
     def convert(self, model_path: str, settings: Dict) -> model_explorer.ModelExplorerGraphs:
-        from ..export import load
-
         graph = load(model_path)
         return {"graphCollections": [convert(graph, stage="exported").collection]}

@@ -27,6 +27,11 @@ from typing import Any, Iterator
 from ..errors import VizError
 from ..ir.control import FUSED
 from ..ir.graph import Graph, Node
+from ..profiler.hlo import node_instructions
+from ..backends.ascend_sim.backend import AscendSim, _names
+from ..backends.ascend_sim.precision import PRECISION_MODES, apply_precision
+from ..backends.ascend_sim.cost import CostModel
+from ..backends.ascend_sim.memory import MemoryModel
 
 WHITE_TO_RED = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 0.5, "bgColor": "#ffcc80"}, {"stop": 1, "bgColor": "#e53935"}]
 UNIT_COLORS = {"Cube": "#ef9a9a", "Vector": "#90caf9", "AICPU": "#ffe082", "view": "#eeeeee"}
@@ -48,7 +53,7 @@ class Overlay:
 
     def node_data(self, converted: Any) -> Any:
         """This overlay as Model Explorer's `ModelNodeData` for the graphs of `converted` (msx.viz.convert)."""
-        from ._me import node_data_builder as ndb
+        from ._me import node_data_builder as ndb  # optional dependency msx[viz]: Model Explorer loads on first use
 
         per_graph: dict[str, dict] = {g.id: {} for g in converted.graphs}
         for node, value in self.values.items():
@@ -75,9 +80,6 @@ COST_METRICS = {"time": ("time_us", "Ascend est. time (us)"), "flops": ("flops",
 
 
 def _simulation(graph: Graph, precision_mode: str | None, spec: dict | None):
-    from ..backends.ascend_sim.backend import AscendSim
-    from ..backends.ascend_sim.precision import PRECISION_MODES, apply_precision
-
     sim = AscendSim(precision_mode, **(spec or {}))
     mode = sim.resolve_precision_mode({})
     return sim, apply_precision(graph, PRECISION_MODES[mode])
@@ -104,8 +106,6 @@ def ascend_cost(graph: Graph, metric: str = "time", precision_mode: str | None =
     their own rows, so a body's graph is coloured too. Casts the precision rewrite inserts count towards the
     node that reads them. `precision_mode` defaults to the context's `ascend_config` (as the backend does).
     """
-    from ..backends.ascend_sim.cost import CostModel
-
     if metric not in COST_METRICS:
         raise VizError(f"ascend_cost: metric must be one of {sorted(COST_METRICS)}, got {metric!r}")
     field_name, title = COST_METRICS[metric]
@@ -144,9 +144,6 @@ def ascend_memory(graph: Graph, metric: str = "live", precision_mode: str | None
     `metric`: "live" (bytes live while the node runs — the peak is the reddest node), "freed" (bytes whose last
     use it is), or "reuse" (a label: "new buffer", or "reuses %x" when its output is a view of another buffer).
     """
-    from ..backends.ascend_sim.backend import _names
-    from ..backends.ascend_sim.memory import MemoryModel
-
     if metric not in MEMORY_METRICS:
         raise VizError(f"ascend_memory: metric must be one of {sorted(MEMORY_METRICS)}, got {metric!r}")
     _, rewritten = _simulation(graph, precision_mode, spec)
@@ -219,8 +216,6 @@ def hlo_ops(compiled: Any, metric: str = "count") -> Overlay:
     `jf.lower(*args).compile()`): their number (`"count"`), their names (`"ops"`, e.g. "dot.3, add.7 (fusion)"),
     or their work (`"work"`: output elements, times the contracted size of a dot/convolution). Instructions
     inside XLA fusions count for the nodes they came from. Show it on `compiled.lowered.graph`."""
-    from ..profiler.hlo import node_instructions
-
     if metric not in HLO_METRICS:
         raise VizError(f"hlo_ops: metric must be one of {sorted(HLO_METRICS)}, got {metric!r}")
     if not hasattr(compiled, "lowered") or not hasattr(compiled, "as_text"):

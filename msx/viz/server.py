@@ -21,9 +21,9 @@ STARTUP_TIMEOUT_S = 60.0
 def serve(models: list[str], node_data: list[str], *, host: str = "localhost", port: int | None = None,
           open_browser: bool = False) -> str:
     """Start a Model Explorer server showing `models` (paths) with `node_data` files; returns the page's URL."""
-    from ._me import model_explorer
-    from model_explorer import server
-    import portpicker
+    from ._me import model_explorer  # optional dependency msx[viz]: Model Explorer loads on first use
+    from model_explorer import server  # msx[viz] (optional), as above
+    import portpicker  # msx[viz] (optional): comes with Model Explorer
 
     config = model_explorer.config()
     for path in models:

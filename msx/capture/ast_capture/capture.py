@@ -16,7 +16,7 @@ from ...errors import CaptureError, CaptureFallback, MsxError
 from ...ops import array_ops as A
 from ...ops.primitive import apply
 from ...tensor import Tensor
-from .. import NOT_RUN
+from ..modes import NOT_RUN
 from ..builder import Captured, GraphBuilder
 from ..failures import cannot_capture, raised_at_capture
 from ..outputs import as_returned
@@ -26,6 +26,7 @@ from .checks import check_reverse_mode
 from .failures import STAGE, Unsupported
 from .interpreter import Interpreter
 from .values import is_number
+from ...runtime.signature import is_leaf as _is_leaf
 
 
 def _is_tensor(x: Any) -> bool:
@@ -34,8 +35,6 @@ def _is_tensor(x: Any) -> bool:
 
 def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any) -> tuple[Captured, Any]:
     """Capture `fn(*args, **kwargs)` from its source; returns (what was captured, NOT_RUN)."""
-    from ...runtime.signature import is_leaf as _is_leaf
-
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
     positions = [i for i, x in enumerate(leaves) if is_input(x)]
     labels = input_names(fn, args, kwargs)

@@ -34,6 +34,7 @@ from ..builder import GraphBuilder, abstract_of, current_builder
 from ..session import write_log
 from . import aliases
 from .failures import Unsupported
+from .scope import LOOP, Return
 from .values import Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
 if TYPE_CHECKING:
@@ -373,8 +374,6 @@ def tensor_if(interp: "Interpreter", node: ast.If, pred: Tensor) -> None:
 def _returning_if(interp: "Interpreter", node: ast.If, pred: Tensor, start_vars: dict) -> None:
     """An `if` on a tensor with a `return` inside: each branch runs to the end of the function (the code after
     the `if` joins the branch that falls through), and the Cond's outputs are the function's result."""
-    from .interpreter import LOOP, Return
-
     saved = list(interp.frame.rest)
     if LOOP in saved:
         raise interp.unsupported("`return` inside an `if` on a tensor, inside a loop, cannot be captured: where the "

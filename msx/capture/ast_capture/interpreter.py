@@ -22,8 +22,10 @@ from typing import Any, Callable
 import jax
 
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
-from ...tensor import Tensor
+from ... import tensor as tensor_module
+from ...tensor import Parameter, Tensor
 from .. import reads
+from ..handlers import handlers, register_builtin
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
 from . import control_flow
@@ -510,9 +512,6 @@ _MISSING = object()
 
 def _builds_constant(func: Any, args: tuple, kwargs: dict) -> bool:
     """`ms.Tensor(...)`/`ms.tensor(...)` of Python or numpy data only (no graph value among the arguments)."""
-    from ... import tensor as tensor_module
-    from ...tensor import Parameter
-
     if not (func is tensor_module or (isinstance(func, type) and issubclass(func, Tensor)
                                       and not issubclass(func, Parameter))):
         return False
@@ -576,9 +575,9 @@ def _setattr(interp: Interpreter, args: tuple, kwargs: dict) -> None:
     interp.set_attr(obj, name, value)
 
 
-_SPECIAL: dict[int, tuple[Any, Callable]] = {id(f): (f, h) for f, h in
-                                             ((builtins.print, _print), (builtins.super, _super),
-                                              (builtins.setattr, _setattr))}
+for _fn, _handler in ((builtins.print, _print), (builtins.super, _super), (builtins.setattr, _setattr)):
+    register_builtin(_fn, "ast", _handler)
+_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # (the capture modes' one table: capture/handlers.py)
 
 
 def _dispatch(prefix: str) -> dict:

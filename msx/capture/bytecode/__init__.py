@@ -19,10 +19,12 @@ import sys
 from typing import Any, Callable
 
 from ...errors import CaptureFallback
-from .. import NOT_RUN
+from ..modes import NOT_RUN
 from ..failures import cannot_capture
 from .breaks import STAGE, fullgraph_error
 from .instructions import SUPPORTED_VERSIONS, python_supported
+from .capture import BreakExit, CaptureFailed, capture_piece
+from .runtime import BytecodeRunner
 
 
 def check_python() -> None:
@@ -37,8 +39,6 @@ def check_python() -> None:
 
 def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any):
     """The stage API (`jf.capture`, `jf.lower`): the whole call as one graph, or why it cannot be one."""
-    from .capture import BreakExit, CaptureFailed, capture_piece
-
     try:
         piece = capture_piece(name, fn, args, kwargs, as_function=True)
     except CaptureFailed as exc:
@@ -52,10 +52,8 @@ def capture_bytecode(fn: Callable, args: tuple, kwargs: dict, name: str, config:
     return piece.captured, NOT_RUN
 
 
-def make_runner(jf) -> Any:
-    from .runtime import BytecodeRunner
-
-    return BytecodeRunner(jf)
+def make_runner(pipeline) -> Any:
+    return BytecodeRunner(pipeline)
 
 
 __all__ = ["check_python", "capture_bytecode", "make_runner"]

@@ -9,6 +9,7 @@ import types
 from typing import Any
 
 from ... import tensor as tensor_mod
+from ...nn.cell import Cell, _cast_float
 from ..failures import MAX_CALL_DEPTH as MAX_DEPTH, call_depth_limit
 from ..failures import is_jit_function as _is_jit_function
 from .breaks import GraphBreak, mutation, value_break, value_needed
@@ -110,8 +111,6 @@ class CallPolicy:
 
     def call_cell(self, frames: list[Frame], cell: Any, args: tuple, kwargs: dict) -> Any:
         """`cell(*args)`: MindSpore's Cell.__call__ (compute dtype cast), then `construct`, inlined."""
-        from ...nn.cell import Cell, _cast_float
-
         call = type_lookup(type(cell), "__call__")
         if call is not Cell.__call__:
             return self.call(frames, call, (cell,) + args, kwargs)

@@ -7,8 +7,11 @@ import types
 from typing import Any
 
 import numpy as np
+import linecache
 
+from ...cell_protocol import CellProtocol
 from ...errors import CaptureError, MsxError
+from ...nn.layers.container import _Container
 from ...runtime.iterators import ListIterator
 from ...tensor import Parameter
 from ..failures import CONCRETE_ERRORS as JAX_CONCRETE_ERRORS
@@ -79,14 +82,8 @@ def _identity_kind(x: Any) -> bool:
             or type(x).__module__.startswith(("jax", "jaxlib")))
 
 
-def _cell_class() -> type:
-    from ...nn.cell import Cell
-
-    return Cell
-
-
 def _is_cell_instance(x: Any) -> bool:
-    return isinstance(x, _cell_class())
+    return isinstance(x, CellProtocol)
 
 
 def _is_user_class(cls: type) -> bool:
@@ -101,12 +98,10 @@ def _is_user_class(cls: type) -> bool:
 
 
 def _is_cell_class(cls: type) -> bool:
-    return issubclass(cls, _cell_class())
+    return issubclass(cls, CellProtocol)
 
 
 def _is_container_cell(x: Any) -> bool:
-    from ...nn.layers.container import _Container
-
     return isinstance(x, _Container)
 
 
@@ -119,8 +114,6 @@ def _sorted_keys(d: dict) -> list:
 
 def _span_text(loc) -> str | None:
     """The source text a location underlines (`float(z.mean())`), or None."""
-    import linecache
-
     line = linecache.getline(loc.file, loc.line)
     if not line or loc.end_col is None:
         return None

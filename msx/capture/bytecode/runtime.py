@@ -3,8 +3,8 @@
 A `Point` is a place where compiled code can start: the start of the function,
 or just after a graph break (a position in the interpreter's frames). Each
 point holds entries; an entry is one captured piece — its generated guard
-check, its compiled graph (msx's own stages: `JitFunction._lower` ->
-`Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
+check, its compiled graph (built by the function's `msx.runtime.pipeline.Pipeline`, the one pipeline
+every jit cache calls: passes -> `Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
 chain: find the entry whose guards hold, run its graph, then either rebuild the
 return value or rebuild the frames, run the breaking instruction in Python and
 go on at the next point. No bytecode is interpreted on a hit.
@@ -29,8 +29,11 @@ from ..failures import cannot_capture
 from .breaks import STAGE, fullgraph_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
 from ...runtime.guards import Guard, compile_check
+from ...runtime.outcomes import INLINE, UNCHECKED
+from ...runtime.signature import Signature, is_leaf
 from .reconstruct import BuildContext, OutR
 from .vm import VM
+from ..explain import ExplainReport
 
 
 class ResumeEnv(list):
@@ -78,16 +81,16 @@ class Entry:
     def run(self, fetched: tuple, env: Any, runner: "BytecodeRunner") -> Any:
         if self.piece is None:   # runs eagerly from this point
             if type(env) is tuple:
-                return runner.jf.fn(*env[0], **env[1])
+                return runner.fn(*env[0], **env[1])
             return VM().run(list(env))
         tensors, vals = fetched
         outs: Any = ()
         if self.compiled is not None:
-            outs = _UNCHECKED if self._hot is None else self._hot(tensors, None)
-            if outs is _UNCHECKED or outs is _INLINE:
+            outs = UNCHECKED if self._hot is None else self._hot(tensors, None)
+            if outs is UNCHECKED or outs is INLINE:
                 self._inputs.tensors = tensors
                 outs = self.compiled.run(self._inputs)
-                if outs is _INLINE:
+                if outs is INLINE:
                     raise _Stale(self.compiled.failure)
             if self._output is not None:
                 return outs[self._output]
@@ -108,14 +111,13 @@ class _Stale(Exception):
 
 
 class BytecodeRunner:
-    """The bytecode capture mode's cache for one `JitFunction` (see the module docstring)."""
+    """The bytecode capture mode's cache for one jitted function (see the module docstring): `pipeline`, the
+    function's `msx.runtime.pipeline.Pipeline`, builds its graphs and holds the counters it adds to."""
 
-    def __init__(self, jf) -> None:
-        global _INLINE, _UNCHECKED
-        from ...runtime.compiled import INLINE as _INLINE, UNCHECKED as _UNCHECKED
-
-        self.jf = jf
-        self.root = Point(None, f"the start of {jf.__name__}")
+    def __init__(self, pipeline) -> None:
+        self.pipeline, self.stats = pipeline, pipeline.stats
+        self.fn, self.name, self.config = pipeline.fn, pipeline.name, pipeline.config
+        self.root = Point(None, f"the start of {self.name}")
         self.points: dict[Any, Point] = {}
         self.history: list[tuple[str, str]] = []    # (where, why) of each recompilation
         self._warned: set = set()
@@ -133,8 +135,8 @@ class BytecodeRunner:
             fetched = last.check((args, kwargs))
             if type(fetched) is tuple:
                 out = last._hot(fetched[0], None)
-                if out is not _UNCHECKED and out is not _INLINE:
-                    self.jf.hits += 1
+                if out is not UNCHECKED and out is not INLINE:
+                    self.stats.hits += 1
                     return out[last._output]
         if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
             args, kwargs = _arrays_as_tensors(args, kwargs)
@@ -146,7 +148,7 @@ class BytecodeRunner:
                 fetched = entry.check(env)
                 if type(fetched) is tuple:
                     if point is self.root:
-                        self.jf.hits += 1
+                        self.stats.hits += 1
                         if entry._hot is not None and entry._output is not None:
                             self._last = entry
                     break
@@ -160,7 +162,7 @@ class BytecodeRunner:
                 out = entry.run(fetched, env, self)
             except _Stale as stale:
                 if not str(stale):   # Parameters hold jax tracers (autodiff of this function): run it eagerly
-                    return self.jf.fn(*env[0], **env[1]) if type(env) is tuple else VM().run(list(env))
+                    return self.fn(*env[0], **env[1]) if type(env) is tuple else VM().run(list(env))
                 point.entries.remove(entry)
                 if entry is self._last:
                     self._last = None
@@ -182,41 +184,34 @@ class BytecodeRunner:
         return point
 
     def _miss(self, point: Point, env: Any) -> tuple[Entry | None, Any]:
-        jf = self.jf
         if point is self.root and _has_tracer(env):
-            return None, jf.fn(*env[0], **env[1])   # under a jax transform (msx.grad of a jitted function)
+            return None, self.fn(*env[0], **env[1])   # under a jax transform (msx.grad of a jitted function)
         if point.entries:
             reason = self._why(point.entries[-1], env)
             self._record(point, reason)
             if len(self.history) >= context.get_context("recompile_warn_limit"):
                 return self._eager_entry(point), ([], [])
-        jf.captures += 1
-        jf.log.append(("capture", f"{point.where}: {self.history[-1][1]}" if point.entries else point.where))
+        self.pipeline.note_capture(f"{point.where}: {self.history[-1][1]}" if point.entries else point.where)
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped
                 if type(env) is tuple:
-                    piece = capture_piece(jf.__name__, jf.fn, env[0], env[1])
+                    piece = capture_piece(self.name, self.fn, env[0], env[1])
                 else:
                     line = env[-1].info.loc(env[-1].ip).line
-                    piece = capture_piece(f"{jf.__name__}_from_line{line}", None, None, None, list(env), env.fresh)
+                    piece = capture_piece(f"{self.name}_from_line{line}", None, None, None, list(env), env.fresh)
         except CaptureFailed as exc:
-            if jf.config.fullgraph:
-                raise cannot_capture(exc.reason, exc.loc, jf.config, STAGE) from None
+            if self.config.fullgraph:
+                raise cannot_capture(exc.reason, exc.loc, self.config, STAGE) from None
             entry = Entry(point, exc.guards, None, None, exc.reason)
             point.entries.append(entry)
             self._warn_eager(point, exc.reason, exc.loc)
             return entry, entry.check(env)
-        if jf.config.fullgraph and type(piece.exit) is BreakExit:
+        if self.config.fullgraph and type(piece.exit) is BreakExit:
             raise fullgraph_error(piece.exit.info)
         compiled = None
         if piece.has_graph:
-            from ...runtime.signature import Signature
-
-            lowered = jf._lower(piece.captured, Signature(tuple(piece.input_tensors), {}, None))
-            compiled = lowered.compile()
-            jf.compiles += 1
-            jf.xla_compiles += 1
-            jf.log.append(("xla_compile", f"graph {piece.captured.graph.name} at {point.where}"))
+            compiled = self.pipeline.compile(piece.captured, Signature(tuple(piece.input_tensors), {}, None),
+                                             f"graph {piece.captured.graph.name} at {point.where}")
         entry = Entry(point, piece.guards, piece, compiled)
         point.entries.append(entry)
         fetched = entry.check(env)
@@ -241,12 +236,12 @@ class BytecodeRunner:
 
     def _record(self, point: Point, reason: str) -> None:
         self.history.append((point.where, reason))
-        self.jf.recompile_reasons.append(f"at {point.where}: {reason}")
+        self.stats.recompile_reasons.append(f"at {point.where}: {reason}")
         limit = context.get_context("recompile_warn_limit")
         if len(self.history) >= limit and not self._limit_warned:
             self._limit_warned = True
             shown = "\n  ".join(f"at {w}: {r}" for w, r in self.history[-limit:])
-            warnings.warn(f"msx.jit: {self.jf.__name__} was recompiled {len(self.history)} times (limit "
+            warnings.warn(f"msx.jit: {self.name} was recompiled {len(self.history)} times (limit "
                           f"recompile_warn_limit={limit}); calls that match no cached entry now run eagerly. "
                           f"Reasons:\n  {shown}", stacklevel=4)
 
@@ -256,7 +251,7 @@ class BytecodeRunner:
             return
         self._warned.add(key)
         where = f" ({loc.short()})" if loc is not None else ""
-        warnings.warn(f"msx.jit: {self.jf.__name__} runs eagerly from {point.where} for calls like this one: "
+        warnings.warn(f"msx.jit: {self.name} runs eagerly from {point.where} for calls like this one: "
                       f"{reason}{where}", stacklevel=4)
 
     # ------------------------------------------------------------ inspection
@@ -264,15 +259,13 @@ class BytecodeRunner:
         return len(self.root.entries) + sum(len(p.entries) for p in self.points.values())
 
     def explain(self, args: tuple, kwargs: dict):
-        from .explain import ExplainReport
-
         self.events = []
         n_history = len(self.history)
         try:
             result = self(args, kwargs)
         finally:
             events, self.events = self.events, None
-        return ExplainReport(self.jf.__name__, events, list(self.history), n_history, result)
+        return ExplainReport(self.name, events, list(self.history), n_history, result)
 
 
 _PLAIN_ARGS = (Tensor, int, float, bool, str, type(None))
@@ -280,9 +273,7 @@ _PLAIN_ARGS = (Tensor, int, float, bool, str, type(None))
 
 def _arrays_as_tensors(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """numpy and jax arrays among the arguments become Tensors, as msx.jit's other modes do."""
-    from ...runtime.signature import is_leaf as _is_leaf
-
-    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_leaf)
     if not any(isinstance(x, (np.ndarray, jax.Array)) for x in leaves):
         return args, kwargs
     leaves = [Tensor(x) if isinstance(x, (np.ndarray, jax.Array)) else x for x in leaves]
@@ -293,5 +284,3 @@ def _has_tracer(env: tuple) -> bool:
     leaves = jax.tree_util.tree_leaves(env, is_leaf=lambda x: isinstance(x, Tensor))
     return any(isinstance(x, Tensor) and isinstance(x._data, jax.core.Tracer) for x in leaves)
 
-
-_INLINE: Any = None   # msx.jit's "this graph cannot run this call" marker (set when the first runner is made)

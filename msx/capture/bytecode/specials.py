@@ -4,8 +4,9 @@
 `sorted`, `sum`, `super()`, ... called by interpreted code: each handler gets
 the interpreter (`vm`) and the call's arguments (Boxes and all) and does what
 the builtin does, reading elements through the interpreter (guarded) and
-calling user callbacks through it (interpreted). `SPECIAL` maps a builtin's
-id to (the builtin, its handler).
+calling user callbacks through it (interpreted). They are registered in the
+capture modes' one table (`capture/handlers.py`); `SPECIAL` is bytecode's view
+of it, a builtin's id -> (the builtin, its handler).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import operator
 import types
 from typing import Any
 
+from ..handlers import handlers, register_builtin
 from .breaks import value_needed
 from ...runtime.iterators import ListIterator
 from .values import is_user_code
@@ -167,11 +169,13 @@ def _super(vm, frames, args, kwargs):
     return super(cls, vm.use(first))
 
 
-SPECIAL: dict[int, tuple[Any, Any]] = {id(f): (f, h) for f, h in (
+for _fn, _handler in (
     (builtins.print, _print), (builtins.getattr, _getattr), (builtins.hasattr, _hasattr),
     (builtins.setattr, _setattr), (builtins.isinstance, _isinstance), (builtins.type, _type),
     (builtins.len, _len), (builtins.iter, _iter), (builtins.next, _next),
     (builtins.list, functools.partial(_sequence, kind=list)), (builtins.tuple, functools.partial(_sequence, kind=tuple)),
     (builtins.enumerate, _enumerate), (builtins.zip, _zip), (builtins.reversed, _reversed), (builtins.map, _map),
     (builtins.filter, _filter), (builtins.sorted, _sorted), (builtins.sum, _sum), (functools.reduce, _reduce),
-    (builtins.super, _super))}
+    (builtins.super, _super)):
+    register_builtin(_fn, "bytecode", _handler)
+SPECIAL: dict[int, tuple[Any, Any]] = handlers("bytecode")

@@ -9,6 +9,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from ...cell_protocol import CellProtocol
 from ...ir.graph import Const
 from ...ops.primitive import recording
 from ...runtime.guards import ALIAS, ARRAY, EQUALS, ID, KEYS, LEN, TENSOR, TYPE, make_guard
@@ -219,14 +220,12 @@ class Tracking:
         return [root]
 
     def _label_arguments(self, fn, args, kwargs, args_src, kwargs_src) -> None:
-        from ...nn.cell import Cell
-
-        target = type(fn).construct if isinstance(fn, Cell) else fn
+        target = type(fn).construct if isinstance(fn, CellProtocol) else fn
         code = getattr(getattr(target, "__func__", target), "__code__", None)
         if code is None:
             return
         names = code.co_varnames[:code.co_argcount]
-        if isinstance(fn, Cell) or isinstance(target, types.MethodType):
+        if isinstance(fn, CellProtocol) or isinstance(target, types.MethodType):
             names = names[1:]
         for i in range(min(len(args), len(names))):
             self.src(Item(args_src, i)).label = names[i]

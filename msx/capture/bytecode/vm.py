@@ -15,6 +15,7 @@ from __future__ import annotations
 import operator
 import types
 from typing import Any, Callable
+import opcode
 
 from ...errors import SOURCE_FRAMES, SourceLoc
 from ...runtime.iterators import ListIterator
@@ -667,8 +668,6 @@ class UnsupportedInstruction(Exception):
 
 
 def _dispatch_table(cls: type) -> dict:
-    import opcode
-
     table = {name: _unsupported for name in opcode.opmap}
     for klass in reversed(cls.__mro__):
         for name, fn in vars(klass).items():

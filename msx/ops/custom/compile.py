@@ -26,6 +26,7 @@ import jaxlib
 
 from ...atomic import write_atomic
 from ...errors import CustomOpBuildError, CustomOpError
+from ...release import __version__ as msx_version
 
 HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 _CACHE_FORMAT = 1
@@ -105,7 +106,6 @@ def cache_key(spec: BuildSpec) -> str:
     cc = compiler(spec.backend)
     with open(os.path.join(HEADER_DIR, "msx", "custom_op.h"), "rb") as f:
         header = hashlib.sha256(f.read()).hexdigest()
-    from ... import __version__ as msx_version
 
     payload = {"format": _CACHE_FORMAT, "name": spec.name, "backend": spec.backend,
                "sources": [[p, _sha256_file(p)] for p in spec.sources], "compile": compile_flags(spec),

@@ -1,5 +1,8 @@
 """`JitFunction.explain(*args)`: what one call did, in words — graphs, breaks, guards, recompilations.
 
+One report for every capture mode: bytecode's runner lists each piece it went through (`ExplainReport`),
+ast and trace their one cache entry (`ExplainReport.of_entries`, built by `msx.jit`).
+
 Each graph break is reported with its reason, the user's line underlined and
 a concrete suggestion ("use ops.where ... instead of an `if` on a tensor"),
 not an internal name. Guards are listed per cache entry with the line that
@@ -10,10 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...ir.graph import Graph
-from .breaks import BreakInfo
+from ..ir.graph import Graph
+
+if TYPE_CHECKING:  # (a name for annotations: the bytecode package imports this module)
+    from .bytecode.breaks import BreakInfo
 
 
 @dataclass
@@ -31,8 +36,9 @@ class ExplainedEntry:
 class ExplainReport:
     """Printable; also `graph_count`, `graphs`, `breaks`, `entries`, `recompiles`, `result`."""
 
-    def __init__(self, name: str, events: list, history: list[tuple[str, str]], n_before: int, result: Any) -> None:
-        self.name = name
+    def __init__(self, name: str, events: list, history: list[tuple[str, str]], n_before: int, result: Any,
+                 mode: str = "bytecode") -> None:
+        self.name, self.mode = name, mode
         self.result = result
         self.entries: list[ExplainedEntry] = []
         previous = None
@@ -48,6 +54,15 @@ class ExplainReport:
             self.entries.append(ExplainedEntry(point.where, graph, guards, brk, entry.eager_reason))
         self.recompiles = [f"at {where}: {why}" for where, why in history]
         self.new_recompiles = self.recompiles[n_before:]
+
+    @classmethod
+    def of_entries(cls, name: str, mode: str, entries: list[ExplainedEntry], recompiles: list[str], n_before: int,
+                   result: Any) -> "ExplainReport":
+        """The report of a mode whose cache holds whole-function entries (ast, trace): the ones the call used."""
+        report = cls(name, [], [], 0, result, mode)
+        report.entries = entries
+        report.recompiles, report.new_recompiles = list(recompiles), list(recompiles[n_before:])
+        return report
 
     @property
     def graphs(self) -> list[Graph]:
@@ -67,7 +82,7 @@ class ExplainReport:
 
     def __str__(self) -> str:
         eager = sum(e.eager_reason is not None for e in self.entries)
-        lines = [f"msx.jit explain: {self.name} (capture_mode='bytecode')",
+        lines = [f"msx.jit explain: {self.name} (capture_mode={self.mode!r})",
                  f"  {self.graph_count} graph(s), {self.break_count} graph break(s)"
                  + (f", {eager} part(s) run eagerly" if eager else ""), ""]
         k = 0
