@@ -12,14 +12,13 @@ import numpy as np
 from ..mindir.reader import load_mindir, op_census, parse, supported
 from ..mindir.writer import write_mindir
 from .graph_capture import capture_for_export
+from ..release import __version__
 from .registry import ExportRequest, register_format
 from .table import table
 
 
 def export_mindir(path: str, request: ExportRequest) -> None:
     """`msx.export(..., file_format="MINDIR")`: a file MindSpore 2.x loads with `mindspore.load`."""
-    from .. import __version__  # the package's own version, set after its submodules are imported
-
     captured = capture_for_export(request.net, request.inputs, request.training, request.capture_mode)
     weights = {v.name: np.asarray(p._data) for v, p in zip(captured.graph.params, captured.params)}
     write_mindir(path, captured.graph, weights, __version__)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import tensorfile
 from ..atomic import write_atomic
+from ..release import __version__
 from ..capture.builder import Captured
 from ..errors import (BadMagicError, ChecksumError, ExportError, FormatVersionError, MalformedFileError,
                       TruncatedFileError, UnknownPrimitiveError, VerifyError)
@@ -63,8 +64,6 @@ class LoadedGraph(Graph):
 
 
 def _msx_version() -> str:
-    from .. import __version__  # the package's own version, set after its submodules are imported
-
     return __version__
 
 
