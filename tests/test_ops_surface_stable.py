@@ -1,0 +1,39 @@
+"""`import msx.ops` builds one deterministic surface: the same names with the same signatures whatever module
+is imported first, equal to the committed snapshot (`tests/golden/ops_surface.json`, written by
+`tools/dump_ops_surface.py`). A change to the surface is a deliberate re-record, never a side effect of how
+the modules are imported."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOT = json.loads((ROOT / "tests" / "golden" / "ops_surface.json").read_text())
+_DUMP = ("import sys, json; sys.path.insert(0, 'tools'); {first}"
+         "import dump_ops_surface as d; print(json.dumps(d.surface(), sort_keys=True))")
+
+
+def _surface_after(first: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _DUMP.format(first=first)], cwd=ROOT, capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("first", ["", "import msx.ops.nn_functional_ext; ", "import msx.mint; "])
+def test_surface_is_the_snapshot_whatever_is_imported_first(first):
+    got = _surface_after(first)
+    for label, names in SNAPSHOT.items():
+        assert got[label] == names, (label, sorted(set(got[label]) ^ set(names))[:20])
+
+
+def test_all_is_sorted_and_every_name_resolves():
+    from msx import ops
+
+    assert ops.__all__ == sorted(set(ops.__all__))
+    assert ops.functional.__all__ == sorted(set(ops.functional.__all__))
+    missing = [n for n in ops.__all__ if not hasattr(ops, n)]
+    assert missing == []
