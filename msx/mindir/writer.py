@@ -9,7 +9,7 @@ result type in its "shape" attribute. `Cond` becomes MindSpore's
 `Switch(pred, Partial(then, ...), Partial(else, ...))()`; `While` becomes a
 header graph that calls itself through the body (MindSpore's loop form);
 `Call` is inlined. Each msx primitive is written by its entry in
-`msx.ops.mindir_writers.WRITERS`; a graph holding anything else is refused
+`msx.mindir.op_writers.WRITERS`; a graph holding anything else is refused
 before a byte is written. The SHA-256 of the model goes in `doc_string`,
 so msx refuses a corrupted copy of a file it wrote.
 """
@@ -22,8 +22,8 @@ import numpy as np
 from ..atomic import write_atomic
 from ..ir.control import CALL, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
-from ..ops.mindir_names import TYPE_ID_OF
-from ..ops.mindir_writers import WRITERS
+from .op_readers import TYPE_ID_OF
+from .op_writers import WRITERS
 from . import mind_ir_pb2 as pb
 from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A

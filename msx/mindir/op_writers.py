@@ -4,7 +4,7 @@
 `ctx.call(ms_name, tensor_inputs, args=(...), attrs={...})`, where `args`
 become Constant inputs of a PRIMITIVE_FUNCTION call and `attrs` the
 attributes of a PRIMITIVE one, exactly as MindSpore 2.10's own exports do.
-The reading direction and MindSpore's enums (`TYPE_IDS`, `FORMATS`) are `msx.ops.mindir_names`.
+The reading direction and MindSpore's enums (`TYPE_IDS`, `FORMATS`) are `msx.mindir.op_readers`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtype as mstype
-from .mindir_names import TYPE_ID_OF, UNARY
+from .op_readers import TYPE_ID_OF, UNARY
 
 WRITERS: dict[str, Callable[..., Any]] = {}
 

@@ -1,4 +1,8 @@
-"""MindSpore primitives (as named in MindIR files) onto msx primitives, one entry per op (ARCHITECTURE rule 1).
+"""MindSpore primitives (as named in MindIR files) onto msx primitives, one entry per op.
+
+The table belongs to its consumer, MindIR import (ARCHITECTURE rule 11: a consumer's rules in tables the
+consumer owns); an op whose MindIR form is its own name and inputs says so in its declaration instead
+(`mindir=` on `@primitive`, read by `msx.mindir.op_table`).
 
 `READERS[name](ctx, *args)` turns one MindIR primitive call into msx
 primitives. `args` are the node's inputs: graph values (`ir.Var`), numpy
@@ -6,12 +10,11 @@ arrays (tensor constants) and Python values (ints, floats, bools, None,
 tuples) for the arguments MindSpore 2.x passes as inputs
 (PRIMITIVE_FUNCTION ops); older-style ops (PRIMITIVE) keep their arguments
 in `ctx.attrs`, which `_arg` reads as a fallback, so one entry reads both.
-`ctx` (made by `msx.mindir.reader`, handed in so this module imports
-nothing above `ops`) offers `op(msx_name, *inputs, **attrs)`,
+`ctx` (made by `msx.mindir.convert`) offers `op(msx_name, *inputs, **attrs)`,
 `static(value, what)` (a compile-time value, or an error if it is computed
 at run time), `abstract(value)` and `unsupported(reason)`.
 
-The other direction, msx nodes written as MindSpore calls, is `msx.ops.mindir_writers`.
+The other direction, msx nodes written as MindSpore calls, is `msx.mindir.op_writers`.
 
 `TYPE_IDS` are MindSpore's dtype ids (`Cast`'s `dtype` argument, `Argmax`'s
 `output_type`).
