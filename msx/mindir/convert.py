@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import MalformedFileError, MsxError
 from ..ir.control import COND, WHILE
 from ..ir.graph import Abstract, Graph, Var
-from .op_readers import READERS
+from .op_table import READERS
 from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError

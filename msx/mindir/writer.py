@@ -23,7 +23,7 @@ from ..atomic import write_atomic
 from ..ir.control import CALL, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
 from .op_readers import TYPE_ID_OF
-from .op_writers import WRITERS
+from .op_table import WRITERS
 from . import mind_ir_pb2 as pb
 from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A

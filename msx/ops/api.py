@@ -69,6 +69,22 @@ class Api:
     doc: str = field(default="", repr=False)
 
 
+@dataclass(frozen=True)
+class MindIR:
+    """How an op appears in a MindSpore `.mindir` file when that is a plain call (plain data; the reading and
+    writing rules that use it belong to `msx.mindir.op_table`).
+
+    `name`: MindSpore's primitive name in the file (`REF::<name>`); `args`: the op's attributes that MindSpore
+    2.x passes as trailing Constant inputs of its PRIMITIVE_FUNCTION call, in MindSpore's order (an older
+    PRIMITIVE-style file keeps them as the primitive's attributes of the same names; both are read). An op
+    whose MindIR form needs real work (other inputs, another op's name) has an entry in
+    `msx.mindir.op_readers` / `op_writers` instead, never both.
+    """
+
+    name: str
+    args: tuple[str, ...] = ()
+
+
 class Surface:
     """The public names of every namespace, each mapped to the object users get."""
 

@@ -32,12 +32,12 @@ def _with_attrs(name, fn, attrs: tuple, apis):
 
 
 # ---------------------------------------------------------------- activations
-RELU = _unary("ReLU", jax.nn.relu, cls="ReLU")  # ops.relu/mint relu take `inplace`: hand-written
-RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="")
-SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid")
-TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh")
-SILU = _unary("SiLU", jax.nn.silu, cls="SiLU")
-SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True)
+RELU = _unary("ReLU", jax.nn.relu, cls="ReLU", mindir="ReLU")  # ops.relu/mint relu take `inplace`: hand-written
+RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="", mindir="ReLU6")
+SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid", mindir="Sigmoid")
+TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh", mindir="Tanh")
+SILU = _unary("SiLU", jax.nn.silu, cls="SiLU", mindir="SiLU")
+SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True, mindir="Softplus")
 SELU = _unary("SeLU", jax.nn.selu, "selu", args=("input_x",), mintf="")
 MISH = _unary("Mish", lambda x: x * jnp.tanh(jax.nn.softplus(x)), "mish", args=("x",), mintf="")
 SOFTSIGN = _unary("Softsign", jax.nn.soft_sign, "softsign", args=("x",))
