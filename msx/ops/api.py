@@ -67,6 +67,8 @@ class Api:
     mintf: tuple[str, ...] | str = ()  # `mint.nn.functional` names
     operator: tuple[str, ...] | str = ()
     doc: str = field(default="", repr=False)
+    # applied to the primitive's result: MindSpore's `mint.allclose` answers a Python bool, not a Tensor
+    result: Callable[[Any], Any] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -165,11 +167,19 @@ def build_function(prim, api: Api, name: str) -> Callable:
             return apply(prim, args)
     else:
         fn = _attr_function(prim, api, binder, n_in, name)
+    if api.result is not None:
+        fn = _converted(fn, api.result)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "msx.ops.functional"
     fn.__signature__ = binder.signature()
     fn.__doc__ = (api.doc or prim.doc or f"MindSpore's `ops.{name}`.") + f"\n\nPrimitive: `{prim.name}`."
     return fn
+
+
+def _converted(fn: Callable, result: Callable) -> Callable:
+    def call(*args, **kwargs):
+        return result(fn(*args, **kwargs))
+    return call
 
 
 def _ident(v):
