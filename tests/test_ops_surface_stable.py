@@ -47,3 +47,16 @@ def test_all_is_sorted_and_every_name_resolves():
     assert ops.functional.__all__ == sorted(set(ops.functional.__all__))
     missing = [n for n in ops.__all__ if not hasattr(ops, n)]
     assert missing == []
+
+
+def test_every_declared_view_is_published():
+    """However the declaring modules import each other, every declared name reaches its public namespace."""
+    from msx import mint, ops
+    from msx.ops.api import SURFACE
+
+    assert ops.functional.__all__ == sorted(SURFACE["ops"])
+    assert set(SURFACE["ops"]) <= set(ops.__all__)
+    assert set(SURFACE["cls"]) <= set(ops.__all__) & set(ops.operations.__all__)
+    assert all(getattr(ops.operations, n) is SURFACE["cls"][n] for n in SURFACE["cls"])
+    assert set(SURFACE["mint"]) <= set(dir(mint))
+    assert all(getattr(ops.Tensor, n) is SURFACE["tensor"][n] for n in SURFACE["tensor"])

@@ -9,17 +9,18 @@ layers lives in `msx.ops.primitive` (`REGISTRY`, `get_primitive`), kept here as 
 from importlib import import_module as _import_module
 from pkgutil import iter_modules as _iter_modules
 
-# every module that declares primitives or public names, in the order they were written
-_DECLARING = (
+# the modules that declare primitives, in the order they were written; a new `<concern>_ops.py` file is found
+# by its name (sorted, after these), so adding an op there touches that one file
+_PRIMITIVES = (
     "array_ops", "math_ops", "nn_ops", "optim_ops", "index_ops", "layout_ops", "scatter_ops", "random_ops",
     "loss_ops", "apply_ops", "sort_ops", "comm_ops", "attention_ops", "special_ops", "linalg_ops", "matrix_ops",
     "fft_ops", "scalar_ops", "stats_ops", "norm_ops", "nn_layer_ops", "sharding_ops", "summary_ops",
-    "functional", "nn_functional_ext", "layer_classes", "array_classes", "classes", "clip", "custom",
-    "composite", "comm_func", "operations",
 )
-# a new `<concern>_ops.py` file is found by its name (after the fixed list, sorted): adding an op there is one file
-_FOUND = tuple(sorted(m.name for m in _iter_modules(__path__) if m.name.endswith("_ops") and m.name not in _DECLARING))
-for _name in _DECLARING + _FOUND:
+_FOUND = tuple(sorted(m.name for m in _iter_modules(__path__) if m.name.endswith("_ops") and m.name not in _PRIMITIVES))
+# then the hand-written views over them, whose namespaces are built from the finished tables
+_VIEWS = ("functional", "nn_functional_ext", "layer_classes", "array_classes", "classes", "clip", "custom",
+          "composite", "comm_func", "operations")
+for _name in _PRIMITIVES + _FOUND + _VIEWS:
     _import_module(f".{_name}", __name__)
 
 from . import classes as _classes, comm_func as _comm_func, functional, operations  # noqa: E402,F401
