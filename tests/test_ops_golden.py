@@ -33,9 +33,9 @@ def golden(case_id: str) -> tuple[dict, dict]:
     return entry, {k: arrays[k] for k in arrays.files}
 
 
-def golden_primitives() -> set[str]:
-    """The primitives these goldens check (tests/test_ops.py counts them as tested)."""
-    return {c["primitive"] for c in load_cases()}
+def golden_primitives(grad: bool = False) -> set[str]:
+    """The primitives these goldens check, or those whose gradients a case checks (`grad: True`)."""
+    return {c["primitive"] for c in load_cases() if c.get("grad") or not grad}
 
 
 class _Spy:
@@ -84,6 +84,27 @@ def test_jit_equals_eager(case_id):
     jitted = msx.jit(lambda *xs: fn(*xs, **case.get("kwargs", {})))
     for g, e in zip(outputs(jitted(*inputs))[0], outputs(fn(*inputs, **case.get("kwargs", {})))[0]):
         _close(g, e)
+
+
+@pytest.mark.parametrize("case_id", sorted(c for c in CASES if CASES[c].get("grad")))
+def test_gradient_matches_finite_differences(case_id):
+    """d sum(op(x) * w) / dx against central differences in float64 (a case marked `grad` has smooth inputs)."""
+    case = CASES[case_id]
+    fn = resolve(msx, case)
+    x = np.asarray(case["inputs"][0], np.float64)
+    w = np.random.default_rng(0).standard_normal(np.shape(fn(msx.Tensor(x)))).astype(np.float64)
+
+    def loss(t):
+        return (fn(t) * msx.Tensor(w)).sum()
+
+    got = msx.grad(loss)(msx.Tensor(x)).asnumpy()
+    eps, want = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        want[i] = (loss(msx.Tensor(up)).asnumpy() - loss(msx.Tensor(down)).asnumpy()) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 MINDIR_CASES = sorted(c for c in CASES if golden(c)[0]["mindir"])

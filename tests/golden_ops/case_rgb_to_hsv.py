@@ -11,5 +11,5 @@ _IMG[0, 3] = (0.2, 0.8, 0.8)   # green and blue tie for the max
 CASES = [
     dict(id="rgb_to_hsv", primitive="RGBToHSV", call="ops.RGBToHSV", init={}, inputs=[_IMG], mindir=True),
     dict(id="rgb_to_hsv_f64", primitive="RGBToHSV", call="ops.RGBToHSV", init={},
-         inputs=[_RNG.random((3, 3)).astype(np.float64)]),
+         inputs=[_RNG.random((3, 3)).astype(np.float64)], grad=True),
 ]
