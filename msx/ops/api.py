@@ -104,6 +104,7 @@ class Surface:
 
 
 SURFACE = Surface()
+WRAPPED: set[str] = set()  # primitives a hand-written `expose(prim=...)` wrapper is the public view of
 
 
 # ---------------------------------------------------------------- argument binding
@@ -387,6 +388,8 @@ def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), pr
     """Decorator for a hand-written function (real argument logic): register it under these names."""
 
     def register(fn: Callable) -> Callable:
+        if prim:
+            WRAPPED.add(prim)
         _add_views(fn, prim or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint),
                    _names(mintf))
         return fn
