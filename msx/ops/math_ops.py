@@ -104,9 +104,11 @@ def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: 
 
 
 # ---------------------------------------------------------------- elementwise binary
-ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__", mindir="Add")
+ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__",
+              mindir="Add")
 SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__", mindir="Sub")
-MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__", mindir="Mul")
+MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__",
+              mindir="Mul")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
               args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True, mindir="RealDiv")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
@@ -118,7 +120,8 @@ POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), te
               operator="__pow__ __rpow__", keep_fp32=True, mindir="Pow")
 MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum", mindir="Maximum")
 MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum", mindir="Minimum")
-ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2", mindir="Atan2")
+ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2",
+                mindir="Atan2")
 FMOD = _binary("Mod", _ms_float(jnp.fmod), "fmod", tensor="fmod", mint="fmod")
 HYPOT = _binary("Hypot", _ms_float(jnp.hypot), "hypot", tensor="hypot")
 LOGADDEXP = _binary("LogAddExp", _ms_float(jnp.logaddexp), "logaddexp", cls="", tensor="logaddexp",
@@ -165,7 +168,8 @@ LEFT_SHIFT = _binary("LeftShift", jnp.left_shift, "bitwise_left_shift", tensor="
 RIGHT_SHIFT = _binary("RightShift", jnp.right_shift, "bitwise_right_shift", tensor="bitwise_right_shift",
                       differentiable=False)
 
-EQUAL = _binary("Equal", jnp.equal, "equal eq", tensor="equal eq", mint="equal eq", differentiable=False, mindir="Equal")
+EQUAL = _binary("Equal", jnp.equal, "equal eq", tensor="equal eq", mint="equal eq", differentiable=False,
+                mindir="Equal")
 NOT_EQUAL = _binary("NotEqual", jnp.not_equal, "not_equal ne", tensor="not_equal ne", mint="not_equal ne",
                     differentiable=False, mindir="NotEqual")
 LESS = _binary("Less", jnp.less, "less lt", tensor="less lt", mint="less lt", operator="__lt__",
@@ -253,7 +257,8 @@ LOGICAL_NOT = _unary("LogicalNot", jnp.logical_not, "logical_not", tensor="logic
                      differentiable=False, mindir="LogicalNot")
 ISNAN = _unary("IsNan", jnp.isnan, "isnan", tensor="isnan", differentiable=False,
                extra=(Api(args=("tensor",), mint="isnan"),), mindir="IsNan")
-ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False, mindir="IsFinite")
+ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False,
+                  mindir="IsFinite")
 ISINF = _unary("IsInf", jnp.isinf, "isinf", tensor="isinf", mint="isinf", differentiable=False)
 ISNEGINF = _unary("IsNegInf", jnp.isneginf, "isneginf", cls="", tensor="isneginf", mint="isneginf",
                   differentiable=False)
