@@ -92,6 +92,8 @@ class Primitive:
     # `api.MindIR`: its plain MindIR call form (None: no MindIR form, or one written by hand in msx/mindir)
     mindir: Any = field(default=None, repr=False)
 
+    subgraphs = ()  # a first-order op has no subgraphs (a class attribute, as `HigherOrderPrimitive` has a field)
+
     def __post_init__(self) -> None:
         try:
             object.__setattr__(self, "category", Category(self.category))
