@@ -26,7 +26,7 @@ def _surface_after(first: str) -> dict:
 
 def test_surface_is_the_same_whatever_is_imported_first():
     plain = _surface_after("")
-    for first in ("import msx.ops.nn_functional_ext; ", "import msx.mint; "):
+    for first in ("import msx.ops.functional_layers; ", "import msx.mint; "):
         assert _surface_after(first) == plain, first
 
 

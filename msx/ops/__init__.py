@@ -18,7 +18,7 @@ _PRIMITIVES = (
 )
 _FOUND = tuple(sorted(m.name for m in _iter_modules(__path__) if m.name.endswith("_ops") and m.name not in _PRIMITIVES))
 # then the hand-written views over them, whose namespaces are built from the finished tables
-_VIEWS = ("functional", "nn_functional_ext", "layer_classes", "array_classes", "classes", "clip", "custom",
+_VIEWS = ("functional", "functional_layers", "layer_classes", "array_classes", "classes", "clip", "custom",
           "composite", "comm_func", "operations")
 for _name in _PRIMITIVES + _FOUND + _VIEWS:
     _import_module(f".{_name}", __name__)

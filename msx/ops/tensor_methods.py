@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import functional as F
 from . import math_ops as M
-from . import tensor_more
+from . import tensor_own_methods
 from .api import SURFACE
 from .primitive import apply
 
@@ -171,7 +171,7 @@ _IN_PLACE = {
 }
 _METHODS.update({name: _in_place(fn) for name, fn in _IN_PLACE.items()})
 _METHODS["fill"] = lambda self, value: F.full_like(self, value)
-_METHODS.update(tensor_more.METHODS)
+_METHODS.update(tensor_own_methods.METHODS)
 
 
 def attach() -> None:
@@ -182,4 +182,4 @@ def attach() -> None:
                 raise ValueError(f"Tensor.{name} is both declared and hand-written")
     for name, fn in {**SURFACE["operator"], **_OPERATORS, **SURFACE["tensor"], **_METHODS}.items():
         setattr(Tensor, name, fn)
-    tensor_more.attach_static()
+    tensor_own_methods.attach_static()

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import dtype as mstype
 from ...ops import functional as F
-from ...ops import nn_functional_ext as X
+from ...ops import functional_layers as X
 from ...ops.nn_layer_ops import interpolate
 from ...tensor import Tensor
 from ..cell import Cell
