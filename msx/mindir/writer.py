@@ -29,7 +29,8 @@ from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
-CONTROL = (COND.name, WHILE.name, CALL.name)   # the higher-order ops a MindIR file can hold
+# the higher-order ops a MindIR file can hold: their writing rules (methods of _GraphWriter, which knows graphs)
+CONTROL = {COND.name: "_write_cond", WHILE.name: "_write_while", CALL.name: "_write_call"}
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
@@ -146,7 +147,7 @@ class _GraphWriter:
         for node in graph.nodes:
             self.node = node
             if node.op in CONTROL:
-                results = getattr(self, f"_write_{node.op.lower()}")(node)
+                results = getattr(self, CONTROL[node.op])(node)
             else:
                 writer = WRITERS.get(node.op)
                 if writer is None:
