@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..errors import OpError
 
-NAMESPACES = ("ops", "cls", "tensor", "mint", "mintf", "operator")
+NAMESPACES = ("ops", "cls", "tensor", "inplace", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty
 
 
@@ -63,6 +63,7 @@ class Api:
     cls: tuple[str, ...] | str = ()
     init: tuple[str, ...] = ()
     tensor: tuple[str, ...] | str = ()
+    inplace: tuple[str, ...] | str = ()  # in-place Tensor methods (`x.exp_()`): compute, keep x's dtype, write x
     mint: tuple[str, ...] | str = ()
     mintf: tuple[str, ...] | str = ()  # `mint.nn.functional` names
     operator: tuple[str, ...] | str = ()
@@ -382,6 +383,8 @@ def declare(prim, apis: tuple[Api, ...]) -> None:
                    _names(api.mintf))
         for dunder in _names(api.operator):
             SURFACE.add("operator", dunder, operator_method(prim, dunder))
+        for n in _names(api.inplace):
+            SURFACE.add("inplace", n, fn)  # `tensor_methods.attach` makes the writing method
 
 
 def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), prim: str = "") -> Callable:

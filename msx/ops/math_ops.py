@@ -89,16 +89,17 @@ def _float_in(fn):
 
 
 def _binary(name: str, fn, ops="", cls=None, tensor=(), mint=(), operator=(), args=("input", "other"),
-            category: str = "elementwise", differentiable: bool = True, extra: tuple = (), **traits):
-    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator)
+            category: str = "elementwise", differentiable: bool = True, extra: tuple = (), inplace=(), **traits):
+    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator,
+              inplace=inplace)
     return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable, **traits,
                      api=((api,) if ops or cls or tensor or mint or operator else ()) + tuple(extra))(fn)
 
 
 def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",),
-           extra: tuple = (), **traits):
+           extra: tuple = (), inplace=(), **traits):
     """`extra`: more `Api`s of the same op, for names MindSpore spells with other argument names."""
-    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint)
+    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, inplace=inplace)
     return primitive(name, category="elementwise", differentiable=differentiable, **traits,
                      api=((api,) if ops or tensor or mint else ()) + tuple(extra))(fn)
 
@@ -108,13 +109,14 @@ ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add
               mindir="Add")
 SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__", mindir="Sub")
 MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__",
-              mindir="Mul")
+              mindir="Mul", inplace="mul_")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
               args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True, mindir="RealDiv")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
-                    mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__", mindir="FloorDiv")
+                    mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__", mindir="FloorDiv",
+                    inplace="floor_divide_")
 MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder", cls="FloorMod", extra=(Api("floor_mod", args=("x", "y")),), tensor="remainder",
-              mint="remainder", operator="__mod__ __rmod__", mindir="FloorMod")
+              mint="remainder", operator="__mod__ __rmod__", mindir="FloorMod", inplace="remainder_")
 
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
               operator="__pow__ __rpow__", keep_fp32=True, mindir="Pow")
@@ -190,8 +192,8 @@ LOGICAL_XOR = _binary("LogicalXor", jnp.logical_xor, "logical_xor", tensor="logi
 # ---------------------------------------------------------------- elementwise unary
 NEG = _unary("Neg", jnp.negative, "neg negative", tensor="neg negative", mint="neg negative", mindir="Neg")
 ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs absolute", mint="abs", mindir="Abs")
-EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True, mindir="Exp")
-LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True, mindir="Log")
+EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True, mindir="Exp", inplace="exp_")
+LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True, mindir="Log", inplace="log_")
 LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", keep_fp32=True, mindir="Log1p")
 SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),),
               keep_fp32=True, mindir="Sqrt")
@@ -199,9 +201,9 @@ RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsq
 SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square", mindir="Square")
 RECIPROCAL = _unary("Reciprocal", _float_in(jnp.reciprocal), "reciprocal", cls="Reciprocal Inv",
                     tensor="reciprocal inv", mint="reciprocal", keep_fp32=True, mindir="Reciprocal")
-SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign", mindir="Sign")
+SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign", mindir="Sign", inplace="sign_")
 SGN = _unary("Sgn", jnp.sign, "sgn", cls="", tensor="sgn")
-FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor", mindir="Floor")
+FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor", mindir="Floor", inplace="floor_")
 CEIL = _unary("Ceil", jnp.ceil, "ceil", tensor="ceil", mint="ceil", mindir="Ceil")
 
 
@@ -231,7 +233,7 @@ ACOSH = _unary("Acosh", _float_in(jnp.arccosh), "acosh arccosh", tensor="acosh a
 ATANH = _unary("Atanh", _float_in(jnp.arctanh), "atanh arctanh", tensor="atanh arctanh", mint="atanh arctanh")
 ERF = _unary("Erf", _float_in(jsp.erf), "erf", tensor="erf", mint="erf", mindir="Erf")
 ERFC = _unary("Erfc", _float_in(jsp.erfc), "erfc", tensor="erfc", mint="erfc")
-ERFINV = _unary("Erfinv", _float_in(jsp.erfinv), "erfinv", tensor="erfinv", mint="erfinv")
+ERFINV = _unary("Erfinv", _float_in(jsp.erfinv), "erfinv", tensor="erfinv", mint="erfinv", inplace="erfinv_")
 EXPM1 = _unary("Expm1", _float_in(jnp.expm1), "expm1", tensor="expm1", mint="expm1")
 EXP2 = _unary("Exp2", _float_in(jnp.exp2), "exp2", cls="", mint="exp2")
 LOG2 = _unary("Log2", _float_in(jnp.log2), "log2", cls="", tensor="log2", mint="log2")
