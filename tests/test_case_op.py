@@ -91,3 +91,25 @@ def test_an_op_without_a_cost_or_memory_rule_is_an_error_never_a_guess():
             CostModel(AscendSpec(), {}, set()).rows(g)
     finally:
         HIGHER_ORDER.pop("Mystery")
+
+
+def test_interpreter_and_verifier_ask_one_rule_table_and_refuse_a_missing_rule():
+    """No kind test in the consumers: a declared op without `lower`/`abstract_eval` rules is a MissingRuleError
+    from `evaluate` and `infer_node` alike; a first-order op given subgraphs is a verification failure."""
+    from msx.ir.interpret import infer_node
+    from msx.ops.higher_order import HIGHER_ORDER, MissingRuleError, declare_higher_order
+
+    g = _case_graph()
+    g.nodes[0].op = "Mystery2"
+    declare_higher_order("Mystery2", subgraphs=("branch*",))
+    try:
+        x = np.ones(3, np.float32)
+        with pytest.raises(MissingRuleError, match="'Mystery2' has no 'lower' rule"):
+            evaluate(g, [np.int32(1), x])
+        with pytest.raises(MissingRuleError, match="'Mystery2' has no 'abstract_eval' rule"):
+            infer_node(g.nodes[0])
+    finally:
+        HIGHER_ORDER.pop("Mystery2")
+    g.nodes[0].op = "Add"
+    with pytest.raises(VerifyError, match="Add is not a higher-order op but has subgraphs"):
+        verify(g)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..ops.tensor_more import from_dlpack, to_dlpack  # noqa: F401  (the Tensor methods' own)
+from ..ops.tensor_own_methods import from_dlpack, to_dlpack  # noqa: F401  (the Tensor methods' own)
 from ..tensor import Tensor
 
 

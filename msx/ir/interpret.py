@@ -19,7 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..ops.primitive import HigherOrderPrimitive, get_primitive, lookup
+from ..ops.higher_order import rule_or
+from ..ops.primitive import get_primitive
 from .graph import Abstract, Const, Graph, Node
 from .symbolic import jax_shape, plain_shape
 
@@ -76,14 +77,16 @@ def evaluate(graph: Graph, inputs: Sequence, params: Sequence = ()) -> tuple[lis
 
 
 def run_node(node: Node, args: list) -> list:
-    """The node's outputs as a list, whatever its kind (a higher-order op runs its `lower` rule)."""
-    prim = lookup(node.op)
-    if isinstance(prim, HigherOrderPrimitive):
-        def sub(key: str, sub_args: list) -> tuple[list, list]:
-            with jax.named_scope(key):  # HLO metadata names the subgraph: `Cond#3/then/Mul#0`
-                return evaluate(node.subgraphs[key], sub_args)
+    """The node's outputs as a list: its op's `lower` rule (`_lower_first_order` for a first-order primitive)."""
+    def sub(key: str, sub_args: list) -> tuple[list, list]:
+        with jax.named_scope(key):  # HLO metadata names the subgraph: `Cond#3/then/Mul#0`
+            return evaluate(node.subgraphs[key], sub_args)
 
-        return list(prim.rule_for("lower")(node, args, sub))
+    return list(rule_or(node.op, "lower", _lower_first_order)(node, args, sub))
+
+
+def _lower_first_order(node: Node, args: list, sub) -> list:
+    """A first-order primitive lowers by running its jax implementation (it has no subgraphs for `sub`)."""
     prim = get_primitive(node.op)
     out = prim.impl(*args, **node.attrs)
     return list(out) if prim.multiple_results else [out]
@@ -100,10 +103,13 @@ def from_struct(s) -> Abstract:
 
 
 def infer_node(node: Node) -> list[Abstract]:
-    """Re-derive a node's output abstracts from its inputs (primitive rule, or higher-order structural rule)."""
-    prim = lookup(node.op)
-    if isinstance(prim, HigherOrderPrimitive):
-        return list(prim.rule_for("abstract_eval")(node))
+    """Re-derive a node's output abstracts from its inputs: its op's `abstract_eval` rule (structural for a
+    higher-order op, `_infer_first_order` for a first-order primitive)."""
+    return list(rule_or(node.op, "abstract_eval", _infer_first_order)(node))
+
+
+def _infer_first_order(node: Node) -> list[Abstract]:
+    """`jax.eval_shape` of the primitive's implementation, cached by (op, input avals, attrs)."""
     prim = get_primitive(node.op)
     key = _cache_key(node, prim)
     if key is not None:

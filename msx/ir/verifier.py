@@ -14,7 +14,8 @@ neighbours (three each side) with their source lines, marked `>>>`.
 from __future__ import annotations
 
 from ..errors import VerifyError
-from ..ops.primitive import HigherOrderPrimitive, lookup
+from ..ops.higher_order import subgraph_problem
+from ..ops.primitive import lookup
 from .graph import Const, Graph, Node, Var
 from .interpret import infer_node
 from .printer import _Names, format_node
@@ -57,17 +58,14 @@ def _check_node(node: Node, infer: bool) -> str | None:
     extra = [k for k in node.attrs if k not in prim.attrs] if "*" not in prim.attrs else []
     if extra:
         return f"attrs {extra} are not among {node.op}'s declared attrs {list(prim.attrs)}"
-    higher = isinstance(prim, HigherOrderPrimitive)
-    if higher:
-        problem = prim.subgraph_keys_ok(node.subgraphs)
-        if problem is not None:
-            return problem
-    elif node.subgraphs:
-        return f"{node.op} is not a higher-order op but has subgraphs {list(node.subgraphs)}"
-    if not (infer or higher):
+    problem = subgraph_problem(prim, node.subgraphs)
+    if problem is not None:
+        return problem
+    structural = bool(prim.subgraphs)  # an op over subgraphs has a structural shape rule: cheap, always run
+    if not (infer or structural):
         return None
     try:
-        expected = infer_node(node)  # a higher-order op's rule is structural: always cheap, always run
+        expected = infer_node(node)
     except Exception as exc:  # a shape rule rejecting the inputs is a verification failure
         return f"its inputs are rejected by the op: {getattr(exc, 'message', exc)}"
     got = [v.abstract for v in node.outputs]

@@ -1,5 +1,5 @@
 """Pass 3 of reading a `.mindir` file (`msx.mindir.reader`): execute MindIR's graphs symbolically into one
-msx Graph — primitive calls through `msx.ops.mindir_names`, state nodes and tuples dropped, `Switch` of two
+msx Graph — primitive calls through `msx.mindir.op_readers`, state nodes and tuples dropped, `Switch` of two
 `Partial`s a `Cond`, a self-calling graph a `While`, other calls inlined — checking every node's result
 against the type the file records."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import MalformedFileError, MsxError
 from ..ir.control import COND, WHILE
 from ..ir.graph import Abstract, Graph, Var
-from ..ops.mindir_names import READERS
+from .op_table import READERS
 from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError
@@ -46,7 +46,7 @@ class Frame:
 
 
 class OpContext:
-    """What a mapping-table entry (`msx.ops.mindir_names.READERS`) sees of the node it converts."""
+    """What a mapping-table entry (`msx.mindir.op_readers.READERS`) sees of the node it converts."""
 
     def __init__(self, builder: GraphBuilder, op_name: str, attrs: dict, where: str, node_name: str) -> None:
         self.builder, self.op_name, self.attrs, self.where, self.node_name = builder, op_name, attrs, where, node_name

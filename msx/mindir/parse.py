@@ -11,7 +11,7 @@ from google.protobuf.message import DecodeError
 
 from ..fileread import open_regular, read_exact
 from ..errors import MalformedFileError, TruncatedFileError
-from ..ops.mindir_names import READERS
+from .op_table import READERS
 from . import mind_ir_pb2 as pb
 from .errors import UnsupportedMindIRError
 from .proto import A, dims_of, dtype_of

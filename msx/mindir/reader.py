@@ -10,7 +10,7 @@ Three passes, each refusing a bad file before the next one starts (one module ea
    every op msx lacks, so the error lists them all with counts.
 3. **convert** (`convert.py`, over the symbolic values of `values.py`) —
    MindIR's graphs are executed symbolically: Constant nodes give Python/numpy values, primitive calls go through the mapping table in
-   `msx.ops.mindir_names`, state nodes (`Load`, `UpdateState`, `Depend`) and
+   `msx.mindir.op_readers`, state nodes (`Load`, `UpdateState`, `Depend`) and
    tuples disappear, a called `Switch` of two `Partial`s becomes a `Cond`
    node, a graph that calls itself through a `Switch` (MindSpore's `while`)
    becomes a `While` node, and other graph calls are inlined. Every node's

@@ -9,7 +9,7 @@ result type in its "shape" attribute. `Cond` becomes MindSpore's
 `Switch(pred, Partial(then, ...), Partial(else, ...))()`; `While` becomes a
 header graph that calls itself through the body (MindSpore's loop form);
 `Call` is inlined. Each msx primitive is written by its entry in
-`msx.ops.mindir_writers.WRITERS`; a graph holding anything else is refused
+`msx.mindir.op_writers.WRITERS`; a graph holding anything else is refused
 before a byte is written. The SHA-256 of the model goes in `doc_string`,
 so msx refuses a corrupted copy of a file it wrote.
 """
@@ -22,14 +22,15 @@ import numpy as np
 from ..atomic import write_atomic
 from ..ir.control import CALL, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
-from ..ops.mindir_names import TYPE_ID_OF
-from ..ops.mindir_writers import WRITERS
+from .op_readers import TYPE_ID_OF
+from .op_table import WRITERS
 from . import mind_ir_pb2 as pb
 from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
-CONTROL = (COND.name, WHILE.name, CALL.name)   # the higher-order ops a MindIR file can hold
+# the higher-order ops a MindIR file can hold: their writing rules (methods of _GraphWriter, which knows graphs)
+CONTROL = {COND.name: "_write_cond", WHILE.name: "_write_while", CALL.name: "_write_call"}
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
@@ -146,7 +147,7 @@ class _GraphWriter:
         for node in graph.nodes:
             self.node = node
             if node.op in CONTROL:
-                results = getattr(self, f"_write_{node.op.lower()}")(node)
+                results = getattr(self, CONTROL[node.op])(node)
             else:
                 writer = WRITERS.get(node.op)
                 if writer is None:

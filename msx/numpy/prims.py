@@ -140,7 +140,8 @@ def declare(name: str, fn: Callable, *, multiple: bool = False, category: str = 
     """Register the primitive for `mindspore.numpy.<name>`, computed by `fn` (a jax.numpy function)."""
     doc = f"mindspore.numpy.{name} (jax.numpy.{getattr(fn, '__name__', name)})"
     prim = register(Primitive(_camel(name), _impl(name, fn, multiple), ("spec",), category, multiple,
-                              differentiable, doc=doc))
+                              differentiable, doc=doc, internal=f"the primitive behind mindspore.numpy.{name}, "
+                                                                f"called by msx.numpy with its own argument logic"))
     NP_PRIMS[name] = prim
     return prim
 

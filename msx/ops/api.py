@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..errors import OpError
 
-NAMESPACES = ("ops", "cls", "tensor", "mint", "mintf", "operator")
+NAMESPACES = ("ops", "cls", "tensor", "inplace", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty
 
 
@@ -63,10 +63,29 @@ class Api:
     cls: tuple[str, ...] | str = ()
     init: tuple[str, ...] = ()
     tensor: tuple[str, ...] | str = ()
+    inplace: tuple[str, ...] | str = ()  # in-place Tensor methods (`x.exp_()`): compute, keep x's dtype, write x
     mint: tuple[str, ...] | str = ()
     mintf: tuple[str, ...] | str = ()  # `mint.nn.functional` names
     operator: tuple[str, ...] | str = ()
     doc: str = field(default="", repr=False)
+    # applied to the primitive's result: MindSpore's `mint.allclose` answers a Python bool, not a Tensor
+    result: Callable[[Any], Any] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class MindIR:
+    """How an op appears in a MindSpore `.mindir` file when that is a plain call (plain data; the reading and
+    writing rules that use it belong to `msx.mindir.op_table`).
+
+    `name`: MindSpore's primitive name in the file (`REF::<name>`); `args`: the op's attributes that MindSpore
+    2.x passes as trailing Constant inputs of its PRIMITIVE_FUNCTION call, in MindSpore's order (an older
+    PRIMITIVE-style file keeps them as the primitive's attributes of the same names; both are read). An op
+    whose MindIR form needs real work (other inputs, another op's name) has an entry in
+    `msx.mindir.op_readers` / `op_writers` instead, never both.
+    """
+
+    name: str
+    args: tuple[str, ...] = ()
 
 
 class Surface:
@@ -86,6 +105,7 @@ class Surface:
 
 
 SURFACE = Surface()
+WRAPPED: set[str] = set()  # primitives a hand-written `expose(prim=...)` wrapper is the public view of
 
 
 # ---------------------------------------------------------------- argument binding
@@ -149,11 +169,19 @@ def build_function(prim, api: Api, name: str) -> Callable:
             return apply(prim, args)
     else:
         fn = _attr_function(prim, api, binder, n_in, name)
+    if api.result is not None:
+        fn = _converted(fn, api.result)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "msx.ops.functional"
     fn.__signature__ = binder.signature()
     fn.__doc__ = (api.doc or prim.doc or f"MindSpore's `ops.{name}`.") + f"\n\nPrimitive: `{prim.name}`."
     return fn
+
+
+def _converted(fn: Callable, result: Callable) -> Callable:
+    def call(*args, **kwargs):
+        return result(fn(*args, **kwargs))
+    return call
 
 
 def _ident(v):
@@ -355,12 +383,16 @@ def declare(prim, apis: tuple[Api, ...]) -> None:
                    _names(api.mintf))
         for dunder in _names(api.operator):
             SURFACE.add("operator", dunder, operator_method(prim, dunder))
+        for n in _names(api.inplace):
+            SURFACE.add("inplace", n, fn)  # `tensor_methods.attach` makes the writing method
 
 
 def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), prim: str = "") -> Callable:
     """Decorator for a hand-written function (real argument logic): register it under these names."""
 
     def register(fn: Callable) -> Callable:
+        if prim:
+            WRAPPED.add(prim)
         _add_views(fn, prim or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint),
                    _names(mintf))
         return fn

@@ -166,8 +166,9 @@ def _register(name: str, rule, attrs: tuple):
     def impl(*arrays, **kw):
         return tuple(rule(*arrays, **kw))
     impl.__doc__ = f"MindSpore's {name} update rule: the new values of the written inputs."
-    return primitive(f"{name}Update", attrs=attrs, category="state", multiple_results=True,
-                     differentiable=False)(impl)
+    return primitive(f"{name}Update", attrs=attrs, category="state", multiple_results=True, differentiable=False,
+                     internal=f"the update rule of the class op ops.{name}, which writes its results into the "
+                              f"variable and slots")(impl)
 
 
 def _make(name: str, spec):

@@ -19,7 +19,10 @@ def _check_reduce(x, *, op: str, group: str) -> str | None:
     return None
 
 
-@primitive("AllReduce", attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
+_COLLECTIVE = "a collective: users call ops.AllReduce / ops.all_reduce & co., which resolve groups and ranks"
+
+
+@primitive("AllReduce", internal=_COLLECTIVE, attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
 def all_reduce(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` elementwise over every rank; each rank gets the result."""
     if op not in REDUCE_OPS:
@@ -27,13 +30,13 @@ def all_reduce(x, *, op: str = "sum", group: str = "hccl_world_group"):
     return spmd.all_reduce(x, op)
 
 
-@primitive("AllGather", attrs=("group",), category="comm", differentiable=False)
+@primitive("AllGather", internal=_COLLECTIVE, attrs=("group",), category="comm", differentiable=False)
 def all_gather(x, *, group: str = "hccl_world_group"):
     """Concatenate every rank's `x` along axis 0, in rank order."""
     return spmd.all_gather(x)
 
 
-@primitive("ReduceScatter", attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
+@primitive("ReduceScatter", internal=_COLLECTIVE, attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
 def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` over the ranks; rank r keeps the r-th slice of axis 0 (axis 0 must divide by the group size)."""
     if op not in REDUCE_OPS:
@@ -41,7 +44,7 @@ def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
     return spmd.reduce_scatter(x, op)
 
 
-@primitive("Broadcast", attrs=("root_rank", "group"), category="comm", differentiable=False)
+@primitive("Broadcast", internal=_COLLECTIVE, attrs=("root_rank", "group"), category="comm", differentiable=False)
 def broadcast(x, *, root_rank: int = 0, group: str = "hccl_world_group"):
     """Rank `root_rank`'s `x` on every rank."""
     return spmd.broadcast(x, root_rank)
@@ -108,7 +111,7 @@ class Broadcast:
         return tuple(broadcast(t, root_rank=self.root_rank, group=self.group) for t in x)
 
 
-@primitive("RankSlice", attrs=("parts",), category="comm", differentiable=False)
+@primitive("RankSlice", internal=_COLLECTIVE, attrs=("parts",), category="comm", differentiable=False)
 def rank_slice(x, *, parts: int):
     """This rank's rows of `x`: the (rank % parts)-th of `parts` equal slices of axis 0 (the optimizer parallel's
     shard of a tensor every rank holds whole). Inside the SPMD program the rank is the mesh index; eagerly it is the

@@ -47,7 +47,7 @@ def _one_dim(name: str, fn):
 
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = f"MindSpore's `ops.{fn.__name__}(input, n=None, dim=-1, norm=None)`."
-    return expose(ops=fn.__name__)(call)
+    return expose(ops=fn.__name__, prim=name)(call)
 
 
 def _n_dim(name: str, fn, default_dim):
@@ -62,7 +62,7 @@ def _n_dim(name: str, fn, default_dim):
 
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = f"MindSpore's `ops.{fn.__name__}(input, s=None, dim={default_dim}, norm=None)`."
-    return expose(ops=fn.__name__)(call)
+    return expose(ops=fn.__name__, prim=name)(call)
 
 
 fft, ifft = _one_dim("FFT", jnp.fft.fft), _one_dim("IFFT", jnp.fft.ifft)

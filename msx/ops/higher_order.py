@@ -113,6 +113,21 @@ def declare_higher_order(name: str, *, subgraphs: tuple[str, ...], attrs: tuple[
     return prim
 
 
+def rule_or(op: str, concern: str, first_order: Callable) -> Callable:
+    """The rule a consumer runs for op `op`: a higher-order op's declared `concern` rule (`MissingRuleError` when
+    the declaration left it out), else the consumer's own rule for first-order primitives, `first_order`.
+    Consumers ask this one question for every op, never which kind it is."""
+    prim = HIGHER_ORDER.get(op)
+    return first_order if prim is None else prim.rule_for(concern)
+
+
+def subgraph_problem(prim, keys) -> str | None:
+    """Why node subgraphs `keys` do not fit `prim` (either kind: a first-order op has none), or None."""
+    if not prim.subgraphs:
+        return f"{prim.name} is not a higher-order op but has subgraphs {list(keys)}" if keys else None
+    return prim.subgraph_keys_ok(keys)
+
+
 def rule(concern: str, op: str) -> Callable:
     """The `concern` rule of higher-order op `op`; `MissingRuleError` when it is not one or lacks the rule."""
     prim = HIGHER_ORDER.get(op)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import functional as F
-from . import nn_functional_ext  # noqa: F401  (registers F.adaptive_avg_pool2d/3d, F.adaptive_max_pool2d)
+from . import functional_layers  # noqa: F401  (registers F.adaptive_avg_pool2d/3d, F.adaptive_max_pool2d)
 from . import nn_layer_ops as L
 from .api import PrimitiveOp, expose
 from .primitive import apply, known_value

@@ -89,36 +89,41 @@ def _float_in(fn):
 
 
 def _binary(name: str, fn, ops="", cls=None, tensor=(), mint=(), operator=(), args=("input", "other"),
-            category: str = "elementwise", differentiable: bool = True, extra: tuple = (), **traits):
-    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator)
+            category: str = "elementwise", differentiable: bool = True, extra: tuple = (), inplace=(), **traits):
+    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, operator=operator,
+              inplace=inplace)
     return primitive(name, category=category, check=_broadcast_check, differentiable=differentiable, **traits,
                      api=((api,) if ops or cls or tensor or mint or operator else ()) + tuple(extra))(fn)
 
 
 def _unary(name: str, fn, ops="", cls=None, tensor=(), mint=(), differentiable: bool = True, args=("input",),
-           extra: tuple = (), **traits):
+           extra: tuple = (), inplace=(), **traits):
     """`extra`: more `Api`s of the same op, for names MindSpore spells with other argument names."""
-    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint)
+    api = Api(ops=ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint, inplace=inplace)
     return primitive(name, category="elementwise", differentiable=differentiable, **traits,
                      api=((api,) if ops or tensor or mint else ()) + tuple(extra))(fn)
 
 
 # ---------------------------------------------------------------- elementwise binary
-ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__")
-SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__")
-MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__")
+ADD = _binary("Add", _ms_float(jnp.add), "add", cls="Add TensorAdd", tensor="add", operator="__add__ __radd__",
+              mindir="Add")
+SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__sub__ __rsub__", mindir="Sub")
+MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__",
+              mindir="Mul", inplace="mul_")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
-              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True)
+              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True, mindir="RealDiv")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
-                    mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__")
+                    mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__", mindir="FloorDiv",
+                    inplace="floor_divide_")
 MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder", cls="FloorMod", extra=(Api("floor_mod", args=("x", "y")),), tensor="remainder",
-              mint="remainder", operator="__mod__ __rmod__")
+              mint="remainder", operator="__mod__ __rmod__", mindir="FloorMod", inplace="remainder_")
 
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
-              operator="__pow__ __rpow__", keep_fp32=True)
-MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum")
-MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum")
-ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2")
+              operator="__pow__ __rpow__", keep_fp32=True, mindir="Pow")
+MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum", mindir="Maximum")
+MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum", mindir="Minimum")
+ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2",
+                mindir="Atan2")
 FMOD = _binary("Mod", _ms_float(jnp.fmod), "fmod", tensor="fmod", mint="fmod")
 HYPOT = _binary("Hypot", _ms_float(jnp.hypot), "hypot", tensor="hypot")
 LOGADDEXP = _binary("LogAddExp", _ms_float(jnp.logaddexp), "logaddexp", cls="", tensor="logaddexp",
@@ -165,40 +170,41 @@ LEFT_SHIFT = _binary("LeftShift", jnp.left_shift, "bitwise_left_shift", tensor="
 RIGHT_SHIFT = _binary("RightShift", jnp.right_shift, "bitwise_right_shift", tensor="bitwise_right_shift",
                       differentiable=False)
 
-EQUAL = _binary("Equal", jnp.equal, "equal eq", tensor="equal eq", mint="equal eq", differentiable=False)
+EQUAL = _binary("Equal", jnp.equal, "equal eq", tensor="equal eq", mint="equal eq", differentiable=False,
+                mindir="Equal")
 NOT_EQUAL = _binary("NotEqual", jnp.not_equal, "not_equal ne", tensor="not_equal ne", mint="not_equal ne",
-                    differentiable=False)
+                    differentiable=False, mindir="NotEqual")
 LESS = _binary("Less", jnp.less, "less lt", tensor="less lt", mint="less lt", operator="__lt__",
-               differentiable=False)
+               differentiable=False, mindir="Less")
 LESS_EQUAL = _binary("LessEqual", jnp.less_equal, "less_equal le", tensor="less_equal le", mint="less_equal le",
-                     operator="__le__", differentiable=False)
+                     operator="__le__", differentiable=False, mindir="LessEqual")
 GREATER = _binary("Greater", jnp.greater, "greater gt", tensor="greater gt", mint="greater gt",
-                  operator="__gt__", differentiable=False)
+                  operator="__gt__", differentiable=False, mindir="Greater")
 GREATER_EQUAL = _binary("GreaterEqual", jnp.greater_equal, "greater_equal ge", tensor="greater_equal ge",
-                        mint="greater_equal ge", operator="__ge__", differentiable=False)
+                        mint="greater_equal ge", operator="__ge__", differentiable=False, mindir="GreaterEqual")
 LOGICAL_AND = _binary("LogicalAnd", jnp.logical_and, "logical_and", tensor="logical_and", mint="logical_and",
-                      operator="__and__ __rand__", differentiable=False)
+                      operator="__and__ __rand__", differentiable=False, mindir="LogicalAnd")
 LOGICAL_OR = _binary("LogicalOr", jnp.logical_or, "logical_or", tensor="logical_or", mint="logical_or",
-                     operator="__or__ __ror__", differentiable=False)
+                     operator="__or__ __ror__", differentiable=False, mindir="LogicalOr")
 LOGICAL_XOR = _binary("LogicalXor", jnp.logical_xor, "logical_xor", tensor="logical_xor", mint="logical_xor",
                       operator="__xor__", differentiable=False)
 
 # ---------------------------------------------------------------- elementwise unary
-NEG = _unary("Neg", jnp.negative, "neg negative", tensor="neg negative", mint="neg negative")
-ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs absolute", mint="abs")
-EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True)
-LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True)
-LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", keep_fp32=True)
+NEG = _unary("Neg", jnp.negative, "neg negative", tensor="neg negative", mint="neg negative", mindir="Neg")
+ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs absolute", mint="abs", mindir="Abs")
+EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True, mindir="Exp", inplace="exp_")
+LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True, mindir="Log", inplace="log_")
+LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", keep_fp32=True, mindir="Log1p")
 SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),),
-              keep_fp32=True)
-RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt", keep_fp32=True)
-SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square")
+              keep_fp32=True, mindir="Sqrt")
+RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt", keep_fp32=True, mindir="Rsqrt")
+SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square", mindir="Square")
 RECIPROCAL = _unary("Reciprocal", _float_in(jnp.reciprocal), "reciprocal", cls="Reciprocal Inv",
-                    tensor="reciprocal inv", mint="reciprocal", keep_fp32=True)
-SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign")
+                    tensor="reciprocal inv", mint="reciprocal", keep_fp32=True, mindir="Reciprocal")
+SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign", mindir="Sign", inplace="sign_")
 SGN = _unary("Sgn", jnp.sign, "sgn", cls="", tensor="sgn")
-FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor")
-CEIL = _unary("Ceil", jnp.ceil, "ceil", tensor="ceil", mint="ceil")
+FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor", mindir="Floor", inplace="floor_")
+CEIL = _unary("Ceil", jnp.ceil, "ceil", tensor="ceil", mint="ceil", mindir="Ceil")
 
 
 @primitive("Round", attrs=("decimals",), category="elementwise",
@@ -213,8 +219,8 @@ RINT = _unary("Rint", jnp.rint, "rint")
 TRUNC = _unary("Trunc", jnp.trunc, "trunc fix", tensor="trunc fix", mint="trunc fix")
 FRAC = _unary("Frac", lambda x: x - jnp.trunc(x), "frac", args=("x",), cls="", tensor="frac",
               extra=(Api(mint="frac"),))
-SIN = _unary("Sin", _float_in(jnp.sin), "sin", tensor="sin", mint="sin")
-COS = _unary("Cos", _float_in(jnp.cos), "cos", tensor="cos", mint="cos")
+SIN = _unary("Sin", _float_in(jnp.sin), "sin", tensor="sin", mint="sin", mindir="Sin")
+COS = _unary("Cos", _float_in(jnp.cos), "cos", tensor="cos", mint="cos", mindir="Cos")
 TAN = _unary("Tan", _float_in(jnp.tan), "tan", tensor="tan", mint="tan")
 ASIN = _unary("Asin", _float_in(jnp.arcsin), "asin", tensor="asin arcsin", mint="asin",
               extra=(Api("arcsin", args=("x",), mint="arcsin"),))
@@ -225,9 +231,9 @@ COSH = _unary("Cosh", _float_in(jnp.cosh), "cosh", tensor="cosh", mint="cosh")
 ASINH = _unary("Asinh", _float_in(jnp.arcsinh), "asinh arcsinh", tensor="asinh arcsinh", mint="asinh arcsinh")
 ACOSH = _unary("Acosh", _float_in(jnp.arccosh), "acosh arccosh", tensor="acosh arccosh", mint="acosh arccosh")
 ATANH = _unary("Atanh", _float_in(jnp.arctanh), "atanh arctanh", tensor="atanh arctanh", mint="atanh arctanh")
-ERF = _unary("Erf", _float_in(jsp.erf), "erf", tensor="erf", mint="erf")
+ERF = _unary("Erf", _float_in(jsp.erf), "erf", tensor="erf", mint="erf", mindir="Erf")
 ERFC = _unary("Erfc", _float_in(jsp.erfc), "erfc", tensor="erfc", mint="erfc")
-ERFINV = _unary("Erfinv", _float_in(jsp.erfinv), "erfinv", tensor="erfinv", mint="erfinv")
+ERFINV = _unary("Erfinv", _float_in(jsp.erfinv), "erfinv", tensor="erfinv", mint="erfinv", inplace="erfinv_")
 EXPM1 = _unary("Expm1", _float_in(jnp.expm1), "expm1", tensor="expm1", mint="expm1")
 EXP2 = _unary("Exp2", _float_in(jnp.exp2), "exp2", cls="", mint="exp2")
 LOG2 = _unary("Log2", _float_in(jnp.log2), "log2", cls="", tensor="log2", mint="log2")
@@ -250,10 +256,11 @@ BITWISE_NOT = _unary("BitwiseNot", jnp.bitwise_not, "", cls="", tensor="bitwise_
                      differentiable=False)
 INVERT = _unary("Invert", jnp.invert, "invert", tensor="invert", args=("x",), differentiable=False)
 LOGICAL_NOT = _unary("LogicalNot", jnp.logical_not, "logical_not", tensor="logical_not", mint="logical_not",
-                     differentiable=False)
+                     differentiable=False, mindir="LogicalNot")
 ISNAN = _unary("IsNan", jnp.isnan, "isnan", tensor="isnan", differentiable=False,
-               extra=(Api(args=("tensor",), mint="isnan"),))
-ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False)
+               extra=(Api(args=("tensor",), mint="isnan"),), mindir="IsNan")
+ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False,
+                  mindir="IsFinite")
 ISINF = _unary("IsInf", jnp.isinf, "isinf", tensor="isinf", mint="isinf", differentiable=False)
 ISNEGINF = _unary("IsNegInf", jnp.isneginf, "isneginf", cls="", tensor="isneginf", mint="isneginf",
                   differentiable=False)

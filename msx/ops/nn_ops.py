@@ -20,9 +20,9 @@ def _shape(x) -> tuple:
     return tuple(getattr(x, "shape", ()))
 
 
-def _unary(name, fn, ops="", args=("input",), cls=None, tensor="", mint="", mintf=None, **traits):
+def _unary(name, fn, ops="", args=("input",), cls=None, tensor="", mint="", mintf=None, inplace="", **traits):
     api = Api(ops, args=args, cls=name if cls is None else cls, tensor=tensor, mint=mint,
-              mintf=ops if mintf is None else mintf)
+              mintf=ops if mintf is None else mintf, inplace=inplace)
     return primitive(name, category="elementwise", api=api if ops or cls or tensor or mint or mintf else (),
                      **traits)(fn)
 
@@ -32,12 +32,13 @@ def _with_attrs(name, fn, attrs: tuple, apis):
 
 
 # ---------------------------------------------------------------- activations
-RELU = _unary("ReLU", jax.nn.relu, cls="ReLU")  # ops.relu/mint relu take `inplace`: hand-written
-RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="")
-SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid")
-TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh")
-SILU = _unary("SiLU", jax.nn.silu, cls="SiLU")
-SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True)
+RELU = _unary("ReLU", jax.nn.relu, cls="ReLU", mindir="ReLU")  # ops.relu/mint relu take `inplace`: hand-written
+RELU6 = _unary("ReLU6", jax.nn.relu6, "relu6", args=("x",), mintf="", mindir="ReLU6")
+SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="sigmoid", mindir="Sigmoid",
+                 inplace="sigmoid_")
+TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh", mindir="Tanh", inplace="tanh_")
+SILU = _unary("SiLU", jax.nn.silu, cls="SiLU", mindir="SiLU")
+SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True, mindir="Softplus")
 SELU = _unary("SeLU", jax.nn.selu, "selu", args=("input_x",), mintf="")
 MISH = _unary("Mish", lambda x: x * jnp.tanh(jax.nn.softplus(x)), "mish", args=("x",), mintf="")
 SOFTSIGN = _unary("Softsign", jax.nn.soft_sign, "softsign", args=("x",))

@@ -40,7 +40,7 @@ from .. import hostevents
 from ..eager import dispatch as _dispatch, lazy as _lazy, tape as _tape
 from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
 from ..sizes import oom_error
-from .api import Api, declare
+from .api import Api, MindIR, declare
 from ..tensor import Tensor, _wrap
 from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
@@ -87,6 +87,12 @@ class Primitive:
     keep_fp32: bool = False      # precision-sensitive: mixed precision keeps its float32 result
     view: bool = False           # no kernel: its result is its first operand's buffer (a reshape)
     vector_kernel: bool = False  # has a vector-unit kernel although its category would run on the host CPU
+    # why it has no public view of its own (no `api`, no `expose(prim=...)` wrapper): who calls it instead
+    internal: str = ""
+    # `api.MindIR`: its plain MindIR call form (None: no MindIR form, or one written by hand in msx/mindir)
+    mindir: Any = field(default=None, repr=False)
+
+    subgraphs = ()  # a first-order op has no subgraphs (a class attribute, as `HigherOrderPrimitive` has a field)
 
     def __post_init__(self) -> None:
         try:
@@ -207,17 +213,20 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
               api: Api | tuple[Api, ...] = (), values: Callable[..., str | None] | None = None,
-              **traits: bool) -> Callable[[Callable], Primitive]:
+              mindir: "str | MindIR | None" = None, internal: str = "", **traits: bool) -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
     `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
-    `traits`: `keep_fp32`, `view`, `vector_kernel` (see `Primitive`).
+    `mindir`: its MindIR call form, `MindIR(ms_name, args)` or just MindSpore's name when the call takes
+    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it);
+    `traits`: `keep_fp32`, `view`, `vector_kernel`.
     """
+    form = MindIR(mindir) if isinstance(mindir, str) else mindir
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
-                                  values, **traits))
+                                  values, internal=internal, mindir=form, **traits))
 
     return make
 

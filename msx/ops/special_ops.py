@@ -148,6 +148,18 @@ def isclose(x, y, *, rtol=1e-05, atol=1e-08, equal_nan=False):
     return jnp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+@primitive("AllClose", attrs=("rtol", "atol", "equal_nan"), differentiable=False,
+           api=Api(mint="allclose", tensor="allclose", args=("input", "other"),
+                   attrs=(Attr("rtol", 1e-05, float), Attr("atol", 1e-08, float), Attr("equal_nan", False, bool)),
+                   result=bool))
+def allclose(x, y, *, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Every |x - y| <= atol + rtol * |y| (broadcast); MindSpore's `mint.allclose` answers a Python bool and
+    refuses operands of different dtypes."""
+    if jnp.result_type(x) != jnp.result_type(y):
+        raise TypeError(f"allclose takes operands of one dtype, got {jnp.result_type(x)} and {jnp.result_type(y)}")
+    return jnp.all(jnp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
 @primitive("ApproximateEqual", attrs=("tolerance",), category="elementwise", differentiable=False,
            api=Api("approximate_equal", args=("x", "y"), attrs=(Attr("tolerance", 1e-05, float),),
                    cls="ApproximateEqual", init=("tolerance",), tensor="approximate_equal"))

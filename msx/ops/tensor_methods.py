@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import functional as F
 from . import math_ops as M
-from . import tensor_more
+from . import tensor_own_methods
 from .api import SURFACE
 from .primitive import apply
 
@@ -160,26 +160,26 @@ def _copy_from(self, src, non_blocking: bool = False):
 _IN_PLACE = {
     "add_": lambda self, other, *, alpha=1: F.add(self, other if alpha == 1 else F.mul(other, alpha)),
     "sub_": lambda self, other, *, alpha=1: F.sub(self, other if alpha == 1 else F.mul(other, alpha)),
-    "mul_": F.mul, "div_": lambda self, other, *, rounding_mode=None: F.div(self, other, rounding_mode=rounding_mode),
-    "remainder_": F.remainder, "floor_divide_": F.floor_divide,
+    "div_": lambda self, other, *, rounding_mode=None: F.div(self, other, rounding_mode=rounding_mode),
     "clamp_": lambda self, min=None, max=None: F.clamp(self, min, max),
-    "exp_": F.exp, "log_": F.log, "floor_": F.floor, "sign_": F.sign, "sigmoid_": F.sigmoid, "tanh_": F.tanh,
-    "erfinv_": F.erfinv,
     "masked_fill_": lambda self, mask, value: F.masked_fill(self, mask, value),
     "zero_": lambda self: F.zeros_like(self), "fill_": lambda self, value: F.full_like(self, value),
     "copy_": _copy_from,
 }
 _METHODS.update({name: _in_place(fn) for name, fn in _IN_PLACE.items()})
 _METHODS["fill"] = lambda self, value: F.full_like(self, value)
-_METHODS.update(tensor_more.METHODS)
+_METHODS.update(tensor_own_methods.METHODS)
 
 
 def attach() -> None:
-    """Set every declared and hand-written method and operator on `Tensor`."""
+    """Set every declared and hand-written method and operator on `Tensor` (declared in-place names, `Api.inplace`,
+    get the writing method `_in_place` makes)."""
+    declared = {**SURFACE["tensor"], **SURFACE["operator"], **SURFACE["inplace"]}
     for table in (_OPERATORS, _METHODS):
         for name in table:
-            if name in SURFACE["tensor"] or name in SURFACE["operator"]:
+            if name in declared:
                 raise ValueError(f"Tensor.{name} is both declared and hand-written")
-    for name, fn in {**SURFACE["operator"], **_OPERATORS, **SURFACE["tensor"], **_METHODS}.items():
+    in_place = {name: _in_place(fn) for name, fn in SURFACE["inplace"].items()}
+    for name, fn in {**SURFACE["operator"], **_OPERATORS, **SURFACE["tensor"], **in_place, **_METHODS}.items():
         setattr(Tensor, name, fn)
-    tensor_more.attach_static()
+    tensor_own_methods.attach_static()

@@ -15,7 +15,7 @@ add(Case("Tensor.type[cast]", "Tensor.type", (_X, Dt("int32")), grad=False))
 add(Case("Tensor.new_zeros", "Tensor.new_zeros", (_X, (2, 2)), grad=False))
 add(Case("Tensor.new_full", "Tensor.new_full", (_X, (3,), 1.5), grad=False))
 
-# nn functional ops (msx/ops/nn_functional_ext.py)
+# nn functional ops (msx/ops/functional_layers.py)
 _N3, _N4, _N5 = In(shape=(2, 3, 6)), In(shape=(2, 3, 5, 6)), In(shape=(1, 2, 3, 4, 5))
 add(Case("ops.adaptive_avg_pool1d", "ops.adaptive_avg_pool1d", (_N3, 3)))
 add(Case("ops.adaptive_avg_pool2d", "ops.adaptive_avg_pool2d", (_N4, (2, 4))))

@@ -18,7 +18,7 @@ from ...nn.cell import Cell
 from ...nn.initializer import HeUniform, Normal, Uniform
 from ...nn.layers._utils import check_input, like, make_param
 from ...ops import functional as F
-from ...ops import nn_functional_ext as X
+from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
 from ...ops import nn_ops as N
 from ...ops.primitive import apply

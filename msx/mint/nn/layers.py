@@ -14,7 +14,7 @@ from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Adap
                    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SoftMarginLoss, Upsample)
 from ...nn import HSigmoid as Hardsigmoid, HSwish as Hardswish, SeLU as SELU  # noqa: F401
 from ...ops import functional as F
-from ...ops.nn_functional_ext import kl_div
+from ...ops.functional_layers import kl_div
 from ...tensor import Parameter, Tensor
 
 

@@ -5,7 +5,7 @@ import math
 
 from ... import dtype as mstype
 from ...ops import functional as F
-from ...ops import nn_functional_ext as X
+from ...ops import functional_layers as X
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell

@@ -12,7 +12,7 @@ import numpy as np
 from ... import dtype as mstype
 from ...ignored_args import not_honoured
 from ...ops import functional as F
-from ...ops import nn_functional_ext as X
+from ...ops import functional_layers as X
 from ...ops.nn_layer_ops import interpolate
 from ...tensor import Tensor
 from ..cell import Cell

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...ops import functional as F
-from ...ops import nn_functional_ext as X
+from ...ops import functional_layers as X
 from ...ops import nn_ops as N
 from ...ops.primitive import apply
 from ...tensor import Tensor

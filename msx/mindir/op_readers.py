@@ -1,4 +1,8 @@
-"""MindSpore primitives (as named in MindIR files) onto msx primitives, one entry per op (ARCHITECTURE rule 1).
+"""MindSpore primitives (as named in MindIR files) onto msx primitives, one entry per op.
+
+The table belongs to its consumer, MindIR import (ARCHITECTURE rule 11: a consumer's rules in tables the
+consumer owns); an op whose MindIR form is its own name and inputs says so in its declaration instead
+(`mindir=` on `@primitive`, read by `msx.mindir.op_table`).
 
 `READERS[name](ctx, *args)` turns one MindIR primitive call into msx
 primitives. `args` are the node's inputs: graph values (`ir.Var`), numpy
@@ -6,12 +10,11 @@ arrays (tensor constants) and Python values (ints, floats, bools, None,
 tuples) for the arguments MindSpore 2.x passes as inputs
 (PRIMITIVE_FUNCTION ops); older-style ops (PRIMITIVE) keep their arguments
 in `ctx.attrs`, which `_arg` reads as a fallback, so one entry reads both.
-`ctx` (made by `msx.mindir.reader`, handed in so this module imports
-nothing above `ops`) offers `op(msx_name, *inputs, **attrs)`,
+`ctx` (made by `msx.mindir.convert`) offers `op(msx_name, *inputs, **attrs)`,
 `static(value, what)` (a compile-time value, or an error if it is computed
 at run time), `abstract(value)` and `unsupported(reason)`.
 
-The other direction, msx nodes written as MindSpore calls, is `msx.ops.mindir_writers`.
+The other direction, msx nodes written as MindSpore calls, is `msx.mindir.op_writers`.
 
 `TYPE_IDS` are MindSpore's dtype ids (`Cast`'s `dtype` argument, `Argmax`'s
 `output_type`).
@@ -118,16 +121,10 @@ def _pad_mode(value) -> str:
 
 
 # ---------------------------------------------------------------- elementwise
-UNARY = {"ReLU": "ReLU", "ReLU6": "ReLU6", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
-          "Log1p": "Log1p", "Sqrt": "Sqrt", "Rsqrt": "Rsqrt", "Neg": "Neg", "Abs": "Abs", "Square": "Square",
-          "Reciprocal": "Reciprocal", "Sign": "Sign", "Floor": "Floor", "Ceil": "Ceil", "Sin": "Sin", "Cos": "Cos",
-          "Erf": "Erf", "SiLU": "SiLU", "Softplus": "Softplus", "LogicalNot": "LogicalNot", "IsNan": "IsNan",
-          "IsFinite": "IsFinite", "Identity": "Identity", "StopGradient": "StopGradient"}
-_BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "RealDiv", "RealDiv": "RealDiv", "Maximum": "Maximum",
-           "Minimum": "Minimum", "Pow": "Pow", "FloorDiv": "FloorDiv", "FloorMod": "FloorMod", "Equal": "Equal",
-           "NotEqual": "NotEqual", "Less": "Less", "LessEqual": "LessEqual", "Greater": "Greater",
-           "GreaterEqual": "GreaterEqual", "LogicalAnd": "LogicalAnd", "LogicalOr": "LogicalOr",
-           "LogicalXor": "LogicalXor", "Atan2": "Atan2",
+# Ops whose MindIR call is their own name on their inputs (Sin, Add, ReLU, ...) are declared with
+# `mindir=` beside the primitive (msx.mindir.op_table); these are MindSpore's other spellings of them.
+_UNARY = {"Identity": "Identity", "StopGradient": "StopGradient"}
+_BINARY = {"Div": "RealDiv", "LogicalXor": "LogicalXor",
            # tensor-scalar and scalar forms MindSpore's graph compiler emits
            "Muls": "Mul", "Divs": "RealDiv", "Adds": "Add", "Subs": "Sub",
            "LessScalar": "Less", "GreaterScalar": "Greater", "LessEqualScalar": "LessEqual",
@@ -145,7 +142,7 @@ def _binary_reader(msx_name: str) -> Callable:
     return lambda ctx, x, y: ctx.op(msx_name, x, y)
 
 
-for _ms, _msx in UNARY.items():
+for _ms, _msx in _UNARY.items():
     reads(_ms)(_unary_reader(_msx))
 for _ms, _msx in _BINARY.items():
     reads(_ms)(_binary_reader(_msx))

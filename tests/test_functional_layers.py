@@ -1,4 +1,4 @@
-"""nn functional ops of msx/ops/nn_functional_ext.py where MindSpore 2.10's CPU kernels are missing (its mint
+"""nn functional ops of msx/ops/functional_layers.py where MindSpore 2.10's CPU kernels are missing (its mint
 `*Ext` kernels, Embedding, RmsNorm: recorded as errors in tests/oracle/goldens.json) or the op is random:
 checked against numpy / jax, eagerly and under jit. The rest are oracle cases (tests/oracle/cases_tensor_methods.py)."""
 import jax

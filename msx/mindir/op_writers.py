@@ -4,7 +4,7 @@
 `ctx.call(ms_name, tensor_inputs, args=(...), attrs={...})`, where `args`
 become Constant inputs of a PRIMITIVE_FUNCTION call and `attrs` the
 attributes of a PRIMITIVE one, exactly as MindSpore 2.10's own exports do.
-The reading direction and MindSpore's enums (`TYPE_IDS`, `FORMATS`) are `msx.ops.mindir_names`.
+The reading direction and MindSpore's enums (`TYPE_IDS`, `FORMATS`) are `msx.mindir.op_readers`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtype as mstype
-from .mindir_names import TYPE_ID_OF, UNARY
+from .op_readers import TYPE_ID_OF
 
 WRITERS: dict[str, Callable[..., Any]] = {}
 
@@ -27,16 +27,8 @@ def writes(*names: str) -> Callable:
     return register
 
 
-def _same(ms_name: str) -> Callable:
-    return lambda ctx, node: ctx.call(ms_name, node.inputs)
-
-
-for _ms, _msx in UNARY.items():
-    if _ms == _msx and _ms not in ("Identity", "StopGradient", "Round"):
-        writes(_msx)(_same(_ms))
-for _ms in ("Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "FloorDiv", "FloorMod", "Equal", "NotEqual",
-            "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "Atan2"):
-    writes(_ms)(_same(_ms))
+# Ops written as their own name on their inputs (Sin, Add, ReLU, ...) are declared with `mindir=` beside the
+# primitive (msx.mindir.op_table).
 
 
 @writes("Select")
@@ -188,11 +180,6 @@ def _w_reduce(ctx, node):
 def _w_softmax(ctx, node):
     axis = int(node.attrs.get("axis", -1))
     return ctx.call(node.op, node.inputs, args=((axis,) if node.op == "Softmax" else axis,))
-
-
-@writes("ReLU6", "Softplus", "SiLU", "Erf")
-def _w_plain(ctx, node):
-    return ctx.call(node.op, node.inputs)
 
 
 @writes("BatchNorm")
