@@ -23,6 +23,7 @@ compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch sta
 """
 from __future__ import annotations
 
+import operator
 import threading
 from typing import Any, Callable
 
@@ -107,8 +108,8 @@ def _compilable(prim) -> bool:
 _PRIM_OK: dict = {}
 _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSpore's scalar promotion needs them)
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
-_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
-# compiled for them
+_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> its entry (`_entry`), once compiled for them
+_COLD: dict[tuple, tuple] = {}  # the same for applications only traced so far (`cold`): deferred, not compiled
 
 
 class _Last(threading.local):
@@ -217,6 +218,13 @@ def run(prim, arrays: list, attrs: dict):
     if full is None or not _compilable(prim):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
+    entry = _COLD.pop(full, None)
+    if entry is not None:  # traced for a deferred segment before: its executable is compiled now (or was,
+        entry[4][0] = False  # inside a cold segment's: then jax's cache has it)
+        out = entry[0](*dynamic)
+        _STATS["misses"] += 1
+        LAST.entry = _FAST[full] = entry
+        return out
     key, fn = _split(full, attrs)
     if fn is None:
         _STATS["eager_only"] += 1
@@ -231,9 +239,52 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    aval = out.aval if type(out) is ArrayImpl and not prim.multiple_results else None
-    LAST.entry = _FAST[full] = (fn, key, sig, aval)
+    if prim.multiple_results:
+        avals = tuple(o.aval for o in out) if all(type(o) is ArrayImpl for o in out) else None
+    else:
+        avals = out.aval if type(out) is ArrayImpl else None
+    LAST.entry = _FAST[full] = _entry(fn, key, sig, avals, False)
     return out
+
+
+def _entry(fn: Callable, key: tuple, sig: tuple, avals, is_cold: bool) -> tuple:
+    """A `_FAST` entry: (jitted fn, key, input signature, output aval — a tuple of them for a primitive with
+    several results, None where a result is not an array —, [cold], the results' projections). A projection
+    is the entry `msx.eager.lazy` runs to pick result i out of the results (`operator.itemgetter(i)`)."""
+    proj = None
+    if type(avals) is tuple:
+        proj = tuple((operator.itemgetter(i), None, None, a, [False], None) for i, a in enumerate(avals))
+    return (fn, key, sig, avals, [is_cold], proj)
+
+
+def cold(prim, full: tuple, dynamic: list, attrs: dict) -> tuple | None:
+    """The entry of a first-sighted application, traced but not compiled, so that `msx.eager.lazy` can defer
+    it and compile a segment of such ops as one executable (`entry[4][0]`: cold, no executable of its own
+    built or spent on a segment yet). None where it cannot be deferred: the caller runs it through `run`,
+    which also words every error (a trace that fails, results too large to allocate)."""
+    entry = _COLD.get(full)
+    if entry is not None:
+        return entry
+    if not _compilable(prim):
+        return None
+    key, fn = _split(full, attrs)
+    if fn is None:
+        return None
+    try:
+        outs = fn.trace(*dynamic).jaxpr.out_avals  # jax keeps the trace: the executable's compile reuses it
+    except Exception:  # noqa: BLE001 - `run` raises it (or falls back to the plain impl)
+        return None
+    platform = _platform()
+    try:
+        for r in outs:
+            check_size(prim.name, r.shape, r.dtype, platform)
+    except Exception:  # noqa: BLE001 - `run` raises it, before anything is allocated
+        return None
+    if not prim.multiple_results and len(outs) != 1:
+        return None
+    sig = tuple(p for p in full[2] if not _static(p))
+    entry = _COLD[full] = _entry(fn, key, sig, tuple(outs) if prim.multiple_results else outs[0], True)
+    return entry
 
 
 def _check_result_sizes(prim, fn: Callable, dynamic: list) -> None:
@@ -273,5 +324,6 @@ def cache_info() -> dict:
 def clear_cache() -> None:
     _CACHE.clear()
     _FAST.clear()
+    _COLD.clear()
     for k in _STATS:
         _STATS[k] = 0
