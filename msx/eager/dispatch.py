@@ -16,8 +16,10 @@ What cannot be compiled runs the plain impl, exactly as before:
   value): its first compiled call fails, the plain impl runs, and that key is
   remembered as eager-only;
 - any other failure reruns the plain impl, so errors keep today's wording.
-A key is compiled the first time it is seen: running the plain impl instead is not free either, since jax
-compiles each of its operations for its shapes (a `log_softmax` is five compiles, its executable one).
+A key is compiled the first time it runs here; outside the tape, `msx.eager.lazy` first asks `cold` for
+its entry (traced, not compiled) and compiles it with its whole segment. Running the plain impl instead is
+not free either, since jax compiles each of its operations for its shapes (a `log_softmax` is five
+compiles, its executable one).
 Measured on notebook 01 (eager training): compiling on the third sighting made 142 XLA compiles (5.2 s),
 compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch stays asynchronous.
 """
@@ -239,12 +241,27 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    if prim.multiple_results:
-        avals = tuple(o.aval for o in out) if all(type(o) is ArrayImpl for o in out) else None
-    else:
-        avals = out.aval if type(out) is ArrayImpl else None
-    LAST.entry = _FAST[full] = _entry(fn, key, sig, avals, False)
+    LAST.entry = _FAST[full] = _entry(fn, key, sig, _avals(prim, out, fn, dynamic), False)
     return out
+
+
+def _avals(prim, out, fn: Callable, dynamic: list):
+    """The result avals `msx.eager.lazy` defers an application with (a tuple for several results); None where
+    it must run at its call: a result that is not an array, no result at all, or an effect (a host callback:
+    `Summary` delivers a value, and a deferred op whose results nobody reads would not run)."""
+    if prim.multiple_results:
+        if not out or not all(type(o) is ArrayImpl for o in out):
+            return None
+        avals = tuple(o.aval for o in out)
+    elif type(out) is ArrayImpl:
+        avals = out.aval
+    else:
+        return None
+    try:
+        effects = fn.trace(*dynamic).jaxpr.effects  # jax's cached trace of the call that just ran
+    except Exception:  # noqa: BLE001 - not deferred then
+        return None
+    return None if effects else avals
 
 
 def _entry(fn: Callable, key: tuple, sig: tuple, avals, is_cold: bool) -> tuple:
@@ -271,8 +288,11 @@ def cold(prim, full: tuple, dynamic: list, attrs: dict) -> tuple | None:
     if fn is None:
         return None
     try:
-        outs = fn.trace(*dynamic).jaxpr.out_avals  # jax keeps the trace: the executable's compile reuses it
+        jaxpr = fn.trace(*dynamic).jaxpr  # jax keeps the trace: the executable's compile reuses it
     except Exception:  # noqa: BLE001 - `run` raises it (or falls back to the plain impl)
+        return None
+    outs = jaxpr.out_avals
+    if jaxpr.effects or not outs:  # see `_avals`: it runs at its call
         return None
     platform = _platform()
     try:

@@ -12,7 +12,11 @@ through `PendingTensor.__getattr__`, which runs the thread's pending *segment* (
 A segment's structure is a flat list of ints built as it records (no hashing per op): per op the id of its
 dispatch entry (which fixes the primitive, attributes and input avals) and, per dynamic input, the index
 of the earlier node it reads or -1 for an outside array; the flush adds which nodes' Tensors are still
-alive (the outputs). A structure seen `REPLAY_AFTER` times is compiled on its next sighting into one
+alive (the outputs). A first-sighted op (`dispatch.cold`: traced, not compiled) defers too, and a segment
+holding `COLD_FUSE` of them is compiled at once as one executable, so a network's first forward is one XLA
+compile instead of one per new op; each such op is spent once (a later structure walks it, compiling its
+own executable). An op with several results is a node whose value is their tuple, plus one node per result
+picking it out. A structure seen `REPLAY_AFTER` times is compiled on its next sighting into one
 `jax.jit` of the same per-op executables in the same order, and from then on runs as one call; before
 that (a notebook's one-off sequence) the nodes run one by one through their own executables, as they would
 have without deferring. Nodes nobody can read any more are not run at all (deferred ops are pure). A fused
