@@ -12,7 +12,7 @@ import pytest
 
 import msx
 from msx import nn, ops
-from msx.eager import dispatch, lazy
+from msx.eager import dispatch
 from msx.eager import tape as tape_mod
 from msx.tensor import Tensor
 
