@@ -151,3 +151,23 @@ def test_first_sightings_from_two_threads():
     for runs in results.values():
         for r in runs:
             assert_same_float32(r, numpy_chain(A, W))
+
+
+def test_a_second_training_step_compiles_nothing():
+    """The optimizer's zero state is made on the host and placed like the weights: a committed state would
+    commit the updated weights, and every executable compiled for the first step would compile again."""
+    net = _mlp()
+    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    grad_fn = msx.value_and_grad(lambda x: (net(x).sum() ** 2) * 0.01, None, opt.parameters)
+    x = Tensor(A)
+    net(x).asnumpy()  # a forward first, as a script does (its ops compiled as one segment)
+    before_state = XLA_COMPILES[0]
+    nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    assert XLA_COMPILES[0] == before_state  # zero state: no compile per parameter shape
+    for step in range(3):
+        before = XLA_COMPILES[0]
+        loss, grads = grad_fn(x)
+        opt(grads)
+        loss.asnumpy()
+        if step:
+            assert XLA_COMPILES[0] == before, step
