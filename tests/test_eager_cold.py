@@ -111,9 +111,10 @@ def test_a_first_backward_is_one_compile_with_the_gradients_of_jax():
     net = _mlp()
     grad_fn = msx.value_and_grad(lambda x: (net(x).sum() ** 2) * 0.01, None, net.trainable_params())
     x = Tensor(A)
+    per_node = len(tape_mod._BWD)
     _, grads = grad_fn(x)
     info = msx.eager.cache_info()
-    assert info["replay_compiles"] == 1 and info["replays"] == 1 and not tape_mod._BWD  # no per-node VJP
+    assert info["replay_compiles"] == 1 and info["replays"] == 1 and len(tape_mod._BWD) == per_node  # no VJP each
     for g, want in zip(grads, _reference_grads(net, A)):
         assert_same_float32(g.asnumpy(), np.asarray(want), rtol=1e-4, atol=1e-5)
     _, grads = grad_fn(x)  # the same structure: the same executable
@@ -123,7 +124,7 @@ def test_a_first_backward_is_one_compile_with_the_gradients_of_jax():
         return (ops.sin(net(x)).sum() ** 2) * 0.01
 
     _, g2 = msx.value_and_grad(other, None, net.trainable_params())(x)
-    assert msx.eager.cache_info()["replay_compiles"] == 1 and tape_mod._BWD
+    assert msx.eager.cache_info()["replay_compiles"] == 1 and len(tape_mod._BWD) > per_node
     w0, b0, w1, b1 = [p.asnumpy() for p in net.trainable_params()]
     h = np.tanh(A @ w0.T + b0)
     y = h @ w1.T + b1
