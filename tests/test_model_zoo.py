@@ -34,8 +34,11 @@ RTOL_LOGITS, RTOL_LOSS, RTOL_MOVED = 2e-4, 2e-4, 2e-3
 # by 0.2% (median) to 6%, the same whether msx computes in float32 or float64, while an isolated depthwise
 # conv + BatchNorm (+ ReLU) at the same shapes agrees to 1e-7: not traced further yet
 RTOL_MOVED_CASE = {"mobilenet_v1": 1e-1}
-UNMEASURED = pytest.mark.xfail(strict=False, reason="not yet compared with MindSpore at batch 4 (issue 32): "
-                                                    "an XPASS here is a family to move into MEASURED")
+# a family not yet compared would be a test that cannot fail: it runs only when asked for, to be measured
+# (MSX_ZOO_UNMEASURED=1 python -m pytest -n 0 tests/test_model_zoo.py) and then moved into MEASURED
+UNMEASURED = pytest.mark.skipif(not __import__("os").environ.get("MSX_ZOO_UNMEASURED"),
+                                reason="not yet compared with MindSpore at batch 4 (issue 32); run with "
+                                       "MSX_ZOO_UNMEASURED=1 to measure it")
 
 
 def _params(case):
