@@ -2,15 +2,13 @@
 
 Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0; batch 2, 3x64x64, 1000 classes), each
 framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
-second (warm) eager forward, the first eager (PyNative) training step and a second one, the first jitted
-training step (`value_and_grad` + Momentum under `jit`, as a MindSpore script writes it) and a second (warm)
-step; then where msx's first calls spent their time (XLA compiles, jax tracing and lowering, the rest).
-`--msx-root DIR` adds an older msx checkout (e.g. `git archive` of main) for a before/after. With `--compile-cache DIR` msx runs twice more with
+second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
+MindSpore script writes it) and a second (warm) step. With `--compile-cache DIR` msx runs twice more with
 `set_context(enable_compile_cache=True)`: a first run fills the cache, the second is what a rerun of the
 script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else /work/main/.venv-ms/bin/python),
 skipped where there is none.
 
-    python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc] [--msx-root DIR]
+    python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc]
 """
 from __future__ import annotations
 
@@ -25,9 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PHASES = ("import", "build", "forward", "forward_warm", "eager_step", "eager_step_warm", "step", "step_warm")
-EVENTS = {"backend_compile_duration": "compile", "jaxpr_trace_duration": "trace",
-          "jaxpr_to_mlir_module_duration": "lower"}  # jax's own compile-time events, per phase (msx only)
+PHASES = ("import", "build", "forward", "forward_warm", "step", "step_warm")
 
 
 def child(framework: str, net_name: str, cache: str | None) -> None:
@@ -46,29 +42,17 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
     from bench_build import networks
 
     times = {"import": time.perf_counter() - t0}
-    events: dict = {}
-    if framework == "msx":
-        import jax
-
-        jax.monitoring.register_event_duration_secs_listener(lambda name, secs, **kw: _note(events, name, secs))
-
-    def timed(phase: str, fn) -> None:
-        events.clear()
-        start = time.perf_counter()
-        fn()
-        times[phase] = time.perf_counter() - start
-        for name, (n, secs) in events.items():
-            times[f"{phase}.{name}"], times[f"{phase}.{name}_n"] = secs, n
-
     fw.set_seed(0)
-    made = {}
-    timed("build", lambda: made.setdefault("net", networks(fw.nn, fw.ops)[net_name]()))
-    net = made["net"]
+    start = time.perf_counter()
+    net = networks(fw.nn, fw.ops)[net_name]()
+    times["build"] = time.perf_counter() - start
     rng = np.random.default_rng(0)
     x = fw.Tensor(rng.standard_normal((2, 3, 64, 64)).astype(np.float32))
     y = fw.Tensor(np.array([1, 7], np.int32))
     for phase in ("forward", "forward_warm"):
-        timed(phase, lambda: net(x).asnumpy())
+        start = time.perf_counter()
+        net(x).asnumpy()
+        times[phase] = time.perf_counter() - start
     loss_fn = fw.nn.CrossEntropyLoss()
     opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
 
@@ -77,29 +61,17 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
 
     grad_fn = fw.value_and_grad(forward, None, opt.parameters)
 
-    def eager_step():   # PyNative: the eager autograd tape (msx), MindSpore's PyNative grad
-        loss, grads = grad_fn(x, y)
-        opt(grads)
-        return float(loss.asnumpy())
-
     @fw.jit
     def train_step(a, b):
         loss, grads = grad_fn(a, b)
         opt(grads)
         return loss
 
-    for phase in ("eager_step", "eager_step_warm"):
-        timed(phase, eager_step)
     for phase in ("step", "step_warm"):
-        timed(phase, lambda: float(train_step(x, y).asnumpy()))
+        start = time.perf_counter()
+        float(train_step(x, y).asnumpy())
+        times[phase] = time.perf_counter() - start
     print("RESULT " + json.dumps(times))
-
-
-def _note(events: dict, name: str, secs: float) -> None:
-    kind = EVENTS.get(name.rsplit("/", 1)[-1])
-    if kind is not None:
-        n, total = events.get(kind, (0, 0.0))
-        events[kind] = (n + 1, total + secs)
 
 
 def measure(python: str, framework: str, net: str, root: str, cache: str | None = None) -> dict:
@@ -118,7 +90,6 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nets", default="resnet18,resnet50,efficientnet_b0")
     ap.add_argument("--compile-cache", default=None, help="also time msx with a persistent cache in this folder")
-    ap.add_argument("--msx-root", default=None, help="also time the msx checkout in this folder (before/after)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -130,8 +101,6 @@ def main() -> None:
     print(f"{'network':<16} {'run':<22} " + " ".join(f"{p:>12}" for p in PHASES))
     for net in args.nets.split(","):
         runs = {"msx": measure(sys.executable, "msx", net, ROOT)}
-        if args.msx_root:
-            runs["msx at --msx-root"] = measure(sys.executable, "msx", net, os.path.abspath(args.msx_root))
         if args.compile_cache:
             shutil.rmtree(args.compile_cache, ignore_errors=True)
             measure(sys.executable, "msx", net, ROOT, args.compile_cache)       # fills the cache
@@ -145,20 +114,6 @@ def main() -> None:
             for name in [n for n in runs if n != "MindSpore 2.10"]:
                 print(f"{net:<16} {name + ' / MindSpore':<22} "
                       + " ".join(f"{runs[name][p] / ms[p]:>11.2f}x" for p in PHASES))
-        for name in [n for n in runs if n.startswith("msx")]:
-            breakdown(net, name, runs[name])
-
-
-def breakdown(net: str, name: str, times: dict) -> None:
-    """Where msx's first calls spend their time: XLA compiles (count, seconds), jax tracing and lowering to
-    StableHLO, and the rest (msx's Python, capture, the run itself)."""
-    for phase in ("forward", "eager_step", "step"):
-        compile_s, traced = times.get(f"{phase}.compile", 0.0), times.get(f"{phase}.trace", 0.0)
-        lower = times.get(f"{phase}.lower", 0.0)
-        rest = times[phase] - compile_s - traced - lower
-        print(f"{net:<16} {name:<18} {phase:<11} {times[phase]:7.2f} s: {times.get(f'{phase}.compile_n', 0):>3} XLA "
-              f"compiles {compile_s:6.2f} s, jax trace {traced:5.2f} s, lowering {lower:5.2f} s, "
-              f"Python + capture + run {rest:5.2f} s")
 
 
 if __name__ == "__main__":

@@ -16,16 +16,13 @@ What cannot be compiled runs the plain impl, exactly as before:
   value): its first compiled call fails, the plain impl runs, and that key is
   remembered as eager-only;
 - any other failure reruns the plain impl, so errors keep today's wording.
-A key is compiled the first time it runs here; outside the tape, `msx.eager.lazy` first asks `cold` for
-its entry (traced, not compiled) and compiles it with its whole segment. Running the plain impl instead is
-not free either, since jax compiles each of its operations for its shapes (a `log_softmax` is five
-compiles, its executable one).
+A key is compiled the first time it is seen: running the plain impl instead is not free either, since jax
+compiles each of its operations for its shapes (a `log_softmax` is five compiles, its executable one).
 Measured on notebook 01 (eager training): compiling on the third sighting made 142 XLA compiles (5.2 s),
 compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch stays asynchronous.
 """
 from __future__ import annotations
 
-import operator
 import threading
 from typing import Any, Callable
 
@@ -110,8 +107,8 @@ def _compilable(prim) -> bool:
 _PRIM_OK: dict = {}
 _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSpore's scalar promotion needs them)
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
-_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> its entry (`_entry`), once compiled for them
-_COLD: dict[tuple, tuple] = {}  # the same for applications only traced so far (`cold`): deferred, not compiled
+_FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
+# compiled for them
 
 
 class _Last(threading.local):
@@ -220,13 +217,6 @@ def run(prim, arrays: list, attrs: dict):
     if full is None or not _compilable(prim):
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
-    entry = _COLD.pop(full, None)
-    if entry is not None:  # traced for a deferred segment before: its executable is compiled now (or was,
-        entry[4][0] = False  # inside a cold segment's: then jax's cache has it)
-        out = entry[0](*dynamic)
-        _STATS["misses"] += 1
-        LAST.entry = _FAST[full] = entry
-        return out
     key, fn = _split(full, attrs)
     if fn is None:
         _STATS["eager_only"] += 1
@@ -241,70 +231,9 @@ def run(prim, arrays: list, attrs: dict):
         return out
     _STATS["misses"] += 1
     sig = tuple(p for p in full[2] if not _static(p))
-    LAST.entry = _FAST[full] = _entry(fn, key, sig, _avals(prim, out, fn, dynamic), False)
+    aval = out.aval if type(out) is ArrayImpl and not prim.multiple_results else None
+    LAST.entry = _FAST[full] = (fn, key, sig, aval)
     return out
-
-
-def _avals(prim, out, fn: Callable, dynamic: list):
-    """The result avals `msx.eager.lazy` defers an application with (a tuple for several results); None where
-    it must run at its call: a result that is not an array, no result at all, or an effect (a host callback:
-    `Summary` delivers a value, and a deferred op whose results nobody reads would not run)."""
-    if prim.multiple_results:
-        if not out or not all(type(o) is ArrayImpl for o in out):
-            return None
-        avals = tuple(o.aval for o in out)
-    elif type(out) is ArrayImpl:
-        avals = out.aval
-    else:
-        return None
-    try:
-        effects = fn.trace(*dynamic).jaxpr.effects  # jax's cached trace of the call that just ran
-    except Exception:  # noqa: BLE001 - not deferred then
-        return None
-    return None if effects else avals
-
-
-def _entry(fn: Callable, key: tuple, sig: tuple, avals, is_cold: bool) -> tuple:
-    """A `_FAST` entry: (jitted fn, key, input signature, output aval — a tuple of them for a primitive with
-    several results, None where a result is not an array —, [cold], the results' projections). A projection
-    is the entry `msx.eager.lazy` runs to pick result i out of the results (`operator.itemgetter(i)`)."""
-    proj = None
-    if type(avals) is tuple:
-        proj = tuple((operator.itemgetter(i), None, None, a, [False], None) for i, a in enumerate(avals))
-    return (fn, key, sig, avals, [is_cold], proj)
-
-
-def cold(prim, full: tuple, dynamic: list, attrs: dict) -> tuple | None:
-    """The entry of a first-sighted application, traced but not compiled, so that `msx.eager.lazy` can defer
-    it and compile a segment of such ops as one executable (`entry[4][0]`: cold, no executable of its own
-    built or spent on a segment yet). None where it cannot be deferred: the caller runs it through `run`,
-    which also words every error (a trace that fails, results too large to allocate)."""
-    entry = _COLD.get(full)
-    if entry is not None:
-        return entry
-    if not _compilable(prim):
-        return None
-    key, fn = _split(full, attrs)
-    if fn is None:
-        return None
-    try:
-        jaxpr = fn.trace(*dynamic).jaxpr  # jax keeps the trace: the executable's compile reuses it
-    except Exception:  # noqa: BLE001 - `run` raises it (or falls back to the plain impl)
-        return None
-    outs = jaxpr.out_avals
-    if jaxpr.effects or not outs:  # see `_avals`: it runs at its call
-        return None
-    platform = _platform()
-    try:
-        for r in outs:
-            check_size(prim.name, r.shape, r.dtype, platform)
-    except Exception:  # noqa: BLE001 - `run` raises it, before anything is allocated
-        return None
-    if not prim.multiple_results and len(outs) != 1:
-        return None
-    sig = tuple(p for p in full[2] if not _static(p))
-    entry = _COLD[full] = _entry(fn, key, sig, tuple(outs) if prim.multiple_results else outs[0], True)
-    return entry
 
 
 def _check_result_sizes(prim, fn: Callable, dynamic: list) -> None:
@@ -344,6 +273,5 @@ def cache_info() -> dict:
 def clear_cache() -> None:
     _CACHE.clear()
     _FAST.clear()
-    _COLD.clear()
     for k in _STATS:
         _STATS[k] = 0

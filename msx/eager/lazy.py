@@ -12,11 +12,7 @@ through `PendingTensor.__getattr__`, which runs the thread's pending *segment* (
 A segment's structure is a flat list of ints built as it records (no hashing per op): per op the id of its
 dispatch entry (which fixes the primitive, attributes and input avals) and, per dynamic input, the index
 of the earlier node it reads or -1 for an outside array; the flush adds which nodes' Tensors are still
-alive (the outputs). A first-sighted op (`dispatch.cold`: traced, not compiled) defers too, and a segment
-holding `COLD_FUSE` of them is compiled at once as one executable, so a network's first forward is one XLA
-compile instead of one per new op; each such op is spent once (a later structure walks it, compiling its
-own executable). An op with several results is a node whose value is their tuple, plus one node per result
-picking it out. A structure seen `REPLAY_AFTER` times is compiled on its next sighting into one
+alive (the outputs). A structure seen `REPLAY_AFTER` times is compiled on its next sighting into one
 `jax.jit` of the same per-op executables in the same order, and from then on runs as one call; before
 that (a notebook's one-off sequence) the nodes run one by one through their own executables, as they would
 have without deferring. Nodes nobody can read any more are not run at all (deferred ops are pure). A fused
@@ -50,7 +46,6 @@ except (ImportError, AttributeError):  # another jax: always make sure
 ENABLED = [os.environ.get("MSX_FORWARD_REPLAY", "1").lower() not in ("0", "false", "off", "no")]
 LIMIT = 2048  # ops in one segment: it runs when it reaches this length
 REPLAY_AFTER = 4  # sightings of a segment structure that run op by op before it is compiled (on the next)
-COLD_FUSE = 2  # first-sighted ops in a segment from which it is compiled at once, as one executable
 _MAX_FUSED = 64  # compiled segment executables kept (the oldest is dropped)
 _MAX_SEEN = 256  # structures counted before the counts start over (a key is up to ~2 LIMIT ints)
 _NOT_DEFERRED = ("random", "state", "comm", "custom")  # categories never deferred, even when compiled
@@ -80,7 +75,8 @@ _LOCAL = _Local()
 
 
 def _deferrable(prim) -> bool:
-    return dispatch._compilable(prim) and prim.values is None and prim.category not in _NOT_DEFERRED
+    return (dispatch._compilable(prim) and not prim.multiple_results and prim.values is None
+            and prim.category not in _NOT_DEFERRED)
 
 
 def defer(prim, inputs: tuple, attrs: dict):
@@ -118,8 +114,6 @@ def defer(prim, inputs: tuple, attrs: dict):
         if full is None:
             return None
         entry = dispatch._FAST.get(full)
-        if entry is None:  # a first sighting: traced now, compiled with its segment (or alone, if it is alone)
-            entry = dispatch.cold(prim, full, [_spec(a) if type(a) is Pending else a for a in dynamic], attrs)
         if entry is None or entry[3] is None:
             return None
         node = Pending()
@@ -132,37 +126,15 @@ def defer(prim, inputs: tuple, attrs: dict):
                 key.append(-1)
                 ext.append(a)
         nodes.append(node)
+        t = object.__new__(PendingTensor)
+        t._placeholder = node
+        node.ref = weakref.ref(t)
         dispatch._STATS["hits"] += 1
-        if entry[5] is None:
-            out = _pending(node)
-        else:  # several results: the node's value is their tuple, and each result a node picking one of them
-            node.aval, node.ref = None, _NOBODY
-            out = []
-            for proj in entry[5]:
-                pick = Pending()
-                pick.aval, pick.entry, pick.args, pick.seg, pick.index = proj[3], proj, [node], seg, len(nodes)
-                key.append(id(proj))
-                key.append(node.index)
-                nodes.append(pick)
-                out.append(_pending(pick))
-            out = tuple(out)
         if len(nodes) >= LIMIT:
             _flush(seg)
-        return out
+        return t
     finally:
         lock.release()
-
-
-def _pending(node: Pending) -> PendingTensor:
-    t = object.__new__(PendingTensor)
-    t._placeholder = node
-    node.ref = weakref.ref(t)
-    return t
-
-
-def _NOBODY() -> None:
-    """The `ref` of a node no Tensor stands for (the results tuple of an op with several results)."""
-    return None
 
 
 def force(t: Tensor, node: Pending):
@@ -223,18 +195,12 @@ def _flush(seg: _Segment) -> None:
 def _run(nodes: list, key: list, ext: list, outs: list) -> list:
     if len(nodes) == 1:
         n = nodes[0]
-        n.entry[4][0] = False
         return [n.entry[0](*n.args)]
     skey = (tuple(key), tuple(outs))
     with _BOOK:  # segments of two threads may run at once; the counts and executables are shared
         fused = _FUSED.get(skey, _MISSING)
         if fused is _MISSING:
             seen = _SEEN.get(skey, 0)
-            cold = [n.entry for n in nodes if n.entry[4][0]]
-            if len(cold) >= COLD_FUSE:  # first sightings: one compile of the segment instead of one per op
-                for e in cold:
-                    e[4][0] = False  # spent: a later structure that has it walks it (its own compile)
-                seen = REPLAY_AFTER
             if seen < REPLAY_AFTER:
                 if len(_SEEN) >= _MAX_SEEN:
                     _SEEN.clear()
@@ -276,7 +242,6 @@ def _one_by_one(nodes: list, outs: list) -> list:
     for n in nodes:
         if not needed[n.index]:
             continue
-        n.entry[4][0] = False  # (if it was cold: its executable is compiled by this call)
         args = []
         for a in n.args:
             if type(a) is Pending:
@@ -289,11 +254,6 @@ def _one_by_one(nodes: list, outs: list) -> list:
                 args.append(a)
         vals[n.index] = n.entry[0](*args)
     return [vals[i] for i in outs]
-
-
-def _spec(p: Pending) -> jax.ShapeDtypeStruct:
-    """What a pending input stands for when a first-sighted op reading it is traced (`dispatch.cold`)."""
-    return jax.ShapeDtypeStruct(p.aval.shape, p.aval.dtype, weak_type=p.aval.weak_type)
 
 
 def _compile(nodes: list, outs: list):

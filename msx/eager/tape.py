@@ -214,7 +214,7 @@ class Tape:
         seq = _sequence(self.nodes, seed_slots, seeds, leaves)
         if seq is not None:
             fn = _REPLAYS.get(seq)
-            if fn is None and (_cold(self.nodes) or _seen_enough(seq)):
+            if fn is None and _seen_enough(seq):
                 fn = _REPLAYS[seq] = jax.jit(_replayer(self.nodes, seed_slots, seq[2], leaves))
                 dispatch._STATS["replay_compiles"] += 1
             if fn is not None:
@@ -269,24 +269,6 @@ def _sequence(nodes: list, seed_slots: list, seeds: list, leaves: list) -> tuple
 def clear_replays() -> None:
     _REPLAYS.clear()
     _REPLAY_SEEN.clear()
-    _SPENT.clear()
-
-
-COLD_FUSE = 2  # nodes with no compiled VJP yet from which a first backward is compiled whole, at once
-_SPENT: set = set()  # VJP keys compiled inside a whole-backward replay once: a later tape walks them (each
-# its own compile), so tapes whose structure changes every step do not compile a new replay every step
-
-
-def _cold(nodes: list) -> bool:
-    """Whether this tape's backward should be compiled whole now: `COLD_FUSE` of its nodes have no VJP
-    executable (nor one spent on a replay). Walking them would compile each VJP on its own (one XLA compile
-    of about 0.1-0.3 s per node on CPU); the replay is one compile of them all."""
-    keys = [n.key + (n.diff,) for n in nodes]
-    cold = [k for k in keys if k not in _BWD and k not in _SPENT]
-    if len(cold) < COLD_FUSE:
-        return False
-    _SPENT.update(cold)
-    return True
 
 
 def _seen_enough(seq: tuple) -> bool:

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
-import numpy as np
 
 from ..errors import ContextError
 from . import context, zero
@@ -150,11 +149,8 @@ def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:
     the rank's local devices (copied onto them when whole) when it drives several."""
     import jax.numpy as jnp
 
-    if plan is None:  # filled on the host: `jnp.zeros_like` would compile one XLA program per parameter shape
-        zeros, data = np.zeros(param.shape, param._data.dtype), param._data
-        # placed like the parameter, committed only if it is: a committed state would commit the updated
-        # weights, and every eager executable compiled for uncommitted ones would compile again
-        return jax.device_put(zeros, data.sharding) if getattr(data, "committed", False) else jax.device_put(zeros)
+    if plan is None:
+        return jnp.zeros_like(param._data)
     sharded = i in plan.sharded
     rows = param.shape[0] // plan.parts if sharded and param.ndim else None
     zeros = jnp.zeros((rows, *param.shape[1:]), param._data.dtype) if rows else jnp.zeros_like(param._data)

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jax
+import jax.numpy as jnp
 import numpy as np
-from jax._src.array import ArrayImpl
 
 from ..errors import SourceLoc
 from ..tensor import PendingTensor, Tensor
 from .sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
 from .iterators import ListIterator
 
-ARRAY_TYPE = ArrayImpl  # jax's concrete array type; `type(jnp.zeros(()))` would compile (and start XLA) at import
+ARRAY_TYPE = type(jnp.zeros(()))
 
 TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST, VALUE, CONTENTS = (
     "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least", "value",
