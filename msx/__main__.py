@@ -21,12 +21,15 @@ exits with status 1.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 
 from . import compat
 from .errors import LoadError, MsxError
 from .formats import formats, recognise
+from .viz import graph_of, save
+from .viz.server import Viewer, serve
 
 
 def inspect(path: str) -> str:

@@ -128,8 +128,10 @@ def test_loaded_graph_equals_the_captured_one_with_locations_and_attrs(exported)
     assert type(conv.attrs["stride"]) is tuple
     assert re.sub(r" +#.*", "", str(loaded)) == re.sub(r" +#.*", "", str(captured))  # all but the lines
     assert loaded.manifest["format_version"] == 1 and loaded.manifest["graph"]["training"] is False
-    for v, p in zip(captured.params, m["net"].get_parameters()):
-        np.testing.assert_array_equal(loaded.weights[v.name], p.asnumpy())
+    by_name = {p.name: p for p in m["net"].get_parameters()}
+    assert {v.name for v in captured.params} == set(by_name)
+    for v in captured.params:
+        np.testing.assert_array_equal(loaded.weights[v.name], by_name[v.name].asnumpy())
 
 
 def test_control_flow_survives_export(exported):

@@ -33,6 +33,7 @@ from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  
 from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: E402,F401  (MindSpore's ops has them)
 from .custom import Custom, CustomOpBuilder  # noqa: E402,F401
 from .nn_layer_ops import interpolate  # noqa: E402,F401
+from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: E402,F401  (docs/summary.md)
 from . import tensor_methods as _tensor_methods  # noqa: E402
 
 dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
@@ -53,4 +54,5 @@ _tensor_methods.attach()
 __all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_comm_func.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "GradOperation", "Tensor", "Custom", "CustomOpBuilder",
     "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter",
-    "HyperMap", "Map", "MultitypeFuncGraph", "constexpr"})
+    "HyperMap", "Map", "MultitypeFuncGraph", "constexpr",
+    "HistogramSummary", "ImageSummary", "ScalarSummary", "TensorSummary"})

@@ -39,8 +39,6 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
     if isinstance(target, Graph):
         return target
     if isinstance(target, (str, os.PathLike)):
-        from ..export import load
-
         loaded = load(os.fspath(target))
         if not isinstance(loaded, Graph):  # a weights-only format (NPZ): msx.load gives its Parameters
             raise VizError(f"{os.fspath(target)} holds no graph (msx.load gives a {type(loaded).__name__}): view an "

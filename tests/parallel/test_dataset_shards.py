@@ -112,7 +112,8 @@ CHECKED_ELSEWHERE = {"TextFileDataset": "tests/test_dataset_pipeline.py", "Cifar
 CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers.py" for name in (
     "AGNewsDataset", "CelebADataset", "CocoDataset", "EMnistDataset", "Flowers102Dataset", "IMDBDataset",
     "KMnistDataset", "ManifestDataset", "PennTreebankDataset", "QMnistDataset", "SST2Dataset", "STL10Dataset",
-    "SVHNDataset", "VOCDataset", "WikiTextDataset")})
+    "SVHNDataset", "VOCDataset", "WikiTextDataset", "CMUArcticDataset", "FakeImageDataset", "GTZANDataset",
+    "LJSpeechDataset", "LibriTTSDataset", "SpeechCommandsDataset", "YesNoDataset")})
 
 
 def test_every_dataset_source_is_sharded_here_or_elsewhere():
