@@ -24,7 +24,9 @@ NOT_YET_SAID = frozenset("""
 
 
 def _silent() -> set[str]:
-    return {n for n, p in REGISTRY.items() if not p.api and n not in WRAPPED and not p.internal}
+    # a user's op (ops.Custom, CustomOpBuilder: "<module>.<name>", registered by other tests in this process) is
+    # the user's declaration, not msx's
+    return {n for n, p in REGISTRY.items() if not p.api and n not in WRAPPED and not p.internal and "." not in n}
 
 
 def test_every_primitive_has_a_view_or_says_why_not():
