@@ -214,7 +214,10 @@ class Optimizer(Cell):
 
     @target.setter
     def target(self, value: str) -> None:
-        raise NotImplementedError("Optimizer.target: a subclass that allows setting it calls _set_base_target")
+        raise NotImplementedError(f"{type(self).__name__}.target cannot be set: as in MindSpore 2.10, only an "
+                                  f"optimizer class that defines its own `target` setter (calling "
+                                  f"self._set_base_target(value)) may move its update; msx runs every update inside "
+                                  f"the step's XLA computation either way")
 
     def _set_base_target(self, value: str) -> None:
         """MindSpore's check of a new `target` (a host 'CPU' environment cannot move updates to a device)."""
