@@ -290,7 +290,10 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
             break
         case = make_case((seed * 1_000_003 + k) % 2**31)
         configs = rng.sample(CONFIGS, min(configs_per_program, len(CONFIGS)))
-        stats["mismatches"] += compare(case, configs)
+        found = compare(case, configs)
+        for line in found:      # printed as found: a long run that is killed still tells what it saw
+            print(f"MISMATCH {line}", flush=True)
+        stats["mismatches"] += found
         stats["programs"] += 1
         stats["comparisons"] += len(configs) * len(case.schedule)
         if report_every and stats["programs"] % report_every == 0:
@@ -309,8 +312,6 @@ def main() -> None:
     deadline = time.time() + args.hours * 3600 if args.hours else None
     programs = 10 ** 9 if args.hours else args.programs
     stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25)
-    for line in stats["mismatches"]:
-        print(line)
     print(f"programs {stats['programs']}, compared calls {stats['comparisons']}, "
           f"mismatches {len(stats['mismatches'])}")
 
