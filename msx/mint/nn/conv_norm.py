@@ -16,7 +16,7 @@ import numpy as np
 from ... import dtype as mstype
 from ...nn.cell import Cell
 from ...nn.initializer import HeUniform, Normal, Uniform
-from ...nn.layers._utils import check_input, like, make_param
+from ...nn.layer._utils import check_input, like, make_param
 from ...ops import functional as F
 from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L

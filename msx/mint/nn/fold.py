@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...nn.cell import Cell
-from ...nn.layers._utils import check_input
+from ...nn.layer._utils import check_input
 from ...ops import functional as F
 from ...ops import nn_layer_ops as L
 from ...ops.primitive import apply

@@ -1,6 +1,8 @@
-"""Containers: `SequentialCell` (runs its cells in order) and `CellList` (holds cells, runs nothing)."""
+"""Containers: `SequentialCell` (runs its cells in order), `CellList` (holds cells, runs nothing) and
+`CellDict` (holds cells by name)."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
 from ... import versions
@@ -129,3 +131,57 @@ class CellList(_Container):
                 self._put(str(i), cell)
             else:
                 self._cells[str(i)] = old
+
+
+class CellDict(Cell):
+    """An ordered dict of sub-Cells, registered under their keys."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+        if args:
+            self.update(args[0])
+        if kwargs:
+            self.update(kwargs)
+
+    def __getitem__(self, key: str) -> Cell:
+        return self._cells[key]
+
+    def __setitem__(self, key: str, cell: Cell) -> None:
+        if not isinstance(cell, Cell):
+            raise TypeError(f"CellDict: values must be Cells, got {type(cell).__name__} for {key!r}")
+        self.insert_child_to_cell(key, cell)
+
+    def __delitem__(self, key: str) -> None:
+        del self._cells[key]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._cells
+
+    def clear(self) -> None:
+        self._cells.clear()
+
+    def pop(self, key: str) -> Cell:
+        return self._cells.pop(key)
+
+    def keys(self):
+        return self._cells.keys()
+
+    def values(self):
+        return self._cells.values()
+
+    def items(self):
+        return self._cells.items()
+
+    def update(self, cells) -> None:
+        items = cells.items() if isinstance(cells, (dict, OrderedDict, CellDict)) else cells
+        for key, cell in items:
+            self[key] = cell
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellDict is a container; call its Cells")
