@@ -29,6 +29,9 @@ from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Data
                       MnistDataset, PennTreebankDataset, QMnistDataset, SpeechCommandsDataset, SST2Dataset,
                       STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset, WikiTextDataset,
                       YesNoDataset)
+from .readers.text_sets import (AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset, EnWik9Dataset,  # noqa: F401
+                                Multi30kDataset, SogouNewsDataset, SQuADDataset, UDPOSDataset, YahooAnswersDataset,
+                                YelpReviewDataset)
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from . import transforms, vision  # noqa: F401,E402

@@ -17,3 +17,6 @@ from .matlab_sets import Flowers102Dataset, SVHNDataset  # noqa: F401
 from .text_corpora import (AGNewsDataset, IMDBDataset, PennTreebankDataset, SST2Dataset,  # noqa: F401
                            WikiTextDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401
+from .text_sets import (AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset, EnWik9Dataset,  # noqa: F401
+                        Multi30kDataset, SogouNewsDataset, SQuADDataset, UDPOSDataset, YahooAnswersDataset,
+                        YelpReviewDataset)

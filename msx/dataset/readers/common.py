@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -18,6 +19,27 @@ def check_usage_and_dir(where: str, usage: str | None, dataset_dir: str) -> str:
     if not os.path.isdir(dataset_dir):
         raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
     return usage
+
+
+def check_dir(where: str, dataset_dir: Any) -> str:
+    """`dataset_dir` as a path, after checking that it names a directory (every reader's first check)."""
+    if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
+        raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+    return os.fspath(dataset_dir)
+
+
+def check_usage(where: str, usage: Any, allowed: Sequence[str], default: str = "all") -> str:
+    """`usage` (None: `default`) after checking it is one of `allowed`; every reader's usage check, one message."""
+    usage = default if usage is None else usage
+    if not isinstance(usage, str) or usage not in allowed:
+        raise DatasetError(f"{where}: usage must be one of {list(allowed)}, got {usage!r}")
+    return usage
+
+
+def reader_prelude(where: str, dataset_dir: Any, usage: Any, allowed: Sequence[str],
+                   default: str = "all") -> tuple[str, str]:
+    """(dataset_dir, usage) after the checks every reader of a split dataset directory makes."""
+    return check_dir(where, dataset_dir), check_usage(where, usage, allowed, default)
 
 
 def image_file(where: str, path: str, decode: bool) -> np.ndarray:
