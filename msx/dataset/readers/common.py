@@ -75,3 +75,46 @@ class ImageLabelArrays(MappableSource):
 
     def _labels(self, column: str) -> np.ndarray:
         return self._labels_ if column == "label" else super()._labels(column)
+
+
+class ImageRows(MappableSource):
+    """A reader whose rows are an image file (its bytes, or decoded) and further columns: `items[i]` is
+    (image path, value, ...) and `dtypes` the further columns' dtypes (None: a string column). What most
+    image-folder readers are once they have listed their files."""
+
+    def __init__(self, where: str, names: Sequence[str], items: list[tuple], dtypes: Sequence[Any], decode: Any,
+                 num_samples: Any, shuffle: Any, sampler: Any, num_shards: Any, shard_id: Any,
+                 num_parallel_workers: Any) -> None:
+        if not isinstance(decode, (bool, type(None))):
+            raise DatasetError(f"{where}: decode must be True or False, got {decode!r}")
+        self._items, self._dtypes, self._decode = items, list(dtypes), bool(decode)
+        super().__init__(where, names, num_samples, shuffle, sampler, num_shards, shard_id, num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._items)
+
+    def _row(self, index: int) -> Row:
+        path, *rest = self._items[index]
+        return (image_file(self._where, path, self._decode),) + tuple(
+            np.array(v) if d is None else np.array(v, d) for v, d in zip(rest, self._dtypes))
+
+
+def listdir_sorted(where: str, folder: str, dirs: bool | None = None) -> list[str]:
+    """The names in `folder`, sorted (`dirs` True: sub-directories only; False: files only); a missing folder is a
+    DatasetError naming it."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        raise DatasetError(f"{where}: cannot list {folder!r}: {exc.strerror}") from None
+    return [e.name for e in entries if dirs is None or e.is_dir() == dirs]
+
+
+def read_lines(where: str, path: str) -> list[str]:
+    """The lines of a UTF-8 text file (line ends removed); a missing or non-text file is a DatasetError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError as exc:
+        raise DatasetError(f"{where}: cannot read {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{where}: {path!r} is not UTF-8 text: {exc}") from None

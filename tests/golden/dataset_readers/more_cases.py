@@ -153,3 +153,172 @@ def case_squad(ds, tmp):
         for u in ("train", "dev", "all"):
             out[f"v{version}/{u}"] = read(ds.SQuADDataset(root, usage=u, shuffle=False))
     return out
+
+
+# ---- image folders with their lists
+
+def _imgs(root, names, seed, size=(6, 5)):
+    for i, name in enumerate(names):
+        _jpg(os.path.join(root, name), seed + i, size)
+
+
+def layout_caltech101(tmp):
+    import scipy.io
+
+    root = os.path.join(tmp, "caltech101")
+    cats = {"Faces": "Faces_2", "Motorbikes": "Motorbikes_16", "airplanes": "Airplanes_Side_2", "ant": "ant"}
+    for k, (cat, ann) in enumerate(cats.items()):
+        for i in (1, 2):
+            _jpg(os.path.join(root, "101_ObjectCategories", cat, f"image_{i:04d}.jpg"), 100 + 3 * k + i)
+            contour = (np.arange(2 * (3 + i), dtype=np.float64).reshape(2, 3 + i) + k * 10 + i)
+            os.makedirs(os.path.join(root, "Annotations", ann), exist_ok=True)
+            scipy.io.savemat(os.path.join(root, "Annotations", ann, f"annotation_{i:04d}.mat"),
+                             {"obj_contour": contour, "box_coord": np.array([[1, 2, 3, 4]], np.uint16)})
+    _jpg(os.path.join(root, "101_ObjectCategories", "BACKGROUND_Google", "image_0001.jpg"), 99)
+    return root
+
+
+def case_caltech101(ds, tmp):
+    root = layout_caltech101(tmp)
+    return {t: read(ds.Caltech101Dataset(root, target_type=t, shuffle=False))
+            for t in ("category", "annotation", "all")}
+
+
+def layout_caltech256(tmp):
+    root = os.path.join(tmp, "caltech256")
+    for k, cat in enumerate(["001.ak47", "002.american-flag", "257.clutter"]):
+        _imgs(os.path.join(root, cat), [f"{cat[:3]}_000{i}.jpg" for i in (1, 2)], 120 + 2 * k)
+    return root
+
+
+def case_caltech256(ds, tmp):
+    root = layout_caltech256(tmp)
+    return {"plain": read(ds.Caltech256Dataset(root, shuffle=False)),
+            "decoded": read(ds.Caltech256Dataset(root, shuffle=False, decode=True, num_samples=2))}
+
+
+def layout_food101(tmp):
+    root = os.path.join(tmp, "food101")
+    items = {"train": ["apple_pie/1005649", "baby_back_ribs/1005293", "apple_pie/1014775"],
+             "test": ["baby_back_ribs/1007102", "apple_pie/1011328"]}
+    for part, names in items.items():
+        _imgs(os.path.join(root, "images"), [n + ".jpg" for n in names], 140 + len(part))
+        _write(os.path.join(root, "meta", f"{part}.txt"), "".join(n + "\n" for n in names))
+    _write(os.path.join(root, "meta", "classes.txt"), "apple_pie\nbaby_back_ribs\n")
+    return root
+
+
+def case_food101(ds, tmp):
+    root = layout_food101(tmp)
+    return {u: read(ds.Food101Dataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
+
+
+def layout_sun397(tmp):
+    root = os.path.join(tmp, "sun397")
+    classes = ["/a/abbey", "/a/apartment_building/outdoor", "/b/balcony/interior"]
+    _write(os.path.join(root, "ClassName.txt"), "".join(c + "\n" for c in classes))
+    for k, c in enumerate(classes):
+        _imgs(root + c, [f"sun_{k}{i}.jpg" for i in range(2)], 160 + 2 * k)
+    return root
+
+
+def case_sun397(ds, tmp):
+    return read(ds.SUN397Dataset(layout_sun397(tmp), shuffle=False))
+
+
+def layout_rendered_sst2(tmp):
+    root = os.path.join(tmp, "rsst2")
+    for k, part in enumerate(("train", "valid", "test")):
+        for j, label in enumerate(("negative", "positive")):
+            _imgs(os.path.join(root, part, label), [f"{i:04d}.png" for i in range(1 + (k + j) % 2, 3)], 180 + k + j)
+    return root
+
+
+def case_rendered_sst2(ds, tmp):
+    root = layout_rendered_sst2(tmp)
+    return {u: read(ds.RenderedSST2Dataset(root, usage=u, shuffle=False)) for u in ("train", "val", "test", "all")}
+
+
+def layout_places365(tmp):
+    root = os.path.join(tmp, "places365")
+    _write(os.path.join(root, "categories_places365.txt"), "/a/airfield 0\n/a/alley 1\n/b/bar 2\n")
+    for kind, lst, folder in (("train-standard", "places365_train_standard.txt", "data_256_standard"),
+                              ("train-challenge", "places365_train_challenge.txt", "data_256_challenge")):
+        names = ["/a/airfield/00000001.jpg 0", "/b/bar/00000002.jpg 2", "/a/alley/00000003.jpg 1"]
+        _write(os.path.join(root, lst), "".join(n + "\n" for n in names))
+        _imgs(os.path.join(root, folder), [n.split()[0][1:] for n in names], 200 + len(kind), (8, 8))
+    _write(os.path.join(root, "places365_val.txt"), "Places365_val_00000001.jpg 2\nPlaces365_val_00000002.jpg 0\n")
+    _imgs(os.path.join(root, "val_256"), ["Places365_val_00000001.jpg", "Places365_val_00000002.jpg"], 210, (8, 8))
+    return root
+
+
+def case_places365(ds, tmp):
+    root = layout_places365(tmp)
+    return {u: read(ds.Places365Dataset(root, usage=u, small=True, shuffle=False))
+            for u in ("train-standard", "train-challenge", "val")}
+
+
+def layout_omniglot(tmp):
+    root = os.path.join(tmp, "omniglot")
+    for part, alphabets in (("images_background", {"Greek": ["character01", "character02"], "Arcadian": ["character01"]}),
+                            ("images_evaluation", {"Atemayar": ["character01"]})):
+        for a, chars in alphabets.items():
+            for c in chars:
+                _imgs(os.path.join(root, part, a, c), [f"{c[-2:]}{i:02d}_{i}.png" for i in (1, 2)], 220 + len(a))
+    return root
+
+
+def case_omniglot(ds, tmp):
+    root = layout_omniglot(tmp)
+    return {str(b): read(ds.OmniglotDataset(root, background=b, shuffle=False)) for b in (True, False)}
+
+
+def layout_sbu(tmp):
+    root = os.path.join(tmp, "sbu")
+    urls = ["http://static.flickr.com/3326/3596303505_3ce4c20529.jpg",
+            "http://farm3.static.flickr.com/2522/4182181099_c3c23ab1cc.jpg",  # another host: not found, skipped
+            "http://static.flickr.com/1/2_3.jpg",  # no image file: skipped
+            "http://static.flickr.com/9/8_7.jpg"]
+    _write(os.path.join(root, "SBU_captioned_photo_dataset_urls.txt"), "".join(u + "\n" for u in urls))
+    _write(os.path.join(root, "SBU_captioned_photo_dataset_captions.txt"),
+           "Man sits in a chair \nA dog on grass\nnot there\nthe last one\n")
+    _imgs(os.path.join(root, "sbu_images"), ["m_3326_3596303505_3ce4c20529.jpg", "m_2522_4182181099_c3c23ab1cc.jpg",
+                                             "m_9_8_7.jpg"], 240)
+    return root
+
+
+def case_sbu(ds, tmp):
+    return read(ds.SBUDataset(layout_sbu(tmp), shuffle=False))
+
+
+def layout_semeion(tmp):
+    root = os.path.join(tmp, "semeion")
+    rng = np.random.default_rng(3)
+    lines = []
+    for k in range(3):
+        pixels = " ".join(f"{v:.4f}" for v in rng.integers(0, 2, 256).astype(float))
+        onehot = " ".join("1" if j == (k * 3) % 10 else "0" for j in range(10))
+        lines.append(f"{pixels} {onehot} \n")
+    _write(os.path.join(root, "semeion.data"), "".join(lines))
+    return root
+
+
+def case_semeion(ds, tmp):
+    return read(ds.SemeionDataset(layout_semeion(tmp), shuffle=False))
+
+
+def layout_usps(tmp):
+    root = os.path.join(tmp, "usps")
+    rng = np.random.default_rng(4)
+    for name, n in (("usps", 3), ("usps.t", 2)):
+        lines = []
+        for k in range(n):
+            values = rng.uniform(-1, 1, 256)
+            lines.append(f"{k + 1} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(values)) + " \n")
+        _write(os.path.join(root, name), "".join(lines))
+    return root
+
+
+def case_usps(ds, tmp):
+    root = layout_usps(tmp)
+    return {u: read(ds.USPSDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
