@@ -322,3 +322,166 @@ def layout_usps(tmp):
 def case_usps(ds, tmp):
     root = layout_usps(tmp)
     return {u: read(ds.USPSDataset(root, usage=u, shuffle=False)) for u in ("train", "test", "all")}
+
+
+# ---- image sets with annotation files
+
+def layout_lfw(tmp):
+    root = os.path.join(tmp, "lfw")
+    people = {"Aaron_Eckhart": 1, "Abbas_Kiarostami": 2, "Zico": 3}
+    _write(os.path.join(root, "lfw-names.txt"), "".join(f"{n}\t{c}\n" for n, c in people.items()))
+    for k, folder in enumerate(("lfw", "lfw_funneled", "lfw-deepfunneled")):
+        for n, c in people.items():
+            _imgs(os.path.join(root, folder, n), [f"{n}_{i:04d}.jpg" for i in range(1, c + 1)], 260 + 10 * k + c)
+    _write(os.path.join(root, "peopleDevTrain.txt"), "2\nAbbas_Kiarostami\t2\nZico\t1\n")
+    _write(os.path.join(root, "peopleDevTest.txt"), "1\nAaron_Eckhart\t1\n")
+    _write(os.path.join(root, "people.txt"), "2\n1\nZico\t2\n2\nAaron_Eckhart\t1\nAbbas_Kiarostami\t1\n")
+    _write(os.path.join(root, "pairsDevTrain.txt"), "1\nZico\t1\t3\nAaron_Eckhart\t1\tZico\t2\n")
+    _write(os.path.join(root, "pairsDevTest.txt"), "1\nAbbas_Kiarostami\t1\t2\nAbbas_Kiarostami\t2\tZico\t1\n")
+    _write(os.path.join(root, "pairs.txt"), "2\t1\nZico\t2\t3\nAaron_Eckhart\t1\tAbbas_Kiarostami\t1\n"
+                                            "Abbas_Kiarostami\t1\t2\nZico\t3\tAbbas_Kiarostami\t2\n")
+    return root
+
+
+def case_lfw(ds, tmp):
+    root = layout_lfw(tmp)
+    out = {}
+    for task in ("people", "pairs"):
+        for usage in ("train", "test", "all", "10fold"):
+            out[f"{task}/{usage}"] = read(ds.LFWDataset(root, task=task, usage=usage, shuffle=False))
+    out["original"] = read(ds.LFWDataset(root, usage="test", image_set="original", shuffle=False))
+    out["deep"] = read(ds.LFWDataset(root, usage="test", image_set="deepfunneled", shuffle=False, decode=True))
+    return out
+
+
+def layout_kitti(tmp):
+    root = os.path.join(tmp, "kitti")
+    labels = ["Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59\n"
+              "Pedestrian 0.50 2 0.21 100.5 120.25 130.75 180.0 1.80 0.60 0.90 3.10 1.60 10.20 0.35\n",
+              "DontCare -1 -1 -10 503.89 169.71 590.61 190.13 -1 -1 -1 -1000 -1000 -1000 -10\n"]
+    for i, text in enumerate(labels):
+        _jpg(os.path.join(root, "data_object_image_2", "training", "image_2", f"{i:06d}.png"), 280 + i)
+        _write(os.path.join(root, "data_object_label_2", "training", "label_2", f"{i:06d}.txt"), text)
+    _jpg(os.path.join(root, "data_object_image_2", "testing", "image_2", "000000.png"), 290)
+    return root
+
+
+def case_kitti(ds, tmp):
+    root = layout_kitti(tmp)
+    return {u: read(ds.KITTIDataset(root, usage=u, shuffle=False)) for u in ("train", "test")}
+
+
+def layout_wider_face(tmp):
+    root = os.path.join(tmp, "wider")
+    gt = {"train": [("0--Parade/0_Parade_marchingband_1_849.jpg", ["449 330 122 149 0 0 0 0 0 0 "]),
+                    ("1--Handshaking/1_Handshaking_1_1.jpg", ["1 2 3 4 2 1 0 1 0 0 ", "5 6 7 8 0 0 1 0 2 1 "])],
+           "val": [("0--Parade/0_Parade_marchingband_1_465.jpg", ["10 20 30 40 1 0 0 0 0 0 "]),
+                   ("0--Parade/0_Parade_marchingband_1_500.jpg", ["0 0 0 0 0 0 0 0 0 0 "])]}
+    for part, items in gt.items():
+        lines = []
+        for k, (name, boxes) in enumerate(items):
+            _jpg(os.path.join(root, f"WIDER_{part}", "images", name), 300 + k + len(part))
+            lines += [name, str(len(boxes)) if boxes[0][:8] != "0 0 0 0 " else "0"] + boxes
+        _write(os.path.join(root, "wider_face_split", f"wider_face_{part}_bbx_gt.txt"), "\n".join(lines) + "\n")
+    _jpg(os.path.join(root, "WIDER_test", "images", "0--Parade", "0_Parade_marchingband_1_9.jpg"), 310)
+    os.makedirs(os.path.join(root, "WIDER_val", "images", "1--Handshaking"), exist_ok=True)  # MindSpore lists it
+    _write(os.path.join(root, "wider_face_split", "wider_face_test_filelist.txt"),
+           "0--Parade/0_Parade_marchingband_1_9.jpg\n")
+    return root
+
+
+def case_wider_face(ds, tmp):
+    root = layout_wider_face(tmp)
+    return {u: read(ds.WIDERFaceDataset(root, usage=u, shuffle=False)) for u in ("train", "valid", "test", "all")}
+
+
+def layout_flickr(tmp):
+    root = os.path.join(tmp, "Flickr8k")
+    names = ["1000268201_693b08cb0e.jpg", "1001773457_577c3a7d70.jpg"]
+    _imgs(os.path.join(root, "Flickr8k_Dataset"), names, 320)
+    lines = [f"{n}#{i}\tcaption {i} of {n[:4]} ." for n in names for i in range(5)]
+    _write(os.path.join(root, "Flickr8k.token.txt"), "\n".join(lines[::-1]) + "\n")
+    return root
+
+
+def case_flickr(ds, tmp):
+    root = layout_flickr(tmp)
+    return read(ds.FlickrDataset(os.path.join(root, "Flickr8k_Dataset"), os.path.join(root, "Flickr8k.token.txt"),
+                                 shuffle=False, decode=True))
+
+
+def layout_div2k(tmp):
+    root = os.path.join(tmp, "div2k")
+    for part, ids in (("train", ["0001", "0002"]), ("valid", ["0801"])):
+        for k, i in enumerate(ids):
+            _jpg(os.path.join(root, f"DIV2K_{part}_HR", f"{i}.png"), 330 + k, (8, 8))
+            _jpg(os.path.join(root, f"DIV2K_{part}_LR_bicubic", "X2", f"{i}x2.png"), 340 + k, (4, 4))
+            _jpg(os.path.join(root, f"DIV2K_{part}_LR_mild", f"{i}x4m.png"), 350 + k, (2, 2))
+    return root
+
+
+def case_div2k(ds, tmp):
+    root = layout_div2k(tmp)
+    out = {u: read(ds.DIV2KDataset(root, usage=u, downgrade="bicubic", scale=2, shuffle=False, decode=True))
+           for u in ("train", "valid", "all")}
+    out["mild"] = read(ds.DIV2KDataset(root, usage="train", downgrade="mild", scale=4, shuffle=False))
+    return out
+
+
+def layout_cityscapes(tmp):
+    root = os.path.join(tmp, "cityscapes")
+    for part, cities in (("train", {"aachen": 2, "bochum": 1}), ("val", {"frankfurt": 1}), ("test", {"bonn": 1})):
+        for city, n in cities.items():
+            for i in range(n):
+                stem = f"{city}_{i:06d}_000019"
+                _jpg(os.path.join(root, "leftImg8bit", part, city, f"{stem}_leftImg8bit.png"), 360 + i, (4, 3))
+                for k, kind in enumerate(("color", "instanceIds", "labelIds")):
+                    _jpg(os.path.join(root, "gtFine", part, city, f"{stem}_gtFine_{kind}.png"), 370 + i + k, (4, 3))
+                _write(os.path.join(root, "gtFine", part, city, f"{stem}_gtFine_polygons.json"),
+                       json.dumps({"imgHeight": 3, "imgWidth": 4, "objects": [{"label": "road", "polygon":
+                                                                                [[0, 0], [1, i]]}]}))
+    return root
+
+
+def case_cityscapes(ds, tmp):
+    root = layout_cityscapes(tmp)
+    out = {}
+    for task in ("instance", "semantic", "color", "polygon"):
+        out[task] = read(ds.CityscapesDataset(root, usage="train", task=task, shuffle=False, decode=True))
+    out["val"] = read(ds.CityscapesDataset(root, usage="val", shuffle=False))
+    out["all"] = read(ds.CityscapesDataset(root, usage="all", task="semantic", shuffle=False))
+    return out
+
+
+def layout_photo_tour(tmp):
+    from PIL import Image
+
+    root = os.path.join(tmp, "phototour")
+    base = os.path.join(root, "liberty")
+    os.makedirs(base, exist_ok=True)
+    pixels = (np.arange(1024 * 1024, dtype=np.int64).reshape(1024, 1024) * 7 % 251).astype(np.uint8)
+    Image.fromarray(pixels).save(os.path.join(base, "patches0000.bmp"))
+    _write(os.path.join(base, "info.txt"), "".join(f"{i // 2} 0\n" for i in range(6)))
+    _write(os.path.join(base, "m50_100000_100000_0.txt"), "0 0 0 1 0 0 0\n2 1 0 5 2 0 0\n4 2 0 3 1 0 0\n")
+    return root
+
+
+def case_photo_tour(ds, tmp):
+    root = layout_photo_tour(tmp)
+    return {u: read(ds.PhotoTourDataset(root, "liberty", usage=u, shuffle=False)) for u in ("train", "test")}
+
+
+def layout_lsun(tmp):
+    root = os.path.join(tmp, "lsun")
+    for k, folder in enumerate(("bedroom_train", "classroom_train", "bedroom_val", "classroom_val", "test")):
+        _imgs(os.path.join(root, folder), [f"{k}_{i}.jpg" for i in range(1 + k % 2)], 380 + 2 * k)
+    return root
+
+
+def case_lsun(ds, tmp):
+    root = layout_lsun(tmp)
+    out = {u: read(ds.LSUNDataset(root, usage=u, classes=["bedroom", "classroom"], shuffle=False))
+           for u in ("train", "valid", "test", "all")}
+    out["one_class"] = read(ds.LSUNDataset(root, usage="train", classes=["classroom"], shuffle=False))
+    out["test"]["size"] = len(out["test"]["rows"])  # MindSpore 2.10 sizes usage test at 0 and yields its rows
+    return out
