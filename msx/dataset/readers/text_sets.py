@@ -26,14 +26,15 @@ import csv
 import io
 import json
 import os
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import numpy as np
 
 from ...errors import DatasetError
-from .common import check_dir, reader_prelude
+from .common import check_dir, check_usage, reader_prelude
 from .text_corpora import _TextRows, _need, _workers
-from .text_files import Shuffle, _read_text, by_workers
+from .text_files import Shuffle, _read_text, by_workers, expand_files
 
 
 def _parts(usage: str, order: tuple[str, ...]) -> tuple[str, ...]:
@@ -233,3 +234,147 @@ def _squad_rows(where: str, path: str) -> list[tuple]:
         return rows
     except (ValueError, RecursionError, KeyError, TypeError) as exc:
         raise DatasetError(f"{where}: {path!r} is not a SQuAD file ({type(exc).__name__}: {exc})") from None
+
+
+# CLUE: each task/usage's columns (MindSpore 2.10 gives them sorted by name); ints are uint32, lists 1-D strings
+_CLUE_COLUMNS = {
+    "AFQMC": {"train": "label sentence1 sentence2", "test": "id sentence1 sentence2", "eval": "label sentence1 sentence2"},
+    "TNEWS": {"train": "keywords label label_desc sentence", "test": "id keywords sentence",
+              "eval": "keywords label label_desc sentence"},
+    "IFLYTEK": {"train": "label label_des sentence", "test": "id sentence", "eval": "label label_des sentence"},
+    "CMNLI": {"train": "label sentence1 sentence2", "test": "id sentence1 sentence2", "eval": "label sentence1 sentence2"},
+    "WSC": {"train": "idx label span1_index span1_text span2_index span2_text text",
+            "test": "idx span1_index span1_text span2_index span2_text text",
+            "eval": "idx label span1_index span1_text span2_index span2_text text"},
+    "CSL": {"train": "abst id keyword label", "test": "abst id keyword", "eval": "abst id keyword label"}}
+
+
+def _clue_value(value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return np.uint32(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise TypeError(f"a value {value!r}")
+
+
+class CLUEDataset(_TextRows):
+    """CLUE classification tasks (AFQMC, TNEWS, IFLYTEK, CMNLI, WSC, CSL): JSON-lines `dataset_files` (one object a
+    line; WSC's `target` object gives the span columns); columns by task and usage, sorted by name as MindSpore
+    2.10 gives them."""
+
+    def __init__(self, dataset_files: Any, task: str = "AFQMC", usage: str = "train", num_samples: int | None = None,
+                 num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
+                 num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
+        where = "CLUEDataset"
+        task = "AFQMC" if task is None else task
+        if task not in _CLUE_COLUMNS:
+            raise DatasetError(f"{where}: task must be one of {list(_CLUE_COLUMNS)}, got {task!r}")
+        usage = check_usage(where, usage, ("train", "test", "eval"), "train")
+        names = _CLUE_COLUMNS[task][usage].split()
+        per_file = []
+        for path in expand_files(where, dataset_files):
+            rows = []
+            for number, line in enumerate(_read_text(where, path).splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    doc = json.loads(line)
+                    doc = {**doc, **doc.pop("target", {})} if task == "WSC" else doc
+                    rows.append(tuple(_clue_value(doc[n]) for n in names))
+                except (ValueError, RecursionError, KeyError, TypeError, AttributeError) as exc:
+                    raise DatasetError(f"{where}: {path!r} line {number} is not a {task} {usage} record "
+                                       f"({type(exc).__name__}: {exc})") from None
+            per_file.append(rows)
+        super().__init__(where, names, by_workers(per_file, _workers(num_parallel_workers)), num_samples, shuffle,
+                         num_shards, shard_id, num_parallel_workers)
+
+    def _row(self, index: int) -> tuple:
+        return tuple(np.array(v) for v in self._rows[index])
+
+
+def _tagged_lines(where: str, path: str) -> list[str]:
+    """The text lines of an IWSLT `train.tags.*` file: every line not a `<tag>` line, stripped."""
+    return [line.strip() for line in _read_text(where, _need(where, path)).splitlines()
+            if line.strip() and not line.lstrip().startswith("<")]
+
+
+def _xml_segments(where: str, path: str) -> list[str]:
+    """The `<seg>` texts of an IWSLT XML file (the standard library's expat parser, no external entities)."""
+    try:
+        root = ET.parse(_need(where, path)).getroot()
+    except ET.ParseError as exc:
+        raise DatasetError(f"{where}: {path!r} is not an IWSLT XML file ({exc})") from None
+    return [(seg.text or "").strip() for seg in root.iter("seg")]
+
+
+class _IWSLT(_TextRows):
+    def _read(self, where: str, folder: str, prefix: str, pair: list[str], sets: dict[str, str | None],
+              usage: str, num_parallel_workers: Any) -> list:
+        src, tgt = pair
+        per_file = []
+        for part in (("train", "valid", "test") if usage == "all" else (usage,)):
+            if part == "train":
+                sides = [_tagged_lines(where, os.path.join(folder, f"train.tags.{src}-{tgt}.{lang}")) for lang in pair]
+            else:
+                sides = [_xml_segments(where, os.path.join(folder, f"{prefix}.TED.{sets[part]}.{src}-{tgt}.{lang}.xml"))
+                         for lang in pair]
+            if len(sides[0]) != len(sides[1]):
+                raise DatasetError(f"{where}: the {part} files of {src}-{tgt} have {len(sides[0])} and "
+                                   f"{len(sides[1])} lines")
+            per_file.append(list(zip(*sides)))
+        return by_workers(per_file, _workers(num_parallel_workers))
+
+
+def _pair(where: str, language_pair: Any, allowed: set) -> list[str]:
+    pair = ["de", "en"] if language_pair is None else list(language_pair) \
+        if isinstance(language_pair, (list, tuple)) else None
+    if pair is None or tuple(pair) not in allowed:
+        raise DatasetError(f"{where}: language_pair must be one of {sorted(allowed)}, got {language_pair!r}")
+    return pair
+
+
+_IWSLT16_PAIRS = {("en", "fr"), ("en", "de"), ("en", "cs"), ("en", "ar"), ("fr", "en"), ("de", "en"), ("cs", "en"),
+                  ("ar", "en")}
+_IWSLT16_SETS = ("dev2010", "tst2010", "tst2011", "tst2012", "tst2013", "tst2014")
+_IWSLT17_LANGS = ("en", "nl", "de", "it", "ro")
+
+
+class IWSLT2016Dataset(_IWSLT):
+    """IWSLT 2016: `texts/<src>/<tgt>/<src>-<tgt>/train.tags.<src>-<tgt>.<lang>` (train: the non-tag lines) and
+    `IWSLT16.TED.<set>.<src>-<tgt>.<lang>.xml` (valid: `valid_set`, default tst2013; test: `test_set`, default
+    tst2014: the `<seg>` texts); columns `text` (source), `translation` (target)."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, language_pair: Any = None,
+                 valid_set: str | None = None, test_set: str | None = None, num_samples: int | None = None,
+                 shuffle: Any = Shuffle.GLOBAL, num_shards: int | None = None, shard_id: int | None = None,
+                 num_parallel_workers: int | None = None, cache: Any = None) -> None:
+        where = "IWSLT2016Dataset"
+        root, usage = reader_prelude(where, dataset_dir, usage, ("train", "valid", "test", "all"))
+        pair = _pair(where, language_pair, _IWSLT16_PAIRS)
+        sets = {"valid": "tst2013" if valid_set is None else valid_set, "test": "tst2014" if test_set is None else test_set}
+        for name, value in sets.items():
+            if value not in _IWSLT16_SETS:
+                raise DatasetError(f"{where}: {name}_set must be one of {list(_IWSLT16_SETS)}, got {value!r}")
+        folder = os.path.join(root, "texts", pair[0], pair[1], f"{pair[0]}-{pair[1]}")
+        rows = self._read(where, folder, "IWSLT16", pair, sets, usage, num_parallel_workers)
+        super().__init__(where, ["text", "translation"], rows, num_samples, shuffle, num_shards, shard_id,
+                         num_parallel_workers)
+
+
+class IWSLT2017Dataset(_IWSLT):
+    """IWSLT 2017: `texts/DeEnItNlRo/DeEnItNlRo/DeEnItNlRo-DeEnItNlRo/` holding `train.tags.<src>-<tgt>.<lang>`,
+    `IWSLT17.TED.dev2010...xml` (valid) and `IWSLT17.TED.tst2010...xml` (test); columns `text`, `translation`."""
+
+    def __init__(self, dataset_dir: str, usage: str | None = None, language_pair: Any = None,
+                 num_samples: int | None = None, shuffle: Any = Shuffle.GLOBAL, num_shards: int | None = None,
+                 shard_id: int | None = None, num_parallel_workers: int | None = None, cache: Any = None) -> None:
+        where = "IWSLT2017Dataset"
+        root, usage = reader_prelude(where, dataset_dir, usage, ("train", "valid", "test", "all"))
+        pair = _pair(where, language_pair, {(a, b) for a in _IWSLT17_LANGS for b in _IWSLT17_LANGS if a != b})
+        folder = os.path.join(root, "texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
+        rows = self._read(where, folder, "IWSLT17", pair, {"valid": "dev2010", "test": "tst2010"}, usage,
+                          num_parallel_workers)
+        super().__init__(where, ["text", "translation"], rows, num_samples, shuffle, num_shards, shard_id,
+                         num_parallel_workers)

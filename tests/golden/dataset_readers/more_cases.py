@@ -485,3 +485,85 @@ def case_lsun(ds, tmp):
     out["one_class"] = read(ds.LSUNDataset(root, usage="train", classes=["classroom"], shuffle=False))
     out["test"]["size"] = len(out["test"]["rows"])  # MindSpore 2.10 sizes usage test at 0 and yields its rows
     return out
+
+
+# ---- CLUE (JSON lines), IWSLT (tagged text and XML)
+
+_CLUE = {
+    "AFQMC": {"train": [{"sentence1": "双十一花呗提额在哪", "sentence2": "哪里能提额", "label": "0"}],
+              "test": [{"id": 0, "sentence1": "a", "sentence2": "b"}, {"id": 1, "sentence1": "c", "sentence2": "d"}],
+              "eval": [{"sentence1": "e", "sentence2": "f", "label": "1"}]},
+    "TNEWS": {"train": [{"label": "102", "label_desc": "news_entertainment", "sentence": "江疏影甜甜圈自拍",
+                         "keywords": "江疏影,美少女"}],
+              "test": [{"id": 3, "sentence": "s", "keywords": ""}],
+              "eval": [{"label": "110", "label_desc": "news_military", "sentence": "t", "keywords": "k"}]},
+    "IFLYTEK": {"train": [{"label": "11", "label_des": "休闲益智", "sentence": "游戏"}],
+                "test": [{"id": 5, "sentence": "x"}], "eval": [{"label": "7", "label_des": "d", "sentence": "y"}]},
+    "CMNLI": {"train": [{"sentence1": "p", "sentence2": "h", "label": "neutral"}],
+              "test": [{"id": 2, "sentence1": "p2", "sentence2": "h2"}],
+              "eval": [{"sentence1": "p3", "sentence2": "h3", "label": "entailment"}]},
+    "WSC": {"train": [{"target": {"span2_index": 37, "span1_index": 5, "span1_text": "床", "span2_text": "它"},
+                       "idx": 0, "label": "false", "text": "这张床"}],
+            "test": [{"target": {"span2_index": 1, "span1_index": 0, "span1_text": "a", "span2_text": "b"},
+                      "idx": 4, "text": "ab"}],
+            "eval": [{"target": {"span2_index": 2, "span1_index": 1, "span1_text": "c", "span2_text": "d"},
+                      "idx": 6, "label": "true", "text": "cd"}]},
+    "CSL": {"train": [{"id": 1, "abst": "摘要", "keyword": ["水", "土"], "label": "1"}],
+            "test": [{"id": 2, "abst": "b", "keyword": ["k"]}],
+            "eval": [{"id": 3, "abst": "c", "keyword": ["x", "y", "z"], "label": "0"}]}}
+
+
+def layout_clue(tmp):
+    root = os.path.join(tmp, "clue")
+    for task, parts in _CLUE.items():
+        for usage, rows in parts.items():
+            _write(os.path.join(root, task, f"{usage}.json"),
+                   "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return root
+
+
+def case_clue(ds, tmp):
+    root = layout_clue(tmp)
+    return {f"{task}/{usage}": read(ds.CLUEDataset(os.path.join(root, task, f"{usage}.json"), task=task, usage=usage,
+                                                   shuffle=False))
+            for task, parts in _CLUE.items() for usage in parts}
+
+
+def _iwslt_files(folder, prefix, src, tgt, sets):
+    for lang in (src, tgt):
+        _write(os.path.join(folder, f"train.tags.{src}-{tgt}.{lang}"),
+               f"<url>http://www.ted.com/talks/x</url>\n<keywords>talks</keywords>\n  {lang} line one \n"
+               f"<talkid>1</talkid>\n{lang} line two\n")
+        for k, name in enumerate(sets):
+            _write(os.path.join(folder, f"{prefix}.TED.{name}.{src}-{tgt}.{lang}.xml"),
+                   f'<?xml version="1.0" encoding="UTF-8"?>\n<mteval>\n<srcset setid="iwslt" srclang="english">\n'
+                   f'<doc docid="535" genre="lectures">\n<url>http://x</url>\n<talkid>535</talkid>\n'
+                   f'<seg id="1"> {lang} {name} first </seg>\n<seg id="2">{lang} {name} second</seg>\n'
+                   f'</doc>\n</srcset>\n</mteval>\n')
+
+
+def layout_iwslt2016(tmp):
+    root = os.path.join(tmp, "iwslt2016")
+    _iwslt_files(os.path.join(root, "texts", "de", "en", "de-en"), "IWSLT16", "de", "en",
+                 ["dev2010", "tst2013", "tst2014"])
+    return root
+
+
+def case_iwslt2016(ds, tmp):
+    root = layout_iwslt2016(tmp)
+    out = {u: read(ds.IWSLT2016Dataset(root, usage=u, shuffle=False)) for u in ("train", "valid", "test", "all")}
+    out["dev2010"] = read(ds.IWSLT2016Dataset(root, usage="valid", valid_set="dev2010", test_set="tst2013",
+                                              shuffle=False))
+    return out
+
+
+def layout_iwslt2017(tmp):
+    root = os.path.join(tmp, "iwslt2017")
+    _iwslt_files(os.path.join(root, "texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo"), "IWSLT17", "de", "en",
+                 ["dev2010", "tst2010"])
+    return root
+
+
+def case_iwslt2017(ds, tmp):
+    root = layout_iwslt2017(tmp)
+    return {u: read(ds.IWSLT2017Dataset(root, usage=u, shuffle=False)) for u in ("train", "valid", "test", "all")}
