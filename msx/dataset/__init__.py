@@ -37,6 +37,12 @@ from .readers.annotated_sets import (CityscapesDataset, DIV2KDataset, FlickrData
 from .readers.text_sets import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: F401
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
+from .helpers import (AudioBaseDataset, MappableDataset, ShuffleToShuffleMode, SourceDataset,  # noqa: F401
+                      TextBaseDataset, UnionBaseDataset, VisionBaseDataset, flatten_single_lists, replace_none,
+                      shuffle_to_shuffle_mode, to_list)
+from .config import (ErrorSamplesMode, get_debug_mode, get_enable_watchdog, get_error_samples_mode,  # noqa: F401
+                     get_multiprocessing_start_method, get_multiprocessing_timeout_interval, get_video_backend,
+                     set_video_backend)
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
 from . import audio  # noqa: F401,E402
