@@ -16,7 +16,7 @@ def test_normalisers():
     assert ds.to_list(same) is same
     assert ds.replace_none(None, 5) == 5 and ds.replace_none(0, 5) == 0
     assert ds.flatten_single_lists([[1, [2]]]) == [1, [2]] and ds.flatten_single_lists([[[4]]]) == [4]
-    assert ds.flatten_single_lists([[1], [[2, 3]]]) == [1, [2, 3]]
+    assert ds.flatten_single_lists([[1], [[2, 3]]]) == [[1], [2, 3]]
     assert ds.shuffle_to_shuffle_mode(None) is ds.Shuffle.GLOBAL
     assert ds.shuffle_to_shuffle_mode(False) is ds.Shuffle.FALSE
     assert ds.shuffle_to_shuffle_mode(ds.Shuffle.FILES) is ds.Shuffle.FILES
