@@ -37,7 +37,7 @@ jit
 19. jit parallel.api — the decorator; mindspore.parallel's names
 20. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
 formats
-21. formats — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints
+21. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
 22. export — msx.export / msx.load over the registry
 23. viz dataset — the graph viewer; the data pipeline
 tools
@@ -76,6 +76,9 @@ from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_au
 from . import communication, parallel  # noqa: E402
 from .parallel import api as _parallel_api  # noqa: E402  (mindspore.parallel's names: issue 35)
 
+from .parallel import dist_checkpoint as _dist_checkpoint  # noqa: E402  (distributed checkpoints)
+
+_dist_checkpoint.install(parallel)
 _parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
