@@ -66,7 +66,7 @@ def nonzero(x):
     return jnp.argwhere(x).astype(jnp.int64)
 
 
-@expose(ops="nonzero")
+@expose(ops="nonzero", mint="nonzero", tensor="nonzero")
 def nonzero_(input, *, as_tuple=False):
     out = apply(nonzero, (input,))
     if not as_tuple:
@@ -75,7 +75,7 @@ def nonzero_(input, *, as_tuple=False):
 
 
 @primitive("MaskedSelect", category="shape", api=Api("masked_select", args=("input", "mask"), cls="MaskedSelect",
-                                                     tensor="masked_select"))
+                                                     tensor="masked_select", mint="masked_select"))
 def masked_select(x, mask):
     """The elements of `x` where `mask` (broadcast together) holds, as a 1-D tensor."""
     eager_only("MaskedSelect", mask)
@@ -114,6 +114,16 @@ def index_add(x, indices, y, *, axis):
 @expose(ops="index_add")
 def index_add_(x, indices, y, axis, use_lock=True, check_index_bound=True):
     return _write_back(x, apply(index_add, (x, indices, y), {"axis": int(axis)}))
+
+
+@expose(mint="index_add", prim="IndexAdd")
+def index_add_ext(input, dim, index, source, *, alpha=1):
+    """`mint.index_add`: a new tensor, `input` with `alpha * source` added at `index` along `dim`."""
+    rank = len(input.shape)
+    if not -max(rank, 1) <= int(dim) < max(rank, 1):
+        raise ValueError(f"mint.index_add: dim {dim} is out of range for a tensor of rank {rank}")
+    src = source if alpha == 1 else SURFACE["ops"]["mul"](source, alpha)
+    return apply(index_add, (input, index, src), {"axis": int(dim) % max(rank, 1)})
 
 
 @expose(cls="IndexAdd", init=("axis", "use_lock", "check_index_bound"), prim="IndexAdd")

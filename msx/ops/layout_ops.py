@@ -110,7 +110,7 @@ def unstack(input_x, axis=0):
     return apply(unstack_, (input_x,), {"axis": _axis(axis, len(input_x.shape), "unstack")})
 
 
-@expose(ops="unbind")
+@expose(ops="unbind", mint="unbind", tensor="unbind")
 def unbind(input, dim=0):
     return unstack(input, dim)
 
@@ -202,6 +202,16 @@ def repeat_interleave(input, repeats, axis=None):
         if len(reps) not in (1, input.shape[axis]):
             raise ValueError(f"repeat_interleave: {len(reps)} repeats for dim {axis} of size {input.shape[axis]}")
     return apply(repeat_interleave_, (input,), {"repeats": reps, "axis": axis})
+
+
+@expose(mint="repeat_interleave", prim="RepeatInterleave")
+def repeat_interleave_ext(input, repeats, dim=None, *, output_size=None):
+    """`mint.repeat_interleave`; `output_size`, when given, must be the length the repeats give."""
+    out = repeat_interleave(input, repeats, dim)
+    if output_size is not None and int(output_size) != (out.shape[0] if dim is None else out.shape[dim]):
+        raise ValueError(f"mint.repeat_interleave: output_size={output_size} but the repeats give "
+                         f"{out.shape[0] if dim is None else out.shape[dim]}")
+    return out
 
 
 @expose(ops="repeat_elements")
@@ -359,6 +369,12 @@ def meshgrid(*inputs, indexing="xy"):
         if len(t.shape) != 1:
             raise ValueError(f"meshgrid: every input must be 1-D, got shape {tuple(t.shape)}")
     return apply(meshgrid_, tuple(inputs), {"indexing": indexing})
+
+
+@expose(mint="meshgrid", prim="Meshgrid")
+def meshgrid_ext(*tensors, indexing=None):
+    """`mint.meshgrid`: torch's default indexing, 'ij' (None means 'ij')."""
+    return meshgrid(*tensors, indexing="ij" if indexing is None else indexing)
 
 
 @expose(cls="Meshgrid", init=("indexing",), prim="Meshgrid")

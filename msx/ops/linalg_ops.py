@@ -185,6 +185,29 @@ def matrix_triangular_solve(a, b, *, lower=True, adjoint=False):
     return jsl.solve_triangular(a, b, lower=lower, trans="C" if adjoint else 0)
 
 
+def _triangular_check(b, a, **_) -> str | None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        return f"A must be a (batch of) square matrices, got shape {a.shape}"
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        return f"b must have {a.shape[-1]} rows to match A {a.shape}, got shape {b.shape}"
+    return None
+
+
+@primitive("TriangularSolve", attrs=("upper", "transpose", "unitriangular"), category="matmul",
+           multiple_results=True, check=_triangular_check,
+           api=Api(mint="triangular_solve", tensor="triangular_solve", args=("b", "A"),
+                   attrs=(Attr("upper", True, bool), Attr("transpose", False, bool),
+                          Attr("unitriangular", False, bool))))
+def triangular_solve(b, a, *, upper=True, transpose=False, unitriangular=False):
+    """(X with A X = b, or A^T X = b with `transpose`; a copy of A): only A's `upper` (or lower) triangle is read,
+    its diagonal taken as ones with `unitriangular`; batch dims broadcast."""
+    shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_b = jnp.broadcast_to(a, shape + a.shape[-2:])
+    x = jsl.solve_triangular(a_b, jnp.broadcast_to(b, shape + b.shape[-2:]), lower=not upper,
+                             trans=1 if transpose else 0, unit_diagonal=unitriangular)
+    return x, a_b
+
+
 @primitive("Pinv", attrs=("atol", "rtol", "hermitian"), category="matmul")
 def pinv_(x, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse; singular values <= max(atol, rtol * s_max) count as zero."""

@@ -326,6 +326,14 @@ def _bernoulli_cls(x, p, *, seed=-1, offset=0):
     return draw("bernoulli", x.shape, (p,), x.dtype)
 
 
+@expose(mint="bernoulli", prim="RandomDistribution")
+def bernoulli_ext(input, *, generator=None):
+    """`mint.bernoulli`: 0/1 draws of `input`'s shape and dtype, each 1 with the probability `input` holds."""
+    if generator is not None:
+        raise ValueError("mint.bernoulli: msx has no Generator objects; seed with msx.set_seed (generator=None)")
+    return draw("bernoulli", input.shape, (input,), input.dtype)
+
+
 # ---------------------------------------------------------------- like-shaped draws and in-place fills
 @expose(ops="rand_like", prim="RandomDistribution")
 def rand_like(input, seed=None, *, dtype=None):
