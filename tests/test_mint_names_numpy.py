@@ -1,4 +1,4 @@
-"""`mint` names added in issue 32 whose MindSpore 2.10 CPU kernels are Ascend-only (`AddcdivExt`, `Std`,
+"""`mint` and `mint.nn.functional` names added in issue 32 whose MindSpore 2.10 CPU kernels are Ascend-only (`AddcdivExt`, `Std`,
 `DiagExt`, `Mv`, `Baddbmm`, `TriangularSolve`, `Unique2`, ...: "The kernel ... unregistered"), so no golden can
 be recorded: checked here against numpy (torch's documented semantics, which MindSpore's mint follows), eagerly
 and under `msx.jit`, and differentiable ones against central finite differences of the numpy reference.
@@ -11,6 +11,7 @@ import pytest
 
 import msx
 from msx import mint
+from msx.mint.nn import functional as MF
 
 R = np.random.default_rng(32)
 A = R.uniform(0.5, 2.0, (2, 3)).astype(np.float32)
@@ -34,6 +35,25 @@ def _kth(a, k, dim):
     order = np.argsort(a, axis=dim, kind="stable")
     idx = np.take(order, k - 1, axis=dim)
     return np.take_along_axis(a, np.expand_dims(idx, dim), dim).squeeze(dim), idx
+
+
+def _unfold(x, k, s=1, p=0):
+    x = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    cols = [x[:, ch, i * s + a, j * s + b] for ch in range(c) for a in range(k) for b in range(k)
+            for i in range(oh) for j in range(ow)]
+    return np.stack(cols, 1).reshape(n, c * k * k, oh * ow)
+
+
+def _conv_t(x, w, s):
+    n, ci, h, wd = x.shape
+    co, k = w.shape[1], w.shape[2]
+    out = np.zeros((n, co, (h - 1) * s + k, (wd - 1) * s + k))
+    for i in range(h):
+        for j in range(wd):
+            out[:, :, i * s:i * s + k, j * s:j * s + k] += np.einsum("nc,cokl->nokl", x[:, :, i, j], w)
+    return out
 
 
 def _index_add(a, dim, idx, src, alpha):
@@ -102,6 +122,37 @@ CASES = [
      (R.uniform(-1, 1, (1, 1, 4, 4)).astype(np.float32), np.ones((1, 1, 3, 3), np.float32)),
      lambda x, w: np.array([[[[x[0, 0, max(i - 1, 0):i + 2, max(j - 1, 0):j + 2].sum() for j in range(4)]
                               for i in range(4)]]]), True),
+    ("mintf.conv1d-same", lambda x, w: MF.conv1d(x, w, padding="same"),
+     (R.uniform(-1, 1, (1, 2, 5)).astype(np.float32), R.uniform(-1, 1, (3, 2, 3)).astype(np.float32)),
+     lambda x, w: np.einsum("ncil,ocl->noi", np.stack([np.pad(x, ((0, 0), (0, 0), (1, 1)))[:, :, i:i + 3]
+                                                      for i in range(5)], 2), w), True),
+    ("mintf.conv3d", lambda x, w: MF.conv3d(x, w, stride=1, padding=1),
+     (R.uniform(-1, 1, (1, 1, 2, 2, 2)).astype(np.float32), np.ones((1, 1, 3, 3, 3), np.float32)),
+     lambda x, w: np.full((1, 1, 2, 2, 2), x.sum()), True),
+    ("mintf.conv_transpose2d", lambda x, w: MF.conv_transpose2d(x, w, stride=2),
+     (R.uniform(-1, 1, (1, 2, 2, 2)).astype(np.float32), R.uniform(-1, 1, (2, 3, 2, 2)).astype(np.float32)),
+     lambda x, w: _conv_t(x, w, 2), True),
+    ("mintf.unfold", lambda x: MF.unfold(x, 2, padding=1, stride=2), (R.uniform(-1, 1, (1, 2, 3, 3)).astype(np.float32),),
+     lambda x: _unfold(x, 2, 2, 1), True),
+    ("mintf.fold-of-unfold", lambda x: MF.fold(MF.unfold(x, 2), (3, 3), 2), (R.uniform(-1, 1, (1, 1, 3, 3)).astype(np.float32),),
+     lambda x: x * np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]), True),
+    ("mintf.max_unpool2d", lambda x: MF.max_unpool2d(x, msx.Tensor(np.array([[[[0, 3], [9, 14]]]], np.int64)), 2),
+     (np.array([[[[1.0, 2.0], [3.0, 4.0]]]], np.float32),),
+     lambda x: np.bincount([0, 3, 9, 14], x.reshape(-1), 16).reshape(1, 1, 4, 4), True),
+    ("mintf.avg_pool3d", lambda x: MF.avg_pool3d(x, 2), (R.uniform(-1, 1, (1, 1, 2, 4, 2)).astype(np.float32),),
+     lambda x: x.reshape(1, 1, 1, 2, 2, 2, 1, 2).mean((3, 5, 7)), True),
+    ("mintf.batch_norm-eval", lambda x: MF.batch_norm(x, msx.Tensor(np.array([0.5, -1.0], np.float32)),
+                                                      msx.Tensor(np.array([2.0, 0.5], np.float32))),
+     (M.reshape(2, 2, 3),),
+     lambda x: (x - np.array([0.5, -1.0])[None, :, None]) / np.sqrt(np.array([2.0, 0.5])[None, :, None] + 1e-5), True),
+    ("mintf.layer_norm", lambda x: MF.layer_norm(x, (4,)), (M,),
+     lambda x: (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5), True),
+    ("mintf.binary_cross_entropy", lambda p: MF.binary_cross_entropy(p, msx.Tensor(np.eye(2, 3, dtype=np.float32))),
+     (A / 2.5,), lambda p: -np.mean(np.eye(2, 3) * np.log(p) + (1 - np.eye(2, 3)) * np.log(1 - p)), True),
+    ("mintf.elu_ext", lambda m: MF.elu_ext(m, 0.5), (M,), lambda m: np.where(m > 0, m, 0.5 * np.expm1(m)), True),
+    ("mintf.hardtanh_op", lambda m: MF.hardtanh_op(m, -0.5, 0.5), (M,), lambda m: np.clip(m, -0.5, 0.5), True),
+    ("mintf.threshold_op", lambda m: MF.threshold_op(m, 0.1, -3.0), (M,), lambda m: np.where(m > 0.1, m, -3.0), True),
+    ("mintf.norm_ext", lambda m: MF.norm_ext(m, 3, 0), (M,), lambda m: (np.abs(m) ** 3).sum(0) ** (1 / 3), True),
 ]
 EAGER_ONLY = [  # data-dependent result shapes: eager values here, and jit refuses them by name
     ("unique", lambda i: mint.unique(i, return_inverse=True, return_counts=True), (np.array([3, 1, 3, 0, 1], np.int64),),
@@ -179,6 +230,29 @@ def test_random_draws_have_the_asked_shape_dtype_and_range():
     assert mint.item(msx.Tensor(np.array([2.5], np.float32))) == 2.5
     with pytest.raises(ValueError, match="Generator"):
         mint.randperm(3, generator=object())
+
+
+def test_in_place_activations_write_their_input():
+    cases = [(MF.relu_, lambda a: np.maximum(a, 0)), (MF.sigmoid_, lambda a: 1 / (1 + np.exp(-a))),
+             (lambda t: MF.elu_(t, 2.0), lambda a: np.where(a > 0, a, 2 * np.expm1(a))),
+             (MF.inplace_elu, lambda a: np.where(a > 0, a, np.expm1(a))),
+             (lambda t: MF.hardtanh_(t, -0.2, 0.2), lambda a: np.clip(a, -0.2, 0.2)),
+             (lambda t: MF.threshold_(t, 0.0, 9.0), lambda a: np.where(a > 0, a, 9.0)),
+             (MF.inplace_silu, lambda a: a / (1 + np.exp(-a)))]
+    for fn, ref in cases:
+        t = msx.Tensor(M)
+        out = fn(t)
+        assert out is t
+        np.testing.assert_allclose(t.asnumpy(), ref(M.astype(np.float64)), rtol=1e-5, atol=1e-6)
+
+    @msx.jit
+    def step(t):
+        MF.relu_(t)
+        return t * 2
+
+    t = msx.Tensor(M)
+    np.testing.assert_allclose(step(t).asnumpy(), 2 * np.maximum(M, 0))
+    np.testing.assert_allclose(t.asnumpy(), np.maximum(M, 0))  # the write reaches the caller's tensor under jit
 
 
 def test_bad_arguments_name_the_op():

@@ -1,5 +1,5 @@
 """`msx.mint`: torch-style names over the same primitive registry as `msx.ops`."""
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F404  (MindSpore's mint has the name)
 
 from .. import dtype as mstype
 from ..ignored_args import not_honoured
