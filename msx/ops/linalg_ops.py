@@ -125,7 +125,7 @@ def eigvals(A):  # noqa: N803
 
 # ---------------------------------------------------------------- determinants
 @primitive("MatrixDeterminant", category="matmul",
-           api=(Api("matrix_determinant", cls="MatrixDeterminant"),))
+           api=(Api("matrix_determinant", cls="MatrixDeterminant", tensor="matrix_determinant"),))
 def matrix_determinant(x):
     return jnp.linalg.det(x)
 
@@ -281,7 +281,7 @@ def lu_unpack(lu, pivots, *, unpack_data=True, unpack_pivots=True):
     return p, lower, upper
 
 
-@primitive("LuSolve", category="matmul", api=(Api("lu_solve", args=("b", "LU_data", "LU_pivots"), cls="LuSolve"),))
+@primitive("LuSolve", category="matmul", api=(Api("lu_solve", args=("b", "LU_data", "LU_pivots"), cls="LuSolve", tensor="lu_solve"),))
 def lu_solve(b, lu, pivots):
     """X with A X = b, A given as a packed LU factorization with 1-based pivots."""
     perm = _pivots_to_perm(pivots, lu.shape[-2])

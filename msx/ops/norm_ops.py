@@ -100,7 +100,7 @@ def renorm_(x, *, p, axis, maxnorm):
     return x * jnp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
 
 
-@expose(ops="renorm")
+@expose(ops="renorm", tensor="renorm")
 def renorm(input, p, axis, maxnorm):
     return apply(renorm_, (input,), {"p": float(p), "axis": _int(axis), "maxnorm": float(maxnorm)})
 
@@ -190,7 +190,7 @@ def diff_(x, *extra, n=1, axis=-1, has_prepend=False, has_append=False):
 
 
 
-@expose(ops="diff")
+@expose(ops="diff", tensor="diff")
 def diff(x, n=1, axis=-1, prepend=None, append=None):
     """The n-th forward difference along `axis`, after joining `prepend`/`append` to x."""
     extra = tuple(t for t in (prepend, append) if t is not None)

@@ -99,7 +99,7 @@ def top_k_(x, *, k, sorted=True):
     return values, idx.astype(jnp.int32)
 
 
-@expose(ops="top_k", prim="TopKInt32")
+@expose(ops="top_k", tensor="top_k", prim="TopKInt32")
 def top_k(input_x, k, sorted=True):
     k = int(k)
     if not 0 <= k <= input_x.shape[-1]:
@@ -141,7 +141,7 @@ def unique_with_pad_(x, *, pad):
     return values, inverse
 
 
-@expose(ops="unique_with_pad", prim="UniqueWithPad")
+@expose(ops="unique_with_pad", tensor="unique_with_pad", prim="UniqueWithPad")
 def unique_with_pad(x, pad_num):
     if len(x.shape) != 1:
         raise ValueError(f"unique_with_pad: x must be 1-D, got shape {tuple(x.shape)}")
@@ -202,7 +202,8 @@ def unique_consecutive_(x):
     return flat[pos], inverse, counts
 
 
-@expose(ops="unique_consecutive", mint="unique_consecutive", prim="UniqueConsecutive")
+@expose(ops="unique_consecutive", mint="unique_consecutive", tensor="unique_consecutive",
+        prim="UniqueConsecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
         raise ValueError("unique_consecutive: only dim=None (the flattened input) is supported")

@@ -127,7 +127,7 @@ def betainc(a, b, x):
 
 # ---------------------------------------------------------------- elementwise arithmetic
 LDEXP = _binary("Ldexp", _ms_float(lambda x, other: x * jnp.exp2(other).astype(jnp.result_type(x, jnp.float32))),
-                "ldexp", cls="", tensor="", args=("x", "other"))
+                "ldexp", cls="", tensor="ldexp", args=("x", "other"))
 
 
 @primitive("NanToNum", attrs=("nan", "posinf", "neginf"), category="elementwise",

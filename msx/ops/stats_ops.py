@@ -161,7 +161,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return apply(kthvalue_, (input,), {"k": k, "axis": d % max(rank, 1), "keepdims": bool(keepdim)})
 
 
-@expose(ops="nanmedian")
+@expose(ops="nanmedian", tensor="nanmedian")
 def nanmedian(input, axis=-1, keepdims=False):
     """`median` ignoring NaNs."""
     return apply(median_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims), "ignore_nan": True})
@@ -190,12 +190,12 @@ def _quantile(input, q, axis, keepdims, ignore_nan):
                                          "ignore_nan": ignore_nan})
 
 
-@expose(ops="quantile")
+@expose(ops="quantile", tensor="quantile")
 def quantile(input, q, axis=None, keepdims=False):
     return _quantile(input, q, axis, keepdims, False)
 
 
-@expose(ops="nanquantile")
+@expose(ops="nanquantile", tensor="nanquantile")
 def nanquantile(input, q, axis=None, keepdims=False):
     return _quantile(input, q, axis, keepdims, True)
 
@@ -211,7 +211,7 @@ def aminmax_(x, *, axis=0, keepdims=False):
     return jnp.min(x, axis=axis, keepdims=keepdims), jnp.max(x, axis=axis, keepdims=keepdims)
 
 
-@expose(ops="aminmax")
+@expose(ops="aminmax", tensor="aminmax")
 def aminmax(input, *, axis=0, keepdims=False):
     """(min, max) along `axis`."""
     return apply(aminmax_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims)})
@@ -244,7 +244,7 @@ def cov_(x, *weights, correction=1, has_f=False, has_a=False):
 
 
 
-@expose(ops="cov")
+@expose(ops="cov", tensor="cov")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the rows of `input` (variables) over its columns (observations)."""
     weights = tuple(w for w in (fweights, aweights) if w is not None)

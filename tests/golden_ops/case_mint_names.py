@@ -1,5 +1,5 @@
 """`mint` names added in issue 32 whose MindSpore 2.10 CPU kernels run (the others -- Ascend-only `*Ext`
-kernels -- are checked against numpy in tests/test_mint_names_numpy.py)."""
+kernels -- are checked against numpy in tests/test_added_names_numpy.py)."""
 import numpy as np
 
 _A = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)

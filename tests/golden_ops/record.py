@@ -45,8 +45,11 @@ def resolve(root, case: dict):
 
 
 def call(fn, inputs, case: dict):
-    """The case's call: its tensor inputs, then its positional Python `args`, then its `kwargs`."""
-    return fn(*inputs, *case.get("args", ()), **case.get("kwargs", {}))
+    """The case's call: its tensor inputs, then its positional `args` (a numpy array there becomes a tensor of
+    the inputs' framework), then its `kwargs`."""
+    tensor = type(inputs[0])
+    args = [tensor(a) if isinstance(a, np.ndarray) else a for a in case.get("args", ())]
+    return fn(*inputs, *args, **case.get("kwargs", {}))
 
 
 def outputs(result) -> tuple[list[np.ndarray], list[str]]:

@@ -1,4 +1,4 @@
-"""`mint` and `mint.nn.functional` names added in issue 32 whose MindSpore 2.10 CPU kernels are Ascend-only (`AddcdivExt`, `Std`,
+"""`mint`, `mint.nn.functional` names and Tensor methods added in issue 32 whose MindSpore 2.10 CPU kernels are Ascend-only (`AddcdivExt`, `Std`,
 `DiagExt`, `Mv`, `Baddbmm`, `TriangularSolve`, `Unique2`, ...: "The kernel ... unregistered"), so no golden can
 be recorded: checked here against numpy (torch's documented semantics, which MindSpore's mint follows), eagerly
 and under `msx.jit`, and differentiable ones against central finite differences of the numpy reference.
@@ -153,6 +153,15 @@ CASES = [
     ("mintf.hardtanh_op", lambda m: MF.hardtanh_op(m, -0.5, 0.5), (M,), lambda m: np.clip(m, -0.5, 0.5), True),
     ("mintf.threshold_op", lambda m: MF.threshold_op(m, 0.1, -3.0), (M,), lambda m: np.where(m > 0.1, m, -3.0), True),
     ("mintf.norm_ext", lambda m: MF.norm_ext(m, 3, 0), (M,), lambda m: (np.abs(m) ** 3).sum(0) ** (1 / 3), True),
+    ("Tensor.repeat", lambda a: a.repeat(2, 1, 2), (A,), lambda a: np.tile(a, (2, 1, 2)), True),
+    ("Tensor.quantile", lambda m: m.quantile(0.25, 1), (M,), lambda m: np.quantile(m, 0.25, 1), True),
+    ("Tensor.scatter_add", lambda a, s: a.scatter_add(1, msx.Tensor(np.array([[2, 2], [0, 1]])), s), (A, B[:, :2]),
+     lambda a, s: a + np.array([[0, 0, s[0, 0] + s[0, 1]], [s[1, 0], s[1, 1], 0]]), True),
+    ("Tensor.choose", lambda i: i.choose([A[0], A[1]]), (np.array([1, 0, 1], np.int32),),
+     lambda i: np.choose(i, [A[0], A[1]]), False),
+    ("Tensor.resize", lambda a: a.resize(4, 2), (A,), lambda a: np.append(a.reshape(-1), [0, 0]).reshape(4, 2), True),
+    ("Tensor.expand", lambda v: v.expand(3, -1), (V,), lambda v: np.broadcast_to(v, (3, 4)), True),
+    ("Tensor.where", lambda a, b: a.where(msx.Tensor(A > 1.0), b), (A, B), lambda a, b: np.where(A > 1.0, a, b), True),
 ]
 EAGER_ONLY = [  # data-dependent result shapes: eager values here, and jit refuses them by name
     ("unique", lambda i: mint.unique(i, return_inverse=True, return_counts=True), (np.array([3, 1, 3, 0, 1], np.int64),),
@@ -255,6 +264,36 @@ def test_in_place_activations_write_their_input():
     np.testing.assert_allclose(t.asnumpy(), np.maximum(M, 0))  # the write reaches the caller's tensor under jit
 
 
+IN_PLACE = [  # (name, call on a copy of M, numpy answer)
+    ("index_add_", lambda t: t.index_add_(1, msx.Tensor(np.array([0, 2])), msx.Tensor(M[:, :2]), alpha=2),
+     lambda m: m + 2 * np.stack([m[:, 0], 0 * m[:, 0], m[:, 1], 0 * m[:, 0]], 1)),
+    ("index_fill_", lambda t: t.index_fill_(1, msx.Tensor(np.array([1, 3], np.int32)), -5.0),
+     lambda m: np.where(np.isin(np.arange(4), [1, 3]), -5.0, m)),
+    ("scatter_", lambda t: t.scatter_(0, msx.Tensor(np.array([[2, 0, 1, 2]])), msx.Tensor(np.ones((1, 4), np.float32))),
+     lambda m: np.where(np.arange(3)[:, None] == np.array([2, 0, 1, 2]), 1.0, m)),
+    ("scatter_add_", lambda t: t.scatter_add_(1, msx.Tensor(np.zeros((3, 1), np.int64)), msx.Tensor(np.ones((3, 1), np.float32))),
+     lambda m: m + np.pad(np.ones((3, 1)), ((0, 0), (0, 3)))),
+    ("fill_diagonal_", lambda t: t.fill_diagonal_(7.0), lambda m: np.where(np.eye(3, 4) > 0, 7.0, m)),
+    ("masked_scatter_", lambda t: t.masked_scatter_(msx.Tensor(M > 0), msx.Tensor(np.arange(12, dtype=np.float32))),
+     lambda m: np.where(M > 0, np.cumsum(M > 0).reshape(3, 4) - 1, m)),
+    ("index_put_", lambda t: t.index_put_((msx.Tensor(np.array([0, 0])), msx.Tensor(np.array([1, 1]))),
+                                          msx.Tensor(np.array([1.0, 2.0], np.float32)), True),
+     lambda m: m + np.pad([[0, 3.0]], ((0, 2), (0, 2)))),
+    ("put_", lambda t: t.put_(msx.Tensor(np.array([0, -1])), msx.Tensor(np.array([9.0, 8.0], np.float32))),
+     lambda m: np.where(np.arange(12).reshape(3, 4) == 0, 9.0, np.where(np.arange(12).reshape(3, 4) == 11, 8.0, m))),
+    ("addmm_", lambda t: t.addmm_(msx.Tensor(M[:, :3]), msx.Tensor(np.eye(3, 4, dtype=np.float32)), beta=0.5),
+     lambda m: 0.5 * m + M[:, :3] @ np.eye(3, 4)),
+    ("itemset", lambda t: t.itemset((1, 2), 4.5), lambda m: np.where(np.arange(12).reshape(3, 4) == 6, 4.5, m)),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", IN_PLACE, ids=[c[0] for c in IN_PLACE])
+def test_in_place_tensor_methods_write_and_return_self(name, fn, ref):
+    t = msx.Tensor(M.copy())
+    assert fn(t) is t
+    np.testing.assert_allclose(t.asnumpy(), ref(M.astype(np.float64)), rtol=1e-6, atol=1e-6)
+
+
 def test_bad_arguments_name_the_op():
     m = msx.Tensor(M)
     with pytest.raises(ValueError, match="kthvalue"):
@@ -267,5 +306,9 @@ def test_bad_arguments_name_the_op():
         mint.repeat_interleave(m, 2, 0, output_size=5)
     with pytest.raises(TypeError, match="correction"):
         mint.std(m, correction=0.5)
+    with pytest.raises(ValueError, match="Tensor.repeat"):
+        m.repeat(2)
+    with pytest.raises(ValueError, match="sum_to_size"):
+        m.sum_to_size(2, 4)
     with pytest.raises(msx.errors.MsxError, match="DiagExt"):
         mint.diag(msx.Tensor(B1))
