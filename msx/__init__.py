@@ -89,7 +89,7 @@ from .dtype import (byte, cdouble, cfloat, complex128, dtype_to_nptype, dtype_to
                     uint64, uintc, uintp, ushort)
 from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  (MindSpore's ms.float etc.)
 from .tensor import ParameterTuple, is_tensor  # noqa: E402
-from .sparse_tensor import RowTensor  # noqa: E402
+from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)

@@ -23,7 +23,7 @@ def _param_names(sig: str) -> list[str]:
     for p in re.split(r",\s*(?![^()\[\]]*[\)\]])", inner):
         p = p.strip()
         if p and p not in ("*", "/"):
-            names.append(p.split("=")[0].strip())
+            names.append(p.split("=")[0].split(":")[0].strip())  # MindSpore's annotations are not names
     return names
 
 

@@ -246,7 +246,8 @@ METHODS = {
     "median": median, "unique": unique, "repeat_interleave": repeat_interleave, "scatter_add": scatter_add,
     "bernoulli": bernoulli, "uniform": uniform, "cauchy": cauchy, "log_normal": log_normal, "ptp": ptp,
     "sum_to_size": sum_to_size, "resize": resize, "choose": choose, "itemset": itemset,
-    "diag": lambda self: F.diag(self), "fill_diagonal": _fill_diagonal, "index_put": _index_put,
+    "diag": lambda self: F.diag(self), "to_coo": lambda self: SURFACE["ops"]["dense_to_sparse_coo"](self),
+    "to_csr": lambda self: SURFACE["ops"]["dense_to_sparse_csr"](self), "fill_diagonal": _fill_diagonal, "index_put": _index_put,
     "index_add": lambda self, indices, y, axis, use_lock=True, check_index_bound=True:
         F.index_add(self, indices, y, axis, use_lock, check_index_bound),
 }
