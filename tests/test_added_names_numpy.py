@@ -312,3 +312,15 @@ def test_bad_arguments_name_the_op():
         m.sum_to_size(2, 4)
     with pytest.raises(msx.errors.MsxError, match="DiagExt"):
         mint.diag(msx.Tensor(B1))
+
+
+def test_ascend_only_names_exist_and_say_what_to_use():
+    from msx import ops
+
+    for name, hint in (("PagedAttention", "flash_attention_score"), ("CustomRegOp", "ops.Custom"),
+                       ("UpdateState", "msx.jit"), ("FusedSparseAdam", "nn.Adam")):
+        assert getattr(ops, name) is getattr(ops.operations, name)
+        with pytest.raises(msx.errors.MsxError, match=hint):
+            getattr(ops, name)()
+    assert ops.grad is msx.grad and ops.functional.vmap is msx.vmap and ops.hyper_add is ops.composite.hyper_add
+    assert ops.operations.ScalarSummary is ops.ScalarSummary

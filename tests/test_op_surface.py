@@ -30,7 +30,10 @@ def _param_names(sig: str) -> list[str]:
 def _ours(obj) -> list[str] | None:
     try:
         target = obj.__init__ if inspect.isclass(obj) else obj
-        return [n for n in inspect.signature(target).parameters if n != "self"]
+        params = [p for n, p in inspect.signature(target).parameters.items() if n != "self"]
+        if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+            return None  # a name msx has only so that imports work: it takes anything and raises MsxError
+        return [p.name for p in params]
     except (TypeError, ValueError):
         return None
 
