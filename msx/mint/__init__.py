@@ -181,6 +181,23 @@ def item(input):
 
 
 conv2d = functional.conv2d
+flatten_ext = flatten  # MindSpore's mint also exports its implementation names
+
+
+def softmax_ext(input, dim=None, dtype=None):
+    return functional.softmax(input, dim, dtype)
+
+
+def squeeze_impl(input, axis):
+    return F.squeeze(input, axis)
+
+
+def cdist_(x1, x2, p=2.0):
+    return F.cdist(x1, x2, p)
+
+
+def npu_gelu(input, approximate="none"):
+    return functional.gelu(input, approximate=approximate)
 
 
 def softmax(input, dim, *, dtype=None):
