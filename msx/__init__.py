@@ -92,8 +92,11 @@ from .dtype import (byte, cdouble, cfloat, complex128, dtype_to_nptype, dtype_to
                     uint64, uintc, uintp, ushort)
 from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  (MindSpore's ms.float etc.)
 from .tensor import ParameterTuple, is_tensor  # noqa: E402
-from .sparse_tensor import RowTensor  # noqa: E402
+from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
+for _m in (ops, ops.functional):  # MindSpore's ops and ops.functional export the transforms; they live above ops
+    _m.grad, _m.value_and_grad, _m.get_grad, _m.jacfwd, _m.jacrev, _m.jvp, _m.vjp, _m.vmap = (
+        grad, value_and_grad, get_grad, jacfwd, jacrev, jvp, vjp, vmap)
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)
 from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402

@@ -2,7 +2,9 @@
 
 Each `case_<op>.py` beside this script holds `CASES`: plain dicts, readable by both venvs --
 `id`, `primitive` (the msx primitive the case must run), `call` ("mint.allclose", "Tensor.allclose" for a
-method of the first input, or "ops.RGBToHSV" with `init` for a class op), `inputs` (numpy arrays), `kwargs`,
+method of the first input, or "ops.RGBToHSV" with `init` for a class op), `inputs` (numpy arrays), `args`
+(Python values passed positionally after the inputs), `kwargs`,
+`eager_only: True` for an op whose result shape depends on the values (jit must refuse it by name),
 and `mindir: True` to also export the call with `mindspore.export(..., file_format="MINDIR")`.
 For every case this writes `<id>.npz` (inputs `in<i>`, outputs `out<i>`, plain arrays) and `<id>.json`
 (output kinds, the primitive, the MindIR file if any), run with MindSpore's venv from the repository root:
@@ -42,6 +44,14 @@ def resolve(root, case: dict):
     return obj(**case["init"]) if "init" in case else obj
 
 
+def call(fn, inputs, case: dict):
+    """The case's call: its tensor inputs, then its positional `args` (a numpy array there becomes a tensor of
+    the inputs' framework), then its `kwargs`."""
+    tensor = type(inputs[0])
+    args = [tensor(a) if isinstance(a, np.ndarray) else a for a in case.get("args", ())]
+    return fn(*inputs, *args, **case.get("kwargs", {}))
+
+
 def outputs(result) -> tuple[list[np.ndarray], list[str]]:
     items = result if isinstance(result, (tuple, list)) else (result,)
     arrays, kinds = [], []
@@ -75,7 +85,7 @@ def main() -> None:
     for case in load_cases():
         fn = resolve(ms, case)
         inputs = [ms.Tensor(a) for a in case["inputs"]]
-        arrays, kinds = outputs(fn(*inputs, **case.get("kwargs", {})))
+        arrays, kinds = outputs(call(fn, inputs, case))
         entry = {"primitive": case["primitive"], "call": case["call"], "kinds": kinds, "mindir": None,
                  "mindspore": ms.__version__}
         saved = {f"in{i}": np.asarray(a) for i, a in enumerate(case["inputs"])}
