@@ -23,6 +23,7 @@ compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch sta
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, Callable
 
@@ -32,6 +33,8 @@ from jax._src.array import ArrayImpl
 
 from ..sizes import check_size
 
+FUSE_FIRST = [os.environ.get("MSX_FUSE_FIRST", "1").lower() not in ("0", "false", "off", "no")]  # first sightings
+# compiled with their segment (`msx.eager.lazy`) and a first backward as one executable (`tape`); 0: per op
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
 _STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0,

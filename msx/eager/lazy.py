@@ -45,7 +45,7 @@ except (ImportError, AttributeError):  # another jax: always make sure
         return False
 
 ENABLED = [os.environ.get("MSX_FORWARD_REPLAY", "1").lower() not in ("0", "false", "off", "no")]
-FIRST = [os.environ.get("MSX_FUSE_FIRST", "1").lower() not in ("0", "false", "off", "no")]  # defer first sightings
+FIRST = dispatch.FUSE_FIRST  # defer first sightings (`MSX_FUSE_FIRST=0`: off)
 FIRST_FUSE_OPS = 64  # a segment with new keys is compiled at once when it has at most this many ops per new key
 LIMIT = 2048  # ops in one segment: it runs when it reaches this length
 REPLAY_AFTER = 4  # sightings of a segment structure that run op by op before it is compiled (on the next)

@@ -214,7 +214,7 @@ class Tape:
         seq = _sequence(self.nodes, seed_slots, seeds, leaves)
         if seq is not None:
             fn = _REPLAYS.get(seq)
-            if fn is None and _seen_enough(seq):
+            if fn is None and (_first_backward(self.nodes) or _seen_enough(seq)):
                 fn = _REPLAYS[seq] = jax.jit(_replayer(self.nodes, seed_slots, seq[2], leaves))
                 dispatch._STATS["replay_compiles"] += 1
             if fn is not None:
@@ -269,6 +269,16 @@ def _sequence(nodes: list, seed_slots: list, seeds: list, leaves: list) -> tuple
 def clear_replays() -> None:
     _REPLAYS.clear()
     _REPLAY_SEEN.clear()
+
+
+def _first_backward(nodes: list) -> bool:
+    """Compile this tape's whole backward now, on its first sighting? When at least two of its nodes have no
+    compiled VJP yet, walking it node by node would compile each of them; one executable of the whole walk
+    is one compile (measured on ResNet-18's first eager step: 37 XLA compiles walked, 4 replayed)."""
+    if not dispatch.FUSE_FIRST[0]:
+        return False
+    new = {n.key + (n.diff,) for n in nodes if n.key + (n.diff,) not in _BWD}
+    return len(new) >= 2
 
 
 def _seen_enough(seq: tuple) -> bool:
