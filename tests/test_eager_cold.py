@@ -115,6 +115,18 @@ def test_a_first_forward_is_one_compile_and_equals_the_per_op_path(net):
     assert_same_float32(first, _reference(net, X), rtol=1e-4, atol=1e-5)
 
 
+def test_a_repeated_first_segment_is_compiled_fully_once_it_repeats(net):
+    x = Tensor(X)
+    before = _XLA[0]
+    outs = [net(x).asnumpy() for _ in range(lazy.REPLAY_AFTER + 3)]
+    if lazy.QUICK_OPTIONS:  # the quick first executable, then (on the REPLAY_AFTER+2th sighting) the full one
+        assert msx.eager.cache_info()["forward_compiles"] == 2 and _XLA[0] - before == 2
+    for o in outs:
+        assert_same_float32(o, outs[-1])
+    np.testing.assert_array_equal(outs[0], outs[1])  # the same executable: the same bits
+    np.testing.assert_array_equal(outs[-2], outs[-1])
+
+
 def test_a_one_off_op_costs_one_compile_and_stays_compiled():
     x = Tensor(X[0, 0])
     before = _XLA[0]
