@@ -136,6 +136,20 @@ def test_a_one_off_op_costs_one_compile_and_stays_compiled():
     assert _XLA[0] - before == 1 and msx.eager.cache_info()["forward_compiles"] == 0
 
 
+def test_another_structure_of_the_same_new_ops_walks_them():
+    x = Tensor(X[0, 0])
+    (ops.exp(x) * 2.0 + 1.0).asnumpy()
+    assert msx.eager.cache_info()["forward_compiles"] == 1  # three new ops: one segment executable
+    before = _XLA[0]
+    y = ops.exp(x) * 2.0
+    z = y + 1.0
+    np.testing.assert_allclose(z.asnumpy(), np.exp(X[0, 0]) * 2 + 1, rtol=1e-6)  # `y` kept: other outputs
+    assert msx.eager.cache_info()["forward_compiles"] == 1 and _XLA[0] - before == 3  # each op alone, once
+    y2 = ops.exp(x) * 2.0
+    (y2 + 1.0).asnumpy()
+    assert _XLA[0] - before == 3  # and never again
+
+
 def test_an_error_of_a_first_sighting_is_raised_at_its_own_call():
     a, b = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((4, 5), np.float32))
     y = a + 1.0  # pending

@@ -53,6 +53,7 @@ FIRST = dispatch.FUSE_FIRST  # defer first sightings (`MSX_FUSE_FIRST=0`: off)
 QUICK_OPTIONS = ({"xla_backend_optimization_level": 0}
                  if os.environ.get("MSX_FIRST_COMPILE_QUICK", "1").lower() not in ("0", "false", "off", "no") else {})
 _QUICK: dict[tuple, int] = {}  # structure -> sightings of its quick executable
+_IN_FUSED: set = set()  # ids of the first-sighting entries a first-sighting segment compiled (entries live on)
 FIRST_FUSE_OPS = 64  # a segment with new keys is compiled at once when it has at most this many ops per new key
 LIMIT = 2048  # ops in one segment: it runs when it reaches this length
 REPLAY_AFTER = 4  # sightings of a segment structure that run op by op before it is compiled (on the next)
@@ -286,8 +287,13 @@ def _first_fused(nodes: list) -> bool:
     were never compiled alone would each cost an XLA compile if walked one by one; one compile of the whole
     segment is cheaper when there are at least two of them and the segment is not much longer than that
     (about half a millisecond of compile per fused op against ~0.1 s per op compiled alone, measured)."""
-    new = {id(n.entry) for n in nodes if not dispatch.compiled_alone(n.entry)}
-    return len(new) >= 2 and len(nodes) <= FIRST_FUSE_OPS * len(new)
+    new = {id(n.entry) for n in nodes if id(n.entry) not in _IN_FUSED and not dispatch.compiled_alone(n.entry)}
+    if len(new) < 2 or len(nodes) > FIRST_FUSE_OPS * len(new):
+        return False
+    # an op fused once counts as seen: another structure of the same ops (a loop of another length, other
+    # results kept) walks them, compiling each alone once, rather than compiling a whole segment per variant
+    _IN_FUSED.update(id(n.entry) for n in nodes)
+    return True
 
 
 def _one_by_one(nodes: list, outs: list) -> list:
@@ -367,3 +373,4 @@ def clear() -> None:
         _FUSED.clear()
         _SEEN.clear()
         _QUICK.clear()
+        _IN_FUSED.clear()
