@@ -19,7 +19,7 @@ from msx.parallel import strategy_file as sf
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden_dist_checkpoint")
 sys.path.insert(0, GOLDEN)
-import cases  # noqa: E402
+import dist_cases as cases  # noqa: E402
 
 
 @pytest.fixture(scope="module")

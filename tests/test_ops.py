@@ -611,7 +611,7 @@ def test_layer_goldens_cover_their_primitives():
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "golden_nn"))
-    from cases import CASES as LAYER_CASES
+    from nn_cases import CASES as LAYER_CASES
 
     for prim, names in CHECKED_BY_LAYER_GOLDENS.items():
         assert prim in REGISTRY

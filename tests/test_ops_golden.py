@@ -1,6 +1,6 @@
 """Ops added one declaration at a time (docs/ops.md "Adding an op"), against MindSpore 2.10's recorded answers.
 
-For every case in `tests/golden_ops/case_*.py` (recorded by `tests/golden_ops/record.py` with real MindSpore):
+For every case in `tests/golden_ops/case_*.py` (recorded by `tests/golden_ops/ops_record.py` with real MindSpore):
 the msx call gives MindSpore's values and result kinds (a Python bool stays a bool), runs the primitive the
 case names, and gives the same under `msx.jit`; a case marked `mindir` is also read from the file MindSpore
 exported (msx runs it to MindSpore's output) and written by msx's MINDIR exporter and read back.
@@ -21,7 +21,7 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_ops")
 import sys  # noqa: E402
 
 sys.path.insert(0, HERE)
-from record import call, load_cases, outputs, resolve  # noqa: E402
+from ops_record import call, load_cases, outputs, resolve  # noqa: E402
 
 CASES = {c["id"]: c for c in load_cases()}
 

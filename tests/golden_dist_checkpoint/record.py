@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's answers on cases.py's checkpoint (run with the MindSpore venv's python, from the
+"""Record MindSpore 2.10's answers on dist_cases.py's checkpoint (run with the MindSpore venv's python, from the
 repository root): `/work/main/.venv-ms/bin/python tests/golden_dist_checkpoint/record.py`.
 msx's writers make the input files (so this also checks MindSpore reads them); MindSpore transforms them."""
 import json
@@ -9,12 +9,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import dist_cases as cases  # noqa: E402
 import mindspore as ms  # noqa: E402
 
 folder = tempfile.mkdtemp()
 # the MindSpore venv has no jax: msx (the repository's python, `python` on PATH or $MSX_PYTHON) writes the inputs
-subprocess.run([os.environ.get("MSX_PYTHON", "python"), "-c", f"import cases; cases.make({folder!r})"], cwd=HERE,
+subprocess.run([os.environ.get("MSX_PYTHON", "python"), "-c", f"import dist_cases; dist_cases.make({folder!r})"], cwd=HERE,
                env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(HERE))), check=True)
 src_strategy, dst_strategy = os.path.join(folder, "src_strategy.ckpt"), os.path.join(folder, "dst_strategy.ckpt")
 out = {"mindspore": ms.__version__, "rank_list": {}, "dp4": {}, "one": {}}

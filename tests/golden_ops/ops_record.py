@@ -9,7 +9,7 @@ and `mindir: True` to also export the call with `mindspore.export(..., file_form
 For every case this writes `<id>.npz` (inputs `in<i>`, outputs `out<i>`, plain arrays) and `<id>.json`
 (output kinds, the primitive, the MindIR file if any), run with MindSpore's venv from the repository root:
 
-    /work/main/.venv-ms/bin/python tests/golden_ops/record.py
+    /work/main/.venv-ms/bin/python tests/golden_ops/ops_record.py
 """
 from __future__ import annotations
 
