@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import faulthandler
 import random
+import resource
 import time
 import types
 import warnings
@@ -282,7 +284,9 @@ def compare(case: Case, configs: list) -> list[str]:
 
 
 def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | None = None,
-         report_every: int = 0) -> dict:
+         report_every: int = 0, hang_s: float = 0) -> dict:
+    """`hang_s` > 0: a program still running after that many seconds is a finding too; the process prints
+    every thread's stack and the program's seed, and exits (a long run must not sit in a hang for hours)."""
     stats = {"programs": 0, "comparisons": 0, "mismatches": []}
     rng = random.Random(seed)
     for k in range(programs):
@@ -290,7 +294,11 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
             break
         case = make_case((seed * 1_000_003 + k) % 2**31)
         configs = rng.sample(CONFIGS, min(configs_per_program, len(CONFIGS)))
+        if hang_s:
+            print(f"program {k}: seed {case.seed} {configs}", flush=True)
+            faulthandler.dump_traceback_later(hang_s, exit=True)
         found = compare(case, configs)
+        faulthandler.cancel_dump_traceback_later()
         for line in found:      # printed as found: a long run that is killed still tells what it saw
             print(f"MISMATCH {line}", flush=True)
         stats["mismatches"] += found
@@ -298,7 +306,8 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
         stats["comparisons"] += len(configs) * len(case.schedule)
         if report_every and stats["programs"] % report_every == 0:
             print(f"... programs {stats['programs']}, compared calls {stats['comparisons']}, "
-                  f"mismatches {len(stats['mismatches'])}", flush=True)
+                  f"mismatches {len(stats['mismatches'])}, peak RSS "
+                  f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB", flush=True)
     return stats
 
 
@@ -308,10 +317,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--configs", type=int, default=2, help="jit configurations per program (of 12)")
     parser.add_argument("--hours", type=float, default=None, help="run until this much time has passed")
+    parser.add_argument("--hang", type=float, default=600,
+                        help="seconds after which one program counts as hung: stacks printed, the run stops")
     args = parser.parse_args()
     deadline = time.time() + args.hours * 3600 if args.hours else None
     programs = 10 ** 9 if args.hours else args.programs
-    stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25)
+    stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25, hang_s=args.hang)
     print(f"programs {stats['programs']}, compared calls {stats['comparisons']}, "
           f"mismatches {len(stats['mismatches'])}")
 
