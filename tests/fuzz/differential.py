@@ -226,15 +226,22 @@ def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
         net.cfg.factor = rng.choice((0.5, -2.0))
 
 
-def run(case: Case, config: tuple | None) -> list[np.ndarray]:
-    """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config."""
+def run(case: Case, config: tuple | None, dtype: np.dtype = np.float32) -> list[np.ndarray]:
+    """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config;
+    `dtype` float64 (eager only) gives the exact answer float32's rounding is judged against."""
     _reset_module_state()
     msx.set_seed(case.seed % 2**31)
     net = Program(case.steps, 2.0, case.cfg_kind)
+    if dtype != np.float32:
+        for param in net.get_parameters():
+            param.set_dtype(msx.float64)
     net.set_train(True)
     if case.train_step:
         opt = nn.SGD(net.trainable_params(), 0.05, momentum=0.9)
-        grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+        # not a plain sum: the sum of a training-mode BatchNorm's output does not depend on its input, so every
+        # gradient upstream of it is 0 in exact arithmetic and float32 noise in practice; nor an odd function of
+        # it (a batch of 2 normalises to +-c, and sin(c) + sin(-c) is 0 again)
+        grad_fn = msx.value_and_grad(lambda x: ops.sin(net(x) + 0.5).sum(), None, opt.parameters)
 
         def fn(x):
             loss, grads = grad_fn(x)
@@ -251,7 +258,7 @@ def run(case: Case, config: tuple | None) -> list[np.ndarray]:
     outputs = []
     for i, (mutation, batch) in enumerate(case.schedule):
         _mutate(net, mutation, rng)
-        x = T(np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4) * (i + 1))
+        x = T(np.linspace(-1, 1, batch * 4, dtype=dtype).reshape(batch, 4) * (i + 1))
         outputs.append(fn(x).asnumpy())
         outputs.append(x.asnumpy())   # the caller's tensor after the call: writes into it land as eagerly
     outputs += [p.asnumpy() for p in net.get_parameters()]
@@ -259,8 +266,42 @@ def run(case: Case, config: tuple | None) -> list[np.ndarray]:
     return outputs
 
 
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    # float32 rounding of ~10 training steps (BatchNorm, a division by a global) reaches ~2e-5 on values near
+    # 0.5; a stale graph (eval-mode BatchNorm, a frozen weight still training, an old global) differs by a
+    # whole update, orders of magnitude more
+    scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-4 * scale, equal_nan=True)
+
+
+ROUNDING_FACTOR = 10
+
+
+def only_rounding(case: Case, got: list[np.ndarray], eager: list[np.ndarray]) -> bool:
+    """A float32 jit result that differs from float32 eager is rounding, not a stale graph, when the float64
+    eager run shows the program ill-conditioned: eager float32 itself is off the float64 answer, and jit is
+    within ROUNDING_FACTOR times that distance on every output. Seed 1903049400 (Dense, two saturating tanh
+    steps, BatchNorm of a batch whose columns agree to 1e-3, trained 3 steps): eager float32 is 1e-3 off the
+    float64 weights, msx's jit modes 1e-3 to 3e-3, and hand-written jax differs the same way (jax.jit against
+    jax op by op: 1e-4). A stale graph (an old global, eval-mode BatchNorm, a lost write) is off by a whole
+    update, where eager float32 agrees with float64."""
+    try:
+        exact = run(case, None, np.float64)
+    except Exception:  # noqa: BLE001 - a program float64 cannot run stays a mismatch
+        return False
+    for a, b, e in zip(got, eager, exact):
+        if a.shape != e.shape:
+            return False
+        if _close(a, e):
+            continue
+        scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
+        if np.max(np.abs(a - e)) > ROUNDING_FACTOR * np.max(np.abs(b - e)) + 1e-6 * scale:
+            return False
+    return True
+
+
 def compare(case: Case, configs: list) -> list[str]:
-    """Mismatch descriptions (empty: every config agreed with eager)."""
+    """Mismatch descriptions (empty: every config agreed with eager, or differed by rounding only)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = run(case, None)
@@ -271,15 +312,13 @@ def compare(case: Case, configs: list) -> list[str]:
             except Exception as exc:  # noqa: BLE001 - a crash under jit is a finding like a wrong number
                 problems.append(f"seed {case.seed} {config}: raised {type(exc).__name__}: {str(exc)[:200]}")
                 continue
-            for i, (a, b) in enumerate(zip(got, reference)):
-                # float32 rounding of ~10 training steps (BatchNorm, a division by a global) reaches ~2e-5 on
-                # values near 0.5; a stale graph (eval-mode BatchNorm, a frozen weight still training, an old
-                # global) differs by a whole update, orders of magnitude more
-                scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
-                if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-4 * scale, equal_nan=True):
-                    problems.append(f"seed {case.seed} {config}: output {i} differs (steps {case.steps}, "
-                                    f"schedule {case.schedule}, train_step {case.train_step})")
-                    break
+            differing = [i for i, (a, b) in enumerate(zip(got, reference)) if not _close(a, b)]
+            if differing and only_rounding(case, got, reference):
+                print(f"ROUNDING seed {case.seed} {config}: outputs {differing} differ from eager float32 as "
+                      "much as both differ from float64", flush=True)
+            elif differing:
+                problems.append(f"seed {case.seed} {config}: output {differing[0]} differs (steps {case.steps}, "
+                                f"schedule {case.schedule}, train_step {case.train_step})")
     return problems
 
 
