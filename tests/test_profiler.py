@@ -57,7 +57,8 @@ def test_node_times_add_up_to_the_measured_step_time(profiled):
     assert total == pytest.approx(result.summary["graph_span_us"] + result.summary["overlap_us"], rel=1e-6)
     assert result.summary["overlap_us"] < 0.05 * total
     ops_us = sum(r.total_us for r in result.rows if r.path != "(XLA runtime, between ops)")
-    assert ops_us == pytest.approx(result.summary["compiled_us"], rel=1e-6) and ops_us > 0.5 * total
+    # the gaps between ops grow with the machine's load (a loaded CI runner measured them above half the step), so only their sum is bounded
+    assert ops_us == pytest.approx(result.summary["compiled_us"], rel=1e-6) and 0 < ops_us <= total
     assert 0 < total <= 1.02 * wall_us, (total, wall_us)   # within the clock around the loop (a loaded machine adds host time, so no lower bound)
     assert result.summary["runs_per_graph"] == {"train_step": 6}
     assert all(r.calls == 6 for r in result.rows)
