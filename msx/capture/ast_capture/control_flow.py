@@ -35,7 +35,7 @@ from ..session import write_log
 from . import aliases
 from .failures import Unsupported
 from .scope import LOOP, Return
-from .values import MaybeUnbound, Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
+from .values import ZEROS as _ZEROS, MaybeUnbound, Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -341,9 +341,10 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
     aliases.cond_results(parent, pred, results, outputs.values)
     scope = interp.frame.scope
     for name, plan in var_plans.items():
-        if type(plan) is _Maybe:
-            value = _fill(plan.value, results, interp) if plan.value is not None else plan.like
-            scope.vars[name] = MaybeUnbound(name, value, results[plan.defined.index], plan.loc)
+        if type(plan) is tuple and len(plan) == 4:
+            merged, like, defined, loc = plan
+            value = _fill(merged, results, interp) if merged is not None else like
+            scope.vars[name] = MaybeUnbound(name, value, results[defined.index], loc)
             continue
         scope.vars[name] = _fill(plan, results, interp) if type(plan) is tuple else plan
     return _fill(value_plan, results, interp) if value_plan is not None else (
@@ -353,44 +354,20 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
 _ABSENT = object()
 
 
-@dataclass
-class _Maybe:
-    """How a name assigned on some paths only leaves a Cond: its value (a merge plan, or None: `like` on every
-    path), and the Cond output saying whether the path taken assigned it."""
-
-    value: tuple | None
-    like: Any
-    defined: _Slot
-    loc: Any
-
-
-class _Zeros:
-    """Stands, on a path that never assigned a name, for a tensor leaf of the value the other path gives: the
-    graph needs some value there, and the check on reading it (`MaybeUnbound`) makes sure none is ever used."""
-
-    __slots__ = ()
-
-
-_ZEROS = _Zeros()
-
-
 def _maybe_plan(interp: "Interpreter", name: str, node: ast.AST, values: list, branches: list[Branch],
-                outputs: _Outputs) -> _Maybe:
-    """Merge a name that some branches leave unassigned (absent, or a `MaybeUnbound` of a nested `if`)."""
+                outputs: _Outputs) -> tuple:
+    """Merge a name some branches leave unassigned (absent, or a nested `if`'s `MaybeUnbound`): (its merge plan,
+    or None: `like` on every path; the Cond output saying whether the path taken assigned it; where)."""
     plain = [v.value if type(v) is MaybeUnbound else v for v in values]
     like = next(v for v in plain if v is not _ABSENT)
     leaves, structure = flatten(like)
     stand_in = unflatten(structure, [_ZEROS if isinstance(x, Tensor) else x for x in leaves])
     plan = _merge_value(f"`{name}`", [stand_in if v is _ABSENT else v for v in plain], branches, outputs)
-    flags = []
-    for b, v in zip(branches, values):
-        if type(v) is MaybeUnbound:
-            flags.append(b.builder.operand(v.defined))
-        else:
-            flags.append(Const(np.array(v is not _ABSENT)))
+    flags = [b.builder.operand(v.defined) if type(v) is MaybeUnbound else Const(np.array(v is not _ABSENT))
+             for b, v in zip(branches, values)]
     defined = outputs.add(tuple(flags), f"whether `{name}` is assigned")
     frame = interp.frame
-    return _Maybe(plan, like, defined, SourceLoc(frame.filename, node.lineno, node.col_offset, None, frame.name))
+    return plan, like, defined, SourceLoc(frame.filename, node.lineno, node.col_offset, None, frame.name)
 
 
 def _same_leaves(a: Any, b: Any) -> bool:

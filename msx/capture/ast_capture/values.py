@@ -55,6 +55,16 @@ class MaybeUnbound:
         return self.value
 
 
+class _Zeros:
+    """Stands, on a path that never assigned a name, for a tensor leaf of the value the other path gives: the
+    graph needs some value there, and the check on reading it (`MaybeUnbound`) makes sure none is ever used."""
+
+    __slots__ = ()
+
+
+ZEROS = _Zeros()
+
+
 class DeferredString:
     """An f-string holding tensors: its text is only known at run time, so only `print` may take it."""
 
