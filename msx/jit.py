@@ -263,7 +263,7 @@ class JitFunction:
             captured, _ = CAPTURE_MODES["ast"](self.fn, args, kwargs, self.__name__, self.config)
         except Exception:  # the traced run succeeded, so this is ast's limit, not the user's error
             captured = None
-        if captured is None or captured.guards or captured.unguarded:
+        if captured is None or any(g.error is None for g in captured.guards) or captured.unguarded:
             for t, data in kept:
                 t._data = data
             return traced, result

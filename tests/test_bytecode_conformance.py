@@ -27,7 +27,9 @@ BREAKS = {
     "tensor_if_writes_a_parameter": TENSOR_BRANCH, "while_tensor_condition": TENSOR_BRANCH,
     "while_writes_a_parameter": TENSOR_BRANCH, "while_with_if_inside": TENSOR_BRANCH,
     "for_over_tensor_with_if_inside": TENSOR_BRANCH, "train_mode_batchnorm_dropout": TENSOR_BRANCH,
-    "training_step_with_cond": TENSOR_BRANCH, "print_and_ops_print": r"print\(\) is a Python side effect",
+    "training_step_with_cond": TENSOR_BRANCH,
+    "assigned_in_one_branch": TENSOR_BRANCH,
+    "print_and_ops_print": "formatting a tensor into a string",   # (print itself is a Print node)
 }
 # the ast table's graph breaks, with bytecode's own reason (None: bytecode captures the whole program)
 AST_BREAKS = {
@@ -35,7 +37,7 @@ AST_BREAKS = {
     "uses_with": r"warnings\.catch_warnings\(\)", "writes_a_global": "assigning the global",
     "python_value_of_a_tensor": r"float\(\) needs the value of a tensor",
     "numpy_value_of_a_tensor": r"Tensor\.asnumpy\(\) needs the value", "break_on_a_tensor": TENSOR_BRANCH,
-    "assigned_in_one_branch": TENSOR_BRANCH, "branch_shapes_differ": TENSOR_BRANCH,
+    "branch_shapes_differ": TENSOR_BRANCH,
     "recursion_on_a_tensor": TENSOR_BRANCH, "appends_to_a_global_list": r"list\.append\(\) changes global",
     "grad_through_a_data_dependent_while": TENSOR_BRANCH, "attribute_write": r"setting \.calls changes self",
     "list_grows_in_a_tensor_loop": TENSOR_BRANCH,

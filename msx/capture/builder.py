@@ -11,8 +11,9 @@ runtime re-checks on every call.
 from __future__ import annotations
 
 import contextlib
+import linecache
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jax
 import numpy as np
@@ -35,16 +36,28 @@ def abstract_of(t: Tensor) -> Abstract:
 
 @dataclass
 class Guard:
-    """A capture-time decision on a tensor's value: `value` must come out the same at run time."""
+    """A capture-time decision on a tensor's value: `value` must come out the same at run time.
+
+    With `error` set it is a *check* instead: the graph is right for every outcome but one that the eager
+    program would refuse (a variable read where the path taken never assigned it); that outcome raises
+    `error()` after the run, before any state is written back, as the eager call would have raised."""
 
     var: Operand
     value: np.ndarray
     what: str
     loc: SourceLoc | None
+    error: Callable[[], BaseException] | None = None
 
     def describe(self) -> str:
         where = f" at {self.loc.short()}" if self.loc else ""
         return f"{self.what}{where}"
+
+    def origin(self) -> str:
+        """`prog.py:12 `if x > 0:``: the line whose decision the graph recomputes (as runtime guards say it)."""
+        if self.loc is None:
+            return "a value the graph computes"
+        text = linecache.getline(self.loc.file, self.loc.line).strip()
+        return self.loc.short() + (f" `{text}`" if text else "")
 
 
 @dataclass
@@ -75,6 +88,7 @@ class GraphBuilder:
     """Builds one Graph from recorded ops; a child builder builds a closed subgraph."""
 
     guards_allowed = True  # False (set on the root by source capture): a tensor's value in Python is an error
+    watch_attribute_writes = False  # True (set by trace capture): a Cell's Tensor attribute assigned is unguarded
 
     def __init__(self, name: str, parent: "GraphBuilder | None" = None) -> None:
         self.graph = Graph(name)
@@ -94,6 +108,9 @@ class GraphBuilder:
         self._propagating = False
         self._state_names: dict[int, str] = {}   # id(Parameter) -> its name in this graph (params, free inputs)
         self.reads = parent.reads if parent is not None else PythonReads()  # one log per capture
+        # False (bytecode capture, which runs ops on the call's values and then runs the graph on the call too):
+        # effect-only ops (Print) are recorded, not run, so the first call prints once
+        self.runs_effects = parent.runs_effects if parent is not None else True
 
     # ------------------------------------------------------------ values
     def _bind(self, obj: Tensor, value: Operand) -> None:
@@ -307,6 +324,19 @@ class GraphBuilder:
         if isinstance(data, jax.core.Tracer):
             return  # Tensor._concrete raises a clear error right after this
         self.guards.append(Guard(value, np.array(data), what, user_loc()))
+
+    def on_attribute_write(self, cell: Any, name: str) -> None:
+        """A Cell's plain attribute was assigned a Tensor while this trace recorded (`self.t = x * 2`): a
+        Python side effect that later calls of the graph would not repeat, so this signature must run in
+        Python (source and bytecode capture see the assignment themselves and decide there)."""
+        if not self.watch_attribute_writes:
+            return
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        loc = user_loc()
+        root.unguarded.append(f"assigning the Tensor attribute `.{name}` of a {type(cell).__name__}"
+                              f"{f' at {loc.short()}' if loc else ''} (an effect each call must repeat)")
 
     # ------------------------------------------------------------ undo (bytecode capture: a call that must run in Python)
     def checkpoint(self) -> tuple:

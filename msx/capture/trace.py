@@ -50,6 +50,7 @@ def input_names(fn: Callable, args: tuple, kwargs: dict) -> list[str]:
 def capture_trace(fn: Callable, args: tuple, kwargs: dict, name: str) -> tuple[Captured, Any]:
     """Run `fn` eagerly while recording; returns (what was captured, the eager result)."""
     builder = GraphBuilder(name)
+    builder.watch_attribute_writes = True
     tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_leaf) if is_input(x)]
     names = input_names(fn, args, kwargs)
     if len(names) != len(tensors):

@@ -112,6 +112,10 @@ class Cell(CellProtocol, HookMixin, StateMixin, ConfigMixin):
             cells[name] = value
             self.__dict__.pop(name, None)
         else:
+            if isinstance(value, Tensor) and recording.recorder is not None:
+                note = getattr(recording.recorder, "on_attribute_write", None)
+                if note is not None:  # a trace: the graph could not repeat this write on later calls
+                    note(self, name)
             object.__setattr__(self, name, value)
         versions.touch()
 

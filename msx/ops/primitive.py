@@ -273,7 +273,10 @@ def _apply(prim: Primitive, inputs: tuple, attrs: dict):
             raise range_error(prim, inputs, attrs, reason)
     recorder = recording.recorder
     try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
-        out = prim.impl(*arrays, **attrs) if recorder is not None else _dispatch.run(prim, arrays, attrs)
+        if recorder is not None and prim.name in _dispatch.EAGER_ONLY and not getattr(recorder, "runs_effects", True):
+            out = ()  # (a capture whose graph then runs this call too, bytecode's: printing now would print twice)
+        else:
+            out = prim.impl(*arrays, **attrs) if recorder is not None else _dispatch.run(prim, arrays, attrs)
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, MsxError):
             if recording.recorder is not None and exc.stage == "run":

@@ -231,6 +231,8 @@ class Compiled:
         if extras:
             for guard, value in zip(self.guards, extras):
                 if not np.array_equal(np.asarray(value), guard.value):
+                    if guard.error is not None:  # a check: the eager call raises here, before any write
+                        raise guard.error()
                     self.failure = (f"guard {guard.describe()}: was {_short(guard.value)} at capture, "
                                     f"now {_short(np.asarray(value))}")
                     return INLINE

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import jax.numpy as jnp
 import numpy as np
 
+from ...errors import SourceLoc
 from ...ir.control import COND, SCAN, WHILE
 from ...ir.graph import Abstract, Const, Operand, Var
-from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
@@ -35,7 +35,7 @@ from ..session import write_log
 from . import aliases
 from .failures import Unsupported
 from .scope import LOOP, Return
-from .values import Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
+from .values import ZEROS as _ZEROS, MaybeUnbound, Undefined, flatten, is_dynamic, is_number, number_dtype, static_equal, unflatten
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -182,9 +182,13 @@ class _Outputs:
 
 
 def _operand(builder: GraphBuilder, value: Any, other: Any, what: str) -> Operand:
-    """`value` as an operand of `builder`; a Python number takes the shape and dtype of its counterpart."""
+    """`value` as an operand of `builder`; a Python number takes the shape and dtype of its counterpart (so
+    does `_ZEROS`, a path's stand-in for a name it never assigned)."""
     if isinstance(value, Tensor):
         return builder.operand(value)
+    if value is _ZEROS:
+        a = abstract_of(other)
+        return Const(np.zeros(a.shape, jnp.dtype(a.dtype)))
     if is_number(value):
         if isinstance(other, Tensor):
             a = abstract_of(other)
@@ -314,11 +318,12 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
         names = list(dict.fromkeys([*branches[0].vars, *branches[1].vars]))
         for name in names:
             values = [b.vars.get(name, _ABSENT) for b in branches]
-            if any(v is _ABSENT for v in values) or any(type(v) is Undefined for v in values):
-                undefined = next((v for v in values if type(v) is Undefined), None)
-                var_plans[name] = undefined or Undefined(
-                    f"`{name}` is assigned on only one path of the `if` on a tensor at line {line}; assign it on "
-                    f"both paths (or before the `if`) to use it afterwards")
+            undefined = next((v for v in values if type(v) is Undefined), None)
+            if undefined is not None:
+                var_plans[name] = undefined
+                continue
+            if any(v is _ABSENT or type(v) is MaybeUnbound for v in values):
+                var_plans[name] = _maybe_plan(interp, name, node, values, branches, outputs)
                 continue
             plan = _merge_value(f"`{name}`", values, branches, outputs)
             if plan is not None:
@@ -336,12 +341,33 @@ def _merge_branches(interp: "Interpreter", node: ast.AST, pred: Tensor, branches
     aliases.cond_results(parent, pred, results, outputs.values)
     scope = interp.frame.scope
     for name, plan in var_plans.items():
+        if type(plan) is tuple and len(plan) == 4:
+            merged, like, defined, loc = plan
+            value = _fill(merged, results, interp) if merged is not None else like
+            scope.vars[name] = MaybeUnbound(name, value, results[defined.index], loc)
+            continue
         scope.vars[name] = _fill(plan, results, interp) if type(plan) is tuple else plan
     return _fill(value_plan, results, interp) if value_plan is not None else (
         branches[0].value if value_what is not None else None)
 
 
 _ABSENT = object()
+
+
+def _maybe_plan(interp: "Interpreter", name: str, node: ast.AST, values: list, branches: list[Branch],
+                outputs: _Outputs) -> tuple:
+    """Merge a name some branches leave unassigned (absent, or a nested `if`'s `MaybeUnbound`): (its merge plan,
+    or None: `like` on every path; the Cond output saying whether the path taken assigned it; where)."""
+    plain = [v.value if type(v) is MaybeUnbound else v for v in values]
+    like = next(v for v in plain if v is not _ABSENT)
+    leaves, structure = flatten(like)
+    stand_in = unflatten(structure, [_ZEROS if isinstance(x, Tensor) else x for x in leaves])
+    plan = _merge_value(f"`{name}`", [stand_in if v is _ABSENT else v for v in plain], branches, outputs)
+    flags = [b.builder.operand(v.defined) if type(v) is MaybeUnbound else Const(np.array(v is not _ABSENT))
+             for b, v in zip(branches, values)]
+    defined = outputs.add(tuple(flags), f"whether `{name}` is assigned")
+    frame = interp.frame
+    return plan, like, defined, SourceLoc(frame.filename, node.lineno, node.col_offset, None, frame.name)
 
 
 def _same_leaves(a: Any, b: Any) -> bool:
@@ -451,6 +477,8 @@ def _changed_leaves(before: dict, after: dict, exclude: set) -> tuple[dict, set]
         if name in exclude or type(old) is Undefined:
             continue
         new = after.get(name, _ABSENT)
+        if type(old) is MaybeUnbound and new is not old:
+            raise Unsupported(old.reason)
         if new is _ABSENT:
             raise Unsupported(f"`{name}` is deleted inside a loop on a tensor")
         if type(new) is Undefined:
@@ -669,19 +697,3 @@ def tensor_for(interp: "Interpreter", node: ast.For, xs: Tensor) -> None:
 
 
 # ---------------------------------------------------------------- print
-def record_print(pieces: list) -> None:
-    """A Print node whose template is `pieces` (str, or a tensor printed where it stands), joined as they are."""
-    template, tensors, text = [], [], []
-    for piece in pieces:
-        if isinstance(piece, Tensor):
-            if text:
-                template.append("".join(text))
-                text = []
-            template.append(None)
-            tensors.append(piece)
-        else:
-            text.append(piece)
-    if text or not template:
-        template.append("".join(text))
-    apply(A.print_, tuple(tensors), {"template": tuple(template), "sep": ""})
-

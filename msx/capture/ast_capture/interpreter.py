@@ -25,7 +25,7 @@ from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ... import tensor as tensor_module
 from ...tensor import Parameter, Tensor
 from .. import reads
-from ..handlers import handlers, register_builtin
+from ..handlers import NotPrintable, handlers, print_pieces, record_print, register_builtin
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
 from . import control_flow
@@ -537,29 +537,15 @@ def _concrete_reason(exc: Exception) -> str:
 # ---------------------------------------------------------------- builtins with a graph meaning
 def _print(interp: Interpreter, args: tuple, kwargs: dict) -> None:
     """`print(...)` prints when the graph runs, in program order (a Print node), like `ops.Print`."""
-    sep = kwargs.pop("sep", " ")
-    end = kwargs.pop("end", "\n")
-    file = kwargs.pop("file", None)
-    kwargs.pop("flush", None)
-    if kwargs:
-        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for print()")
-    if file is not None or end not in ("\n", None):
-        raise interp.unsupported("print(..., file=/end=) cannot be captured: the graph prints whole lines to "
-                                 "stdout")
-    sep = " " if sep is None else sep
-    if not isinstance(sep, str):
-        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
-    pieces: list = []
-    for i, arg in enumerate(args):
-        if i:
-            pieces.append(sep)
+    def piece(arg: Any) -> list:
         if isinstance(arg, DeferredString):
-            pieces.extend(arg.pieces)
-        elif isinstance(arg, Tensor) and is_dynamic(arg):
-            pieces.append(arg)
-        else:
-            pieces.append(str(arg))
-    control_flow.record_print(pieces)
+            return list(arg.pieces)
+        return [arg] if isinstance(arg, Tensor) and is_dynamic(arg) else [str(arg)]
+    try:
+        pieces = print_pieces(args, kwargs, piece)
+    except NotPrintable as exc:
+        raise interp.unsupported(str(exc)) from None
+    record_print(pieces)
 
 
 def _super(interp: Interpreter, args: tuple, kwargs: dict) -> Any:

@@ -13,7 +13,7 @@ from .. import reads
 from ..policy import MUTATING_METHODS, SIDE_EFFECT_BUILTINS
 from .failures import Unsupported
 from .source import FunctionSource
-from .values import Undefined
+from .values import MaybeUnbound, Undefined
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -69,6 +69,11 @@ class Scope:
             value = self._free(name)
         if type(value) is Undefined:
             raise Unsupported(value.reason)
+        if type(value) is MaybeUnbound:
+            plain = value.read()   # checked from here on: later reads need no second check
+            if self.vars.get(name) is value:
+                self.vars[name] = plain
+            value = plain
         return value
 
     def _free(self, name: str) -> Any:

@@ -1,12 +1,16 @@
 """What the interpreter knows about a value: static (known at compile time) or a tensor of the graph."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
 import numpy as np
 
+from ...errors import SourceLoc
 from ...tensor import Parameter, Tensor
+from ..builder import Guard, current_builder
+from .failures import Unsupported
 
 
 class Undefined:
@@ -16,6 +20,49 @@ class Undefined:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+
+class MaybeUnbound:
+    """A name that an `if` on a tensor assigns on one path only (as Python allows): `value` is what the name
+    holds when the path taken assigned it, `defined` a bool graph value saying whether it did.
+
+    Reading it at the function's top level makes the graph check `defined` on every run (a `Guard` with an
+    `error`): the graph serves both paths, and a run down the path that never assigned the name raises
+    Python's own UnboundLocalError, as the eager call does. Read inside tensor-dependent control flow (a
+    branch or a loop body, where the check would not be a graph output) it is unsupported."""
+
+    __slots__ = ("name", "value", "defined", "loc")
+
+    def __init__(self, name: str, value: Any, defined: Tensor, loc: SourceLoc | None) -> None:
+        self.name, self.value, self.defined, self.loc = name, value, defined, loc
+
+    @property
+    def reason(self) -> str:
+        line = self.loc.line if self.loc is not None else "?"
+        return (f"`{self.name}` is assigned on only one path of the `if` on a tensor at line {line} and read "
+                f"inside tensor-dependent control flow; assign it on both paths (or before the `if`)")
+
+    def read(self) -> Any:
+        """The value, with the graph made to check on every run that the path taken assigned it."""
+        builder = current_builder()
+        if builder is None or builder.parent is not None:
+            raise Unsupported(self.reason)
+        message = f"cannot access local variable '{self.name}' where it is not associated with a value"
+        line = self.loc.line if self.loc is not None else "?"
+        builder.guards.append(Guard(builder.operand(self.defined), np.array(True),
+                                    f"`{self.name}` is assigned (UnboundLocalError otherwise)", self.loc,
+                                    error=functools.partial(UnboundLocalError, message)))
+        return self.value
+
+
+class _Zeros:
+    """Stands, on a path that never assigned a name, for a tensor leaf of the value the other path gives: the
+    graph needs some value there, and the check on reading it (`MaybeUnbound`) makes sure none is ever used."""
+
+    __slots__ = ()
+
+
+ZEROS = _Zeros()
 
 
 class DeferredString:

@@ -9,9 +9,11 @@ import types
 from typing import Any
 
 from ... import tensor as tensor_mod
+from ...tensor import Tensor
 from ...nn.cell import Cell, _cast_float
 from ..failures import MAX_CALL_DEPTH as MAX_DEPTH, call_depth_limit
 from ..failures import is_jit_function as _is_jit_function
+from ..handlers import NotPrintable, print_pieces, record_print
 from .breaks import GraphBreak, mutation, value_break, value_needed
 from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
 from ..policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
@@ -156,12 +158,7 @@ class CallPolicy:
             raise value_needed(name)
         if _hashable(func) and func in SIDE_EFFECT_BUILTINS:
             if func is builtins.print:
-                if self.has_dynamic(args) or self.has_dynamic(kwargs):
-                    raise GraphBreak("print() of a tensor needs its value, which is only known when the graph runs",
-                                     "use ops.Print(...) to print from inside the graph, or print outside the "
-                                     "jitted function")
-                raise GraphBreak("print() is a Python side effect that must happen on every call",
-                                 "it runs in Python between two graphs; use ops.Print(...) to keep one graph")
+                return self._print(args, kwargs)
             raise GraphBreak(f"{SIDE_EFFECT_BUILTINS[func]} has effects outside the graph",
                              "call it outside the jitted function")
         if _hashable(func) and func in VALUE_BUILTINS and (self.has_dynamic(args) or self.has_dynamic(kwargs)):
@@ -233,6 +230,21 @@ class CallPolicy:
         if name == "values":
             return self.new_local(values)
         return self.new_local([self.new_local((k, v)) for k, v in zip(d, values)])
+
+    def _print(self, args: tuple, kwargs: dict) -> None:
+        """`print(...)`: a Print node, as in source capture (it prints on every run, in program order); a
+        tensor inside a container, or `file=`/`end=`, runs in Python between two graphs."""
+        args = tuple(self.use_deep(a) for a in args)
+        kwargs = {k: self.use_deep(v) for k, v in kwargs.items()}
+        if self.has_dynamic(kwargs) or any(self.has_dynamic(a) and not isinstance(a, Tensor) for a in args):
+            raise GraphBreak("print() of a container holding tensors needs their values, which are only known "
+                             "when the graph runs", "print the tensors themselves, or use ops.Print(...)")
+        try:
+            pieces = print_pieces(args, kwargs, lambda a: [a] if isinstance(a, Tensor) and self.is_dynamic(a)
+                                  else [str(a)])
+        except NotPrintable as exc:
+            raise GraphBreak(str(exc), "it runs in Python between two graphs") from None
+        self._apply(record_print, (pieces,), {})
 
     def _run_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
         args = tuple(self.use_deep(a) for a in args)

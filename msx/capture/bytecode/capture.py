@@ -75,6 +75,7 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
     `msx.jit`'s `Compiled` expects from the stage calls `jf.capture`/`jf.lower`).
     """
     builder = GraphBuilder(name)
+    builder.runs_effects = False
     builder.guards_allowed = False   # a tensor's value in Python is a graph break, never a silent constant
     vm = SymbolicVM(builder)
     try:

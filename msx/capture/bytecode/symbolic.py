@@ -226,6 +226,11 @@ class SymbolicVM(Tracking, Resume, CallPolicy, VM):
                 value = self.use_deep(value)
             setattr(obj, name, value)
             return
+        if _is_cell_instance(obj) and name in obj.__dict__.get("_params", ()) and isinstance(value, Tensor):
+            # a Cell's Parameter: `self.weight = w * 2` writes it (set_data), as in MindSpore's graph mode; the
+            # write is recorded like set_data's, so the graph goes on (ast capture does the same)
+            setattr(obj, name, self.use(value))
+            return
         raise mutation(f"setting .{name}", obj, self.sources.get(id(obj)))
 
     def delete_attr(self, obj: Any, name: str) -> None:
