@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ignored_args import not_honoured
 from ..ops import functional as F
 from ..ops.api import SURFACE
+from ..tensor import Tensor
 from . import nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
@@ -12,76 +13,76 @@ relu = F.relu  # kept for msx programs written before mint.nn.functional.relu (M
 topk = F.topk
 
 
-def add(input, other, *, alpha=1):
+def add(input, other, *, alpha=1) -> Tensor:
     return F.add(input, other if alpha == 1 else F.mul(other, alpha))
 
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *, alpha=1) -> Tensor:
     return F.sub(input, other if alpha == 1 else F.mul(other, alpha))
 
 
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
     return F.mean(input if dtype is None else F.cast(input, dtype), dim, keepdim)
 
 
-def max(input, dim=None, keepdim=False):
+def max(input, dim=None, keepdim=False) -> Tensor | tuple[Tensor, Tensor]:
     """torch.max: the maximum over all elements, or (values, indices) along `dim`."""
     return F.amax(input) if dim is None else F.max(input, dim, keepdim)
 
 
-def min(input, dim=None, keepdim=False):
+def min(input, dim=None, keepdim=False) -> Tensor | tuple[Tensor, Tensor]:
     return F.amin(input) if dim is None else F.min(input, dim, keepdim)
 
 
-def cumsum(input, dim, dtype=None):
+def cumsum(input, dim, dtype=None) -> Tensor:
     return F.cumsum(input, dim, dtype)
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0) -> Tensor:
     return F.concat(tensors, dim)
 
 
 concat = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0) -> Tensor:
     return F.stack(tensors, dim)
 
 
-def split(tensor, split_size_or_sections, dim=0):
+def split(tensor, split_size_or_sections, dim=0) -> tuple[Tensor, ...]:
     return F.split(tensor, split_size_or_sections, dim)
 
 
-def sort(input, *, dim=-1, descending=False, stable=False):
+def sort(input, *, dim=-1, descending=False, stable=False) -> tuple[Tensor, Tensor]:
     """(values, indices); msx's sort is always stable, which satisfies `stable=False` too."""
     return F.sort(input, dim, descending)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, stable=False) -> Tensor:
     """Indices that sort `input` along `dim` (always a stable sort)."""
     return F.argsort(input, dim, descending)
 
 
-def transpose(input, dim0, dim1):
+def transpose(input, dim0, dim1) -> Tensor:
     return F.swapaxes(input, dim0, dim1)
 
 
-def flatten(input, start_dim=0, end_dim=-1):
+def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
     return F.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
-def gather(input, dim, index):
+def gather(input, dim, index) -> Tensor:
     """torch-style gather along `dim` (MindSpore's GatherD)."""
     return F.gather_elements(input, dim, index)
 
 
-def ones(size, *, dtype=None):
+def ones(size, *, dtype=None) -> Tensor:
     return F.ones(size, dtype)
 
 
-def zeros(size, *, dtype=None):
+def zeros(size, *, dtype=None) -> Tensor:
     return F.zeros(size, dtype)
 
 
@@ -95,37 +96,37 @@ def _placed(name: str, device) -> None:
     not_honoured(f"mint.{name}", "device", device, None, "the tensor is created on the context's device_target")
 
 
-def normal(mean=0.0, std=1.0, size=None, generator=None):
+def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
     _no_generator("normal", generator)
     return F.normal(size, mean, std)
 
 
-def rand(*size, generator=None, dtype=None, device=None):
+def rand(*size, generator=None, dtype=None, device=None) -> Tensor:
     _no_generator("rand", generator)
     _placed("rand", device)
     return F.rand(*size, dtype=dtype)
 
 
-def randn(*size, generator=None, dtype=None, device=None):
+def randn(*size, generator=None, dtype=None, device=None) -> Tensor:
     _no_generator("randn", generator)
     _placed("randn", device)
     return F.randn(*size, dtype=dtype)
 
 
-def randint(low, high, size, *, generator=None, dtype=None, device=None):
+def randint(low, high, size, *, generator=None, dtype=None, device=None) -> Tensor:
     _no_generator("randint", generator)
     _placed("randint", device)
     return F.randint(low, high, size, dtype=dtype)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim, *, dtype=None) -> Tensor:
     return F.softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim=None, dtype=None) -> Tensor:
     return F.log_softmax(input if dtype is None else F.cast(input, dtype), -1 if dim is None else dim)
 
 
 __all__ = sorted(set(SURFACE["mint"]) | {n for n, v in list(globals().items())
-                                         if callable(v) and not n.startswith("_") and n not in ("F", "SURFACE")}
+                                         if callable(v) and not n.startswith("_") and n not in ("F", "SURFACE", "Tensor")}
                  | {"nn"})
