@@ -7,6 +7,8 @@ from msx.nn.metrics._base import Accuracy as Accuracy
 from msx.train.callback._backup import BackupAndRestore as BackupAndRestore
 from msx.nn.metrics.classification import BleuScore as BleuScore
 from msx.graph_hints import COMPATIBLE as COMPATIBLE
+from msx.sparse_tensor import COOTensor as COOTensor
+from msx.sparse_tensor import CSRTensor as CSRTensor
 from msx.train.callback._callback import Callback as Callback
 from msx.train.callback._checkpoint import CheckpointConfig as CheckpointConfig
 from msx.nn.metrics.classification import ConfusionMatrix as ConfusionMatrix
@@ -49,6 +51,7 @@ from msx.train.callback._lr import ReduceLROnPlateau as ReduceLROnPlateau
 from msx.sparse_tensor import RowTensor as RowTensor
 from msx.train.callback._callback import RunContext as RunContext
 from msx.graph_hints import STRICT as STRICT
+from msx.sparse_tensor import SparseTensor as SparseTensor
 from msx.train.callback._summary_collector import SummaryCollector as SummaryCollector
 from msx.train.summary import SummaryRecord as SummaryRecord
 from msx.dynamic_spec import Symbol as Symbol
@@ -140,7 +143,7 @@ from msx.jit import jit as jit
 from msx.graph_hints import jit_class as jit_class
 from msx.transforms import jvp as jvp
 from msx.graph_hints import lazy_inline as lazy_inline
-from msx.common.dtype import list_ as list_
+from msx.common.type_kinds import list_ as list_
 from msx.export import load as load
 from msx.checkpoint import load_checkpoint as load_checkpoint
 from msx.train.serialization import load_checkpoint_async as load_checkpoint_async
@@ -164,7 +167,7 @@ from msx.graph_hints import mutable as mutable
 from msx.nn.metrics import names as names
 from msx import nn as nn
 from msx.graph_hints import no_inline as no_inline
-from msx.common.dtype import number as number
+from msx.common.type_kinds import number as number
 from msx import numpy as numpy
 from msx import ops as ops
 from msx import parallel as parallel
@@ -198,17 +201,17 @@ from msx import sizes as sizes
 from msx import sparse_tensor as sparse_tensor
 from msx import stablehlo_file as stablehlo_file
 from msx import stages as stages
-from msx.common.dtype import string as string
+from msx.common.type_kinds import string as string
 from msx.common.interop import swap_tensors as swap_tensors
 from msx.common.device import synchronize as synchronize
 from msx import tensor as tensor
-from msx.common.dtype import tensor_type as tensor_type
+from msx.common.type_kinds import tensor_type as tensor_type
 from msx import tensorfile as tensorfile
 from msx.ops.tensor_own_methods import to_dlpack as to_dlpack
 from msx import train as train
 from msx import transforms as transforms
-from msx.common.dtype import tuple_ as tuple_
-from msx.common.dtype import type_none as type_none
+from msx.common.type_kinds import tuple_ as tuple_
+from msx.common.type_kinds import type_none as type_none
 from msx.dtype import ubyte as ubyte
 from msx.common.type_kinds import UInt as uint
 from msx.dtype import uint16 as uint16
