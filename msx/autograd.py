@@ -9,7 +9,7 @@ jax trace and written back with concrete values, so nothing leaks.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ParamSpec, Sequence, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -218,7 +218,12 @@ def _pack(arg_grads: tuple, param_grads: tuple, single: bool, has_positions: boo
     return args_part
 
 
-def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False) -> Callable:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def value_and_grad(fn: Callable[_P, _R], grad_position: Any = 0, weights: Any = None,
+                   has_aux: bool = False) -> Callable[_P, tuple[_R, Any]]:
     """MindSpore's `value_and_grad`: returns `f(*args) -> (value, grads)`.
 
     grads follow MindSpore: the input grad(s) for `grad_position` (a Tensor for an

@@ -17,7 +17,7 @@ import functools
 from collections import Counter
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Generic, ParamSpec, TypeVar, overload
 
 import jax
 
@@ -88,12 +88,29 @@ def _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options) -> 
                      tuple(sorted(backend_options.items())))
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@overload
+def jit(function: Callable[_P, _R], *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
+        fullgraph: bool = False, backend: str | None = None, **options: Any) -> JitFunction[_P, _R]: ...
+
+
+@overload
+def jit(function: None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
+        fullgraph: bool = False, backend: str | None = None,
+        **options: Any) -> Callable[[Callable[_P, _R]], JitFunction[_P, _R]]: ...
+
+
 def jit(function: Callable | None = None, *, capture_mode: str = "ast", jit_level: str = "O0", dynamic: int = 0,
-        fullgraph: bool = False, backend: str | None = None, **options) -> Any:
-    """Compile a function, a Cell instance or a `construct` method (`@jit`, `@jit(...)`, `jit(fn, ...)`)."""
+        fullgraph: bool = False, backend: str | None = None, **options: Any) -> Any:
+    """Compile a function, a Cell instance or a `construct` method (`@jit`, `@jit(...)`, `jit(fn, ...)`).
+
+    Typed (the overloads above) so a type checker keeps the function's own signature through `@jit`."""
     config = _validate(capture_mode, jit_level, dynamic, fullgraph, backend, options)
 
-    def wrap(fn: Callable) -> "JitFunction":
+    def wrap(fn: Callable) -> JitFunction:
         return JitFunction(fn, config)
 
     return wrap if function is None else wrap(function)
@@ -121,8 +138,9 @@ def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
 
 
 # ---------------------------------------------------------------- the decorator's object
-class JitFunction:
-    """A function compiled on first call per signature; the stage calls expose each step."""
+class JitFunction(Generic[_P, _R]):
+    """A function compiled on first call per signature; the stage calls expose each step (generic in the
+    function's parameters and result, so a type checker sees `train_step(x, y)` as the function's call)."""
 
     __msx_jit__ = True  # how capture modes recognise a jitted function to inline (they never import jit)
 
@@ -156,14 +174,14 @@ class JitFunction:
     log = property(lambda self: self.stats.log)
     recompile_reasons = property(lambda self: self.stats.recompile_reasons)
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """`@jit` on a method (e.g. `construct`): bind `self` like a function would."""
         if obj is None:
             return self
         return functools.partial(self.__call__, obj)
 
     # ------------------------------------------------------------ calling
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         hot = self.entries.hot  # (never set for a capture mode with its own runner)
         if hot is not None and not kwargs and recording.recorder is None:
             out = hot(args, self.cell)  # a call like the last hit: no signature to build

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import jax
 import jax.numpy as jnp
@@ -76,7 +76,13 @@ def _to_array(input_data: Any, dtype) -> jax.Array:
     return data
 
 
-class Tensor:
+if TYPE_CHECKING:  # the methods msx.ops attaches at import, as a type checker sees them (tools/generate_stubs.py)
+    from ._tensor_methods import TensorMethods as _AttachedMethods
+else:
+    _AttachedMethods = object
+
+
+class Tensor(_AttachedMethods):
     """MindSpore's Tensor: `Tensor(input_data=None, dtype=None, shape=None)`.
 
     `Tensor(shape=[None, 784], dtype=msx.float32)` with no data is a
@@ -181,7 +187,7 @@ class Tensor:
             step *= n
         return tuple(reversed(out))
 
-    def stride(self, dim: int | None = None):
+    def stride(self, dim: int | None = None) -> int | tuple[int, ...]:
         """Element strides (torch-style); one dim's stride when `dim` is given."""
         elems = tuple(s // self._data.dtype.itemsize for s in self.strides)
         return elems if dim is None else elems[dim]
@@ -225,10 +231,10 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         return self.asnumpy()
 
-    def item(self):
+    def item(self) -> Any:
         return self._single("Tensor.item()").item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self.asnumpy().tolist()
 
     def _single(self, what: str) -> np.ndarray:
@@ -250,11 +256,11 @@ class Tensor:
             raise TypeError("only integer tensors can be used as an index")
         return int(self._single("Tensor.__index__"))
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         arr = self.asnumpy()
         return arr.astype(dtype) if dtype is not None else arr
 
-    def __jax_array__(self):
+    def __jax_array__(self) -> jax.Array:
         if JAX_ARRAY_HOOK:  # the eager autograd tape: raw jax code on a tracked Tensor is invisible to it
             JAX_ARRAY_HOOK[0](self._data)
         return self._data
@@ -264,7 +270,7 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if not self.shape:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
@@ -288,7 +294,7 @@ class Tensor:
             return format(self.item(), spec)
         return str(self)
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> Tensor:
         return type(self)._copy_of(self)
 
     @classmethod

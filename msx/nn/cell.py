@@ -178,10 +178,10 @@ class Cell(CellProtocol, HookMixin, StateMixin, ConfigMixin):
             p.name = prefix + path
 
     # ------------------------------------------------------------ calling
-    def construct(self, *args, **kwargs):
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._compute_dtype is not None:
             args = tuple(_cast_float(a, self._compute_dtype) for a in args)
         if get_context("mode") == GRAPH_MODE and not _in_graph():

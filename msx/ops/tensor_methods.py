@@ -18,7 +18,7 @@ from .primitive import apply
 
 
 def _unary(prim):
-    def op(self):
+    def op(self: Tensor) -> Tensor:
         return apply(prim, (self,))
     return op
 
@@ -37,7 +37,7 @@ def _shape_args(shape) -> tuple:
         shape[0] if len(shape) == 1 else shape
 
 
-def __getitem__(self, index):
+def __getitem__(self, index) -> Tensor:
     spec, tensors = A.encode_index(index)
     A.check_index(self, spec, "GetItem")
     return apply(A.getitem, (self, *tensors), {"index": spec})
@@ -49,65 +49,67 @@ def __setitem__(self, index, value) -> None:
     self._rebind(apply(A.setitem, (self, value, *tensors), {"index": spec}))
 
 
-def astype(self, dtype, copy: bool = True):
+def astype(self, dtype, copy: bool = True) -> Tensor:
     return F.cast(self, dtype)
 
 
-def reshape(self, *shape):
+def reshape(self, *shape) -> Tensor:
     return F.reshape(self, _shape_args(shape))
 
 
-def transpose(self, *axes):
+def transpose(self, *axes) -> Tensor:
     axes = _shape_args(axes)
     return F.transpose(self, axes if axes else tuple(range(self.ndim))[::-1])
 
 
-def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+def sum(self, axis=None, dtype=None, keepdims=False, initial=None) -> Tensor:
     out = F.reduce_sum(self, axis, keepdims)
     if initial is not None:
         out = out + initial
     return out if dtype is None else F.cast(out, dtype)
 
 
-def mean(self, axis=None, keep_dims=False):
+def mean(self, axis=None, keep_dims=False) -> Tensor:
     return F.mean(self, axis, keep_dims)
 
 
-def max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+def max(self, axis=None, keepdims=False, *, initial=None, where=None,
+        return_indices=False) -> Tensor | tuple[Tensor, Tensor]:
     if return_indices:
         return F.max(self, axis, keepdims)
     return F.amax(self, axis, keepdims)
 
 
-def min(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+def min(self, axis=None, keepdims=False, *, initial=None, where=None,
+        return_indices=False) -> Tensor | tuple[Tensor, Tensor]:
     if return_indices:
         return F.min(self, axis, keepdims)
     return F.amin(self, axis, keepdims)
 
 
-def squeeze(self, axis=None):
+def squeeze(self, axis=None) -> Tensor:
     return F.squeeze(self, axis)
 
 
-def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+def flatten(self, order="C", *, start_dim=0, end_dim=-1) -> Tensor:
     return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
 
-def argmax(self, axis=None, keepdims=False):
+def argmax(self, axis=None, keepdims=False) -> Tensor:
     return F.argmax(self, axis, keepdims)
 
 
-def argmin(self, axis=None, keepdims=False):
+def argmin(self, axis=None, keepdims=False) -> Tensor:
     return F.argmin(self, axis, keepdims)
 
 
-def var(self, axis=None, ddof=0, keepdims=False):
+def var(self, axis=None, ddof=0, keepdims=False) -> Tensor:
     centered = self - F.mean(self, axis, True)
     n = self.size if axis is None else _count(self.shape, axis)
     return F.reduce_sum(centered * centered, axis, keepdims) / (n - ddof)
 
 
-def std(self, axis=None, ddof=0, keepdims=False):
+def std(self, axis=None, ddof=0, keepdims=False) -> Tensor:
     return F.sqrt(var(self, axis, ddof, keepdims))
 
 
@@ -142,7 +144,7 @@ _METHODS = {
 
 def _in_place(fn):
     """MindSpore's in-place `x.op_(...)`: compute `op`, keep x's dtype, write it into x, return x."""
-    def method(self, *args, **kwargs):
+    def method(self: Tensor, *args, **kwargs) -> Tensor:
         out = fn(self, *args, **kwargs)
         if out.dtype != self.dtype:
             out = F.cast(out, self.dtype)
@@ -150,10 +152,11 @@ def _in_place(fn):
             raise ValueError(f"in-place op: result shape {out.shape} differs from the tensor's shape {self.shape}")
         return self._rebind(out)
 
+    method.__wrapped__ = method._msx_in_place_of = fn  # its signature is fn's; it returns the Tensor (stubs)
     return method
 
 
-def _copy_from(self, src, non_blocking: bool = False):
+def _copy_from(self, src, non_blocking: bool = False) -> Tensor:
     return F.broadcast_to(src if isinstance(src, Tensor) else Tensor(src), self.shape)
 
 
