@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..ignored_args import not_honoured
 from ..ops import functional as F
 from ..ops.api import SURFACE
-from . import nn  # noqa: F401
+from . import distributed, nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
 globals().update(SURFACE["mint"])  # the torch-style names declared with each op
