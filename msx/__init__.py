@@ -37,7 +37,7 @@ jit
 19. jit parallel.api — the decorator; mindspore.parallel's names
 20. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
 formats
-21. formats — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints
+21. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
 22. export — msx.export / msx.load over the registry
 23. viz dataset — the graph viewer; the data pipeline
 tools
@@ -76,6 +76,9 @@ from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_au
 from . import communication, parallel  # noqa: E402
 from .parallel import api as _parallel_api  # noqa: E402  (mindspore.parallel's names: issue 35)
 
+from .parallel import dist_checkpoint as _dist_checkpoint  # noqa: E402  (distributed checkpoints)
+
+_dist_checkpoint.install(parallel)
 _parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
 
@@ -89,8 +92,11 @@ from .dtype import (byte, cdouble, cfloat, complex128, dtype_to_nptype, dtype_to
                     uint64, uintc, uintp, ushort)
 from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  (MindSpore's ms.float etc.)
 from .tensor import ParameterTuple, is_tensor  # noqa: E402
-from .sparse_tensor import RowTensor  # noqa: E402
+from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
+for _m in (ops, ops.functional):  # MindSpore's ops and ops.functional export the transforms; they live above ops
+    _m.grad, _m.value_and_grad, _m.get_grad, _m.jacfwd, _m.jacrev, _m.jvp, _m.vjp, _m.vmap = (
+        grad, value_and_grad, get_grad, jacfwd, jacrev, jvp, vjp, vmap)
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)
 from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402

@@ -44,8 +44,8 @@ from .nn import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv1dTranspose,
 from .nn.cell import Cell
 from .ops import functional as F
 from .tensor import Parameter, Tensor
-from .nn.wrap import TrainOneStepCell, WithLossCell
-from .nn.wrap_more import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
+from .nn.wrap import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepCell,
+                      TrainOneStepWithLossScaleCell, WithLossCell)
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3")
 # MindSpore 2.10's lists, less what has no Cell here (the RNN cells and ops primitives of its white list)

@@ -35,6 +35,7 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -44,6 +45,8 @@ from .fileread import open_regular, read_exact
 from .errors import (BadMagicError, ChecksumError, CheckpointError, FormatVersionError, MalformedFileError,
                      TruncatedFileError)
 from .parallel import optimizer as parallel_optimizer
+from .parallel import context as parallel_context
+from .parallel import strategy_file
 from .release import __version__
 from .tensor import Parameter, Tensor
 from .nn.cell import Cell
@@ -105,6 +108,10 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
     In a parallel job every rank writes the file it names (MindSpore's behaviour: give each rank its own
     directory); with `integrated_save` (the default) optimizer state sharded by the parallel optimizer is
     all-gathered into full tensors first — a collective, so every rank must call `save_checkpoint`.
+    With `integrated_save=False` in a global-view run (SEMI_AUTO/AUTO_PARALLEL: the Parameters are laid out
+    over the devices of the strategy mesh) each rank's own slices go to its own file, `<dir>/rank_<r>/<name>`,
+    with the strategy file that says how they were cut (`strategy_ckpt_save_file`, else `<dir>/strategy.ckpt`);
+    `msx.parallel.transform_checkpoints` / `load_distributed_checkpoint` read them back (docs/parallel.md).
     """
     path, remove_redundancy = _check_save_args(ckpt_file_name, format, async_save, enc_key, enc_mode, crc_check,
                                                kwargs)
@@ -121,30 +128,23 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
         else:
             raise CheckpointError(f"save_checkpoint: append_dict entries must map a new str name to an int, float, "
                                   f"bool, str or Tensor, got {name!r}: {type(value).__name__}")
-    whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
-    arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # jax arrays are immutable: async-safe
-    # MindSpore's order: save_obj's entries, then append_dict's as given (strings among them)
-    ordered = {**{k: arrays[k] for k in arrays if k not in (append_dict or {})},
-               **{k: texts[k] if k in texts else arrays[k] for k in (append_dict or {})}}
     trainable = sorted(k for k, (_, g) in entries.items() if g)
-    try:
-        if format == "msx":
-            chunks: Any = [_msx_blob(ordered, trainable)]
-        elif format == "ckpt":
-            chunks = ms_checkpoint.dump_ckpt(ordered, crc_check)
-        else:
-            if texts:
-                raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
-                                f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
-            chunks = [ms_checkpoint.dump_safetensors(arrays, crc_check, remove_redundancy)]
-    except TypeError as exc:
-        raise CheckpointError(f"save_checkpoint: {exc}") from None
+    mesh = None if integrated_save else strategy_file.mesh_of(t._data for t, _ in entries.values())
+    if mesh is not None:   # a global-view run's Parameters: each rank's own slices, and the strategy file
+        files = _distributed(entries, texts, append_dict, mesh, path, format, crc_check, remove_redundancy,
+                             trainable)
+    else:
+        whole = parallel_optimizer.full_array if integrated_save else (lambda t: t._data)
+        arrays = {name: np.asarray(whole(t)) for name, (t, _) in entries.items()}  # immutable: async-safe
+        files = [(path, _serialize(_ordered(arrays, texts, append_dict), format, crc_check, remove_redundancy,
+                                   trainable))]
     wait_async_save()
     if not async_save:
-        write_atomic(path, chunks)
+        for name, chunks in files:
+            write_atomic(name, chunks)
         return
-    chunks = list(chunks)  # serialized now, from the copies: later training steps cannot change the file
-    thread = threading.Thread(target=_write_in_background, args=(path, chunks), name="msx-async-save-ckpt")
+    files = [(name, list(chunks)) for name, chunks in files]  # serialized now: later steps cannot change them
+    thread = threading.Thread(target=_write_in_background, args=(files,), name="msx-async-save-ckpt")
     with _async_lock:
         _async["thread"] = thread
     thread.start()
@@ -211,13 +211,82 @@ def _msx_blob(ordered: dict[str, np.ndarray | str], trainable: list[str]) -> byt
     return _seal(tensorfile.dump(arrays, metadata))
 
 
-def _write_in_background(path: str, chunks: list[bytes]) -> None:
+def _write_in_background(files: list[tuple[str, list[bytes]]]) -> None:
+    for path, chunks in files:
+        try:
+            write_atomic(path, chunks)
+        except BaseException as exc:  # warned now, raised by the next save_checkpoint / wait_async_save
+            _async["error"] = exc
+            warnings.warn(f"save_checkpoint(async_save=...): writing {path} failed: {type(exc).__name__}: {exc}",
+                          RuntimeWarning, stacklevel=1)
+            return
+
+
+def _ordered(arrays: dict[str, np.ndarray], texts: dict[str, str], append_dict: dict | None) -> dict:
+    """MindSpore's order: save_obj's entries, then append_dict's as given (strings among them)."""
+    return {**{k: arrays[k] for k in arrays if k not in (append_dict or {})},
+            **{k: texts[k] if k in texts else arrays[k] for k in (append_dict or {})}}
+
+
+def _serialize(ordered: dict[str, np.ndarray | str], format: str, crc_check: bool, remove_redundancy: bool | None,
+               trainable: list[str]) -> Any:
+    """The chunks of one checkpoint file of `ordered` in `format` (a dtype or string the format cannot hold
+    raises CheckpointError now, before anything is written)."""
+    texts = [k for k, v in ordered.items() if isinstance(v, str)]
     try:
-        write_atomic(path, chunks)
-    except BaseException as exc:  # warned now, raised by the next save_checkpoint / wait_async_save
-        _async["error"] = exc
-        warnings.warn(f"save_checkpoint(async_save=...): writing {path} failed: {type(exc).__name__}: {exc}",
-                      RuntimeWarning, stacklevel=1)
+        if format == "msx":
+            return [_msx_blob(ordered, trainable)]
+        if format == "ckpt":
+            return ms_checkpoint.dump_ckpt(ordered, crc_check)
+        if texts:
+            raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
+                            f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
+        return [ms_checkpoint.dump_safetensors(ordered, crc_check, remove_redundancy)]
+    except TypeError as exc:
+        raise CheckpointError(f"save_checkpoint: {exc}") from None
+
+
+def write_arrays(path: str, arrays: dict[str, np.ndarray], format: str = "ckpt", trainable: Iterable[str] = ()) -> None:
+    """One checkpoint file of plain arrays, written atomically (what distributed checkpoints' transforms write)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomic(path, _serialize(dict(arrays), format, False, None, sorted(trainable)))
+
+
+RANK_DIR = re.compile(r"rank_[0-9]+\Z")
+
+
+def rank_path(path: str, rank: int) -> str:
+    """Rank `rank`'s file of a distributed save to `path`: `<dir>/rank_<rank>/<name>`, MindSpore's layout (a
+    `path` already in a `rank_<k>` folder, as a per-rank script names it, has that folder replaced)."""
+    folder, name = os.path.split(path)
+    if RANK_DIR.match(os.path.basename(folder)):
+        folder = os.path.dirname(folder)
+    return os.path.join(folder, f"rank_{rank}", name)
+
+
+def _distributed(entries: dict, texts: dict, append_dict: dict | None, mesh, path: str, format: str, crc_check: bool,
+                 remove_redundancy: bool | None, trainable: list[str]) -> list[tuple[str, Any]]:
+    """`save_checkpoint(..., integrated_save=False)` of Parameters laid out over `mesh` (a global-view step's):
+    rank r (the r-th device of the mesh) gets `rank_path(path, r)` with the slices it holds, in the format asked
+    for, and the strategy file (MindSpore's `ParallelStrategyMap`) goes to the context's
+    `strategy_ckpt_save_file`, else `strategy.ckpt` beside the rank folders. This process writes the ranks whose
+    devices it drives (all of them in one process); process 0 writes the strategy file."""
+    layouts = {name: strategy_file.layout_of(t._data.sharding, t._data.ndim, mesh)
+               for name, (t, _) in entries.items() if name not in (append_dict or {})}
+    files = []
+    for rank, device in enumerate(mesh.devices.flat):
+        if device.process_index != jax.process_index():
+            continue
+        arrays = {name: strategy_file.rank_piece(t._data, device) for name, (t, _) in entries.items()}
+        files.append((rank_path(path, rank), _serialize(_ordered(arrays, texts, append_dict), format, crc_check,
+                                                        remove_redundancy, trainable)))
+    if jax.process_index() == 0:
+        target = parallel_context.get_auto_parallel_context("strategy_ckpt_save_file") or \
+            os.path.join(os.path.dirname(os.path.dirname(rank_path(path, 0))), "strategy.ckpt")
+        files.append((target, [strategy_file.dump(layouts, target.endswith(".json"))]))
+    for name, _ in files:
+        os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
+    return files
 
 
 def _join_async_save() -> None:

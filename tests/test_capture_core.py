@@ -68,6 +68,7 @@ CASES = {
     "keys": ((dict, ("a",)), (), {"a": 1}, {"b": 1}, "keys ['b']"),
     "array": (_ARR, (), np.array([1.0, np.nan]), np.array([1.0, 2.0]), "array"),
     "alias": (None, (), _OTHER, object(), "object"),
+    "distinct": (None, (), object(), _OTHER, "object"),
     "iter_left": (2, (), ListIterator([1, 2]), ListIterator([1, 2, 3]), "3 left"),
     "iter_at_least": (2, (), ListIterator([1, 2, 3]), ListIterator([1]), "1 left"),
 }
@@ -81,7 +82,7 @@ def test_every_guard_kind_has_a_case():
 def test_a_guard_kinds_generated_check_agrees_with_its_slow_check(kind):
     expected, extra, good, bad, words = CASES[kind]
     source, other = Item(EnvArgs(), 0), Item(EnvArgs(), 1)
-    guard = make_guard(kind, source, expected, other=other if kind == "alias" else None, extra=extra)
+    guard = make_guard(kind, source, expected, other=other if kind in ("alias", "distinct") else None, extra=extra)
     assert type(guard) is GUARD_KINDS[kind] and guard.kind == kind
     check = compile_check([guard], [], [])
     for value, holds in ((good, True), (bad, False)):

@@ -283,7 +283,7 @@ def test_a_layers_shape_error_underlines_the_users_call_not_msx_code(mode):
         _jit(_Wrong(), mode)(msx.Tensor(np.ones((2, 3), np.float32)))
     loc = info.value.loc
     assert loc is not None and loc.file == __file__ and loc.func == "construct"
-    assert "self.fc(x)" in str(info.value) and "msx/nn/layers" not in str(info.value)
+    assert "self.fc(x)" in str(info.value) and "msx/nn/layer" not in str(info.value)
 
 
 # ---------------------------------------------------------------- Cell paths on nodes (issue 18), every mode alike

@@ -184,3 +184,22 @@ def test_mindcv_network_through_the_alias(net_name):
         assert out.shape == (1, 10) and np.isfinite(out.asnumpy()).all()
     finally:
         compat.uninstall()
+
+
+def test_mindsporeS_own_nn_module_paths_resolve():
+    """Model-zoo code imports from MindSpore's file layout (`nn.loss.loss`, `nn.wrap.cell_wrapper`, `nn.layer.basic`):
+    msx's nn keeps that layout, so those imports give msx's classes."""
+    import importlib
+
+    from msx import nn
+    compat.install()
+    try:
+        for path, name in [("mindspore.nn.loss.loss", "LossBase"), ("mindspore.nn.wrap.cell_wrapper", "TrainOneStepCell"),
+                           ("mindspore.nn.wrap.loss_scale", "DynamicLossScaleUpdateCell"),
+                           ("mindspore.nn.wrap.grad_reducer", "DistributedGradReducer"),
+                           ("mindspore.nn.layer.basic", "Dense"), ("mindspore.nn.layer.activation", "get_activation"),
+                           ("mindspore.nn.layer.image", "PixelShuffle"), ("mindspore.nn.layer.embedding", "Embedding"),
+                           ("mindspore.nn.layer.math", "Moments"), ("mindspore.nn.layer.container", "CellDict")]:
+            assert getattr(importlib.import_module(path), name) is getattr(nn, name), path
+    finally:
+        compat.uninstall()

@@ -1,5 +1,5 @@
 """nn layers and losses against real MindSpore 2.10 (CPU, PyNative): outputs and gradients recorded by
-tests/golden_nn/record.py from the same case code (tests/golden_nn/cases.py) with `mindspore` in place of
+tests/golden_nn/record.py from the same case code (tests/golden_nn/nn_cases.py) with `mindspore` in place of
 `msx`. Parameter names and shapes must match MindSpore's too (the goldens are keyed by them)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import msx
 
 HERE = os.path.join(os.path.dirname(__file__), "golden_nn")
 sys.path.insert(0, HERE)
-from cases import CASES, run_case  # noqa: E402
+from nn_cases import CASES, run_case  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 INDEX = json.load(open(os.path.join(DATA, "index.json")))

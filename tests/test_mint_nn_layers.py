@@ -21,7 +21,7 @@ from msx import mint
 
 HERE = os.path.join(os.path.dirname(__file__), "golden_nn")
 sys.path.insert(0, HERE)
-from cases import split_grads  # noqa: E402
+from nn_cases import split_grads  # noqa: E402
 from torch_cases import CASES, cotangent  # noqa: E402
 
 TORCH = os.path.join(HERE, "torch_answers")  # not "torch": `import torch` would find the folder (it is on sys.path)

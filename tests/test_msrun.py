@@ -101,6 +101,8 @@ def test_a_hung_worker_fails_the_job_within_the_timeout_naming_it(tmp_path, caps
 
 def test_a_rank_done_with_its_script_is_not_hung_while_it_waits_for_the_others(tmp_path, capsys):
     assert msrun(tmp_path, "linger", "--timeout=1") == 0, capsys.readouterr().err
+    # its heartbeat kept working after the script returned (CPython had deleted the wrapper's `__file__` then)
+    assert "Traceback" not in (tmp_path / "log" / "worker_0.log").read_text()
 
 
 def test_a_raising_worker_is_reported_first_and_fast(tmp_path, capsys):

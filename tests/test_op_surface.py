@@ -23,14 +23,17 @@ def _param_names(sig: str) -> list[str]:
     for p in re.split(r",\s*(?![^()\[\]]*[\)\]])", inner):
         p = p.strip()
         if p and p not in ("*", "/"):
-            names.append(p.split("=")[0].strip())
+            names.append(p.split("=")[0].split(":")[0].strip())  # MindSpore's annotations are not names
     return names
 
 
 def _ours(obj) -> list[str] | None:
     try:
         target = obj.__init__ if inspect.isclass(obj) else obj
-        return [n for n in inspect.signature(target).parameters if n != "self"]
+        params = [p for n, p in inspect.signature(target).parameters.items() if n != "self"]
+        if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+            return None  # a name msx has only so that imports work: it takes anything and raises MsxError
+        return [p.name for p in params]
     except (TypeError, ValueError):
         return None
 

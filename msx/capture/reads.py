@@ -181,6 +181,12 @@ def watch_calls(fn: Any, args: tuple = (), kwargs: dict | None = None) -> Iterat
     _read_attributes(reads, roots, names)
 
 
+def is_user_code(code: types.CodeType) -> bool:
+    """The code object is the user's own (a script, a test, a notebook cell), not msx's or a library's."""
+    filename = code.co_filename
+    return is_user_file(filename) and not filename.startswith("<msx")
+
+
 def _runs_user_code(frame: types.FrameType) -> bool:
     """The frame runs the user's code. Generated code (`<string>`: dataclass and namedtuple methods, exec'd
     code) is the user's only where its globals are a user module's (a notebook cell, `exec` of a script);

@@ -29,8 +29,20 @@ from .readers import (AGNewsDataset, CelebADataset, Cifar10Dataset, Cifar100Data
                       MnistDataset, PennTreebankDataset, QMnistDataset, SpeechCommandsDataset, SST2Dataset,
                       STL10Dataset, SVHNDataset, TextFileDataset, TFRecordDataset, VOCDataset, WikiTextDataset,
                       YesNoDataset)
+from .readers.text_sets import (AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset, EnWik9Dataset,  # noqa: F401
+                                Multi30kDataset, SogouNewsDataset, SQuADDataset, UDPOSDataset, YahooAnswersDataset,
+                                YelpReviewDataset)
+from .readers.image_sets import (Caltech101Dataset, Caltech256Dataset, Food101Dataset, OmniglotDataset, Places365Dataset, RenderedSST2Dataset, SBUDataset, SemeionDataset, SUN397Dataset, USPSDataset)  # noqa: F401
+from .readers.annotated_sets import (CityscapesDataset, DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset, PhotoTourDataset, WIDERFaceDataset)  # noqa: F401
+from .readers.text_sets import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: F401
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
+from .helpers import (AudioBaseDataset, MappableDataset, ShuffleToShuffleMode, SourceDataset,  # noqa: F401
+                      TextBaseDataset, UnionBaseDataset, VisionBaseDataset, flatten_single_lists, replace_none,
+                      shuffle_to_shuffle_mode, to_list)
+from .config import (ErrorSamplesMode, get_debug_mode, get_enable_watchdog, get_error_samples_mode,  # noqa: F401
+                     get_multiprocessing_start_method, get_multiprocessing_timeout_interval, get_video_backend,
+                     set_video_backend)
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
 from . import audio  # noqa: F401,E402

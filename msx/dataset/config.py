@@ -7,9 +7,12 @@ either). With neither, every run draws differently.
 """
 from __future__ import annotations
 
+import enum
 import secrets
+from typing import Any
 
 from ..errors import DatasetError
+from ..ignored_args import not_honoured
 
 _seed: int | None = None
 _prefetch_size = 16
@@ -80,3 +83,98 @@ def set_callback_timeout(timeout: int) -> None:
 
 def get_callback_timeout() -> int:
     return _callback_timeout
+
+
+# ---- the switches of MindSpore's dataset engine that msx's in-process grain pipeline has no use for: each is
+# kept (its getter answers what was set), a value msx cannot act on warns (not_honoured) or is refused
+
+_settings: dict[str, Any] = {"debug_mode": False, "enable_watchdog": True, "multiprocessing_timeout_interval": 300,
+                             "multiprocessing_start_method": "fork", "video_backend": "CPU"}
+
+
+class ErrorSamplesMode(enum.IntEnum):
+    """What a pipeline does with a sample whose transform fails: RETURN raises (msx's only mode); REPLACE and SKIP
+    are refused by `set_error_samples_mode`."""
+
+    RETURN = 0
+    REPLACE = 1
+    SKIP = 2
+
+
+_error_samples_mode = ErrorSamplesMode.RETURN
+
+
+def set_debug_mode(debug_mode_flag: bool, debug_hook_list: Any = None) -> None:
+    """MindSpore's debug mode (one thread, debug hooks between ops): msx runs the pipeline's Python in this
+    process already, so the flag is kept and hooks are refused."""
+    if not isinstance(debug_mode_flag, bool):
+        raise DatasetError(f"set_debug_mode: debug_mode_flag must be True or False, got {debug_mode_flag!r}")
+    if debug_hook_list:
+        raise DatasetError("set_debug_mode: debug_hook_list (DebugHook objects) is not supported by msx")
+    not_honoured("set_debug_mode", "debug_mode_flag", debug_mode_flag, False,
+                 "msx's pipeline keeps its threads; set num_parallel_workers=1 to step through it")
+    _settings["debug_mode"] = debug_mode_flag
+
+
+def get_debug_mode() -> bool:
+    return bool(_settings["debug_mode"])
+
+
+def set_enable_watchdog(enable: bool) -> None:
+    """MindSpore's watchdog kills hung worker processes; msx's grain workers are threads, so there is none."""
+    if not isinstance(enable, bool):
+        raise DatasetError(f"set_enable_watchdog: enable must be True or False, got {enable!r}")
+    _settings["enable_watchdog"] = enable
+
+
+def get_enable_watchdog() -> bool:
+    return bool(_settings["enable_watchdog"])
+
+
+def set_multiprocessing_timeout_interval(interval: int) -> None:
+    """How often MindSpore warns of a slow worker process (seconds); kept for the getter (msx has no such warning)."""
+    _settings["multiprocessing_timeout_interval"] = _check_positive("set_multiprocessing_timeout_interval", interval)
+
+
+def get_multiprocessing_timeout_interval() -> int:
+    return int(_settings["multiprocessing_timeout_interval"])
+
+
+def set_multiprocessing_start_method(start_method: str = "fork") -> None:
+    """The start method of MindSpore's worker processes ('fork', 'spawn'); msx's python_multiprocessing workers
+    start as grain starts them, so another method warns."""
+    if start_method not in ("fork", "spawn"):
+        raise DatasetError(f"set_multiprocessing_start_method: start_method must be 'fork' or 'spawn', got "
+                           f"{start_method!r}")
+    not_honoured("set_multiprocessing_start_method", "start_method", start_method, "fork", "grain's start method")
+    _settings["multiprocessing_start_method"] = start_method
+
+
+def get_multiprocessing_start_method() -> str:
+    return str(_settings["multiprocessing_start_method"])
+
+
+def set_video_backend(backend: str) -> None:
+    """The video decoder: 'CPU' (msx decodes on the host); 'Ascend' is refused."""
+    if backend != "CPU":
+        raise DatasetError(f"set_video_backend: backend {backend!r} is not supported by msx; 'CPU' is")
+    _settings["video_backend"] = backend
+
+
+def get_video_backend() -> str:
+    return str(_settings["video_backend"])
+
+
+def set_error_samples_mode(error_samples_mode: ErrorSamplesMode) -> None:
+    """Only ErrorSamplesMode.RETURN (a failing sample raises): msx does not replace or skip failing samples."""
+    if not isinstance(error_samples_mode, ErrorSamplesMode):
+        raise DatasetError(f"set_error_samples_mode: expected an ErrorSamplesMode, got {error_samples_mode!r}")
+    if error_samples_mode is not ErrorSamplesMode.RETURN:
+        raise DatasetError(f"set_error_samples_mode: {error_samples_mode} is not supported by msx; a failing sample "
+                           f"raises (ErrorSamplesMode.RETURN)")
+    global _error_samples_mode
+    _error_samples_mode = error_samples_mode
+
+
+def get_error_samples_mode() -> ErrorSamplesMode:
+    return _error_samples_mode

@@ -16,13 +16,15 @@ What cannot be compiled runs the plain impl, exactly as before:
   value): its first compiled call fails, the plain impl runs, and that key is
   remembered as eager-only;
 - any other failure reruns the plain impl, so errors keep today's wording.
-A key is compiled the first time it is seen: running the plain impl instead is not free either, since jax
+A key run here is compiled the first time it is seen (`msx.eager.lazy` defers most first sightings
+instead, known by `first_sighting`'s abstract evaluation, and compiles a segment of them as one executable): running the plain impl instead is not free either, since jax
 compiles each of its operations for its shapes (a `log_softmax` is five compiles, its executable one).
 Measured on notebook 01 (eager training): compiling on the third sighting made 142 XLA compiles (5.2 s),
 compiling on the first 54 (2.5 s). Nothing here waits for a result: dispatch stays asynchronous.
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, Callable
 
@@ -32,6 +34,8 @@ from jax._src.array import ArrayImpl
 
 from ..sizes import check_size
 
+FUSE_FIRST = [os.environ.get("MSX_FUSE_FIRST", "1").lower() not in ("0", "false", "off", "no")]  # first sightings
+# compiled with their segment (`msx.eager.lazy`) and a first backward as one executable (`tape`); 0: per op
 EAGER_ONLY = {"Print"}  # side effects the user expects on every call, in order; not cached executables
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
 _STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0,
@@ -109,6 +113,9 @@ _DATA_TYPES = (jax.Array, np.ndarray)  # numpy scalars are static inputs (MindSp
 _NP = object()  # marks a numpy (or other non-jax) array's part of a key: (_NP, shape, dtype)
 _FAST: dict[tuple, tuple] = {}  # (prim, attrs key, input parts) -> (fn, key, sig, output aval or None), once
 # compiled for them
+_FIRST: dict[tuple, tuple | None] = {}  # full key -> (fn, key, sig, output aval, full key) of an application
+# abstractly evaluated but not compiled on its own (a deferred first sighting, `msx.eager.lazy`), or None: it
+# cannot be deferred that way; moves to `_FAST` (the same entry object) when it is compiled alone
 
 
 class _Last(threading.local):
@@ -221,7 +228,9 @@ def run(prim, arrays: list, attrs: dict):
     if fn is None:
         _STATS["eager_only"] += 1
         return _plain(prim, arrays, attrs)
-    _check_result_sizes(prim, fn, dynamic)
+    first = _FIRST.pop(full, None)  # a deferred first sighting's entry: keep its object (segment keys hold it)
+    if first is None:
+        _check_result_sizes(prim, fn, dynamic)
     try:
         out = fn(*dynamic)
     except Exception:
@@ -230,10 +239,64 @@ def run(prim, arrays: list, attrs: dict):
         _STATS["fallbacks"] += 1
         return out
     _STATS["misses"] += 1
+    if first is not None and _result_aval(prim, out) == first[3]:
+        LAST.entry = _FAST[full] = first
+        return out
     sig = tuple(p for p in full[2] if not _static(p))
-    aval = out.aval if type(out) is ArrayImpl and not prim.multiple_results else None
-    LAST.entry = _FAST[full] = (fn, key, sig, aval)
+    LAST.entry = _FAST[full] = (fn, key, sig, _result_aval(prim, out))
     return out
+
+
+def _result_aval(prim, out):
+    """The output aval a deferred application of this entry will have: one aval, a tuple of them for a
+    multiple-results primitive, or None when the result is not (all) arrays (then it is never deferred)."""
+    if not prim.multiple_results:
+        return out.aval if type(out) is ArrayImpl else None
+    if type(out) in (tuple, list) and all(type(o) is ArrayImpl for o in out):
+        return tuple(o.aval for o in out)
+    return None
+
+
+def first_sighting(prim, full: tuple, attrs: dict, dynamic: list) -> tuple | None:
+    """The entry `(fn, key, sig, output aval(s), full)` of an application never compiled, found by
+    abstract evaluation (a trace of its executable, which its compile later reuses; no XLA compile), or None
+    when it cannot be known that way (the trace fails: bad input or data-dependent; the result could not be
+    allocated) -- then it runs at its call, as before, and words its own error there."""
+    entry = _FIRST.get(full, _UNKEYABLE)
+    if entry is not _UNKEYABLE:
+        return entry
+    entry = None
+    key, fn = _split(full, attrs)
+    if fn is not None:
+        args = [jax.ShapeDtypeStruct(a.aval.shape, a.aval.dtype, weak_type=a.aval.weak_type)
+                if type(a) is Pending else a for a in dynamic]
+        try:
+            out = fn.eval_shape(*args)
+            outs = out if prim.multiple_results and type(out) in (tuple, list) else [out]
+            if all(type(o) is jax.ShapeDtypeStruct for o in outs):
+                avals = []
+                for o in outs:
+                    check_size(prim.name, o.shape, o.dtype, _platform())
+                    avals.append(jax.core.ShapedArray(o.shape, o.dtype, weak_type=o.weak_type))
+                aval = tuple(avals) if prim.multiple_results else avals[0]
+                entry = (fn, key, tuple(p for p in full[2] if not _static(p)), aval, full)
+        except Exception:  # noqa: BLE001 - its call (not deferred) raises it, worded as the op's error
+            entry = None
+    _FIRST[full] = entry
+    return entry
+
+
+def compiled_alone(entry: tuple) -> bool:
+    """Whether `entry` has its own executable (else it is a first sighting known only abstractly)."""
+    return len(entry) < 5 or _FAST.get(entry[4]) is entry
+
+
+def ran_alone(entry: tuple) -> None:
+    """Note that a first sighting's entry just ran on its own (so jax compiled it): it moves to `_FAST`."""
+    if len(entry) == 5 and _FIRST.get(entry[4]) is entry:
+        del _FIRST[entry[4]]
+        _FAST[entry[4]] = entry
+        _STATS["misses"] += 1
 
 
 def _check_result_sizes(prim, fn: Callable, dynamic: list) -> None:
@@ -273,5 +336,6 @@ def cache_info() -> dict:
 def clear_cache() -> None:
     _CACHE.clear()
     _FAST.clear()
+    _FIRST.clear()
     for k in _STATS:
         _STATS[k] = 0

@@ -1,9 +1,12 @@
 """`msx.mint`: torch-style names over the same primitive registry as `msx.ops`."""
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F404  (MindSpore's mint has the name)
 
+from .. import dtype as mstype
 from ..ignored_args import not_honoured
 from ..ops import functional as F
 from ..ops.api import SURFACE
+from ..ops.composite import constexpr  # noqa: F401  (MindSpore's mint re-exports it)
+from ..tensor import Tensor  # noqa: F401  (MindSpore's mint exports Tensor too)
 from . import distributed, nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
@@ -118,6 +121,85 @@ def randint(low, high, size, *, generator=None, dtype=None, device=None):
     return F.randint(low, high, size, dtype=dtype)
 
 
+def rand_like(input, *, dtype=None, device=None):
+    _placed("rand_like", device)
+    return F.rand_like(input, dtype=dtype)
+
+
+def randn_like(input, *, dtype=None, device=None):
+    _placed("randn_like", device)
+    return F.randn_like(input, dtype=dtype)
+
+
+def randint_like(input, *args, dtype=None, device=None):
+    """torch's two forms: `randint_like(input, high)` draws from [0, high), `randint_like(input, low, high)`."""
+    if len(args) not in (1, 2):
+        raise TypeError(f"mint.randint_like: expected (input, high) or (input, low, high), got {len(args) + 1} "
+                        f"positional arguments")
+    _placed("randint_like", device)
+    low, high = (0, args[0]) if len(args) == 1 else args
+    return F.cast(F.randint_like(input, low, high, dtype=mstype.int64), dtype or input.dtype)  # floats too
+
+
+def randperm(n, *, generator=None, dtype=mstype.int64):
+    _no_generator("randperm", generator)
+    return F.randperm(n, dtype=dtype)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """int64 category indices drawn with probabilities proportional to `input`'s rows (MindSpore's mint
+    answers int64, where `ops.multinomial` answers int32)."""
+    _no_generator("multinomial", generator)
+    return F.cast(F.multinomial(input, num_samples, replacement), mstype.int64)
+
+
+def empty(*size, dtype=None, device=None, pin_memory=False):
+    """A tensor of `size`; msx has no uninitialised memory, so it holds zeros (MindSpore leaves it undefined).
+    `pin_memory` only places host memory for faster copies; msx keeps no pinned buffers."""
+    _placed("empty", device)
+    not_honoured("mint.empty", "pin_memory", pin_memory, False, "ordinary host memory")
+    shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return F.zeros(tuple(shape), dtype or mstype.float32)
+
+
+def empty_like(input, *, dtype=None, device=None, pin_memory=False):
+    """A zero-filled tensor of `input`'s shape (and dtype unless given); see `empty`."""
+    _placed("empty_like", device)
+    not_honoured("mint.empty_like", "pin_memory", pin_memory, False, "ordinary host memory")
+    return F.zeros(tuple(input.shape), dtype or input.dtype)
+
+
+def linspace(start, end, steps, *, dtype=None):
+    """`steps` evenly spaced values from `start` to `end` (float32 unless `dtype` is given)."""
+    out = F.linspace(start, end, steps)
+    return out if dtype is None else F.cast(out, dtype)
+
+
+def item(input):
+    """The Python number of a one-element tensor."""
+    return input.item()
+
+
+conv2d = functional.conv2d
+flatten_ext = flatten  # MindSpore's mint also exports its implementation names
+
+
+def softmax_ext(input, dim=None, dtype=None):
+    return functional.softmax(input, dim, dtype)
+
+
+def squeeze_impl(input, axis):
+    return F.squeeze(input, axis)
+
+
+def cdist_(x1, x2, p=2.0):
+    return F.cdist(x1, x2, p)
+
+
+def npu_gelu(input, approximate="none"):
+    return functional.gelu(input, approximate=approximate)
+
+
 def softmax(input, dim, *, dtype=None):
     return F.softmax(input, dim, dtype=dtype)
 
@@ -127,5 +209,6 @@ def log_softmax(input, dim=None, dtype=None):
 
 
 __all__ = sorted(set(SURFACE["mint"]) | {n for n, v in list(globals().items())
-                                         if callable(v) and not n.startswith("_") and n not in ("F", "SURFACE")}
+                                         if callable(v) and not n.startswith("_")
+                                         and n not in ("F", "SURFACE", "mstype", "not_honoured")}
                  | {"nn"})

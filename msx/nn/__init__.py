@@ -1,15 +1,14 @@
 """`msx.nn`: Cell, layers, losses, wrappers and optimizers."""
 from .cell import Cell, ParameterTuple  # noqa: F401
 from . import initializer  # noqa: F401  (the module: msx.nn.initializer.Normal, ...)
-from .layers import *  # noqa: F401,F403
-from .layers import get_activation  # noqa: F401
-from . import layers as layer  # noqa: F401  (MindSpore's `nn.layer` module name)
-from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, NLLLoss,  # noqa: F401
-                   SmoothL1Loss, SoftmaxCrossEntropyWithLogits)
-from .loss_more import *  # noqa: F401,F403
-from .wrap import TrainOneStepCell, WithLossCell  # noqa: F401
+from .layer import *  # noqa: F401,F403
+from .layer import get_activation  # noqa: F401
+from . import layer  # noqa: F401  (MindSpore's `nn.layer` package: `nn.layer.basic`, `nn.layer.conv`, ...)
+from .loss import *  # noqa: F401,F403
+from .wrap import (DistributedGradReducer, DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: F401
+                   ForwardValueAndGrad, ParameterUpdate, TrainOneStepCell, TrainOneStepWithLossScaleCell,
+                   WithEvalCell, WithGradCell, WithLossCell)
 from .graph_cell import GraphCell  # noqa: F401
-from .distributed import DistributedGradReducer  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)
@@ -22,6 +21,5 @@ from .optim import (InverseDecayLR, NaturalExpDecayLR, inverse_decay_lr, natural
                     polynomial_decay_lr, warmup_lr)
 from .optim import learning_rate_schedule  # noqa: E402,F401
 from .optim import learning_rate_schedule as dynamic_lr  # noqa: E402,F401  (MindSpore's nn.dynamic_lr module)
-from .wrap_more import *  # noqa: E402,F401,F403
 from .micro_batch import (GradAccumulationCell, MicroBatchInterleaved, PipelineCell,  # noqa: E402,F401
                           PipelineGradReducer)

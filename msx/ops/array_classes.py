@@ -262,7 +262,7 @@ def space_to_batch_nd(input_x, block_size, paddings):
     return SpaceToBatchND(block_size, paddings)(input_x)
 
 
-@expose(ops="msort")
+@expose(ops="msort", tensor="msort")
 def msort(input):
     """The values sorted along the first dim (`ops.sort(input, 0)[0]`)."""
     return F.sort(input, 0)[0]

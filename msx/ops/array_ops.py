@@ -331,7 +331,8 @@ def stop_gradient(x):
     return lax.stop_gradient(x)
 
 
-@primitive("Identity", category="elementwise", view=True, api=Api("identity", args=("x",), cls="Identity"))
+@primitive("Identity", category="elementwise", view=True, api=(Api("identity", args=("x",), cls="Identity"),
+                                                                  Api(mint="clone")))
 def identity(x):
     return x
 
@@ -399,6 +400,18 @@ def diag(x):
     """MindSpore's Diag: a tensor of rank 2k whose diagonal (over paired dims) holds `x`."""
     n = int(np.prod(x.shape))
     return jnp.diag(x.reshape(-1)).reshape(x.shape + x.shape) if x.ndim else x.reshape(()) if n == 1 else x
+
+
+def _diag_ext_check(x, *, diagonal=0) -> str | None:
+    return None if x.ndim in (1, 2) else f"expected a 1-D or 2-D input, got shape {x.shape}"
+
+
+@primitive("DiagExt", attrs=("diagonal",), category="shape", check=_diag_ext_check,
+           api=Api(mint="diag", attrs=(Attr("diagonal", 0, int),)))
+def diag_ext(x, *, diagonal=0):
+    """torch's diag: a 1-D input becomes the `diagonal`-th diagonal of a square matrix; a 2-D input gives its
+    `diagonal`-th diagonal (above the main one for > 0, below for < 0)."""
+    return jnp.diag(x, diagonal)
 
 
 @primitive("MoveDim", attrs=("source", "destination"), category="shape",

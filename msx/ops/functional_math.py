@@ -70,6 +70,17 @@ def prod(input, axis=None, keep_dims=False, dtype=None):
     return _reduce(M.REDUCE_PROD, _maybe_cast(input, dtype), axis, keep_dims)
 
 
+@expose(mint="prod", prim="ReduceProd")
+def prod_ext(input, dim=None, keepdim=False, *, dtype=None):
+    """`mint.prod`: the product over `dim` (every element when None), in `dtype` when given."""
+    return _reduce(M.REDUCE_PROD, _maybe_cast(input, dtype), dim, keepdim)
+
+
+@expose(mint="nansum", prim="ReduceNanSum")
+def nansum_ext(input, dim=None, keepdim=False, *, dtype=None):
+    return _reduce(M.NANSUM, _maybe_cast(input, dtype), dim, keepdim)
+
+
 @expose(ops="nansum", tensor="nansum")
 def nansum(input, axis=None, keepdims=False, *, dtype=None):
     """Sum treating NaN as zero."""
@@ -192,6 +203,12 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype="int32"):
     """The number of non-zero elements over `axis` (all axes for ())."""
     nz = cast(apply(M.NOT_EQUAL, (x, 0)), "int32")
     return cast(apply(M.REDUCE_SUM, (nz,), {"axis": M._axis(axis), "keepdims": bool(keep_dims)}), dtype)
+
+
+@expose(mint="count_nonzero", prim="ReduceSum")
+def count_nonzero_ext(input, dim=None):
+    """`mint.count_nonzero`: the int64 count of non-zero elements over `dim` (every element when None)."""
+    return count_nonzero(input, () if dim is None else dim, False, "int64")
 
 
 @expose(ops="cosine_similarity")

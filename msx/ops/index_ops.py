@@ -59,14 +59,14 @@ def _write_back(target, result):
 
 # ---------------------------------------------------------------- data-dependent selection
 @primitive("NonZero", category="shape", differentiable=False,
-           api=(Api("argwhere", cls="NonZero"),))
+           api=(Api("argwhere", cls="NonZero", tensor="argwhere"),))
 def nonzero(x):
     """Indices (int64, one row per non-zero element) of the non-zero elements of `x`."""
     eager_only("NonZero", x)
     return jnp.argwhere(x).astype(jnp.int64)
 
 
-@expose(ops="nonzero")
+@expose(ops="nonzero", mint="nonzero", tensor="nonzero")
 def nonzero_(input, *, as_tuple=False):
     out = apply(nonzero, (input,))
     if not as_tuple:
@@ -75,7 +75,7 @@ def nonzero_(input, *, as_tuple=False):
 
 
 @primitive("MaskedSelect", category="shape", api=Api("masked_select", args=("input", "mask"), cls="MaskedSelect",
-                                                     tensor="masked_select"))
+                                                     tensor="masked_select", mint="masked_select"))
 def masked_select(x, mask):
     """The elements of `x` where `mask` (broadcast together) holds, as a 1-D tensor."""
     eager_only("MaskedSelect", mask)
@@ -116,6 +116,16 @@ def index_add_(x, indices, y, axis, use_lock=True, check_index_bound=True):
     return _write_back(x, apply(index_add, (x, indices, y), {"axis": int(axis)}))
 
 
+@expose(mint="index_add", prim="IndexAdd")
+def index_add_ext(input, dim, index, source, *, alpha=1):
+    """`mint.index_add`: a new tensor, `input` with `alpha * source` added at `index` along `dim`."""
+    rank = len(input.shape)
+    if not -max(rank, 1) <= int(dim) < max(rank, 1):
+        raise ValueError(f"mint.index_add: dim {dim} is out of range for a tensor of rank {rank}")
+    src = source if alpha == 1 else SURFACE["ops"]["mul"](source, alpha)
+    return apply(index_add, (input, index, src), {"axis": int(dim) % max(rank, 1)})
+
+
 @expose(cls="IndexAdd", init=("axis", "use_lock", "check_index_bound"), prim="IndexAdd")
 def _index_add_cls(input_x, indices, input_y, *, axis, use_lock=True, check_index_bound=True):
     return index_add_(input_x, indices, input_y, axis)
@@ -136,7 +146,7 @@ def index_fill(x, index, value, *, axis):
     return jnp.where(hit.reshape(shape), jnp.asarray(value).astype(x.dtype), x)
 
 
-@expose(ops="index_fill")
+@expose(ops="index_fill", tensor="index_fill")
 def index_fill_(x, axis, index, value):
     index = index if isinstance(index, Tensor) else Tensor(np.asarray(index, np.int32))
     return apply(index_fill, (x, index, value if isinstance(value, Tensor) else float(value) if isinstance(
@@ -184,7 +194,7 @@ def _inplace(kind: str):
 for _kind in ("add", "sub", "update"):
     _fn = _inplace(_kind)
     _fn.__name__ = f"inplace_{_kind}"
-    expose(ops=f"inplace_{_kind}")(_fn)
+    expose(ops=f"inplace_{_kind}", tensor="inplace_update" if _kind == "update" else ())(_fn)
     expose(cls=f"Inplace{_kind.capitalize()}", init=("indices",), prim="InplaceOp")(
         (lambda f: lambda x, v, *, indices: f(x, v, indices))(_fn))
 
@@ -207,12 +217,12 @@ def slice_scatter(x, src, *, axis, start, end, step):
     return x.at[tuple(idx)].set(src.astype(x.dtype))
 
 
-@expose(ops="slice_scatter")
+@expose(ops="slice_scatter", tensor="slice_scatter")
 def slice_scatter_(input, src, axis=0, start=None, end=None, step=1):
     return apply(slice_scatter, (input, src), {"axis": int(axis), "start": start, "end": end, "step": int(step)})
 
 
-@expose(ops="select_scatter")
+@expose(ops="select_scatter", tensor="select_scatter")
 def select_scatter(input, src, axis, index):
     n = input.shape[axis]
     if not -n <= index < n:
@@ -232,7 +242,7 @@ def diagonal_scatter(x, src, *, offset=0, dim1=0, dim2=1):
     return jnp.moveaxis(xm.at[..., i, j].set(src.astype(x.dtype)), (-2, -1), (dim1, dim2))
 
 
-@expose(ops="diagonal_scatter")
+@expose(ops="diagonal_scatter", tensor="diagonal_scatter")
 def diagonal_scatter_(input, src, offset=0, dim1=0, dim2=1):
     nd = len(input.shape)
     return apply(diagonal_scatter, (input, src), {"offset": int(offset), "dim1": dim1 % nd, "dim2": dim2 % nd})

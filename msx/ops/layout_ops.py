@@ -36,7 +36,7 @@ def _split_at(x, points, axis: int) -> tuple:
     return apply(A.split, (x,), {"indices_or_sections": tuple(points), "axis": axis})
 
 
-@expose(ops="tensor_split")
+@expose(ops="tensor_split", tensor="tensor_split")
 def tensor_split(input, indices_or_sections, axis=0):
     """numpy's array_split: an int gives that many nearly equal parts, a sequence the split points."""
     axis = _axis(axis, len(input.shape), "tensor_split")
@@ -61,17 +61,17 @@ def _split_min(op: str, input, indices_or_sections, axis: int, rank: int):
     return tensor_split(input, indices_or_sections, axis)
 
 
-@expose(ops="dsplit")
+@expose(ops="dsplit", tensor="dsplit")
 def dsplit(input, indices_or_sections):
     return _split_min("dsplit", input, indices_or_sections, 2, 3)
 
 
-@expose(ops="hsplit")
+@expose(ops="hsplit", tensor="hsplit")
 def hsplit(input, indices_or_sections):
     return _split_min("hsplit", input, indices_or_sections, 1 if len(input.shape) > 1 else 0, 1)
 
 
-@expose(ops="vsplit")
+@expose(ops="vsplit", tensor="vsplit")
 def vsplit(input, indices_or_sections):
     return _split_min("vsplit", input, indices_or_sections, 0, 2)
 
@@ -110,7 +110,7 @@ def unstack(input_x, axis=0):
     return apply(unstack_, (input_x,), {"axis": _axis(axis, len(input_x.shape), "unstack")})
 
 
-@expose(ops="unbind")
+@expose(ops="unbind", mint="unbind", tensor="unbind")
 def unbind(input, dim=0):
     return unstack(input, dim)
 
@@ -168,7 +168,7 @@ def _expand_cls(x, shape):
     return A_broadcast(x, shape)
 
 
-@expose(ops="expand_as")
+@expose(ops="expand_as", tensor="expand_as")
 def expand_as(input, other):
     return A_broadcast(input, tuple(other.shape))
 
@@ -204,6 +204,16 @@ def repeat_interleave(input, repeats, axis=None):
     return apply(repeat_interleave_, (input,), {"repeats": reps, "axis": axis})
 
 
+@expose(mint="repeat_interleave", prim="RepeatInterleave")
+def repeat_interleave_ext(input, repeats, dim=None, *, output_size=None):
+    """`mint.repeat_interleave`; `output_size`, when given, must be the length the repeats give."""
+    out = repeat_interleave(input, repeats, dim)
+    if output_size is not None and int(output_size) != (out.shape[0] if dim is None else out.shape[dim]):
+        raise ValueError(f"mint.repeat_interleave: output_size={output_size} but the repeats give "
+                         f"{out.shape[0] if dim is None else out.shape[dim]}")
+    return out
+
+
 @expose(ops="repeat_elements")
 def repeat_elements(x, rep, axis=0):
     if not isinstance(rep, int) or rep < 1:
@@ -211,7 +221,7 @@ def repeat_elements(x, rep, axis=0):
     return repeat_interleave(x, rep, axis)
 
 
-@expose(ops="reverse")
+@expose(ops="reverse", tensor="reverse")
 def reverse(x, axis):
     return apply(A.flip, (x,), {"dims": to_ints(axis)})
 
@@ -229,7 +239,7 @@ def reverse_sequence_(x, seq_lengths, *, seq_dim, batch_dim=0):
                                                    idx.T.reshape(shape), x.shape), axis=seq_dim)
 
 
-@expose(ops="reverse_sequence")
+@expose(ops="reverse_sequence", tensor="reverse_sequence")
 def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     rank = len(x.shape)
     return apply(reverse_sequence_, (x, seq_lengths), {"seq_dim": _axis(seq_dim, rank, "reverse_sequence"),
@@ -261,7 +271,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return apply(diag_embed_, (input,), {"offset": int(offset), "dim1": d1, "dim2": d2})
 
 
-@expose(ops="diagflat")
+@expose(ops="diagflat", tensor="diagflat")
 def diagflat(input, offset=0):
     return diag_embed(apply(A.reshape, (input,), {"shape": (-1,)}), offset)
 
@@ -312,7 +322,7 @@ def _fill_cls(dtype, dims, x):
     return _fill(dims, x, dtype)
 
 
-@expose(ops="fills")
+@expose(ops="fills", tensor="fills")
 def fills(x, value):
     return apply(A.fill_like, (x,), {"value": scalar(value), "dtype": None})
 
@@ -359,6 +369,12 @@ def meshgrid(*inputs, indexing="xy"):
         if len(t.shape) != 1:
             raise ValueError(f"meshgrid: every input must be 1-D, got shape {tuple(t.shape)}")
     return apply(meshgrid_, tuple(inputs), {"indexing": indexing})
+
+
+@expose(mint="meshgrid", prim="Meshgrid")
+def meshgrid_ext(*tensors, indexing=None):
+    """`mint.meshgrid`: torch's default indexing, 'ij' (None means 'ij')."""
+    return meshgrid(*tensors, indexing="ij" if indexing is None else indexing)
 
 
 @expose(cls="Meshgrid", init=("indexing",), prim="Meshgrid")
@@ -450,12 +466,12 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-@expose(ops="is_floating_point")
+@expose(ops="is_floating_point", tensor="is_floating_point")
 def is_floating_point(input):
     return bool(input.dtype.is_floating)
 
 
-@expose(ops="is_complex")
+@expose(ops="is_complex", tensor="is_complex")
 def is_complex(input):
     return input.dtype in (mstype.complex64, mstype.complex128)
 

@@ -125,7 +125,7 @@ def eigvals(A):  # noqa: N803
 
 # ---------------------------------------------------------------- determinants
 @primitive("MatrixDeterminant", category="matmul",
-           api=(Api("matrix_determinant", cls="MatrixDeterminant"),))
+           api=(Api("matrix_determinant", cls="MatrixDeterminant", tensor="matrix_determinant"),))
 def matrix_determinant(x):
     return jnp.linalg.det(x)
 
@@ -183,6 +183,29 @@ def matrix_inverse(x, *, adjoint=False):
 def matrix_triangular_solve(a, b, *, lower=True, adjoint=False):
     """X with A X = rhs for triangular A (only the `lower` or upper triangle is read)."""
     return jsl.solve_triangular(a, b, lower=lower, trans="C" if adjoint else 0)
+
+
+def _triangular_check(b, a, **_) -> str | None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        return f"A must be a (batch of) square matrices, got shape {a.shape}"
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        return f"b must have {a.shape[-1]} rows to match A {a.shape}, got shape {b.shape}"
+    return None
+
+
+@primitive("TriangularSolve", attrs=("upper", "transpose", "unitriangular"), category="matmul",
+           multiple_results=True, check=_triangular_check,
+           api=Api(mint="triangular_solve", tensor="triangular_solve", args=("b", "A"),
+                   attrs=(Attr("upper", True, bool), Attr("transpose", False, bool),
+                          Attr("unitriangular", False, bool))))
+def triangular_solve(b, a, *, upper=True, transpose=False, unitriangular=False):
+    """(X with A X = b, or A^T X = b with `transpose`; a copy of A): only A's `upper` (or lower) triangle is read,
+    its diagonal taken as ones with `unitriangular`; batch dims broadcast."""
+    shape = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_b = jnp.broadcast_to(a, shape + a.shape[-2:])
+    x = jsl.solve_triangular(a_b, jnp.broadcast_to(b, shape + b.shape[-2:]), lower=not upper,
+                             trans=1 if transpose else 0, unit_diagonal=unitriangular)
+    return x, a_b
 
 
 @primitive("Pinv", attrs=("atol", "rtol", "hermitian"), category="matmul")
@@ -258,7 +281,7 @@ def lu_unpack(lu, pivots, *, unpack_data=True, unpack_pivots=True):
     return p, lower, upper
 
 
-@primitive("LuSolve", category="matmul", api=(Api("lu_solve", args=("b", "LU_data", "LU_pivots"), cls="LuSolve"),))
+@primitive("LuSolve", category="matmul", api=(Api("lu_solve", args=("b", "LU_data", "LU_pivots"), cls="LuSolve", tensor="lu_solve"),))
 def lu_solve(b, lu, pivots):
     """X with A X = b, A given as a packed LU factorization with 1-based pivots."""
     perm = _pivots_to_perm(pivots, lu.shape[-2])

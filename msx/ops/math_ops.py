@@ -7,9 +7,9 @@ import jax.scipy.special as jsp
 import numpy as np
 from jax import lax
 
-from .api import REQUIRED, Api, Attr
+from .api import REQUIRED, Api, Attr, expose
 from .convert import AttrError
-from .primitive import primitive
+from .primitive import apply, primitive
 
 
 def _shape(x) -> tuple:
@@ -481,6 +481,12 @@ def addcdiv(x, t1, t2, value):
     return x + value * t1 / t2
 
 
+@expose(mint="addcdiv", prim="Addcdiv")
+def addcdiv_ext(input, tensor1, tensor2, *, value=1):
+    """`mint.addcdiv`: `value` is keyword-only and defaults to 1."""
+    return apply(addcdiv, (input, tensor1, tensor2, value))
+
+
 @primitive("Addcmul", category="elementwise",
            api=(Api("addcmul", args=("input", "tensor1", "tensor2", "value"), cls="Addcmul", tensor="addcmul"),))
 def addcmul(x, t1, t2, value):
@@ -488,8 +494,14 @@ def addcmul(x, t1, t2, value):
     return x + value * t1 * t2
 
 
+@expose(mint="addcmul", prim="Addcmul")
+def addcmul_ext(input, tensor1, tensor2, *, value=1):
+    """`mint.addcmul`: `value` is keyword-only and defaults to 1."""
+    return apply(addcmul, (input, tensor1, tensor2, value))
+
+
 @primitive("Lerp", category="elementwise",
-           api=Api("lerp", args=("input", "end", "weight"), cls="Lerp", tensor="lerp"))
+           api=Api("lerp", args=("input", "end", "weight"), cls="Lerp", tensor="lerp", mint="lerp"))
 def lerp(x, end, weight):
     """`input + weight * (end - input)`."""
     return x + weight * (end - x)

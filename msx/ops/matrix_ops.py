@@ -33,7 +33,7 @@ def _scaled(beta, base, alpha, prod):
 
 
 # ---------------------------------------------------------------- products
-@primitive("Dot", category="matmul", api=Api("dot", args=("input", "other"), cls="", tensor="dot"))
+@primitive("Dot", category="matmul", api=Api("dot", args=("input", "other"), cls="", tensor="dot", mint="dot"))
 def dot(x, y):
     """Contract the last axis of `input` with the second-to-last of `other` (numpy's dot)."""
     return jnp.dot(x, y)
@@ -88,7 +88,16 @@ def vecdot(x, y, *, axis=-1):
     return jnp.sum(jnp.conj(x) * y, axis=axis)
 
 
-@primitive("Mv", category="matmul", api=Api("mv", args=("mat", "vec"), cls=""))
+@expose(mint="vdot", prim="Vecdot")
+def vdot(input, other):
+    """`mint.vdot`: sum(conj(input) * other) of two 1-D tensors of one length (a 0-d result)."""
+    if len(input.shape) != 1 or tuple(input.shape) != tuple(other.shape):
+        raise ValueError(f"vdot: expected two 1-D tensors of one length, got shapes {tuple(input.shape)} and "
+                         f"{tuple(other.shape)}")
+    return apply(vecdot, (input, other), {"axis": -1})
+
+
+@primitive("Mv", category="matmul", api=(Api("mv", args=("mat", "vec"), cls=""), Api(mint="mv", args=("input", "vec"))))
 def mv(mat, vec):
     """Matrix-vector product."""
     return jnp.matmul(mat, vec)
@@ -99,7 +108,7 @@ def _beta_alpha():
 
 
 @primitive("Addmv", attrs=("beta", "alpha"), category="matmul",
-           api=Api("addmv", args=("input", "mat", "vec"), attrs=_beta_alpha(), tensor="addmv"))
+           api=Api("addmv", args=("input", "mat", "vec"), attrs=_beta_alpha(), tensor="addmv", mint="addmv"))
 def addmv(x, mat, vec, *, beta=1.0, alpha=1.0):
     """beta * input + alpha * (mat @ vec)."""
     return _scaled(beta, x, alpha, jnp.matmul(mat, vec)).astype(jnp.result_type(x, mat))
@@ -113,15 +122,17 @@ def addr(x, v1, v2, *, beta=1.0, alpha=1.0):
 
 
 @primitive("Addbmm", attrs=("beta", "alpha"), category="matmul",
-           api=Api("addbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha(), tensor="addbmm"))
+           api=Api("addbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha(), tensor="addbmm",
+                   mint="addbmm"))
 def addbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
     """beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
     return _scaled(beta, x, alpha, jnp.sum(jnp.matmul(b1, b2), axis=0)).astype(jnp.result_type(x, b1))
 
 
 @primitive("Baddbmm", attrs=("beta", "alpha"), category="matmul",
-           api=Api("baddbmm", args=("input", "batch1", "batch2"), attrs=(Attr("beta", 1, float),
-                                                                      Attr("alpha", 1, float)), tensor="baddbmm"))
+           api=(Api("baddbmm", args=("input", "batch1", "batch2"), attrs=(Attr("beta", 1, float),
+                                                                       Attr("alpha", 1, float)), tensor="baddbmm"),
+                Api(mint="baddbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha())))
 def baddbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
     """beta * input + alpha * (batch1 @ batch2), batched."""
     return _scaled(beta, x, alpha, jnp.matmul(b1, b2)).astype(jnp.result_type(x, b1))

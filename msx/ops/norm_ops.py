@@ -52,6 +52,19 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):  # noqa: A0
                                                        "keepdims": bool(keepdims)})
 
 
+@expose(mint="norm", prim="VectorNorm")
+def norm_ext(input, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """`mint.norm`: 'fro' (and a number) is the vector p-norm over `dim` (every element when None);
+    'nuc' the nuclear norm of the matrices over the two dims `dim` (the last two when None)."""
+    if p == "nuc":
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p == "fro":
+        p = 2.0
+    if isinstance(p, str) or isinstance(p, bool):
+        raise ValueError(f"mint.norm: p must be 'fro', 'nuc' or a number, got {p!r}")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
 @primitive("MatrixNorm", attrs=("ord", "axis", "keepdims"), category="reduce")
 def matrix_norm_(x, *, ord="fro", axis=(-2, -1), keepdims=False):  # noqa: A002
     """Frobenius, nuclear, 1/-1 (column sums), inf/-inf (row sums) or 2/-2 (singular values) matrix norms."""
@@ -87,7 +100,7 @@ def renorm_(x, *, p, axis, maxnorm):
     return x * jnp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
 
 
-@expose(ops="renorm")
+@expose(ops="renorm", tensor="renorm")
 def renorm(input, p, axis, maxnorm):
     return apply(renorm_, (input,), {"p": float(p), "axis": _int(axis), "maxnorm": float(maxnorm)})
 
@@ -137,6 +150,18 @@ def cdist(x1, x2, p=2.0):
     return apply(cdist_, (x1, x2), {"p": float(p)})
 
 
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+@expose(mint="cdist", prim="Cdist")
+def cdist_ext(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """`mint.cdist`; `compute_mode` chooses torch's matmul shortcut for p=2, whose values msx's direct
+    difference form matches, so every mode gives the same distances here."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"mint.cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
+    return apply(cdist_, (x1, x2), {"p": float(p)})
+
+
 @primitive("Pdist", attrs=("p",), category="matmul")
 def pdist_(x, *, p=2.0):
     """The distances of each pair of rows i < j, in row-major order."""
@@ -165,12 +190,18 @@ def diff_(x, *extra, n=1, axis=-1, has_prepend=False, has_append=False):
 
 
 
-@expose(ops="diff")
+@expose(ops="diff", tensor="diff")
 def diff(x, n=1, axis=-1, prepend=None, append=None):
     """The n-th forward difference along `axis`, after joining `prepend`/`append` to x."""
     extra = tuple(t for t in (prepend, append) if t is not None)
     return apply(diff_, (x,) + extra, {"n": _int(n), "axis": _int(axis), "has_prepend": prepend is not None,
                                        "has_append": append is not None})
+
+
+@expose(mint="diff", prim="Diff")
+def diff_ext(input, n=1, dim=-1, prepend=None, append=None):
+    """`mint.diff`: `diff` with torch's argument name `dim`."""
+    return diff(input, n, dim, prepend, append)
 
 
 @primitive("Trapz", attrs=("dx", "dim"), category="reduce")

@@ -13,6 +13,7 @@ from .classes import __all__ as _class_names
 from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
 from .custom import Custom, CustomOpBuilder  # noqa: F401
 from .functional import identity  # noqa: F401  (MindSpore's operations exports the function too)
+from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: F401
 
 # MindSpore-internal names, grouped by what to use instead.
 _UNAVAILABLE = {
@@ -34,6 +35,16 @@ _UNAVAILABLE = {
         "CTCLossV2Grad"),
     "an Ascend NPU float-status op; use amp.all_finite (or ops.isfinite) to detect overflow": (
         "NPUAllocFloatStatus NPUClearFloatStatus NPUGetFloatStatus FloatStatus"),
+    "a kernel-registration helper for Ascend/GPU/AiCPU/AKG kernels; msx runs custom ops as ops.Custom over jax": (
+        "AiCPURegOp AkgAscendRegOp AkgGpuRegOp CpuRegOp CustomRegOp TBERegOp"),
+    "an Ascend inference kernel for a paged KV cache; use ops.flash_attention_score or nn.MultiheadAttention "
+    "over a dense cache": "PagedAttention PagedAttentionMask ReshapeAndCache",
+    "an internal node of MindSpore's graph compiler; msx's jit captures Python directly (msx.jit)": (
+        "UpdateState PyExecute Load"),
+    "a fused Ascend optimizer kernel; use the matching msx.nn optimizer (nn.Adam, nn.AdamWeightDecay, "
+    "nn.AdaFactor, nn.FTRL, nn.LazyAdam, nn.ProximalAdagrad, nn.Momentum)": (
+        "FusedAdaFactor FusedAdaFactorWithGlobalNorm FusedCastAdamWeightDecay FusedSparseAdam FusedSparseFtrl "
+        "FusedSparseLazyAdam FusedSparseProximalAdagrad FusedWeightScaleApplyMomentum"),
 }
 
 
@@ -45,10 +56,12 @@ def _unavailable(name: str, reason: str) -> type:
                            "__module__": __name__})
 
 
+UNAVAILABLE_NAMES = tuple(n for ns in _UNAVAILABLE.values() for n in ns.split())  # ops re-exports them too
 for _reason, _names in _UNAVAILABLE.items():
     for _name in _names.split():
         globals()[_name] = _unavailable(_name, _reason)
 
 __all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
-                                      "CustomOpBuilder", "identity"}
+                                      "CustomOpBuilder", "identity", "HistogramSummary", "ImageSummary",
+                                      "ScalarSummary", "TensorSummary"}
                  | {n for ns in _UNAVAILABLE.values() for n in ns.split()})

@@ -58,7 +58,7 @@ def _probs(op: str, input, num_samples: int, replacement: bool):
                          f"replacement")
 
 
-@expose(ops="multinomial", prim="RandomCategoricalDraw")
+@expose(ops="multinomial", tensor="multinomial", prim="RandomCategoricalDraw")
 def multinomial(input, num_samples, replacement=True, seed=None):
     _probs("multinomial", input, int(num_samples), replacement)
     return apply(categorical, (_key_for(), input), {"num_samples": int(num_samples), "replacement": bool(replacement),
@@ -84,7 +84,7 @@ def _mwr_cls(x, seed, offset, *, numsamples, replacement=False):
     return multinomial_with_replacement(x, seed, offset, numsamples, replacement)
 
 
-@expose(ops="random_categorical", prim="RandomCategoricalDraw")
+@expose(ops="random_categorical", tensor="random_categorical", prim="RandomCategoricalDraw")
 def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
     if len(logits.shape) != 2:
         raise ValueError(f"random_categorical: logits must be 2-D, got shape {tuple(logits.shape)}")
@@ -326,6 +326,14 @@ def _bernoulli_cls(x, p, *, seed=-1, offset=0):
     return draw("bernoulli", x.shape, (p,), x.dtype)
 
 
+@expose(mint="bernoulli", prim="RandomDistribution")
+def bernoulli_ext(input, *, generator=None):
+    """`mint.bernoulli`: 0/1 draws of `input`'s shape and dtype, each 1 with the probability `input` holds."""
+    if generator is not None:
+        raise ValueError("mint.bernoulli: msx has no Generator objects; seed with msx.set_seed (generator=None)")
+    return draw("bernoulli", input.shape, (input,), input.dtype)
+
+
 # ---------------------------------------------------------------- like-shaped draws and in-place fills
 @expose(ops="rand_like", prim="RandomDistribution")
 def rand_like(input, seed=None, *, dtype=None):
@@ -351,28 +359,28 @@ def _fill_(input, dist: str, params):
     return input._rebind(draw(dist, input.shape, params, input.dtype))
 
 
-@expose(ops="uniform_", prim="RandomDistribution")
+@expose(ops="uniform_", tensor="uniform_", prim="RandomDistribution")
 def uniform_(input, from_=0, to=1, *, generator=None):
     if from_ > to:
         raise ValueError(f"uniform_: from_ ({from_}) must be <= to ({to})")
     return _fill_(input, "uniform", (float(from_), float(to)))
 
 
-@expose(ops="normal_", prim="RandomDistribution")
+@expose(ops="normal_", tensor="normal_", prim="RandomDistribution")
 def normal_(input, mean=0, std=1, *, generator=None):
     if std < 0:
         raise ValueError(f"normal_: std must be >= 0, got {std}")
     return _fill_(input, "normal", (float(mean), float(std)))
 
 
-@expose(ops="exponential_", prim="RandomDistribution")
+@expose(ops="exponential_", tensor="exponential_", prim="RandomDistribution")
 def exponential_(input, lambd=1, *, generator=None):
     if lambd <= 0:
         raise ValueError(f"exponential_: lambd must be > 0, got {lambd}")
     return _fill_(input, "exponential", (float(lambd),))
 
 
-@expose(ops="random_", prim="RandomDistribution")
+@expose(ops="random_", tensor="random_", prim="RandomDistribution")
 def random_(input, from_=0, to=None, *, generator=None):
     """Integers in [from_, to) (to=None: up to the dtype's mantissa/integer limit), in input's dtype."""
     np_dt = _np(input.dtype)
@@ -384,7 +392,7 @@ def random_(input, from_=0, to=None, *, generator=None):
     return input._rebind(apply(_cast, (ints,), {"dtype": input.dtype}))
 
 
-@expose(ops="bernoulli_", prim="RandomDistribution")
+@expose(ops="bernoulli_", tensor="bernoulli_", prim="RandomDistribution")
 def bernoulli_(input, p=0.5, *, generator=None):
     return _fill_(input, "bernoulli", (p,))
 

@@ -123,7 +123,9 @@ for _kind in KINDS:
     expose(cls=f"ScatterNd{_cap}", init=("use_locking",), prim="ScatterNdOp")(_cls_call(_g, _kind == "update"))
     if _kind not in ("add", "update"):  # tensor_scatter_add/update are array_ops' declarations
         _h = _nd(_kind, False)
-        expose(ops=f"tensor_scatter_{_kind}", cls=f"TensorScatter{_cap}", prim="ScatterNdOp")(_h)
+        # MindSpore's Tensor.scatter_<kind> is the out-of-place tensor_scatter_<kind>
+        expose(ops=f"tensor_scatter_{_kind}", cls=f"TensorScatter{_cap}", tensor=f"scatter_{_kind}",
+               prim="ScatterNdOp")(_h)
 
 
 @expose(ops="scatter_nd_update", prim="ScatterNdOp")
@@ -198,7 +200,8 @@ def _unsorted(kind: str):
 
 for _kind in ("sum", "max", "min", "prod"):
     _u = _unsorted(_kind)
-    expose(ops=f"unsorted_segment_{_kind}", prim="SegmentReduce")(
+    expose(ops=f"unsorted_segment_{_kind}", tensor=() if _kind == "sum" else f"unsorted_segment_{_kind}",
+           prim="SegmentReduce")(
         _u if _kind == "sum" else (lambda f: lambda x, segment_ids, num_segments: f(x, segment_ids, num_segments))(_u))
     expose(cls=f"UnsortedSegment{_kind.capitalize()}", prim="SegmentReduce")(
         (lambda f: lambda input_x, segment_ids, num_segments: f(input_x, segment_ids, num_segments))(_u))

@@ -45,7 +45,7 @@ def _search(op: str, seq, values, right: bool, dtype):
     return apply(search_sorted, (seq, _t(values)), {"right": bool(right), "dtype": to_dtype(dtype)})
 
 
-@expose(ops="searchsorted", prim="SearchSorted")
+@expose(ops="searchsorted", mint="searchsorted", prim="SearchSorted")
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
     if side is not None:
         if side not in ("left", "right") or (side == "left" and right):
@@ -99,7 +99,7 @@ def top_k_(x, *, k, sorted=True):
     return values, idx.astype(jnp.int32)
 
 
-@expose(ops="top_k", prim="TopKInt32")
+@expose(ops="top_k", tensor="top_k", prim="TopKInt32")
 def top_k(input_x, k, sorted=True):
     k = int(k)
     if not 0 <= k <= input_x.shape[-1]:
@@ -141,7 +141,7 @@ def unique_with_pad_(x, *, pad):
     return values, inverse
 
 
-@expose(ops="unique_with_pad", prim="UniqueWithPad")
+@expose(ops="unique_with_pad", tensor="unique_with_pad", prim="UniqueWithPad")
 def unique_with_pad(x, pad_num):
     if len(x.shape) != 1:
         raise ValueError(f"unique_with_pad: x must be 1-D, got shape {tuple(x.shape)}")
@@ -164,6 +164,28 @@ def unique(input):
         apply(A.reshape, (inverse,), {"shape": tuple(input.shape)})
 
 
+@primitive("Unique2", attrs=("sorted",), category="other", multiple_results=True, differentiable=False)
+def unique2_(x, *, sorted=True):  # noqa: A002  (MindSpore's argument name)
+    """(distinct values, each element's index into them (x's shape), each value's count), all int64 but the
+    values; sorted ascending (msx always sorts: `sorted=False` leaves the order unspecified in MindSpore)."""
+    eager_only("Unique2", x)
+    values, inverse, counts = np.unique(np.asarray(x), return_inverse=True, return_counts=True)
+    return (jnp.asarray(values, x.dtype), jnp.asarray(inverse.reshape(x.shape), jnp.int64),
+            jnp.asarray(counts, jnp.int64))
+
+
+@expose(mint="unique", prim="Unique2")
+def unique_ext(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """`mint.unique`: the distinct values of the flattened input, sorted; with the inverse indices and counts
+    when asked (a tuple then)."""
+    if dim is not None:
+        raise ValueError("mint.unique: only dim=None (the flattened input) is supported in msx")
+    values, inverse, counts = apply(unique2_, (input,), {"sorted": bool(sorted)})
+    if not (return_inverse or return_counts):
+        return values
+    return (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+
+
 @expose(cls="Unique", prim="UniqueWithPad")
 def _unique_cls(input_x):
     return unique(input_x)
@@ -180,7 +202,8 @@ def unique_consecutive_(x):
     return flat[pos], inverse, counts
 
 
-@expose(ops="unique_consecutive", prim="UniqueConsecutive")
+@expose(ops="unique_consecutive", mint="unique_consecutive", tensor="unique_consecutive",
+        prim="UniqueConsecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
         raise ValueError("unique_consecutive: only dim=None (the flattened input) is supported")
@@ -217,7 +240,7 @@ def bincount_(x, *w, length):
     return jnp.zeros((length,), weights.dtype).at[x.reshape(-1)].add(weights.reshape(-1), mode="drop")
 
 
-@expose(ops="bincount", prim="Bincount")
+@expose(ops="bincount", tensor="bincount", prim="Bincount")
 def bincount(input, weights=None, minlength=0):
     eager_only("bincount", input._data)
     values = input.asnumpy()
@@ -225,6 +248,13 @@ def bincount(input, weights=None, minlength=0):
         raise ValueError(f"bincount: input must be non-negative, got {int(values.min())}")
     length = max(int(values.max()) + 1 if values.size else 0, int(minlength))
     return apply(bincount_, (input,) + (() if weights is None else (weights,)), {"length": length})
+
+
+@expose(mint="bincount", prim="Bincount")
+def bincount_ext(input, weights=None, minlength=0):
+    """`mint.bincount`: int64 counts without `weights` (torch's dtype; `ops.bincount` answers float32)."""
+    out = bincount(input, weights, minlength)
+    return out if weights is not None else apply(A.cast, (out,), {"dtype": mstype.int64})
 
 
 @expose(cls="Bincount", prim="Bincount")

@@ -127,13 +127,13 @@ def betainc(a, b, x):
 
 # ---------------------------------------------------------------- elementwise arithmetic
 LDEXP = _binary("Ldexp", _ms_float(lambda x, other: x * jnp.exp2(other).astype(jnp.result_type(x, jnp.float32))),
-                "ldexp", cls="", tensor="", args=("x", "other"))
+                "ldexp", cls="", tensor="ldexp", args=("x", "other"))
 
 
 @primitive("NanToNum", attrs=("nan", "posinf", "neginf"), category="elementwise",
            api=Api("nan_to_num", attrs=(Attr("nan", None, _opt_float), Attr("posinf", None, _opt_float),
                                         Attr("neginf", None, _opt_float)),
-                   cls="NanToNum", init=("nan", "posinf", "neginf"), tensor="nan_to_num"))
+                   cls="NanToNum", init=("nan", "posinf", "neginf"), tensor="nan_to_num", mint="nan_to_num"))
 def nan_to_num(x, *, nan=None, posinf=None, neginf=None):
     """NaN -> `nan` (0.0), +inf -> `posinf` (the dtype's max), -inf -> `neginf` (the dtype's lowest)."""
     return jnp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
@@ -142,7 +142,7 @@ def nan_to_num(x, *, nan=None, posinf=None, neginf=None):
 @primitive("IsClose", attrs=("rtol", "atol", "equal_nan"), category="elementwise", differentiable=False,
            api=Api("isclose", args=("input", "other"), attrs=(Attr("rtol", 1e-05, float), Attr("atol", 1e-08, float),
                                                              Attr("equal_nan", False, bool)),
-                   cls="IsClose", init=("rtol", "atol", "equal_nan"), tensor="isclose"))
+                   cls="IsClose", init=("rtol", "atol", "equal_nan"), tensor="isclose", mint="isclose"))
 def isclose(x, y, *, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|x - y| <= atol + rtol * |y|, elementwise."""
     return jnp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
@@ -194,7 +194,7 @@ def complex_(real, imag):
     return lax.complex(real, imag)
 
 
-@primitive("Polar", category="elementwise", api=Api("polar", args=("abs", "angle"), cls="Polar"))
+@primitive("Polar", category="elementwise", api=Api("polar", args=("abs", "angle"), cls="Polar", mint="polar"))
 def polar(r, theta):
     """abs * (cos(angle) + 1j sin(angle))."""
     return lax.complex(r * jnp.cos(theta), r * jnp.sin(theta))

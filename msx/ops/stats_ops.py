@@ -3,6 +3,7 @@ vector/matrix norms, pairwise distances, and the ranges `logspace`/`LinSpace`. O
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -60,6 +61,34 @@ def var_mean(input, axis=None, ddof=0, keepdims=False):
     return _spread(input, axis, ddof, keepdims, "var")
 
 
+def _corrected(name: str, input, dim, correction, keepdim):
+    if isinstance(correction, bool) or not isinstance(correction, int):
+        raise TypeError(f"mint.{name}: correction must be an int, got {correction!r}")
+    return _spread(input, dim, int(correction), keepdim, name[:3])
+
+
+@expose(mint="std")
+def std_ext(input, dim=None, *, correction=1, keepdim=False):
+    """`mint.std`: the spread over `dim` with `correction` degrees of freedom removed (1: Bessel's)."""
+    return _corrected("std", input, dim, correction, keepdim)[0]
+
+
+@expose(mint="var")
+def var_ext(input, dim=None, *, correction=1, keepdim=False):
+    return _corrected("var", input, dim, correction, keepdim)[0]
+
+
+@expose(mint="std_mean")
+def std_mean_ext(input, dim=None, *, correction=1, keepdim=False):
+    """(std, mean), as `mint.std` and `mint.mean` over one `dim`."""
+    return _corrected("std_mean", input, dim, correction, keepdim)
+
+
+@expose(mint="var_mean")
+def var_mean_ext(input, dim=None, *, correction=1, keepdim=False):
+    return _corrected("var_mean", input, dim, correction, keepdim)
+
+
 @expose(cls="ReduceStd", init=("axis", "unbiased", "keep_dims"))
 def _reduce_std_cls(x, axis=(), unbiased=True, keep_dims=False):
     """`ops.ReduceStd(axis=(), unbiased=True, keep_dims=False)(x)` -> (std, mean); an empty axis means all."""
@@ -96,7 +125,43 @@ def median(input, axis=-1, keepdims=False):
     return apply(median_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims), "ignore_nan": False})
 
 
-@expose(ops="nanmedian")
+@expose(mint="median", prim="Median")
+def median_ext(input, dim=None, keepdim=False):
+    """`mint.median`: the lower median of all elements (a 0-d tensor), or (values, indices) along `dim`."""
+    if dim is None:
+        flat = SURFACE["ops"]["reshape"](input, (-1,))
+        return apply(median_, (flat,), {"axis": 0, "keepdims": False, "ignore_nan": False})[0]
+    return apply(median_, (input,), {"axis": _int(dim), "keepdims": bool(keepdim), "ignore_nan": False})
+
+
+@primitive("Kthvalue", attrs=("k", "axis", "keepdims"), category="reduce", multiple_results=True)
+def kthvalue_(x, *, k, axis=-1, keepdims=False):
+    """(the k-th smallest value along `axis`, its index as int64); ties keep the first index (a stable sort)."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    order = jnp.argsort(x, axis=axis, stable=True)
+    idx = jax.lax.slice_in_dim(order, k - 1, k, axis=axis)
+    values = jnp.take_along_axis(x, idx, axis=axis)
+    if not keepdims:
+        values, idx = jnp.squeeze(values, axis), jnp.squeeze(idx, axis)
+    return values, idx.astype(jnp.int64)
+
+
+@expose(mint="kthvalue", tensor="kthvalue", prim="Kthvalue")
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """(values, indices) of the `k`-th smallest element along `dim` (k counts from 1)."""
+    rank = len(input.shape)
+    d = _int(dim)
+    if not -max(rank, 1) <= d < max(rank, 1):
+        raise ValueError(f"kthvalue: dim {d} is out of range for a tensor of rank {rank}")
+    size = input.shape[d] if rank else 1
+    k = _int(k)
+    if not 1 <= k <= size:
+        raise ValueError(f"kthvalue: k must be in [1, {size}] for dim {d} of size {size}, got {k}")
+    return apply(kthvalue_, (input,), {"k": k, "axis": d % max(rank, 1), "keepdims": bool(keepdim)})
+
+
+@expose(ops="nanmedian", tensor="nanmedian")
 def nanmedian(input, axis=-1, keepdims=False):
     """`median` ignoring NaNs."""
     return apply(median_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims), "ignore_nan": True})
@@ -125,12 +190,12 @@ def _quantile(input, q, axis, keepdims, ignore_nan):
                                          "ignore_nan": ignore_nan})
 
 
-@expose(ops="quantile")
+@expose(ops="quantile", tensor="quantile")
 def quantile(input, q, axis=None, keepdims=False):
     return _quantile(input, q, axis, keepdims, False)
 
 
-@expose(ops="nanquantile")
+@expose(ops="nanquantile", tensor="nanquantile")
 def nanquantile(input, q, axis=None, keepdims=False):
     return _quantile(input, q, axis, keepdims, True)
 
@@ -146,7 +211,7 @@ def aminmax_(x, *, axis=0, keepdims=False):
     return jnp.min(x, axis=axis, keepdims=keepdims), jnp.max(x, axis=axis, keepdims=keepdims)
 
 
-@expose(ops="aminmax")
+@expose(ops="aminmax", tensor="aminmax")
 def aminmax(input, *, axis=0, keepdims=False):
     """(min, max) along `axis`."""
     return apply(aminmax_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims)})
@@ -165,7 +230,7 @@ def histc_(x, *, bins=100, min=0.0, max=0.0):  # noqa: A002  (MindSpore's argume
     return counts.astype(x.dtype if x.dtype.kind == "f" else jnp.float32)
 
 
-@expose(ops="histc", cls="Histogram", init=("bins", "min", "max"))
+@expose(ops="histc", cls="Histogram", init=("bins", "min", "max"), mint="histc", tensor="histc")
 def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002
     return apply(histc_, (input,), {"bins": _int(bins), "min": float(min), "max": float(max)})
 
@@ -179,7 +244,7 @@ def cov_(x, *weights, correction=1, has_f=False, has_a=False):
 
 
 
-@expose(ops="cov")
+@expose(ops="cov", tensor="cov")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the rows of `input` (variables) over its columns (observations)."""
     weights = tuple(w for w in (fweights, aweights) if w is not None)

@@ -3,7 +3,9 @@
 What maps onto msx is the real thing: `shard` (`ms.shard`), `Layout`, `nn` (the micro-batching wrappers),
 `auto_parallel.AutoParallel`, the strategy-search knobs (`set_algo_parameters`, ...: checked and kept; a
 non-default value warns, since XLA's propagation does the search), `merge_sliced_parameter` along axis 0,
-and `sync_pipeline_shared_parameters` (shared Parameters are always equal in msx's pipeline). Every other name exists and raises a
+and `sync_pipeline_shared_parameters` (shared Parameters are always equal in msx's pipeline); the distributed
+checkpoint functions (`transform_checkpoints`, `load_distributed_checkpoint`, ...) are `msx.parallel.dist_checkpoint`'s,
+installed by the top-level `msx`. Every other name exists and raises a
 `ContextError` saying it is not available in msx yet (issue 35): a script that calls one stops there
 instead of running on without it. `install` puts the names on the `msx.parallel` package (the package sits
 in a low layer; these names need Cells and ops, so the top-level `msx` installs them, as it does
@@ -101,22 +103,10 @@ def _not_available(name: str, what: str) -> Callable:
     return refuse
 
 
-_CHECKPOINTS = "distributed checkpoints and strategy files"
 REFUSED = {
-    "build_searched_strategy": "strategy files",
-    "convert_checkpoint_by_rank": _CHECKPOINTS,
-    "convert_checkpoints": _CHECKPOINTS,
-    "load_distributed_checkpoint": _CHECKPOINTS,
-    "load_segmented_checkpoints": _CHECKPOINTS,
-    "merge_pipeline_strategys": "strategy files of pipeline stages",
     "parameter_broadcast": "broadcasting a layout's Parameters from one rank (ranks start equal by set_seed)",
-    "rank_list_for_convert": _CHECKPOINTS,
-    "rank_list_for_transform": _CHECKPOINTS,
     "restore_group_info_list": "communication-group files",
     "set_op_strategy_config": "operator strategy files",
-    "transform_checkpoint_by_rank": _CHECKPOINTS,
-    "transform_checkpoints": _CHECKPOINTS,
-    "unified_safetensors": _CHECKPOINTS,
 }
 
 PUBLIC: dict[str, Any] = {

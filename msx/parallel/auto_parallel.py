@@ -119,7 +119,12 @@ class AutoParallel(Cell):
                                              "optimizer_level": optimizer_level})
 
     def save_param_strategy_file(self, file_path: str) -> None:
-        raise _not_yet("save_param_strategy_file (strategy files)")
+        """Where the strategy file goes (`strategy_ckpt_save_file`): written, as in MindSpore, when the network's
+        step compiles (MindSpore's `ParallelStrategyMap`, msx.parallel.strategy_file)."""
+        if not isinstance(file_path, str) or not file_path:
+            raise TypeError(f"AutoParallel.save_param_strategy_file: file_path must be a non-empty str, got "
+                            f"{file_path!r}")
+        self._set(strategy_ckpt_save_file=file_path)
 
     def load_param_strategy_file(self, file_path: str) -> None:
         raise _not_yet("load_param_strategy_file (strategy files)")

@@ -188,7 +188,8 @@ _CHECKS: dict[str, Callable] = {
     "all_reduce_fusion_config": _kind("all_reduce_fusion_config", (list, tuple)),
     "comm_fusion": _kind("comm_fusion", (dict,)),
     "strategy_ckpt_load_file": _only("strategy_ckpt_load_file", "", "there are no sharding strategies to load"),
-    "strategy_ckpt_save_file": _only("strategy_ckpt_save_file", "", "there are no sharding strategies to save"),
+    # written when a global-view step compiles and by save_checkpoint(integrated_save=False) (strategy_file)
+    "strategy_ckpt_save_file": _kind("strategy_ckpt_save_file", (str,)),
     "loss_repeated_mean": _bool("loss_repeated_mean"),
     "enable_alltoall": _only("enable_alltoall", False, "there is no model parallelism to redistribute"),
     "force_fp32_communication": _only("force_fp32_communication", False, "use gradient_fp32_sync"),

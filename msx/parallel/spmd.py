@@ -246,7 +246,7 @@ class GlobalLayout:
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
-        from . import sharding, zero
+        from . import context, sharding, strategy_file, zero
 
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
@@ -258,6 +258,12 @@ class GlobalLayout:
         out_shardings = (self.replicated, [placed.get(n, self.replicated) for n in updates], self.replicated)
         structs = tuple([jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=sh) for s, sh in zip(part, shardings)]
                         for part, shardings in zip(args, self.in_shardings))
+        save_to = context.get_auto_parallel_context("strategy_ckpt_save_file")
+        if save_to and jax.process_index() == 0:   # MindSpore writes the strategy file when a step compiles
+            strategy_file.save(save_to, {n: strategy_file.layout_of(sh, len(s.shape), self.mesh)
+                                         for part, part_names, shardings in zip(args[1:], names[1:],
+                                                                               self.in_shardings[1:])
+                                         for s, n, sh in zip(part, part_names, shardings)})
         self.global_shapes = [tuple(s.shape) for s in args[0]]
         if jax.process_count() > 1:
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):

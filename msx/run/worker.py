@@ -36,6 +36,9 @@ BUSY = 0.1  # of one core: less is a process that waits (measured: 0.4% in a glo
 PR_SET_PDEATHSIG = 1
 
 _lock = threading.Lock()
+# read once at import: CPython deletes `__file__` from a script's globals when the script returns, and the
+# heartbeat thread still asks where the main thread stands while the interpreter shuts down (jax's barrier)
+_OWN_FILES = frozenset({os.path.abspath(__file__), os.path.abspath(runpy.__file__)})
 
 
 class Channel:
@@ -116,15 +119,13 @@ def heartbeat(channel: Channel, every: float, parent: int | None) -> None:
 
 def _where(frame) -> str:
     """The main thread's last frames, without this wrapper's and runpy's."""
-    mine = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
-    stack = [s for s in traceback.extract_stack(frame) if os.path.abspath(s.filename) not in mine]
+    stack = [s for s in traceback.extract_stack(frame) if os.path.abspath(s.filename) not in _OWN_FILES]
     return "".join(traceback.format_list(stack[-STACK_FRAMES:]))
 
 
 def _user_traceback(tb):
     """The traceback without this wrapper's and runpy's frames, as `python SCRIPT` would print it."""
-    mine = {os.path.abspath(__file__), os.path.abspath(runpy.__file__)}
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in mine:
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in _OWN_FILES:
         tb = tb.tb_next
     return tb
 

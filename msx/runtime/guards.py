@@ -27,9 +27,9 @@ from .iterators import ListIterator
 
 ARRAY_TYPE = type(jnp.zeros(()))
 
-TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, ITER_LEFT, ITER_ATLEAST, VALUE, CONTENTS = (
-    "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "iter_left", "iter_at_least", "value",
-    "contents")   # the kind names (`make_guard(kind, ...)`); each is one Guard subclass below
+TENSOR, ID, EQUALS, TYPE, LEN, KEYS, ARRAY, ALIAS, DISTINCT, ITER_LEFT, ITER_ATLEAST, VALUE, CONTENTS = (
+    "tensor", "id", "equals", "type", "len", "keys", "array", "alias", "distinct", "iter_left", "iter_at_least",
+    "value", "contents")   # the kind names (`make_guard(kind, ...)`); each is one Guard subclass below
 SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
@@ -412,6 +412,29 @@ class AliasGuard(Guard):
         return f"the same object as {self.other.describe()}"
 
 
+class DistinctGuard(Guard):
+    """Two sources are NOT the same object (`other`): two graph inputs that were two Tensors at capture. A graph
+    that reads them as two inputs would miss a write through one showing in the other (`h = x` when a loop
+    before the graph break ran no iteration)."""
+
+    kind = DISTINCT
+
+    def _holds(self, v, env):
+        return v is not self.other.fetch(env)
+
+    def code(self, var, index, const, other_var=None):
+        return [f"if {var} is {other_var}: return {index}"]
+
+    def condition(self, what):
+        return f"{what} is not the same object as {self.other.describe()}"
+
+    def _show(self, value):
+        return _short_obj(value)
+
+    def show_expected(self):
+        return f"another object than {self.other.describe()}"
+
+
 class IterLeftGuard(Guard):
     """An iterator carried across a graph break has exactly `expected` elements left."""
 
@@ -455,7 +478,7 @@ class IterAtLeastGuard(IterLeftGuard):
 
 GUARD_KINDS: dict[str, type[Guard]] = {cls.kind: cls for cls in (
     TensorGuard, IdGuard, EqualsGuard, ValueGuard, ContentsGuard, TypeGuard, LenGuard, KeysGuard, ArrayGuard,
-    AliasGuard, IterLeftGuard, IterAtLeastGuard)}
+    AliasGuard, DistinctGuard, IterLeftGuard, IterAtLeastGuard)}
 
 
 def make_guard(kind: str, source: Source, expected: Any = None, loc: SourceLoc | None = None,

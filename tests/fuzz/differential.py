@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import faulthandler
 import random
+import resource
 import time
 import types
 import warnings
@@ -224,15 +226,22 @@ def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
         net.cfg.factor = rng.choice((0.5, -2.0))
 
 
-def run(case: Case, config: tuple | None) -> list[np.ndarray]:
-    """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config."""
+def run(case: Case, config: tuple | None, dtype: np.dtype = np.float32) -> list[np.ndarray]:
+    """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config;
+    `dtype` float64 (eager only) gives the exact answer float32's rounding is judged against."""
     _reset_module_state()
     msx.set_seed(case.seed % 2**31)
     net = Program(case.steps, 2.0, case.cfg_kind)
+    if dtype != np.float32:
+        for param in net.get_parameters():
+            param.set_dtype(msx.float64)
     net.set_train(True)
     if case.train_step:
         opt = nn.SGD(net.trainable_params(), 0.05, momentum=0.9)
-        grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+        # not a plain sum: the sum of a training-mode BatchNorm's output does not depend on its input, so every
+        # gradient upstream of it is 0 in exact arithmetic and float32 noise in practice; nor an odd function of
+        # it (a batch of 2 normalises to +-c, and sin(c) + sin(-c) is 0 again)
+        grad_fn = msx.value_and_grad(lambda x: ops.sin(net(x) + 0.5).sum(), None, opt.parameters)
 
         def fn(x):
             loss, grads = grad_fn(x)
@@ -249,7 +258,7 @@ def run(case: Case, config: tuple | None) -> list[np.ndarray]:
     outputs = []
     for i, (mutation, batch) in enumerate(case.schedule):
         _mutate(net, mutation, rng)
-        x = T(np.linspace(-1, 1, batch * 4, dtype=np.float32).reshape(batch, 4) * (i + 1))
+        x = T(np.linspace(-1, 1, batch * 4, dtype=dtype).reshape(batch, 4) * (i + 1))
         outputs.append(fn(x).asnumpy())
         outputs.append(x.asnumpy())   # the caller's tensor after the call: writes into it land as eagerly
     outputs += [p.asnumpy() for p in net.get_parameters()]
@@ -257,8 +266,42 @@ def run(case: Case, config: tuple | None) -> list[np.ndarray]:
     return outputs
 
 
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    # float32 rounding of ~10 training steps (BatchNorm, a division by a global) reaches ~2e-5 on values near
+    # 0.5; a stale graph (eval-mode BatchNorm, a frozen weight still training, an old global) differs by a
+    # whole update, orders of magnitude more
+    scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-4 * scale, equal_nan=True)
+
+
+ROUNDING_FACTOR = 10
+
+
+def only_rounding(case: Case, got: list[np.ndarray], eager: list[np.ndarray]) -> bool:
+    """A float32 jit result that differs from float32 eager is rounding, not a stale graph, when the float64
+    eager run shows the program ill-conditioned: eager float32 itself is off the float64 answer, and jit is
+    within ROUNDING_FACTOR times that distance on every output. Seed 1903049400 (Dense, two saturating tanh
+    steps, BatchNorm of a batch whose columns agree to 1e-3, trained 3 steps): eager float32 is 1e-3 off the
+    float64 weights, msx's jit modes 1e-3 to 3e-3, and hand-written jax differs the same way (jax.jit against
+    jax op by op: 1e-4). A stale graph (an old global, eval-mode BatchNorm, a lost write) is off by a whole
+    update, where eager float32 agrees with float64."""
+    try:
+        exact = run(case, None, np.float64)
+    except Exception:  # noqa: BLE001 - a program float64 cannot run stays a mismatch
+        return False
+    for a, b, e in zip(got, eager, exact):
+        if a.shape != e.shape:
+            return False
+        if _close(a, e):
+            continue
+        scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
+        if np.max(np.abs(a - e)) > ROUNDING_FACTOR * np.max(np.abs(b - e)) + 1e-6 * scale:
+            return False
+    return True
+
+
 def compare(case: Case, configs: list) -> list[str]:
-    """Mismatch descriptions (empty: every config agreed with eager)."""
+    """Mismatch descriptions (empty: every config agreed with eager, or differed by rounding only)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = run(case, None)
@@ -269,20 +312,20 @@ def compare(case: Case, configs: list) -> list[str]:
             except Exception as exc:  # noqa: BLE001 - a crash under jit is a finding like a wrong number
                 problems.append(f"seed {case.seed} {config}: raised {type(exc).__name__}: {str(exc)[:200]}")
                 continue
-            for i, (a, b) in enumerate(zip(got, reference)):
-                # float32 rounding of ~10 training steps (BatchNorm, a division by a global) reaches ~2e-5 on
-                # values near 0.5; a stale graph (eval-mode BatchNorm, a frozen weight still training, an old
-                # global) differs by a whole update, orders of magnitude more
-                scale = max(1.0, float(np.max(np.abs(b)))) if b.size else 1.0
-                if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-4 * scale, equal_nan=True):
-                    problems.append(f"seed {case.seed} {config}: output {i} differs (steps {case.steps}, "
-                                    f"schedule {case.schedule}, train_step {case.train_step})")
-                    break
+            differing = [i for i, (a, b) in enumerate(zip(got, reference)) if not _close(a, b)]
+            if differing and only_rounding(case, got, reference):
+                print(f"ROUNDING seed {case.seed} {config}: outputs {differing} differ from eager float32 as "
+                      "much as both differ from float64", flush=True)
+            elif differing:
+                problems.append(f"seed {case.seed} {config}: output {differing[0]} differs (steps {case.steps}, "
+                                f"schedule {case.schedule}, train_step {case.train_step})")
     return problems
 
 
 def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | None = None,
-         report_every: int = 0) -> dict:
+         report_every: int = 0, hang_s: float = 0) -> dict:
+    """`hang_s` > 0: a program still running after that many seconds is a finding too; the process prints
+    every thread's stack and the program's seed, and exits (a long run must not sit in a hang for hours)."""
     stats = {"programs": 0, "comparisons": 0, "mismatches": []}
     rng = random.Random(seed)
     for k in range(programs):
@@ -290,7 +333,11 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
             break
         case = make_case((seed * 1_000_003 + k) % 2**31)
         configs = rng.sample(CONFIGS, min(configs_per_program, len(CONFIGS)))
+        if hang_s:
+            print(f"program {k}: seed {case.seed} {configs}", flush=True)
+            faulthandler.dump_traceback_later(hang_s, exit=True)
         found = compare(case, configs)
+        faulthandler.cancel_dump_traceback_later()
         for line in found:      # printed as found: a long run that is killed still tells what it saw
             print(f"MISMATCH {line}", flush=True)
         stats["mismatches"] += found
@@ -298,7 +345,8 @@ def fuzz(programs: int, seed: int, configs_per_program: int, deadline: float | N
         stats["comparisons"] += len(configs) * len(case.schedule)
         if report_every and stats["programs"] % report_every == 0:
             print(f"... programs {stats['programs']}, compared calls {stats['comparisons']}, "
-                  f"mismatches {len(stats['mismatches'])}", flush=True)
+                  f"mismatches {len(stats['mismatches'])}, peak RSS "
+                  f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB", flush=True)
     return stats
 
 
@@ -308,10 +356,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--configs", type=int, default=2, help="jit configurations per program (of 12)")
     parser.add_argument("--hours", type=float, default=None, help="run until this much time has passed")
+    parser.add_argument("--hang", type=float, default=600,
+                        help="seconds after which one program counts as hung: stacks printed, the run stops")
     args = parser.parse_args()
     deadline = time.time() + args.hours * 3600 if args.hours else None
     programs = 10 ** 9 if args.hours else args.programs
-    stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25)
+    stats = fuzz(programs, args.seed, args.configs, deadline, report_every=25, hang_s=args.hang)
     print(f"programs {stats['programs']}, compared calls {stats['comparisons']}, "
           f"mismatches {len(stats['mismatches'])}")
 

@@ -1,5 +1,5 @@
-"""mint.nn layer cases, registered into cases.CASES (same rules as cases.py)."""
-from cases import case
+"""mint.nn layer cases, registered into nn_cases.CASES (same rules as nn_cases.py)."""
+from nn_cases import case
 
 N4 = ("normal", (2, 3, 4, 4))
 case("mint_ReLU6", ("normal", (3, 5)))(lambda ms: ms.mint.nn.ReLU6())

@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's answers for tests/golden_nn/cases.py (run once, and whenever cases change):
+"""Record MindSpore 2.10's answers for tests/golden_nn/nn_cases.py (run once, and whenever cases change):
 
     /work/.venv-ms/bin/python tests/golden_nn/record.py [case ...]
 
@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 
 import mindspore as ms  # noqa: E402
 
-from cases import CASES, make_input, run_case  # noqa: E402
+from nn_cases import CASES, make_input, run_case  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 

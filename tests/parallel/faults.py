@@ -7,7 +7,7 @@ and writes `OUT_DIR/pids_<rank>` = "<its pid> <child's pid>", then by MODE:
 - `leftover`: every rank exits 0 at once, leaving its child running.
 - `wait`: every rank sleeps (msrun is SIGKILLed from outside).
 - `raise`: rank 1 writes OUT_DIR/raised_at (time.time()) and raises ValueError two calls deep; rank 0 sleeps.
-- `linger`: rank 0's script ends at once but an atexit handler keeps it 3 s (as jax's shutdown barrier keeps a
+- `linger`: rank 0's script ends at once but an atexit handler (a Python function) keeps it 3 s (as jax's shutdown barrier keeps a
   rank that waits for the others); rank 1 computes in Python for 3 s; both exit 0.
 - `hang`: rank 1 writes OUT_DIR/ready and sleeps in `wait_forever` (hung); rank 0 computes in Python until 1 s
   after that, then sleeps too (as a peer waiting for it in a collective would).
@@ -49,25 +49,29 @@ if mode == "leftover":
 if mode == "linger":
     if rank == 0:
         import atexit
-        atexit.register(time.sleep, 3)
+
+        def shutdown_barrier():  # a Python frame, as jax's is: the heartbeat asks where it stands
+            time.sleep(3)
+
+        atexit.register(shutdown_barrier)
     else:
         end = time.monotonic() + 3
         while time.monotonic() < end:
             step(200)
-    sys.exit(0)
-if rank == 1 and mode == "die":
-    wait_for("pids_0")
-    os._exit(3)
-if rank == 1 and mode == "raise":
-    with open(os.path.join(out, "raised_at"), "w") as f:
-        f.write(repr(time.time()))
-    check(rank)
-if rank == 1 and mode == "hang":
-    open(os.path.join(out, "ready"), "w").close()
-    wait_forever()
-if rank == 0 and mode == "hang":
-    wait_for("ready")
-    end = time.monotonic() + 1.0
-    while time.monotonic() < end:
-        step(200)
-time.sleep(600)
+if mode != "linger":  # a linger script returns as most do (CPython then deletes the wrapper's `__file__`)
+    if rank == 1 and mode == "die":
+        wait_for("pids_0")
+        os._exit(3)
+    if rank == 1 and mode == "raise":
+        with open(os.path.join(out, "raised_at"), "w") as f:
+            f.write(repr(time.time()))
+        check(rank)
+    if rank == 1 and mode == "hang":
+        open(os.path.join(out, "ready"), "w").close()
+        wait_forever()
+    if rank == 0 and mode == "hang":
+        wait_for("ready")
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            step(200)
+    time.sleep(600)

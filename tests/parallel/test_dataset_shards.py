@@ -114,6 +114,14 @@ CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers.py" 
     "KMnistDataset", "ManifestDataset", "PennTreebankDataset", "QMnistDataset", "SST2Dataset", "STL10Dataset",
     "SVHNDataset", "VOCDataset", "WikiTextDataset", "CMUArcticDataset", "FakeImageDataset", "GTZANDataset",
     "LJSpeechDataset", "LibriTTSDataset", "SpeechCommandsDataset", "YesNoDataset")})
+# the readers of tests/test_dataset_readers_more.py, MappableSources too
+CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers_more.py" for name in (
+    "AmazonReviewDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset", "Multi30kDataset",
+    "SogouNewsDataset", "SQuADDataset", "UDPOSDataset", "YahooAnswersDataset", "YelpReviewDataset", "CLUEDataset",
+    "IWSLT2016Dataset", "IWSLT2017Dataset", "Caltech101Dataset", "Caltech256Dataset", "Food101Dataset",
+    "OmniglotDataset", "Places365Dataset", "RenderedSST2Dataset", "SBUDataset", "SemeionDataset", "SUN397Dataset",
+    "USPSDataset", "CityscapesDataset", "DIV2KDataset", "FlickrDataset", "KITTIDataset", "LFWDataset",
+    "LSUNDataset", "PhotoTourDataset", "WIDERFaceDataset")})
 
 
 def test_every_dataset_source_is_sharded_here_or_elsewhere():

@@ -147,7 +147,13 @@ class Interpreter(Expressions):
             with jax.ensure_compile_time_eval():  # `Tensor(2.0)` is a constant of the graph, not a traced value
                 result = func(*args, **kwargs)
             return self.mark_local(result)
-        result = func(*args, **kwargs)
+        if _is_sourceless_user_code(func):
+            # the user's function whose source cannot be read (a script piped to `python -`, exec'd code) runs
+            # natively, as trace capture runs it: watched the same way, so the globals it reads are guarded
+            with reads.watch_calls(func, args, kwargs):
+                result = func(*args, **kwargs)
+        else:
+            result = func(*args, **kwargs)
         fresh = type(result)
         if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
                                            or getattr(func, "__name__", "") == "copy"):
@@ -613,3 +619,11 @@ def _register_source_frames(*namespaces) -> None:
 _register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow)
 for _fn in (_print, _super, _setattr):
     SOURCE_FRAMES[_fn.__code__] = _active_loc
+
+
+def _is_sourceless_user_code(func: Any) -> bool:
+    """`func` is (or calls through `__call__`) a Python function of the user's code: `call` found no source."""
+    code = getattr(getattr(func, "__func__", func), "__code__", None)
+    if code is None and not isinstance(func, type):
+        code = getattr(getattr(type(func), "__call__", None), "__code__", None)
+    return code is not None and reads.is_user_code(code)

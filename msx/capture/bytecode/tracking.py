@@ -12,7 +12,7 @@ import numpy as np
 from ...cell_protocol import CellProtocol
 from ...ir.graph import Const
 from ...ops.primitive import recording
-from ...runtime.guards import ALIAS, ARRAY, EQUALS, ID, KEYS, LEN, TENSOR, TYPE, make_guard
+from ...runtime.guards import ALIAS, ARRAY, DISTINCT, EQUALS, ID, KEYS, LEN, TENSOR, TYPE, make_guard
 from ...runtime.iterators import ListIterator
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
@@ -117,6 +117,10 @@ class Tracking:
         self.input_tensors.append(t)
         data = t._data  # first: a deferred eager result (msx.eager.lazy) runs and becomes a plain Tensor
         self.guard(TENSOR, source, None, extra=(type(t), tuple(data.shape), data.dtype))
+        for other, other_source in zip(self.input_tensors[:-1], self.input_sources[:-1]):
+            # two inputs that could be one Tensor on a later call (same type, shape and dtype) must stay two
+            if type(other) is type(t) and other._data.shape == data.shape and other._data.dtype == data.dtype:
+                self.guard(DISTINCT, source, other=other_source)
 
     def use(self, v: Any) -> Any:
         """The value of `v` for a computation: a Box's scalar, now guarded to equal what it is."""

@@ -17,3 +17,9 @@ from .matlab_sets import Flowers102Dataset, SVHNDataset  # noqa: F401
 from .text_corpora import (AGNewsDataset, IMDBDataset, PennTreebankDataset, SST2Dataset,  # noqa: F401
                            WikiTextDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401
+from .text_sets import (AmazonReviewDataset, CoNLL2000Dataset, DBpediaDataset, EnWik9Dataset,  # noqa: F401
+                        Multi30kDataset, SogouNewsDataset, SQuADDataset, UDPOSDataset, YahooAnswersDataset,
+                        YelpReviewDataset)
+from .image_sets import (Caltech101Dataset, Caltech256Dataset, Food101Dataset, OmniglotDataset, Places365Dataset, RenderedSST2Dataset, SBUDataset, SemeionDataset, SUN397Dataset, USPSDataset)  # noqa: F401
+from .annotated_sets import (CityscapesDataset, DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset, PhotoTourDataset, WIDERFaceDataset)  # noqa: F401
+from .text_sets import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: F401

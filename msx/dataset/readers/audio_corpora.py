@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from .common import check_dir, reader_prelude
 
 _PCM = {1: (np.uint8, 127.0), 2: (np.dtype("<i2"), 32767.0), 4: (np.dtype("<i4"), 2147483647.0)}
 
@@ -49,12 +50,6 @@ def read_wav(where: str, path: str) -> tuple[np.ndarray, int]:
     if width == 1:
         samples = samples - 128
     return (samples.reshape(-1, channels).T / scale).astype(np.float32), rate
-
-
-def _dir(where: str, dataset_dir: Any) -> str:
-    if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
-        raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
-    return os.fspath(dataset_dir)
 
 
 class _WavRows(MappableSource):
@@ -82,7 +77,7 @@ class LJSpeechDataset(_WavRows):
                  shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
                  shard_id: int | None = None, cache: Any = None) -> None:
         where = "LJSpeechDataset"
-        root = _dir(where, dataset_dir)
+        root = check_dir(where, dataset_dir)
         meta = os.path.join(root, "metadata.csv")
         try:
             with open(meta, encoding="utf-8") as f:
@@ -105,7 +100,7 @@ class YesNoDataset(_WavRows):
                  shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
                  shard_id: int | None = None, cache: Any = None) -> None:
         where = "YesNoDataset"
-        root = _dir(where, dataset_dir)
+        root = check_dir(where, dataset_dir)
         rows = []
         for name in sorted(os.listdir(root)):
             stem, ext = os.path.splitext(name)
@@ -122,10 +117,7 @@ class SpeechCommandsDataset(_WavRows):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = "SpeechCommandsDataset"
-        root = _dir(where, dataset_dir)
-        usage = "all" if usage is None else usage
-        if usage not in ("train", "test", "valid", "all"):
-            raise DatasetError(f"{where}: usage must be one of ['train', 'test', 'valid', 'all'], got {usage!r}")
+        root, usage = reader_prelude(where, dataset_dir, usage, ("train", "test", "valid", "all"))
         lists = {}
         for part, name in (("test", "testing_list.txt"), ("valid", "validation_list.txt")):
             path = os.path.join(root, name)
@@ -164,7 +156,7 @@ class CMUArcticDataset(_WavRows):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = "CMUArcticDataset"
-        root = _dir(where, dataset_dir)
+        root = check_dir(where, dataset_dir)
         name = "aew" if name is None else name
         if name not in _CMU_NAMES:
             raise DatasetError(f"{where}: name must be one of {list(_CMU_NAMES)}, got {name!r}")
@@ -198,10 +190,7 @@ class LibriTTSDataset(_WavRows):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = "LibriTTSDataset"
-        root = _dir(where, dataset_dir)
-        usage = "all" if usage is None else usage
-        if usage not in _LIBRITTS_PARTS + ("all",):
-            raise DatasetError(f"{where}: usage must be one of {list(_LIBRITTS_PARTS + ('all',))}, got {usage!r}")
+        root, usage = reader_prelude(where, dataset_dir, usage, _LIBRITTS_PARTS + ("all",))
         rows = []
         for part in (_LIBRITTS_PARTS if usage == "all" else (usage,)):
             part_dir = os.path.join(root, part)
@@ -235,13 +224,10 @@ class GTZANDataset(_WavRows):
                  num_parallel_workers: int | None = None, shuffle: bool | None = None, sampler: Any = None,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = "GTZANDataset"
-        root = _dir(where, dataset_dir)
-        usage = "all" if usage is None else usage
-        if usage in ("train", "valid", "test"):
+        root, usage = reader_prelude(where, dataset_dir, usage, ("train", "valid", "test", "all"))
+        if usage != "all":
             raise DatasetError(f"{where}: usage {usage!r} needs the filtered GTZAN split lists, which msx does not "
                                f"ship; read usage='all' and split it (Dataset.split)")
-        if usage != "all":
-            raise DatasetError(f"{where}: usage must be one of ['train', 'valid', 'test', 'all'], got {usage!r}")
         rows = [(os.path.join(root, genre, name), genre) for genre in sorted(os.listdir(root))
                 if os.path.isdir(os.path.join(root, genre))
                 for name in sorted(os.listdir(os.path.join(root, genre))) if name.endswith(".wav")]

@@ -27,15 +27,13 @@ from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
 from .. import config
+from .common import reader_prelude
 from .text_files import Shuffle, _read_text, _shuffle_flag, by_workers
 
 
 def _usage(where: str, usage: Any, allowed: tuple[str, ...], dataset_dir: Any) -> tuple[str, ...]:
-    usage = "all" if usage is None else usage
-    if usage not in allowed + ("all",):
-        raise DatasetError(f"{where}: usage must be one of {list(allowed + ('all',))}, got {usage!r}")
-    if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
-        raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+    """The parts `usage` reads ("all": every one of `allowed`), after the usual checks."""
+    usage = reader_prelude(where, dataset_dir, usage, allowed + ("all",))[1]
     return allowed if usage == "all" else (usage,)
 
 
@@ -150,11 +148,7 @@ class SST2Dataset(_TextRows):
                  num_parallel_workers: int | None = None, shuffle: Any = Shuffle.GLOBAL,
                  num_shards: int | None = None, shard_id: int | None = None, cache: Any = None) -> None:
         where = "SST2Dataset"
-        usage = "train" if usage is None else usage
-        if usage not in ("train", "dev", "test"):
-            raise DatasetError(f"{where}: usage must be one of ['train', 'dev', 'test'], got {usage!r}")
-        if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
-            raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
+        dataset_dir, usage = reader_prelude(where, dataset_dir, usage, ("train", "dev", "test"), "train")
         path = _need(where, os.path.join(dataset_dir, f"{usage}.tsv"))
         lines = _read_text(where, path).splitlines()[1:]  # the header line names the columns
         rows = []

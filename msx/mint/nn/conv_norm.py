@@ -16,7 +16,7 @@ import numpy as np
 from ... import dtype as mstype
 from ...nn.cell import Cell
 from ...nn.initializer import HeUniform, Normal, Uniform
-from ...nn.layers._utils import check_input, like, make_param
+from ...nn.layer._utils import check_input, like, make_param
 from ...ops import functional as F
 from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
@@ -172,10 +172,7 @@ class ConvTranspose2d(_ConvBase):
         extra = self.output_padding
         if output_size is not None:
             extra = self._output_padding(tuple(x.shape[2:]), tuple(int(s) for s in output_size)[-2:])
-        y = apply(L.conv2d_transpose, self._args(x), {"stride": self.stride, "crop": tuple((p, p) for p in
-                                                                                            self.padding),
-                                                      "dilation": self.dilation, "groups": self.groups,
-                                                      "output_padding": extra})
+        y = _conv_transpose2d(self._args(x), self.stride, self.padding, extra, self.groups, self.dilation)
         return F.squeeze(y, 0) if unbatched else y
 
     def _output_padding(self, size: tuple[int, ...], want: tuple[int, ...]) -> tuple[int, ...]:
@@ -192,6 +189,28 @@ class ConvTranspose2d(_ConvBase):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, output_padding={self.output_padding}, groups={self.groups}, "
                 f"bias={self.bias is not None}, dilation={self.dilation}")
+
+
+def _conv_transpose2d(args: tuple, stride, padding, output_padding, groups, dilation) -> Tensor:
+    return apply(L.conv2d_transpose, args, {"stride": stride, "crop": tuple((p, p) for p in padding),
+                                            "dilation": dilation, "groups": groups, "output_padding": output_padding})
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    """`mint.nn.functional.conv_transpose2d`: (N, C_in, H, W) with weight (C_in, C_out / groups, kH, kW);
+    output size (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
+    name = "conv_transpose2d"
+    check_input(input.ndim in (3, 4) and weight.ndim == 4, name, input,
+                f"expected a 3-D or 4-D input and a 4-D weight, got weight {tuple(weight.shape)}")
+    x = F.expand_dims(input, 0) if input.ndim == 3 else input
+    check_input(x.shape[1] == weight.shape[0], name, input,
+                f"channel dim {x.shape[1]} != weight's dim 0 ({weight.shape[0]})")
+    args = (x, weight) + (() if bias is None else (bias,))
+    y = _conv_transpose2d(args, _ints(name, "stride", stride, 2, 1), _ints(name, "padding", padding, 2, 0),
+                          _ints(name, "output_padding", output_padding, 2, 0), int(groups),
+                          _ints(name, "dilation", dilation, 2, 1))
+    return F.squeeze(y, 0) if input.ndim == 3 else y
 
 
 # ---------------------------------------------------------------- normalisation

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...nn.cell import Cell
-from ...nn.layers._utils import check_input
+from ...nn.layer._utils import check_input
 from ...ops import functional as F
 from ...ops import nn_layer_ops as L
 from ...ops.primitive import apply
@@ -45,14 +45,7 @@ class Unfold(_Blocks):
         self._setup(kernel_size, dilation, padding, stride)
 
     def construct(self, input: Tensor) -> Tensor:
-        check_input(input.ndim in (3, 4), "Unfold", input, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input")
-        x = F.expand_dims(input, 0) if input.ndim == 3 else input
-        c = x.shape[1]
-        y = apply(L.conv_nd, (x, _taps(c, self.kernel_size, x.dtype)),
-                  {"stride": self.stride, "padding": tuple((p, p) for p in self.padding),
-                   "dilation": self.dilation, "groups": c})
-        y = F.reshape(y, (y.shape[0], y.shape[1], -1))
-        return F.squeeze(y, 0) if input.ndim == 3 else y
+        return _unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
 class Fold(_Blocks):
@@ -62,30 +55,62 @@ class Fold(_Blocks):
         super().__init__()
         self._setup(kernel_size, dilation, padding, stride)
         self.output_size = _ints("Fold", "output_size", output_size, 2, 1)
-        self._blocks = []
-        for o, k, d, p, s in zip(self.output_size, self.kernel_size, self.dilation, self.padding, self.stride):
-            n = (o + 2 * p - d * (k - 1) - 1) // s + 1
-            if n < 1:
-                raise ValueError(f"Fold: output_size {self.output_size} is smaller than one block of kernel_size "
-                                 f"{self.kernel_size} with dilation {self.dilation} and padding {self.padding}")
-            self._blocks.append(n)
+        self._blocks = _fold_blocks(self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def construct(self, input: Tensor) -> Tensor:
-        k = self.kernel_size[0] * self.kernel_size[1]
-        x = F.expand_dims(input, 0) if input.ndim == 2 else input
-        bh, bw = self._blocks
-        check_input(x.ndim == 3 and x.shape[1] % k == 0 and x.shape[2] == bh * bw, "Fold", input,
-                    f"expected (N, C * {k}, {bh * bw}) for output_size {self.output_size}")
-        c = x.shape[1] // k
-        cols = F.reshape(x, (x.shape[0], x.shape[1], bh, bw))
-        extra = []
-        for o, n, kk, d, p, s in zip(self.output_size, self._blocks, self.kernel_size, self.dilation,
-                                     self.padding, self.stride):
-            extra.append(o - ((n - 1) * s - 2 * p + d * (kk - 1) + 1))
-        y = apply(L.conv2d_transpose, (cols, _taps(c, self.kernel_size, x.dtype)),
-                  {"stride": self.stride, "crop": tuple((p, p) for p in self.padding), "dilation": self.dilation,
-                   "groups": c, "output_padding": tuple(extra)})
-        return F.squeeze(y, 0) if input.ndim == 2 else y
+        return _fold(input, self.output_size, self._blocks, self.kernel_size, self.dilation, self.padding,
+                     self.stride)
+
+
+def _unfold(input: Tensor, kernel, dilation, padding, stride) -> Tensor:
+    check_input(input.ndim in (3, 4), "Unfold", input, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input")
+    x = F.expand_dims(input, 0) if input.ndim == 3 else input
+    c = x.shape[1]
+    y = apply(L.conv_nd, (x, _taps(c, kernel, x.dtype)),
+              {"stride": stride, "padding": tuple((p, p) for p in padding), "dilation": dilation, "groups": c})
+    y = F.reshape(y, (y.shape[0], y.shape[1], -1))
+    return F.squeeze(y, 0) if input.ndim == 3 else y
+
+
+def _fold_blocks(output_size, kernel, dilation, padding, stride) -> list[int]:
+    blocks = []
+    for o, k, d, p, s in zip(output_size, kernel, dilation, padding, stride):
+        n = (o + 2 * p - d * (k - 1) - 1) // s + 1
+        if n < 1:
+            raise ValueError(f"Fold: output_size {output_size} is smaller than one block of kernel_size "
+                             f"{kernel} with dilation {dilation} and padding {padding}")
+        blocks.append(n)
+    return blocks
+
+
+def _fold(input: Tensor, output_size, blocks, kernel, dilation, padding, stride) -> Tensor:
+    k = kernel[0] * kernel[1]
+    x = F.expand_dims(input, 0) if input.ndim == 2 else input
+    bh, bw = blocks
+    check_input(x.ndim == 3 and x.shape[1] % k == 0 and x.shape[2] == bh * bw, "Fold", input,
+                f"expected (N, C * {k}, {bh * bw}) for output_size {output_size}")
+    c = x.shape[1] // k
+    cols = F.reshape(x, (x.shape[0], x.shape[1], bh, bw))
+    extra = tuple(o - ((n - 1) * s - 2 * p + d * (kk - 1) + 1)
+                  for o, n, kk, d, p, s in zip(output_size, blocks, kernel, dilation, padding, stride))
+    y = apply(L.conv2d_transpose, (cols, _taps(c, kernel, x.dtype)),
+              {"stride": stride, "crop": tuple((p, p) for p in padding), "dilation": dilation, "groups": c,
+               "output_padding": extra})
+    return F.squeeze(y, 0) if input.ndim == 2 else y
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """`mint.nn.functional.unfold`: (N, C, H, W) -> (N, C * kh * kw, L), every sliding block a column."""
+    return _unfold(input, _ints("unfold", "kernel_size", kernel_size, 2, 1), _ints("unfold", "dilation", dilation, 2, 1),
+                   _ints("unfold", "padding", padding, 2, 0), _ints("unfold", "stride", stride, 2, 1))
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """`mint.nn.functional.fold`: (N, C * kh * kw, L) -> (N, C, *output_size), overlapping taps summed."""
+    args = (_ints("fold", "output_size", output_size, 2, 1), _ints("fold", "kernel_size", kernel_size, 2, 1),
+            _ints("fold", "dilation", dilation, 2, 1), _ints("fold", "padding", padding, 2, 0),
+            _ints("fold", "stride", stride, 2, 1))
+    return _fold(input, args[0], _fold_blocks(*args), *args[1:])
 
 
 class UpsamplingNearest2d(Cell):
@@ -128,24 +153,34 @@ class MaxUnpool2d(Cell):
         self.padding = _ints("MaxUnpool2d", "padding", padding, 2, 0)
 
     def construct(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        check_input(input.ndim in (3, 4) and tuple(indices.shape) == tuple(input.shape), "MaxUnpool2d", input,
-                    f"expected a 3-D or 4-D input and indices of the same shape, got indices {tuple(indices.shape)}")
-        x = F.expand_dims(input, 0) if input.ndim == 3 else input
-        idx = F.expand_dims(indices, 0) if input.ndim == 3 else indices
-        if output_size is None:
-            out_hw = tuple((n - 1) * s - 2 * p + k for n, s, p, k in
-                           zip(x.shape[2:], self.stride, self.padding, self.kernel_size))
-        else:
-            out_hw = tuple(int(v) for v in tuple(output_size)[-2:])
-        n, c = x.shape[0], x.shape[1]
-        zeros = F.zeros((n, c, out_hw[0] * out_hw[1]), x.dtype)
-        y = F.tensor_scatter_elements(zeros, F.reshape(F.cast(idx, "int32"), (n, c, -1)),
-                                      F.reshape(x, (n, c, -1)), 2)
-        y = F.reshape(y, (n, c) + out_hw)
-        return F.squeeze(y, 0) if input.ndim == 3 else y
+        return _max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extend_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _max_unpool2d(input: Tensor, indices: Tensor, kernel, stride, padding, output_size) -> Tensor:
+    check_input(input.ndim in (3, 4) and tuple(indices.shape) == tuple(input.shape), "MaxUnpool2d", input,
+                f"expected a 3-D or 4-D input and indices of the same shape, got indices {tuple(indices.shape)}")
+    x = F.expand_dims(input, 0) if input.ndim == 3 else input
+    idx = F.expand_dims(indices, 0) if input.ndim == 3 else indices
+    if output_size is None:
+        out_hw = tuple((n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel))
+    else:
+        out_hw = tuple(int(v) for v in tuple(output_size)[-2:])
+    n, c = x.shape[0], x.shape[1]
+    zeros = F.zeros((n, c, out_hw[0] * out_hw[1]), x.dtype)
+    y = F.tensor_scatter_elements(zeros, F.reshape(F.cast(idx, "int32"), (n, c, -1)), F.reshape(x, (n, c, -1)), 2)
+    y = F.reshape(y, (n, c) + out_hw)
+    return F.squeeze(y, 0) if input.ndim == 3 else y
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """`mint.nn.functional.max_unpool2d`: the inverse of max_pool2d(return_indices=True) (see `MaxUnpool2d`)."""
+    kernel = _ints("max_unpool2d", "kernel_size", kernel_size, 2, 1)
+    return _max_unpool2d(input, indices, kernel, kernel if stride is None else
+                         _ints("max_unpool2d", "stride", stride, 2, 1), _ints("max_unpool2d", "padding", padding, 2, 0),
+                         output_size)
 
 
 __all__ = ["Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool2d"]

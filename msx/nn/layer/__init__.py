@@ -1,0 +1,29 @@
+"""`msx.nn` layers."""
+from .activation import (CELU, ELU, GELU, GLU, FastGelu, Hardtanh, HShrink, HSigmoid, HSwish,  # noqa: F401
+                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, RReLU, SeLU, Sigmoid, SiLU,
+                         Softmax, Softmax2d, Softmin, Softsign, SoftShrink, Tanh, Tanhshrink, Threshold,
+                         get_activation)
+from .basic import Dense, Dropout, Flatten, Identity, Linear  # noqa: F401
+from .container import CellList, SequentialCell  # noqa: F401
+from .embedding import Embedding  # noqa: F401
+from .conv import Conv1d, Conv1dTranspose, Conv2d, Conv2dTranspose, Conv3d, Conv3dTranspose  # noqa: F401
+from .basic import (ClipByNorm, Dropout1d, Dropout2d, Dropout3d, L1Regularizer, MatrixDiag,  # noqa: F401
+                    MatrixDiagPart, MatrixSetDiag, Norm, OneHot, Roll, Tril, Triu, Unflatten, Upsample)
+from .channel_shuffle import ChannelShuffle  # noqa: F401
+from .container import CellDict  # noqa: F401
+from .dense import BiDense  # noqa: F401
+from .embedding import EmbeddingLookup  # noqa: F401
+from .image import CentralCrop, ImageGradients, PixelShuffle, PixelUnshuffle, PSNR  # noqa: F401
+from .math import MatMul, Moments, Range, ReduceLogSumExp  # noqa: F401
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,  # noqa: F401
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, LayerNormExt)
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, Pad, ReflectionPad1d,  # noqa: F401
+                      ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401
+                      AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d,
+                      MaxPool1d, MaxPool2d, MaxPool3d)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+from .timedistributed import TimeDistributed  # noqa: F401
