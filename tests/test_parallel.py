@@ -125,8 +125,11 @@ def test_one_process_group_without_a_launcher():
     assert any("one-process group" in str(w.message) for w in caught)
     assert GlobalComm.INITED
     assert (get_rank(), get_group_size(), get_local_rank(), get_local_rank_size()) == (0, 1, 0, 1)
-    with pytest.raises(CommunicationError, match="sub-groups"):
+    ms.communication.create_group("g", [0])  # a group of world ranks (docs/distributed.md)
+    assert get_group_size("g") == 1 and get_rank("g") == 0
+    with pytest.raises(CommunicationError, match="already exists"):
         ms.communication.create_group("g", [0])
+    ms.communication.destroy_group("g")
     with pytest.raises(CommunicationError, match="unknown"):
         get_rank("my_group")
     with pytest.raises(CommunicationError, match="backend_name"):

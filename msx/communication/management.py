@@ -17,6 +17,7 @@ import sys
 import warnings
 
 from ..errors import CommunicationError
+from ..ignored_args import not_honoured
 
 BACKENDS = ("hccl", "nccl", "mccl", "gloo")
 JOINED_MARK = "msx: joined the cluster:"  # a worker's log line once it is part of the cluster
@@ -94,31 +95,56 @@ def release() -> None:
 
         jax.distributed.shutdown()
         _joined = False
+    _GROUPS.clear()
     GlobalComm.INITED = False
+
+
+# name -> the world ranks of a group made by create_group, in group-rank order (sorted, as MindSpore sorts them)
+_GROUPS: dict[str, tuple[int, ...]] = {}
+
+
+def _world_size() -> int:
+    import jax
+
+    return jax.process_count()
 
 
 def _check_group(group: str, what: str) -> None:
     if not GlobalComm.INITED:
         raise CommunicationError(f"{what}: call msx.communication.init() first")
-    if group not in _WORLD_NAMES:
-        raise CommunicationError(f"{what}: group {group!r} is unknown; msx has only the world group "
-                                 f"({GlobalComm.WORLD_COMM_GROUP!r}) — create_group is not supported")
+    if not isinstance(group, str):
+        raise TypeError(f"{what}: group must be a str, got {type(group).__name__}")
+    if group not in _WORLD_NAMES and group not in _GROUPS:
+        raise CommunicationError(f"{what}: group {group!r} is unknown; make it with create_group (or "
+                                 f"mint.distributed.new_group) first, or use the world group "
+                                 f"({GlobalComm.WORLD_COMM_GROUP!r})")
+
+
+def group_ranks(group: str, what: str = "group") -> tuple[int, ...]:
+    """The world ranks of `group`, in group-rank order: every rank for a world group's name."""
+    _check_group(group, what)
+    return _GROUPS.get(group) or tuple(range(_world_size()))
+
+
+def is_world(group: str) -> bool:
+    """True when `group` spans every rank of the job (a world group's name, or a group of every rank)."""
+    return group_ranks(group) == tuple(range(_world_size()))
 
 
 def get_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
-    """This process's rank in the group (jax's process index)."""
-    _check_group(group, "get_rank")
+    """This process's rank in the group (jax's process index in the world group); an error if not a member."""
     import jax
 
-    return jax.process_index()
+    ranks = group_ranks(group, "get_rank")
+    if jax.process_index() not in ranks:
+        raise CommunicationError(f"get_rank: rank {jax.process_index()} is not a member of group {group!r} "
+                                 f"(ranks {list(ranks)})")
+    return ranks.index(jax.process_index())
 
 
 def get_group_size(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
     """The number of ranks (processes) in the group."""
-    _check_group(group, "get_group_size")
-    import jax
-
-    return jax.process_count()
+    return len(group_ranks(group, "get_group_size"))
 
 
 def get_local_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
@@ -134,16 +160,59 @@ def get_local_rank_size(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
 
 
 def get_world_rank_from_group_rank(group: str, group_rank_id: int) -> int:
-    _check_group(group, "get_world_rank_from_group_rank")
-    return group_rank_id
+    """The world rank of the group's rank `group_rank_id`."""
+    ranks = group_ranks(group, "get_world_rank_from_group_rank")
+    if not isinstance(group_rank_id, int) or not 0 <= group_rank_id < len(ranks):
+        raise CommunicationError(f"get_world_rank_from_group_rank: group rank {group_rank_id!r} is not a rank of "
+                                 f"group {group!r} of size {len(ranks)}")
+    return ranks[group_rank_id]
 
 
 def get_group_rank_from_world_rank(world_rank_id: int, group: str) -> int:
-    _check_group(group, "get_group_rank_from_world_rank")
-    return world_rank_id
+    """The rank within `group` of the world rank `world_rank_id`."""
+    ranks = group_ranks(group, "get_group_rank_from_world_rank")
+    if world_rank_id not in ranks:
+        raise CommunicationError(f"get_group_rank_from_world_rank: world rank {world_rank_id!r} is not a member "
+                                 f"of group {group!r} (ranks {list(ranks)})")
+    return ranks.index(world_rank_id)
+
+
+def get_process_group_ranks(group: str = GlobalComm.WORLD_COMM_GROUP) -> list[int]:
+    """The world ranks of the group, in group-rank order."""
+    return list(group_ranks(group, "get_process_group_ranks"))
 
 
 def create_group(group: str, rank_ids: list, options=None) -> None:
-    """Refused: jax's collectives run over the whole mesh; sub-groups are not something msx can honour yet."""
-    raise CommunicationError(f"create_group({group!r}, {rank_ids}): sub-groups are not supported; msx's collectives "
-                             f"run over the world group (jax's global mesh)")
+    """Name a group of world ranks. Eagerly its collectives run over the sub-mesh of its ranks' devices (only
+    its members take part); inside a compiled graph of a multi-process job only world-spanning groups work
+    (jax's `shard_map` collectives run over the whole mesh axis), which the collectives say when refused."""
+    if not GlobalComm.INITED:
+        raise CommunicationError("create_group: call msx.communication.init() first")
+    if not isinstance(group, str) or not group:
+        raise TypeError(f"create_group: group must be a non-empty str, got {group!r}")
+    if group in _WORLD_NAMES or group in _GROUPS:
+        raise CommunicationError(f"create_group: group {group!r} already exists")
+    if not isinstance(rank_ids, (list, tuple)) or not rank_ids or \
+            not all(isinstance(r, int) and not isinstance(r, bool) for r in rank_ids):
+        raise TypeError(f"create_group({group!r}): rank_ids must be a non-empty list of ints, got {rank_ids!r}")
+    size = _world_size()
+    if len(set(rank_ids)) != len(rank_ids) or not all(0 <= r < size for r in rank_ids):
+        raise CommunicationError(f"create_group({group!r}): rank_ids {list(rank_ids)} must be distinct ranks of "
+                                 f"the world group of {size}")
+    not_honoured("create_group", "options", options, None, "msx's groups are sub-meshes of jax's devices; "
+                 "HCCL's options do not apply")
+    _GROUPS[group] = tuple(sorted(rank_ids))
+
+
+def destroy_group(group: str) -> None:
+    """Forget a group made by create_group (the world group cannot be destroyed: use release)."""
+    _check_group(group, "destroy_group")
+    if group in _WORLD_NAMES:
+        raise CommunicationError(f"destroy_group: the world group {group!r} cannot be destroyed (use release)")
+    del _GROUPS[group]
+
+
+def get_comm_name(group: str = GlobalComm.WORLD_COMM_GROUP) -> str:
+    """The communicator's name of the group (HCCL's; in msx the group's own name)."""
+    _check_group(group, "get_comm_name")
+    return group

@@ -7,7 +7,7 @@ from ..ops import functional as F
 from ..ops.api import SURFACE
 from ..ops.composite import constexpr  # noqa: F401  (MindSpore's mint re-exports it)
 from ..tensor import Tensor  # noqa: F401  (MindSpore's mint exports Tensor too)
-from . import nn  # noqa: F401
+from . import distributed, nn  # noqa: F401
 from .nn import functional  # noqa: F401
 
 globals().update(SURFACE["mint"])  # the torch-style names declared with each op

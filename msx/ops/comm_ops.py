@@ -7,7 +7,11 @@ graph as one `shard_map` program), and in a one-process job the identity.
 """
 from __future__ import annotations
 
-from ..parallel import spmd
+import jax
+
+from ..communication import management
+from ..errors import CommunicationError
+from ..parallel import p2p, spmd
 from .primitive import primitive
 
 REDUCE_OPS = ("sum", "max", "min", "prod", "mean")
@@ -22,18 +26,33 @@ def _check_reduce(x, *, op: str, group: str) -> str | None:
 _COLLECTIVE = "a collective: users call ops.AllReduce / ops.all_reduce & co., which resolve groups and ranks"
 
 
+def _ranks(group: str) -> tuple[int, ...] | None:
+    """The world ranks of `group` (None: the world group, which needs no init, as before groups existed)."""
+    return None if group in management._WORLD_NAMES else management.group_ranks(group)
+
+
+def _root(root: int, group: str) -> int:
+    """A world rank's rank within `group` (for the world group the same number, checked by spmd)."""
+    ranks = _ranks(group)
+    if ranks is None:
+        return root
+    if root not in ranks:
+        raise ValueError(f"root rank {root} is not a member of group {group!r} (ranks {list(ranks)})")
+    return ranks.index(root)
+
+
 @primitive("AllReduce", internal=_COLLECTIVE, attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
 def all_reduce(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` elementwise over every rank; each rank gets the result."""
     if op not in REDUCE_OPS:
         raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
-    return spmd.all_reduce(x, op)
+    return spmd.all_reduce(x, op, _ranks(group))
 
 
 @primitive("AllGather", internal=_COLLECTIVE, attrs=("group",), category="comm", differentiable=False)
 def all_gather(x, *, group: str = "hccl_world_group"):
     """Concatenate every rank's `x` along axis 0, in rank order."""
-    return spmd.all_gather(x)
+    return spmd.all_gather(x, _ranks(group))
 
 
 @primitive("ReduceScatter", internal=_COLLECTIVE, attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
@@ -41,13 +60,56 @@ def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` over the ranks; rank r keeps the r-th slice of axis 0 (axis 0 must divide by the group size)."""
     if op not in REDUCE_OPS:
         raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
-    return spmd.reduce_scatter(x, op)
+    return spmd.reduce_scatter(x, op, _ranks(group))
 
 
 @primitive("Broadcast", internal=_COLLECTIVE, attrs=("root_rank", "group"), category="comm", differentiable=False)
 def broadcast(x, *, root_rank: int = 0, group: str = "hccl_world_group"):
-    """Rank `root_rank`'s `x` on every rank."""
-    return spmd.broadcast(x, root_rank)
+    """World rank `root_rank`'s `x` on every rank of the group."""
+    return spmd.broadcast(x, _root(root_rank, group), _ranks(group))
+
+
+@primitive("AllToAll", internal=_COLLECTIVE, attrs=("group",), category="comm", differentiable=False)
+def all_to_all(x, *, group: str = "hccl_world_group"):
+    """Block j of `group size` equal blocks of axis 0 goes to group rank j; the result is the blocks received,
+    in group-rank order."""
+    return spmd.all_to_all(x, _ranks(group))
+
+
+_P2P = "point-to-point: users call ops.send / ops.recv / isend / irecv / batch_isend_irecv, which check the peers"
+
+
+def _p2p_world(group: str, what: str) -> None:
+    ranks = _ranks(group)
+    if ranks is not None and ranks != spmd.world():
+        if spmd.inside():
+            raise CommunicationError(f"{what} in group {group!r} inside a compiled graph: the graph's transfers "
+                                     f"are permutes over every rank of the job's mesh; use the world group there")
+
+
+@primitive("Send", internal=_P2P, attrs=("dst", "tag", "group"), category="comm", multiple_results=True,
+           differentiable=False)
+def send(x, *, dst: int, tag: int = 0, group: str = "hccl_world_group"):
+    """Hand `x` to world rank `dst`, whose matching `Receive` (same tag, same order) gets it. Inside the job's
+    SPMD program a `lax.ppermute` (this rank -> dst), eagerly jax's transfer server (`msx.parallel.p2p`)."""
+    _p2p_world(group, "send")
+    if spmd.inside():
+        spmd.permute(x, jax.process_index(), dst, keep=True)
+    elif not isinstance(x, jax.core.Tracer):
+        p2p.send(x, dst, tag)
+    return ()
+
+
+@primitive("Receive", internal=_P2P, attrs=("src", "tag", "group"), category="comm", differentiable=False)
+def receive(like, *, src: int, tag: int = 0, group: str = "hccl_world_group"):
+    """The tensor world rank `src` sent here with `tag`; `like` gives its shape and dtype (MindSpore's receiving
+    tensor). Inside the job's SPMD program a `lax.ppermute` (src -> this rank)."""
+    _p2p_world(group, "recv")
+    if spmd.inside():
+        return spmd.permute(like, src, jax.process_index(), keep=False)
+    if isinstance(like, jax.core.Tracer):
+        return like
+    return p2p.recv(like.shape, like.dtype, src, tag)
 
 
 class ReduceOp:

@@ -7,9 +7,10 @@ the rank's own value, is its rank's part of a global array, the graph runs on
 it, the collectives inside it lower to `lax.psum` over `AXIS`, and each rank
 reads its part of the results back; a rank driving several local devices cuts
 its batch over them. SEMI_AUTO/AUTO_PARALLEL are global view (`GlobalLayout`):
-one jit over the strategy mesh, XLA's partitioner does the rest. Eager
-collectives use the process mesh (one device per process) with a tiny jitted
-reduction.
+one jit over the strategy mesh, XLA's partitioner does the rest. An eager
+collective is the same lax code as a one-op `shard_map` program over the
+sub-mesh of its group's ranks (one device per process); eager point-to-point
+transfers are `msx.parallel.p2p`.
 """
 from __future__ import annotations
 
@@ -50,34 +51,6 @@ def _tracing_body():
         yield
     finally:
         _state.inside = before
-
-
-@functools.lru_cache(maxsize=1)
-def process_mesh() -> Mesh:
-    """One device per process, in rank order: the ranks of MindSpore's world group."""
-    devices = [min((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id)
-               for p in range(jax.process_count())]
-    return Mesh(np.array(devices), (AXIS,))
-
-
-def _local_device():
-    return process_mesh().devices[jax.process_index()]
-
-
-def row_sharding() -> NamedSharding:
-    return NamedSharding(process_mesh(), P(AXIS))
-
-
-def to_global(x: Any) -> jax.Array:
-    """This rank's array as its row of a global array over the process mesh."""
-    x = jnp.asarray(x)
-    row = jax.device_put(x[None], _local_device())
-    return jax.make_array_from_single_device_arrays((jax.process_count(), *x.shape), row_sharding(), [row])
-
-
-def to_local(x: jax.Array) -> jax.Array:
-    """This rank's row of a global array (a one-device array)."""
-    return x.addressable_data(0)[0]
 
 
 def settled(result: Any) -> Any:
@@ -356,59 +329,155 @@ def _ranks_mesh(per_process: int) -> Mesh:
 
 
 _LAX = {"sum": jax.lax.psum, "max": jax.lax.pmax, "min": jax.lax.pmin, "mean": jax.lax.pmean}
-_NUMPY = {"sum": jnp.sum, "max": jnp.max, "min": jnp.min, "mean": jnp.mean, "prod": jnp.prod}
 
 
-def all_reduce(x, op: str):
-    """Reduce `x` over the ranks: inside the SPMD program a lax collective, otherwise an eager one."""
-    if _state.inside:
-        if op == "prod":
-            return jnp.prod(jax.lax.all_gather(x, AXIS), axis=0)
-        return _LAX[op](x, AXIS)
-    if isinstance(x, jax.core.Tracer) or jax.process_count() == 1:
-        return x  # one rank (or shape inference): the reduction over one value is the value
-    return settled(to_local(_eager_reduce(op)(to_global(x))))
+# ----------------------------------------------------------------- the collectives
+# Each collective has one lax form (`_BODIES`), over the mesh axis AXIS. Inside the job's SPMD program it is
+# traced into the program; eagerly it is a one-op `shard_map` program over the sub-mesh of the group's ranks
+# (one device per rank, `group_mesh`), each rank feeding its own value, so only the group's members take part.
+# A one-rank group's collective is the identity, and a traced collective outside the SPMD program (shape
+# inference, the global-view layout) keeps the one-rank meaning with the group's shapes.
+def world() -> tuple[int, ...]:
+    return tuple(range(jax.process_count()))
 
 
-def all_gather(x):
-    """Concatenate every rank's `x` along axis 0 (MindSpore's AllGather)."""
-    if _state.inside:
-        return jax.lax.all_gather(x, AXIS, tiled=True)
-    if isinstance(x, jax.core.Tracer) or jax.process_count() == 1:
-        return jnp.concatenate([x] * jax.process_count(), axis=0) if jax.process_count() > 1 else x
-    return settled(to_local(_eager_gather()(to_global(x))))
+def _resolve(ranks: tuple[int, ...] | None, what: str) -> tuple[int, ...]:
+    ranks = world() if ranks is None else tuple(ranks)
+    if _state.inside and ranks != world():
+        from ..errors import CommunicationError
+
+        raise CommunicationError(f"{what} over the group of ranks {list(ranks)} inside a compiled graph: the "
+                                 f"job's graph is one SPMD program (jax.shard_map) whose collectives run over "
+                                 f"every rank of its mesh axis ({jax.process_count()} ranks); call it eagerly "
+                                 f"(PyNative), where a group's collective runs over the sub-mesh of its members")
+    return ranks
 
 
-def reduce_scatter(x, op: str):
-    """Reduce `x` over the ranks and give rank r the r-th of `group size` equal slices along axis 0."""
-    n = jax.process_count()
-    if x.shape[0] % n:
-        raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by the group size {n}")
-    if _state.inside and op == "sum":
+@functools.lru_cache(maxsize=None)
+def group_mesh(ranks: tuple[int, ...]) -> Mesh:
+    """One device per member process (its first, by id), in group-rank order, on the axis AXIS."""
+    devices = [min((d for d in jax.devices() if d.process_index == p), key=lambda d: d.id) for p in ranks]
+    return Mesh(np.array(devices), (AXIS,))
+
+
+def _reduce_body(x, *, n: int, op: str):
+    if op == "prod":
+        return jnp.prod(jax.lax.all_gather(x, AXIS), axis=0)
+    return _LAX[op](x, AXIS)
+
+
+def _gather_body(x, *, n: int):
+    return jax.lax.all_gather(x, AXIS, tiled=True)
+
+
+def _scatter_body(x, *, n: int, op: str):
+    if op == "sum":
         return jax.lax.psum_scatter(x, AXIS, tiled=True)
-    total = all_reduce(x, op)
-    rank = jax.lax.axis_index(AXIS) if _state.inside else jax.process_index()
-    return jax.lax.dynamic_slice_in_dim(total, rank * (x.shape[0] // n), x.shape[0] // n, axis=0)
+    rows = x.shape[0] // n
+    return jax.lax.dynamic_slice_in_dim(_reduce_body(x, n=n, op=op), jax.lax.axis_index(AXIS) * rows, rows, axis=0)
 
 
-def broadcast(x, root: int):
-    """Rank `root`'s `x` on every rank."""
-    n = jax.process_count()
+def _broadcast_body(x, *, n: int, root: int):
+    return jnp.reshape(jax.lax.all_gather(x[None], AXIS, tiled=True), (n, *x.shape))[root]
+
+
+def _all_to_all_body(x, *, n: int):
+    return jax.lax.all_to_all(x, AXIS, 0, 0, tiled=True)
+
+
+_BODIES = {"reduce": _reduce_body, "gather": _gather_body, "scatter": _scatter_body, "broadcast": _broadcast_body,
+           "all_to_all": _all_to_all_body}
+
+
+@functools.lru_cache(maxsize=None)
+def _group_program(kind: str, ranks: tuple[int, ...], params: tuple) -> Callable:
+    body = functools.partial(_BODIES[kind], n=len(ranks), **dict(params))
+
+    def run(rows):
+        with _tracing_body():
+            return body(rows[0])[None]
+
+    return jax.jit(jax.shard_map(run, mesh=group_mesh(ranks), in_specs=P(AXIS), out_specs=P(AXIS), check_vma=False))
+
+
+def _collective(kind: str, x, ranks: tuple[int, ...], **params):
+    """Run collective `kind` on this rank's `x`: traced into the SPMD program, or eagerly over the group."""
+    if _state.inside:
+        return _BODIES[kind](x, n=len(ranks), **params)
+    me = jax.process_index()
+    if me not in ranks:
+        from ..errors import CommunicationError
+
+        raise CommunicationError(f"rank {me} is not a member of the group of ranks {list(ranks)}: only its members "
+                                 f"call its collectives")
+    mesh = group_mesh(ranks)
+    x = jnp.asarray(x)
+    row = jax.device_put(x[None], mesh.devices[ranks.index(me)])
+    rows = jax.make_array_from_single_device_arrays((len(ranks), *x.shape), NamedSharding(mesh, P(AXIS)), [row])
+    out = _group_program(kind, ranks, tuple(sorted(params.items())))(rows)
+    return settled(out.addressable_data(0)[0])
+
+
+def _trivial(x, ranks: tuple[int, ...]) -> bool:
+    """One rank, or a traced value outside the SPMD program: the collective keeps its one-rank meaning."""
+    return not _state.inside and (len(ranks) == 1 or isinstance(x, jax.core.Tracer))
+
+
+def all_reduce(x, op: str, ranks: tuple[int, ...] | None = None):
+    """Reduce `x` elementwise over the group's ranks; every member gets the result."""
+    ranks = _resolve(ranks, "AllReduce")
+    return x if _trivial(x, ranks) else _collective("reduce", x, ranks, op=op)
+
+
+def all_gather(x, ranks: tuple[int, ...] | None = None):
+    """Concatenate every member's `x` along axis 0, in group-rank order (MindSpore's AllGather)."""
+    ranks = _resolve(ranks, "AllGather")
+    if _trivial(x, ranks):
+        return jnp.concatenate([x] * len(ranks), axis=0) if len(ranks) > 1 else x
+    return _collective("gather", x, ranks)
+
+
+def reduce_scatter(x, op: str, ranks: tuple[int, ...] | None = None):
+    """Reduce `x` over the group and give group rank r the r-th of `group size` equal slices along axis 0."""
+    ranks = _resolve(ranks, "ReduceScatter")
+    n = len(ranks)
+    if x.ndim == 0 or x.shape[0] % n:
+        raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by the group size {n}")
+    if _trivial(x, ranks):
+        me = ranks.index(jax.process_index()) if jax.process_index() in ranks else 0
+        return jax.lax.dynamic_slice_in_dim(x, me * (x.shape[0] // n), x.shape[0] // n, axis=0)
+    return _collective("scatter", x, ranks, op=op)
+
+
+def broadcast(x, root: int, ranks: tuple[int, ...] | None = None):
+    """Group rank `root`'s `x` on every member."""
+    ranks = _resolve(ranks, "Broadcast")
+    n = len(ranks)
     if not 0 <= root < n:
         raise ValueError(f"root_rank={root} is not a rank of this group of {n}")
-    if n == 1 or (isinstance(x, jax.core.Tracer) and not _state.inside):
-        return x
-    return jnp.reshape(all_gather(x[None]), (n, *x.shape))[root]
+    return x if _trivial(x, ranks) else _collective("broadcast", x, ranks, root=root)
 
 
-@functools.lru_cache(maxsize=None)
-def _eager_reduce(op: str) -> Callable:
-    return jax.jit(lambda rows: _NUMPY[op](rows, axis=0)[None].repeat(rows.shape[0], 0),
-                   out_shardings=row_sharding())
+def all_to_all(x, ranks: tuple[int, ...] | None = None):
+    """Cut `x` into `group size` equal blocks along axis 0; block j goes to group rank j, and rank r's result is
+    the blocks it got, in group-rank order (MindSpore's AlltoAll with split and concat on axis 0)."""
+    ranks = _resolve(ranks, "AlltoAll")
+    n = len(ranks)
+    if x.ndim == 0 or x.shape[0] % n:
+        raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by the group size {n}")
+    return x if _trivial(x, ranks) else _collective("all_to_all", x, ranks)
 
 
-@functools.lru_cache(maxsize=None)
-def _eager_gather() -> Callable:
-    return jax.jit(lambda rows: jnp.broadcast_to(rows.reshape(1, -1, *rows.shape[2:]),
-                                                 (rows.shape[0], rows.shape[0] * rows.shape[1], *rows.shape[2:])),
-                   out_shardings=row_sharding())
+def permute(x, src: int, dst: int, keep: bool):
+    """Inside the SPMD program: world rank `src`'s `x` arrives on rank `dst` (`lax.ppermute`, one pair); every
+    other rank gets zeros. `keep` (the sender's side, whose program reads nothing of the permute) ties the
+    permute to a no-op host callback of one element: jax and XLA drop a computation nobody reads, and the
+    receiver would wait for it forever."""
+    out = jax.lax.ppermute(x, AXIS, [(src, dst)])
+    if keep and out.size:
+        jax.debug.callback(_ignore, out.reshape(-1)[:1])
+    return out
+
+
+def _ignore(_value) -> None:
+    """The sender's keep-alive callback (see `permute`): the value is not needed."""
