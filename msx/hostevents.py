@@ -6,6 +6,12 @@ context, so an inactive profiler costs one global read. While `msx.Profiler`
 runs, each span is a `jax.profiler.TraceAnnotation` (it shows in the
 Perfetto / TensorBoard trace) and is also kept in `EVENTS` as
 (kind, name, start_ns, end_ns) for the profiler's per-stage table.
+
+jax dispatches asynchronously: a step whose result the user drops is still
+running when the profiler stops, and its XLA ops would fall outside the trace
+(the documented `for ...: step(x)` loop then gives an empty table). While
+profiling, every compiled run's outputs are held in `PENDING` so that the
+profiler can wait for them before it stops the trace.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import jax
 
 ACTIVE = False
 EVENTS: list[tuple[str, str, int, int]] = []
+PENDING: list = []   # outputs of runs dispatched while profiling, waited for when the trace stops
 _NOTHING = contextlib.nullcontext()
 
 
@@ -39,3 +46,17 @@ def mark(kind: str, name: str = "") -> None:
     if ACTIVE:
         now = time.perf_counter_ns()
         EVENTS.append((kind, name, now, now))
+
+
+def hold(outputs):
+    """Keep a run's outputs (jax arrays, or a tuple of them) until the profiler waits for them; returns them."""
+    if ACTIVE:
+        PENDING.append(outputs)
+    return outputs
+
+
+def wait_for_pending() -> None:
+    """Block until every run dispatched while profiling has finished, then forget them."""
+    pending = PENDING[:]
+    PENDING.clear()
+    jax.block_until_ready(pending)

@@ -211,6 +211,45 @@ def test_analyse_waits_for_queued_device_work(heavy, tmp_path):
     assert result.summary["runs_per_graph"] == {jf.__name__: 5}
 
 
+def test_analyse_waits_for_steps_whose_results_were_dropped(heavy, tmp_path):
+    """A forward-only loop holds no live result (no Parameter is written): the runs jax still has queued are
+    waited for, not lost (this loop gave an empty table before)."""
+    _, net, _, _ = digits_step(hidden=512)
+    forward = ms.jit(lambda x: net(x))
+    x = heavy[1]
+    forward(x).asnumpy()
+    prof = ms.Profiler(output_path=str(tmp_path))
+    for _ in range(4):
+        forward(x)
+    result = prof.analyse()
+    assert result.summary["graph_runs"] == 4 and not hostevents.PENDING
+
+
+def test_xprof_reads_the_trace_in_msx_names(profiled):
+    """XProf's own reader (what TensorBoard's profile plugin serves) shows msx nodes and Cells, not XLA's
+    fusion names: the trace viewer's XLA op events and the framework-op statistics."""
+    tool_data = pytest.importorskip("xprof.convert.raw_to_tool_data").xspace_to_tool_data
+    result, _, _ = profiled
+    xplanes = [os.path.join(d, f) for d, _, fs in os.walk(result.files["jax_trace"]) for f in fs
+               if f.endswith(".xplane.pb")]
+    trace = json.loads(tool_data(xplanes, "trace_viewer", {})[0])
+    ops = [e for e in trace["traceEvents"] if e.get("args", {}).get("hlo_module") == "jit_train_step"]
+    assert ops
+    names = {e["name"] for e in ops}
+    assert any(n.startswith("Dense") and "MLP/fc1" in n for n in names), names
+    assert any("(bwd)" in n for n in names)
+    named = [e for e in ops if e["name"] != e["args"]["hlo_op"]]   # the rest are XLA's own (copies, layouts)
+    assert len(named) > len(ops) / 2 and all(e["name"].endswith(f"({e['args']['hlo_op']})") for e in named)
+    stats = json.loads(tool_data(xplanes, "framework_op_stats", {})[0])[0]
+    cols = [c["id"] for c in stats["cols"]]
+    rows = [dict(zip(cols, [c.get("v") for c in row["c"]])) for row in stats["rows"]]
+    dense = {r["operation"] for r in rows if r["type"] == "Dense"}
+    assert any(o.startswith("MLP/fc1/Grad_0/body/Dense_") for o in dense), rows
+    assert any(o.startswith("MLP/fc2/") and o.endswith("/backward") for o in dense), rows
+    assert any(r["type"] == "OptimizerUpdate" for r in rows)
+    assert sum(r["occurrences"] for r in rows if r["operation"].startswith("MLP/")) <= len(ops)
+
+
 def test_profiler_errors(tmp_path):
     with pytest.raises(TypeError, match="unknown argument"):
         ms.Profiler(output_path=str(tmp_path), colour="red")

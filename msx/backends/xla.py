@@ -210,7 +210,7 @@ class XlaBackend(BackendBase):
             return handle.spmd.run(compiled, inputs)
         if hostevents.ACTIVE:
             with hostevents.span("msx.run", handle.graph.name if isinstance(handle, XlaExecutable) else "polymorphic"):
-                return self._run(compiled, handle, inputs)
+                return hostevents.hold(self._run(compiled, handle, inputs))
         return self._run(compiled, handle, inputs)
 
     def direct(self, handle: XlaExecutable | PolymorphicExecutable):

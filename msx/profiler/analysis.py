@@ -15,7 +15,7 @@ import io
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..atomic import write_atomic
 from ..backends.xla import BUILT, module_name
@@ -238,24 +238,56 @@ def write_outputs(result: ProfileResult, folder: str, events: list[OpEvent], met
     result.files.update({"table": table, "summary": summary, "trace": trace})
 
 
+def _msx_sites(maps: dict, module: str, op: str) -> tuple[Graph, list[tuple[Site, float]]] | None:
+    """The msx graph and node shares an XLA op (`op` in HLO module `module`) computes; None if msx built neither."""
+    entries = maps.get(module)
+    if not entries:
+        return None
+    entry = _pick(entries, op)
+    shares = [(s, f) for s, f in _hlo_map(entry).shares(op) if s.node is not None]
+    return (entry[0].graph, shares) if shares else None
+
+
+def _node_names(shares: list[tuple[Site, float]]) -> str:
+    """"Dense + ReLU (bwd)": the msx ops an XLA op fuses, four at most."""
+    return " + ".join(f"{s.node.op}{' (bwd)' if s.backward else ''}" for s, _ in shares[:4]) + \
+        (" + ..." if len(shares) > 4 else "")
+
+
+def xprof_namer() -> Callable[[str, str], tuple[str, str] | None]:
+    """Names for `xplane.name_xla_ops`: an XLA op's display name (the msx ops it fuses, their Cells, XLA's own
+    name) and its framework op `"<Cell path>/<node path>:<op>"` after the node with the largest share of its work."""
+    maps = _module_maps()
+
+    def namer(module: str, op: str) -> tuple[str, str] | None:
+        found = _msx_sites(maps, module, op)
+        if found is None:
+            return None
+        graph, shares = found
+        cells = ", ".join(sorted({s.node.scope for s, _ in shares if s.node.scope}))
+        display = f"{_node_names(shares)}{f' [{cells}]' if cells else ''} ({op})"
+        main = max(shares, key=lambda sf: sf[1])[0]
+        name = "/".join(p for p in (main.node.scope or graph.name, main.path.replace("#", "_")) if p)
+        return display, f"{name}{'/backward' if main.backward else ''}:{main.node.op}"   # XProf's op names have no '#'
+
+    return namer
+
+
 def _trace_events(events: list[OpEvent]) -> list[dict]:
     maps = _module_maps()
     threads: dict[str, int] = {}
     out = []
     for e in events:
         tid = threads.setdefault(e.thread, len(threads) + 1)
-        entries = maps.get(e.module)
         args: dict[str, Any] = {"hlo_module": e.module, "hlo_op": e.op, "run_id": e.run_id}
         name = e.op
-        if entries:
-            entry = _pick(entries, e.op)
-            shares = [(s, f) for s, f in _hlo_map(entry).shares(e.op) if s.node is not None]
-            if shares:
-                name = " + ".join(f"{s.node.op}{' (bwd)' if s.backward else ''}" for s, _ in shares[:4]) + \
-                    (" + ..." if len(shares) > 4 else "")
-                args["msx_nodes"] = [f"{entry[0].graph.name}:{s.path}" for s, _ in shares]
-                args["cells"] = sorted({s.node.scope for s, _ in shares if s.node.scope})
-                args["source"] = sorted({f"{s.node.loc.file}:{s.node.loc.line}" for s, _ in shares if s.node.loc})
+        found = _msx_sites(maps, e.module, e.op)
+        if found is not None:
+            graph, shares = found
+            name = _node_names(shares)
+            args["msx_nodes"] = [f"{graph.name}:{s.path}" for s, _ in shares]
+            args["cells"] = sorted({s.node.scope for s, _ in shares if s.node.scope})
+            args["source"] = sorted({f"{s.node.loc.file}:{s.node.loc.line}" for s, _ in shares if s.node.loc})
         out.append({"name": name, "ph": "X", "ts": e.start_ns / 1e3, "dur": e.self_ns / 1e3, "pid": 1, "tid": tid,
                     "args": args})
     out += [{"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": thread}}

@@ -21,8 +21,9 @@ from typing import Any, Callable, Iterable
 from .. import hostevents
 from ..errors import ProfilerError
 from ..ignored_args import not_honoured
-from .analysis import ProfileResult, analyse_events, write_outputs
+from .analysis import ProfileResult, analyse_events, write_outputs, xprof_namer
 from .trace import find_xplane, read_op_events
+from .xplane import name_xla_ops
 
 
 class ProfilerActivity(enum.Enum):
@@ -199,6 +200,7 @@ class profile:  # noqa: N801 - MindSpore's name
             return
         # jax dispatches asynchronously: wait for the device work already queued, or the last steps' kernels
         # would fall outside the trace (an empty table for a short loop)
+        hostevents.wait_for_pending()               # the runs whose outputs the user dropped (a `step(x)` loop)
         jax.block_until_ready(jax.live_arrays())
         self._close_step()
         hostevents.ACTIVE = False
@@ -207,6 +209,8 @@ class profile:  # noqa: N801 - MindSpore's name
         jax.profiler.stop_trace()
         xplane = find_xplane(self._dir)
         self._events = read_op_events(xplane) if xplane else []
+        if self._events:
+            name_xla_ops(xplane, xprof_namer())   # XProf / TensorBoard then show msx's nodes and Cells
         self._host = list(hostevents.EVENTS)
         hostevents.EVENTS.clear()
 
