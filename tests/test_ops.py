@@ -604,6 +604,8 @@ CHECKED_BY_LAYER_GOLDENS = {
 # collectives: tests/test_parallel.py runs them over two msrun ranks, eagerly and jitted, against numpy
 COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "RankSlice"}
 COLLECTIVES |= {"Shard"}  # the sharding constraint: tests/test_sharding.py trains through it on 8 devices
+# tests/test_mint_distributed.py runs them over two msrun ranks, eagerly and jitted, against numpy
+COLLECTIVES |= {"AllToAll", "Send", "Receive", "Exchange"}
 
 
 def test_layer_goldens_cover_their_primitives():

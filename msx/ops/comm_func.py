@@ -448,7 +448,9 @@ def _batch(p2p_op_list: list, what: str) -> list:
     ops = [(o, _peer(o.peer, group, what, "peer")) for o in p2p_op_list]
     results: list = [None] * len(ops)
     if any(_traced(o.tensor) for o, _ in ops):
-        order = sorted(range(len(ops)), key=lambda i: (me, ops[i][1]) if ops[i][0].op == "isend" else (ops[i][1], me))
+        _pair_exchanges(ops, results, group)
+        order = sorted((i for i in range(len(ops)) if results[i] is None),
+                       key=lambda i: (me, ops[i][1]) if ops[i][0].op == "isend" else (ops[i][1], me))
     else:
         order = [i for i in range(len(ops)) if ops[i][0].op == "isend"] + \
                 [i for i in range(len(ops)) if ops[i][0].op == "irecv"]
@@ -460,6 +462,19 @@ def _batch(p2p_op_list: list, what: str) -> list:
         else:
             results[i] = _recv(o.tensor, peer, group, 0)
     return results
+
+
+def _pair_exchanges(ops: list, results: list, group: str) -> None:
+    """In a compiled batch, an isend to a peer and an irecv from the same peer, of one shape and dtype, become
+    one `Exchange` (both ranks' programs hold the same ppermute); the results of the paired ops are filled in."""
+    for i, (o, peer) in enumerate(ops):
+        if o.op != "isend" or results[i] is not None:
+            continue
+        j = next((j for j, (r, p) in enumerate(ops) if r.op == "irecv" and p == peer and results[j] is None
+                  and tuple(r.tensor.shape) == tuple(o.tensor.shape) and r.tensor.dtype == o.tensor.dtype), None)
+        if j is not None:
+            results[j] = apply(comm_ops.exchange, (o.tensor,), {"peer": peer, "group": group})
+            results[i] = Tensor(np.zeros((), np.float32))
 
 
 def batch_isend_irecv(p2p_op_list: list) -> list:

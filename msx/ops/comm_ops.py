@@ -112,6 +112,19 @@ def receive(like, *, src: int, tag: int = 0, group: str = "hccl_world_group"):
     return p2p.recv(like.shape, like.dtype, src, tag)
 
 
+@primitive("Exchange", internal=_P2P, attrs=("peer", "group"), category="comm", differentiable=False)
+def exchange(x, *, peer: int, group: str = "hccl_world_group"):
+    """`x` goes to world rank `peer` and `peer`'s tensor of the same shape and dtype comes back: a compiled
+    `batch_isend_irecv` holding an isend to and an irecv from one peer (one `lax.ppermute` over both pairs)."""
+    _p2p_world(group, "batch_isend_irecv")
+    if spmd.inside():
+        return spmd.exchange(x, peer)
+    if isinstance(x, jax.core.Tracer):   # the capture's shape pass: the peer's tensor is like this one
+        return x
+    raise CommunicationError("Exchange runs only inside a compiled graph; eagerly batch_isend_irecv sends, "
+                             "then receives")
+
+
 class ReduceOp:
     """MindSpore's reduction kinds for `AllReduce`."""
 

@@ -479,5 +479,14 @@ def permute(x, src: int, dst: int, keep: bool):
     return out
 
 
+def exchange(x, peer: int):
+    """Inside the SPMD program: this rank and world rank `peer` swap tensors of one shape and dtype — one
+    `lax.ppermute` over both pairs, which both ranks' programs build alike. Two one-way permutes would be
+    independent ops, which XLA's CPU runtime may run concurrently and in different orders on the two ranks,
+    and gloo then waits forever."""
+    me = jax.process_index()
+    return jax.lax.ppermute(x, AXIS, sorted([(me, peer), (peer, me)]))
+
+
 def _ignore(_value) -> None:
     """The sender's keep-alive callback (see `permute`): the value is not needed."""
