@@ -173,6 +173,30 @@ class IfElifElse(nn.Cell):
         return out
 
 
+class NestedBreak(nn.Cell):
+    """`break` out of an inner tensor while loop (the branch that breaks goes on with the outer loop's body and
+    calls the outer header), and a `return` from inside the outer loop."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
+
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 4:
+            j = ms.Tensor(0, ms.int32)
+            while j < 3:
+                x = ops.matmul(x, self.w) - 0.1
+                if x.sum() > 6.0:
+                    break
+                j = j + 1
+            if x.sum() > 20.0:
+                return x * 0.5 - ops.cast(i, ms.float32)
+            x = x * 0.25 + ops.cast(j, ms.float32) * 0.1
+            i = i + 1
+        return x
+
+
 class OpsMix(nn.Cell):
     """Shape, elementwise, reduction and pooling ops MindSpore's exports use, on one 4-D input."""
 
@@ -250,6 +274,9 @@ LATER = {
                                        [("while_continue_odd", [_x(11, 0.3)])]),         # continue 2nd, 4th
     "for_break": lambda: run_case("for_break", ForBreak(), [_x(11, 0.3)],             # break in the 3rd pass
                                   [("for_break_never", [np.full((2, 4), -0.5, np.float32)])]),
+    "nested_break": lambda: run_case("nested_break", NestedBreak(), [_x(15, 0.3)],
+                                     [("nested_break_return", [np.full((2, 4), 2.0, np.float32)]),
+                                      ("nested_break_neg", [np.full((2, 4), -0.5, np.float32)])]),
     # the sum the chain tests is 0.4 + 1.2 * x.sum(): inputs near 1, 0 and -1 take the if, the elif, the else
     "if_elif_else": lambda: run_case("if_elif_else", IfElifElse(), [_x(12, 0.05) + 1],
                                      [("if_elif_else_mid", [_x(13, 0.05)]), ("if_elif_else_low", [_x(14, 0.05) - 1])]),
