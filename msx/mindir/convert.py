@@ -305,7 +305,7 @@ class Converter:
         if len(keys) == 1:
             return _rebuild(keys[0][0], outs)
         tag = next(outs)
-        return Choice(tag, tuple(_rebuild(key[0], outs) for key in keys))
+        return Choice(tag, tuple(_rebuild(key[0], outs) for key in keys), where)
 
     def _alternatives(self, value, where: str) -> tuple[Any, list["Outcome"]]:
         """The outcomes `value` may be, and the tag that picks one (None where it is one outcome)."""
@@ -348,7 +348,7 @@ class Converter:
         tags = [self._map_tag(builder, t, [keys.index(x.key) for x in alts], where)
                 for t, alts in ((tag_a, alts_a), (tag_b, alts_b))]
         tag = builder.primitive("Select", [pred, *tags], {}, where)
-        return Choice(tag, tuple(_rebuild(key[0], iter(picked[key])) for key in keys))
+        return Choice(tag, tuple(_rebuild(key[0], iter(picked[key])) for key in keys), where)
 
     def _loop_branch(self, name: str) -> bool | None:
         """True/False: which Switch branch of graph `name` loops back to it; None if neither or both do. An
@@ -451,7 +451,8 @@ class Converter:
         for j, i in enumerate(i for i in range(len(alts)) if i != back[0]):
             table[i] = j
         values = tuple(_rebuild(e.key[0], left) for e in exits)
-        broke = values[0] if len(values) == 1 else Choice(self._map_tag(builder, out_tag, table, where), values)
+        broke = values[0] if len(values) == 1 else Choice(self._map_tag(builder, out_tag, table, where), values,
+                                                           where)
         normal = builder.primitive("Equal", [out_tag, np.asarray(back[0], np.int32)], {}, where)
         return self._select(builder, normal, ended, broke, where)
 
@@ -488,8 +489,9 @@ class Converter:
         if isinstance(value, Choice):
             kinds = "; ".join(_show_value(v) for v in value.alts)
             raise UnsupportedMindIRError(f"{self.path}: {where} is one of {len(value.alts)} results of different "
-                                         f"kinds, picked at run time ({kinds}); msx needs one kind of result here",
-                                         {"output": (1, where)})
+                                         f"kinds ({kinds}), picked at run time by the tensor if or loop at "
+                                         f"{value.origin}; msx needs one kind of result here",
+                                         {"output": (1, value.origin)})
         if isinstance(value, (bool, int, float)):
             value = as_array(value)
         if is_tensor(value):

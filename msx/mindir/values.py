@@ -47,6 +47,7 @@ class Choice:
 
     tag: Any
     alts: tuple
+    origin: str = ""  # the node whose tensor `if` or loop made the choice, for error messages
 
 
 class Lazy:
