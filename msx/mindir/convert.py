@@ -315,7 +315,7 @@ class Converter:
         return None, [self._outcome(value, where)]
 
     def _outcome(self, value, where: str) -> "Outcome":
-        leaves, tree = self._leaves(value, where, choices=False)
+        leaves, tree = self._leaves(value, where)
         return Outcome((tree, tuple(abstract_of(x) for x in leaves)), leaves, force(value))
 
     def _map_tag(self, builder: GraphBuilder, tag, table: list[int], where: str):
@@ -472,19 +472,20 @@ class Converter:
                                              f"{i} ({old!r} -> {nxt!r})", {"while": (1, name)})
 
     # ------------------------------------------------------------ results
-    def _leaves(self, value, where: str, choices: bool = True) -> tuple[list, Any]:
+    def _leaves(self, value, where: str, statics: bool = False) -> tuple[list, Any]:
         """Flatten a (nested tuple) result into tensor leaves and a tree; statics stay in the tree, a tail call
-        is a node of it. A run-time choice between outcomes of different kinds has no one tree."""
+        is a node of it (its Python-number arguments too: a loop's non-tensor arguments stay constants). A
+        run-time choice between outcomes of different kinds has no one tree."""
         value = force(value)
         if isinstance(value, tuple):
             leaves, trees = [], []
             for v in value:
-                sub, tree = self._leaves(v, where, choices)
+                sub, tree = self._leaves(v, where, statics)
                 leaves += sub
                 trees.append(tree)
             return leaves, ("tuple", tuple(trees))
         if isinstance(value, TailCall):
-            leaves, tree = self._leaves(value.args, where, choices)
+            leaves, tree = self._leaves(value.args, where, statics=True)
             return leaves, ("tail", value.target, tree)
         if isinstance(value, Choice):
             kinds = "; ".join(_show_value(v) for v in value.alts)
@@ -493,11 +494,15 @@ class Converter:
                                          f"{value.origin}; msx needs one kind of result here",
                                          {"output": (1, value.origin)})
         if isinstance(value, (bool, int, float)):
+            if statics:
+                return [], ("const", value)
             value = as_array(value)
         if is_tensor(value):
             return [value], ("leaf",)
         if value is MONAD or value is None:
             return [], ("static", repr(value))
+        if statics:  # a graph, a partial application...: the same object wherever the branches agree
+            return [], ("const", _Same(value))
         raise UnsupportedMindIRError(f"{self.path}: {where} is {_show_value(value)}, not tensors",
                                      {"output": (1, where)})
 
@@ -519,6 +524,20 @@ def _union_keys(alternatives) -> list:
             if a.key not in keys:
                 keys.append(a.key)
     return keys
+
+
+class _Same:
+    """A non-tensor loop argument in an outcome's kind: equal only to itself (numpy arrays inside it have no
+    truth value to compare by)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
 
 
 _NP_DTYPES = {d.name: d for d in TENSOR_DTYPES.values()}
@@ -547,6 +566,8 @@ def _rebuild(tree, outs):
         return tuple(_rebuild(t, outs) for t in tree[1])
     if kind == "tail":
         return TailCall(tree[1], _rebuild(tree[2], outs))
+    if kind == "const":
+        return tree[1].value if isinstance(tree[1], _Same) else tree[1]
     return MONAD if tree[1] == "U" else None
 
 
