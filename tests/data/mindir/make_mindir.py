@@ -102,13 +102,18 @@ class NestedWhile(nn.Cell):
         return x
 
 
-class WhileBreak(nn.Cell):
-    """A tensor while loop left through `break` inside a tensor `if` (MindSpore: the if's branch graph calls the
-    loop's exit graph, the other branch the header again)."""
+class GrowingW(nn.Cell):
+    """The loop cases' weight, diag(1.2 ... 1.8) + 0.05: x @ w grows x each pass, so tensor conditions flip after
+    a few passes."""
 
     def __init__(self):
         super().__init__()
         self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
+
+
+class WhileBreak(GrowingW):
+    """A tensor while loop left through `break` inside a tensor `if` (MindSpore: the breaking branch's graph runs
+    a copy of the code after the loop, the other branch calls the loop header again)."""
 
     def construct(self, x):
         i = ms.Tensor(0, ms.int32)
@@ -120,12 +125,8 @@ class WhileBreak(nn.Cell):
         return x * 2.0 + ops.cast(i, ms.float32)
 
 
-class WhileContinue(nn.Cell):
+class WhileContinue(GrowingW):
     """A tensor while loop whose `continue` (in a tensor `if`) skips the rest of the body."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
 
     def construct(self, x):
         i = ms.Tensor(0, ms.int32)
@@ -138,12 +139,8 @@ class WhileContinue(nn.Cell):
         return x
 
 
-class ForBreak(nn.Cell):
+class ForBreak(GrowingW):
     """`for` over a Python range with `break` in a tensor `if` (MindSpore unrolls the range)."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
 
     def construct(self, x):
         for _ in range(4):
@@ -173,13 +170,9 @@ class IfElifElse(nn.Cell):
         return out
 
 
-class NestedBreak(nn.Cell):
+class NestedBreak(GrowingW):
     """`break` out of an inner tensor while loop (the branch that breaks goes on with the outer loop's body and
     calls the outer header), and a `return` from inside the outer loop."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
 
     def construct(self, x):
         i = ms.Tensor(0, ms.int32)
