@@ -64,6 +64,10 @@ class OpContext:
         ins = []
         for x in inputs:
             x = force(x)
+            if isinstance(x, Choice):
+                self.unsupported(f"an input of {name} is one of {len(x.alts)} results of different kinds "
+                                 f"({'; '.join(_show_value(v) for v in x.alts)}), picked at run time by the tensor "
+                                 f"if or loop at {x.origin}")
             if not (is_tensor(x) or isinstance(x, (bool, int, float))):
                 self.unsupported(f"an input of {name} is {type(x).__name__} {x!r}, not a tensor")
             ins.append(x)
@@ -285,7 +289,6 @@ class Converter:
             builders.append(sb)
             results.append(self._alternatives(value, f"{where}: the {tag} branch"))
         keys = _union_keys(alts for _, alts in results)
-        outputs = []
         for sb, (tag, alts) in zip(builders, results):
             if len(keys) == 1:
                 leaves = alts[0].leaves
@@ -294,14 +297,11 @@ class Converter:
                 leaves = [self._map_tag(sb, tag, [keys.index(a.key) for a in alts], where)]
                 for key in keys:
                     leaves += mine[key] if key in mine else [_zeros(ab) for ab in key[1]]
-            outputs.append(tuple(abstract_of(x) for x in leaves))
+            outputs = [abstract_of(x) for x in leaves]  # the same in both branches: one list of kinds
             sb.graph.outputs = [sb.local(x) for x in leaves]
-        if outputs[0] != outputs[1]:
-            raise MalformedFileError(f"{self.path}: {where}: the branches of an if return "
-                                     f"{_show_types(outputs[0])} vs {_show_types(outputs[1])}")
         captured = close_over(builders, explicit=0)
         outs = iter(parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
-                                              outputs=list(outputs[0])), where))
+                                              outputs=outputs), where))
         if len(keys) == 1:
             return _rebuild(keys[0][0], outs)
         tag = next(outs)
@@ -632,10 +632,6 @@ def _show_value(value) -> str:
     if isinstance(value, (GraphRef, PartialValue, SwitchValue)):
         return type(value).__name__
     return repr(value)
-
-
-def _show_types(abstracts) -> str:
-    return f"{len(abstracts)} tensor(s) {', '.join(map(str, abstracts))}"
 
 
 def _short(name: str) -> str:
