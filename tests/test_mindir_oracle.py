@@ -19,7 +19,8 @@ from msx import nn, ops
 from oracle.live import mindspore_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RUNNER = os.path.join(HERE, "data", "mindir", "run_in_mindspore.py")
+DATA = os.path.join(HERE, "data", "mindir")
+RUNNER = os.path.join(DATA, "run_in_mindspore.py")
 
 
 class MLP(nn.Cell):
@@ -136,7 +137,15 @@ def cases():
             ("flow_neg", None, -np.abs(rng.standard_normal((3, 8))).astype(np.float32) - 3.0),
             ("mix", Mix(), rng.integers(0, 7, (2, 3)).astype(np.int32)),
             ("mix2", Mix2(), rng.standard_normal((2, 3, 4)).astype(np.float32)),
-            ("mix3", mix3, rng.standard_normal((2, 3, 4)).astype(np.float32))]
+            ("mix3", mix3, rng.standard_normal((2, 3, 4)).astype(np.float32)),
+            # MindSpore's own break/return loops, read by msx (a While carrying an outcome tag) and written back
+            ("while_break", _mindspore_file("while_break"), np.load(os.path.join(DATA, "while_break.input.npy"))),
+            ("nested_break", _mindspore_file("nested_break"), np.full((2, 4), 2.0, np.float32)),
+            ("nested_break_neg", None, np.full((2, 4), -0.5, np.float32))]
+
+
+def _mindspore_file(name: str) -> nn.GraphCell:
+    return nn.GraphCell(ms.load(os.path.join(DATA, name + ".mindir")))
 
 
 @pytest.fixture(scope="module")

@@ -62,7 +62,10 @@ def test_branchy_takes_both_branches_exactly(loaded):
 
 
 @pytest.mark.parametrize("name", ["mlp", "lenetish", "branchy_pos", "branchy_neg", "while_loop", "while_loop_big",
-                                  "nested_while"])
+                                  "nested_while", "while_break", "while_break_never", "while_continue",
+                                  "while_continue_odd", "for_break", "for_break_never", "if_elif_else",
+                                  "if_elif_else_mid", "if_elif_else_low", "nested_break", "nested_break_return",
+                                  "nested_break_neg"])
 def test_under_jit(name, loaded):
     path, x, want = case_data(name)
     cell = nn.GraphCell(loaded[os.path.basename(path)])
@@ -91,6 +94,132 @@ def test_nested_while_is_a_loop_in_a_loop(loaded):
     outer = [n for n in g.nodes if n.op == "While"]
     assert len(outer) == 1
     assert any(n.op == "While" for sub in outer[0].subgraphs.values() for n in sub.nodes)
+
+
+# The Python loops MindSpore exported (make_mindir.py), in numpy float64: (output, the path taken).
+def _while_break(x, w):
+    i, path = 0, []
+    while i < 6:
+        x = x @ w + 0.1
+        if x.sum() > 10.0:
+            path.append("break")
+            break
+        i += 1
+    return x * 2.0 + i, path
+
+
+def _while_continue(x, w):
+    i, path = 0, []
+    while i < 5:
+        i += 1
+        x = np.tanh(-(x @ w)) + 0.05
+        if x.mean() > 0.0:
+            path.append("continue")
+            continue
+        path.append("rest")
+        x = x - 0.2
+    return x, path
+
+
+def _for_break(x, w):
+    path = []
+    for _ in range(4):
+        x = x @ w * 0.9 + 0.25
+        if x.max() > 2.0:
+            path.append("break")
+            break
+    return 1 / (1 + np.exp(-x)), path
+
+
+def _nested_break(x, w):
+    i, path = 0, []
+    while i < 4:
+        j = 0
+        while j < 3:
+            x = x @ w - 0.1
+            if x.sum() > 6.0:
+                path.append("break")
+                break
+            j += 1
+        if x.sum() > 20.0:
+            path.append("return")
+            return x * 0.5 - i, path
+        x = x * 0.25 + j * 0.1
+        i += 1
+    return x, path
+
+
+LOOPS = {"while_break": _while_break, "while_continue": _while_continue, "for_break": _for_break,
+         "nested_break": _nested_break}
+
+
+@pytest.mark.parametrize("file", sorted(LOOPS))
+def test_break_continue_and_return_follow_the_python_loop(file, loaded):
+    """MindSpore writes `break`/`continue`/`return` in a loop as graph calls (the breaking branch runs a copy of
+    the code after the loop); msx reads them into a While that carries which way its body ended. Checked
+    against the loop itself in float64, on inputs that take each way out (and one that takes none)."""
+    g = loaded[file + ".mindir"]
+    w = g.weights["w"].astype(np.float64)
+    cell = nn.GraphCell(g)
+    paths = []
+    for name in (n for n, e in INDEX.items() if e["file"] == file + ".mindir"):
+        _, x, _ = case_data(name)
+        want, path = LOOPS[file](x.astype(np.float64), w)
+        paths.append(path)
+        np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=0, atol=2e-5)
+    if file == "while_continue":  # each input takes `continue` in some passes and the rest of the body in others
+        assert all({"continue", "rest"} <= set(p) for p in paths) and len({tuple(p) for p in paths}) == 2
+    else:  # some inputs leave the loop early (by break, or return), another runs it to its end
+        assert [] in paths and any(p for p in paths)
+    if file == "nested_break":
+        assert any("return" in p for p in paths) and any("break" in p and "return" not in p for p in paths)
+
+
+def test_if_elif_else_takes_each_branch(loaded):
+    """MindSpore's if/elif/else on tensors is a Switch whose else branch holds the next Switch: nested Conds."""
+    g = loaded["if_elif_else.mindir"]
+    w, b = g.weights["fc.weight"].astype(np.float64), g.weights["fc.bias"].astype(np.float64)
+    cell = nn.GraphCell(g)
+    taken = set()
+    for name in ("if_elif_else", "if_elif_else_mid", "if_elif_else_low"):
+        _, x, _ = case_data(name)
+        y = x.astype(np.float64) @ w.T + b
+        s = y.sum()
+        taken.add(0 if s > 1.0 else 1 if s > -1.0 else 2)
+        want = y * 2.0 if s > 1.0 else 1 / (1 + np.exp(-y)) - 0.5 if s > -1.0 else -y + 3.0
+        np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=0, atol=2e-6)
+    assert taken == {0, 1, 2}
+
+
+def test_a_loop_left_early_carries_its_exit_in_the_while(loaded):
+    """One While per loop, no unrolling: the break file's While carries the header's arguments (w, i, x), then an
+    int32 outcome tag and the value the breaking branch computed (x * 2 + i); the nested file's inner loop (with
+    its break) is a While inside the outer While's body."""
+    g = loaded["while_break.mindir"]
+    (loop,) = [n for n in g.nodes if n.op == "While"]
+    assert [str(v.abstract) for v in loop.outputs] == ["f32[4,4]", "i32[]", "f32[2,4]", "i32[]", "f32[2,4]"]
+    nested = [n for n in loaded["nested_break.mindir"].nodes if n.op == "While"]
+    assert len(nested) == 1
+    assert any(n.op == "While" for sub in nested[0].subgraphs.values() for n in sub.nodes)
+
+
+def test_a_break_whose_result_differs_from_the_loops_is_refused(tmp_path):
+    """If leaving by `break` gives a value of another type than running the loop to its end, one graph output
+    cannot hold both: UnsupportedMindIRError, naming where."""
+    path, _, _ = case_data("while_break")
+    model = pb.ModelProto()
+    model.ParseFromString(open(path, "rb").read())
+    (breaking,) = [f for f in model.functions if "\u2713" in f.name]   # the ✓ branch: the code after the loop
+    counter = next(v.name for v in breaking.input if v.name.endswith("i"))
+    breaking.output[0].name = counter  # return the loop counter (i32[]) instead of x * 2 + i (f32[2, 4])
+    bad = tmp_path / "break_mismatch.mindir"
+    bad.write_bytes(model.SerializeToString())
+    with pytest.raises(UnsupportedMindIRError, match="results of different kinds") as info:
+        ms.load(str(bad))
+    assert "i32[]" in str(info.value) and "f32[2,4]" in str(info.value)
+    graphs = {f.name for f in model.functions}
+    (call,) = [n.name for n in model.graph.node if n.op_type[5:] in graphs]  # the main graph's call of the loop
+    assert info.value.unsupported["output"][1].endswith(f"node {call}")
 
 
 def test_gradients_flow_through_a_loaded_graph(loaded):

@@ -1,9 +1,17 @@
 """Pass 3 of reading a `.mindir` file (`msx.mindir.reader`): execute MindIR's graphs symbolically into one
 msx Graph — primitive calls through `msx.mindir.op_readers`, state nodes and tuples dropped, `Switch` of two
 `Partial`s a `Cond`, a self-calling graph a `While`, other calls inlined — checking every node's result
-against the type the file records."""
+against the type the file records.
+
+MindSpore writes `break`, `continue` and `return` inside a loop as calls: a branch that continues calls the
+loop header again (a `TailCall` here), a branch that breaks runs a copy of the code after the loop and
+returns its value. A tensor `if` whose branches end in different kinds of outcome becomes a `Cond` that
+returns an int32 tag with every outcome's values (a `Choice`); a loop whose body can end other than by
+calling its header carries that tag and the exit values in its state, stops when the tag says the body
+left, and picks between the outcome of leaving and the code after its normal end with `Select`s."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -16,7 +24,8 @@ from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError
 from .parse import Index, reaches
-from .values import GraphRef, Lazy, PartialValue, SwitchValue, TailCall, abstract_of, as_array, force, is_tensor
+from .values import (Choice, GraphRef, Lazy, PartialValue, SwitchValue, TailCall, abstract_of, as_array, force,
+                     is_tensor)
 from .proto import MONAD, TENSOR_DTYPES, A, attribute_value, attributes, dims_of, dtype_of, tensor_value
 
 MAX_INLINE_DEPTH = 200
@@ -55,6 +64,10 @@ class OpContext:
         ins = []
         for x in inputs:
             x = force(x)
+            if isinstance(x, Choice):
+                self.unsupported(f"an input of {name} is one of {len(x.alts)} results of different kinds "
+                                 f"({'; '.join(_show_value(v) for v in x.alts)}), picked at run time by the tensor "
+                                 f"if or loop at {x.origin}")
             if not (is_tensor(x) or isinstance(x, (bool, int, float))):
                 self.unsupported(f"an input of {name} is {type(x).__name__} {x!r}, not a tensor")
             ins.append(x)
@@ -133,8 +146,8 @@ class Converter:
 
     # ------------------------------------------------------------ graphs
     def call_graph(self, name: str, args: list, frame: Frame | None, builder: GraphBuilder, where: str):
-        if self.loops and self.loops[-1] == name:
-            return TailCall(tuple(args))
+        if name in self.loops:  # the innermost loop's back edge or `continue`, or an inner loop left for an outer
+            return TailCall(name, tuple(args))
         if name in self.inlining:
             raise UnsupportedMindIRError(f"{self.path}: {where}: graph {name} calls itself in a form msx cannot "
                                          f"turn into a loop", {"recursion": (1, name)})
@@ -269,23 +282,73 @@ class Converter:
     def _cond(self, sw: SwitchValue, args: list, frame: Frame, where: str):
         parent = frame.builder
         name = self._fresh("if")
-        builders, trees = [], []
+        builders, results = [], []
         for branch, tag in ((sw.on_true, "then"), (sw.on_false, "else")):
             sb = GraphBuilder(f"{name}_{tag}", self.budget, parent)
             value = self.call_value(branch, args, Frame(sb, frame), where)
-            leaves, tree = self._leaves(value, f"{where}: the {tag} branch")
-            sb.graph.outputs = [sb.local(x) for x in leaves]
             builders.append(sb)
-            trees.append(tree)
-        then_t, else_t = (tuple(abstract_of(o) for o in b.graph.outputs) for b in builders)
-        if trees[0] != trees[1] or then_t != else_t:
-            raise UnsupportedMindIRError(f"{self.path}: {where}: the branches of an if return different things "
-                                         f"({_show_types(then_t)} vs {_show_types(else_t)})",
-                                         {"Switch": (1, where)})
+            results.append(self._alternatives(value, f"{where}: the {tag} branch"))
+        keys = _union_keys(alts for _, alts in results)
+        for sb, (tag, alts) in zip(builders, results):
+            if len(keys) == 1:
+                leaves = alts[0].leaves
+            else:  # the branches end differently: each returns its outcome's tag and every outcome's values
+                mine = {a.key: a.leaves for a in alts}
+                leaves = [self._map_tag(sb, tag, [keys.index(a.key) for a in alts], where)]
+                for key in keys:
+                    leaves += mine[key] if key in mine else [_zeros(ab) for ab in key[1]]
+            outputs = [abstract_of(x) for x in leaves]  # the same in both branches: one list of kinds
+            sb.graph.outputs = [sb.local(x) for x in leaves]
         captured = close_over(builders, explicit=0)
-        outs = parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
-                                         outputs=list(then_t)), where)
-        return _rebuild(trees[0], iter(outs))
+        outs = iter(parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
+                                              outputs=outputs), where))
+        if len(keys) == 1:
+            return _rebuild(keys[0][0], outs)
+        tag = next(outs)
+        return Choice(tag, tuple(_rebuild(key[0], outs) for key in keys), where)
+
+    def _alternatives(self, value, where: str) -> tuple[Any, list["Outcome"]]:
+        """The outcomes `value` may be, and the tag that picks one (None where it is one outcome)."""
+        value = force(value)
+        if isinstance(value, Choice):
+            return value.tag, [self._outcome(v, where) for v in value.alts]
+        return None, [self._outcome(value, where)]
+
+    def _outcome(self, value, where: str) -> "Outcome":
+        leaves, tree = self._leaves(value, where)
+        return Outcome((tree, tuple(abstract_of(x) for x in leaves)), leaves, force(value))
+
+    def _map_tag(self, builder: GraphBuilder, tag, table: list[int], where: str):
+        """Renumber an outcome tag: `table[i]` for tag value i (a constant where there is one outcome)."""
+        if tag is None or len(set(table)) == 1:
+            return np.asarray(table[0], np.int32)
+        if table == list(range(len(table))):
+            return tag
+        out = np.asarray(table[0], np.int32)
+        for i in range(1, len(table)):
+            hit = builder.primitive("Equal", [tag, np.asarray(i, np.int32)], {}, where)
+            out = builder.primitive("Select", [hit, np.asarray(table[i], np.int32), out], {}, where)
+        return out
+
+    def _select(self, builder: GraphBuilder, pred, a, b, where: str):
+        """`a if pred else b` for two outcomes already computed (after a loop that may have been left early)."""
+        (tag_a, alts_a), (tag_b, alts_b) = self._alternatives(a, where), self._alternatives(b, where)
+        keys = _union_keys([alts_a, alts_b])
+        picked = {}
+        for key in keys:
+            la = next((x.leaves for x in alts_a if x.key == key), None)
+            lb = next((x.leaves for x in alts_b if x.key == key), None)
+            if la is None or lb is None:
+                picked[key] = la if lb is None else lb
+            else:
+                picked[key] = [x if x is y else builder.primitive("Select", [pred, x, y], {}, where)
+                               for x, y in zip(la, lb)]
+        if len(keys) == 1:
+            return _rebuild(keys[0][0], iter(picked[keys[0]]))
+        tags = [self._map_tag(builder, t, [keys.index(x.key) for x in alts], where)
+                for t, alts in ((tag_a, alts_a), (tag_b, alts_b))]
+        tag = builder.primitive("Select", [pred, *tags], {}, where)
+        return Choice(tag, tuple(_rebuild(key[0], iter(picked[key])) for key in keys), where)
 
     def _loop_branch(self, name: str) -> bool | None:
         """True/False: which Switch branch of graph `name` loops back to it; None if neither or both do. An
@@ -340,23 +403,61 @@ class Converter:
             return out
 
         loop_name = self._fresh("while")
-        cb = GraphBuilder(f"{loop_name}_cond", self.budget, builder)
-        cvars = [cb.input(abstract_of(v)) for v in init]
-        pred, _, _, _ = self._header(name, bind(cvars), frame, cb)
-        cb.graph.outputs = [cb.local(force(pred))]
-
         bb = GraphBuilder(f"{loop_name}_body", self.budget, builder)
         bvars = [bb.input(abstract_of(v)) for v in init]
         _, loop, _, call_args = self._header(name, bind(bvars), frame, bb)
         self.loops.append(name)
         try:
-            result = force(self.call_value(loop, call_args, Frame(bb, frame), where))
+            result = self.call_value(loop, call_args, Frame(bb, frame), where)
         finally:
             self.loops.pop()
-        if not isinstance(result, TailCall):
-            raise UnsupportedMindIRError(f"{self.path}: {where}: the body of loop {name} does not end by calling "
-                                         f"{name} again", {"while": (1, name)})
-        new = [force(a) for a in result.args]
+        tag, alts = self._alternatives(result, f"{where}: the body of loop {name}")
+        back = [i for i, a in enumerate(alts) if isinstance(a.value, TailCall) and a.value.target == name]
+        if len(back) != 1:
+            raise UnsupportedMindIRError(
+                f"{self.path}: {where}: the body of loop {name} does not end by calling {name} again"
+                if not back else f"{self.path}: {where}: loop {name} calls itself again with values of "
+                f"{len(back)} different types", {"while": (1, name)})
+        new = [force(a) for a in alts[back[0]].value.args]
+        self._check_next(name, args, carried, new, where)
+        exits = [a for i, a in enumerate(alts) if i != back[0]]   # break / return: the loop is left from inside
+        # the loop state: the carried values, then (if the body can leave) the outcome tag and the exit values
+        state = init + ([np.asarray(back[0], np.int32)] + [_zeros(ab) for e in exits for ab in e.key[1]]
+                        if exits else [])
+        extra = [bb.input(abstract_of(v)) for v in state[len(init):]]  # the body only passes them on
+        ours = {v.id for v in bvars + extra}
+        bb.graph.inputs = bvars + extra + [v for v in bb.graph.inputs if v.id not in ours]
+        bb.graph.outputs = [bb.local(new[i]) for i in carried]
+        if exits:
+            bb.graph.outputs += [bb.local(tag)] + [bb.local(x) for e in exits for x in e.leaves]
+
+        cb = GraphBuilder(f"{loop_name}_cond", self.budget, builder)
+        cvars = [cb.input(abstract_of(v)) for v in state]
+        pred = force(self._header(name, bind(cvars[:len(init)]), frame, cb)[0])
+        if exits:  # run on while the body went round again and the header's condition holds
+            going = cb.primitive("Equal", [cvars[len(init)], np.asarray(back[0], np.int32)], {}, where)
+            pred = cb.primitive("LogicalAnd", [going, pred], {}, where)
+        cb.graph.outputs = [cb.local(pred)]
+        captured = close_over([cb, bb], explicit=len(state))
+        bb.graph.outputs += bb.graph.inputs[len(state):]
+        abstracts = [abstract_of(v) for v in state] + [abstract_of(c) for c in captured]
+        outs = builder.add_made(WHILE.make(state + captured, cb.graph, bb.graph, outputs=abstracts), where)
+        _, _, exit_, call_args = self._header(name, bind(outs[:len(init)]), frame, builder)
+        ended = self.call_value(exit_, call_args, Frame(builder, frame), where)
+        if not exits:
+            return ended
+        out_tag, left = outs[len(init)], iter(outs[len(init) + 1:len(state)])
+        table = [0] * len(alts)
+        for j, i in enumerate(i for i in range(len(alts)) if i != back[0]):
+            table[i] = j
+        values = tuple(_rebuild(e.key[0], left) for e in exits)
+        broke = values[0] if len(values) == 1 else Choice(self._map_tag(builder, out_tag, table, where), values,
+                                                           where)
+        normal = builder.primitive("Equal", [out_tag, np.asarray(back[0], np.int32)], {}, where)
+        return self._select(builder, normal, ended, broke, where)
+
+    def _check_next(self, name: str, args: list, carried: list, new: list, where: str) -> None:
+        """A loop's next arguments must keep the carried values' types and the other arguments themselves."""
         if len(new) != len(args):
             raise MalformedFileError(f"{self.path}: {where}: loop {name} calls itself with {len(new)} argument(s), "
                                      f"it takes {len(args)}")
@@ -369,33 +470,82 @@ class Converter:
             elif not (nxt is old or (nxt is MONAD and old is MONAD) or _same_static(nxt, old)):
                 raise UnsupportedMindIRError(f"{self.path}: {where}: loop {name} changes its non-tensor argument "
                                              f"{i} ({old!r} -> {nxt!r})", {"while": (1, name)})
-        bb.graph.outputs = [bb.local(new[i]) for i in carried]
-        captured = close_over([cb, bb], explicit=len(init))
-        bb.graph.outputs += bb.graph.inputs[len(init):]
-        abstracts = [abstract_of(v) for v in init] + [abstract_of(c) for c in captured]
-        outs = builder.add_made(WHILE.make(init + captured, cb.graph, bb.graph, outputs=abstracts), where)
-        _, _, exit_, call_args = self._header(name, bind(outs[:len(init)]), frame, builder)
-        return self.call_value(exit_, call_args, Frame(builder, frame), where)
 
     # ------------------------------------------------------------ results
-    def _leaves(self, value, where: str) -> tuple[list, Any]:
-        """Flatten a (nested tuple) result into tensor leaves and a tree; statics stay in the tree."""
+    def _leaves(self, value, where: str, statics: bool = False) -> tuple[list, Any]:
+        """Flatten a (nested tuple) result into tensor leaves and a tree; statics stay in the tree, a tail call
+        is a node of it (its Python-number arguments too: a loop's non-tensor arguments stay constants). A
+        run-time choice between outcomes of different kinds has no one tree."""
         value = force(value)
         if isinstance(value, tuple):
             leaves, trees = [], []
             for v in value:
-                sub, tree = self._leaves(v, where)
+                sub, tree = self._leaves(v, where, statics)
                 leaves += sub
                 trees.append(tree)
             return leaves, ("tuple", tuple(trees))
+        if isinstance(value, TailCall):
+            leaves, tree = self._leaves(value.args, where, statics=True)
+            return leaves, ("tail", value.target, tree)
+        if isinstance(value, Choice):
+            kinds = "; ".join(_show_value(v) for v in value.alts)
+            raise UnsupportedMindIRError(f"{self.path}: {where} is one of {len(value.alts)} results of different "
+                                         f"kinds ({kinds}), picked at run time by the tensor if or loop at "
+                                         f"{value.origin}; msx needs one kind of result here",
+                                         {"output": (1, value.origin)})
         if isinstance(value, (bool, int, float)):
+            if statics:
+                return [], ("const", value)
             value = as_array(value)
         if is_tensor(value):
             return [value], ("leaf",)
         if value is MONAD or value is None:
             return [], ("static", repr(value))
+        if statics:  # a graph, a partial application...: the same object wherever the branches agree
+            return [], ("const", _Same(value))
         raise UnsupportedMindIRError(f"{self.path}: {where} is {_show_value(value)}, not tensors",
                                      {"output": (1, where)})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One way a graph call may end: its kind (`key`: the tree and the leaves' types), leaves and value."""
+
+    key: tuple
+    leaves: list
+    value: Any
+
+
+def _union_keys(alternatives) -> list:
+    """The kinds of outcome over several lists of `Outcome`s, each once, in first-seen order."""
+    keys: list = []
+    for alts in alternatives:
+        for a in alts:
+            if a.key not in keys:
+                keys.append(a.key)
+    return keys
+
+
+class _Same:
+    """A non-tensor loop argument in an outcome's kind: equal only to itself (numpy arrays inside it have no
+    truth value to compare by)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+_NP_DTYPES = {d.name: d for d in TENSOR_DTYPES.values()}
+
+
+def _zeros(abstract: Abstract) -> np.ndarray:
+    """Filler for an outcome a branch does not take (never read: the tag says which values are real)."""
+    return np.zeros(abstract.shape, _NP_DTYPES.get(abstract.dtype) or np.dtype(abstract.dtype))
 
 
 def _constant_value(node: pb.NodeProto, where: str):
@@ -414,6 +564,10 @@ def _rebuild(tree, outs):
         return next(outs)
     if kind == "tuple":
         return tuple(_rebuild(t, outs) for t in tree[1])
+    if kind == "tail":
+        return TailCall(tree[1], _rebuild(tree[2], outs))
+    if kind == "const":
+        return tree[1].value if isinstance(tree[1], _Same) else tree[1]
     return MONAD if tree[1] == "U" else None
 
 
@@ -471,13 +625,13 @@ def _show_value(value) -> str:
         return str(abstract_of(value))
     if isinstance(value, tuple):
         return "(" + ", ".join(_show_value(v) for v in value) + ")"
+    if isinstance(value, TailCall):
+        return f"a call of loop {value.target}"
+    if isinstance(value, Choice):
+        return "one of (" + "; ".join(_show_value(v) for v in value.alts) + ")"
     if isinstance(value, (GraphRef, PartialValue, SwitchValue)):
         return type(value).__name__
     return repr(value)
-
-
-def _show_types(abstracts) -> str:
-    return f"{len(abstracts)} tensor(s) {', '.join(map(str, abstracts))}"
 
 
 def _short(name: str) -> str:

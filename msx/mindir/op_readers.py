@@ -340,6 +340,12 @@ for _ms, _msx in _REDUCE.items():
     reads(_ms)(_reduce_reader(_msx))
 
 
+@reads("Max", "Min")
+def _max_all(ctx, x):
+    """`Tensor.max()` / `.min()` without an axis: MindSpore 2.10's one-input Max/Min reduce every axis."""
+    return ctx.op("ReduceMax" if ctx.op_name == "Max" else "ReduceMin", x, axis=None, keepdims=False)
+
+
 @reads("SumExt", "MeanExt", "ProdExt")
 def _sum_ext(ctx, x, dim=None, keepdim=False, dtype=None):
     name = {"SumExt": "ReduceSum", "MeanExt": "ReduceMean", "ProdExt": "ReduceProd"}[ctx.op_name]

@@ -1,6 +1,6 @@
 """The symbolic values MindIR conversion computes with (`msx.mindir.convert`): references to graphs,
-partial applications, `Switch` results, tail calls and lazily computed outputs, beside Vars and numpy
-constants."""
+partial applications, `Switch` results, tail calls, run-time choices between outcomes and lazily computed
+outputs, beside Vars and numpy constants."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,7 +31,23 @@ class SwitchValue:
 
 @dataclass(frozen=True)
 class TailCall:
+    """A call of the header of a loop being read (`target`), reached from inside that loop: MindSpore's
+    `continue`, and the back edge at the end of a loop body. The loop's header is not run again; the
+    converter turns the arguments into the loop's next state."""
+
+    target: str
     args: tuple
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of several outcomes of different kinds, picked at run time by the int32 tensor `tag` (its index in
+    `alts`): a tensor `if` whose branches end differently — one `break`s out of a loop (MindSpore runs the code
+    after the loop inside that branch and returns its value), the other calls the loop header again."""
+
+    tag: Any
+    alts: tuple
+    origin: str = ""  # the node whose tensor `if` or loop made the choice, for error messages
 
 
 class Lazy:

@@ -26,7 +26,8 @@ class ResBlock(nn.Cell):
         self.conv2 = nn.Conv2d(4, 4, 3, pad_mode="pad", padding=1, has_bias=False)
         self.bn2 = nn.BatchNorm2d(4)
         self.relu = nn.ReLU()
-        self.fc = nn.Dense(4, 3)
+        self.fc = nn.Dense(4, 3, weight_init=ms.Tensor(np.linspace(-1, 1.2, 12).reshape(3, 4).astype(np.float32)),
+                           bias_init=ms.Tensor(np.array([0.1, -0.2, 0.3], np.float32)))
 
     def construct(self, x):
         y = self.relu(self.bn1(self.conv1(x)))
@@ -101,6 +102,94 @@ class NestedWhile(nn.Cell):
         return x
 
 
+class GrowingW(nn.Cell):
+    """The loop cases' weight, diag(1.2 ... 1.8) + 0.05: x @ w grows x each pass, so tensor conditions flip after
+    a few passes."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor((np.diag(np.linspace(1.2, 1.8, 4)) + 0.05).astype(np.float32)), name="w")
+
+
+class WhileBreak(GrowingW):
+    """A tensor while loop left through `break` inside a tensor `if` (MindSpore: the breaking branch's graph runs
+    a copy of the code after the loop, the other branch calls the loop header again)."""
+
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 6:
+            x = ops.matmul(x, self.w) + 0.1
+            if x.sum() > 10.0:
+                break
+            i = i + 1
+        return x * 2.0 + ops.cast(i, ms.float32)
+
+
+class WhileContinue(GrowingW):
+    """A tensor while loop whose `continue` (in a tensor `if`) skips the rest of the body."""
+
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 5:
+            i = i + 1
+            x = ops.tanh(-ops.matmul(x, self.w)) + 0.05
+            if x.mean() > 0.0:
+                continue
+            x = x - 0.2
+        return x
+
+
+class ForBreak(GrowingW):
+    """`for` over a Python range with `break` in a tensor `if` (MindSpore unrolls the range)."""
+
+    def construct(self, x):
+        for _ in range(4):
+            x = ops.matmul(x, self.w) * 0.9 + 0.25
+            if x.max() > 2.0:
+                break
+        return ops.sigmoid(x)
+
+
+class IfElifElse(nn.Cell):
+    """An if/elif/else chain on tensors, each branch returning something else."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 3, weight_init=ms.Tensor(np.linspace(-1, 1.2, 12).reshape(3, 4).astype(np.float32)),
+                           bias_init=ms.Tensor(np.array([0.1, -0.2, 0.3], np.float32)))
+
+    def construct(self, x):
+        y = self.fc(x)
+        s = y.sum()
+        if s > 1.0:
+            out = y * 2.0
+        elif s > -1.0:
+            out = ops.sigmoid(y) - 0.5
+        else:
+            out = -y + 3.0
+        return out
+
+
+class NestedBreak(GrowingW):
+    """`break` out of an inner tensor while loop (the branch that breaks goes on with the outer loop's body and
+    calls the outer header), and a `return` from inside the outer loop."""
+
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 4:
+            j = ms.Tensor(0, ms.int32)
+            while j < 3:
+                x = ops.matmul(x, self.w) - 0.1
+                if x.sum() > 6.0:
+                    break
+                j = j + 1
+            if x.sum() > 20.0:
+                return x * 0.5 - ops.cast(i, ms.float32)
+            x = x * 0.25 + ops.cast(j, ms.float32) * 0.1
+            i = i + 1
+        return x
+
+
 class OpsMix(nn.Cell):
     """Shape, elementwise, reduction and pooling ops MindSpore's exports use, on one 4-D input."""
 
@@ -147,21 +236,44 @@ def main():
     rng = np.random.default_rng(7)
     cases = {}
     only = set(sys.argv[1:])  # case names: make only those (the other files stay as they are)
-    if only - {"nested_while"}:
-        raise SystemExit(f"make_mindir.py [nested_while]: unknown case(s) {sorted(only - {'nested_while'})}")
+    if only - set(LATER):
+        raise SystemExit(f"make_mindir.py [{' '.join(LATER)}]: unknown case(s) {sorted(only - set(LATER))}")
     if only:
-        return _write_index(_nested_while())
+        for name in sorted(only):
+            cases.update(LATER[name]())
+        return _write_index(cases)
     cases.update(run_case("resblock", ResBlock(), [rng.standard_normal((2, 4, 6, 6)).astype(np.float32)]))
     cases.update(run_case("transformer", TransformerBlock(), [rng.integers(0, 11, (2, 5)).astype(np.int32)]))
     cases.update(run_case("ops_mix", OpsMix(), [rng.standard_normal((2, 3, 4, 4)).astype(np.float32)]))
     cases.update(run_case("while_loop", WhileLoop(), [rng.standard_normal((2, 4)).astype(np.float32)],
                           [("while_loop_big", [np.full((2, 4), 9.0, np.float32)])]))
-    cases.update(_nested_while())
+    for make in LATER.values():
+        cases.update(make())
     _write_index(cases)
 
 
-def _nested_while():
-    return run_case("nested_while", NestedWhile(), [np.random.default_rng(8).standard_normal((2, 4)).astype(np.float32)])
+def _x(seed, scale=1.0):
+    return (np.random.default_rng(seed).standard_normal((2, 4)) * scale).astype(np.float32)
+
+
+# Cases added after the first batch, each with its own seeded inputs, so that any one can be remade alone
+# (`make_mindir.py while_break`) without changing the others' files.
+LATER = {
+    "nested_while": lambda: run_case("nested_while", NestedWhile(), [_x(8)]),
+    # inputs on both sides of each tensor condition: the loop left by break / run to its end, continue taken or not
+    "while_break": lambda: run_case("while_break", WhileBreak(), [_x(9, 0.1)],      # break after 4 passes
+                                    [("while_break_never", [np.full((2, 4), -0.5, np.float32)])]),
+    "while_continue": lambda: run_case("while_continue", WhileContinue(), [_x(10, 0.5)],  # continue 1st, 3rd, 5th
+                                       [("while_continue_odd", [_x(11, 0.3)])]),         # continue 2nd, 4th
+    "for_break": lambda: run_case("for_break", ForBreak(), [_x(11, 0.3)],             # break in the 3rd pass
+                                  [("for_break_never", [np.full((2, 4), -0.5, np.float32)])]),
+    "nested_break": lambda: run_case("nested_break", NestedBreak(), [_x(15, 0.3)],
+                                     [("nested_break_return", [np.full((2, 4), 2.0, np.float32)]),
+                                      ("nested_break_neg", [np.full((2, 4), -0.5, np.float32)])]),
+    # the sum the chain tests is 0.4 + 1.2 * x.sum(): inputs near 1, 0 and -1 take the if, the elif, the else
+    "if_elif_else": lambda: run_case("if_elif_else", IfElifElse(), [_x(12, 0.05) + 1],
+                                     [("if_elif_else_mid", [_x(13, 0.05)]), ("if_elif_else_low", [_x(14, 0.05) - 1])]),
+}
 
 
 def _write_index(cases):
