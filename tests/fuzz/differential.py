@@ -228,7 +228,8 @@ def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
 
 def run(case: Case, config: tuple | None, dtype: np.dtype = np.float32) -> list[np.ndarray]:
     """The outputs of every call and the final Parameters, eagerly (config None) or under one jit config;
-    `dtype` float64 (eager only) gives the exact answer float32's rounding is judged against."""
+    `dtype` float64 gives the exact answer float32's rounding is judged against (eagerly), and a graph's
+    semantics apart from float32 rounding (under jit)."""
     _reset_module_state()
     msx.set_seed(case.seed % 2**31)
     net = Program(case.steps, 2.0, case.cfg_kind)
@@ -277,27 +278,63 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 ROUNDING_FACTOR = 10
 
 
-def only_rounding(case: Case, got: list[np.ndarray], eager: list[np.ndarray]) -> bool:
+def only_rounding(case: Case, config: tuple, got: list[np.ndarray], eager: list[np.ndarray]) -> bool:
     """A float32 jit result that differs from float32 eager is rounding, not a stale graph, when the float64
-    eager run shows the program ill-conditioned: eager float32 itself is off the float64 answer, and jit is
-    within ROUNDING_FACTOR times that distance on every output. Seed 1903049400 (Dense, two saturating tanh
-    steps, BatchNorm of a batch whose columns agree to 1e-3, trained 3 steps): eager float32 is 1e-3 off the
-    float64 weights, msx's jit modes 1e-3 to 3e-3, and hand-written jax differs the same way (jax.jit against
-    jax op by op: 1e-4). A stale graph (an old global, eval-mode BatchNorm, a lost write) is off by a whole
-    update, where eager float32 agrees with float64."""
+    eager run shows the program ill-conditioned (eager float32 itself is off the float64 answer by over a
+    hundred float32 epsilons, `_amplifies_rounding`) and either
+
+    * jit is within ROUNDING_FACTOR times that distance on every output. Seed 1903049400 (Dense, two
+      saturating tanh steps, BatchNorm of a batch whose columns agree to 1e-3, trained 3 steps): eager float32
+      is 1e-3 off the float64 weights, msx's jit modes 1e-3 to 3e-3, and hand-written jax differs the same way
+      (jax.jit against jax op by op: 1e-4); or
+    * the program is chaotic, so float32 rounding grows without a bound: the same jit configuration run in
+      float64 gives eager float64's answer (`_graph_agrees_in_float64`). Seed 1905051657 (SGD with momentum
+      on sin of a doubled Dense chain): eager float32 is 0.5 off the float64 weights after 4 steps and jit
+      float32 0.9, while jit float64 equals eager float64 to the last bit.
+
+    A stale graph (an old global, eval-mode BatchNorm, a lost write) is off by a whole update in float64 as in
+    float32, and a well-conditioned program is judged in float32 alone."""
     try:
         exact = run(case, None, np.float64)
     except Exception:  # noqa: BLE001 - a program float64 cannot run stays a mismatch
         return False
-    for a, b, e in zip(got, eager, exact):
-        if a.shape != e.shape:
+    if not any(_amplifies_rounding(b, e) for b, e in zip(eager, exact)):
+        return False
+    if all(_within_rounding(a, b, e) for a, b, e in zip(got, eager, exact)):
+        return True
+    return _graph_agrees_in_float64(case, config, exact)
+
+
+def _amplifies_rounding(eager: np.ndarray, exact: np.ndarray) -> bool:
+    """Eager float32 is over a hundred float32 epsilons (6e-8) off the float64 answer: rounding grows here.
+    Seed 1905051246 (ReLU, then BatchNorm of a batch of 5, scaled 5x into sin): eager is 2e-5 off in relative
+    terms and a fused jit graph, which sums the variance in another order, 2e-4; both graphs agree in float64."""
+    scale = max(1.0, float(np.max(np.abs(exact)))) if exact.size else 1.0
+    return eager.shape == exact.shape and bool(np.max(np.abs(eager - exact), initial=0.0) > 1e-5 * scale)
+
+
+def _within_rounding(got: np.ndarray, eager: np.ndarray, exact: np.ndarray) -> bool:
+    if got.shape != exact.shape:
+        return False
+    if _close(got, exact):
+        return True
+    scale = max(1.0, float(np.max(np.abs(exact)))) if exact.size else 1.0
+    return np.max(np.abs(got - exact)) <= ROUNDING_FACTOR * np.max(np.abs(eager - exact)) + 1e-6 * scale
+
+
+def _graph_agrees_in_float64(case: Case, config: tuple, exact: list[np.ndarray]) -> bool:
+    """The configuration's graph, run in float64, against eager float64. A backend without float64 kernels
+    (the simulated Ascend refuses them) is judged by the same capture mode and jit level on the CPU."""
+    mode, level, backend = config
+    try:
+        got = run(case, (mode, level, backend), np.float64)
+    except Exception:  # noqa: BLE001 - refused float64: its twin on the CPU
+        try:
+            got = run(case, (mode, level, "cpu"), np.float64)
+        except Exception:  # noqa: BLE001 - a graph float64 cannot run stays a mismatch
             return False
-        if _close(a, e):
-            continue
-        scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
-        if np.max(np.abs(a - e)) > ROUNDING_FACTOR * np.max(np.abs(b - e)) + 1e-6 * scale:
-            return False
-    return True
+    return all(a.shape == e.shape and np.allclose(a, e, rtol=1e-9, atol=1e-9 * max(1.0, float(np.max(np.abs(e)))),
+                                                 equal_nan=True) for a, e in zip(got, exact))
 
 
 def compare(case: Case, configs: list) -> list[str]:
@@ -313,7 +350,7 @@ def compare(case: Case, configs: list) -> list[str]:
                 problems.append(f"seed {case.seed} {config}: raised {type(exc).__name__}: {str(exc)[:200]}")
                 continue
             differing = [i for i, (a, b) in enumerate(zip(got, reference)) if not _close(a, b)]
-            if differing and only_rounding(case, got, reference):
+            if differing and only_rounding(case, config, got, reference):
                 print(f"ROUNDING seed {case.seed} {config}: outputs {differing} differ from eager float32 as "
                       "much as both differ from float64", flush=True)
             elif differing:
