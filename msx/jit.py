@@ -248,6 +248,7 @@ class JitFunction(Generic[_P, _R]):
             # (under the eager autograd tape the capture run's answer is off the tape: the graph's call is a node)
             captured.restore()  # the capture run's answer is eager's, not this backend's: undo its writes, run it
             result = NOT_RUN
+        captured.release_run_state()
         if result is NOT_RUN:
             result = compiled.run(sig)
             if result is INLINE:

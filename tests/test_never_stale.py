@@ -320,6 +320,29 @@ def test_the_common_training_step_still_donates_its_parameters():
     assert held._data.unsafe_buffer_pointer() == pointer and not held._data.is_deleted()
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_the_first_step_copies_nothing_and_its_entry_keeps_no_old_weights(mode, monkeypatch):
+    """The capture's record of the Parameters before its run is dropped once the entry is built: it held the
+    initial weights for the entry's life and made the first run copy every buffer it donates (EfficientNet-B0:
+    427 copies, 1 s of its first step)."""
+    import sys
+
+    from jax._src.array import ArrayImpl
+
+    net = nn.Dense(4, 4)
+    opt = nn.SGD(net.trainable_params(), 0.01)
+    grad_fn = msx.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+    step = msx.jit(lambda x: opt(grad_fn(x)[1]), capture_mode=mode)
+    copies = []
+    real_copy = ArrayImpl.copy
+    monkeypatch.setattr(ArrayImpl, "copy", lambda self: copies.append(self.shape) or real_copy(self))
+    step(X)
+    assert copies == []  # every written buffer donated, none copied first
+    old = net.weight._data
+    step(X)
+    assert sys.getrefcount(old) == 2  # only `old` (and getrefcount's argument): no entry pins it
+
+
 # ---------------------------------------------------------------- threads
 def test_a_training_thread_and_an_evaluating_thread_share_one_network():
     net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 1)])

@@ -212,6 +212,7 @@ class BytecodeRunner:
         if piece.has_graph:
             compiled = self.pipeline.compile(piece.captured, Signature(tuple(piece.input_tensors), {}, None),
                                              f"graph {piece.captured.graph.name} at {point.where}")
+            piece.captured.release_run_state()  # nothing restores a symbolic capture's (unwritten) values
         entry = Entry(point, piece.guards, piece, compiled)
         point.entries.append(entry)
         fetched = entry.check(env)
