@@ -64,14 +64,14 @@ def _decode(op: str, source: Any, start: float, end: float | None, in_seconds: b
                 samples = frame.to_ndarray().astype(np.float32)
                 audio.append(samples.reshape(len(frame.layout.channels), -1) if frame.format.is_planar else
                              samples.reshape(-1, len(frame.layout.channels)).T)
+        h, w, fps = vstream.codec_context.height, vstream.codec_context.width, _fps(vstream)  # freed by close()
     except av.error.FFmpegError as exc:
         raise DatasetError(f"{op}: cannot decode the video: {exc}") from None
     finally:
         container.close()
-    h, w = vstream.codec_context.height, vstream.codec_context.width
     video = np.stack(frames) if frames else np.zeros((0, h, w, 3), np.uint8)
     sound = np.concatenate(audio, axis=1) if audio else np.zeros((1, 0), np.float32)
-    meta = {"video_fps": _fps(vstream)}
+    meta = {"video_fps": fps}
     if audio_rate is not None:
         meta["audio_fps"] = float(audio_rate)
     return video, sound, meta
@@ -107,13 +107,14 @@ def read_video_timestamps(filename: str, pts_unit: str = "pts") -> tuple[list, f
             raise DatasetError("read_video_timestamps: the file has no video stream")
         stream = container.streams.video[0]
         pts = sorted(p.pts for p in container.demux(stream) if p.pts is not None)
+        fps, time_base = _fps(stream), stream.time_base  # read before close() frees the stream
     except _av().error.FFmpegError as exc:
         raise DatasetError(f"read_video_timestamps: cannot read the video: {exc}") from None
     finally:
         container.close()
     if in_seconds:
-        return [float(p * stream.time_base) for p in pts], _fps(stream)
-    return pts, _fps(stream)
+        return [float(p * time_base) for p in pts], fps
+    return pts, fps
 
 
 class DecodeVideo(ImageTensorOperation):
