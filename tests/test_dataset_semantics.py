@@ -95,7 +95,7 @@ def test_sync_wait_blocks_until_updated_and_times_out_with_a_warning():
 
 
 def test_callbacks_and_bad_map_arguments():
-    with pytest.raises(DatasetError, match="Argument callbacks\[0\] with value .* is not of type"):
+    with pytest.raises(DatasetError, match=r"Argument callbacks\[0\] with value .* is not of type"):
         ds.NumpySlicesDataset(np.arange(3), ["a"]).map(lambda x: x, callbacks=[object()])
     with pytest.raises(DatasetError, match="cache"):
         ds.NumpySlicesDataset(np.arange(3), ["a"]).map(lambda x: x, cache=object())

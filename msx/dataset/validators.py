@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 from typing import Any, Callable
 
 from ..errors import DatasetError, DatasetTypeError
@@ -229,9 +230,8 @@ def _zip(values: list, params: dict) -> None:
 
 
 def _dataset_types() -> tuple:
-    from .base import Dataset  # noqa: PLC0415 — base imports this module for its methods
-
-    return (Dataset,)
+    # base.py imports this module for its methods' decorators, so Dataset is looked up, not imported (no cycle)
+    return (sys.modules[__package__ + ".base"].Dataset,)
 
 
 def _zip_dataset(values: list, params: dict) -> None:
