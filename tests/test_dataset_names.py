@@ -118,3 +118,40 @@ def test_waited_ds_callback_waits_for_the_training_loop():
 def test_waited_ds_callback_without_overrides_is_refused():
     with pytest.raises(DatasetError, match="without overriding any methods"):
         ds.NumpySlicesDataset([1, 2], ["a"]).map(lambda x: x, callbacks=ds.WaitedDSCallback())
+
+
+def test_serialize_deserialize_round_trip_and_refusals(tmp_path):
+    sys.path.insert(0, os.path.dirname(HERE[:-len("/dataset_names")]))  # tests/, for dataset_formats
+    from dataset_formats import digits_as_mnist
+
+    digits_as_mnist(str(tmp_path))
+    d = ds.MnistDataset(str(tmp_path), shuffle=False, num_samples=8)
+    d = d.map([ds.vision.Rescale(1 / 255, 0), ds.transforms.TypeCast(msx.float32)], "image")
+    d = d.map(ds.transforms.TypeCast(msx.int32), "label").batch(4, True).repeat(2).take(3)
+    desc = ds.serialize(d, str(tmp_path / "p.json"))
+    assert desc["op_type"] == "Take" and desc["children"][0]["op_type"] == "Repeat"
+    back = ds.deserialize(json_filepath=str(tmp_path / "p.json"))
+    assert isinstance(back, ds.DeserializedDataset) and ds.compare(d, back)
+    rows = [r for r in d.create_tuple_iterator(output_numpy=True)]
+    again = [r for r in back.create_tuple_iterator(output_numpy=True)]
+    assert len(rows) == 3 and all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+                                  for a, b in zip(rows, again))
+    src = desc["children"][0]["children"][0]["children"][0]["children"][0]["children"][0]
+    bad = [({"op_type": "Foo"}, "unknown op_type 'Foo'"),
+           ({"op_type": "Take", "count": 1, "children": [{"op_type": "GeneratorDataset"}]}, "GeneratorDataset"),
+           ({"op_type": "Map", "children": [src], "operations": [
+               {"tensor_op_name": "PyFunc", "python_module": "os", "python_name": "system"}]}, "Python function"),
+           ({"op_type": "Take", "count": 1, "evil": 2, "children": [src]}, "unknown keys \\['evil'\\]"),
+           ({"op_type": "Map", "children": [src], "operations": [{"tensor_op_name": "__import__"}]},
+            "unknown operation"),
+           ({"op_type": "MnistDataset", "dataset_dir": str(tmp_path), "rm_rf": True}, "has no argument 'rm_rf'")]
+    for desc_bad, message in bad:
+        with pytest.raises(DatasetError, match=message):
+            ds.deserialize(input_dict=desc_bad)
+    deep = {"op_type": "Take", "count": 1, "children": [src]}
+    for _ in range(300):
+        deep = {"op_type": "Take", "count": 1, "children": [deep]}
+    with pytest.raises(DatasetError, match="deeper than"):
+        ds.deserialize(input_dict=deep)
+    with pytest.raises(DatasetError, match="lambda"):
+        ds.deserialize(input_dict=ds.serialize(ds.MnistDataset(str(tmp_path)).map(lambda x: x)))

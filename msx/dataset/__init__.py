@@ -55,6 +55,7 @@ from .validators import (check_add_column, check_batch, check_bucket_batch_by_le
                          check_repeat, check_save, check_schema, check_send, check_shuffle, check_skip, check_split,
                          check_sync_update, check_sync_wait, check_take, check_to_device_send, check_total_batch,
                          check_tuple_iterator, check_zip, check_zip_dataset)
+from .serializer import DeserializedDataset, compare, deserialize, serialize, show  # noqa: F401
 from .vision import ToNumpy  # noqa: F401 — MindSpore's top level has it too
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
