@@ -225,6 +225,11 @@ class DatasetError(MsxError, ValueError):
     stage = "dataset"
 
 
+class DatasetTypeError(DatasetError, TypeError):
+    """A dataset method got an argument of the wrong type (MindSpore raises `TypeError` there): also a
+    `DatasetError`, so code catching either keeps working."""
+
+
 class CustomOpError(MsxError, ValueError):
     """A custom op (`ops.CustomOpBuilder`, `ops.Custom`) could not be declared, built or loaded: names the op."""
 

@@ -328,9 +328,9 @@ def test_bad_rows_later_and_bad_steps_name_the_column_row_and_step():
         list(d.map(lambda a: (a, a)))
     with pytest.raises(DatasetError, match="input column 'nope' is not one of"):
         d.map(lambda a: a, input_columns="nope")
-    with pytest.raises(DatasetError, match="batch_size must be a positive int"):
+    with pytest.raises(DatasetError, match="Input batch_size is not within the required interval of \\[1, 2147483647\\]"):
         d.batch(0)
-    with pytest.raises(DatasetError, match="buffer_size must be an int >= 2"):
+    with pytest.raises(DatasetError, match="Input buffer_size is not within the required interval of \\[2, 2147483647\\]"):
         d.shuffle(1)
 
 

@@ -95,7 +95,7 @@ def test_sync_wait_blocks_until_updated_and_times_out_with_a_warning():
 
 
 def test_callbacks_and_bad_map_arguments():
-    with pytest.raises(DatasetError, match="DSCallback objects"):
+    with pytest.raises(DatasetError, match=r"Argument callbacks\[0\] with value .* is not of type"):
         ds.NumpySlicesDataset(np.arange(3), ["a"]).map(lambda x: x, callbacks=[object()])
     with pytest.raises(DatasetError, match="cache"):
         ds.NumpySlicesDataset(np.arange(3), ["a"]).map(lambda x: x, cache=object())
@@ -109,7 +109,7 @@ def test_save_refuses_what_mindrecord_cannot_hold(tmp_path):
         yield (np.zeros((2, 4)),)
     with pytest.raises(DatasetError, match="only the first dimension may vary"):
         ds.GeneratorDataset(ragged, ["a"]).save(str(tmp_path / "r.mindrecord"))
-    with pytest.raises(DatasetError, match="file_type"):
+    with pytest.raises(DatasetError, match="tfrecord dataset format is not supported"):
         ds.NumpySlicesDataset(np.arange(3), ["a"]).save(str(tmp_path / "x"), file_type="tfrecord")
     assert not os.listdir(tmp_path)  # nothing half-written
 

@@ -14,9 +14,9 @@ from . import config  # noqa: F401
 from .config import get_callback_timeout, get_num_parallel_workers, get_seed, set_seed  # noqa: F401
 from .callbacks import DSCallback  # noqa: F401
 from .iterators import DictIterator, TupleIterator  # noqa: F401
-from .pipeline import (BatchDataset, BatchInfo, BucketBatchDataset, ConcatDataset, Dataset,  # noqa: F401
+from .pipeline import (BatchDataset, BatchInfo, BucketBatchByLengthDataset, BucketBatchDataset, PaddedBatchDataset, ConcatDataset, Dataset,  # noqa: F401
                        FilterDataset, MapDataset, ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset,
-                       SkipDataset, TakeDataset, ZipDataset)
+                       SkipDataset, TakeDataset, TransferDataset, ZipDataset)
 from .pipeline import zip_datasets as zip  # noqa: F401,A001 — MindSpore's module-level name
 from .sync import SyncWaitDataset  # noqa: F401
 from .samplers import (BuiltinSampler, DistributedSampler, IterSampler, PKSampler, RandomSampler,  # noqa: F401
@@ -43,6 +43,20 @@ from .helpers import (AudioBaseDataset, MappableDataset, ShuffleToShuffleMode, S
 from .config import (ErrorSamplesMode, get_debug_mode, get_enable_watchdog, get_error_samples_mode,  # noqa: F401
                      get_multiprocessing_start_method, get_multiprocessing_timeout_interval, get_video_backend,
                      set_video_backend)
+from .callbacks import WaitedDSCallback  # noqa: F401
+from .sync import BlockReleasePair  # noqa: F401
+from .iterators import ITERATORS_LIST  # noqa: F401
+from .engine_names import (DE_C_INTER_SENTENCEPIECE_MODE, MAX_METADATA_LENGTH, Enum, ExceptionHandler,  # noqa: F401
+                           FuncWrapper, GeneratorType, Implementation, LineReader, SentencePieceModel, Tensor,
+                           import_module, int_to_mstype, mstype_to_detype, mstype_to_int, select_sampler)
+from .validators import (check_add_column, check_batch, check_bucket_batch_by_length, check_concat,  # noqa: F401
+                         check_device_send, check_dict_iterator, check_filter, check_iterator_cleanup, check_map,
+                         check_output_shape, check_padded_batch, check_project, check_recv, check_rename,
+                         check_repeat, check_save, check_schema, check_send, check_shuffle, check_skip, check_split,
+                         check_sync_update, check_sync_wait, check_take, check_to_device_send, check_total_batch,
+                         check_tuple_iterator, check_zip, check_zip_dataset)
+from .serializer import DeserializedDataset, compare, deserialize, serialize, show  # noqa: F401
+from .vision import ToNumpy  # noqa: F401 — MindSpore's top level has it too
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
 from . import audio  # noqa: F401,E402

@@ -23,6 +23,7 @@ from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
 from ._grain import GrainDataset, as_iter
+from . import validators as v
 
 if TYPE_CHECKING:  # the steps' classes import this module
     from .map_batch import BatchDataset, MapDataset
@@ -111,6 +112,7 @@ class Dataset(abc.ABC):
         self.num_parallel_workers = _workers_arg(type(self).__name__, num_parallel_workers)
 
     # ------------------------------------------------------------ pipeline steps
+    @v.check_map
     def map(self, operations: Callable | Sequence[Callable], input_columns: str | Sequence[str] | None = None,
             output_columns: str | Sequence[str] | None = None, num_parallel_workers: int | None = None,
             python_multiprocessing: bool = False, **kwargs: Any) -> "MapDataset":
@@ -134,6 +136,7 @@ class Dataset(abc.ABC):
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs,
                           python_multiprocessing)
 
+    @v.check_batch
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               **kwargs: Any) -> "BatchDataset":
         """Stack `batch_size` consecutive rows per column; `drop_remainder` drops a last, smaller batch.
@@ -146,38 +149,44 @@ class Dataset(abc.ABC):
 
         return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
+    @v.check_padded_batch
     def padded_batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
                      pad_info: dict | None = None) -> "BatchDataset":
         """Batch rows of different shapes: `pad_info = {column: (shape or None, value)}` pads each row of the
         column to `shape` (None entries, or a None shape: the longest in the batch) with `value`."""
-        from .map_batch import BatchDataset
+        from .map_batch import PaddedBatchDataset
 
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info=pad_info or {})
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
 
+    @v.check_shuffle
     def shuffle(self, buffer_size: int) -> "ShuffleDataset":
         """Shuffle within a window of `buffer_size` rows (>= the dataset size: a uniform global shuffle)."""
         from .steps import ShuffleDataset
 
         return ShuffleDataset(self, buffer_size)
 
+    @v.check_repeat
     def repeat(self, count: int | None = None) -> "RepeatDataset":
         """Pass over the data `count` times (None or -1: without end); each pass is shuffled anew."""
         from .steps import RepeatDataset
 
         return RepeatDataset(self, count)
 
+    @v.check_take
     def take(self, count: int = -1) -> "TakeDataset":
         """The first `count` rows (or batches, after `batch`); -1 takes all."""
         from .steps import TakeDataset
 
         return TakeDataset(self, count)
 
+    @v.check_skip
     def skip(self, count: int) -> "SkipDataset":
         """All but the first `count` rows (or batches)."""
         from .steps import SkipDataset
 
         return SkipDataset(self, count)
 
+    @v.check_zip_dataset
     def zip(self, datasets: "Dataset | Sequence[Dataset]") -> "ZipDataset":
         """Rows side by side: this dataset's columns, then each other's (names must not repeat); the shortest
         ends the pass."""
@@ -186,6 +195,7 @@ class Dataset(abc.ABC):
 
         return ZipDataset([self, *others])
 
+    @v.check_concat
     def concat(self, datasets: "Dataset | Sequence[Dataset]") -> "ConcatDataset":
         """This dataset's rows, then each other's (same column names); also `a + b`."""
         others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
@@ -196,18 +206,21 @@ class Dataset(abc.ABC):
     def __add__(self, other: "Dataset") -> "ConcatDataset":
         return self.concat(other)
 
+    @v.check_project
     def project(self, columns: str | Sequence[str]) -> "ProjectDataset":
         """Only `columns`, in that order."""
         from .steps import ProjectDataset
 
         return ProjectDataset(self, columns)
 
+    @v.check_rename
     def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> "RenameDataset":
         """Rename `input_columns` to `output_columns`, one to one."""
         from .steps import RenameDataset
 
         return RenameDataset(self, input_columns, output_columns)
 
+    @v.check_filter
     def filter(self, predicate: Callable[..., Any], input_columns: str | Sequence[str] | None = None,
                num_parallel_workers: int | None = None) -> "FilterDataset":
         """Keep the rows where `predicate(*input_columns)` (default: all columns) is true."""
@@ -215,6 +228,7 @@ class Dataset(abc.ABC):
 
         return FilterDataset(self, predicate, input_columns, num_parallel_workers)
 
+    @v.check_split
     def split(self, sizes: Sequence[int | float], randomize: bool = True) -> list["Dataset"]:
         """Disjoint datasets of `sizes` rows (ints summing to the size, or fractions summing to 1); with
         `randomize` the rows are chosen at random (from the dataset seed) and each split reshuffles every epoch."""
@@ -222,6 +236,7 @@ class Dataset(abc.ABC):
 
         return split_dataset(self, sizes, randomize)
 
+    @v.check_bucket_batch_by_length
     def bucket_batch_by_length(self, column_names: str | Sequence[str], bucket_boundaries: Sequence[int],
                                bucket_batch_sizes: Sequence[int],
                                element_length_function: Callable[..., int] | None = None,
@@ -235,6 +250,7 @@ class Dataset(abc.ABC):
         return BucketBatchDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
                                   element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
 
+    @v.check_sync_wait
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable | None = None) -> "Dataset":
         """Let `num_batch` batches through, then wait for `sync_update(condition_name)` before each next one
         (`callback(data)` runs at every update); see `sync.py`."""
@@ -242,6 +258,7 @@ class Dataset(abc.ABC):
 
         return SyncWaitDataset(self, condition_name, num_batch, callback)
 
+    @v.check_sync_update
     def sync_update(self, condition_name: str, num_batch: int | None = None, data: Any = None) -> None:
         """Release `num_batch` batches (default: the `sync_wait`'s own) of the gate `condition_name`, calling its
         callback with `data`."""
@@ -253,6 +270,7 @@ class Dataset(abc.ABC):
         """{condition name: gate} of the `sync_wait` steps below (see `sync.py`)."""
         return {k: g for c in self.children for k, g in c._sync_gates().items()}
 
+    @v.check_save
     def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
         """Write one pass of the pipeline as `num_files` MindRecord files (MindSpore's column mapping; see
         `save.py`), readable by `MindDataset` here and in MindSpore."""
@@ -260,7 +278,16 @@ class Dataset(abc.ABC):
 
         save(self, file_name, num_files, file_type)
 
+    @v.check_device_send
+    def device_que(self, send_epoch_end: bool = True, create_data_info_queue: bool = False,
+                   queue_name: str = "") -> "Dataset":
+        """A `TransferDataset` over this pipeline (MindSpore's step before a device queue; see `steps.py`)."""
+        from .steps import TransferDataset
+
+        return TransferDataset(self, send_epoch_end, create_data_info_queue, queue_name)
+
     # ------------------------------------------------------------ iteration
+    @v.check_tuple_iterator
     def create_tuple_iterator(self, columns: Sequence[str] | None = None, num_epochs: int = -1,
                               output_numpy: bool = False, do_copy: bool = True):
         """An iterator of lists of Tensors (numpy arrays with `output_numpy`), one list per row.
@@ -275,6 +302,7 @@ class Dataset(abc.ABC):
 
         return TupleIterator(self, columns, num_epochs, output_numpy)
 
+    @v.check_dict_iterator
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = True):
         """Like `create_tuple_iterator`, yielding `{column name: Tensor}` dicts."""
         from .iterators import DictIterator
@@ -308,6 +336,7 @@ class Dataset(abc.ABC):
         indexing = self.get_class_indexing()
         return len(indexing) if indexing else None
 
+    @v.check_output_shape
     def output_shapes(self, estimate: bool = False) -> list[list[int]]:
         """The shape of each column of the first row."""
         return [list(np.shape(a)) for a in self._first_row()]

@@ -11,9 +11,11 @@ iterator (0 at the first `ds_epoch_begin`).
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 from ..errors import DatasetError
+from . import config
 
 
 class DSRunContext:
@@ -49,6 +51,103 @@ class DSCallback:
         """Called after every `step_size`-th row, from the first."""
 
 
+class WaitedDSCallback(DSCallback):
+    """A dataset callback synchronised with training (MindSpore's): pass the same object to `map(callbacks=...)`
+    and to `Model.train(callbacks=...)`. Before the pipeline makes step k > `step_size` (epoch e > 1) it waits
+    until the training loop has ended its previous step (epoch), then calls `sync_step_begin(train_run_context,
+    ds_run_context)` (`sync_epoch_begin`) with the training run context of that step; override those two.
+
+    It is also a training callback: `msx.train.Model` accepts it and calls the hooks below (`step_end`,
+    `epoch_end`, `end`), which release the waits. A wait longer than `config.get_callback_timeout()` seconds is a
+    `DatasetError` (MindSpore's RuntimeError). Only the sync hooks a subclass overrides make the pipeline wait,
+    and a subclass that overrides neither is refused by `map`, as in MindSpore.
+    """
+
+    def __init__(self, step_size: int = 1) -> None:
+        super().__init__(step_size)
+        self.step_event = threading.Event()
+        self.step_run_context: Any = None
+        self.epoch_event = threading.Event()
+        self.epoch_run_context: Any = None
+        self.training_ended = False
+
+    def sync_epoch_begin(self, train_run_context: Any, ds_run_context: DSRunContext) -> None:
+        """Called before a dataset epoch after the first, once the previous training epoch has ended."""
+
+    def sync_step_begin(self, train_run_context: Any, ds_run_context: DSRunContext) -> None:
+        """Called before a dataset step after the first `step_size` rows, once the previous training step ended."""
+
+    def _overrides(self, name: str) -> bool:
+        return getattr(type(self), name) is not getattr(WaitedDSCallback, name)
+
+    # the dataset side: wait for the training loop
+    def ds_epoch_begin(self, ds_run_context: DSRunContext) -> None:
+        if not self._overrides("sync_epoch_begin") or ds_run_context.cur_epoch_num <= 1:
+            return
+        if not self.training_ended:
+            ok = self.epoch_event.wait(timeout=config.get_callback_timeout())
+            self.epoch_event.clear()
+            if not ok:
+                raise DatasetError(f"ds_epoch_begin timed out after {config.get_callback_timeout()} second(s).")
+        self.sync_epoch_begin(self.epoch_run_context, ds_run_context)
+
+    def ds_step_begin(self, ds_run_context: DSRunContext) -> None:
+        if not self._overrides("sync_step_begin") or ds_run_context.cur_step_num <= self.step_size:
+            return
+        if not self.training_ended:
+            ok = self.step_event.wait(timeout=config.get_callback_timeout())
+            self.step_event.clear()
+            if not ok:
+                raise DatasetError(f"ds_step_begin timed out after {config.get_callback_timeout()} second(s).")
+        self.sync_step_begin(self.step_run_context, ds_run_context)
+
+    # the training side (msx.train.Callback's hooks): release the waits
+    def epoch_end(self, run_context: Any) -> None:
+        self.epoch_run_context = run_context
+        self.epoch_event.set()
+
+    def step_end(self, run_context: Any) -> None:
+        self.step_run_context = run_context
+        self.step_event.set()
+
+    def end(self, run_context: Any) -> None:
+        self.epoch_end(run_context)
+        self.step_end(run_context)
+        self.training_ended = True
+
+    def begin(self, run_context: Any) -> None:
+        self.training_ended = False
+
+    def epoch_begin(self, run_context: Any) -> None:
+        """A training hook WaitedDSCallback does not use."""
+
+    def step_begin(self, run_context: Any) -> None:
+        """A training hook WaitedDSCallback does not use."""
+
+    def on_train_begin(self, run_context: Any) -> None:
+        self.begin(run_context)
+
+    def on_train_epoch_begin(self, run_context: Any) -> None:
+        """Not used."""
+
+    def on_train_step_begin(self, run_context: Any) -> None:
+        """Not used."""
+
+    def on_train_step_end(self, run_context: Any) -> None:
+        self.step_end(run_context)
+
+    def on_train_epoch_end(self, run_context: Any) -> None:
+        self.epoch_end(run_context)
+
+    def on_train_end(self, run_context: Any) -> None:
+        self.end(run_context)
+
+    def on_eval_begin(self, run_context: Any) -> None:
+        """Evaluation does not release the training waits."""
+
+    on_eval_epoch_begin = on_eval_step_begin = on_eval_step_end = on_eval_epoch_end = on_eval_end = on_eval_begin
+
+
 def check_callbacks(callbacks: Any) -> list[DSCallback]:
     if callbacks is None:
         return []
@@ -56,6 +155,11 @@ def check_callbacks(callbacks: Any) -> list[DSCallback]:
     bad = [type(c).__name__ for c in cbs if not isinstance(c, DSCallback)]
     if bad:
         raise DatasetError(f"map: callbacks must be msx.dataset.DSCallback objects, got {bad}")
+    for cb in cbs:
+        if isinstance(cb, WaitedDSCallback) and not (cb._overrides("sync_step_begin")
+                                                     or cb._overrides("sync_epoch_begin")):
+            raise DatasetError("Inheriting Callback class without overriding any methods, check the usage of user "
+                               "defined Callback.")
     return cbs
 
 

@@ -17,6 +17,9 @@ threads, and the next iteration starts the unfinished epoch again.
 """
 from __future__ import annotations
 
+import atexit
+import weakref
+
 import threading
 import time
 import warnings
@@ -156,6 +159,23 @@ class _MarkedEpoch:
         return item
 
 
+ITERATORS_LIST: list = []  # weak references to the live iterators (MindSpore's name); stopped at exit
+
+
+def _cleanup() -> None:
+    """Stop every live iterator (their reading threads) when the interpreter exits, as MindSpore does."""
+    from .validators import set_iterator_cleanup  # noqa: PLC0415 — only at exit
+
+    set_iterator_cleanup()
+    for ref in reversed(ITERATORS_LIST):
+        it = ref()
+        if it is not None:
+            it.stop()
+
+
+atexit.register(_cleanup)
+
+
 class _Iterator:
     """Iterate once per epoch, up to `num_epochs` times (-1: no limit); epoch k is shuffled by (seed, k)."""
 
@@ -179,6 +199,8 @@ class _Iterator:
         self._shared: Any = None  # the stream serving epochs [self._epoch, self._shared_end) (None: no end)
         self._shared_end: int | None = 0
         self.wait_seconds = 0.0  # time the consumer spent waiting for rows (msx: to see if data is the bottleneck)
+        ITERATORS_LIST[:] = [r for r in ITERATORS_LIST if r() is not None]
+        ITERATORS_LIST.append(weakref.ref(self))
 
     def _converter(self) -> Callable[[Row], Any]:
         """Row -> what the iterator yields; it holds no reference to the iterator, so an iterator dropped

@@ -390,3 +390,12 @@ class BatchDataset(_OneChild):
 
     def _grain(self, key: Key) -> GrainDataset:
         return applied(self._pending(key))
+
+
+class PaddedBatchDataset(BatchDataset):
+    """What `padded_batch` returns (MindSpore's class): a batch whose rows are padded by `pad_info`
+    (`{column: (shape or None, value)}`) to one shape per column."""
+
+    def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool = False,
+                 num_parallel_workers: int | None = None, pad_info: dict | None = None) -> None:
+        super().__init__(input_dataset, batch_size, drop_remainder, num_parallel_workers, pad_info=pad_info or {})

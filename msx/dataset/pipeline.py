@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .base import (Dataset, ElementFn, Key, Pending, Row, applied, check_count, column_value,  # noqa: F401
                    names_arg, then)
-from .map_batch import BatchDataset, BatchInfo, MapDataset, stack_column  # noqa: F401
-from .steps import (BucketBatchDataset, ConcatDataset, FilterDataset, ProjectDataset, RenameDataset,  # noqa: F401
-                    RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, ZipDataset, split_dataset,
+from .map_batch import BatchDataset, BatchInfo, MapDataset, PaddedBatchDataset, stack_column  # noqa: F401
+from .steps import (BucketBatchByLengthDataset, BucketBatchDataset, ConcatDataset, FilterDataset, ProjectDataset, RenameDataset,  # noqa: F401
+                    RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, TransferDataset, ZipDataset, split_dataset,
                     zip_datasets)

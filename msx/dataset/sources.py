@@ -24,6 +24,7 @@ from ..errors import DatasetError
 from ..tensor import Tensor
 from . import _random, config
 from ._grain import GrainDataset, PyIterDataset
+from ._init_args import record_init
 from .pipeline import Dataset, Key, Pending, Row, applied, column_value
 from .samplers import Sampler, select_sampler
 
@@ -51,6 +52,10 @@ def check_num_samples(where: str, num_samples: Any) -> int | None:
 
 class MappableSource(Dataset):
     """A source read by index; its sampler decides which rows each pass reads, and in which order."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        record_init(cls)  # serialize stores a reader by its constructor's arguments
 
     def __init__(self, where: str, names: Sequence[str], num_samples: Any = None, shuffle: Any = None,
                  sampler: Any = None, num_shards: Any = None, shard_id: Any = None,

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import DatasetError
 from . import _random, config
 from ._grain import GrainDataset, PyIterDataset, passes
+from . import validators as v
 from .base import (Dataset, Key, Pending, Row, _OneChild, _callable_name, _workers_arg, applied, check_count,
                    names_arg, then)
 from .map_batch import _check_pad_info, stack_column
@@ -327,3 +328,44 @@ class BucketBatchDataset(_OneChild):
 
     def _grain(self, key: Key) -> GrainDataset:
         return PyIterDataset(lambda: self._rows(key))
+
+
+BucketBatchByLengthDataset = BucketBatchDataset  # MindSpore's name of what bucket_batch_by_length returns
+
+
+class TransferDataset(_OneChild):
+    """What `device_que` returns (MindSpore's class): the pipeline's rows, to be sent to the device. msx has no
+    device queue: `send(num_epochs)` starts an iterator that reads ahead on grain's threads and puts each row on
+    the device (the same rows, as Tensors), held as `self.iterator` until `stop_send()`/`release()`; iterating a
+    TransferDataset reads its rows as any dataset. `create_data_info_queue=True` (MindSpore's queue of shapes for
+    Ascend sink mode) is refused."""
+
+    def __init__(self, input_dataset: Dataset, send_epoch_end: bool = True, create_data_info_queue: bool = False,
+                 queue_name: str = "") -> None:
+        if create_data_info_queue:
+            raise DatasetError("device_que: create_data_info_queue=True is not supported: msx has no device data "
+                               "queue (its iterators already put the rows on the device)")
+        super().__init__(input_dataset)
+        self.send_epoch_end, self.queue_name = send_epoch_end, queue_name
+        self.iterator: Any = None
+
+    def _grain(self, key: Key) -> GrainDataset:
+        return self.child._grain(key)
+
+    def _pending(self, key: Key) -> Any:
+        return self.child._pending(key)
+
+    @v.check_to_device_send
+    def send(self, num_epochs: int = -1) -> None:
+        from .iterators import TupleIterator  # noqa: PLC0415 — iterators import the steps
+
+        self.release()
+        self.iterator = TupleIterator(self, None, num_epochs, False)
+
+    def stop_send(self) -> None:
+        if self.iterator is not None:
+            self.iterator.stop()
+
+    def release(self) -> None:
+        self.stop_send()
+        self.iterator = None

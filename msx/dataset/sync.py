@@ -119,3 +119,38 @@ def sync_update(dataset: Dataset, condition_name: str, num_batch: int | None, da
         raise DatasetError(f"sync_update: no sync_wait named {condition_name!r} in this pipeline "
                            f"(it has {sorted(gates)}); its gates are opened")
     gates[condition_name].release(None if num_batch is None else num_batch * dataset.get_batch_size(), data)
+
+
+class BlockReleasePair(_Gate):
+    """MindSpore's blocking condition of `sync_wait`, under its own name and methods: `block_func()` waits until a
+    row may pass (then counts it), `release_func(pass_rows, data)` lets `pass_rows` more through and calls
+    `callback(data)`, `disable_lock()` opens it for good, `reset()` starts the count again. The pipeline's own
+    `sync_wait` steps use the same gate."""
+
+    def __init__(self, init_release_rows: int, callback: Callable | None = None) -> None:
+        if isinstance(init_release_rows, int) and init_release_rows <= 0:
+            raise DatasetError("release_rows need to be greater than 0.")
+        super().__init__(init_release_rows, callback)
+
+    def update_batched_size(self, batch_size: int) -> None:
+        if isinstance(batch_size, int) and batch_size <= 0:
+            raise DatasetError("batch_size need to be greater than 0.")
+        self.scale(batch_size)
+
+    def block_func(self) -> bool:
+        self.block(self.generation, "BlockReleasePair")
+        return True
+
+    def release_func(self, pass_rows: int | None = None, data: Any = None) -> None:
+        self.release(pass_rows, data)
+
+    def disable_lock(self) -> None:
+        _Gate.disable(self)
+
+    @property
+    def disable(self) -> Any:  # MindSpore's attribute is a flag; msx's gate method is `_Gate.disable`
+        return self.disabled
+
+    @disable.setter
+    def disable(self, value: bool) -> None:
+        self.disabled = bool(value)

@@ -11,6 +11,7 @@ from ... import dtype as mstype
 from ...errors import DatasetError
 from ...tensor import Tensor
 from .. import _random
+from .._init_args import record_init
 
 
 def as_array(value: Any, op: str) -> np.ndarray:
@@ -45,6 +46,10 @@ class TensorOperation:
     """
 
     uses_rng = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        record_init(cls)  # serialize stores a transform by its constructor's arguments
 
     def __call__(self, *args: Any) -> Any:
         raise NotImplementedError

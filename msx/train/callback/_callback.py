@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ...dataset.callbacks import WaitedDSCallback
 from ...tensor import Tensor
 
 
@@ -129,7 +130,7 @@ def as_callback_list(callbacks: Any) -> list[Callback]:
         return []
     items = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
     for cb in items:
-        if not isinstance(cb, Callback):
+        if not isinstance(cb, (Callback, WaitedDSCallback)):
             raise TypeError(f"callbacks must be Callback instances (msx.train.Callback), got {type(cb).__name__}")
     return items
 
