@@ -16,9 +16,9 @@ _X = _R.standard_normal((1, 2, 4, 5)).astype(np.float32)
 CALLS = {
     "bbox_encode": (lambda a, b: ops.BoundingBoxEncode(stds=(1.0, 1.0, 0.5, 0.5))(a, b), (_A, _B)),
     "bbox_decode": (lambda a, d: ops.bounding_box_decode(a, d, (6, 7)), (_A, _B / 10)),
-    # "unfold": (lambda x: ops.unfold(x, 2, padding=1, stride=2), (_X,)),
-    # "fold": (lambda x: ops.fold(x, msx.Tensor(np.array([4, 5], np.int32)), 2, padding=1, stride=2),
-    #         (_R.standard_normal((1, 8, 9)).astype(np.float32),)),
+    "unfold": (lambda x: ops.unfold(x, 2, padding=1, stride=2), (_X,)),
+    "fold": (lambda x: ops.fold(x, msx.Tensor(np.array([4, 5], np.int32)), 2, padding=1, stride=2),
+             (_R.standard_normal((1, 8, 9)).astype(np.float32),)),
 }
 
 
@@ -38,3 +38,7 @@ def test_bad_input_names_the_op():
         ops.BoundingBoxEncode()(msx.Tensor(_A[:, :3]), msx.Tensor(_B))
     with pytest.raises(msx.errors.OpError, match="BoundingBoxDecode"):
         ops.BoundingBoxDecode((6, 7))(msx.Tensor(_A), msx.Tensor(_B[:1]))
+    with pytest.raises(msx.errors.OpError, match="Im2Col"):
+        ops.unfold(msx.Tensor(_X[0]), 2)
+    with pytest.raises(ValueError, match="fold"):
+        ops.fold(msx.Tensor(_X), (3, 4), 2)
