@@ -19,6 +19,8 @@ CALLS = {
     "unfold": (lambda x: ops.unfold(x, 2, padding=1, stride=2), (_X,)),
     "fold": (lambda x: ops.fold(x, msx.Tensor(np.array([4, 5], np.int32)), 2, padding=1, stride=2),
              (_R.standard_normal((1, 8, 9)).astype(np.float32),)),
+    "grid_sample": (lambda x, g: ops.grid_sample(x, g, padding_mode="reflection"),
+                    (_X, _R.uniform(-1.2, 1.2, (1, 3, 2, 2)).astype(np.float32))),
 }
 
 
@@ -42,3 +44,27 @@ def test_bad_input_names_the_op():
         ops.unfold(msx.Tensor(_X[0]), 2)
     with pytest.raises(ValueError, match="fold"):
         ops.fold(msx.Tensor(_X), (3, 4), 2)
+    with pytest.raises(msx.errors.OpError, match="GridSampler2D"):
+        ops.grid_sample(msx.Tensor(_X), msx.Tensor(np.zeros((1, 3, 2, 3), np.float32)))
+
+
+def test_grid_sample_gradients_match_finite_differences():
+    """Both the input's and the grid's gradients (bilinear, inside cells so the function is smooth)."""
+    x = _R.standard_normal((1, 1, 3, 4))
+    g = np.array([[[[-0.3, 0.2], [0.45, -0.6]]]])
+    w = _R.standard_normal((1, 1, 1, 2))
+
+    def loss(x, g):
+        return (ops.grid_sample(x, g, align_corners=True) * msx.Tensor(w)).sum()
+
+    gx, gg = msx.grad(loss, grad_position=(0, 1))(msx.Tensor(x), msx.Tensor(g))
+    for pos, (arr, got) in enumerate(((x, gx), (g, gg))):
+        want = np.zeros_like(arr)
+        for i in np.ndindex(arr.shape):
+            up, down = arr.copy(), arr.copy()
+            up[i] += 1e-6
+            down[i] -= 1e-6
+            args_up = [msx.Tensor(up), msx.Tensor(g)] if pos == 0 else [msx.Tensor(x), msx.Tensor(up)]
+            args_dn = [msx.Tensor(down), msx.Tensor(g)] if pos == 0 else [msx.Tensor(x), msx.Tensor(down)]
+            want[i] = (loss(*args_up).asnumpy() - loss(*args_dn).asnumpy()) / 2e-6
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
