@@ -13,6 +13,7 @@ from msx.ops.functional import cross_entropy as cross_entropy
 from msx.ops.functional import dropout2d as dropout2d
 from msx.ops.functional import embedding as embedding
 from msx.mint.nn.fold import fold as fold
+from msx.ops.functional import grid_sample as grid_sample
 from msx.ops.functional import group_norm as group_norm
 from msx.ops.functional import hardshrink as hardshrink
 from msx.ops.functional import hardsigmoid as hardsigmoid
@@ -32,7 +33,7 @@ from msx.ops.functional import softsign as softsign
 from msx.ops.functional import tanh as tanh
 from msx.mint.nn.fold import unfold as unfold
 from msx.ops.functional import upsample as upsample
-__all__ = ['adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_avg_pool3d_ext', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'broadcast_to', 'clamp', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose2d', 'cosine_embedding_loss', 'cross_entropy', 'dropout', 'dropout2d', 'elu', 'elu_', 'elu_ext', 'embedding', 'flatten', 'fold', 'gelu', 'glu', 'group_norm', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hardtanh_op', 'inplace_elu', 'inplace_silu', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'linear', 'log_softmax', 'logsigmoid', 'max_pool2d', 'max_unpool2d', 'mish', 'mse_loss', 'nll_loss', 'norm_ext', 'normalize', 'one_hot', 'pad', 'pixel_shuffle', 'prelu', 'relu', 'relu6', 'relu_', 'scaled_dot_product_attention', 'selu', 'sigmoid', 'sigmoid_', 'silu', 'silu_func', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'softshrink', 'softsign', 'tanh', 'threshold', 'threshold_', 'threshold_op', 'unfold', 'upsample']
+__all__ = ['adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_avg_pool3d_ext', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'broadcast_to', 'clamp', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose2d', 'cosine_embedding_loss', 'cross_entropy', 'dropout', 'dropout2d', 'elu', 'elu_', 'elu_ext', 'embedding', 'flatten', 'fold', 'gelu', 'glu', 'grid_sample', 'group_norm', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hardtanh_op', 'inplace_elu', 'inplace_silu', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'linear', 'log_softmax', 'logsigmoid', 'max_pool2d', 'max_unpool2d', 'mish', 'mse_loss', 'nll_loss', 'norm_ext', 'normalize', 'one_hot', 'pad', 'pixel_shuffle', 'prelu', 'relu', 'relu6', 'relu_', 'scaled_dot_product_attention', 'selu', 'sigmoid', 'sigmoid_', 'silu', 'silu_func', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softplus', 'softshrink', 'softsign', 'tanh', 'threshold', 'threshold_', 'threshold_op', 'unfold', 'upsample']
 
 def adaptive_avg_pool3d_ext(input: Any, output_size: Any) -> Any: ...
 
