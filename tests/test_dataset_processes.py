@@ -69,5 +69,5 @@ def test_an_error_in_a_worker_names_the_op_and_row():
     d = d.map(fail_on_five, "a", num_parallel_workers=2, python_multiprocessing=True)
     with pytest.raises(Exception, match=r"fail_on_five failed on columns \['a'\] of row 5: ValueError: row five"):
         read(d, 1)
-    with pytest.raises(DatasetError, match="python_multiprocessing must be True or False"):
+    with pytest.raises(DatasetError, match="python_multiprocessing with value yes is not of type"):
         d.map(fail_on_five, python_multiprocessing="yes")
