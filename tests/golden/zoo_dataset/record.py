@@ -39,10 +39,10 @@ def write_images() -> None:
             Image.fromarray(img).save(path, quality=90)
 
 
-def run_pipeline(case: dict) -> dict:
-    """mindcv's functions, called as a mindcv training script calls them."""
-    from mindcv.data import create_dataset, create_loader, create_transforms
-
+def run_pipeline(case: dict, data) -> dict:
+    """mindcv's functions (`data`: the module `mindcv.data`, or one holding its files), called as a mindcv
+    training script calls them."""
+    create_dataset, create_transforms, create_loader = data.create_dataset, data.create_transforms, data.create_loader
     dataset = create_dataset(name=case["name"], root=case["root"], split=case["split"], shuffle=case["shuffle"],
                              num_parallel_workers=1)
     transform = create_transforms(dataset_name=case["name"], image_resize=case["image_resize"],
@@ -58,10 +58,11 @@ def run_pipeline(case: dict) -> dict:
 
 if __name__ == "__main__":
     import mindcv
+    import mindcv.data
     import mindspore
 
     write_images()
-    result = run_pipeline(CASE)
+    result = run_pipeline(CASE, mindcv.data)
     arrays = {k: v for k, v in result.items() if isinstance(v, np.ndarray)}
     np.savez_compressed(os.path.join(HERE, "ms210.npz"), **arrays)
     meta = {"mindspore": mindspore.__version__, "mindcv": mindcv.__version__,
