@@ -119,6 +119,8 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
     written_objs: list[Tensor] = []
     outer = current_builder()
     body = GraphBuilder(f"{getattr(fn, '__name__', type(fn).__name__)}_grad_body", outer) if outer else None
+    if body is not None:
+        body.runs_always = True  # a check on the index of a switched cell inside it may go to the root graph
 
     def pure(arg_arrays, param_arrays):
         new_args = list(args)

@@ -124,6 +124,18 @@ def mix3(x):
     return a + b + c * d + ops.where(ops.not_equal(x, x), 1.0, ops.reciprocal(x + 5))
 
 
+class Switched(nn.Cell):
+    """A CellList indexed by a tensor computed from the input (MindSpore's switch_layer; an msx Case node)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(4, 4), nn.SequentialCell([nn.Dense(4, 4), nn.Tanh()]), nn.ReLU()])
+
+    def construct(self, x):
+        i = (x.sum() > 0).astype(ms.int32) * 2 - 1  # 1 or -1 (the last cell, counted from the end)
+        return self.layers[i](x) * 2.0
+
+
 def cases():
     rng = np.random.default_rng(3)
     ms.set_seed(3)
@@ -138,6 +150,8 @@ def cases():
             ("mix", Mix(), rng.integers(0, 7, (2, 3)).astype(np.int32)),
             ("mix2", Mix2(), rng.standard_normal((2, 3, 4)).astype(np.float32)),
             ("mix3", mix3, rng.standard_normal((2, 3, 4)).astype(np.float32)),
+            ("switch_pos", Switched(), np.abs(rng.standard_normal((2, 4))).astype(np.float32)),
+            ("switch_neg", None, -np.abs(rng.standard_normal((2, 4))).astype(np.float32)),
             # MindSpore's own break/return loops, read by msx (a While carrying an outcome tag) and written back
             ("while_break", _mindspore_file("while_break"), np.load(os.path.join(DATA, "while_break.input.npy"))),
             ("nested_break", _mindspore_file("nested_break"), np.full((2, 4), 2.0, np.float32)),
@@ -170,6 +184,7 @@ def test_msx_reads_back_what_it_wrote(exported):
         got = nn.GraphCell(graph)(ms.Tensor(np.load(x))).asnumpy()
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5, err_msg=name)
     assert "While" in {n.op for n in ms.load(files["flow_pos"][0]).nodes}
+    assert "Case" in {n.op for n in ms.load(files["switch_pos"][0]).nodes}
 
 
 def test_corrupted_msx_written_mindir_is_refused_at_every_byte(exported, tmp_path):

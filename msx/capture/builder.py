@@ -95,6 +95,7 @@ class GraphBuilder:
     """Builds one Graph from recorded ops; a child builder builds a closed subgraph."""
 
     guards_allowed = True  # False (set on the root by source capture): a tensor's value in Python is an error
+    runs_always = False  # True (a gradient's body): the subgraph runs whenever its node does, unlike a branch
     watch_attribute_writes = False  # True (set by trace capture): a Cell's Tensor attribute assigned is unguarded
 
     def __init__(self, name: str, parent: "GraphBuilder | None" = None) -> None:
@@ -403,6 +404,32 @@ def _select(when: tuple, new: Tensor, old: Tensor) -> Tensor:
             term = apply(M.LOGICAL_NOT, (term,))
         flag = term if flag is None else apply(M.LOGICAL_AND, (flag, term))
     return apply(M.select, (flag, new, old))
+
+
+def close_subgraphs(builders: list[GraphBuilder], leading: list[list[Var]]) -> list[Operand]:
+    """Give every builder's graph the same inputs: its own `leading` ones, then one per outer value any of them
+    uses (unused ones get a fresh Var). Returns those outer values, the node's extra inputs."""
+    order: list[Operand] = []
+    counts: dict[int, int] = {}
+    per_builder = []
+    for b in builders:
+        inner_by_outer: dict[int, list[Var]] = {}
+        for outer, inner in b.free:
+            inner_by_outer.setdefault(id(outer), []).append(inner)
+            if id(outer) not in counts:
+                counts[id(outer)] = 0
+                order.append(outer)
+        for key, inners in inner_by_outer.items():
+            counts[key] = max(counts[key], len(inners))
+        per_builder.append(inner_by_outer)
+    outer_operands = [o for o in order for _ in range(counts[id(o)])]
+    for b, lead, inner_by_outer in zip(builders, leading, per_builder):
+        inputs = list(lead)
+        for o in order:
+            inners = inner_by_outer.get(id(o), [])
+            inputs += inners + [Var(o.abstract, o.name) for _ in range(counts[id(o)] - len(inners))]
+        b.graph.inputs = inputs
+    return outer_operands
 
 
 def current_builder() -> GraphBuilder | None:

@@ -10,6 +10,10 @@ like every rewrite it builds a new Graph and leaves the captured one as it was.
 """
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 from dataclasses import replace
 from typing import Callable
 
@@ -59,8 +63,15 @@ def capture_for_export(net: Callable, inputs: tuple, training: bool = False,
         for cell, flag in zip(cells, flags):
             object.__setattr__(cell, "training", flag)
         versions.touch()
-    if captured.guards:
-        decided = "; ".join(g.describe() for g in captured.guards)
+    checks = [g for g in captured.guards if g.error is not None]
+    if checks:  # a check guards only inputs the eager program refuses; the file cannot raise, so say so
+        warnings.warn(f"export: {captured.graph.name}'s file does not check "
+                      f"{'; '.join(g.describe() for g in checks)}: inputs that the Python program refuses "
+                      f"(IndexError, UnboundLocalError) give an unchecked result from the loaded graph",
+                      stacklevel=_user_stacklevel())
+    outcomes = [g for g in captured.guards if g.error is None]
+    if outcomes:
+        decided = "; ".join(g.describe() for g in outcomes)
         raise ExportError(f"export: {captured.graph.name}'s Python control flow depends on tensor values "
                           f"({decided}); a graph captured with capture_mode={capture_mode!r} would keep only the "
                           f"outcome seen now. Capture with capture_mode='ast' (graph control flow) or compute the "
@@ -68,6 +79,15 @@ def capture_for_export(net: Callable, inputs: tuple, training: bool = False,
     captured = replace(captured, graph=drop_shards(captured.graph))
     verify(captured.graph, infer=False)
     return captured
+
+
+def _user_stacklevel() -> int:
+    """The `warnings.warn` stacklevel of the first frame outside msx (the user's export call)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 __all__ = ["capture_for_export", "drop_shards", "SHARD_RULES"]

@@ -400,9 +400,10 @@ SCAN.rule("memory")(_largest_peak)
 CASE = declare_higher_order(
     "Case", subgraphs=("branch*",),
     layout="inputs: a scalar integer index, then the operands; every branch takes the operands and returns values "
-           "of the same types, which are the outputs. An index out of range runs the nearest branch (lax.switch "
-           "clamps it), as MindSpore's Switch/Case does.",
-    doc="Multi-way branch on a tensor index (lowers to lax.switch); what MindIR's multi-branch Switch reads as.")
+           "of the same types, which are the outputs. The index is 0..n-1 (producers normalise a negative one and "
+           "check the range where the program must raise: lax.switch clamps it).",
+    doc="Multi-way branch on a tensor index (lowers to lax.switch): a CellList indexed by a tensor, and what "
+        "MindIR's switch_layer reads as.")
 
 
 @CASE.rule("make")

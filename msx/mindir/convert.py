@@ -17,14 +17,14 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import MalformedFileError, MsxError
-from ..ir.control import COND, WHILE
+from ..ir.control import CASE, COND, WHILE
 from ..ir.graph import Abstract, Graph, Var
 from .op_table import READERS
 from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError
 from .parse import Index, reaches
-from .values import (Choice, GraphRef, Lazy, PartialValue, SwitchValue, TailCall, abstract_of, as_array, force,
+from .values import (Choice, GraphRef, Lazy, PartialValue, SwitchLayerValue, SwitchValue, TailCall, abstract_of, as_array, force,
                      is_tensor)
 from .proto import MONAD, TENSOR_DTYPES, A, attribute_value, attributes, dims_of, dtype_of, tensor_value
 
@@ -248,6 +248,8 @@ class Converter:
             if static is not None:
                 return args[1] if static else args[2]
             return SwitchValue(pred, args[1], args[2])
+        if op in ("switch_layer", "SwitchLayer"):
+            return self._switch_layer(args, where)
         ctx = OpContext(fr.builder, op, attrs, f"{self.path}: {where}", node.name)
         tensor_args = [a for a in args if a is not MONAD]
         try:
@@ -272,18 +274,44 @@ class Converter:
         if isinstance(fn, PartialValue):
             return self.call_value(fn.fn, list(fn.args) + list(args), frame, where)
         if isinstance(fn, SwitchValue):
-            return self._cond(fn, args, frame, where)
+            return self._branches(COND, fn.pred, [(fn.on_true, "then"), (fn.on_false, "else")], args, frame,
+                                  where, "if")
+        if isinstance(fn, SwitchLayerValue):
+            index = self._index_from_end(frame.builder, fn.index, len(fn.branches), where)
+            return self._branches(CASE, index, [(b, f"case{k}") for k, b in enumerate(fn.branches)], args, frame,
+                                  where, "switch")
         raise MalformedFileError(f"{self.path}: {where} calls {_show_value(fn)}, which is not a function")
 
     def _fresh(self, kind: str) -> str:
         self.counter += 1
         return f"{self.name}_{kind}{self.counter}"
 
-    def _cond(self, sw: SwitchValue, args: list, frame: Frame, where: str):
+    def _switch_layer(self, args: list, where: str):
+        """MindSpore's `switch_layer(index, MakeTuple(graphs...))`: one of the graphs, by a scalar int tensor."""
+        if len(args) != 2 or not isinstance(args[1], tuple) or not args[1]:
+            raise MalformedFileError(f"{self.path}: {where}: switch_layer takes an index and a tuple of graphs, got "
+                                     f"{', '.join(_show_value(a) for a in args)}")
+        index = force(args[0])
+        if isinstance(index, (int, np.integer)) or (isinstance(index, np.ndarray) and index.size == 1):
+            k = int(np.asarray(index).reshape(()))
+            if not -len(args[1]) <= k < len(args[1]):
+                raise MalformedFileError(f"{self.path}: {where}: switch_layer's constant index {k} is out of range "
+                                         f"for {len(args[1])} graphs")
+            return args[1][k]
+        return SwitchLayerValue(index, args[1])
+
+    def _index_from_end(self, builder: GraphBuilder, index, n: int, where: str):
+        """`index`, a negative one counted from the end (MindSpore's switch_layer takes [-n, n))."""
+        negative = builder.primitive("Less", [index, np.asarray(0, np.int32)], {}, where)
+        shifted = builder.primitive("Add", [index, np.asarray(n, np.int32)], {}, where)
+        return builder.primitive("Select", [negative, shifted, index], {}, where)
+
+    def _branches(self, kind, selector, branches: list, args: list, frame: Frame, where: str, what: str):
+        """One Cond (`kind` COND, selector a bool) or Case (CASE, an index) node calling each branch on `args`."""
         parent = frame.builder
-        name = self._fresh("if")
+        name = self._fresh(what)
         builders, results = [], []
-        for branch, tag in ((sw.on_true, "then"), (sw.on_false, "else")):
+        for branch, tag in branches:
             sb = GraphBuilder(f"{name}_{tag}", self.budget, parent)
             value = self.call_value(branch, args, Frame(sb, frame), where)
             builders.append(sb)
@@ -300,8 +328,10 @@ class Converter:
             outputs = [abstract_of(x) for x in leaves]  # the same in both branches: one list of kinds
             sb.graph.outputs = [sb.local(x) for x in leaves]
         captured = close_over(builders, explicit=0)
-        outs = iter(parent.add_made(COND.make(sw.pred, captured, builders[0].graph, builders[1].graph,
-                                              outputs=outputs), where))
+        graphs = [b.graph for b in builders]
+        made = COND.make(selector, captured, *graphs, outputs=outputs) if kind is COND else \
+            CASE.make(selector, captured, graphs, outputs=outputs)
+        outs = iter(parent.add_made(made, where))
         if len(keys) == 1:
             return _rebuild(keys[0][0], outs)
         tag = next(outs)

@@ -22,7 +22,7 @@ MAX_FILE_NODES = 1_000_000
 DIGEST_PREFIX = "msx-sha256:"
 
 STRUCTURAL = ("Load", "UpdateState", "Depend", "MakeTuple", "make_tuple", "TupleGetItem", "tuple_getitem",
-              "MakeList", "make_list", "ListGetItem", "list_getitem", "Partial", "Switch")
+              "MakeList", "make_list", "ListGetItem", "list_getitem", "Partial", "Switch", "switch_layer", "SwitchLayer")
 
 
 def parse(path: str, max_bytes: int = MAX_FILE_BYTES) -> pb.ModelProto:

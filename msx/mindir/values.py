@@ -30,6 +30,14 @@ class SwitchValue:
 
 
 @dataclass(frozen=True)
+class SwitchLayerValue:
+    """`switch_layer(index, (graph0, graph1, ...))`: MindSpore's choice of one of several graphs by a tensor."""
+
+    index: Any
+    branches: tuple
+
+
+@dataclass(frozen=True)
 class TailCall:
     """A call of the header of a loop being read (`target`), reached from inside that loop: MindSpore's
     `continue`, and the back edge at the end of a loop body. The loop's header is not run again; the

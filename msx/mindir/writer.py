@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..atomic import write_atomic
-from ..ir.control import CALL, COND, WHILE
+from ..ir.control import CALL, CASE, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
 from .op_readers import TYPE_ID_OF
 from .op_table import WRITERS
@@ -30,7 +30,7 @@ from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
 # the higher-order ops a MindIR file can hold: their writing rules (methods of _GraphWriter, which knows graphs)
-CONTROL = {COND.name: "_write_cond", WHILE.name: "_write_while", CALL.name: "_write_call"}
+CONTROL = {COND.name: "_write_cond", CASE.name: "_write_case", WHILE.name: "_write_while", CALL.name: "_write_call"}
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
@@ -202,6 +202,21 @@ class _GraphWriter:
         switch = self.emit(f"REF::{self.w.primitive('Switch', None)}", [pred] + closures, None, union)
         return self.emit(f"REF::{switch}", [], out)
 
+    def _switch_layer_call(self, index: str, graphs: list[str], args: list[str], out) -> str:
+        """MindSpore's form of `cells[index](*args)`: Partial closures in a MakeTuple, switch_layer, a call."""
+        closures = []
+        for g in graphs:
+            attr = pb.AttributeProto(name="shape", type=A.FUNCGRAPHCLOSURE, s=g.encode())
+            closures.append(self.emit(f"REF::{self.w.primitive('Partial', None)}", [g] + args, None, attr))
+        listed = pb.AttributeProto(name="shape", type=A.TUPLE)
+        union = pb.AttributeProto(name="shape", type=A.UNIONFUNCCLOSURE)
+        for g in graphs:
+            listed.values.add(type=A.FUNCGRAPHCLOSURE, s=g.encode())
+            union.values.add(type=A.FUNCGRAPHCLOSURE, s=g.encode())
+        tup = self.emit(f"REF::{self.w.primitive('MakeTuple', None)}", closures, None, listed)
+        switch = self.emit(f"REF::{self.w.primitive('switch_layer', None)}", [index, tup], None, union)
+        return self.emit(f"REF::{switch}", [], out)
+
     def _out_type(self, values: list) -> Any:
         abstracts = tuple(v.abstract for v in values)
         return abstracts[0] if len(abstracts) == 1 else abstracts
@@ -224,6 +239,22 @@ class _GraphWriter:
             pred = self.call("Cast", [pred], args=(TYPE_ID_OF["bool"],), out=Abstract(node.inputs[0].abstract.shape,
                                                                                           "bool"))
         out = self._switch_call(pred, names[0], names[1], operands, self._out_type(node.outputs))
+        return self._unpack(out, len(node.outputs))
+
+    def _write_case(self, node: Node) -> list[str]:
+        operands = [self.operand(x, []) for x in node.inputs[1:]]
+        names = []
+        for key, sub in node.subgraphs.items():
+            proto, gw = self._function(sub, key)
+            gw.write_nodes(sub)
+            self._finish(proto, gw.result(sub.outputs), self._out_type(sub.outputs))
+            names.append(proto.name)
+        self.node = node
+        index = self.operand(node.inputs[0], [])
+        if node.inputs[0].abstract.dtype != "int32":  # MindSpore's switch_layer takes an int32 index
+            index = self.call("Cast", [index], args=(TYPE_ID_OF["int32"],), out=Abstract(node.inputs[0].abstract.shape,
+                                                                                           "int32"))
+        out = self._switch_layer_call(index, names, operands, self._out_type(node.outputs))
         return self._unpack(out, len(node.outputs))
 
     def _write_while(self, node: Node) -> list[str]:

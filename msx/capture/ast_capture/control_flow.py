@@ -30,7 +30,7 @@ from ...ir.graph import Abstract, Const, Operand, Var
 from ...ops import math_ops as M
 from ...ops.primitive import apply
 from ...tensor import Parameter, Tensor
-from ..builder import GraphBuilder, abstract_of, current_builder
+from ..builder import GraphBuilder, abstract_of, close_subgraphs, current_builder
 from ..session import write_log
 from . import aliases
 from .failures import Unsupported
@@ -235,32 +235,6 @@ def _short(value: Any) -> str:
 def _fill(plan: tuple, results: list[Tensor], interp: "Interpreter") -> Any:
     structure, leaves = plan
     return _rebuild(interp, structure, [results[x.index] if isinstance(x, _Slot) else x for x in leaves])
-
-
-def close_subgraphs(builders: list[GraphBuilder], leading: list[list[Var]]) -> list[Operand]:
-    """Give every builder's graph the same inputs: its own `leading` ones, then one per outer value any of them
-    uses (unused ones get a fresh Var). Returns those outer values, the node's extra inputs."""
-    order: list[Operand] = []
-    counts: dict[int, int] = {}
-    per_builder = []
-    for b in builders:
-        inner_by_outer: dict[int, list[Var]] = {}
-        for outer, inner in b.free:
-            inner_by_outer.setdefault(id(outer), []).append(inner)
-            if id(outer) not in counts:
-                counts[id(outer)] = 0
-                order.append(outer)
-        for key, inners in inner_by_outer.items():
-            counts[key] = max(counts[key], len(inners))
-        per_builder.append(inner_by_outer)
-    outer_operands = [o for o in order for _ in range(counts[id(o)])]
-    for b, lead, inner_by_outer in zip(builders, leading, per_builder):
-        inputs = list(lead)
-        for o in order:
-            inners = inner_by_outer.get(id(o), [])
-            inputs += inners + [Var(o.abstract, o.name) for _ in range(counts[id(o)] - len(inners))]
-        b.graph.inputs = inputs
-    return outer_operands
 
 
 def _name(interp: "Interpreter", kind: str, node: ast.AST) -> str:

@@ -6,7 +6,9 @@ from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
 from ... import versions
+from ...tensor import Tensor
 from ..cell import Cell
+from .switch_layer import cell_at
 
 
 class _Container(Cell):
@@ -37,6 +39,8 @@ class _Container(Cell):
             for key in keys[index]:
                 out._cells[key] = self._cells[key]  # shared cells keep their parameter names
             return out
+        if isinstance(index, Tensor):  # MindSpore's switch_layer
+            return cell_at([self._cells[k] for k in keys], index, type(self).__name__)
         return self._cells[keys[self._position(index)]]
 
     def __setitem__(self, index: int, cell: Cell) -> None:

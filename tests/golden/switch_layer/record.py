@@ -1,0 +1,61 @@
+"""Records MindSpore 2.10's answers for tests/test_switch_layer.py: a CellList indexed by a Tensor in GRAPH_MODE
+(switch_layer), forward and gradients of three cells, the out-of-range error, and the network exported as MINDIR.
+
+    /path/to/venv-ms/bin/python tests/golden/switch_layer/record.py   # writes ms210.json beside it
+"""
+import json
+import pathlib
+
+import numpy as np
+import mindspore as ms
+from mindspore import Tensor, nn, ops
+
+ms.set_context(mode=ms.GRAPH_MODE)
+
+
+def weights():
+    rng = np.random.default_rng(7)
+    return {k: rng.standard_normal(s).astype(np.float32) for k, s in
+            [("w0", (3, 4)), ("b0", (3,)), ("w1", (3, 4)), ("b1", (3,)), ("w2", (3, 4)), ("b2", (3,))]}
+
+
+class Net(nn.Cell):
+    def __init__(self, w):
+        super().__init__()
+        dense = [nn.Dense(4, 3) for _ in range(3)]
+        for k, d in enumerate(dense):
+            d.weight.set_data(Tensor(w[f"w{k}"]))
+            d.bias.set_data(Tensor(w[f"b{k}"]))
+        self.layers = nn.CellList([dense[0], dense[1], nn.SequentialCell([dense[2], nn.Tanh()])])
+        self.scale = nn.Dense(4, 3)
+        self.scale.weight.set_data(Tensor(np.full((3, 4), 0.1, np.float32)))
+        self.scale.bias.set_data(Tensor(np.zeros(3, np.float32)))
+
+    def construct(self, i, x):
+        y = self.layers[i](x)
+        return (y * self.scale(x)).sum()
+
+
+def main():
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+    out = {"x": x.tolist()}
+    net = Net(weights())
+    params = net.trainable_params()
+    grad = ms.value_and_grad(net, grad_position=1, weights=params)
+    for k in (0, 1, 2, -1):
+        loss, (gx, gp) = grad(Tensor(np.int32(k)), Tensor(x))
+        out[f"index{k}"] = {"loss": float(loss.asnumpy()), "grad_x": gx.asnumpy().tolist(),
+                            "grad_params": {p.name: g.asnumpy().tolist() for p, g in zip(params, gp)}}
+    try:
+        net(Tensor(np.int32(3)), Tensor(x))
+        out["index3"] = "no error"
+    except Exception as e:  # noqa: BLE001
+        out["index3"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    pathlib.Path(__file__).with_name("ms210.json").write_text(json.dumps(out, indent=1))
+    # the network as MindSpore exports it (switch_layer over three Partial closures): msx must read it
+    ms.export(net, Tensor(np.int32(1)), Tensor(x), file_name=str(pathlib.Path(__file__).with_name("ms210_net")),
+              file_format="MINDIR")
+
+
+if __name__ == "__main__":
+    main()
