@@ -12,6 +12,11 @@ a batch of 256 rows in 4 micro-batches, plain SGD. Rows:
   `dp` running the GPipe forward (`micro + stages - 1` time steps, `ppermute` between them), `jax.grad` of it,
   the SGD update, one `jax.jit`.
 
+Each row is also built with twice the micro-batches (8 of the same 64 rows) to measure the bubble: one more
+micro-batch costs `(T(8) - T(4)) / 4`, so the step of 4 spends `1 - 4 x that / T(4)` of its time outside the
+micro-batches' own work (the waiting slots, and the step's fixed costs: the update, the final reductions),
+printed beside the theory `(stages - 1) / (micro + stages - 1)` and the idle stage-slots of msx's schedule tables.
+
 Rounds alternate the rows; each records the median step, the result is the median over rounds (min in brackets),
 with the machine's load average, since a loaded machine moves the numbers.
 """
@@ -44,14 +49,15 @@ def _weights():
     return [(rng.normal(size=(WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32) for _ in range(BLOCKS)]
 
 
-def _data():
+def _data(micro: int = MICRO):
     import numpy as np
 
     rng = np.random.default_rng(1)
-    return rng.normal(size=(BATCH, WIDTH)).astype(np.float32), rng.normal(size=(BATCH, WIDTH)).astype(np.float32)
+    rows = BATCH // MICRO * micro     # micro-batches of one size: more of them is more work, not smaller pieces
+    return rng.normal(size=(rows, WIDTH)).astype(np.float32), rng.normal(size=(rows, WIDTH)).astype(np.float32)
 
 
-def msx_step(scheduler: str):
+def msx_step(scheduler: str, micro: int = MICRO):
     import msx as ms
     from msx import nn, ops
 
@@ -81,7 +87,7 @@ def msx_step(scheduler: str):
     for i, b in enumerate(net.blocks):
         b.pipeline_stage = i * STAGES // BLOCKS
     opt = nn.SGD(net.trainable_params(), LR)
-    grad_fn = ms.value_and_grad(nn.PipelineCell(net, MICRO), None, opt.parameters)
+    grad_fn = ms.value_and_grad(nn.PipelineCell(net, micro), None, opt.parameters)
 
     @ms.jit
     def step(x, y):
@@ -89,11 +95,11 @@ def msx_step(scheduler: str):
         opt(grads)
         return loss
 
-    x, y = (ms.Tensor(a) for a in _data())
+    x, y = (ms.Tensor(a) for a in _data(micro))
     return lambda: step(x, y).asnumpy()
 
 
-def jax_step():
+def jax_step(micro: int = MICRO):
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -102,8 +108,8 @@ def jax_step():
     mesh = Mesh(np.array(jax.devices()[:8]).reshape(STAGES, 8 // STAGES), ("pipe", "dp"))
     per = BLOCKS // STAGES
     w = jax.device_put(np.stack(_weights()).reshape(STAGES, per, WIDTH, WIDTH), NamedSharding(mesh, P("pipe")))
-    x, y = (jax.device_put(a.reshape(MICRO, BATCH // MICRO, WIDTH), NamedSharding(mesh, P(None, "dp")))
-            for a in _data())
+    x, y = (jax.device_put(a.reshape(micro, BATCH // MICRO, WIDTH), NamedSharding(mesh, P(None, "dp")))
+            for a in _data(micro))
 
     def stage(ws, h):
         for i in range(per):
@@ -113,12 +119,12 @@ def jax_step():
     def loss(w, x, y):
         s, ws = jax.lax.axis_index("pipe"), w[0]
         h, total = jnp.zeros_like(x[0]), 0.0
-        for t in range(MICRO + STAGES - 1):
+        for t in range(micro + STAGES - 1):
             m = t - s
-            inp = jnp.where(s == 0, x[jnp.clip(t, 0, MICRO - 1)], h)
+            inp = jnp.where(s == 0, x[jnp.clip(t, 0, micro - 1)], h)
             out = stage(ws, inp)
-            valid = (m >= 0) & (m < MICRO)
-            err = ((out - y[jnp.clip(m, 0, MICRO - 1)]) ** 2).sum()
+            valid = (m >= 0) & (m < micro)
+            err = ((out - y[jnp.clip(m, 0, micro - 1)]) ** 2).sum()
             total = total + jnp.where(valid & (s == STAGES - 1), err, 0.0)
             h = jax.lax.ppermute(out, "pipe", [(k, k + 1) for k in range(STAGES - 1)])
         return jax.lax.psum(total, ("pipe", "dp"))
@@ -140,21 +146,35 @@ def jax_step():
 
 
 def worker(steps: int, rounds: int) -> None:
-    rows = {"msx 1f1b": msx_step("1f1b"), "msx gpipe": msx_step("gpipe"), "jax by hand": jax_step()}
+    from msx.parallel.pipeline import bubble_fraction, schedule
+
+    rows = {}
+    for micro in (MICRO, 2 * MICRO):    # twice the micro-batches (of one size) measure what one more costs
+        rows.update({("msx 1f1b", micro): msx_step("1f1b", micro), ("msx gpipe", micro): msx_step("gpipe", micro),
+                     ("jax by hand", micro): jax_step(micro)})
     first = {name: float(step()) for name, step in rows.items()}     # compile; the losses must agree
-    medians: dict[str, list[float]] = {name: [] for name in rows}
+    medians: dict = {name: [] for name in rows}
     for _ in range(rounds):
         for name, step in rows.items():
             medians[name].append(_timed(step, steps))
-    from msx.parallel.pipeline import bubble_fraction
-
-    print(f"first losses: {first}")
-    for name, values in medians.items():
-        print(f"  {name:<12} {statistics.median(values) * 1e3:8.2f} ms/step  ({min(values) * 1e3:.2f})")
-    jax_ms = statistics.median(medians["jax by hand"])
+    ms_ = {name: statistics.median(values) * 1e3 for name, values in medians.items()}
+    print(f"first losses ({MICRO} micro-batches): {[first[(n, MICRO)] for n in ('msx 1f1b', 'msx gpipe', 'jax by hand')]}")
+    for (name, micro), values in medians.items():
+        print(f"  {name:<12} {micro} micro-batches {ms_[(name, micro)]:8.2f} ms/step  ({min(values) * 1e3:.2f})")
     for name in ("msx 1f1b", "msx gpipe"):
-        print(f"  {name} / jax by hand: {statistics.median(medians[name]) / jax_ms:.2f}x")
-    print(f"  schedule bubble (theory, both schedules): {bubble_fraction(STAGES, MICRO):.3f}")
+        print(f"  {name} / jax by hand ({MICRO} micro-batches): "
+              f"{ms_[(name, MICRO)] / ms_[('jax by hand', MICRO)]:.2f}x")
+    theory = (STAGES - 1) / (MICRO + STAGES - 1)
+    print(f"  bubble, theory (stages - 1) / (micro + stages - 1) = {theory:.3f}")
+    for name in ("1f1b", "gpipe"):
+        table = schedule(name, STAGES, MICRO)
+        print(f"  bubble, msx {name} compiled schedule: {int((table.kind == 0).sum())} idle of {table.kind.size} "
+              f"stage-slots ({bubble_fraction(STAGES, MICRO, name):.3f}), {table.kind.shape[0]} slots")
+    for name in ("msx 1f1b", "msx gpipe", "jax by hand"):
+        # the time not spent on the micro-batches' own work: 1 - MICRO x (the cost of one more micro-batch) / step
+        one_more = (ms_[(name, 2 * MICRO)] - ms_[(name, MICRO)]) / MICRO
+        print(f"  bubble, {name} measured: 1 - {MICRO} x {one_more:.2f} / {ms_[(name, MICRO)]:.2f} ms = "
+              f"{1 - MICRO * one_more / ms_[(name, MICRO)]:.3f} (waiting slots and the step's fixed costs)")
 
 
 def main() -> None:
