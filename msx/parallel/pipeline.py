@@ -303,15 +303,29 @@ def _reads(stages: Stages, k: int) -> set:
     return reads
 
 
-@dataclass(frozen=True)
-class _Kept:
-    """The residuals of stage k's `jax.vjp`, flattened: `refs[i]` names the stage input a leaf *is* (`("carry",
-    j)`, `("micro", j)`, `("param", j)`: referred to again in the backward, not copied out of the forward) or is
-    None for a leaf the forward hands out (`avals`, in order); `tree` rebuilds the vjp function."""
+# ops that hand a value on unchanged (up to its layout): a residual made of a stage input by these alone is that input
+_FORWARDING = frozenset({"reshard", "sharding_constraint", "copy", "copy_p", "pvary", "mesh_cast"})
 
-    tree: Any
-    refs: tuple
-    avals: tuple
+
+def _forwards(closed) -> list:
+    """For each output of `closed`: (input position, the equations that turn that input into it) when it is one
+    of the inputs handed on by `_FORWARDING` equations only, else None."""
+    jaxpr = closed.jaxpr
+    position = {v: i for i, v in enumerate(jaxpr.invars)}
+    producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+    found = []
+    for v in jaxpr.outvars:
+        chain = []
+        while not isinstance(v, jcore.Literal) and v not in position and v in producer:
+            e = producer[v]
+            reads = [u for u in e.invars if not isinstance(u, jcore.Literal)]
+            if e.primitive.name not in _FORWARDING or len(reads) != 1 or len(e.outvars) != 1:
+                break
+            chain.append(e)
+            v = reads[0]
+        found.append((position[v], tuple(reversed(chain))) if not isinstance(v, jcore.Literal) and v in position
+                     else None)
+    return found
 
 
 class _StageWork:
@@ -332,8 +346,9 @@ class _StageWork:
         self.fm = [i for i in range(n_micro) if d_micro[i] and invars[i] in reads]
         self.fp = [i for i, d in enumerate(d_params) if d and invars[n_micro + i] in reads]
         self.micro_avals = micro_avals
-        self.kept: _Kept | None = None   # the residuals' layout (jax.eval_shape, before the first slot)
-        self.traced: dict = {}           # micro-batch -> the layout its forward's trace made (rebuilds its vjp)
+        self.refs: tuple = ()      # the residuals' layout (`layout`, before the first slot)
+        self.avals: tuple = ()
+        self.traced: dict = {}     # micro-batch -> the treedef its forward's trace made (rebuilds its vjp)
 
     def carry_zeros(self) -> list:
         return _zeros(self.stages.carry)
@@ -342,6 +357,7 @@ class _StageWork:
         return self.stages.run(self.k, carry, mb, params)
 
     def _vjp(self, carry: list, mb: list, params: list):
+        """(the stage's results, the vjp's residual leaves, the treedef that rebuilds the vjp from them)."""
         fc, fm, fp, last = self.fc, self.fm, self.fp, self.k == self.N - 1
 
         def g(c, m, p):
@@ -350,40 +366,48 @@ class _StageWork:
 
         _, vjp, res = jax.vjp(g, [carry[i] for i in fc], [mb[i] for i in fm], [params[i] for i in fp], has_aux=True)
         leaves, tree = jax.tree.flatten(vjp)
-        names = {id(x): (what, j) for what, xs in (("carry", carry), ("micro", mb), ("param", params))
-                 for j, x in enumerate(xs)}
-        refs = tuple(names.get(id(x)) for x in leaves)
-        out = [x for x, r in zip(leaves, refs) if r is None]
-        return res, out, _Kept(tree, refs, tuple(_avals(out)))
+        return res, leaves, tree
 
-    def residual_avals(self, carry: list, micro_avals: list, params: list) -> tuple:
-        """The avals of what the forward keeps (traced once per stage with `jax.eval_shape`)."""
-        box: list = []
-
-        def shapes(c, mb, p):
-            _, out, kept = self._vjp(c, mb, p)
-            box.append(kept)
-            return out
-
-        jax.eval_shape(shapes, carry, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in micro_avals], params)
-        self.kept = box[0]
-        return self.kept.avals
+    def layout(self, carry: list, micro_avals: list, params: list) -> None:
+        """Which residual leaves are stage inputs (`self.refs[i]`: (what, position, the equations that hand it on)
+        for the carry it got, the micro-batch, a Parameter: referred to again in the backward, not copied out of
+        the forward's branch) and the avals of the others (`self.avals`: what the forward hands out), from the
+        forward's jaxpr (traced once per stage)."""
+        structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in micro_avals]
+        closed = jax.make_jaxpr(lambda c, mb, p: self._vjp(c, mb, p)[1])(carry, structs, params)
+        where = [("carry", j) for j in range(len(carry))] + [("micro", j) for j in range(len(structs))] + \
+                [("param", j) for j in range(len(params))]
+        self.refs = tuple(None if f is None else (*where[f[0]], f[1]) for f in _forwards(closed))
+        self.avals = tuple(v.aval for v, r in zip(closed.jaxpr.outvars, self.refs) if r is None)
 
     def forward(self, carry: list, mb: list, params: list, grads: bool):
-        """(what the stage hands on or returns, the residuals to keep (grads) and how to rebuild them)."""
+        """(what the stage hands on or returns, the residuals to keep (grads), the vjp's treedef)."""
         if not grads:
             return self.run(carry, mb, params), [], None
-        res, out, kept = self._vjp(carry, mb, params)
-        if kept.avals != self.kept.avals or kept.refs != self.kept.refs:   # pragma: no cover - same code, same trace
-            raise RuntimeError(f"pipeline stage {self.k}: the forward's residuals changed between traces")
-        return res, out, kept
+        res, leaves, tree = self._vjp(carry, mb, params)
+        out = [x for x, r in zip(leaves, self.refs) if r is None]
+        if len(leaves) != len(self.refs) or tuple(_avals(out)) != tuple(jax.core.ShapedArray(a.shape, a.dtype)
+                                                                          for a in self.avals):
+            raise RuntimeError(f"pipeline stage {self.k}: the forward's residuals changed between traces")   # pragma: no cover
+        return res, out, tree
 
-    def backward(self, kept: _Kept, residuals: list, carry: list, mb: list, params: list, g_carry: list):
+    def backward(self, tree, residuals: list, carry: list, mb: list, params: list, g_carry: list):
         """(the carry-in gradient (float positions), the micro-batch inputs' gradients, the Parameters')."""
         given = iter(residuals)
         inputs = {"carry": carry, "micro": mb, "param": params}
-        leaves = [next(given) if r is None else inputs[r[0]][r[1]] for r in kept.refs]
-        vjp = jax.tree.unflatten(kept.tree, leaves)
+        leaves = []
+        for r in self.refs:
+            if r is None:
+                leaves.append(next(given))
+                continue
+            env = {}
+            x = inputs[r[0]][r[1]]
+            for eqn in r[2]:    # the equations that handed the input on, again (a layout change, no copy kept)
+                env[eqn.invars[0]] = x
+                _evaluate([eqn], env)
+                x = env[eqn.outvars[0]]
+            leaves.append(x)
+        vjp = jax.tree.unflatten(tree, leaves)
         out = self.stages.jaxpr.outvars[0].aval
         seed = [jnp.ones(out.shape, out.dtype)] if self.k == self.N - 1 else [g_carry[i] for i in self.fo]
         return vjp(seed)
@@ -423,7 +447,7 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
         params = [jax.lax.with_sharding_constraint(p, whole) for p in params]
         if grads:
             for w in work:
-                w.residual_avals(w.carry_zeros(), micro_avals, params)
+                w.layout(w.carry_zeros(), micro_avals, params)
         acts: dict = {}       # (k, m): the carry stage k received for micro-batch m
         grads_in: dict = {}   # (k, m): the carry gradient stage k received for micro-batch m
         kept: dict = {}       # (k, m): (how to rebuild, the residuals) of stage k's forward of m
@@ -488,7 +512,7 @@ def _slot_outputs(row, work, stages: Stages, out_avals, grads: bool, acc: dict):
     if any(kind == 1 and k == N - 1 for k, kind, _ in row):
         spec["out"] = list(out_avals)
     if grads:
-        spec["kept"] = {f"{k}_{m}": list(work[k].kept.avals) for k, kind, m in row if kind == 1}
+        spec["kept"] = {f"{k}_{m}": list(work[k].avals) for k, kind, m in row if kind == 1}
         spec["acc"] = {str(k): _avals(acc[k]) for k, kind, _ in row if kind == 2}
         spec["g_micro"] = {f"{k}_{m}": [work[k].micro_avals[i] for i in work[k].fm] for k, kind, m in row
                            if kind == 2}
@@ -503,20 +527,20 @@ def _idle(spec: dict, ops: dict) -> dict:
     return out
 
 
-def _act(work: _StageWork, kind: int, m: int, kept: _Kept | None, spec: dict, grads: bool, N: int, ops: dict):
+def _act(work: _StageWork, kind: int, m: int, tree: Any, spec: dict, grads: bool, N: int, ops: dict):
     """Stage `work.k`'s forward (kind 1) or backward (2) of micro-batch `m` (static), the rest of `spec` idle."""
     k, key = work.k, f"{work.k}_{m}"
     out = _idle(spec, ops)
     mb = [x[m] for x in ops["micro"]]
     carry = ops["carry"][key] if k else work.carry_zeros()
     if kind == 1:
-        res, residuals, layout = work.forward(carry, mb, ops["params"], grads)
+        res, residuals, tree = work.forward(carry, mb, ops["params"], grads)
         out["out" if k == N - 1 else "send_f"] = list(res)
         if grads:
             out["kept"][key] = residuals
-            work.traced[m] = layout
+            work.traced[m] = tree
         return out
-    gc, gm, gp = work.backward(kept, ops["res"][key], carry, mb, ops["params"], ops["g"].get(key, []))
+    gc, gm, gp = work.backward(tree, ops["res"][key], carry, mb, ops["params"], ops["g"].get(key, []))
     if k:
         out["send_b"] = _put(work.carry_zeros(), work.fc, gc)
     out["g_micro"][key] = list(gm)
