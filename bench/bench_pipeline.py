@@ -10,7 +10,9 @@ a batch of 256 rows in 4 micro-batches, plain SGD. Rows:
   `Cell.pipeline_stage`, `nn.PipelineCell`, `ms.value_and_grad`, `nn.SGD`, under `ms.jit`;
 - `jax by hand`: the blocks' weights stacked per stage (`P("pipe")`), one `shard_map` manual over `pipe` and
   `dp` running the GPipe forward (`micro + stages - 1` time steps, `ppermute` between them), `jax.grad` of it,
-  the SGD update, one `jax.jit`.
+  the SGD update, one `jax.jit`;
+- `jax, dp auto`: the same, manual over `pipe` only: the data-parallel axis is XLA's partitioner's, as in msx
+  (whose stages may hold tensor-parallel strategies, so it cannot take `dp` manual).
 
 Each row is also built with twice the micro-batches (8 of the same 64 rows) to measure the bubble: one more
 micro-batch costs `(T(8) - T(4)) / 4`, so the step of 4 spends `1 - 4 x that / T(4)` of its time outside the
@@ -33,13 +35,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WIDTH, BLOCKS, BATCH, MICRO, STAGES, LR = 256, 4, 256, 4, 2, 1e-4
 
 
-def _timed(step, steps: int) -> float:
-    times = []
+def _timed(step, steps: int) -> tuple[float, float]:
+    """The median wall time and the median process CPU time (all threads: the 8 host devices) of one step; on a
+    machine other jobs load, the CPU time is the steadier measure of the work a step does."""
+    times, cpu = [], []
     for _ in range(steps):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         step()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def _weights():
@@ -99,7 +104,7 @@ def msx_step(scheduler: str, micro: int = MICRO):
     return lambda: step(x, y).asnumpy()
 
 
-def jax_step(micro: int = MICRO):
+def jax_step(micro: int = MICRO, manual_dp: bool = True):
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -127,9 +132,13 @@ def jax_step(micro: int = MICRO):
             err = ((out - y[jnp.clip(m, 0, micro - 1)]) ** 2).sum()
             total = total + jnp.where(valid & (s == STAGES - 1), err, 0.0)
             h = jax.lax.ppermute(out, "pipe", [(k, k + 1) for k in range(STAGES - 1)])
-        return jax.lax.psum(total, ("pipe", "dp"))
+        return jax.lax.psum(total, ("pipe", "dp") if manual_dp else "pipe")
 
-    sharded = jax.shard_map(loss, mesh=mesh, in_specs=(P("pipe"), P(None, "dp"), P(None, "dp")), out_specs=P())
+    if manual_dp:   # each device its rows' gradient, one psum over dp for the whole step
+        sharded = jax.shard_map(loss, mesh=mesh, in_specs=(P("pipe"), P(None, "dp"), P(None, "dp")), out_specs=P())
+    else:           # dp left to XLA's partitioner, as msx must (a stage may hold tensor-parallel strategies)
+        sharded = jax.shard_map(loss, mesh=mesh, in_specs=(P("pipe"), P(), P()), out_specs=P(),
+                                axis_names=frozenset({"pipe"}), check_vma=False)
 
     @jax.jit
     def step(w, x, y):
@@ -145,32 +154,41 @@ def jax_step(micro: int = MICRO):
     return run
 
 
+ROWS = ("msx 1f1b", "msx gpipe", "jax by hand", "jax, dp auto")
+
+
 def worker(steps: int, rounds: int) -> None:
     from msx.parallel.pipeline import bubble_fraction, schedule
 
     rows = {}
     for micro in (MICRO, 2 * MICRO):    # twice the micro-batches (of one size) measure what one more costs
         rows.update({("msx 1f1b", micro): msx_step("1f1b", micro), ("msx gpipe", micro): msx_step("gpipe", micro),
-                     ("jax by hand", micro): jax_step(micro)})
+                     ("jax by hand", micro): jax_step(micro), ("jax, dp auto", micro): jax_step(micro, False)})
     first = {name: float(step()) for name, step in rows.items()}     # compile; the losses must agree
-    medians: dict = {name: [] for name in rows}
+    walls: dict = {name: [] for name in rows}
+    cpus: dict = {name: [] for name in rows}
     for _ in range(rounds):
         for name, step in rows.items():
-            medians[name].append(_timed(step, steps))
-    ms_ = {name: statistics.median(values) * 1e3 for name, values in medians.items()}
-    print(f"first losses ({MICRO} micro-batches): {[first[(n, MICRO)] for n in ('msx 1f1b', 'msx gpipe', 'jax by hand')]}")
-    for (name, micro), values in medians.items():
-        print(f"  {name:<12} {micro} micro-batches {ms_[(name, micro)]:8.2f} ms/step  ({min(values) * 1e3:.2f})")
+            wall, cpu = _timed(step, steps)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    ms_ = {name: statistics.median(values) * 1e3 for name, values in walls.items()}
+    cpu_ = {name: statistics.median(values) * 1e3 for name, values in cpus.items()}
+    print(f"first losses ({MICRO} micro-batches): {[first[(n, MICRO)] for n in ROWS]}")
+    for (name, micro), values in walls.items():
+        print(f"  {name:<12} {micro} micro-batches {ms_[(name, micro)]:8.2f} ms/step  ({min(values) * 1e3:.2f}), "
+              f"CPU {cpu_[(name, micro)]:.2f} ms/step")
     for name in ("msx 1f1b", "msx gpipe"):
-        print(f"  {name} / jax by hand ({MICRO} micro-batches): "
-              f"{ms_[(name, MICRO)] / ms_[('jax by hand', MICRO)]:.2f}x")
+        for ref in ("jax by hand", "jax, dp auto"):
+            print(f"  {name} / {ref} ({MICRO} micro-batches): {ms_[(name, MICRO)] / ms_[(ref, MICRO)]:.2f}x wall, "
+                  f"{cpu_[(name, MICRO)] / cpu_[(ref, MICRO)]:.2f}x CPU")
     theory = (STAGES - 1) / (MICRO + STAGES - 1)
     print(f"  bubble, theory (stages - 1) / (micro + stages - 1) = {theory:.3f}")
     for name in ("1f1b", "gpipe"):
         table = schedule(name, STAGES, MICRO)
         print(f"  bubble, msx {name} compiled schedule: {int((table.kind == 0).sum())} idle of {table.kind.size} "
               f"stage-slots ({bubble_fraction(STAGES, MICRO, name):.3f}), {table.kind.shape[0]} slots")
-    for name in ("msx 1f1b", "msx gpipe", "jax by hand"):
+    for name in ROWS:
         # the time not spent on the micro-batches' own work: 1 - MICRO x (the cost of one more micro-batch) / step
         one_more = (ms_[(name, 2 * MICRO)] - ms_[(name, MICRO)]) / MICRO
         print(f"  bubble, {name} measured: 1 - {MICRO} x {one_more:.2f} / {ms_[(name, MICRO)]:.2f} ms = "

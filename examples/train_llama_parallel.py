@@ -175,7 +175,9 @@ def main() -> int:
     parallel_losses, parallel_params = train(True)
     one_losses, one_params = train(False)
     rel = max(float(np.abs(a - b).max() / (np.abs(b).max() + 1e-12)) for a, b in zip(parallel_params, one_params))
-    print(json.dumps({"parallel": parallel_losses, "one_device": one_losses, "max_rel_param_diff": rel}))
+    norm = max(float(np.linalg.norm(a - b) / (np.linalg.norm(b) + 1e-12)) for a, b in zip(parallel_params, one_params))
+    print(json.dumps({"parallel": parallel_losses, "one_device": one_losses, "max_rel_param_diff": rel,
+                      "max_norm_rel_param_diff": norm}))
     return 0
 
 
