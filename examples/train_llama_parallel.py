@@ -12,10 +12,17 @@ state cut over the data-parallel devices). The same network, seed and batches th
     XLA_FLAGS=--xla_force_host_platform_device_count=8 python examples/train_llama_parallel.py
 
 (on a GPU host the 8 devices are its GPUs). Prints one JSON line: both runs' losses and the largest relative
-parameter difference.
+parameter difference. Across processes, e.g. 2 msrun ranks of 4 host devices each (a pipeline stage per rank):
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=4 msrun --worker_num=2 --local_worker_num=2 \
+        --master_port=8118 --join=True examples/train_llama_parallel.py --run parallel --out OUT_DIR
+
+trains the parallel run only, each rank feeding the batch rows of its data-parallel rank, and writes
+OUT_DIR/rank<r>.npz (losses and parameters); `--run one_device --out OUT_DIR` writes the one-device run's.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -27,6 +34,7 @@ import numpy as np
 
 import msx as ms
 from msx import nn, ops
+from msx.communication import get_group_size, get_rank, init
 from msx.parallel import Layout
 
 VOCAB, HIDDEN, HEADS, FFN, LAYERS, SEQ = 128, 64, 4, 128, 2, 32
@@ -138,6 +146,16 @@ def build(parallel: bool) -> tuple[Llama, nn.Cell]:
     return net, nn.PipelineCell(net, MICRO)
 
 
+def _rows() -> slice:
+    """Under msrun, this rank's rows of the batch: those of its data-parallel rank (the ranks of one pipeline stage
+    split the batch, every stage reads it); alone, the whole batch."""
+    if "RANK_SIZE" not in os.environ:
+        return slice(None)
+    slices = max(get_group_size() // PP, 1)
+    mine = get_rank() % slices
+    return slice(mine * BATCH // slices, (mine + 1) * BATCH // slices)
+
+
 def train(parallel: bool) -> tuple[list[float], list[np.ndarray]]:
     ms.reset_auto_parallel_context()
     if parallel:
@@ -157,25 +175,41 @@ def train(parallel: bool) -> tuple[list[float], list[np.ndarray]]:
         optimizer(reducer(grads))
         return loss / MICRO
 
+    rows = _rows() if parallel else slice(None)
     rng = np.random.default_rng(1)
     losses = []
     for _ in range(STEPS):
-        tokens = rng.integers(0, VOCAB, size=(BATCH, SEQ + 1)).astype(np.int32)
+        tokens = rng.integers(0, VOCAB, size=(BATCH, SEQ + 1)).astype(np.int32)[rows]
         losses.append(float(train_step(ms.Tensor(tokens[:, :-1]), ms.Tensor(tokens[:, 1:])).asnumpy()))
     return losses, [p.asnumpy() for p in net.trainable_params()]
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", choices=("both", "parallel", "one_device"), default="both")
+    parser.add_argument("--out", help="a folder: write rank<r>.npz (losses, parameters) there instead of printing")
+    args = parser.parse_args()
+    if "RANK_SIZE" in os.environ:   # an msrun worker: join the other ranks
+        init()
     import jax
 
-    if jax.device_count() < DP * TP * PP:
+    if args.run != "one_device" and jax.device_count() < DP * TP * PP:
         print(f"needs {DP * TP * PP} devices (XLA_FLAGS=--xla_force_host_platform_device_count=8), got "
               f"{jax.device_count()}", file=sys.stderr)
         return 2
+    if args.run != "both":
+        losses, params = train(args.run == "parallel")
+        os.makedirs(args.out, exist_ok=True)
+        rank = get_rank() if "RANK_SIZE" in os.environ else 0
+        np.savez(os.path.join(args.out, f"rank{rank}.npz"), losses=np.array(losses),
+                 **{f"p{i}": p for i, p in enumerate(params)})
+        return 0
     parallel_losses, parallel_params = train(True)
     one_losses, one_params = train(False)
     rel = max(float(np.abs(a - b).max() / (np.abs(b).max() + 1e-12)) for a, b in zip(parallel_params, one_params))
-    print(json.dumps({"parallel": parallel_losses, "one_device": one_losses, "max_rel_param_diff": rel}))
+    norm = max(float(np.linalg.norm(a - b) / (np.linalg.norm(b) + 1e-12)) for a, b in zip(parallel_params, one_params))
+    print(json.dumps({"parallel": parallel_losses, "one_device": one_losses, "max_rel_param_diff": rel,
+                      "max_norm_rel_param_diff": norm}))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Pipeline parallelism over a `pipe` mesh axis: one micro-batch's network cut into stages, and a GPipe or
 1F1B schedule of the micro-batches, all on jax's engine (`jax.shard_map` manual over `pipe`, `lax.ppermute`
-between neighbouring stages, `lax.switch` on the stage index, `lax.scan` over the schedule's time slots).
+between neighbouring stages, `lax.switch` on the stage index, `jax.vjp` for each stage's backward).
 
 How a network becomes stages: the network on ONE micro-batch is traced to a jaxpr (`jax.make_jaxpr`) while
 every Cell with `pipeline_stage = k` runs inside `jax.named_scope("msx_pipeline_stage_k")`. Each top-level
@@ -14,10 +14,14 @@ between. A value read by an earlier stage than the one computing it is refused.
 The schedule is a table, made here in Python by simulating the stages' program orders (GPipe: every
 forward, then every backward; 1F1B: `stages - s - 1` warm-up forwards, then one forward and one backward in
 turn): at each time slot each stage runs its forward (F) or backward (B) of one micro-batch, or waits, then
-activations move one stage on and gradients one stage back. A backward recomputes its stage's forward from
-the stage input it kept (`jax.vjp`), so a stage keeps only its inputs for the micro-batches in flight: 1F1B
-keeps at most `stages - s`, GPipe all `micro_size`. The gradients are computed in the forward call
-(`jax.custom_vjp`: the loss's cotangent scales them), so the one compiled step runs the schedule once.
+activations move one stage on and gradients one stage back. The table is static, so the run unrolls it: each
+slot is one `lax.switch` on the stage index over only that slot's actions (their micro-batch fixed), and one
+`ppermute` per direction that sends in it, over only the sending pairs. A forward is `jax.vjp` of its stage and
+keeps the residuals (what a `jax.checkpoint`ed Cell, `recompute`, keeps: its inputs), so a backward runs the
+transposed stage only; a stage keeps them for the micro-batches in flight (1F1B: at most `stages - s`, GPipe:
+all `micro_size`). The gradients are computed in the forward call (`jax.custom_vjp` with symbolic zeros: only
+what the caller differentiates; the loss's cotangent scales them), so the one compiled step runs the schedule
+once.
 
 Parameters are replicated over `pipe` (each stage reads only its own; a Parameter two stages share, a tied
 embedding, gets the sum of both stages' gradients: `psum` over `pipe`) and gathered whole at the schedule's
@@ -49,14 +53,13 @@ SCHEDULERS = ("1f1b", "gpipe")
 # ----------------------------------------------------------------- the schedule
 @dataclass(frozen=True)
 class Schedule:
-    """Per time slot and stage: what the stage runs (0 wait, 1 forward, 2 backward) on which micro-batch, and
-    which micro-batch's activation (from the stage before) and gradient (from the stage after) arrive at the
-    slot's end (-1: none). `slots` is the ring size of the kept stage inputs and arrived gradients."""
+    """Per time slot and stage: what the stage runs (0 wait, 1 forward, 2 backward) on which micro-batch (a
+    forward's activation reaches the stage after, a backward's gradient the stage before, at the slot's end).
+    `slots`: the most micro-batches a stage holds at once (received and not yet through
+    its backward): what the schedule costs in kept activations, a ring of that many slots would hold them."""
 
     kind: np.ndarray
     micro: np.ndarray
-    recv_f: np.ndarray
-    recv_b: np.ndarray
     slots: int
 
 
@@ -108,18 +111,12 @@ def schedule(name: str, stages: int, micro: int, backward: bool = True) -> Sched
     T = len(rows)
     kind = np.zeros((T, stages), np.int32)
     mic = np.zeros((T, stages), np.int32)
-    recv_f = np.full((T, stages), -1, np.int32)
-    recv_b = np.full((T, stages), -1, np.int32)
     for t, row in enumerate(rows):
         for s, act in enumerate(row):
             if act is None:
                 continue
             kind[t, s], mic[t, s] = (1 if act[0] == "F" else 2), act[1]
-            if act[0] == "F" and s < stages - 1:
-                recv_f[t, s + 1] = act[1]
-            if act[0] == "B" and s > 0:
-                recv_b[t, s - 1] = act[1]
-    return Schedule(kind, mic, recv_f, recv_b, _ring(rows, stages, micro))
+    return Schedule(kind, mic, _ring(rows, stages, micro))
 
 
 def _ring(rows, stages: int, micro: int) -> int:
@@ -282,16 +279,12 @@ def _carry_layout(bounds: list) -> tuple[list, list]:
 
 
 # ----------------------------------------------------------------- the scheduled run
-def _is_float(x) -> bool:
-    return jnp.issubdtype(x.dtype, jnp.inexact)
-
-
 def _zeros(avals) -> list:
     return [jnp.zeros(a.shape, a.dtype) for a in avals]
 
 
-def _floats(avals) -> list[int]:
-    return [i for i, a in enumerate(avals) if jnp.issubdtype(a.dtype, jnp.inexact)]
+def _avals(xs) -> list:
+    return [jax.core.ShapedArray(np.shape(x), x.dtype) for x in xs]
 
 
 def _put(values: list, where: list[int], new) -> list:
@@ -302,69 +295,147 @@ def _put(values: list, where: list[int], new) -> list:
     return out
 
 
-def _float0(x):
-    return np.zeros(np.shape(x), jax.dtypes.float0)
+def _reads(stages: Stages, k: int) -> set:
+    """The Vars stage k's equations read (the last stage: also the outputs it returns)."""
+    reads = {v for e in stages.eqns[k] for v in e.invars if not isinstance(v, jcore.Literal)}
+    if k == stages.count - 1:
+        reads |= {v for v in stages.jaxpr.outvars if not isinstance(v, jcore.Literal)}
+    return reads
 
 
-def _branches(stages: Stages, micro_avals: list, param_avals: list, grads: bool):
-    """The switch's branches: 0 waits, 1 + k is stage k's forward, 1 + N + k its backward. Every branch takes
-    (carry in, micro-batch, params, carry gradient, the param gradients so far) and returns (carry out, outputs,
-    carry-in gradient, micro-batch gradient, the param gradients so far): only a backward adds to them, the other
-    branches hand them through (no zero-filled gradients added every slot)."""
+# ops that hand a value on unchanged (up to its layout): a residual made of a stage input by these alone is that input
+_FORWARDING = frozenset({"reshard", "sharding_constraint", "copy", "copy_p", "pvary", "mesh_cast"})
+
+
+def _forwards(closed) -> list:
+    """For each output of `closed`: (input position, the equations that turn that input into it) when it is one
+    of the inputs handed on by `_FORWARDING` equations only, else None."""
+    jaxpr = closed.jaxpr
+    position = {v: i for i, v in enumerate(jaxpr.invars)}
+    producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+    found = []
+    for v in jaxpr.outvars:
+        chain = []
+        while not isinstance(v, jcore.Literal) and v not in position and v in producer:
+            e = producer[v]
+            reads = [u for u in e.invars if not isinstance(u, jcore.Literal)]
+            if e.primitive.name not in _FORWARDING or len(reads) != 1 or len(e.outvars) != 1:
+                break
+            chain.append(e)
+            v = reads[0]
+        found.append((position[v], tuple(reversed(chain))) if not isinstance(v, jcore.Literal) and v in position
+                     else None)
+    return found
+
+
+class _StageWork:
+    """Stage k's forward and backward on one micro-batch, inside one slot's `lax.switch` branch. The forward
+    differentiates (`jax.vjp`) what the stage's backward needs: the float carry it received, the float
+    micro-batch inputs the caller differentiates, the float Parameters the stage reads; it keeps the vjp's
+    residuals (a `jax.checkpoint`ed Cell, `recompute`, keeps only its inputs: jax's remat), so the backward only
+    runs the transposed stage, no second forward."""
+
+    def __init__(self, stages: Stages, k: int, micro_avals: list, d_micro: list, d_params: list):
+        self.stages, self.k, self.N = stages, k, stages.count
+        reads = _reads(stages, k)
+        n_micro = len(micro_avals)
+        invars = stages.jaxpr.invars
+        floats = [i for i, a in enumerate(stages.carry) if jnp.issubdtype(a.dtype, jnp.inexact)]
+        self.fc = floats if k else []   # the received carry's float positions (stage 0 receives none)
+        self.fo = floats                 # the handed-on carry's (the last stage hands on its loss instead)
+        self.fm = [i for i in range(n_micro) if d_micro[i] and invars[i] in reads]
+        self.fp = [i for i, d in enumerate(d_params) if d and invars[n_micro + i] in reads]
+        self.micro_avals = micro_avals
+        self.refs: tuple = ()      # the residuals' layout (`layout`, before the first slot)
+        self.avals: tuple = ()
+        self.traced: dict = {}     # micro-batch -> the treedef its forward's trace made (rebuilds its vjp)
+
+    def carry_zeros(self) -> list:
+        return _zeros(self.stages.carry)
+
+    def run(self, carry: list, mb: list, params: list) -> list:
+        return self.stages.run(self.k, carry, mb, params)
+
+    def _vjp(self, carry: list, mb: list, params: list):
+        """(the stage's results, the vjp's residual leaves, the treedef that rebuilds the vjp from them)."""
+        fc, fm, fp, last = self.fc, self.fm, self.fp, self.k == self.N - 1
+
+        def g(c, m, p):
+            res = self.run(_put(carry, fc, c), _put(mb, fm, m), _put(params, fp, p))
+            return ([res[0]] if last else [res[i] for i in self.fo]), res
+
+        _, vjp, res = jax.vjp(g, [carry[i] for i in fc], [mb[i] for i in fm], [params[i] for i in fp], has_aux=True)
+        leaves, tree = jax.tree.flatten(vjp)
+        return res, leaves, tree
+
+    def layout(self, carry: list, micro_avals: list, params: list) -> None:
+        """Which residual leaves are stage inputs (`self.refs[i]`: (what, position, the equations that hand it on)
+        for the carry it got, the micro-batch, a Parameter: referred to again in the backward, not copied out of
+        the forward's branch) and the avals of the others (`self.avals`: what the forward hands out), from the
+        forward's jaxpr (traced once per stage)."""
+        structs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in micro_avals]
+        closed = jax.make_jaxpr(lambda c, mb, p: self._vjp(c, mb, p)[1])(carry, structs, params)
+        where = [("carry", j) for j in range(len(carry))] + [("micro", j) for j in range(len(structs))] + \
+                [("param", j) for j in range(len(params))]
+        self.refs = tuple(None if f is None else (*where[f[0]], f[1]) for f in _forwards(closed))
+        self.avals = tuple(v.aval for v, r in zip(closed.jaxpr.outvars, self.refs) if r is None)
+
+    def forward(self, carry: list, mb: list, params: list, grads: bool):
+        """(what the stage hands on or returns, the residuals to keep (grads), the vjp's treedef)."""
+        if not grads:
+            return self.run(carry, mb, params), [], None
+        res, leaves, tree = self._vjp(carry, mb, params)
+        out = [x for x, r in zip(leaves, self.refs) if r is None]
+        if len(leaves) != len(self.refs) or tuple(_avals(out)) != tuple(jax.core.ShapedArray(a.shape, a.dtype)
+                                                                          for a in self.avals):
+            raise RuntimeError(f"pipeline stage {self.k}: the forward's residuals changed between traces")   # pragma: no cover
+        return res, out, tree
+
+    def backward(self, tree, residuals: list, carry: list, mb: list, params: list, g_carry: list):
+        """(the carry-in gradient (float positions), the micro-batch inputs' gradients, the Parameters')."""
+        given = iter(residuals)
+        inputs = {"carry": carry, "micro": mb, "param": params}
+        leaves = []
+        for r in self.refs:
+            if r is None:
+                leaves.append(next(given))
+                continue
+            env = {}
+            x = inputs[r[0]][r[1]]
+            for eqn in r[2]:    # the equations that handed the input on, again (a layout change, no copy kept)
+                env[eqn.invars[0]] = x
+                _evaluate([eqn], env)
+                x = env[eqn.outvars[0]]
+            leaves.append(x)
+        vjp = jax.tree.unflatten(tree, leaves)
+        out = self.stages.jaxpr.outvars[0].aval
+        seed = [jnp.ones(out.shape, out.dtype)] if self.k == self.N - 1 else [g_carry[i] for i in self.fo]
+        return vjp(seed)
+
+
+def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: list, grads: bool,
+                 d_micro: Sequence[bool] = (), d_params: Sequence[bool] = ()):
+    """Run the table over `mesh`'s `pipe` axis. `micro`: each input with a leading micro-batch axis (M, ...);
+    `d_micro`/`d_params`: which of them to differentiate (grads). Returns (the outputs summed over micro-batches,
+    the micro inputs' gradients, the params' gradients; None where not differentiated).
+
+    The schedule is static, so its slots are unrolled here: slot t is one `lax.switch` on the stage index over
+    only the actions of row t (each with its micro-batch fixed), then at most one `ppermute` forward and one
+    backward, over only the pairs that send in that slot (outside the branches: XLA:CPU's collectives must not
+    wait inside one stage's branch). What a stage keeps from its forward for its backward (its received carry,
+    its vjp residuals, the gradient it receives) are values of the unrolled program, not ring buffers: XLA frees
+    each after its backward."""
     N = stages.count
-    out_avals = [v.aval for v in stages.jaxpr.outvars]
-    fc, fm, fp = _floats(stages.carry), _floats(micro_avals), _floats(param_avals)   # what is differentiated
-
-    def result(acc, carry_out=None, out=None, g_in=None, g_mb=None):
-        """A branch's five results, zeros where the branch has none (every branch returns the same types)."""
-        return (carry_out or _zeros(stages.carry), out or _zeros(out_avals), g_in or _zeros(stages.carry),
-                g_mb or (_zeros(micro_avals) if grads else []), acc)
-
-    def idle(carry, mb, params, g_carry, acc):
-        return result(acc)
-
-    def forward(k):
-        def f(carry, mb, params, g_carry, acc):
-            res = list(stages.run(k, carry, mb, params))
-            return result(acc, out=res) if k == N - 1 else result(acc, carry_out=res)
-        return f
-
-    def backward(k):
-        def b(carry, mb, params, g_carry, acc):
-            def g(c, m, p):
-                res = stages.run(k, _put(carry, fc, c), _put(mb, fm, m), _put(params, fp, p))
-                return res[0] if k == N - 1 else [res[i] for i in fc]
-
-            _, vjp = jax.vjp(g, [carry[i] for i in fc], [mb[i] for i in fm], [params[i] for i in fp])
-            seed = jnp.ones(out_avals[0].shape, out_avals[0].dtype) if k == N - 1 else [g_carry[i] for i in fc]
-            gc, gm, gp = vjp(seed)
-            return result(_put(acc, fp, [acc[i] + g for i, g in zip(fp, gp)]),
-                          g_in=_put(_zeros(stages.carry), fc, gc) if k > 0 else None,
-                          g_mb=_put(_zeros(micro_avals), fm, gm))
-        return b
-
-    return [idle] + [forward(k) for k in range(N)] + [backward(k) if grads else idle for k in range(N)]
-
-
-def _arrive(buffers: list, values: list, micro, K: int) -> list:
-    """`values` written into ring slot `micro % K` of `buffers` when `micro >= 0` (else the slot keeps its value):
-    one slot updated, not the whole buffer selected."""
-    i = jnp.maximum(micro, 0) % K
-    return [b.at[i].set(jnp.where(micro >= 0, x, b[i])) for b, x in zip(buffers, values)]
-
-
-def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: list, grads: bool):
-    """Run the table over `mesh`'s `pipe` axis. `micro`: each input with a leading micro-batch axis (M, ...).
-    Returns (the outputs summed over micro-batches, the micro inputs' gradients, the params' gradients)."""
-    N, M = stages.count, micro[0].shape[0] if micro else 0
     micro_avals = [jax.core.ShapedArray(x.shape[1:], x.dtype) for x in micro]
-    param_avals = [jax.core.ShapedArray(p.shape, p.dtype) for p in params]
+    param_avals = _avals(params)
     out_avals = [v.aval for v in stages.jaxpr.outvars]
-    branches = _branches(stages, micro_avals, param_avals, grads)
-    K = table.slots
-    forward_perm = [(s, s + 1) for s in range(N - 1)]
-    backward_perm = [(s + 1, s) for s in range(N - 1)]
-    xs = tuple(jnp.asarray(a) for a in (table.kind, table.micro, table.recv_f, table.recv_b))
+    d_micro = [bool(d) and jnp.issubdtype(a.dtype, jnp.inexact) for d, a in zip(d_micro or [False] * len(micro),
+                                                                                 micro_avals)]
+    d_params = [bool(d) and jnp.issubdtype(a.dtype, jnp.inexact) for d, a in zip(d_params or [False] * len(params),
+                                                                                 param_avals)]
+    work = [_StageWork(stages, k, micro_avals, d_micro, d_params) for k in range(N)]
+    rows = [[(k, int(table.kind[t, k]), int(table.micro[t, k])) for k in range(N) if table.kind[t, k]]
+            for t in range(table.kind.shape[0])]
 
     def body(micro, params):
         s = jax.lax.axis_index(AXIS)
@@ -374,55 +445,121 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
         # another branch); a tensor-parallel strategy inside then only slices
         whole = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), P())
         params = [jax.lax.with_sharding_constraint(p, whole) for p in params]
-        state = dict(stash=[jnp.zeros((K, *a.shape), a.dtype) for a in stages.carry],
-                     gbuf=[jnp.zeros((K, *a.shape), a.dtype) for a in stages.carry],
-                     out=_zeros(out_avals),
-                     g_micro=[jnp.zeros(x.shape, x.dtype) for x in micro] if grads else [],
-                     g_params=_zeros(param_avals) if grads else [])
-
-        def slot(state, row):
-            kind, mic, rf, rb = (r[s] for r in row)
-            m = jnp.maximum(mic, 0)
-            index = jnp.where(kind == 1, 1 + s, jnp.where(kind == 2, 1 + N + s, 0))
-            carry_in = [b[m % K] for b in state["stash"]]
-            g_carry = [b[m % K] for b in state["gbuf"]]
-            mb = [x[m] for x in micro]
-            c_out, o, g_in, g_mb, g_p = jax.lax.switch(index, branches, carry_in, mb, params, g_carry,
-                                                       state["g_params"])
-            new = dict(state, g_params=g_p)
-            new["out"] = [a + b for a, b in zip(state["out"], o)]
-            if grads:
-                new["g_micro"] = [acc.at[m].add(g) for acc, g in zip(state["g_micro"], g_mb)]
-            if N > 1:
-                arrived = jax.lax.ppermute(c_out, AXIS, forward_perm)
-                new["stash"] = _arrive(state["stash"], arrived, rf, K)
-                if grads:
-                    new["gbuf"] = _arrive(state["gbuf"], jax.lax.ppermute(g_in, AXIS, backward_perm), rb, K)
-            return new, None
-
-        state, _ = jax.lax.scan(slot, state, xs)
-        total = lambda xs: [jax.lax.psum(x, AXIS) for x in xs]   # noqa: E731  (only one stage holds each part)
-        return total(state["out"]), total(state["g_micro"]), total(state["g_params"])
+        if grads:
+            for w in work:
+                w.layout(w.carry_zeros(), micro_avals, params)
+        acts: dict = {}       # (k, m): the carry stage k received for micro-batch m
+        grads_in: dict = {}   # (k, m): the carry gradient stage k received for micro-batch m
+        kept: dict = {}       # (k, m): (how to rebuild, the residuals) of stage k's forward of m
+        acc = {k: _zeros([param_avals[i] for i in w.fp]) for k, w in enumerate(work) if grads}
+        g_micro = [jnp.zeros(x.shape, x.dtype) if d else None for x, d in zip(micro, d_micro)]
+        out = _zeros(out_avals)
+        for row in rows:
+            out_keys, out_spec = _slot_outputs(row, work, stages, out_avals, grads, acc)
+            ops = dict(micro=micro, params=params, acc={str(k): acc[k] for k, kind, _ in row if kind == 2})
+            ops["carry"] = {f"{k}_{m}": acts[(k, m)] for k, kind, m in row if k and (k, m) in acts}
+            ops["res"] = {f"{k}_{m}": kept[(k, m)][1] for k, kind, m in row if kind == 2}
+            ops["g"] = {f"{k}_{m}": grads_in[(k, m)] for k, kind, m in row if kind == 2 and k < N - 1}
+            trees = {f"{k}_{m}": kept[(k, m)][0] for k, kind, m in row if kind == 2}
+            branches = [functools.partial(_idle, out_spec)]
+            branches += [functools.partial(_act, work[k], kind, m, trees.get(f"{k}_{m}"), out_spec, grads, N)
+                         for k, kind, m in row]
+            index = np.zeros(N, np.int32)
+            for b, (k, _, _) in enumerate(row):
+                index[k] = b + 1
+            res = jax.lax.switch(jnp.asarray(index)[s], branches, ops)
+            if "out" in res:
+                out = [a + b for a, b in zip(out, res["out"])]
+            for k, kind, m in row:
+                key = f"{k}_{m}"
+                if kind == 1 and grads:
+                    kept[(k, m)] = (work[k].traced.pop(m), res["kept"][key])
+                if kind == 2:
+                    acc[k] = res["acc"][str(k)]
+                    for i, g in zip(work[k].fm, res["g_micro"][key]):
+                        g_micro[i] = g_micro[i].at[m].add(g)
+                    kept.pop((k, m), None)
+            sends = [(k, k + 1, m) for k, kind, m in row if kind == 1 and k < N - 1]
+            if sends:
+                arrived = jax.lax.ppermute(res["send_f"], AXIS, [(a, b) for a, b, _ in sends])
+                acts.update({(b, m): arrived for _, b, m in sends})
+            backs = [(k, k - 1, m) for k, kind, m in row if kind == 2 and k > 0]
+            if backs:
+                arrived = jax.lax.ppermute(res["send_b"], AXIS, [(a, b) for a, b, _ in backs])
+                grads_in.update({(b, m): arrived for _, b, m in backs})
+        g_params: list = [None] * len(params)
+        for k, w in enumerate(work if grads else []):
+            for i, g in zip(w.fp, acc[k]):
+                g_params[i] = g if g_params[i] is None else g_params[i] + g   # a shared Parameter: both stages'
+        g_params = [g if g is not None or not d else jnp.zeros(a.shape, a.dtype)
+                    for g, d, a in zip(g_params, d_params, param_avals)]
+        total = lambda xs: [None if x is None else jax.lax.psum(x, AXIS) for x in xs]   # noqa: E731
+        return total(out), total(g_micro), total(g_params)   # each part is nonzero on one stage only
 
     mapped = jax.shard_map(body, mesh=mesh, in_specs=(P(), P()), out_specs=(P(), P(), P()),
                            axis_names=frozenset({AXIS}), check_vma=False)
     return mapped(list(micro), list(params))
 
 
+def _slot_outputs(row, work, stages: Stages, out_avals, grads: bool, acc: dict):
+    """The avals every branch of one slot returns (a dict; the same for every branch, as `lax.switch` needs)."""
+    N = stages.count
+    spec: dict = {}
+    if any(kind == 1 and k < N - 1 for k, kind, _ in row):
+        spec["send_f"] = list(stages.carry)
+    if any(kind == 2 and k > 0 for k, kind, _ in row):
+        spec["send_b"] = list(stages.carry)
+    if any(kind == 1 and k == N - 1 for k, kind, _ in row):
+        spec["out"] = list(out_avals)
+    if grads:
+        spec["kept"] = {f"{k}_{m}": list(work[k].avals) for k, kind, m in row if kind == 1}
+        spec["acc"] = {str(k): _avals(acc[k]) for k, kind, _ in row if kind == 2}
+        spec["g_micro"] = {f"{k}_{m}": [work[k].micro_avals[i] for i in work[k].fm] for k, kind, m in row
+                           if kind == 2}
+    return list(spec), spec
+
+
+def _idle(spec: dict, ops: dict) -> dict:
+    """A stage without work in this slot: zeros, and the gradient sums of the acting stages handed through."""
+    out = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), {k: v for k, v in spec.items() if k != "acc"})
+    if "acc" in spec:
+        out["acc"] = dict(ops["acc"])
+    return out
+
+
+def _act(work: _StageWork, kind: int, m: int, tree: Any, spec: dict, grads: bool, N: int, ops: dict):
+    """Stage `work.k`'s forward (kind 1) or backward (2) of micro-batch `m` (static), the rest of `spec` idle."""
+    k, key = work.k, f"{work.k}_{m}"
+    out = _idle(spec, ops)
+    mb = [x[m] for x in ops["micro"]]
+    carry = ops["carry"][key] if k else work.carry_zeros()
+    if kind == 1:
+        res, residuals, tree = work.forward(carry, mb, ops["params"], grads)
+        out["out" if k == N - 1 else "send_f"] = list(res)
+        if grads:
+            out["kept"][key] = residuals
+            work.traced[m] = tree
+        return out
+    gc, gm, gp = work.backward(tree, ops["res"][key], carry, mb, ops["params"], ops["g"].get(key, []))
+    if k:
+        out["send_b"] = _put(work.carry_zeros(), work.fc, gc)
+    out["g_micro"][key] = list(gm)
+    out["acc"][str(k)] = [a + g for a, g in zip(ops["acc"][str(k)], gp)]
+    return out
+
+
 def pipelined(stages: Stages, mesh, scheduler: str) -> Callable:
     """fn(micro inputs (each (M, ...)), params) -> the outputs summed over the micro-batches, differentiable:
     its `jax.custom_vjp` runs `scheduler`'s table with the backward in it (the output must then be one float
-    scalar, the loss); without a gradient only the forwards run."""
+    scalar, the loss), differentiating only the inputs the caller differentiates (`symbolic_zeros`); without a
+    gradient only the forwards run."""
     N = stages.count
-
-    def forward_only(micro, params):
-        M = micro[0].shape[0]
-        outs, _, _ = run_schedule(stages, mesh, schedule("gpipe", N, M, backward=False), micro, params, False)
-        return outs
 
     @jax.custom_vjp
     def fn(micro, params):
-        return forward_only(micro, params)
+        M = micro[0].shape[0]
+        outs, _, _ = run_schedule(stages, mesh, schedule("gpipe", N, M, backward=False), micro, params, False)
+        return outs
 
     def fwd(micro, params):
         outs = stages.jaxpr.outvars
@@ -430,20 +567,21 @@ def pipelined(stages: Stages, mesh, scheduler: str) -> Callable:
             raise ContextError(f"PipelineCell: differentiating a pipeline of {N} stages needs the network to return "
                                f"one float scalar (the loss), got {[(tuple(v.aval.shape), str(v.aval.dtype)) for v in outs]}; "
                                f"wrap the network with its loss (nn.WithLossCell)")
-        M = micro[0].shape[0]
-        res = run_schedule(stages, mesh, schedule(scheduler, N, M), micro, params, True)
-        out, g_micro, g_params = res
-        return out, (g_micro, g_params, [_float0(x) if not _is_float(x) else None for x in micro],
-                     [_float0(p) if not _is_float(p) else None for p in params])
+        values, pvalues = [x.value for x in micro], [p.value for p in params]
+        M = values[0].shape[0]
+        out, g_micro, g_params = run_schedule(stages, mesh, schedule(scheduler, N, M), values, pvalues, True,
+                                              [x.perturbed for x in micro], [p.perturbed for p in params])
+        return out, (g_micro, g_params)
 
     def bwd(res, g):
-        g_micro, g_params, z_micro, z_params = res
+        g_micro, g_params = res
         scale = g[0]
-        gm = [z if z is not None else (x * scale).astype(x.dtype) for x, z in zip(g_micro, z_micro)]
-        gp = [z if z is not None else (x * scale).astype(x.dtype) for x, z in zip(g_params, z_params)]
-        return gm, gp
+        if isinstance(scale, jax.custom_derivatives.SymbolicZero):
+            return [None] * len(g_micro), [None] * len(g_params)
+        scaled = lambda xs: [None if x is None else (x * scale).astype(x.dtype) for x in xs]   # noqa: E731
+        return scaled(g_micro), scaled(g_params)
 
-    fn.defvjp(fwd, bwd)
+    fn.defvjp(fwd, bwd, symbolic_zeros=True)
     return jax.jit(fn)   # eagerly one compiled program too (an un-jitted shard_map would run op by op)
 
 

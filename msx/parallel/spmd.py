@@ -199,11 +199,26 @@ def global_batch() -> bool:
     return context.get_parallel_mode() in context.GLOBAL_VIEW_MODES
 
 
+def batch_slices() -> int:
+    """How many distinct slices of the global batch the processes feed: one each, except with pipeline stages
+    across processes (the strategy mesh holds process r's devices in block r, each stage a block of `device_num /
+    pipeline_stages` devices), where every stage reads the batch: the processes of one stage feed its slices
+    (process r feeds slice `r % batch_slices()`, as MindSpore's pipeline ranks read the data of their
+    data-parallel rank), and a process holding whole stages feeds the whole batch."""
+    from . import context
+
+    processes = jax.process_count()
+    stages = context.stage_count()
+    if stages == 1:
+        return processes
+    return processes // stages if processes % stages == 0 else 1
+
+
 def global_shape(shape: tuple) -> tuple:
     """The global batch's shape for one process's input of `shape`: the processes' slices stacked on axis 0 (a
-    0-d input is the same value on every process)."""
+    0-d input is the same value on every process; with pipeline stages across processes see `batch_slices`)."""
     shape = tuple(shape)
-    return (shape[0] * jax.process_count(), *shape[1:]) if shape else shape
+    return (shape[0] * batch_slices(), *shape[1:]) if shape else shape
 
 
 class GlobalLayout:
