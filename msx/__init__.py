@@ -70,6 +70,9 @@ from . import backends, ir, passes  # noqa: E402
 from .export import export, load  # noqa: E402
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from . import amp, train  # noqa: E402
+from .graph_hints import constexpr as _constexpr, jit_class as _jit_class, mutable as _mutable  # noqa: E402
+# mindspore.amp exports the graph hints too; they live above amp (graph_hints, jit), so they are added here
+amp.jit, amp.jit_class, amp.mutable, amp.constexpr = jit, _jit_class, _mutable, _constexpr
 
 from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402
                                set_auto_parallel_context)

@@ -30,9 +30,10 @@ Float16 gradients can underflow: scale the loss (`DynamicLossScaler`,
 `StaticLossScaler`, `all_finite`), which `msx.train.Model` does for you at
 "O2" (MindSpore's default `DynamicLossScaleManager`).
 """
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F401  (mindspore.amp exports absolute_import)
 
 import abc
+from abc import ABC, abstractmethod  # noqa: F401  (mindspore.amp exports both)
 from typing import Any, Iterable, Sequence
 
 import jax

@@ -1,4 +1,5 @@
 """`msx.nn`: Cell, layers, losses, wrappers and optimizers."""
+from __future__ import absolute_import  # noqa: F401  (mindspore.nn exports it too)
 from .cell import Cell, ParameterTuple  # noqa: F401
 from . import initializer  # noqa: F401  (the module: msx.nn.initializer.Normal, ...)
 from .layer import *  # noqa: F401,F403

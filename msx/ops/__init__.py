@@ -6,6 +6,7 @@ are published once from the finished tables: `ops.functional` (`functional.publi
 `Tensor`'s methods (`tensor_methods.attach`). `__all__` is built once, below. Registry access for msx's own
 layers lives in `msx.ops.primitive` (`REGISTRY`, `get_primitive`), kept here as documented msx additions.
 """
+from __future__ import absolute_import  # noqa: F401  (mindspore.ops exports it too)
 from importlib import import_module as _import_module
 from pkgutil import iter_modules as _iter_modules
 
@@ -26,7 +27,7 @@ for _name in _PRIMITIVES + _FOUND + _VIEWS:
 from . import classes as _classes, comm_func as _comm_func, comm_func_objects as _comm_objs, composite as _composite, functional, operations  # noqa: E402,F401,E501
 # ops.composite's helpers MindSpore's ops exports by the same names
 _COMPOSITE_HELPERS = ("hyper_add", "tail", "zip_operation", "add_flags", "augassign_add", "augassign_sub",
-                      "augassign_mul", "augassign_div", "augassign_floordiv", "augassign_mod")
+                      "augassign_mul", "augassign_div", "augassign_floordiv", "augassign_mod", *_composite.REFUSED_NAMES)
 from .api import SURFACE as _SURFACE  # noqa: E402
 from .classes import DType as _DType, Partial as _Partial, PrimitiveOp  # noqa: E402,F401
 from .primitive import REGISTRY, get_primitive  # noqa: E402,F401  (msx additions: the primitive registry)
@@ -58,10 +59,17 @@ globals().update({n: getattr(_comm_objs, n) for n in _comm_objs.__all__})
 globals().update({n: getattr(operations, n) for n in operations.UNAVAILABLE_NAMES})  # MindSpore's ops has them too
 globals().update({n: getattr(_composite, n) for n in _COMPOSITE_HELPERS})
 _tensor_methods.attach()
+# MindSpore's functional in-place ops (`ops.clamp_(x, 0, 1)` writes x) are the Tensor in-place methods themselves
+INPLACE_FUNCTIONS = {"clamp_": "clamp_", "erfinv_": "erfinv_", "tanh_": "tanh_", "zero_": "zero_", "put_": "put_",
+                     "inplace_sigmoid": "sigmoid_"}
+for _name, _method in INPLACE_FUNCTIONS.items():
+    globals()[_name] = getattr(Tensor, _method)
+    setattr(functional, _name, getattr(Tensor, _method))
+functional.__all__ = sorted({*functional.__all__, *INPLACE_FUNCTIONS})
 # GradOperation is defined by autograd, a higher layer; `msx/__init__.py` adds it to this namespace.
 __all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_COMM_IN_OPS) | set(_comm_objs.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "GradOperation", "Tensor", "Custom", "CustomOpBuilder",
     "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter",
     "HyperMap", "Map", "MultitypeFuncGraph", "constexpr",
     "HistogramSummary", "ImageSummary", "ScalarSummary", "TensorSummary"}
-    | set(operations.UNAVAILABLE_NAMES) | set(_COMPOSITE_HELPERS))
+    | set(operations.UNAVAILABLE_NAMES) | set(_COMPOSITE_HELPERS) | set(INPLACE_FUNCTIONS))
