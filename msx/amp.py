@@ -364,3 +364,7 @@ def build_train_network(network: Cell, optimizer, loss_fn: Cell | None = None, l
 __all__ = ["auto_mixed_precision", "custom_mixed_precision", "get_white_list", "get_black_list", "all_finite",
            "LossScaler", "StaticLossScaler", "DynamicLossScaler", "FixedLossScaleManager", "DynamicLossScaleManager",
            "LossScaleManager", "build_train_network"]
+
+# mindspore.amp's Ascend kernels and runtime objects: they exist so that imports work (msx.unavailable)
+from .refused_runtime import AMP_NAMES as _AMP_REFUSED, NAMES as _REFUSED  # noqa: E402
+globals().update({_n: _REFUSED[_n] for _n in _AMP_REFUSED})

@@ -125,6 +125,14 @@ def _decorator(path: str, what: str, instead: str) -> Callable:
     return decorator
 
 
+def mark_refused(obj: Any, path: str, what: str, instead: str) -> Any:
+    """Count a hand-made stand-in (a class whose every method refuses, like `train.ConvertNetUtils`) as refused."""
+    text = message(path, what, instead)
+    setattr(obj, _MARK, text)
+    REFUSED.setdefault(path, text)
+    return obj
+
+
 def is_refused(obj: Any) -> bool:
     """True for a stand-in made here (a class, function or method that only raises)."""
     return getattr(obj, _MARK, None) is not None and isinstance(getattr(obj, _MARK), str)

@@ -22,3 +22,5 @@ from .interop import swap_tensors  # noqa: F401,E402
 from .mindir_files import load_mindir, save_mindir  # noqa: F401,E402
 from .type_kinds import (Int, QuantDtype, TensorType, list_, number, string, tensor_type,  # noqa: F401,E402
                          tuple_, type_none, uint)
+from ..refused_runtime import COMMON as _REFUSED_NAMES, NAMES as _REFUSED  # noqa: E402
+globals().update({_n: _REFUSED[_n] for _n in _REFUSED_NAMES})  # Ascend runtime controls (msx.unavailable)
