@@ -40,9 +40,10 @@ from .nn_layer_ops import interpolate  # noqa: E402,F401
 from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: E402,F401  (docs/summary.md)
 from . import tensor_methods as _tensor_methods  # noqa: E402
 
-dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
+dtype, partial, shape_ = _DType(), _Partial(), _classes.Shape()  # MindSpore's `ops.dtype`, `ops.partial`, `ops.shape_`
+# are these primitive instances
 # MindSpore's ops.functional also holds these class ops and helpers by the same names
-for _name, _obj in {"dtype": dtype, "partial": partial, "Roll": _classes.Roll, "Median": _classes.Median,
+for _name, _obj in {"dtype": dtype, "partial": partial, "shape_": shape_, "Roll": _classes.Roll, "Median": _classes.Median,
                     "UniqueConsecutive": _classes.UniqueConsecutive,
                     "AdaptiveMaxPool2D": _classes.AdaptiveMaxPool2D, "Primitive": PrimitiveOp,
                     "clip_by_global_norm": clip_by_global_norm, "interpolate": interpolate}.items():
