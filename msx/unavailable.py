@@ -113,9 +113,10 @@ def refuse_decorators(namespace: dict, module: str, table: dict[tuple[str, str],
 def _decorator(path: str, what: str, instead: str) -> Callable:
     text = message(path, what, instead)
 
-    def decorator(fn: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if not callable(fn):  # used with arguments: `@op_info_register(info)`
+    def decorator(*args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs or not callable(args[0]):  # used with arguments: `@op_info_register(info)`
             return decorator
+        fn = args[0]
         return fn if isinstance(fn, type) else _stand_in(f"{path}({getattr(fn, '__qualname__', 'fn')})", what, instead)
 
     decorator.__name__ = decorator.__qualname__ = path.rpartition(".")[2]

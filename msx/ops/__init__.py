@@ -60,17 +60,10 @@ globals().update({n: getattr(_comm_objs, n) for n in _comm_objs.__all__})
 globals().update({n: getattr(operations, n) for n in operations.UNAVAILABLE_NAMES})  # MindSpore's ops has them too
 globals().update({n: getattr(_composite, n) for n in _COMPOSITE_HELPERS})
 _tensor_methods.attach()
-# MindSpore's functional in-place ops (`ops.clamp_(x, 0, 1)` writes x) are the Tensor in-place methods themselves
-INPLACE_FUNCTIONS = {"clamp_": "clamp_", "erfinv_": "erfinv_", "tanh_": "tanh_", "zero_": "zero_", "put_": "put_",
-                     "inplace_sigmoid": "sigmoid_"}
-for _name, _method in INPLACE_FUNCTIONS.items():
-    globals()[_name] = getattr(Tensor, _method)
-    setattr(functional, _name, getattr(Tensor, _method))
-functional.__all__ = sorted({*functional.__all__, *INPLACE_FUNCTIONS})
 # GradOperation is defined by autograd, a higher layer; `msx/__init__.py` adds it to this namespace.
 __all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_COMM_IN_OPS) | set(_comm_objs.__all__) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "GradOperation", "Tensor", "Custom", "CustomOpBuilder",
     "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter",
     "HyperMap", "Map", "MultitypeFuncGraph", "constexpr",
     "HistogramSummary", "ImageSummary", "ScalarSummary", "TensorSummary"}
-    | set(operations.UNAVAILABLE_NAMES) | set(_COMPOSITE_HELPERS) | set(INPLACE_FUNCTIONS))
+    | set(operations.UNAVAILABLE_NAMES) | set(_COMPOSITE_HELPERS))

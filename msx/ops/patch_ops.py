@@ -107,7 +107,7 @@ def col2im(x, *, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stri
     return unfold(x)[0]
 
 
-@expose(ops="unfold", prim="Im2Col")
+@expose(ops="unfold", tensor="unfold", prim="Im2Col")
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C, H, W) -> (N, C * kh * kw, L), MindSpore's (and torch's) `unfold`."""
     out = apply(im2col, (input,), {"ksizes": _pair(kernel_size, "kernel_size", "unfold"),
@@ -118,7 +118,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return out.reshape(n, c * k, length)
 
 
-@expose(ops="fold", prim="Col2Im")
+@expose(ops="fold", tensor="fold", prim="Col2Im")
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C * kh * kw, L) -> (N, C, *output_size), the sum of the sliding blocks (`unfold`'s transpose)."""
     k = _pair(kernel_size, "kernel_size", "fold")

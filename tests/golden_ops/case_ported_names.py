@@ -1,0 +1,38 @@
+"""`ops`/`mint.nn` names added in issue 32's third round (msx/ops/ported_ops.py and new spellings of existing
+declarations), recorded with MindSpore 2.10's CPU kernels. The names whose MindSpore kernels are Ascend-only (`swiglu`,
+`argmax_ext`, `baddbmm_ext`, `mse_loss_ext`, the functional in-place ops) are checked against numpy in
+tests/test_api_names_round3.py."""
+import numpy as np
+
+_R = np.random.default_rng(32)
+_X = _R.standard_normal((2, 3)).astype(np.float32)
+_COL = np.arange(1, 4, dtype=np.float32).reshape(3, 1)
+_HSV = np.array([[0.0, 0.5, 0.8], [0.3, 1.0, 0.6], [0.55, 0.25, 1.0], [0.9, 0.7, 0.3]], np.float32).reshape(1, 2, 2, 3)
+_C = (_R.standard_normal((2, 2)) + 1j * _R.standard_normal((2, 2))).astype(np.complex64)
+_N = np.array([[1.0, np.nan, 3.0], [np.inf, 0.0, np.nan]], np.float32)
+_IMG = _R.standard_normal((1, 2, 4, 4)).astype(np.float32)
+_U = np.abs(_R.standard_normal((1, 8, 9))).astype(np.float32)
+_X1 = _R.standard_normal((2, 3)).astype(np.float32)
+_X2 = _R.standard_normal((2, 4)).astype(np.float32)
+_W = _R.standard_normal((5, 3, 4)).astype(np.float32)
+_BIAS = _R.standard_normal((5,)).astype(np.float32)
+
+CASES = [
+    dict(id="ported_padding", primitive="Padding", call="ops.padding", inputs=[_COL], args=(4,)),
+    dict(id="ported_padding_cls", primitive="Padding", call="ops.Padding", init={"pad_dim_size": 3}, inputs=[_COL]),
+    dict(id="ported_hsv_to_rgb", primitive="HSVToRGB", call="ops.HSVToRGB", init={}, inputs=[_HSV]),
+    dict(id="ported_view_as_real", primitive="ViewAsReal", call="ops.view_as_real", inputs=[_C]),
+    dict(id="ported_bidense", primitive="Einsum", call="ops.bidense", inputs=[_X1, _X2, _W, _BIAS]),
+    dict(id="ported_bidense_nobias", primitive="Einsum", call="ops.bidense", inputs=[_X1, _X2, _W]),
+    dict(id="ported_clip_by_norm", primitive="Norm", call="ops.clip_by_norm", inputs=[_X], args=(1.0,)),
+    # positive entries: MindSpore 2.10's order-1 norm sums the entries without abs() (a negative total scales x
+    # by a negative factor); msx computes the true 1-norm (docs/api_surface.md)
+    dict(id="ported_clip_by_norm_p1", primitive="Norm", call="ops.clip_by_norm", inputs=[np.abs(_X)],
+         args=(0.5, 1.0)),
+    dict(id="ported_isnan_ext", primitive="IsNan", call="ops.isnan_ext", inputs=[_N]),
+    dict(id="ported_diff_ext", primitive="Diff", call="ops.diff_ext", inputs=[_X], kwargs={"dim": 1}),
+    dict(id="ported_tensor_unfold", primitive="Im2Col", call="Tensor.unfold", inputs=[_IMG], args=(2,),
+         kwargs={"stride": 2}),
+    dict(id="ported_tensor_fold", primitive="Col2Im", call="Tensor.fold", inputs=[_U],
+         args=(np.array([4, 4], np.int32), 2)),
+]
