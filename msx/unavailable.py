@@ -122,6 +122,7 @@ def _decorator(path: str, what: str, instead: str) -> Callable:
     decorator.__name__ = decorator.__qualname__ = path.rpartition(".")[2]
     decorator.__doc__ = f"Not available in msx: {what}. {instead}."
     setattr(decorator, _MARK, text)
+    decorator.refuses_when_called_after_decorating = True  # type: ignore[attr-defined]
     REFUSED.setdefault(path, text)
     return decorator
 

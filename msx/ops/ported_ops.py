@@ -15,6 +15,12 @@ from .primitive import apply, primitive
 from . import functional as F
 
 
+def _raise_if(reason: str | None, kind: type) -> None:
+    """The impl's own check (the registry words the error: op name, inputs, this reason)."""
+    if reason is not None:
+        raise kind(reason)
+
+
 def _padding_check(x, *, pad_dim_size) -> str | None:
     if len(x.shape) < 1 or x.shape[-1] != 1:
         return f"the last dimension of x must be 1, got shape {tuple(x.shape)}"
@@ -34,6 +40,7 @@ def _positive_int(v):
                    init=("pad_dim_size",)))
 def padding(x, *, pad_dim_size=8):
     """x (..., 1) -> (..., pad_dim_size): x's value first, zeros after (MindSpore's `Padding`)."""
+    _raise_if(_padding_check(x, pad_dim_size=pad_dim_size), ValueError)
     zeros = jnp.zeros(x.shape[:-1] + (pad_dim_size - 1,), x.dtype)
     return jnp.concatenate([x, zeros], axis=-1)
 
@@ -42,13 +49,14 @@ def _hsv_check(x) -> str | None:
     if len(x.shape) != 4 or x.shape[-1] != 3:
         return f"x must be 4-D (N, H, W, 3) with (H, S, V) in the last dimension, got shape {tuple(x.shape)}"
     if not jnp.issubdtype(x.dtype, jnp.floating):
-        return f"x must be float16, float32 or float64, got {x.dtype}"
+        return f"x dtype must be float16, float32 or float64, got {x.dtype}"
     return None
 
 
 @primitive("HSVToRGB", category="elementwise", check=_hsv_check, api=Api(cls="HSVToRGB", args=("x",)))
 def hsv_to_rgb(x):
     """(H, S, V) in [0, 1] -> (R, G, B): TensorFlow's and MindSpore's formula, `RGBToHSV`'s inverse."""
+    _raise_if(_hsv_check(x), ValueError)
     h, s, v = x[..., 0], x[..., 1], x[..., 2]
     dh = h * 6.0
     r = jnp.clip(jnp.abs(dh - 3.0) - 1.0, 0.0, 1.0)
@@ -60,13 +68,14 @@ def hsv_to_rgb(x):
 
 def _complex_check(x) -> str | None:
     if not jnp.issubdtype(x.dtype, jnp.complexfloating):
-        return f"input must be complex64 or complex128, got {x.dtype}"
+        return f"input dtype must be complex64 or complex128, got {x.dtype}"
     return None
 
 
 @primitive("ViewAsReal", check=_complex_check, api=Api("view_as_real", args=("input",)))
 def view_as_real(input):
     """complex (...) -> real (..., 2): the real part, then the imaginary part."""
+    _raise_if(_complex_check(input), TypeError)
     return jnp.stack([jnp.real(input), jnp.imag(input)], axis=-1)
 
 
