@@ -2,12 +2,13 @@
 public spellings, or an `expose` wrapper over existing ops where the argument logic needs Python.
 
 `ops.padding` / `ops.Padding` (zero-extend a last dim of 1), `ops.HSVToRGB` (the inverse of `RGBToHSV`),
-`ops.view_as_real` (complex -> (..., 2) floats), the functional in-place ops (`ops.clamp_`, `ops.tanh_`, ...: the
+`ops.view_as_real` (complex -> (..., 2) floats), `ops.ExtractImagePatches` (`nn.Unfold`'s op), the functional in-place ops (`ops.clamp_`, `ops.tanh_`, ...: the
 Tensor in-place methods, called as functions), `ops.accumulate_n` / `ops.AccumulateNV2` (the sum of a
 list, as `addn`), `ops.bidense` (the bilinear form of `nn.BiDense`), `ops.swiglu`, `ops.clip_by_norm`.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .api import Api, Attr, expose
@@ -120,6 +121,42 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
 
 
+def _window4(name: str):
+    """MindSpore's [1, h, w, 1] window attributes (`ksizes`, `strides`, `rates`) as (h, w)."""
+    def convert(v):
+        v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+        if len(v) == 4 and v[0] == 1 and v[3] == 1:
+            v = v[1:3]
+        if len(v) != 2 or any(isinstance(i, bool) or not isinstance(i, int) or i < 1 for i in v):
+            raise ValueError(f"ExtractImagePatches: {name} must be [1, h, w, 1] with positive ints, got {v}")
+        return v
+    return convert
+
+
+def _padding_mode(v):
+    if not isinstance(v, str) or v.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"ExtractImagePatches: padding must be 'same' or 'valid', got {v!r}")
+    return v.upper()
+
+
+@primitive("ExtractImagePatches", attrs=("ksizes", "strides", "rates", "padding"),
+           api=Api(cls="ExtractImagePatches", args=("input_x",),
+                   attrs=(Attr("ksizes", convert=_window4("ksizes")), Attr("strides", convert=_window4("strides")),
+                          Attr("rates", convert=_window4("rates")), Attr("padding", "VALID", _padding_mode)),
+                   init=("ksizes", "strides", "rates", "padding")))
+def extract_image_patches(input_x, *, ksizes, strides, rates, padding="VALID"):
+    """(N, C, H, W) -> (N, kh * kw * C, out_h, out_w): each output position holds its (dilated) window, ordered
+    (row, column, channel) as TensorFlow's `extract_image_patches` (and MindSpore's `nn.Unfold`)."""
+    if input_x.ndim != 4:
+        raise ValueError(f"input_x must be 4-D (N, C, H, W), got shape {tuple(input_x.shape)}")
+    n, c = input_x.shape[:2]
+    patches = jax.lax.conv_general_dilated_patches(input_x, tuple(ksizes), tuple(strides), padding,
+                                                   rhs_dilation=tuple(rates))  # channels ordered (c, kh, kw)
+    oh, ow = patches.shape[2:]
+    k = ksizes[0] * ksizes[1]
+    return patches.reshape(n, c, k, oh, ow).transpose(0, 2, 1, 3, 4).reshape(n, k * c, oh, ow)
+
+
 # MindSpore's functional in-place ops: `ops.clamp_(x, 0, 1)` writes x and returns it, as the Tensor method does
 @expose(ops="clamp_")
 def clamp_(input, min=None, max=None):
@@ -151,4 +188,4 @@ def put_(input, index, source, accumulate=False):
     return input.put_(index, source, accumulate)
 
 
-__all__ = ["clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "put_", "padding", "hsv_to_rgb", "view_as_real", "accumulate_n", "bidense", "swiglu", "clip_by_norm"]
+__all__ = ["extract_image_patches", "clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "put_", "padding", "hsv_to_rgb", "view_as_real", "accumulate_n", "bidense", "swiglu", "clip_by_norm"]

@@ -4,7 +4,8 @@ what to use instead (`msx.unavailable`, the one mechanism). No primitive is decl
 adds refusing stand-ins to the surface tables (`cls` for class ops, `ops` for functions)."""
 from __future__ import annotations
 
-from ..unavailable import refuse, refuse_decorators
+from ..tensor import Tensor
+from ..unavailable import refuse, refuse_decorators, refuse_methods
 from .api import SURFACE
 
 _ASCEND = "an Ascend-only fused kernel"
@@ -71,3 +72,15 @@ for _name in refuse(_class_ns, "mindspore.ops", CLASS_OPS):
     SURFACE.add("cls", _name, _class_ns[_name])
 for _name in refuse(_fn_ns, "mindspore.ops", FUNCTIONS) + refuse_decorators(_fn_ns, "mindspore.ops", DECORATORS):
     SURFACE.add("ops", _name, _fn_ns[_name])
+
+# Tensor methods of MindSpore's C++ runtime (device addresses, parameter-server caches, storage objects)
+TENSOR_METHODS = {
+    ("an internal of MindSpore's C++ tensor", "msx's Tensor holds a jax array; use asnumpy(), astype() or "
+     "Parameter.set_data()"): (
+        "assign_value_cpp set_device_address set_param_info set_init_flag set_cast_dtype getitem_index_info "
+        "setitem_index_info wait_pipeline convert_bytes_to_tensor"),
+    ("Ascend host offloading of a tensor", "keep it on the device (XLA manages memory)"): "offload offload_file_path",
+    ("a raw device pointer or storage object of MindSpore's runtime",
+     "exchange tensors with ms.to_dlpack / ms.from_dlpack, or asnumpy()"): "data_ptr storage untyped_storage",
+}
+TENSOR_METHOD_NAMES = refuse_methods(Tensor, "mindspore.Tensor", TENSOR_METHODS)
