@@ -67,7 +67,7 @@ def refused_method(owner: str, name: str, what: str, instead: str) -> Callable:
     """A method of a class (`mindspore.Tensor.offload`) that raises when called."""
     text = message(f"{owner}.{name}", what, instead)
 
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def method(*args: Any, **kwargs: Any) -> Any:  # (self, ...) or, called on the class, anything
         raise NotAvailableError(text)
 
     method.__name__ = method.__qualname__ = name

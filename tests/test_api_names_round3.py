@@ -219,3 +219,125 @@ def test_refused_decorators_keep_modules_importable():
         _x_tbe()
     with pytest.raises(NotAvailableError, match="prim_attr_register|PrimitiveWithInfer"):
         MyOp(3)
+
+
+# ---------------------------------------------------------------- nn Cells against MindSpore 2.10
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "api_names_round3")
+sys.path.insert(0, GOLDEN_DIR)
+from cases import CASES as CELL_CASES, LABELS, LOGITS, SPD, X2, X3, X4  # noqa: E402
+import record as cell_record  # noqa: E402
+
+with open(os.path.join(GOLDEN_DIR, "goldens.json")) as _f:
+    CELL_GOLDENS = json.load(_f)["cases"]
+
+
+def _decode(e: dict) -> np.ndarray:
+    return np.asarray(e["values"], np.float64).reshape(e["shape"])
+
+
+@pytest.mark.parametrize("case_id", sorted(CELL_GOLDENS))
+def test_cell_matches_mindspore(case_id):
+    want = CELL_GOLDENS[case_id]
+    got = cell_record.run(msx, case_id)
+    assert len(got["outputs"]) == len(want["outputs"])
+    for g, w in zip(got["outputs"], want["outputs"]):
+        assert g["shape"] == w["shape"]
+        np.testing.assert_allclose(_decode(g), _decode(w), rtol=1e-4, atol=1e-5)
+    assert set(got["params"]) == set(want["params"])
+    for k in want["params"]:  # a training step's moving statistics, as MindSpore wrote them
+        np.testing.assert_allclose(_decode(got["params"][k]), _decode(want["params"][k]), rtol=1e-4, atol=1e-5,
+                                   err_msg=k)
+
+
+@pytest.mark.parametrize("case_id", sorted(c for c in CELL_CASES if c not in ("jvp", "vjp")))
+def test_cell_jit_equals_eager(case_id):
+    build, inputs, train = CELL_CASES[case_id]
+    nets = []
+    for _ in range(2):
+        net = build(msx)
+        cell_record.fill(net)
+        net.set_train(train)
+        nets.append(net)
+    xs = [msx.Tensor(a) for a in inputs]
+    eager = cell_record.flat(nets[0](*xs))
+    jitted = cell_record.flat(msx.jit(nets[1].construct)(*xs))
+    for e, j in zip(eager, jitted):
+        np.testing.assert_allclose(j, e, rtol=1e-5, atol=1e-6)
+    for (n0, p0), (_, p1) in zip(nets[0].parameters_and_names(), nets[1].parameters_and_names()):
+        np.testing.assert_allclose(p1.asnumpy(), p0.asnumpy(), rtol=1e-5, atol=1e-6, err_msg=n0)
+
+
+def _log_softmax(a, axis):
+    m = a - a.max(axis, keepdims=True)
+    return m - np.log(np.exp(m).sum(axis, keepdims=True))
+
+
+def _multilabel_margin(x, y):
+    out = []
+    for xi, yi in zip(x, y):
+        labels = list(yi[:list(yi).index(-1)] if -1 in list(yi) else yi)
+        others = [i for i in range(len(xi)) if i not in labels]
+        out.append(sum(max(0.0, 1 - (xi[j] - xi[i])) for j in labels for i in others) / len(xi))
+    return np.asarray(out)
+
+
+def _extract_patches(x, k, s):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    out = np.zeros((n, k * k * c, oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[:, :, i * s:i * s + k, j * s:j * s + k]          # (n, c, k, k)
+            out[:, :, i, j] = win.transpose(0, 2, 3, 1).reshape(n, -1)  # ordered (row, column, channel)
+    return out
+
+
+# Cells whose MindSpore 2.10 CPU kernels are missing (LogSoftmaxExt, DetTriangle/CholeskyTrsm for SPD matrices,
+# MultilabelMarginLoss, ExtractImagePatches): against numpy
+CELL_NUMPY = [
+    ("log_softmax_ext_none_2d", lambda: msx.nn.LogSoftmaxExt()(msx.Tensor(X2)), lambda: _log_softmax(X2, 1)),
+    ("log_softmax_ext_none_3d", lambda: msx.nn.LogSoftmaxExt()(msx.Tensor(X3)), lambda: _log_softmax(X3, 0)),
+    ("log_softmax_ext_dim", lambda: msx.nn.LogSoftmaxExt(-1)(msx.Tensor(X3)), lambda: _log_softmax(X3, -1)),
+    ("mat_det", lambda: msx.nn.MatDet()(msx.Tensor(SPD)), lambda: np.linalg.det(SPD)),
+    ("mat_inverse", lambda: msx.nn.MatInverse()(msx.Tensor(SPD)), lambda: np.linalg.inv(SPD)),
+    ("multilabel_margin_loss", lambda: msx.nn.MultilabelMarginLoss()(msx.Tensor(LOGITS), msx.Tensor(LABELS)),
+     lambda: _multilabel_margin(LOGITS, LABELS).mean()),
+    ("multilabel_margin_loss_none", lambda: msx.nn.MultilabelMarginLoss("none")(msx.Tensor(LOGITS),
+                                                                                msx.Tensor(LABELS)),
+     lambda: _multilabel_margin(LOGITS, LABELS)),
+    ("unfold_valid", lambda: msx.nn.Unfold([1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1])(msx.Tensor(X4)),
+     lambda: _extract_patches(X4, 2, 2)),
+    ("unfold_stride1", lambda: msx.nn.Unfold([1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "valid")(msx.Tensor(X4)),
+     lambda: _extract_patches(X4, 3, 1)),
+    ("extract_image_patches", lambda: ops.ExtractImagePatches([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                                               "VALID")(msx.Tensor(X4)),
+     lambda: _extract_patches(X4, 2, 1)),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", CELL_NUMPY, ids=[n for n, _, _ in CELL_NUMPY])
+def test_cells_without_mindspore_cpu_kernels_against_numpy(name, fn, ref):
+    np.testing.assert_allclose(fn().asnumpy(), ref(), rtol=1e-4, atol=1e-5)
+
+
+def test_unfold_same_padding_and_rates():
+    x = msx.Tensor(X4)
+    same = msx.nn.Unfold([1, 3, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "same")(x)
+    assert same.shape == (2, 27, 2, 2)
+    dilated = msx.nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 2, 1], "valid")(x)
+    assert dilated.shape == (2, 12, 2, 2)  # the taps of a 2x2 window dilated by 2: rows/columns 0 and 2
+    np.testing.assert_allclose(dilated.asnumpy()[:, :3, 0, 0], X4[:, :, 0, 0])
+    np.testing.assert_allclose(dilated.asnumpy()[:, 9:, 0, 0], X4[:, :, 2, 2])
+    with pytest.raises(ValueError, match="ExtractImagePatches: ksizes must be"):
+        msx.nn.Unfold([1, 0, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1])(x)
+    with pytest.raises(ValueError, match="ExtractImagePatches: padding must be 'same' or 'valid'"):
+        msx.nn.Unfold([1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "full")(x)
+
+
+def test_sync_batchnorm_process_groups_warns_once():
+    with pytest.warns(UserWarning, match="SyncBatchNorm: process_groups=.*not honoured"):
+        msx.nn.SyncBatchNorm(3, process_groups=[[0, 1]])
