@@ -341,3 +341,40 @@ def test_unfold_same_padding_and_rates():
 def test_sync_batchnorm_process_groups_warns_once():
     with pytest.warns(UserWarning, match="SyncBatchNorm: process_groups=.*not honoured"):
         msx.nn.SyncBatchNorm(3, process_groups=[[0, 1]])
+
+
+# ---------------------------------------------------------------- experimental.optim against MindSpore 2.10
+from cases import GRADS, OPTIMIZERS, B0, W0, run_optimizer  # noqa: E402
+
+with open(os.path.join(GOLDEN_DIR, "goldens.json")) as _f:
+    OPTIM_GOLDENS = json.load(_f)["optimizers"]
+
+
+@pytest.mark.parametrize("case_id", sorted(OPTIMIZERS))
+def test_optimizer_steps_match_mindspore(case_id):
+    got = run_optimizer(msx, case_id)
+    for step, (g, w) in enumerate(zip(got, OPTIM_GOLDENS[case_id])):
+        for a, e in zip(g, w):
+            np.testing.assert_allclose(a, _decode(e), rtol=1e-5, atol=1e-6, err_msg=f"step {step + 1}")
+
+
+@pytest.mark.parametrize("case_id", ["nadam", "radam_short_window", "rprop_clip", "asgd_average"])
+def test_optimizer_jit_equals_eager(case_id):
+    name, kwargs = OPTIMIZERS[case_id]
+    w, b = msx.Parameter(msx.Tensor(W0), name="w"), msx.Parameter(msx.Tensor(B0), name="b")
+    opt = getattr(msx.experimental.optim, name)([w, b], **kwargs)
+    step = msx.jit(lambda gw, gb: opt((gw, gb)))
+    for (gw, gb), want in zip(GRADS, run_optimizer(msx, case_id)):
+        step(msx.Tensor(gw), msx.Tensor(gb))
+        np.testing.assert_allclose(w.asnumpy(), want[0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.asnumpy(), want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_optimizers_refuse_bad_hyperparameters():
+    p = [msx.Parameter(msx.Tensor(W0), name="w")]
+    with pytest.raises(ValueError, match="NAdam: lr must be > 0.0"):
+        msx.experimental.optim.NAdam(p, lr=0.0)
+    with pytest.raises(ValueError, match=r"Rprop: etas\[0\] must be in \(0, 1\)"):
+        msx.experimental.optim.Rprop(p, etas=(1.5, 1.2))
+    with pytest.raises(TypeError, match="ASGD: lambd must be a float"):
+        msx.experimental.optim.ASGD(p, lambd=1)

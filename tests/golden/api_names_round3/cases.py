@@ -59,3 +59,33 @@ CASES = {
     "jvp": (lambda ms: ms.nn.Jvp(_cube(ms)), [X4, V4], False),
     "vjp": (lambda ms: ms.nn.Vjp(_cube(ms)), [X4, V4], False),
 }
+
+
+# experimental.optim: three steps on two Parameters with fixed gradients (one group, then two groups)
+W0 = _R.standard_normal((2, 3)).astype(np.float32)
+B0 = _R.standard_normal((3,)).astype(np.float32)
+GRADS = [(_R.standard_normal((2, 3)).astype(np.float32), _R.standard_normal((3,)).astype(np.float32))
+         for _ in range(3)]
+GRADS[2] = (-GRADS[1][0], GRADS[1][1])  # a sign flip (Rprop's shrinking branch)
+OPTIMIZERS = {
+    "nadam": ("NAdam", {"lr": 0.05}),
+    "nadam_wd": ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    "radam": ("RAdam", {"lr": 0.05}),
+    "radam_short_window": ("RAdam", {"lr": 0.05, "betas": (0.9, 0.5)}),  # rho_t > 5 from the first steps
+    "rprop": ("Rprop", {"lr": 0.05}),
+    "rprop_clip": ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.06)}),
+    "asgd": ("ASGD", {"lr": 0.05}),
+    "asgd_average": ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 1.0, "weight_decay": 0.05}),
+}
+
+
+def run_optimizer(root, case_id: str) -> list:
+    """The two Parameters after each of three steps."""
+    name, kwargs = OPTIMIZERS[case_id]
+    w, b = root.Parameter(root.Tensor(W0), name="w"), root.Parameter(root.Tensor(B0), name="b")
+    opt = getattr(root.experimental.optim, name)([w, b], **kwargs)
+    seen = []
+    for gw, gb in GRADS:
+        opt((root.Tensor(gw), root.Tensor(gb)))
+        seen.append([w.asnumpy().copy(), b.asnumpy().copy()])
+    return seen

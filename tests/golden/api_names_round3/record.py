@@ -4,7 +4,8 @@ repository root):
     /work/venv-ms/bin/python tests/golden/api_names_round3/record.py
 
 For each case: the outputs (flattened nested tuples, as float lists with their shapes and dtypes) and, for a
-training case, every parameter after the call (the moving statistics a batch norm wrote).
+training case, every parameter after the call (the moving statistics a batch norm wrote); for each
+`experimental.optim` case, the Parameters after each of three steps.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cases import CASES, fill  # noqa: E402
+from cases import CASES, OPTIMIZERS, fill, run_optimizer  # noqa: E402
 
 
 def flat(out) -> list:
@@ -51,6 +52,10 @@ def main() -> None:
             print(case_id, "ok")
         except Exception as e:  # noqa: BLE001  (an op without a CPU kernel: reported, checked against numpy)
             print(f"NOT RECORDED {case_id}: {type(e).__name__}: {str(e).splitlines()[0]}")
+    table["optimizers"] = {}
+    for case_id in OPTIMIZERS:
+        table["optimizers"][case_id] = [[encode(a) for a in step] for step in run_optimizer(ms, case_id)]
+        print(case_id, "ok")
     with open(os.path.join(HERE, "goldens.json"), "w") as f:
         json.dump(table, f, indent=0, sort_keys=True)
         f.write("\n")
