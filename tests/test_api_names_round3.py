@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -264,7 +265,9 @@ def test_cell_jit_equals_eager(case_id):
         nets.append(net)
     xs = [msx.Tensor(a) for a in inputs]
     eager = cell_record.flat(nets[0](*xs))
-    jitted = cell_record.flat(msx.jit(nets[1].construct)(*xs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # compiled, never a silent eager fallback
+        jitted = cell_record.flat(msx.jit(nets[1].construct)(*xs))
     for e, j in zip(eager, jitted):
         np.testing.assert_allclose(j, e, rtol=1e-5, atol=1e-6)
     for (n0, p0), (_, p1) in zip(nets[0].parameters_and_names(), nets[1].parameters_and_names()):
@@ -365,7 +368,9 @@ def test_optimizer_jit_equals_eager(case_id):
     opt = getattr(msx.experimental.optim, name)([w, b], **kwargs)
     step = msx.jit(lambda gw, gb: opt((gw, gb)))
     for (gw, gb), want in zip(GRADS, run_optimizer(msx, case_id)):
-        step(msx.Tensor(gw), msx.Tensor(gb))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # compiled, never a silent eager fallback
+            step(msx.Tensor(gw), msx.Tensor(gb))
         np.testing.assert_allclose(w.asnumpy(), want[0], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(b.asnumpy(), want[1], rtol=1e-5, atol=1e-6)
 

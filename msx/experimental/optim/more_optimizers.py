@@ -46,14 +46,14 @@ class NAdam(_ScalarState):
         b1, b2 = group["betas"]
         decay = group["momentum_decay"]
         m, v = self._buffer(p, "exp_avg"), self._buffer(p, "exp_avg_sq")
-        mu_product = self._buffer(p, "mu_product", 1.0, like=Tensor(0.0, p.dtype))
-        mu = b1 * (1.0 - 0.5 * F.pow(Tensor(0.96, p.dtype), step * decay))
-        mu_next = b1 * (1.0 - 0.5 * F.pow(Tensor(0.96, p.dtype), (step + 1) * decay))
+        mu_product = self._buffer(p, "mu_product")
+        mu = b1 * (1.0 - 0.5 * F.pow(0.96, step * decay))
+        mu_next = b1 * (1.0 - 0.5 * F.pow(0.96, (step + 1) * decay))
         prod = mu_product * mu
         mu_product._rebind(prod)
         m._rebind(b1 * m + (1 - b1) * g)
         v._rebind(b2 * v + (1 - b2) * g * g)
-        denom = F.sqrt(v / (1 - F.pow(Tensor(b2, p.dtype), step))) + group["eps"]
+        denom = F.sqrt(v / (1 - F.pow(b2, step))) + group["eps"]
         p._rebind(p - lr * (1.0 - mu) / (1.0 - prod) * g / denom)
         p._rebind(p - lr * mu_next / (1.0 - prod * mu_next) * m / denom)
 
@@ -75,8 +75,8 @@ class RAdam(Optimizer):
         m, v = self._buffer(p, "exp_avg"), self._buffer(p, "exp_avg_sq")
         m._rebind(b1 * m + (1 - b1) * g)
         v._rebind(b2 * v + (1 - b2) * g * g)
-        b2_t = F.pow(Tensor(b2, p.dtype), step)
-        bc1, bc2 = 1 - F.pow(Tensor(b1, p.dtype), step), 1 - b2_t
+        b2_t = F.pow(b2, step)
+        bc1, bc2 = 1 - F.pow(b1, step), 1 - b2_t
         rho_inf = 2 / (1 - b2) - 1
         rho_t = rho_inf - 2 * step * b2_t / bc2
         m_hat = m / bc1
@@ -133,15 +133,14 @@ class ASGD(_ScalarState):
     def _update(self, group, p, g, lr, step):
         g = _wd(group, p, g)
         lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
-        scalar = Tensor(0.0, p.dtype)
-        eta, mu = self._buffer(p, "eta", 0.0, like=scalar), self._buffer(p, "mu", 1.0, like=scalar)
+        eta, mu = self._buffer(p, "eta"), self._buffer(p, "mu")
         ax = self._buffer(p, "ax")
         eta_t = F.where(step == 1, lr, eta)
         new = p * (1.0 - lambd * eta_t) - eta_t * g
         p._rebind(new)
         ax._rebind(F.where(mu != 1, ax + (new - ax) * mu, new))
         eta._rebind(lr / F.pow(1.0 + lambd * lr * step, alpha))
-        mu._rebind(1.0 / F.maximum(Tensor(1.0, p.dtype), step - t0))
+        mu._rebind(1.0 / F.maximum(F.ones_like(step), step - t0))
 
 
 __all__ = ["NAdam", "RAdam", "Rprop", "ASGD"]
