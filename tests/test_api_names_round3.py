@@ -383,3 +383,17 @@ def test_optimizers_refuse_bad_hyperparameters():
         msx.experimental.optim.Rprop(p, etas=(1.5, 1.2))
     with pytest.raises(TypeError, match="ASGD: lambd must be a float"):
         msx.experimental.optim.ASGD(p, lambd=1)
+
+
+def test_max_unpool_refuses_an_index_outside_the_plane():
+    x = msx.Tensor(np.ones((1, 1, 2, 2), np.float32))
+    bad = msx.Tensor(np.array([[[[0, 3], [10, 99]]]], np.int64))
+    with pytest.raises(msx.errors.OpIndexError, match=r"max_unpool2d: indices must lie in \[0, 16\)"):
+        ops.max_unpool2d(x, bad, 2)
+    with pytest.raises(ValueError, match="MaxUnpool2D: data_format must be one of"):
+        ops.MaxUnpool2D(2, data_format="NCDHW")(x, bad)
+    # mint's layer and function are the same implementation
+    good = msx.Tensor(np.array([[[[0, 3], [9, 15]]]], np.int64))
+    np.testing.assert_array_equal(mint.nn.MaxUnpool2d(2)(x, good).asnumpy(),
+                                  mint.nn.functional.max_unpool2d(x, good, 2).asnumpy())
+    np.testing.assert_array_equal(ops.max_unpool2d(x, good, 2).asnumpy(), msx.nn.MaxUnpool2d(2)(x, good).asnumpy())

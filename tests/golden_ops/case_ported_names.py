@@ -17,6 +17,14 @@ _X2 = _R.standard_normal((2, 4)).astype(np.float32)
 _W = _R.standard_normal((5, 3, 4)).astype(np.float32)
 _BIAS = _R.standard_normal((5,)).astype(np.float32)
 
+_UR = np.random.default_rng(3233)  # the unpooling cases' own draws (the ones above stay as recorded)
+_UP1 = _UR.standard_normal((2, 3, 3)).astype(np.float32)
+_UI1 = (np.arange(3) * 2 + _UR.integers(0, 2, (2, 3, 3))).astype(np.int64)
+_UP2 = _UR.standard_normal((2, 3, 2, 2)).astype(np.float32)
+_UI2 = np.array([[0, 3], [9, 15]], np.int64) * np.ones((2, 3, 1, 1), np.int64)
+_UP3 = _UR.standard_normal((1, 2, 1, 2, 2)).astype(np.float32)
+_UI3 = np.array([[0, 3], [13, 31]], np.int64) * np.ones((1, 2, 1, 1, 1), np.int64)
+
 CASES = [
     dict(id="ported_padding", primitive="Padding", call="ops.padding", inputs=[_COL], args=(4,)),
     dict(id="ported_padding_cls", primitive="Padding", call="ops.Padding", init={"pad_dim_size": 3}, inputs=[_COL]),
@@ -35,4 +43,17 @@ CASES = [
          kwargs={"stride": 2}),
     dict(id="ported_tensor_fold", primitive="Col2Im", call="Tensor.fold", inputs=[_U],
          args=(np.array([4, 4], np.int32), 2)),
+    # max unpooling (msx/ops/unpool_ops.py): the indices a max pool with return_indices gives
+    dict(id="ported_max_unpool1d", primitive="Scatter", call="ops.max_unpool1d",
+         inputs=[_UP1, _UI1], args=(2,)),
+    dict(id="ported_max_unpool2d", primitive="Scatter", call="ops.max_unpool2d",
+         inputs=[_UP2, _UI2], args=(2,)),
+    dict(id="ported_max_unpool2d_size", primitive="Scatter", call="ops.max_unpool2d",
+         inputs=[_UP2, _UI2], args=(2,), kwargs={"output_size": (2, 3, 5, 5)}),
+    dict(id="ported_max_unpool3d", primitive="Scatter", call="ops.max_unpool3d",
+         inputs=[_UP3, _UI3], args=(2,)),
+    dict(id="ported_max_unpool2d_cls", primitive="Scatter", call="ops.MaxUnpool2D",
+         init={"ksize": 2, "strides": 2}, inputs=[_UP2, _UI2]),
+    dict(id="ported_max_unpool3d_cls", primitive="Scatter", call="ops.MaxUnpool3D",
+         init={"ksize": 2, "strides": 2}, inputs=[_UP3, _UI3]),
 ]

@@ -33,3 +33,4 @@ from .combined import Conv2dBnAct, DenseBnAct  # noqa: F401,E402
 from .math_cells import DiGamma, IGamma, LGamma, MatDet, MatInverse  # noqa: F401,E402
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
 from .unfold import Unfold  # noqa: F401,E402
+from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402

@@ -89,3 +89,17 @@ def run_optimizer(root, case_id: str) -> list:
         opt((root.Tensor(gw), root.Tensor(gb)))
         seen.append([w.asnumpy().copy(), b.asnumpy().copy()])
     return seen
+
+
+# max unpooling layers (their own draws, after everything above)
+_U = np.random.default_rng(3234)
+UNPOOL_X = _U.standard_normal((1, 2, 2, 2)).astype(np.float32)
+UNPOOL_I = (np.array([[0, 3], [9, 15]], np.int64) * np.ones((1, 2, 1, 1), np.int64)).astype(np.int64)
+UNPOOL_X1 = _U.standard_normal((2, 3)).astype(np.float32)
+UNPOOL_I1 = np.array([[0, 3, 5], [1, 2, 4]], np.int64)
+UNPOOL_I9 = (np.array([[0, 2], [6, 8]], np.int64) * np.ones((1, 2, 1, 1), np.int64)).astype(np.int64)
+CASES.update({
+    "max_unpool1d_layer": (lambda ms: ms.nn.MaxUnpool1d(2), [UNPOOL_X1, UNPOOL_I1], False),
+    "max_unpool2d_layer": (lambda ms: ms.nn.MaxUnpool2d(2), [UNPOOL_X, UNPOOL_I], False),
+    "max_unpool2d_layer_stride": (lambda ms: ms.nn.MaxUnpool2d(3, stride=2, padding=1), [UNPOOL_X, UNPOOL_I9], False),
+})
