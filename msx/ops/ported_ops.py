@@ -2,7 +2,7 @@
 public spellings, or an `expose` wrapper over existing ops where the argument logic needs Python.
 
 `ops.padding` / `ops.Padding` (zero-extend a last dim of 1), `ops.HSVToRGB` (the inverse of `RGBToHSV`),
-`ops.view_as_real` (complex -> (..., 2) floats), `ops.ExtractImagePatches` (`nn.Unfold`'s op), the functional in-place ops (`ops.clamp_`, `ops.tanh_`, ...: the
+`ops.view_as_real` (complex -> (..., 2) floats), `ops.affine_grid` / `ops.AffineGrid`, `ops.ExtractImagePatches` (`nn.Unfold`'s op), the functional in-place ops (`ops.clamp_`, `ops.tanh_`, ...: the
 Tensor in-place methods, called as functions), `ops.accumulate_n` / `ops.AccumulateNV2` (the sum of a
 list, as `addn`), `ops.bidense` (the bilinear form of `nn.BiDense`), `ops.swiglu`, `ops.clip_by_norm`.
 """
@@ -157,6 +157,45 @@ def extract_image_patches(input_x, *, ksizes, strides, rates, padding="VALID"):
     return patches.reshape(n, c, k, oh, ow).transpose(0, 2, 1, 3, 4).reshape(n, k * c, oh, ow)
 
 
+def _size(v):
+    v = tuple(int(i) for i in (v.asnumpy().reshape(-1) if hasattr(v, "asnumpy") else v))
+    if len(v) not in (4, 5) or min(v) < 1:
+        raise ValueError(f"AffineGrid: size must be (N, C, H, W) or (N, C, D, H, W) of positive ints, got {v}")
+    return v
+
+
+def _affine_check(theta, *, size, align_corners) -> str | None:
+    want = (size[0], 2, 3) if len(size) == 4 else (size[0], 3, 4)
+    if tuple(theta.shape) != want:
+        return f"theta must be {want} for size {tuple(size)}, got shape {tuple(theta.shape)}"
+    return None
+
+
+def _base(n: int, align_corners: bool, dtype):
+    if align_corners:
+        return jnp.linspace(-1.0, 1.0, n, dtype=dtype) if n > 1 else jnp.zeros((1,), dtype)
+    return ((jnp.arange(n, dtype=dtype) * 2 + 1) / n - 1).astype(dtype)
+
+
+@primitive("AffineGrid", attrs=("size", "align_corners"), check=_affine_check,
+           api=(Api("affine_grid", args=("theta",), attrs=(Attr("size", convert=_size),
+                                                         Attr("align_corners", False, bool))),
+                Api(cls="AffineGrid", args=("theta",), attrs=(Attr("output_size", convert=_size, to="size"),
+                                                              Attr("align_corners", False, bool)),
+                    init=("align_corners",))))
+def affine_grid(theta, *, size, align_corners=False):
+    """The sampling grid of an affine map: (N, H, W, 2) from theta (N, 2, 3) for size (N, C, H, W), or
+    (N, D, H, W, 3) from (N, 3, 4) for (N, C, D, H, W); coordinates in [-1, 1] (pixel centres, or corners
+    with `align_corners`), then `grid = [x, y, (z,) 1] @ theta^T`, as `grid_sample` reads them."""
+    _raise_if(_affine_check(theta, size=size, align_corners=align_corners), ValueError)
+    spatial = size[2:]
+    axes = [_base(d, align_corners, theta.dtype) for d in reversed(spatial)]  # x (width) first
+    mesh = jnp.meshgrid(*axes, indexing="xy") if len(spatial) == 2 else \
+        [m.transpose(2, 0, 1) for m in jnp.meshgrid(*axes, indexing="xy")]
+    base = jnp.stack([*mesh, jnp.ones_like(mesh[0])], axis=-1)  # (*spatial, dims + 1)
+    return jnp.einsum("...k,njk->n...j", base, theta)
+
+
 # MindSpore's functional in-place ops: `ops.clamp_(x, 0, 1)` writes x and returns it, as the Tensor method does
 @expose(ops="clamp_")
 def clamp_(input, min=None, max=None):
@@ -188,4 +227,4 @@ def put_(input, index, source, accumulate=False):
     return input.put_(index, source, accumulate)
 
 
-__all__ = ["extract_image_patches", "clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "put_", "padding", "hsv_to_rgb", "view_as_real", "accumulate_n", "bidense", "swiglu", "clip_by_norm"]
+__all__ = ["affine_grid", "extract_image_patches", "clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "put_", "padding", "hsv_to_rgb", "view_as_real", "accumulate_n", "bidense", "swiglu", "clip_by_norm"]

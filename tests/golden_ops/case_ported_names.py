@@ -24,6 +24,11 @@ _UP2 = _UR.standard_normal((2, 3, 2, 2)).astype(np.float32)
 _UI2 = np.array([[0, 3], [9, 15]], np.int64) * np.ones((2, 3, 1, 1), np.int64)
 _UP3 = _UR.standard_normal((1, 2, 1, 2, 2)).astype(np.float32)
 _UI3 = np.array([[0, 3], [13, 31]], np.int64) * np.ones((1, 2, 1, 1, 1), np.int64)
+_AR = np.random.default_rng(3235)
+_BLOCKS = _AR.standard_normal((1, 2, 4, 9)).astype(np.float32)
+_BLOCKS4 = _AR.standard_normal((1, 2, 4, 9)).astype(np.float32)
+_THETA2 = _AR.standard_normal((2, 2, 3)).astype(np.float32)
+_THETA3 = _AR.standard_normal((1, 3, 4)).astype(np.float32)
 
 CASES = [
     dict(id="ported_padding", primitive="Padding", call="ops.padding", inputs=[_COL], args=(4,)),
@@ -56,4 +61,19 @@ CASES = [
          init={"ksize": 2, "strides": 2}, inputs=[_UP2, _UI2]),
     dict(id="ported_max_unpool3d_cls", primitive="Scatter", call="ops.MaxUnpool3D",
          init={"ksize": 2, "strides": 2}, inputs=[_UP3, _UI3]),
+    # col2im with MindSpore's argument names, and affine grids (2-D, 3-D, corners)
+    dict(id="ported_col2im", primitive="Col2Im", call="ops.col2im", inputs=[_BLOCKS],
+         args=(np.array([4, 4], np.int32), 2, 1, 0, 1)),
+    dict(id="ported_col2im_strided", primitive="Col2Im", call="ops.col2im", inputs=[_BLOCKS4],
+         args=(np.array([5, 5], np.int32), 2, 1, 1, 2)),
+    dict(id="ported_tensor_col2im", primitive="Col2Im", call="Tensor.col2im", inputs=[_BLOCKS],
+         args=(np.array([4, 4], np.int32), 2, 1, 0, 1)),
+    dict(id="ported_affine_grid", primitive="AffineGrid", call="ops.affine_grid", inputs=[_THETA2],
+         args=((2, 1, 3, 4),)),
+    dict(id="ported_affine_grid_corners", primitive="AffineGrid", call="ops.affine_grid", inputs=[_THETA2],
+         args=((2, 1, 3, 4), True)),
+    dict(id="ported_affine_grid_3d", primitive="AffineGrid", call="ops.affine_grid", inputs=[_THETA3],
+         args=((1, 1, 2, 3, 4),)),
+    dict(id="ported_affine_grid_cls", primitive="AffineGrid", call="ops.AffineGrid", init={"align_corners": True},
+         inputs=[_THETA2], args=((2, 1, 3, 4),)),
 ]
