@@ -129,6 +129,9 @@ from msx.nn.layer.basic import MatrixSetDiag as MatrixSetDiag
 from msx.nn.layer.pooling import MaxPool1d as MaxPool1d
 from msx.nn.layer.pooling import MaxPool2d as MaxPool2d
 from msx.nn.layer.pooling import MaxPool3d as MaxPool3d
+from msx.nn.layer.unpool import MaxUnpool1d as MaxUnpool1d
+from msx.nn.layer.unpool import MaxUnpool2d as MaxUnpool2d
+from msx.nn.layer.unpool import MaxUnpool3d as MaxUnpool3d
 from msx.nn.metrics._base import Metric as Metric
 from msx.nn.micro_batch import MicroBatchInterleaved as MicroBatchInterleaved
 from msx.nn.layer.activation import Mish as Mish
@@ -267,6 +270,7 @@ from msx.nn.layer import sync_batchnorm as sync_batchnorm
 from msx.nn.layer import timedistributed as timedistributed
 from msx.nn.layer import transformer as transformer
 from msx.nn.layer import unfold as unfold
+from msx.nn.layer import unpool as unpool
 from msx.nn.optim.learning_rate_schedule import warmup_lr as warmup_lr
 from msx.nn import wrap as wrap
 
