@@ -347,7 +347,7 @@ def test_sync_batchnorm_process_groups_warns_once():
 
 
 # ---------------------------------------------------------------- experimental.optim against MindSpore 2.10
-from cases import GRADS, OPTIMIZERS, B0, W0, run_optimizer  # noqa: E402
+from cases import GRADS, OPTIMIZERS, B0 as OPT_B0, W0 as OPT_W0, run_optimizer  # noqa: E402
 
 with open(os.path.join(GOLDEN_DIR, "goldens.json")) as _f:
     OPTIM_GOLDENS = json.load(_f)["optimizers"]
@@ -364,7 +364,7 @@ def test_optimizer_steps_match_mindspore(case_id):
 @pytest.mark.parametrize("case_id", ["nadam", "radam_short_window", "rprop_clip", "asgd_average"])
 def test_optimizer_jit_equals_eager(case_id):
     name, kwargs = OPTIMIZERS[case_id]
-    w, b = msx.Parameter(msx.Tensor(W0), name="w"), msx.Parameter(msx.Tensor(B0), name="b")
+    w, b = msx.Parameter(msx.Tensor(OPT_W0), name="w"), msx.Parameter(msx.Tensor(OPT_B0), name="b")
     opt = getattr(msx.experimental.optim, name)([w, b], **kwargs)
     step = msx.jit(lambda gw, gb: opt((gw, gb)))
     for (gw, gb), want in zip(GRADS, run_optimizer(msx, case_id)):
@@ -376,7 +376,7 @@ def test_optimizer_jit_equals_eager(case_id):
 
 
 def test_optimizers_refuse_bad_hyperparameters():
-    p = [msx.Parameter(msx.Tensor(W0), name="w")]
+    p = [msx.Parameter(msx.Tensor(OPT_W0), name="w")]
     with pytest.raises(ValueError, match="NAdam: lr must be > 0.0"):
         msx.experimental.optim.NAdam(p, lr=0.0)
     with pytest.raises(ValueError, match=r"Rprop: etas\[0\] must be in \(0, 1\)"):
