@@ -11,8 +11,8 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compat ignored_args — leaf modules
-3. compile_cache runtime.sources runtime.iterators runtime.outcomes — leaves: the compile cache, guard sources, markers
+2. versions release atomic hostevents dtype recording compat ignored_args unavailable — leaf modules
+3. compile_cache runtime.sources runtime.iterators runtime.outcomes refused_runtime — leaves: the compile cache, guard sources, markers; refused runtime controls
 4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
 5. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell
@@ -70,6 +70,12 @@ from . import backends, ir, passes  # noqa: E402
 from .export import export, load  # noqa: E402
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from . import amp, train  # noqa: E402
+from .graph_hints import constexpr as _constexpr, jit_class as _jit_class, mutable as _mutable  # noqa: E402
+# mindspore.amp exports the graph hints too; they live above amp (graph_hints, jit), so they are added here
+amp.jit, amp.jit_class, amp.mutable, amp.constexpr = jit, _jit_class, _mutable, _constexpr
+from . import refused_runtime as _refused  # noqa: E402  (MindSpore's Ascend runtime controls: they refuse use)
+globals().update({n: _refused.NAMES[n] for n in _refused.TOP_LEVEL_NAMES})
+from .train import ConvertModelUtils, ConvertNetUtils  # noqa: E402,F401  (THOR: refused, msx.train.train_thor)
 
 from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402
                                set_auto_parallel_context)

@@ -30,9 +30,10 @@ Float16 gradients can underflow: scale the loss (`DynamicLossScaler`,
 `StaticLossScaler`, `all_finite`), which `msx.train.Model` does for you at
 "O2" (MindSpore's default `DynamicLossScaleManager`).
 """
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F401  (mindspore.amp exports absolute_import)
 
 import abc
+from abc import ABC, abstractmethod  # noqa: F401  (mindspore.amp exports both)
 from typing import Any, Iterable, Sequence
 
 import jax
@@ -363,3 +364,7 @@ def build_train_network(network: Cell, optimizer, loss_fn: Cell | None = None, l
 __all__ = ["auto_mixed_precision", "custom_mixed_precision", "get_white_list", "get_black_list", "all_finite",
            "LossScaler", "StaticLossScaler", "DynamicLossScaler", "FixedLossScaleManager", "DynamicLossScaleManager",
            "LossScaleManager", "build_train_network"]
+
+# mindspore.amp's Ascend kernels and runtime objects: they exist so that imports work (msx.unavailable)
+from .refused_runtime import AMP_NAMES as _AMP_REFUSED, NAMES as _REFUSED  # noqa: E402
+globals().update({_n: _REFUSED[_n] for _n in _AMP_REFUSED})

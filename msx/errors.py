@@ -265,3 +265,10 @@ class CommunicationError(MsxError, RuntimeError):
     """A distributed job could not start, or a collective asked for what the cluster cannot do."""
 
     stage = "communication"
+
+
+class NotAvailableError(MsxError, NotImplementedError):
+    """A MindSpore name that exists in msx only so that imports work (an Ascend-only kernel, an internal of
+    MindSpore's compiler or runtime): using it raises this, naming what to use instead (`msx.unavailable`)."""
+
+    stage = "api"

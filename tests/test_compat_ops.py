@@ -145,9 +145,9 @@ def test_every_operations_name_exists_and_unavailable_ones_say_so():
 def test_train_thor_says_it_is_not_available():
     from msx.train.train_thor import ConvertModelUtils, ConvertNetUtils
 
-    with pytest.raises(msx.errors.MsxError, match="THOR.*not available in msx"):
+    with pytest.raises(msx.errors.MsxError, match="convert_to_thor_net is not available in msx .*THOR"):
         ConvertNetUtils().convert_to_thor_net(None)
-    with pytest.raises(msx.errors.MsxError, match="THOR.*not available in msx"):
+    with pytest.raises(msx.errors.MsxError, match="convert_to_thor_model is not available in msx .*THOR"):
         ConvertModelUtils.convert_to_thor_model(None, None)
 
 

@@ -11,7 +11,7 @@ from msx.ops.api import WRAPPED
 from msx.ops.primitive import REGISTRY
 
 NOT_YET_SAID = frozenset("""
-    AMinMax AddN AvgPool AvgPool3D BCEWithLogitsLoss BatchDot BatchNorm Bernoulli BlockDiag CartesianProd
+    AMinMax AvgPool AvgPool3D BCEWithLogitsLoss BatchDot BatchNorm Bernoulli BlockDiag CartesianProd
     ClipByGlobalNorm ClipByValue Combinations ConjugateTranspose Conv2D Conv2DTranspose Conv3D Conv3DTranspose
     Cov CrossEntropy Dense DiagEmbed DiagonalScatter Dropout Einsum FFTFreq FFTShift
     FlashAttentionScoreSoftmaxStats Flatten GatherD GetItem Histc IndexFill Interpolate LayerNorm LogSpace

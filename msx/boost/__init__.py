@@ -7,35 +7,23 @@ constructing one raises `MsxError` saying what to use instead.
 """
 from __future__ import annotations
 
-from ..errors import MsxError
+from ..unavailable import refuse
 from . import grad_accumulation  # noqa: F401
 from .grad_accumulation import GradientAccumulation, gradient_accumulation_op, gradient_clear_op  # noqa: F401
 
+_WHAT = "an Ascend training acceleration"
 _UNAVAILABLE = {
-    "AutoBoost": "train without it (boost_level 'O0' is plain training), or accumulate with GradientAccumulation",
-    "BoostTrainOneStepCell": "use nn.TrainOneStepCell",
-    "BoostTrainOneStepWithLossScaleCell": "use nn.TrainOneStepWithLossScaleCell",
-    "AdaSum": "use nn.DistributedGradReducer (a plain all-reduce mean)",
-    "DimReduce": "train with the optimizer directly",
-    "LessBN": "keep the network's BatchNorm layers",
-    "GradientFreeze": "set requires_grad=False on the Parameters to freeze",
-    "FreezeOpt": "set requires_grad=False on the Parameters to freeze",
-    "OptimizerProcess": "build the optimizer's parameter groups directly",
-    "ParameterProcess": "build the optimizer's parameter groups directly",
-    "GroupLossScaleManager": "use amp.DynamicLossScaleManager or amp.FixedLossScaleManager",
+    (_WHAT, "train without it (boost_level 'O0' is plain training), or accumulate with GradientAccumulation"): (
+        "AutoBoost"),
+    (_WHAT, "use nn.TrainOneStepCell"): "BoostTrainOneStepCell",
+    (_WHAT, "use nn.TrainOneStepWithLossScaleCell"): "BoostTrainOneStepWithLossScaleCell",
+    (_WHAT, "use nn.DistributedGradReducer (a plain all-reduce mean)"): "AdaSum",
+    (_WHAT, "train with the optimizer directly"): "DimReduce",
+    (_WHAT, "keep the network's BatchNorm layers"): "LessBN",
+    (_WHAT, "set requires_grad=False on the Parameters to freeze"): "GradientFreeze FreezeOpt",
+    (_WHAT, "build the optimizer's parameter groups directly"): "OptimizerProcess ParameterProcess",
+    (_WHAT, "use amp.DynamicLossScaleManager or amp.FixedLossScaleManager"): "GroupLossScaleManager",
 }
+_REFUSED = refuse(globals(), "mindspore.boost", _UNAVAILABLE)
 
-
-def _unavailable(name: str, instead: str) -> type:
-    def __init__(self, *args, **kwargs):
-        raise MsxError(f"mindspore.boost.{name} is not available in msx (an Ascend training acceleration): "
-                       f"{instead}")
-
-    return type(name, (), {"__init__": __init__, "__module__": __name__,
-                           "__doc__": f"Not available in msx: {instead}."})
-
-
-for _name, _instead in _UNAVAILABLE.items():
-    globals()[_name] = _unavailable(_name, _instead)
-
-__all__ = ["GradientAccumulation", *_UNAVAILABLE]
+__all__ = ["GradientAccumulation", *_REFUSED]

@@ -1,4 +1,5 @@
 """`msx.common.initializer`: MindSpore's weight initializers (the same classes as `msx.nn.initializer`)."""
+from __future__ import absolute_import  # noqa: F401  (mindspore.common.initializer exports it too)
 from ..nn.initializer import (Constant, Dirac, HeNormal, HeUniform, Identity, Initializer, Normal,  # noqa: F401
                               One, Orthogonal, Sparse, TruncatedNormal, Uniform, VarianceScaling, XavierNormal,
                               XavierUniform, Zero, _calculate_correct_fan, _calculate_fan_in_and_fan_out,

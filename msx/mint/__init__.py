@@ -208,6 +208,9 @@ def log_softmax(input, dim=None, dtype=None) -> Tensor:
     return F.log_softmax(input if dtype is None else F.cast(input, dtype), -1 if dim is None else dim)
 
 
+from ..refused_runtime import MINT_NAMES as _MINT_REFUSED, NAMES as _REFUSED  # noqa: E402  (msx.unavailable)
+globals().update({_n: _REFUSED[_n] for _n in _MINT_REFUSED})
+
 __all__ = sorted(set(SURFACE["mint"]) | {n for n, v in list(globals().items())
                                          if callable(v) and not n.startswith("_")
                                          and n not in ("F", "SURFACE", "mstype", "not_honoured")}

@@ -24,6 +24,7 @@ from msx.ops.functional import arcsinh as asinh
 from msx.ops.functional import arctan as atan
 from msx.ops.functional import arctan2 as atan2
 from msx.ops.functional import arctanh as atanh
+from msx.ops.functional import baddbmm_ext as baddbmm
 from msx.ops.functional import bitwise_and as bitwise_and
 from msx.ops.functional import bitwise_or as bitwise_or
 from msx.ops.functional import bitwise_xor as bitwise_xor
@@ -37,6 +38,7 @@ from msx.ops.functional import cos as cos
 from msx.ops.functional import cosh as cosh
 from msx.ops.functional import cross as cross
 from msx.ops.functional import cumprod as cumprod
+from msx.ops.functional import diff_ext as diff
 from msx.ops.functional import div as div
 from msx.ops.functional import div as divide
 from msx.ops.functional import dot as dot
@@ -71,6 +73,7 @@ from msx.ops.functional import inverse as inverse
 from msx.ops.functional import isclose as isclose
 from msx.ops.functional import isfinite as isfinite
 from msx.ops.functional import isinf as isinf
+from msx.ops.functional import isnan_ext as isnan
 from msx.ops.functional import isneginf as isneginf
 from msx.ops.functional import le as le
 from msx.ops.functional import lerp as lerp
@@ -139,7 +142,7 @@ from msx.ops.functional import unsqueeze as unsqueeze
 from msx.ops.functional import where as where
 from msx.ops.functional import xlogy as xlogy
 from msx.ops.functional import zeros_like as zeros_like
-__all__ = ['Tensor', 'abs', 'acos', 'acosh', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'broadcast_to', 'cat', 'cdist', 'cdist_', 'ceil', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'constexpr', 'conv2d', 'cos', 'cosh', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'diag', 'diff', 'div', 'divide', 'dot', 'dstack', 'einsum', 'empty', 'empty_like', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'fix', 'flatten', 'flatten_ext', 'flip', 'float_power', 'floor', 'floor_divide', 'fmod', 'frac', 'full', 'full_like', 'gather', 'gcd', 'ge', 'greater', 'greater_equal', 'gt', 'histc', 'hstack', 'imag', 'index_add', 'index_select', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'item', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'lt', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'nn', 'nonzero', 'norm', 'normal', 'not_equal', 'npu_gelu', 'ones', 'ones_like', 'outer', 'permute', 'polar', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'relu', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'rsqrt', 'scatter', 'scatter_add', 'searchsorted', 'select', 'sigmoid', 'sign', 'sin', 'sinc', 'sinh', 'softmax', 'softmax_ext', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'squeeze_impl', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tanh', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'triu', 'trunc', 'unbind', 'unique', 'unique_consecutive', 'unsqueeze', 'var', 'var_mean', 'vdot', 'where', 'xlogy', 'zeros', 'zeros_like']
+__all__ = ['Tensor', 'abs', 'acos', 'acosh', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_not', 'bitwise_or', 'bitwise_xor', 'bmm', 'broadcast_to', 'cat', 'cdist', 'cdist_', 'ceil', 'chunk', 'clamp', 'clip', 'clone', 'concat', 'constexpr', 'conv2d', 'cos', 'cosh', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'diag', 'diff', 'div', 'divide', 'dot', 'dstack', 'einsum', 'empty', 'empty_like', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'eye', 'fix', 'flatten', 'flatten_ext', 'flip', 'float_power', 'floor', 'floor_divide', 'fmod', 'frac', 'full', 'full_like', 'gather', 'gcd', 'ge', 'greater', 'greater_equal', 'gt', 'histc', 'hstack', 'imag', 'index_add', 'index_select', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'item', 'jit_forbidden_register', 'jit_view_unsupported', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'linspace', 'log', 'log10', 'log1p', 'log2', 'log_softmax', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logsumexp', 'lt', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mul', 'multinomial', 'mv', 'nan_to_num', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'nn', 'nonzero', 'norm', 'normal', 'not_equal', 'npu_gelu', 'ones', 'ones_like', 'outer', 'permute', 'polar', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'relu', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'rsqrt', 'scatter', 'scatter_add', 'searchsorted', 'select', 'sigmoid', 'sign', 'sin', 'sinc', 'sinh', 'softmax', 'softmax_ext', 'sort', 'split', 'sqrt', 'square', 'squeeze', 'squeeze_impl', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tanh', 'tile', 'topk', 'trace', 'transpose', 'triangular_solve', 'tril', 'triu', 'trunc', 'unbind', 'unique', 'unique_consecutive', 'unsqueeze', 'var', 'var_mean', 'vdot', 'where', 'xlogy', 'zeros', 'zeros_like']
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor: ...
 
@@ -160,8 +163,6 @@ def any(input: Any, dim: Any = None, keepdim: Any = False) -> Tensor: ...
 def argmin(input: Any, dim: Any = None, keepdim: Any = False) -> Tensor: ...
 
 def argsort(input: Any, dim: Any = -1, descending: Any = False, stable: Any = False) -> Tensor: ...
-
-def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Tensor: ...
 
 def bernoulli(input: Any, *, generator: Any = None) -> Any: ...
 
@@ -193,8 +194,6 @@ def cumsum(input: Any, dim: Any, dtype: Any = None) -> Tensor: ...
 
 def diag(input: Any, diagonal: Any = 0) -> Tensor: ...
 
-def diff(input: Any, n: Any = 1, dim: Any = -1, prepend: Any = None, append: Any = None) -> Tensor: ...
-
 def empty(*size: Any, dtype: Any = None, device: Any = None, pin_memory: Any = False) -> Tensor: ...
 
 def empty_like(input: Any, *, dtype: Any = None, device: Any = None, pin_memory: Any = False) -> Tensor: ...
@@ -211,9 +210,11 @@ def index_add(input: Any, dim: Any, index: Any, source: Any, *, alpha: Any = 1) 
 
 def index_select(input: Any, dim: Any, index: Any) -> Tensor: ...
 
-def isnan(tensor: Any) -> Tensor: ...
-
 def item(input: Any) -> int | float | bool | complex: ...
+
+def jit_forbidden_register(*args: Any, **kwargs: Any) -> Any: ...
+
+def jit_view_unsupported(*args: Any, **kwargs: Any) -> Any: ...
 
 def kthvalue(input: Any, k: Any, dim: Any = -1, keepdim: Any = False) -> Any: ...
 

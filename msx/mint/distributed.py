@@ -1,6 +1,6 @@
 """`msx.mint.distributed`: MindSpore 2.10's `mindspore.mint.distributed` (torch.distributed's names) on jax's
 multi-process runtime — the same functions as `msx.ops`' collectives (`msx.ops.comm_func`), see docs/distributed.md."""
-from __future__ import annotations
+from __future__ import absolute_import, annotations  # noqa: F401  (mindspore.mint.distributed exports absolute_import)
 
 from ..ops.comm_func import (P2POp, TCPStore, all_gather, all_gather_into_tensor,  # noqa: F401
                              all_gather_into_tensor_uneven, all_reduce, all_to_all, all_to_all_single, barrier,

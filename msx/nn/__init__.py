@@ -1,4 +1,5 @@
 """`msx.nn`: Cell, layers, losses, wrappers and optimizers."""
+from __future__ import absolute_import  # noqa: F401  (mindspore.nn exports it too)
 from .cell import Cell, ParameterTuple  # noqa: F401
 from . import initializer  # noqa: F401  (the module: msx.nn.initializer.Normal, ...)
 from .layer import *  # noqa: F401,F403
@@ -23,3 +24,6 @@ from .optim import learning_rate_schedule  # noqa: E402,F401
 from .optim import learning_rate_schedule as dynamic_lr  # noqa: E402,F401  (MindSpore's nn.dynamic_lr module)
 from .micro_batch import (GradAccumulationCell, MicroBatchInterleaved, PipelineCell,  # noqa: E402,F401
                           PipelineGradReducer)
+from .cell_grad import Jvp, Vjp  # noqa: E402,F401  (MindSpore's deprecated gradient Cells)
+from . import refused as _refused  # noqa: E402  (MindSpore's Ascend-only/THOR Cells and Cell methods: they refuse use)
+globals().update({_n: _refused.NAMES[_n] for _n in _refused.NN_NAMES})

@@ -40,6 +40,7 @@ from msx.nn.layer.padding import ConstantPad3d as ConstantPad3d
 from msx.nn.layer.conv import Conv1d as Conv1d
 from msx.nn.layer.conv import Conv1dTranspose as Conv1dTranspose
 from msx.nn.layer.conv import Conv2d as Conv2d
+from msx.nn.layer.combined import Conv2dBnAct as Conv2dBnAct
 from msx.nn.layer.conv import Conv2dTranspose as Conv2dTranspose
 from msx.nn.layer.conv import Conv3d as Conv3d
 from msx.nn.layer.conv import Conv3dTranspose as Conv3dTranspose
@@ -48,6 +49,8 @@ from msx.nn.loss.loss import CosineEmbeddingLoss as CosineEmbeddingLoss
 from msx.nn.metrics.classification import CosineSimilarity as CosineSimilarity
 from msx.nn.loss.loss import CrossEntropyLoss as CrossEntropyLoss
 from msx.nn.layer.basic import Dense as Dense
+from msx.nn.layer.combined import DenseBnAct as DenseBnAct
+from msx.nn.layer.math_cells import DiGamma as DiGamma
 from msx.nn.metrics.classification import Dice as Dice
 from msx.nn.loss.loss import DiceLoss as DiceLoss
 from msx.nn.wrap.grad_reducer import DistributedGradReducer as DistributedGradReducer
@@ -82,18 +85,22 @@ from msx.nn.layer.activation import HSwish as HSwish
 from msx.nn.layer.activation import Hardtanh as Hardtanh
 from msx.nn.loss.loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from msx.nn.loss.loss import HuberLoss as HuberLoss
+from msx.nn.layer.math_cells import IGamma as IGamma
 from msx.nn.layer.basic import Identity as Identity
 from msx.nn.layer.image import ImageGradients as ImageGradients
 from msx.nn.layer.normalization import InstanceNorm1d as InstanceNorm1d
 from msx.nn.layer.normalization import InstanceNorm2d as InstanceNorm2d
 from msx.nn.layer.normalization import InstanceNorm3d as InstanceNorm3d
 from msx.nn.optim.learning_rate_schedule import InverseDecayLR as InverseDecayLR
+from msx.nn.cell_grad import Jvp as Jvp
 from msx.nn.loss.loss import KLDivLoss as KLDivLoss
 from msx.nn.loss.loss import L1Loss as L1Loss
 from msx.nn.loss.loss import L1LossExt as L1LossExt
 from msx.nn.layer.basic import L1Regularizer as L1Regularizer
+from msx.nn.layer.math_cells import LGamma as LGamma
 from msx.nn.layer.pooling import LPPool1d as LPPool1d
 from msx.nn.layer.pooling import LPPool2d as LPPool2d
+from msx.nn.layer.activation_ext import LRN as LRN
 from msx.nn.layer.rnn import LSTM as LSTM
 from msx.nn.layer.rnn import LSTMCell as LSTMCell
 from msx.nn.optim.elementwise import Lamb as Lamb
@@ -105,6 +112,7 @@ from msx.nn.optim.learning_rate_schedule import LearningRateSchedule as Learning
 from msx.nn.layer.basic import Linear as Linear
 from msx.nn.layer.activation import LogSigmoid as LogSigmoid
 from msx.nn.layer.activation import LogSoftmax as LogSoftmax
+from msx.nn.layer.activation_ext import LogSoftmaxExt as LogSoftmaxExt
 from msx.nn.metrics._base import Loss as Loss
 from msx.nn.loss.loss import LossBase as LossBase
 from msx.nn.metrics._base import MAE as MAE
@@ -112,6 +120,8 @@ from msx.nn.loss.loss import MAELoss as MAELoss
 from msx.nn.metrics._base import MSE as MSE
 from msx.nn.loss.loss import MSELoss as MSELoss
 from msx.nn.loss.loss import MarginRankingLoss as MarginRankingLoss
+from msx.nn.layer.math_cells import MatDet as MatDet
+from msx.nn.layer.math_cells import MatInverse as MatInverse
 from msx.nn.layer.math import MatMul as MatMul
 from msx.nn.layer.basic import MatrixDiag as MatrixDiag
 from msx.nn.layer.basic import MatrixDiagPart as MatrixDiagPart
@@ -119,6 +129,9 @@ from msx.nn.layer.basic import MatrixSetDiag as MatrixSetDiag
 from msx.nn.layer.pooling import MaxPool1d as MaxPool1d
 from msx.nn.layer.pooling import MaxPool2d as MaxPool2d
 from msx.nn.layer.pooling import MaxPool3d as MaxPool3d
+from msx.nn.layer.unpool import MaxUnpool1d as MaxUnpool1d
+from msx.nn.layer.unpool import MaxUnpool2d as MaxUnpool2d
+from msx.nn.layer.unpool import MaxUnpool3d as MaxUnpool3d
 from msx.nn.metrics._base import Metric as Metric
 from msx.nn.micro_batch import MicroBatchInterleaved as MicroBatchInterleaved
 from msx.nn.layer.activation import Mish as Mish
@@ -128,6 +141,7 @@ from msx.nn.loss.loss import MultiClassDiceLoss as MultiClassDiceLoss
 from msx.nn.loss.loss import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
 from msx.nn.loss.loss import MultiMarginLoss as MultiMarginLoss
 from msx.nn.layer.transformer import MultiheadAttention as MultiheadAttention
+from msx.nn.loss.multilabel_margin import MultilabelMarginLoss as MultilabelMarginLoss
 from msx.nn.loss.loss import NLLLoss as NLLLoss
 from msx.nn.optim.learning_rate_schedule import NaturalExpDecayLR as NaturalExpDecayLR
 from msx.nn.layer.basic import Norm as Norm
@@ -179,6 +193,7 @@ from msx.nn.layer.activation import Softmax2d as Softmax2d
 from msx.nn.loss.loss import SoftmaxCrossEntropyWithLogits as SoftmaxCrossEntropyWithLogits
 from msx.nn.layer.activation import Softmin as Softmin
 from msx.nn.layer.activation import Softsign as Softsign
+from msx.nn.layer.sync_batchnorm import SyncBatchNorm as SyncBatchNorm
 from msx.nn.layer.activation import Tanh as Tanh
 from msx.nn.layer.activation import Tanhshrink as Tanhshrink
 from msx.nn.layer.activation import Threshold as Threshold
@@ -198,21 +213,26 @@ from msx.nn.loss.loss import TripletMarginLoss as TripletMarginLoss
 from msx.nn.loss.loss import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from msx.nn.layer.basic import Triu as Triu
 from msx.nn.layer.basic import Unflatten as Unflatten
+from msx.nn.layer.unfold import Unfold as Unfold
 from msx.nn.layer.basic import Upsample as Upsample
+from msx.nn.cell_grad import Vjp as Vjp
 from msx.nn.optim.learning_rate_schedule import WarmUpLR as WarmUpLR
 from msx.nn.wrap.cell_wrapper import WithEvalCell as WithEvalCell
 from msx.nn.wrap.cell_wrapper import WithGradCell as WithGradCell
 from msx.nn.wrap.cell_wrapper import WithLossCell as WithLossCell
 from msx.nn.layer.padding import ZeroPad2d as ZeroPad2d
 from msx.nn.layer import activation as activation
+from msx.nn.layer import activation_ext as activation_ext
 from msx.nn.metrics.classification import auc as auc
 from msx.nn.layer import basic as basic
 from msx.nn import cell as cell
 from msx.nn import cell_config as cell_config
+from msx.nn import cell_grad as cell_grad
 from msx.nn import cell_hooks as cell_hooks
 from msx.nn import cell_state as cell_state
 from msx.nn.layer import channel_shuffle as channel_shuffle
 from msx.nn.metrics import classification as classification
+from msx.nn.layer import combined as combined
 from msx.nn.layer import container as container
 from msx.nn.layer import conv as conv
 from msx.nn.optim.learning_rate_schedule import cosine_decay_lr as cosine_decay_lr
@@ -232,6 +252,7 @@ from msx.nn import layer as layer
 from msx.nn.optim import learning_rate_schedule as learning_rate_schedule
 from msx.nn import loss as loss
 from msx.nn.layer import math as math
+from msx.nn.layer import math_cells as math_cells
 from msx.nn import metrics as metrics
 from msx.nn import micro_batch as micro_batch
 from msx.nn.metrics import names as names
@@ -243,10 +264,54 @@ from msx.nn.optim.learning_rate_schedule import piecewise_constant_lr as piecewi
 from msx.nn.optim.learning_rate_schedule import polynomial_decay_lr as polynomial_decay_lr
 from msx.nn.layer import pooling as pooling
 from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
+from msx.nn import refused as refused
 from msx.nn.layer import rnn as rnn
+from msx.nn.layer import sync_batchnorm as sync_batchnorm
 from msx.nn.layer import timedistributed as timedistributed
 from msx.nn.layer import transformer as transformer
+from msx.nn.layer import unfold as unfold
+from msx.nn.layer import unpool as unpool
 from msx.nn.optim.learning_rate_schedule import warmup_lr as warmup_lr
 from msx.nn import wrap as wrap
 
+class AdaSumByDeltaWeightWrapCell(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
+class AdaSumByGradWrapCell(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class AdamOffload(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class Conv2dThor(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DenseThor(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class EmbeddingLookupThor(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class EmbeddingThor(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class GetNextSingleOp(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class OptTFTWrapper(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class VirtualDatasetCellTriple(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+def thor(*args: Any, **kwargs: Any) -> Any: ...

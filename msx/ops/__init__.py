@@ -6,6 +6,7 @@ are published once from the finished tables: `ops.functional` (`functional.publi
 `Tensor`'s methods (`tensor_methods.attach`). `__all__` is built once, below. Registry access for msx's own
 layers lives in `msx.ops.primitive` (`REGISTRY`, `get_primitive`), kept here as documented msx additions.
 """
+from __future__ import absolute_import  # noqa: F401  (mindspore.ops exports it too)
 from importlib import import_module as _import_module
 from pkgutil import iter_modules as _iter_modules
 
@@ -26,7 +27,7 @@ for _name in _PRIMITIVES + _FOUND + _VIEWS:
 from . import classes as _classes, comm_func as _comm_func, comm_func_objects as _comm_objs, composite as _composite, functional, operations  # noqa: E402,F401,E501
 # ops.composite's helpers MindSpore's ops exports by the same names
 _COMPOSITE_HELPERS = ("hyper_add", "tail", "zip_operation", "add_flags", "augassign_add", "augassign_sub",
-                      "augassign_mul", "augassign_div", "augassign_floordiv", "augassign_mod")
+                      "augassign_mul", "augassign_div", "augassign_floordiv", "augassign_mod", *_composite.REFUSED_NAMES)
 from .api import SURFACE as _SURFACE  # noqa: E402
 from .classes import DType as _DType, Partial as _Partial, PrimitiveOp  # noqa: E402,F401
 from .primitive import REGISTRY, get_primitive  # noqa: E402,F401  (msx additions: the primitive registry)
@@ -39,9 +40,10 @@ from .nn_layer_ops import interpolate  # noqa: E402,F401
 from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: E402,F401  (docs/summary.md)
 from . import tensor_methods as _tensor_methods  # noqa: E402
 
-dtype, partial = _DType(), _Partial()  # MindSpore's `ops.dtype` and `ops.partial` are these primitive instances
+dtype, partial, shape_ = _DType(), _Partial(), _classes.Shape()  # MindSpore's `ops.dtype`, `ops.partial`, `ops.shape_`
+# are these primitive instances
 # MindSpore's ops.functional also holds these class ops and helpers by the same names
-for _name, _obj in {"dtype": dtype, "partial": partial, "Roll": _classes.Roll, "Median": _classes.Median,
+for _name, _obj in {"dtype": dtype, "partial": partial, "shape_": shape_, "Roll": _classes.Roll, "Median": _classes.Median,
                     "UniqueConsecutive": _classes.UniqueConsecutive,
                     "AdaptiveMaxPool2D": _classes.AdaptiveMaxPool2D, "Primitive": PrimitiveOp,
                     "clip_by_global_norm": clip_by_global_norm, "interpolate": interpolate}.items():

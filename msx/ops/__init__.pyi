@@ -2,9 +2,12 @@
 # Regenerate after adding a public name: python tools/generate_stubs.py
 from typing import Any
 from msx.ops.array_classes import DType, Partial
+from msx.ops.classes import Shape
+from msx.tensor import Tensor
 
 from msx.ops.operations import ACos as ACos
 from msx.ops.operations import Abs as Abs
+from msx.ops.operations import AccumulateNV2 as AccumulateNV2
 from msx.ops.operations import Acosh as Acosh
 from msx.ops.operations import ActULQClampMaxGrad as ActULQClampMaxGrad
 from msx.ops.operations import ActULQClampMinGrad as ActULQClampMinGrad
@@ -19,6 +22,7 @@ from msx.ops.operations import Add as Add
 from msx.ops.operations import AddN as AddN
 from msx.ops.operations import Addcdiv as Addcdiv
 from msx.ops.operations import Addcmul as Addcmul
+from msx.ops.operations import AffineGrid as AffineGrid
 from msx.ops.operations import AiCPURegOp as AiCPURegOp
 from msx.ops.operations import AkgAscendRegOp as AkgAscendRegOp
 from msx.ops.operations import AkgGpuRegOp as AkgGpuRegOp
@@ -174,6 +178,7 @@ from msx.ops.operations import Exp as Exp
 from msx.ops.operations import Expand as Expand
 from msx.ops.operations import ExpandDims as ExpandDims
 from msx.ops.operations import Expm1 as Expm1
+from msx.ops.operations import ExtractImagePatches as ExtractImagePatches
 from msx.ops.operations import Eye as Eye
 from msx.ops.operations import FakeLearnedScaleQuantPerChannel as FakeLearnedScaleQuantPerChannel
 from msx.ops.operations import FakeLearnedScaleQuantPerChannelGrad as FakeLearnedScaleQuantPerChannelGrad
@@ -229,6 +234,7 @@ from msx.autograd import GradOperation as GradOperation
 from msx.ops.operations import Greater as Greater
 from msx.ops.operations import GreaterEqual as GreaterEqual
 from msx.ops.operations import GridSampler2D as GridSampler2D
+from msx.ops.operations import HSVToRGB as HSVToRGB
 from msx.ops.operations import HShrink as HShrink
 from msx.ops.operations import HSigmoid as HSigmoid
 from msx.ops.operations import HSwish as HSwish
@@ -239,7 +245,6 @@ from msx.ops.summary_ops import HistogramSummary as HistogramSummary
 from msx.ops.array_classes import HookBackward as HookBackward
 from msx.ops.composite import HyperMap as HyperMap
 from msx.ops.operations import Hypot as Hypot
-from msx.ops.operations import IFMR as IFMR
 from msx.ops.array_classes import IOU as IOU
 from msx.ops.operations import Identity as Identity
 from msx.ops.operations import IdentityN as IdentityN
@@ -264,6 +269,7 @@ from msx.ops.operations import IsClose as IsClose
 from msx.ops.operations import IsFinite as IsFinite
 from msx.ops.operations import IsInf as IsInf
 from msx.ops.operations import IsNan as IsNan
+from msx.ops.functional import J as J
 from msx.ops.operations import KLDivLoss as KLDivLoss
 from msx.ops.operations import L1Loss as L1Loss
 from msx.ops.operations import L2Loss as L2Loss
@@ -317,6 +323,8 @@ from msx.ops.operations import MatrixSolveLs as MatrixSolveLs
 from msx.ops.operations import MatrixTriangularSolve as MatrixTriangularSolve
 from msx.ops.classes import MaxPool as MaxPool
 from msx.ops.layer_classes import MaxPool3D as MaxPool3D
+from msx.ops.operations import MaxUnpool2D as MaxUnpool2D
+from msx.ops.operations import MaxUnpool3D as MaxUnpool3D
 from msx.ops.operations import Maximum as Maximum
 from msx.ops.operations import Median as Median
 from msx.ops.operations import Meshgrid as Meshgrid
@@ -356,6 +364,7 @@ from msx.ops.operations import PReLU as PReLU
 from msx.ops.operations import Pack as Pack
 from msx.ops.layer_classes import Pad as Pad
 from msx.ops.layer_classes import PadV3 as PadV3
+from msx.ops.operations import Padding as Padding
 from msx.ops.operations import PagedAttention as PagedAttention
 from msx.ops.operations import PagedAttentionMask as PagedAttentionMask
 from msx.ops.operations import ParallelConcat as ParallelConcat
@@ -528,15 +537,19 @@ from msx.ops.operations import ZerosLike as ZerosLike
 from msx.ops.operations import Zeta as Zeta
 from msx.ops.functional import abs as abs
 from msx.ops.functional import abs as absolute
+from msx.ops.functional import accumulate_n as accumulate_n
 from msx.ops.functional import acos as acos
 from msx.ops.functional import acosh as acosh
 from msx.ops.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from msx.ops.functional import adaptive_avg_pool2d as adaptive_avg_pool2d
+from msx.ops.functional import adaptive_avg_pool2d as adaptive_avg_pool2d_ext
 from msx.ops.functional import adaptive_avg_pool3d as adaptive_avg_pool3d
 from msx.ops.functional import adaptive_max_pool1d as adaptive_max_pool1d
 from msx.ops.functional import adaptive_max_pool2d as adaptive_max_pool2d
 from msx.ops.functional import add as add
 from msx.ops.composite import add_flags as add_flags
+from msx.ops.functional import add_layer_norm as add_layer_norm
+from msx.ops.functional import add_rms_norm as add_rms_norm
 from msx.ops.functional import addbmm as addbmm
 from msx.ops.functional import addcdiv as addcdiv
 from msx.ops.functional import addcmul as addcmul
@@ -545,10 +558,12 @@ from msx.ops.functional import addmv as addmv
 from msx.ops.functional import addn as addn
 from msx.ops.functional import addr as addr
 from msx.ops.functional import adjoint as adjoint
+from msx.ops.functional import affine_grid as affine_grid
 from msx.ops.functional import all as all
 from msx.ops.comm_func import all_gather as all_gather
 from msx.ops.comm_func import all_gather_into_tensor as all_gather_into_tensor
 from msx.ops.comm_func import all_gather_into_tensor_uneven as all_gather_into_tensor_uneven
+from msx.ops.functional import all_gather_matmul as all_gather_matmul
 from msx.ops.comm_func_objects import all_gather_object as all_gather_object
 from msx.ops.comm_func import all_reduce as all_reduce
 from msx.ops.comm_func import all_to_all as all_to_all
@@ -568,9 +583,12 @@ from msx.ops.functional import arctan as arctan
 from msx.ops.functional import arctan2 as arctan2
 from msx.ops.functional import arctanh as arctanh
 from msx.ops.functional import argmax as argmax
+from msx.ops.functional import argmax as argmax_ext
 from msx.ops.functional import argmin as argmin
 from msx.ops.functional import argsort as argsort
 from msx.ops.functional import argwhere as argwhere
+from msx.ops.functional import array_reduce as array_reduce
+from msx.ops.functional import array_to_scalar as array_to_scalar
 from msx.ops.functional import asin as asin
 from msx.ops.functional import arcsinh as asinh
 from msx.ops.functional import assign as assign
@@ -592,6 +610,7 @@ from msx.ops.functional import avg_pool1d as avg_pool1d
 from msx.ops.functional import avg_pool2d as avg_pool2d
 from msx.ops.functional import avg_pool3d as avg_pool3d
 from msx.ops.functional import baddbmm as baddbmm
+from msx.ops.functional import baddbmm_ext as baddbmm_ext
 from msx.ops.comm_func import barrier as barrier
 from msx.ops.functional import bartlett_window as bartlett_window
 from msx.ops.functional import batch_dot as batch_dot
@@ -614,6 +633,7 @@ from msx.ops.functional import bessel_k1e as bessel_k1e
 from msx.ops.functional import bessel_y0 as bessel_y0
 from msx.ops.functional import bessel_y1 as bessel_y1
 from msx.ops.functional import bias_add as bias_add
+from msx.ops.functional import bidense as bidense
 from msx.ops.functional import binary_cross_entropy as binary_cross_entropy
 from msx.ops.functional import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from msx.ops.functional import bincount as bincount
@@ -632,6 +652,7 @@ from msx.ops.functional import bool_or as bool_or
 from msx.ops.functional import bounding_box_decode as bounding_box_decode
 from msx.ops.functional import bounding_box_encode as bounding_box_encode
 from msx.ops.comm_func import broadcast as broadcast
+from msx.ops.functional import broadcast_gradient_args as broadcast_gradient_args
 from msx.ops.comm_func_objects import broadcast_object_list as broadcast_object_list
 from msx.ops.functional import broadcast_to as broadcast_to
 from msx.ops.functional import bucketize as bucketize
@@ -649,9 +670,12 @@ from msx.ops.functional import cholesky_inverse as cholesky_inverse
 from msx.ops.functional import cholesky_solve as cholesky_solve
 from msx.ops.functional import chunk as chunk
 from msx.ops.functional import clamp as clamp
+from msx.ops.functional import clamp_ as clamp_
 from msx.ops.functional import clamp as clip
 from msx.ops.functional import clip_by_global_norm as clip_by_global_norm
+from msx.ops.functional import clip_by_norm as clip_by_norm
 from msx.ops.functional import clip_by_value as clip_by_value
+from msx.ops.functional import col2im as col2im
 from msx.ops.functional import column_stack as column_stack
 from msx.ops.functional import combinations as combinations
 from msx.ops.functional import cat as concat
@@ -756,6 +780,7 @@ from msx.ops.functional import cummax as cummax
 from msx.ops.functional import cummin as cummin
 from msx.ops.functional import cumprod as cumprod
 from msx.ops.functional import cumsum as cumsum
+from msx.ops.functional import custom_info_register as custom_info_register
 from msx.ops.functional import deepcopy as deepcopy
 from msx.ops.functional import deg2rad as deg2rad
 from msx.ops.functional import dense as dense
@@ -772,8 +797,10 @@ from msx.ops.functional import diagonal_scatter as diagonal_scatter
 from msx.ops.functional import dict_getitem as dict_getitem
 from msx.ops.functional import dict_setitem as dict_setitem
 from msx.ops.functional import diff as diff
+from msx.ops.functional import diff_ext as diff_ext
 from msx.ops.functional import digamma as digamma
 from msx.ops.functional import dist as dist
+from msx.ops.functional import distribute as distribute
 from msx.ops.functional import div as div
 from msx.ops.functional import div as divide
 from msx.ops.functional import dot as dot
@@ -787,14 +814,21 @@ from msx.ops.functional import dyn_shape as dyn_shape
 from msx.ops.functional import eig as eig
 from msx.ops.functional import eigvals as eigvals
 from msx.ops.functional import einsum as einsum
+from msx.ops.functional import einsum as einsum_ext
 from msx.ops.functional import elu as elu
+from msx.ops.functional import embed as embed
 from msx.ops.functional import embedding as embedding
+from msx.ops.functional import environ_add as environ_add
+from msx.ops.functional import environ_create as environ_create
+from msx.ops.functional import environ_get as environ_get
+from msx.ops.functional import environ_set as environ_set
 from msx.ops.functional import eps as eps
 from msx.ops.functional import eq as eq
 from msx.ops.functional import eq as equal
 from msx.ops.functional import erf as erf
 from msx.ops.functional import erfc as erfc
 from msx.ops.functional import erfinv as erfinv
+from msx.ops.functional import erfinv_ as erfinv_
 from msx.ops.functional import exp as exp
 from msx.ops.functional import exp2 as exp2
 from msx.ops.functional import expand as expand
@@ -832,6 +866,7 @@ from msx.ops.functional import frac as frac
 from msx.ops.functional import full as full
 from msx.ops.functional import full_like as full_like
 from msx.ops import functional as functional
+from msx.ops.functional import fused_infer_attention_score as fused_infer_attention_score
 from msx.ops.functional import gamma as gamma
 from msx.ops.functional import gather as gather
 from msx.ops.functional import gather_d as gather_d
@@ -844,12 +879,14 @@ from msx.ops.functional import ge as ge
 from msx.ops.functional import gelu as gelu
 from msx.ops.functional import geqrf as geqrf
 from msx.ops.functional import ger as ger
+from msx.ops.functional import geswitch as geswitch
 from msx.ops.comm_func import get_backend as get_backend
 from msx.ops.comm_func import get_global_rank as get_global_rank
 from msx.ops.comm_func import get_group_rank as get_group_rank
 from msx.ops.primitive import get_primitive as get_primitive
 from msx.ops.comm_func import get_process_group_ranks as get_process_group_ranks
 from msx.ops.comm_func import get_rank as get_rank
+from msx.ops.functional import get_vm_impl_fn as get_vm_impl_fn
 from msx.ops.comm_func import get_world_size as get_world_size
 from msx.ops.functional import glu as glu
 from msx.ops.functional import greater as greater
@@ -863,6 +900,7 @@ from msx.ops.functional import hardshrink as hardshrink
 from msx.ops.functional import hardsigmoid as hardsigmoid
 from msx.ops.functional import hardswish as hardswish
 from msx.ops.functional import hardtanh as hardtanh
+from msx.ops.functional import hastype as hastype
 from msx.ops.functional import heaviside as heaviside
 from msx.ops.functional import hfft as hfft
 from msx.ops.functional import hfft2 as hfft2
@@ -887,6 +925,7 @@ from msx.ops.functional import ihfft2 as ihfft2
 from msx.ops.functional import ihfftn as ihfftn
 from msx.ops.functional import imag as imag
 from msx.ops.functional import in_dict as in_dict
+from msx.ops.functional import incre_flash_attention as incre_flash_attention
 from msx.ops.functional import index_add as index_add
 from msx.ops.functional import index_fill as index_fill
 from msx.ops.functional import index_select as index_select
@@ -894,6 +933,7 @@ from msx.ops.comm_func import init_process_group as init_process_group
 from msx.ops.functional import inner as inner
 from msx.ops.functional import inplace_add as inplace_add
 from msx.ops.functional import inplace_index_add as inplace_index_add
+from msx.ops.functional import inplace_sigmoid as inplace_sigmoid
 from msx.ops.functional import inplace_sub as inplace_sub
 from msx.ops.functional import inplace_update as inplace_update
 from msx.ops.functional import interpolate as interpolate
@@ -909,20 +949,27 @@ from msx.ops.functional import irfftn as irfftn
 from msx.ops.functional import is_ as is_
 from msx.ops.comm_func import is_available as is_available
 from msx.ops.functional import is_complex as is_complex
+from msx.ops.functional import is_dynamic_sequence_element_unknown as is_dynamic_sequence_element_unknown
 from msx.ops.functional import is_floating_point as is_floating_point
 from msx.ops.comm_func import is_initialized as is_initialized
 from msx.ops.functional import is_nonzero as is_nonzero
 from msx.ops.functional import is_not as is_not
+from msx.ops.functional import is_sequence_shape_unknown as is_sequence_shape_unknown
+from msx.ops.functional import is_sequence_value_unknown as is_sequence_value_unknown
 from msx.ops.functional import is_tensor as is_tensor
+from msx.ops.functional import is_tensor_bool_cond as is_tensor_bool_cond
 from msx.ops.functional import isclose as isclose
+from msx.ops.functional import isconstant as isconstant
 from msx.ops.comm_func import isend as isend
 from msx.ops.functional import isfinite as isfinite
 from msx.ops.functional import isinf as isinf
 from msx.ops.functional import isnan as isnan
+from msx.ops.functional import isnan_ext as isnan_ext
 from msx.ops.functional import isneginf as isneginf
 from msx.ops.functional import isposinf as isposinf
 from msx.ops.functional import isreal as isreal
 from msx.ops.functional import kaiser_window as kaiser_window
+from msx.ops.functional import kernel as kernel
 from msx.ops.functional import kl_div as kl_div
 from msx.ops.functional import kron as kron
 from msx.ops.functional import l1_loss as l1_loss
@@ -936,6 +983,7 @@ from msx.ops.functional import lerp as lerp
 from msx.ops.functional import less as less
 from msx.ops.functional import le as less_equal
 from msx.ops.functional import lgamma as lgamma
+from msx.ops.functional import lightning_indexer as lightning_indexer
 from msx.ops.functional import linspace as linspace
 from msx.ops.functional import list_equal as list_equal
 from msx.ops.functional import list_getitem as list_getitem
@@ -970,6 +1018,7 @@ from msx.ops.functional import make_coo_tensor as make_coo_tensor
 from msx.ops.functional import make_csr_tensor as make_csr_tensor
 from msx.ops.functional import make_dict as make_dict
 from msx.ops.functional import make_list as make_list
+from msx.ops.functional import make_map_parameter as make_map_parameter
 from msx.ops.functional import make_range as make_range
 from msx.ops.functional import make_row_tensor as make_row_tensor
 from msx.ops.functional import make_row_tensor_inner as make_row_tensor_inner
@@ -980,6 +1029,7 @@ from msx.ops.functional import margin_ranking_loss as margin_ranking_loss
 from msx.ops.functional import masked_fill as masked_fill
 from msx.ops.functional import masked_select as masked_select
 from msx.ops.functional import matmul as matmul
+from msx.ops.functional import matmul_reduce_scatter as matmul_reduce_scatter
 from msx.ops.functional import matrix_band_part as matrix_band_part
 from msx.ops.functional import matrix_determinant as matrix_determinant
 from msx.ops.functional import matrix_diag as matrix_diag
@@ -992,21 +1042,34 @@ from msx.ops.functional import matrix_solve as matrix_solve
 from msx.ops.functional import max as max
 from msx.ops.functional import max_pool2d as max_pool2d
 from msx.ops.functional import max_pool3d as max_pool3d
+from msx.ops.functional import max_unpool1d as max_unpool1d
+from msx.ops.functional import max_unpool2d as max_unpool2d
+from msx.ops.functional import max_unpool3d as max_unpool3d
 from msx.ops.functional import maximum as maximum
 from msx.ops.functional import mean as mean
 from msx.ops.functional import median as median
+from msx.ops.functional import merge as merge
 from msx.ops.functional import meshgrid as meshgrid
 from msx.ops.functional import min as min
 from msx.ops.functional import minimum as minimum
 from msx.ops.functional import mirror_pad as mirror_pad
 from msx.ops.functional import mish as mish
+from msx.ops.functional import mixed_precision_cast as mixed_precision_cast
 from msx.ops.functional import mm as mm
+from msx.ops.functional import moe_distribute_combine as moe_distribute_combine
+from msx.ops.functional import moe_distribute_dispatch as moe_distribute_dispatch
+from msx.ops.functional import moe_init_routing_v2 as moe_init_routing_v2
+from msx.ops.functional import moe_token_permute as moe_token_permute
+from msx.ops.functional import moe_token_unpermute as moe_token_unpermute
 from msx.ops.functional import moveaxis as moveaxis
 from msx.ops.functional import moveaxis as movedim
+from msx.ops.functional import ms_kernel as ms_kernel
 from msx.ops.functional import mse_loss as mse_loss
+from msx.ops.functional import mse_loss as mse_loss_ext
 from msx.ops.functional import msort as msort
 from msx.ops.functional import mul as mul
 from msx.ops.functional import multi_margin_loss as multi_margin_loss
+from msx.ops.functional import multi_scale_deformable_attn_function as multi_scale_deformable_attn_function
 from msx.ops.functional import multilabel_margin_loss as multilabel_margin_loss
 from msx.ops.functional import multilabel_soft_margin_loss as multilabel_soft_margin_loss
 from msx.ops.functional import multinomial as multinomial
@@ -1032,15 +1095,20 @@ from msx.ops.functional import normal as normal
 from msx.ops.functional import normal_ as normal_
 from msx.ops.functional import ne as not_equal
 from msx.ops.functional import not_in_dict as not_in_dict
+from msx.ops.functional import nsa_compress as nsa_compress
+from msx.ops.functional import nsa_compress_attention as nsa_compress_attention
+from msx.ops.functional import nsa_select_attention as nsa_select_attention
 from msx.ops.functional import numel as numel
 from msx.ops.functional import one_hot as one_hot
 from msx.ops.functional import ones as ones
 from msx.ops.functional import ones_like as ones_like
+from msx.ops.functional import op_info_register as op_info_register
 from msx.ops import operations as operations
 from msx.ops.functional import orgqr as orgqr
 from msx.ops.functional import ormqr as ormqr
 from msx.ops.functional import outer as outer
 from msx.ops.functional import pad as pad
+from msx.ops.functional import padding as padding
 from msx.ops.functional import pdist as pdist
 from msx.ops.functional import permute as permute
 from msx.ops.functional import pinv as pinv
@@ -1054,8 +1122,12 @@ from msx.ops.functional import positive as positive
 from msx.ops.functional import pow as pow
 from msx.ops.functional import pows as pows
 from msx.ops.functional import prelu as prelu
+from msx.ops.functional import prim_arg_register as prim_arg_register
+from msx.ops.functional import prim_attr_register as prim_attr_register
 from msx.ops.functional import print_ as print_
 from msx.ops.functional import prod as prod
+from msx.ops.functional import prompt_flash_attention as prompt_flash_attention
+from msx.ops.functional import put_ as put_
 from msx.ops.functional import qr as qr
 from msx.ops.functional import quantile as quantile
 from msx.ops.functional import rad2deg as rad2deg
@@ -1085,6 +1157,8 @@ from msx.ops.comm_func import reduce_scatter as reduce_scatter
 from msx.ops.comm_func import reduce_scatter_tensor as reduce_scatter_tensor
 from msx.ops.comm_func import reduce_scatter_tensor_uneven as reduce_scatter_tensor_uneven
 from msx.ops.functional import reduce_sum as reduce_sum
+from msx.ops.functional import reduced_shape as reduced_shape
+from msx.ops.functional import ref_to_embed as ref_to_embed
 from msx.ops.functional import relu as relu
 from msx.ops.functional import relu6 as relu6
 from msx.ops.functional import remainder as remainder
@@ -1099,11 +1173,13 @@ from msx.ops.functional import rfft as rfft
 from msx.ops.functional import rfft2 as rfft2
 from msx.ops.functional import rfftfreq as rfftfreq
 from msx.ops.functional import rfftn as rfftn
+from msx.ops.functional import ring_attention_update as ring_attention_update
 from msx.ops.functional import rint as rint
 from msx.ops.functional import rms_norm as rms_norm
 from msx.ops.functional import roll as roll
 from msx.ops.functional import rot90 as rot90
 from msx.ops.functional import rotary_position_embedding as rotary_position_embedding
+from msx.ops.functional import rotated_iou as rotated_iou
 from msx.ops.functional import round as round
 from msx.ops.functional import row_stack as row_stack
 from msx.ops.functional import row_tensor_add as row_tensor_add
@@ -1181,6 +1257,8 @@ from msx.ops.functional import softshrink as softshrink
 from msx.ops.functional import softsign as softsign
 from msx.ops.functional import sort as sort
 from msx.ops.functional import space_to_batch_nd as space_to_batch_nd
+from msx.ops.functional import sparse_flash_attention as sparse_flash_attention
+from msx.ops.functional import speed_fusion_attention as speed_fusion_attention
 from msx.ops.functional import split as split
 from msx.ops.functional import sqrt as sqrt
 from msx.ops.functional import square as square
@@ -1200,11 +1278,15 @@ from msx.ops.functional import sum as sum
 from msx.ops.functional import svd as svd
 from msx.ops.functional import swapaxes as swapaxes
 from msx.ops.functional import swapdims as swapdims
+from msx.ops.functional import swiglu as swiglu
+from msx.ops.functional import switch as switch
+from msx.ops.functional import switch_layer as switch_layer
 from msx.ops.functional import t as t
 from msx.ops.composite import tail as tail
 from msx.ops.functional import take as take
 from msx.ops.functional import tan as tan
 from msx.ops.functional import tanh as tanh
+from msx.ops.functional import tanh_ as tanh_
 from msx.ops.functional import tanhshrink as tanhshrink
 from msx.ops.functional import tensor_add as tensor_add
 from msx.ops.functional import tensor_div as tensor_div
@@ -1219,6 +1301,7 @@ from msx.ops.functional import tensor_lt as tensor_lt
 from msx.ops.functional import floormod as tensor_mod
 from msx.ops.functional import tensor_mul as tensor_mul
 from msx.ops.functional import tensor_mul as tensor_muls
+from msx.ops.functional import tensor_operator_registry as tensor_operator_registry
 from msx.ops.functional import pows as tensor_pow
 from msx.ops.functional import tensor_range as tensor_range
 from msx.ops.functional import tensor_scatter_add as tensor_scatter_add
@@ -1256,6 +1339,7 @@ from msx.ops.functional import tuple_reversed as tuple_reversed
 from msx.ops.functional import tuple_setitem as tuple_setitem
 from msx.ops.functional import tuple_to_array as tuple_to_array
 from msx.ops.functional import type_as as type_as
+from msx.ops.functional import typeof as typeof
 from msx.ops.functional import unbind as unbind
 from msx.ops.functional import unfold as unfold
 from msx.ops.functional import uniform as uniform
@@ -1276,16 +1360,184 @@ from msx.ops.functional import var_mean as var_mean
 from msx.ops.functional import vecdot as vecdot
 from msx.ops.functional import vector_norm as vector_norm
 from msx.ops.functional import view_as as view_as
+from msx.ops.functional import view_as_real as view_as_real
+from msx.ops.functional import vm_impl_registry as vm_impl_registry
 from msx.ops.functional import vsplit as vsplit
 from msx.ops.functional import vstack as vstack
 from msx.ops.functional import where as where
 from msx.ops.functional import xdivy as xdivy
 from msx.ops.functional import xlogy as xlogy
+from msx.ops.functional import zero_ as zero_
 from msx.ops.functional import zeros as zeros
 from msx.ops.functional import zeros_like as zeros_like
 from msx.ops.functional import zeta as zeta
 from msx.ops.composite import zip_operation as zip_operation
-__all__ = ['ACos', 'Abs', 'Acosh', 'ActULQClampMaxGrad', 'ActULQClampMinGrad', 'ActsULQ', 'ActsULQInputGrad', 'Adam', 'AdamWeightDecay', 'AdaptiveAvgPool2D', 'AdaptiveAvgPool3D', 'AdaptiveMaxPool2D', 'Add', 'AddN', 'Addcdiv', 'Addcmul', 'AiCPURegOp', 'AkgAscendRegOp', 'AkgGpuRegOp', 'AllGather', 'AllReduce', 'Angle', 'ApplyAdaMax', 'ApplyAdadelta', 'ApplyAdagrad', 'ApplyAdagradV2', 'ApplyAdamWithAmsgrad', 'ApplyAdamWithAmsgradV2', 'ApplyAddSign', 'ApplyCenteredRMSProp', 'ApplyGradientDescent', 'ApplyKerasMomentum', 'ApplyMomentum', 'ApplyPowerSign', 'ApplyProximalAdagrad', 'ApplyProximalGradientDescent', 'ApplyRMSProp', 'ApproximateEqual', 'ArgMaxWithValue', 'ArgMinWithValue', 'Argmax', 'Argmin', 'Asin', 'Asinh', 'Assign', 'AssignAdd', 'AssignSub', 'Atan', 'Atan2', 'Atanh', 'AvgPool', 'AvgPool3D', 'BCEWithLogitsLoss', 'BartlettWindow', 'BasicLSTMCell', 'BatchMatMul', 'BatchNorm', 'BatchNormFold', 'BatchNormFold2', 'BatchNormFold2D', 'BatchNormFold2Grad', 'BatchNormFold2GradD', 'BatchNormFold2GradReduce', 'BatchNormFoldD', 'BatchNormFoldGrad', 'BatchNormFoldGradD', 'BatchToSpaceND', 'Bernoulli', 'BesselI0', 'BesselI0e', 'BesselI1', 'BesselI1e', 'BesselJ0', 'BesselJ1', 'BesselK0', 'BesselK0e', 'BesselK1', 'BesselK1e', 'BesselY0', 'BesselY1', 'Betainc', 'BiasAdd', 'BinaryCrossEntropy', 'Bincount', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'BlackmanWindow', 'BoundingBoxDecode', 'BoundingBoxEncode', 'Broadcast', 'BroadcastTo', 'Bucketize', 'CTCLossV2Grad', 'Cast', 'Cauchy', 'Cdist', 'CeLU', 'Ceil', 'ChannelShuffle', 'CheckValid', 'Cholesky', 'CholeskyInverse', 'CholeskySolve', 'Col2Im', 'Complex', 'ComplexAbs', 'Concat', 'Conj', 'ConjugateTranspose', 'Conv2D', 'Conv2DBackpropInput', 'Conv2DTranspose', 'Conv3D', 'Conv3DTranspose', 'CorrectionMul', 'CorrectionMulGrad', 'CorrectionMulGradReduce', 'Cos', 'Cosh', 'CountNonZero', 'CpuRegOp', 'Cross', 'CumProd', 'CumSum', 'Cummax', 'Cummin', 'CumulativeLogsumexp', 'CusBatchMatMul', 'CusCholeskyTrsm', 'CusFusedAbsMax1', 'CusImg2Col', 'CusMatMulCube', 'CusMatMulCubeDenseLeft', 'CusMatMulCubeDenseRight', 'CusMatMulCubeFraczLeftCast', 'CusMatMulCubeFraczRightMul', 'CusMatrixCombine', 'CusTranspose02314', 'Custom', 'CustomOpBuilder', 'CustomRegOp', 'DType', 'Dense', 'Depend', 'DepthToSpace', 'DepthwiseConv2dNative', 'Diag', 'DiagPart', 'Digamma', 'Div', 'DivNoNan', 'Dropout', 'Dropout2D', 'Dropout3D', 'DynamicShape', 'Eig', 'Einsum', 'Elu', 'EmbeddingLookup', 'Eps', 'Equal', 'EqualCount', 'Erf', 'Erfc', 'Erfinv', 'EuclideanNorm', 'Exp', 'Expand', 'ExpandDims', 'Expm1', 'Eye', 'FakeLearnedScaleQuantPerChannel', 'FakeLearnedScaleQuantPerChannelGrad', 'FakeLearnedScaleQuantPerChannelGradD', 'FakeLearnedScaleQuantPerChannelGradDReduce', 'FakeLearnedScaleQuantPerLayer', 'FakeLearnedScaleQuantPerLayerGrad', 'FakeLearnedScaleQuantPerLayerGradD', 'FakeLearnedScaleQuantPerLayerGradDReduce', 'FakeQuantParam', 'FakeQuantPerChannel', 'FakeQuantPerChannelGrad', 'FakeQuantPerLayer', 'FakeQuantPerLayerGrad', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsGradient', 'FakeQuantWithMinMaxVarsPerChannel', 'FakeQuantWithMinMaxVarsPerChannelGradient', 'FastGeLU', 'FastGelu', 'Fill', 'FillDiagonal', 'FillV2', 'Fills', 'FlashAttentionScore', 'Flatten', 'FloatStatus', 'Floor', 'FloorDiv', 'FloorMod', 'Fmax', 'Fmin', 'FusedAdaFactor', 'FusedAdaFactorWithGlobalNorm', 'FusedCastAdamWeightDecay', 'FusedSparseAdam', 'FusedSparseFtrl', 'FusedSparseLazyAdam', 'FusedSparseProximalAdagrad', 'FusedWeightScaleApplyMomentum', 'GLU', 'Gamma', 'Gather', 'GatherD', 'GatherNd', 'GatherV2', 'Gcd', 'GeLU', 'Gelu', 'Geqrf', 'Ger', 'GradOperation', 'Greater', 'GreaterEqual', 'GridSampler2D', 'HShrink', 'HSigmoid', 'HSwish', 'HammingWindow', 'Heaviside', 'Histogram', 'HistogramSummary', 'HookBackward', 'HyperMap', 'Hypot', 'IFMR', 'IOU', 'Identity', 'IdentityN', 'Igamma', 'Igammac', 'Im2Col', 'Imag', 'ImageSummary', 'InTopK', 'IndexAdd', 'IndexFill', 'IndexPut', 'InplaceAdd', 'InplaceIndexAdd', 'InplaceSub', 'InplaceUpdate', 'InplaceUpdateV2', 'Inv', 'Invert', 'InvertPermutation', 'IsClose', 'IsFinite', 'IsInf', 'IsNan', 'KLDivLoss', 'L1Loss', 'L2Loss', 'L2Normalize', 'LRN', 'LayerNorm', 'Lcm', 'LeftShift', 'Lerp', 'LerpScalar', 'Less', 'LessEqual', 'Lgamma', 'LinSpace', 'ListDiff', 'Load', 'LoadIm2Col', 'Log', 'Log1p', 'LogMatrixDeterminant', 'LogNormalReverse', 'LogSoftmax', 'LogSoftmaxExt', 'LogSpace', 'LogicalAnd', 'LogicalNot', 'LogicalOr', 'LogicalXor', 'Logit', 'LowerBound', 'LpNorm', 'Lstsq', 'LuSolve', 'LuUnpack', 'MSELoss', 'Map', 'MaskedFill', 'MaskedScatter', 'MaskedSelect', 'MatMul', 'MatrixBandPart', 'MatrixDeterminant', 'MatrixDiagPartV3', 'MatrixDiagV3', 'MatrixExp', 'MatrixInverse', 'MatrixPower', 'MatrixSetDiagV3', 'MatrixSolve', 'MatrixSolveLs', 'MatrixTriangularSolve', 'MaxPool', 'MaxPool3D', 'Maximum', 'Median', 'Meshgrid', 'MinMaxUpdatePerChannel', 'MinMaxUpdatePerLayer', 'Minimum', 'MirrorPad', 'Mish', 'Mod', 'Mul', 'MulNoNan', 'MultiMarginLoss', 'MultilabelMarginLoss', 'Multinomial', 'MultinomialWithReplacement', 'MultitypeFuncGraph', 'Mvlgamma', 'NLLLoss', 'NPUAllocFloatStatus', 'NPUClearFloatStatus', 'NPUGetFloatStatus', 'NanToNum', 'Neg', 'NewIm2Col', 'NextAfter', 'NonZero', 'NotEqual', 'NthElement', 'NuclearNorm', 'OneHot', 'Ones', 'OnesLike', 'Orgqr', 'Ormqr', 'P2POp', 'PReLU', 'Pack', 'Pad', 'PadV3', 'PagedAttention', 'PagedAttentionMask', 'ParallelConcat', 'Partial', 'Pdist', 'Polar', 'Polygamma', 'PopulationCount', 'Pow', 'Primitive', 'PrimitiveOp', 'Print', 'PyExecute', 'Qr', 'Quantile', 'REGISTRY', 'RGBToHSV', 'RandomCategorical', 'RandomChoiceWithMask', 'RandomGamma', 'RandomPoisson', 'RandomShuffle', 'Randperm', 'RandpermV2', 'Range', 'Rank', 'ReLU', 'ReLU6', 'Real', 'RealDiv', 'Reciprocal', 'ReduceAll', 'ReduceAny', 'ReduceMax', 'ReduceMean', 'ReduceMin', 'ReduceOp', 'ReduceProd', 'ReduceScatter', 'ReduceStd', 'ReduceSum', 'Renorm', 'Reshape', 'ReshapeAndCache', 'ResizeNearestNeighbor', 'ReverseSequence', 'ReverseV2', 'RightShift', 'Rint', 'RmsNorm', 'Roll', 'Round', 'Rsqrt', 'SGD', 'ScalarCast', 'ScalarSummary', 'ScalarToArray', 'ScalarToTensor', 'ScatterAdd', 'ScatterAddWithAxis', 'ScatterDiv', 'ScatterMax', 'ScatterMin', 'ScatterMul', 'ScatterNd', 'ScatterNdAdd', 'ScatterNdDiv', 'ScatterNdMax', 'ScatterNdMin', 'ScatterNdMul', 'ScatterNdSub', 'ScatterNdUpdate', 'ScatterNonAliasingAdd', 'ScatterSub', 'ScatterUpdate', 'SeLU', 'SearchSorted', 'SegmentMax', 'SegmentMean', 'SegmentMin', 'SegmentProd', 'SegmentSum', 'Select', 'Shape', 'SiLU', 'Sigmoid', 'SigmoidCrossEntropyWithLogits', 'Sign', 'Sin', 'Sinc', 'Sinh', 'Size', 'Slice', 'SmoothL1Loss', 'SoftMarginLoss', 'SoftShrink', 'Softmax', 'SoftmaxCrossEntropyWithLogits', 'Softplus', 'Softsign', 'Sort', 'SpaceToBatchND', 'SpaceToDepth', 'SparseGatherV2', 'SparseSoftmaxCrossEntropyWithLogits', 'Split', 'SplitV', 'Sqrt', 'Square', 'SquareSumAll', 'SquaredDifference', 'Squeeze', 'Stack', 'StandardLaplace', 'StandardNormal', 'StopGradient', 'StridedSlice', 'Sub', 'Svd', 'TBERegOp', 'TCPStore', 'Tan', 'Tanh', 'Tensor', 'TensorAdd', 'TensorScatterAdd', 'TensorScatterDiv', 'TensorScatterElements', 'TensorScatterMax', 'TensorScatterMin', 'TensorScatterMul', 'TensorScatterSub', 'TensorScatterUpdate', 'TensorShape', 'TensorSummary', 'Tile', 'TopK', 'Trace', 'Transpose', 'Tril', 'TrilIndices', 'TripletMarginLoss', 'Triu', 'TriuIndices', 'Trunc', 'TruncateDiv', 'TruncateMod', 'TruncatedNormal', 'TupleToArray', 'TypeAs', 'UniformInt', 'UniformReal', 'Unique', 'UniqueConsecutive', 'UniqueWithPad', 'Unpack', 'UnravelIndex', 'UnsortedSegmentMax', 'UnsortedSegmentMin', 'UnsortedSegmentProd', 'UnsortedSegmentSum', 'Unstack', 'UpdateState', 'UpperBound', 'WtsARQ', 'Xdivy', 'Xlogy', 'Zeros', 'ZerosLike', 'Zeta', 'abs', 'absolute', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'add_flags', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addn', 'addr', 'adjoint', 'all', 'all_gather', 'all_gather_into_tensor', 'all_gather_into_tensor_uneven', 'all_gather_object', 'all_reduce', 'all_to_all', 'all_to_all_single', 'amax', 'amin', 'aminmax', 'angle', 'any', 'approximate_equal', 'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin', 'argsort', 'argwhere', 'asin', 'asinh', 'assign', 'assign_add', 'assign_sub', 'atan', 'atan2', 'atanh', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'augassign_add', 'augassign_div', 'augassign_floordiv', 'augassign_mod', 'augassign_mul', 'augassign_sub', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'baddbmm', 'barrier', 'bartlett_window', 'batch_dot', 'batch_isend_irecv', 'batch_norm', 'batch_to_space_nd', 'bernoulli', 'bernoulli_', 'bernoulli_ext', 'bessel_i0', 'bessel_i0e', 'bessel_i1', 'bessel_i1e', 'bessel_j0', 'bessel_j1', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e', 'bessel_y0', 'bessel_y1', 'bias_add', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'bool_and', 'bool_eq', 'bool_not', 'bool_or', 'bounding_box_decode', 'bounding_box_encode', 'broadcast', 'broadcast_object_list', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cast', 'cat', 'cdist', 'ceil', 'celu', 'channel_shuffle', 'check_valid', 'choice_with_mask', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clip', 'clip_by_global_norm', 'clip_by_value', 'column_stack', 'combinations', 'concat', 'conj', 'constexpr', 'conv1d', 'conv2d', 'conv3d', 'coo2csr', 'coo_abs', 'coo_acos', 'coo_acosh', 'coo_add', 'coo_asin', 'coo_asinh', 'coo_atan', 'coo_atanh', 'coo_ceil', 'coo_concat', 'coo_cos', 'coo_cosh', 'coo_exp', 'coo_expm1', 'coo_floor', 'coo_inv', 'coo_isfinite', 'coo_isinf', 'coo_isnan', 'coo_log', 'coo_log1p', 'coo_neg', 'coo_relu', 'coo_relu6', 'coo_round', 'coo_sigmoid', 'coo_sin', 'coo_sinh', 'coo_softsign', 'coo_sqrt', 'coo_square', 'coo_tan', 'coo_tanh', 'coo_tensor_get_dense_shape', 'coo_tensor_get_indices', 'coo_tensor_get_values', 'copysign', 'cos', 'cosh', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'cross_entropy', 'csr2coo', 'csr_abs', 'csr_acos', 'csr_acosh', 'csr_add', 'csr_asin', 'csr_asinh', 'csr_atan', 'csr_atanh', 'csr_ceil', 'csr_cos', 'csr_cosh', 'csr_div', 'csr_exp', 'csr_expm1', 'csr_floor', 'csr_gather', 'csr_inv', 'csr_isfinite', 'csr_isinf', 'csr_isnan', 'csr_log', 'csr_log1p', 'csr_mm', 'csr_mul', 'csr_mv', 'csr_neg', 'csr_reduce_sum', 'csr_relu', 'csr_relu6', 'csr_round', 'csr_sigmoid', 'csr_sin', 'csr_sinh', 'csr_softmax', 'csr_softsign', 'csr_sqrt', 'csr_square', 'csr_tan', 'csr_tanh', 'csr_tensor_get_dense_shape', 'csr_tensor_get_indices', 'csr_tensor_get_indptr', 'csr_tensor_get_values', 'csr_to_coo', 'csr_to_dense', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deepcopy', 'deg2rad', 'dense', 'dense_to_sparse_coo', 'dense_to_sparse_csr', 'depend', 'destroy_process_group', 'det', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'dict_getitem', 'dict_setitem', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'dsplit', 'dstack', 'dtype', 'dyn_shape', 'eig', 'eigvals', 'einsum', 'elu', 'embedding', 'eps', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expand', 'expand_as', 'expand_dims', 'expm1', 'exponential_', 'eye', 'fast_gelu', 'fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'fill', 'fills', 'fix', 'flash_attention_score', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_div', 'floor_divide', 'floor_mod', 'floordiv', 'floormod', 'fmax', 'fmin', 'fmod', 'fold', 'frac', 'full', 'full_like', 'functional', 'gamma', 'gather', 'gather_d', 'gather_elements', 'gather_nd', 'gather_object', 'gaussian_nll_loss', 'gcd', 'ge', 'gelu', 'geqrf', 'ger', 'get_backend', 'get_global_rank', 'get_group_rank', 'get_primitive', 'get_process_group_ranks', 'get_rank', 'get_world_size', 'glu', 'greater', 'greater_equal', 'grid_sample', 'group_norm', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'heaviside', 'hfft', 'hfft2', 'hfftn', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'huber_loss', 'hyper_add', 'hypot', 'i0', 'identity', 'ifft', 'ifft2', 'ifftn', 'ifftshift', 'igamma', 'igammac', 'ihfft', 'ihfft2', 'ihfftn', 'imag', 'in_dict', 'index_add', 'index_fill', 'index_select', 'init_process_group', 'inner', 'inplace_add', 'inplace_index_add', 'inplace_sub', 'inplace_update', 'interpolate', 'intopk', 'inv', 'inverse', 'invert', 'iou', 'irecv', 'irfft', 'irfft2', 'irfftn', 'is_', 'is_available', 'is_complex', 'is_floating_point', 'is_initialized', 'is_nonzero', 'is_not', 'is_tensor', 'isclose', 'isend', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'kaiser_window', 'kl_div', 'kron', 'l1_loss', 'laplace', 'layer_norm', 'lcm', 'ldexp', 'le', 'leaky_relu', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'list_equal', 'list_getitem', 'list_len', 'list_setitem', 'log', 'log10', 'log1p', 'log2', 'log_matrix_determinant', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logsigmoid', 'logspace', 'logsumexp', 'lp_pool1d', 'lp_pool2d', 'lrn', 'lstsq', 'lt', 'lu_solve', 'lu_unpack', 'make_coo_tensor', 'make_csr_tensor', 'make_dict', 'make_list', 'make_range', 'make_row_tensor', 'make_row_tensor_inner', 'make_slice', 'make_sparse_tensor', 'make_tuple', 'margin_ranking_loss', 'masked_fill', 'masked_select', 'matmul', 'matrix_band_part', 'matrix_determinant', 'matrix_diag', 'matrix_diag_part', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_set_diag', 'matrix_solve', 'max', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mirror_pad', 'mish', 'mm', 'moveaxis', 'movedim', 'mse_loss', 'msort', 'mul', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'multinomial', 'multinomial_with_replacement', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'new_group', 'nextafter', 'nll_loss', 'nonzero', 'norm', 'normal', 'normal_', 'not_equal', 'not_in_dict', 'numel', 'one_hot', 'ones', 'ones_like', 'operations', 'orgqr', 'ormqr', 'outer', 'pad', 'partial', 'pdist', 'permute', 'pinv', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'polar', 'polygamma', 'population_count', 'positive', 'pow', 'pows', 'prelu', 'print_', 'prod', 'qr', 'quantile', 'rad2deg', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'random_', 'random_categorical', 'random_gamma', 'random_poisson', 'randperm', 'range', 'rank', 'ravel', 'real', 'reciprocal', 'recv', 'recv_object_list', 'reduce', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_scatter', 'reduce_scatter_tensor', 'reduce_scatter_tensor_uneven', 'reduce_sum', 'relu', 'relu6', 'remainder', 'renorm', 'repeat_elements', 'repeat_interleave', 'reshape', 'reshape_', 'reverse', 'reverse_sequence', 'rfft', 'rfft2', 'rfftfreq', 'rfftn', 'rint', 'rms_norm', 'roll', 'rot90', 'rotary_position_embedding', 'round', 'row_stack', 'row_tensor_add', 'row_tensor_get_dense_shape', 'row_tensor_get_indices', 'row_tensor_get_values', 'rsqrt', 'scalar_add', 'scalar_cast', 'scalar_div', 'scalar_eq', 'scalar_floordiv', 'scalar_ge', 'scalar_gt', 'scalar_le', 'scalar_log', 'scalar_lt', 'scalar_max', 'scalar_min', 'scalar_mod', 'scalar_mul', 'scalar_ne', 'scalar_pow', 'scalar_sub', 'scalar_to_array', 'scalar_to_tensor', 'scalar_uadd', 'scalar_usub', 'scatter', 'scatter_add', 'scatter_div', 'scatter_max', 'scatter_min', 'scatter_mul', 'scatter_nd', 'scatter_nd_add', 'scatter_nd_div', 'scatter_nd_max', 'scatter_nd_min', 'scatter_nd_mul', 'scatter_nd_sub', 'scatter_nd_update', 'scatter_object_list', 'scatter_update', 'searchsorted', 'select', 'select_scatter', 'selu', 'send', 'send_object_list', 'sequence_mask', 'set_comm_ops_inplace', 'sgn', 'shape', 'shape_mul', 'shuffle', 'sigmoid', 'sign', 'signbit', 'silu', 'sin', 'sinc', 'sinh', 'size', 'slice', 'slice_scatter', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'soft_shrink', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'sort', 'space_to_batch_nd', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'standard_laplace', 'standard_normal', 'std', 'std_mean', 'stop_gradient', 'strided_slice', 'string_concat', 'string_eq', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'tail', 'take', 'tan', 'tanh', 'tanhshrink', 'tensor_add', 'tensor_div', 'tensor_dot', 'tensor_exp', 'tensor_expm1', 'tensor_floordiv', 'tensor_ge', 'tensor_gt', 'tensor_le', 'tensor_lt', 'tensor_mod', 'tensor_mul', 'tensor_muls', 'tensor_pow', 'tensor_range', 'tensor_scatter_add', 'tensor_scatter_div', 'tensor_scatter_elements', 'tensor_scatter_max', 'tensor_scatter_min', 'tensor_scatter_mul', 'tensor_scatter_sub', 'tensor_scatter_update', 'tensor_slice', 'tensor_split', 'tensor_sub', 'threshold', 'tile', 'top_k', 'topk', 'trace', 'transpose', 'trapz', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'truncate_div', 'truncate_mod', 'tuple_div', 'tuple_equal', 'tuple_getitem', 'tuple_len', 'tuple_reversed', 'tuple_setitem', 'tuple_to_array', 'type_as', 'unbind', 'unfold', 'uniform', 'uniform_', 'unique', 'unique_consecutive', 'unique_with_pad', 'unsorted_segment_max', 'unsorted_segment_min', 'unsorted_segment_prod', 'unsorted_segment_sum', 'unsqueeze', 'unstack', 'upsample', 'vander', 'var', 'var_mean', 'vecdot', 'vector_norm', 'view_as', 'vsplit', 'vstack', 'where', 'xdivy', 'xlogy', 'zeros', 'zeros_like', 'zeta', 'zip_operation']
+__all__ = ['ACos', 'Abs', 'AccumulateNV2', 'Acosh', 'ActULQClampMaxGrad', 'ActULQClampMinGrad', 'ActsULQ', 'ActsULQInputGrad', 'Adam', 'AdamNoUpdateParam', 'AdamWeightDecay', 'AdaptiveAvgPool2D', 'AdaptiveAvgPool3D', 'AdaptiveMaxPool2D', 'Add', 'AddN', 'Addcdiv', 'Addcmul', 'AffineGrid', 'AiCPURegOp', 'AkgAscendRegOp', 'AkgGpuRegOp', 'AllGather', 'AllReduce', 'Angle', 'ApplyAdaMax', 'ApplyAdadelta', 'ApplyAdagrad', 'ApplyAdagradV2', 'ApplyAdamWithAmsgrad', 'ApplyAdamWithAmsgradV2', 'ApplyAddSign', 'ApplyCenteredRMSProp', 'ApplyGradientDescent', 'ApplyKerasMomentum', 'ApplyMomentum', 'ApplyPowerSign', 'ApplyProximalAdagrad', 'ApplyProximalGradientDescent', 'ApplyRMSProp', 'ApplyRotaryPosEmb', 'ApproximateEqual', 'ArgMaxWithValue', 'ArgMinWithValue', 'Argmax', 'Argmin', 'Asin', 'Asinh', 'Assign', 'AssignAdd', 'AssignSub', 'Atan', 'Atan2', 'Atanh', 'AvgPool', 'AvgPool3D', 'BCEWithLogitsLoss', 'BartlettWindow', 'BasicLSTMCell', 'BatchMatMul', 'BatchNorm', 'BatchNormFold', 'BatchNormFold2', 'BatchNormFold2D', 'BatchNormFold2Grad', 'BatchNormFold2GradD', 'BatchNormFold2GradReduce', 'BatchNormFoldD', 'BatchNormFoldGrad', 'BatchNormFoldGradD', 'BatchToSpaceND', 'Bernoulli', 'BesselI0', 'BesselI0e', 'BesselI1', 'BesselI1e', 'BesselJ0', 'BesselJ1', 'BesselK0', 'BesselK0e', 'BesselK1', 'BesselK1e', 'BesselY0', 'BesselY1', 'Betainc', 'BiasAdd', 'BinaryCrossEntropy', 'Bincount', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'BlackmanWindow', 'BoundingBoxDecode', 'BoundingBoxEncode', 'Broadcast', 'BroadcastTo', 'Bucketize', 'CTCLossV2Grad', 'CacheSwapTable', 'Cast', 'Cauchy', 'Cdist', 'CeLU', 'Ceil', 'ChannelShuffle', 'CheckValid', 'Cholesky', 'CholeskyInverse', 'CholeskySolve', 'CholeskyTrsm', 'Col2Im', 'Complex', 'ComplexAbs', 'Concat', 'Conj', 'ConjugateTranspose', 'Conv2D', 'Conv2DBackpropInput', 'Conv2DTranspose', 'Conv3D', 'Conv3DTranspose', 'CopyWithSlice', 'CorrectionMul', 'CorrectionMulGrad', 'CorrectionMulGradReduce', 'Cos', 'Cosh', 'CountNonZero', 'CpuRegOp', 'Cross', 'CumProd', 'CumSum', 'Cummax', 'Cummin', 'CumulativeLogsumexp', 'CusBatchMatMul', 'CusCholeskyTrsm', 'CusFusedAbsMax1', 'CusImg2Col', 'CusMatMulCube', 'CusMatMulCubeDenseLeft', 'CusMatMulCubeDenseRight', 'CusMatMulCubeFraczLeftCast', 'CusMatMulCubeFraczRightMul', 'CusMatrixCombine', 'CusTranspose02314', 'Custom', 'CustomOpBuilder', 'CustomRegOp', 'DSDMatmul', 'DType', 'Dense', 'Depend', 'DepthToSpace', 'DepthwiseConv2dNative', 'DetTriangle', 'Diag', 'DiagPart', 'Digamma', 'Div', 'DivNoNan', 'Dropout', 'Dropout2D', 'Dropout3D', 'DropoutDoMask', 'DropoutGenMask', 'DtypeToEnum', 'DynamicAssign', 'DynamicGRUV2', 'DynamicRNN', 'DynamicShape', 'Eig', 'Einsum', 'Elu', 'EmbeddingLookup', 'Eps', 'Equal', 'EqualCount', 'Erf', 'Erfc', 'Erfinv', 'EuclideanNorm', 'Exp', 'Expand', 'ExpandDims', 'Expm1', 'ExtractImagePatches', 'Eye', 'FakeLearnedScaleQuantPerChannel', 'FakeLearnedScaleQuantPerChannelGrad', 'FakeLearnedScaleQuantPerChannelGradD', 'FakeLearnedScaleQuantPerChannelGradDReduce', 'FakeLearnedScaleQuantPerLayer', 'FakeLearnedScaleQuantPerLayerGrad', 'FakeLearnedScaleQuantPerLayerGradD', 'FakeLearnedScaleQuantPerLayerGradDReduce', 'FakeQuantParam', 'FakeQuantPerChannel', 'FakeQuantPerChannelGrad', 'FakeQuantPerLayer', 'FakeQuantPerLayerGrad', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsGradient', 'FakeQuantWithMinMaxVarsPerChannel', 'FakeQuantWithMinMaxVarsPerChannelGradient', 'FastGeLU', 'FastGelu', 'Fill', 'FillDiagonal', 'FillV2', 'Fills', 'FlashAttentionScore', 'Flatten', 'FloatStatus', 'Floor', 'FloorDiv', 'FloorMod', 'Fmax', 'Fmin', 'FusedAdaFactor', 'FusedAdaFactorWithGlobalNorm', 'FusedCastAdamWeightDecay', 'FusedSparseAdam', 'FusedSparseFtrl', 'FusedSparseLazyAdam', 'FusedSparseProximalAdagrad', 'FusedWeightScaleApplyMomentum', 'GLU', 'Gamma', 'Gather', 'GatherD', 'GatherNd', 'GatherV2', 'Gcd', 'GeLU', 'GeSwitch', 'Gelu', 'Geqrf', 'Ger', 'GetNext', 'GradOperation', 'Greater', 'GreaterEqual', 'GridSampler2D', 'GroupTopk', 'HSVToRGB', 'HShrink', 'HSigmoid', 'HSwish', 'HammingWindow', 'Heaviside', 'Histogram', 'HistogramSummary', 'HookBackward', 'HyperMap', 'Hypot', 'IFMR', 'IOU', 'Identity', 'IdentityN', 'Igamma', 'Igammac', 'Im2Col', 'Imag', 'ImageSummary', 'InTopK', 'IndexAdd', 'IndexFill', 'IndexPut', 'InplaceAdd', 'InplaceIndexAdd', 'InplaceSub', 'InplaceUpdate', 'InplaceUpdateV2', 'Inv', 'Invert', 'InvertPermutation', 'IsClose', 'IsFinite', 'IsInf', 'IsNan', 'J', 'KLDivLoss', 'L1Loss', 'L2Loss', 'L2Normalize', 'LARSUpdate', 'LRN', 'LambApplyOptimizerAssign', 'LambApplyWeightAssign', 'LayerNorm', 'Lcm', 'LeftShift', 'Lerp', 'LerpScalar', 'Less', 'LessEqual', 'Lgamma', 'LinSpace', 'ListDiff', 'Load', 'LoadIm2Col', 'Log', 'Log1p', 'LogMatrixDeterminant', 'LogNormalReverse', 'LogSoftmax', 'LogSoftmaxExt', 'LogSpace', 'LogicalAnd', 'LogicalNot', 'LogicalOr', 'LogicalXor', 'Logit', 'LowerBound', 'LpNorm', 'Lstsq', 'LuSolve', 'LuUnpack', 'MSELoss', 'Map', 'MapCacheIdx', 'MapUniform', 'MaskedFill', 'MaskedScatter', 'MaskedSelect', 'MatMul', 'MatmulDDS', 'MatrixBandPart', 'MatrixDeterminant', 'MatrixDiagPartV3', 'MatrixDiagV3', 'MatrixExp', 'MatrixInverse', 'MatrixPower', 'MatrixSetDiagV3', 'MatrixSolve', 'MatrixSolveLs', 'MatrixTriangularSolve', 'MaxPool', 'MaxPool3D', 'MaxUnpool2D', 'MaxUnpool3D', 'Maximum', 'Median', 'Merge', 'Meshgrid', 'MinMaxUpdatePerChannel', 'MinMaxUpdatePerLayer', 'Minimum', 'MirrorPad', 'Mish', 'Mod', 'Mul', 'MulNoNan', 'MultiMarginLoss', 'MultilabelMarginLoss', 'Multinomial', 'MultinomialWithReplacement', 'MultitypeFuncGraph', 'Mvlgamma', 'NLLLoss', 'NPUAllocFloatStatus', 'NPUClearFloatStatus', 'NPUGetFloatStatus', 'NanToNum', 'Neg', 'NewIm2Col', 'NextAfter', 'NonZero', 'NotEqual', 'NthElement', 'NuclearNorm', 'OneHot', 'Ones', 'OnesLike', 'Orgqr', 'Ormqr', 'P2POp', 'PReLU', 'Pack', 'Pad', 'PadAndShift', 'PadV3', 'Padding', 'PagedAttention', 'PagedAttentionMask', 'ParallelConcat', 'Partial', 'Pdist', 'Polar', 'Polygamma', 'PopulationCount', 'Pow', 'Primitive', 'PrimitiveOp', 'PrimitiveWithCheck', 'PrimitiveWithInfer', 'Print', 'ProdForceSeA', 'Pull', 'Push', 'PyExecute', 'Qr', 'Quantile', 'REGISTRY', 'RGBToHSV', 'RandomCategorical', 'RandomChoiceWithMask', 'RandomGamma', 'RandomPoisson', 'RandomShuffle', 'Randperm', 'RandpermV2', 'Range', 'Rank', 'ReLU', 'ReLU6', 'Real', 'RealDiv', 'Reciprocal', 'ReduceAll', 'ReduceAny', 'ReduceMax', 'ReduceMean', 'ReduceMin', 'ReduceOp', 'ReduceProd', 'ReduceScatter', 'ReduceStd', 'ReduceSum', 'Renorm', 'Reshape', 'ReshapeAndCache', 'ResizeNearestNeighbor', 'ReverseSequence', 'ReverseV2', 'RightShift', 'Rint', 'RmsNorm', 'Roll', 'Round', 'Rsqrt', 'SGD', 'ScalarCast', 'ScalarSummary', 'ScalarToArray', 'ScalarToTensor', 'ScatterAdd', 'ScatterAddWithAxis', 'ScatterDiv', 'ScatterMax', 'ScatterMin', 'ScatterMul', 'ScatterNd', 'ScatterNdAdd', 'ScatterNdDiv', 'ScatterNdMax', 'ScatterNdMin', 'ScatterNdMul', 'ScatterNdSub', 'ScatterNdUpdate', 'ScatterNonAliasingAdd', 'ScatterSub', 'ScatterUpdate', 'SeLU', 'SearchSorted', 'SegmentMax', 'SegmentMean', 'SegmentMin', 'SegmentProd', 'SegmentSum', 'Select', 'SelectView', 'Shape', 'SiLU', 'Sigmoid', 'SigmoidCrossEntropyWithLogits', 'Sign', 'Sin', 'Sinc', 'Sinh', 'Size', 'Slice', 'SliceGetItem', 'SmoothL1Loss', 'SoftMarginLoss', 'SoftShrink', 'Softmax', 'SoftmaxCrossEntropyWithLogits', 'Softplus', 'Softsign', 'Sort', 'SpaceToBatchND', 'SpaceToDepth', 'SparseGatherV2', 'SparseSoftmaxCrossEntropyWithLogits', 'Split', 'SplitV', 'Sqrt', 'Square', 'SquareSumAll', 'SquaredDifference', 'Squeeze', 'Stack', 'StandardLaplace', 'StandardNormal', 'StopGradient', 'StridedSlice', 'Sub', 'SubAndFilter', 'Svd', 'TBERegOp', 'TCPStore', 'Tan', 'Tanh', 'Tensor', 'TensorAdd', 'TensorScatterAdd', 'TensorScatterDiv', 'TensorScatterElements', 'TensorScatterMax', 'TensorScatterMin', 'TensorScatterMul', 'TensorScatterSub', 'TensorScatterUpdate', 'TensorShape', 'TensorSummary', 'TensorToTuple', 'Tile', 'TopK', 'Trace', 'TransShape', 'Transpose', 'TransposeExtView', 'TransposeView', 'Tril', 'TrilIndices', 'TripletMarginLoss', 'Triu', 'TriuIndices', 'Trunc', 'TruncateDiv', 'TruncateMod', 'TruncatedNormal', 'TupleToArray', 'TypeAs', 'UniformInt', 'UniformReal', 'Unique', 'UniqueConsecutive', 'UniqueWithPad', 'Unpack', 'UnravelIndex', 'UnsortedSegmentMax', 'UnsortedSegmentMin', 'UnsortedSegmentProd', 'UnsortedSegmentSum', 'Unstack', 'UpdateCache', 'UpdateState', 'UpdateThorGradient', 'UpperBound', 'WtsARQ', 'Xdivy', 'Xlogy', 'Zeros', 'ZerosLike', 'Zeta', 'abs', 'absolute', 'accumulate_n', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool2d_ext', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'add_flags', 'add_layer_norm', 'add_rms_norm', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addn', 'addr', 'adjoint', 'affine_grid', 'all', 'all_gather', 'all_gather_into_tensor', 'all_gather_into_tensor_uneven', 'all_gather_matmul', 'all_gather_object', 'all_reduce', 'all_to_all', 'all_to_all_single', 'amax', 'amin', 'aminmax', 'angle', 'any', 'approximate_equal', 'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmax_ext', 'argmin', 'argsort', 'argwhere', 'array_reduce', 'array_to_scalar', 'asin', 'asinh', 'assign', 'assign_add', 'assign_sub', 'atan', 'atan2', 'atanh', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'augassign_add', 'augassign_div', 'augassign_floordiv', 'augassign_mod', 'augassign_mul', 'augassign_sub', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'baddbmm', 'baddbmm_ext', 'barrier', 'bartlett_window', 'batch_dot', 'batch_isend_irecv', 'batch_norm', 'batch_to_space_nd', 'bernoulli', 'bernoulli_', 'bernoulli_ext', 'bessel_i0', 'bessel_i0e', 'bessel_i1', 'bessel_i1e', 'bessel_j0', 'bessel_j1', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e', 'bessel_y0', 'bessel_y1', 'bias_add', 'bidense', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'bool_and', 'bool_eq', 'bool_not', 'bool_or', 'bounding_box_decode', 'bounding_box_encode', 'broadcast', 'broadcast_gradient_args', 'broadcast_object_list', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cast', 'cat', 'cdist', 'ceil', 'celu', 'channel_shuffle', 'check_valid', 'choice_with_mask', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'col2im', 'column_stack', 'combinations', 'concat', 'conj', 'constexpr', 'conv1d', 'conv2d', 'conv3d', 'coo2csr', 'coo_abs', 'coo_acos', 'coo_acosh', 'coo_add', 'coo_asin', 'coo_asinh', 'coo_atan', 'coo_atanh', 'coo_ceil', 'coo_concat', 'coo_cos', 'coo_cosh', 'coo_exp', 'coo_expm1', 'coo_floor', 'coo_inv', 'coo_isfinite', 'coo_isinf', 'coo_isnan', 'coo_log', 'coo_log1p', 'coo_neg', 'coo_relu', 'coo_relu6', 'coo_round', 'coo_sigmoid', 'coo_sin', 'coo_sinh', 'coo_softsign', 'coo_sqrt', 'coo_square', 'coo_tan', 'coo_tanh', 'coo_tensor_get_dense_shape', 'coo_tensor_get_indices', 'coo_tensor_get_values', 'copysign', 'cos', 'cosh', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'cross_entropy', 'csr2coo', 'csr_abs', 'csr_acos', 'csr_acosh', 'csr_add', 'csr_asin', 'csr_asinh', 'csr_atan', 'csr_atanh', 'csr_ceil', 'csr_cos', 'csr_cosh', 'csr_div', 'csr_exp', 'csr_expm1', 'csr_floor', 'csr_gather', 'csr_inv', 'csr_isfinite', 'csr_isinf', 'csr_isnan', 'csr_log', 'csr_log1p', 'csr_mm', 'csr_mul', 'csr_mv', 'csr_neg', 'csr_reduce_sum', 'csr_relu', 'csr_relu6', 'csr_round', 'csr_sigmoid', 'csr_sin', 'csr_sinh', 'csr_softmax', 'csr_softsign', 'csr_sqrt', 'csr_square', 'csr_tan', 'csr_tanh', 'csr_tensor_get_dense_shape', 'csr_tensor_get_indices', 'csr_tensor_get_indptr', 'csr_tensor_get_values', 'csr_to_coo', 'csr_to_dense', 'cummax', 'cummin', 'cumprod', 'cumsum', 'custom_info_register', 'deepcopy', 'deg2rad', 'dense', 'dense_to_sparse_coo', 'dense_to_sparse_csr', 'depend', 'destroy_process_group', 'det', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'dict_getitem', 'dict_setitem', 'diff', 'diff_ext', 'digamma', 'dist', 'distribute', 'div', 'divide', 'dot', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'dsplit', 'dstack', 'dtype', 'dyn_shape', 'eig', 'eigvals', 'einsum', 'einsum_ext', 'elu', 'embed', 'embedding', 'env_get', 'environ_add', 'environ_create', 'environ_get', 'environ_set', 'eps', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'erfinv_', 'exp', 'exp2', 'expand', 'expand_as', 'expand_dims', 'expm1', 'exponential_', 'eye', 'fast_gelu', 'fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'fill', 'fills', 'fix', 'flash_attention_score', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_div', 'floor_divide', 'floor_mod', 'floordiv', 'floormod', 'fmax', 'fmin', 'fmod', 'fold', 'frac', 'full', 'full_like', 'functional', 'fused_infer_attention_score', 'gamma', 'gather', 'gather_d', 'gather_elements', 'gather_nd', 'gather_object', 'gaussian_nll_loss', 'gcd', 'ge', 'gelu', 'geqrf', 'ger', 'geswitch', 'get_backend', 'get_global_rank', 'get_group_rank', 'get_primitive', 'get_process_group_ranks', 'get_rank', 'get_vm_impl_fn', 'get_world_size', 'glu', 'greater', 'greater_equal', 'grid_sample', 'group_norm', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hastype', 'heaviside', 'hfft', 'hfft2', 'hfftn', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'huber_loss', 'hyper_add', 'hypot', 'i0', 'identity', 'ifft', 'ifft2', 'ifftn', 'ifftshift', 'igamma', 'igammac', 'ihfft', 'ihfft2', 'ihfftn', 'imag', 'in_dict', 'incre_flash_attention', 'index_add', 'index_fill', 'index_select', 'init_process_group', 'inner', 'inplace_add', 'inplace_index_add', 'inplace_sigmoid', 'inplace_sub', 'inplace_update', 'interpolate', 'intopk', 'inv', 'inverse', 'invert', 'iou', 'irecv', 'irfft', 'irfft2', 'irfftn', 'is_', 'is_available', 'is_complex', 'is_dynamic_sequence_element_unknown', 'is_floating_point', 'is_initialized', 'is_nonzero', 'is_not', 'is_sequence_shape_unknown', 'is_sequence_value_unknown', 'is_tensor', 'is_tensor_bool_cond', 'isclose', 'isconstant', 'isend', 'isfinite', 'isinf', 'isnan', 'isnan_ext', 'isneginf', 'isposinf', 'isreal', 'iter_converter', 'kaiser_window', 'kernel', 'kl_div', 'kron', 'l1_loss', 'laplace', 'layer_norm', 'lcm', 'ldexp', 'le', 'leaky_relu', 'lerp', 'less', 'less_equal', 'lgamma', 'lightning_indexer', 'linspace', 'list_equal', 'list_getitem', 'list_len', 'list_setitem', 'log', 'log10', 'log1p', 'log2', 'log_matrix_determinant', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logsigmoid', 'logspace', 'logsumexp', 'lp_pool1d', 'lp_pool2d', 'lrn', 'lstsq', 'lt', 'lu_solve', 'lu_unpack', 'make_coo_tensor', 'make_csr_tensor', 'make_dict', 'make_list', 'make_map_parameter', 'make_range', 'make_row_tensor', 'make_row_tensor_inner', 'make_slice', 'make_sparse_tensor', 'make_tuple', 'margin_ranking_loss', 'masked_fill', 'masked_select', 'matmul', 'matmul_reduce_scatter', 'matrix_band_part', 'matrix_determinant', 'matrix_diag', 'matrix_diag_part', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_set_diag', 'matrix_solve', 'max', 'max_pool2d', 'max_pool3d', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'maximum', 'mean', 'median', 'merge', 'meshgrid', 'min', 'minimum', 'mirror_pad', 'mish', 'mixed_precision_cast', 'mm', 'moe_distribute_combine', 'moe_distribute_dispatch', 'moe_init_routing_v2', 'moe_token_permute', 'moe_token_unpermute', 'moveaxis', 'movedim', 'ms_hasnext', 'ms_kernel', 'ms_next', 'mse_loss', 'mse_loss_ext', 'msort', 'mul', 'multi_margin_loss', 'multi_scale_deformable_attn_function', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'multinomial', 'multinomial_with_replacement', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'new_group', 'nextafter', 'nll_loss', 'nonzero', 'norm', 'normal', 'normal_', 'not_equal', 'not_in_dict', 'nsa_compress', 'nsa_compress_attention', 'nsa_select_attention', 'numel', 'one_hot', 'ones', 'ones_like', 'op_info_register', 'operations', 'orgqr', 'ormqr', 'outer', 'pad', 'padding', 'partial', 'pdist', 'permute', 'pinv', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'polar', 'polygamma', 'population_count', 'positive', 'pow', 'pows', 'prelu', 'prim_arg_register', 'prim_attr_register', 'print_', 'prod', 'prompt_flash_attention', 'put_', 'qr', 'quantile', 'rad2deg', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'random_', 'random_categorical', 'random_gamma', 'random_poisson', 'randperm', 'range', 'rank', 'ravel', 'real', 'reciprocal', 'recompute_block', 'recv', 'recv_object_list', 'reduce', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_scatter', 'reduce_scatter_tensor', 'reduce_scatter_tensor_uneven', 'reduce_sum', 'reduced_shape', 'ref_to_embed', 'relu', 'relu6', 'remainder', 'renorm', 'repeat_elements', 'repeat_interleave', 'reshape', 'reshape_', 'reverse', 'reverse_sequence', 'rfft', 'rfft2', 'rfftfreq', 'rfftn', 'ring_attention_update', 'rint', 'rms_norm', 'roll', 'rot90', 'rotary_position_embedding', 'rotated_iou', 'round', 'row_stack', 'row_tensor_add', 'row_tensor_get_dense_shape', 'row_tensor_get_indices', 'row_tensor_get_values', 'rsqrt', 'scalar_add', 'scalar_cast', 'scalar_div', 'scalar_eq', 'scalar_floordiv', 'scalar_ge', 'scalar_gt', 'scalar_le', 'scalar_log', 'scalar_lt', 'scalar_max', 'scalar_min', 'scalar_mod', 'scalar_mul', 'scalar_ne', 'scalar_pow', 'scalar_sub', 'scalar_to_array', 'scalar_to_tensor', 'scalar_uadd', 'scalar_usub', 'scatter', 'scatter_add', 'scatter_div', 'scatter_max', 'scatter_min', 'scatter_mul', 'scatter_nd', 'scatter_nd_add', 'scatter_nd_div', 'scatter_nd_max', 'scatter_nd_min', 'scatter_nd_mul', 'scatter_nd_sub', 'scatter_nd_update', 'scatter_object_list', 'scatter_update', 'searchsorted', 'select', 'select_scatter', 'selu', 'send', 'send_object_list', 'sequence_mask', 'set_comm_ops_inplace', 'sgn', 'shape', 'shape_', 'shape_mul', 'shuffle', 'sigmoid', 'sign', 'signbit', 'silu', 'sin', 'sinc', 'sinh', 'size', 'slice', 'slice_scatter', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'soft_shrink', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'sort', 'space_to_batch_nd', 'sparse_flash_attention', 'speed_fusion_attention', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'standard_laplace', 'standard_normal', 'std', 'std_mean', 'stop_gradient', 'strided_slice', 'string_concat', 'string_eq', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 'swiglu', 'switch', 'switch_layer', 't', 'tail', 'take', 'tan', 'tanh', 'tanh_', 'tanhshrink', 'tensor_add', 'tensor_div', 'tensor_dot', 'tensor_exp', 'tensor_expm1', 'tensor_floordiv', 'tensor_ge', 'tensor_gt', 'tensor_le', 'tensor_lt', 'tensor_mod', 'tensor_mul', 'tensor_muls', 'tensor_operator_registry', 'tensor_pow', 'tensor_range', 'tensor_scatter_add', 'tensor_scatter_div', 'tensor_scatter_elements', 'tensor_scatter_max', 'tensor_scatter_min', 'tensor_scatter_mul', 'tensor_scatter_sub', 'tensor_scatter_update', 'tensor_slice', 'tensor_split', 'tensor_sub', 'threshold', 'tile', 'top_k', 'topk', 'trace', 'transpose', 'trapz', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'truncate_div', 'truncate_mod', 'tuple_div', 'tuple_equal', 'tuple_getitem', 'tuple_len', 'tuple_reversed', 'tuple_setitem', 'tuple_to_array', 'type_as', 'typeof', 'unbind', 'unfold', 'uniform', 'uniform_', 'unique', 'unique_consecutive', 'unique_with_pad', 'unsorted_segment_max', 'unsorted_segment_min', 'unsorted_segment_prod', 'unsorted_segment_sum', 'unsqueeze', 'unstack', 'upsample', 'vander', 'var', 'var_mean', 'vecdot', 'vector_norm', 'view_as', 'view_as_real', 'vm_impl_registry', 'vsplit', 'vstack', 'where', 'xdivy', 'xlogy', 'zero_', 'zeros', 'zeros_like', 'zeta', 'zip_operation']
+
+class AdamNoUpdateParam(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class ApplyRotaryPosEmb(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class CacheSwapTable(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class CholeskyTrsm(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class CopyWithSlice(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DSDMatmul(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DetTriangle(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DropoutDoMask(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DropoutGenMask(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DtypeToEnum(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DynamicAssign(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DynamicGRUV2(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class DynamicRNN(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class GeSwitch(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class GetNext(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class GroupTopk(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+def IFMR(*args: Any, **kwargs: Any) -> Any: ...
+
+class LARSUpdate(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class LambApplyOptimizerAssign(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class LambApplyWeightAssign(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class MapCacheIdx(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class MapUniform(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class MatmulDDS(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class Merge(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class PadAndShift(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class PrimitiveWithCheck(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class PrimitiveWithInfer(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class ProdForceSeA(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class Pull(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class Push(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class SelectView(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class SliceGetItem(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class SubAndFilter(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class TensorToTuple(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class TransShape(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class TransposeExtView(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class TransposeView(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class UpdateCache(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class UpdateThorGradient(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 dtype: DType
+def env_get(*args: Any, **kwargs: Any) -> Any: ...
+
+def iter_converter(*args: Any, **kwargs: Any) -> Any: ...
+
+def ms_hasnext(*args: Any, **kwargs: Any) -> Any: ...
+
+def ms_next(*args: Any, **kwargs: Any) -> Any: ...
+
 partial: Partial
+def recompute_block(*args: Any, **kwargs: Any) -> Any: ...
+
+shape_: Shape

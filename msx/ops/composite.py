@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..sparse_tensor import RowTensor
 from ..tensor import Tensor
+from ..unavailable import refuse
 from .clip import clip_by_global_norm  # noqa: F401
 from . import functional as _F
 from .functional import (batch_dot, clip_by_value, count_nonzero, cummin, dot, gamma, laplace, matmul, mm,  # noqa: F401
@@ -156,9 +157,17 @@ def _reduce_output(out):
 
 hyper_add = HyperMap(_F.add)  # `add` over the leaves of (nested) tuples/lists
 
+# the compiler's own helpers of mindspore.ops.composite: they exist so that imports work (msx.unavailable)
+REFUSED_NAMES = refuse(globals(), "mindspore.ops.composite", {
+    ("an internal of MindSpore's graph compiler (iteration and environment helpers)",
+     "write the Python loop or attribute access inside msx.jit"): "env_get iter_converter ms_hasnext ms_next",
+    ("an internal of MindSpore's graph compiler", "recompute a block with Cell.recompute() or msx.recompute"): (
+        "recompute_block"),
+})
+
 __all__ = [  # noqa: F822  (GradOperation: added by msx/__init__.py)
            "GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags", "augassign_add", "augassign_div",
            "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "batch_dot", "clip_by_global_norm",
            "clip_by_value", "constexpr", "count_nonzero", "cummin", "dot", "gamma", "hyper_add", "laplace", "matmul",
            "mm", "multinomial", "normal", "ones_like", "poisson", "repeat_elements", "repeat_interleave",
-           "sequence_mask", "tail", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation"]
+           "sequence_mask", "tail", "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation", *REFUSED_NAMES]

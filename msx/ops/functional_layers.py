@@ -53,7 +53,7 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_pool(input, output_size, 1, "mean", "adaptive_avg_pool1d")
 
 
-@expose(ops="adaptive_avg_pool2d", mintf="adaptive_avg_pool2d")
+@expose(ops=("adaptive_avg_pool2d", "adaptive_avg_pool2d_ext"), mintf="adaptive_avg_pool2d")
 def adaptive_avg_pool2d(input, output_size):
     return adaptive_pool(input, output_size, 2, "mean", "adaptive_avg_pool2d")
 

@@ -177,7 +177,7 @@ def argmin_with_value(input, axis=0, keep_dims=False):
     return _with_value(M.argmin_with_value, input, axis, keep_dims)
 
 
-@expose(ops="einsum", mint="einsum")
+@expose(ops=("einsum", "einsum_ext"), mint="einsum")
 def einsum(equation, *operands):
     """Einstein summation; `operands` may also be given as one list."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

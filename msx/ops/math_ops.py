@@ -258,7 +258,7 @@ INVERT = _unary("Invert", jnp.invert, "invert", tensor="invert", args=("x",), di
 LOGICAL_NOT = _unary("LogicalNot", jnp.logical_not, "logical_not", tensor="logical_not", mint="logical_not",
                      differentiable=False, mindir="LogicalNot")
 ISNAN = _unary("IsNan", jnp.isnan, "isnan", tensor="isnan", differentiable=False,
-               extra=(Api(args=("tensor",), mint="isnan"),), mindir="IsNan")
+               extra=(Api("isnan_ext", args=("tensor",), mint="isnan"),), mindir="IsNan")
 ISFINITE = _unary("IsFinite", jnp.isfinite, "isfinite", tensor="isfinite", mint="isfinite", differentiable=False,
                   mindir="IsFinite")
 ISINF = _unary("IsInf", jnp.isinf, "isinf", tensor="isinf", mint="isinf", differentiable=False)
@@ -394,8 +394,8 @@ def _arg_reduction(name, fn, api, index_dtype):
 
 
 ARGMAX = _arg_reduction("Argmax", jnp.argmax, (
-    Api("argmax", attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")),
-        mint="argmax"),), jnp.int64)
+    Api(("argmax", "argmax_ext"), attrs=(Attr("dim", None, _axis, to="axis"),
+                                         Attr("keepdim", False, bool, to="keepdims")), mint="argmax"),), jnp.int64)
 ARGMIN = _arg_reduction("Argmin", jnp.argmin, (
     Api("argmin", attrs=(Attr("axis", None, _axis), Attr("keepdims", False, bool)), tensor="argmin"),
     Api(attrs=(Attr("dim", None, _axis, to="axis"), Attr("keepdim", False, bool, to="keepdims")), mint="argmin")),

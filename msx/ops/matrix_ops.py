@@ -132,7 +132,7 @@ def addbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
 @primitive("Baddbmm", attrs=("beta", "alpha"), category="matmul",
            api=(Api("baddbmm", args=("input", "batch1", "batch2"), attrs=(Attr("beta", 1, float),
                                                                        Attr("alpha", 1, float)), tensor="baddbmm"),
-                Api(mint="baddbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha())))
+                Api("baddbmm_ext", mint="baddbmm", args=("input", "batch1", "batch2"), attrs=_beta_alpha())))
 def baddbmm(x, b1, b2, *, beta=1.0, alpha=1.0):
     """beta * input + alpha * (batch1 @ batch2), batched."""
     return _scaled(beta, x, alpha, jnp.matmul(b1, b2)).astype(jnp.result_type(x, b1))

@@ -281,7 +281,7 @@ def l1_loss(x, y, *, reduction="mean"):
 
 
 @primitive("MSELoss", attrs=("reduction",), category="loss", check=_same_shape_check,
-           api=Api("mse_loss", args=("input", "target"), attrs=(Attr("reduction", "mean", reduction),),
+           api=Api(("mse_loss", "mse_loss_ext"), args=("input", "target"), attrs=(Attr("reduction", "mean", reduction),),
                    cls="MSELoss", init=("reduction",), mintf="mse_loss"))
 def mse_loss(x, y, *, reduction="mean"):
     return _reduce(jnp.square(x - y), reduction)

@@ -198,7 +198,7 @@ def diff(x, n=1, axis=-1, prepend=None, append=None):
                                        "has_append": append is not None})
 
 
-@expose(mint="diff", prim="Diff")
+@expose(ops="diff_ext", mint="diff", prim="Diff")
 def diff_ext(input, n=1, dim=-1, prepend=None, append=None):
     """`mint.diff`: `diff` with torch's argument name `dim`."""
     return diff(input, n, dim, prepend, append)

@@ -7,7 +7,7 @@ constructing one raises an `MsxError` that says what to use instead.
 """
 from __future__ import annotations
 
-from ..errors import MsxError
+from ..unavailable import refuse
 from .classes import *  # noqa: F401,F403
 from .classes import __all__ as _class_names
 from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
@@ -15,13 +15,13 @@ from .custom import Custom, CustomOpBuilder  # noqa: F401
 from .functional import identity  # noqa: F401  (MindSpore's operations exports the function too)
 from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: F401
 
-# MindSpore-internal names, grouped by what to use instead.
+# MindSpore-internal names, grouped by what they are and what to use instead.
 _UNAVAILABLE = {
-    "an Ascend custom kernel of MindSpore's model zoo; use the ordinary op (ops.matmul, ops.transpose, ...)": (
+    ("an Ascend custom kernel of MindSpore's model zoo", "use the ordinary op (ops.matmul, ops.transpose, ...)"): (
         "CusBatchMatMul CusCholeskyTrsm CusFusedAbsMax1 CusImg2Col CusMatMulCube CusMatMulCubeDenseLeft "
         "CusMatMulCubeDenseRight CusMatMulCubeFraczLeftCast CusMatMulCubeFraczRightMul CusMatrixCombine "
         "CusTranspose02314 LoadIm2Col NewIm2Col"),
-    "a quantisation-aware-training op; msx has no quantisation training (train in float, then quantise)": (
+    ("a quantisation-aware-training op", "msx has no quantisation training (train in float, then quantise)"): (
         "ActULQClampMaxGrad ActULQClampMinGrad ActsULQ ActsULQInputGrad BatchNormFold BatchNormFold2 "
         "BatchNormFold2D BatchNormFold2Grad BatchNormFold2GradD BatchNormFold2GradReduce BatchNormFoldD "
         "BatchNormFoldGrad BatchNormFoldGradD CorrectionMul CorrectionMulGrad CorrectionMulGradReduce "
@@ -31,37 +31,24 @@ _UNAVAILABLE = {
         "FakeQuantPerChannel FakeQuantPerChannelGrad FakeQuantPerLayer FakeQuantPerLayerGrad "
         "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient FakeQuantWithMinMaxVarsPerChannel "
         "FakeQuantWithMinMaxVarsPerChannelGradient IFMR MinMaxUpdatePerChannel MinMaxUpdatePerLayer WtsARQ"),
-    "an internal gradient op; msx differentiates with msx.grad / value_and_grad": (
-        "CTCLossV2Grad"),
-    "an Ascend NPU float-status op; use amp.all_finite (or ops.isfinite) to detect overflow": (
+    ("an internal gradient op", "msx differentiates with msx.grad / value_and_grad"): "CTCLossV2Grad",
+    ("an Ascend NPU float-status op", "use amp.all_finite (or ops.isfinite) to detect overflow"): (
         "NPUAllocFloatStatus NPUClearFloatStatus NPUGetFloatStatus FloatStatus"),
-    "a kernel-registration helper for Ascend/GPU/AiCPU/AKG kernels; msx runs custom ops as ops.Custom over jax": (
+    ("a kernel-registration helper for Ascend/GPU/AiCPU/AKG kernels", "msx runs custom ops as ops.Custom over jax"): (
         "AiCPURegOp AkgAscendRegOp AkgGpuRegOp CpuRegOp CustomRegOp TBERegOp"),
-    "an Ascend inference kernel for a paged KV cache; use ops.flash_attention_score or nn.MultiheadAttention "
-    "over a dense cache": "PagedAttention PagedAttentionMask ReshapeAndCache",
-    "an internal node of MindSpore's graph compiler; msx's jit captures Python directly (msx.jit)": (
+    ("an Ascend inference kernel for a paged KV cache",
+     "use ops.flash_attention_score or nn.MultiheadAttention over a dense cache"): (
+        "PagedAttention PagedAttentionMask ReshapeAndCache"),
+    ("an internal node of MindSpore's graph compiler", "msx's jit captures Python directly (msx.jit)"): (
         "UpdateState PyExecute Load"),
-    "a fused Ascend optimizer kernel; use the matching msx.nn optimizer (nn.Adam, nn.AdamWeightDecay, "
-    "nn.AdaFactor, nn.FTRL, nn.LazyAdam, nn.ProximalAdagrad, nn.Momentum)": (
+    ("a fused Ascend optimizer kernel", "use the matching msx.nn optimizer (nn.Adam, nn.AdamWeightDecay, "
+     "nn.AdaFactor, nn.FTRL, nn.LazyAdam, nn.ProximalAdagrad, nn.Momentum)"): (
         "FusedAdaFactor FusedAdaFactorWithGlobalNorm FusedCastAdamWeightDecay FusedSparseAdam FusedSparseFtrl "
         "FusedSparseLazyAdam FusedSparseProximalAdagrad FusedWeightScaleApplyMomentum"),
 }
-
-
-def _unavailable(name: str, reason: str) -> type:
-    def __init__(self, *args, **kwargs):
-        raise MsxError(f"ops.operations.{name} is not available in msx: {reason}")
-
-    return type(name, (), {"__init__": __init__, "__doc__": f"Not available in msx: {reason}.",
-                           "__module__": __name__})
-
-
-UNAVAILABLE_NAMES = tuple(n for ns in _UNAVAILABLE.values() for n in ns.split())  # ops re-exports them too
-for _reason, _names in _UNAVAILABLE.items():
-    for _name in _names.split():
-        globals()[_name] = _unavailable(_name, _reason)
+UNAVAILABLE_NAMES = tuple(refuse(globals(), "mindspore.ops.operations", _UNAVAILABLE))  # ops re-exports them too
 
 __all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
                                       "CustomOpBuilder", "identity", "HistogramSummary", "ImageSummary",
                                       "ScalarSummary", "TensorSummary"}
-                 | {n for ns in _UNAVAILABLE.values() for n in ns.split()})
+                 | set(UNAVAILABLE_NAMES))

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
+from ..tensor import Tensor
 from .api import Api, Attr, expose
 from .convert import to_ints
-from .primitive import apply, primitive
+from .primitive import apply, known_value, primitive
 
 
 def _pair(v, what: str, op: str) -> tuple[int, int]:
@@ -107,7 +109,7 @@ def col2im(x, *, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stri
     return unfold(x)[0]
 
 
-@expose(ops="unfold", prim="Im2Col")
+@expose(ops="unfold", tensor="unfold", prim="Im2Col")
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C, H, W) -> (N, C * kh * kw, L), MindSpore's (and torch's) `unfold`."""
     out = apply(im2col, (input,), {"ksizes": _pair(kernel_size, "kernel_size", "unfold"),
@@ -118,7 +120,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return out.reshape(n, c * k, length)
 
 
-@expose(ops="fold", prim="Col2Im")
+@expose(ops="fold", tensor="fold", prim="Col2Im")
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """(N, C * kh * kw, L) -> (N, C, *output_size), the sum of the sliding blocks (`unfold`'s transpose)."""
     k = _pair(kernel_size, "kernel_size", "fold")
@@ -130,3 +132,19 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return apply(col2im, (x,), {"output_size": _pair(output_size, "output_size", "fold"), "kernel_size": k,
                                 "dilation": _pair(dilation, "dilation", "fold"),
                                 "padding": _pair(padding, "padding", "fold"), "stride": _pair(stride, "stride", "fold")})
+
+
+@expose(ops="col2im", tensor="col2im", prim="Col2Im")
+def col2im_blocks(input_x, output_size, kernel_size, dilation, padding_value, stride):
+    """MindSpore's `ops.col2im`: (N, C, kh * kw, L) blocks -> (N, C, *output_size) summed images. `output_size`
+    (a tuple or a 2-element int Tensor) must be known when the call is captured: it shapes the result."""
+    size = known_value(output_size) if isinstance(output_size, Tensor) else output_size
+    if isinstance(size, jax.ShapeDtypeStruct):
+        raise ValueError("col2im: output_size must be a constant (a tuple, or a Tensor known when the graph is "
+                         "built): it is the result's shape")
+    size = tuple(int(v) for v in np.asarray(size).reshape(-1))
+    return apply(col2im, (input_x,), {"output_size": _pair(size, "output_size", "col2im"),
+                                           "kernel_size": _pair(kernel_size, "kernel_size", "col2im"),
+                                           "dilation": _pair(dilation, "dilation", "col2im"),
+                                           "padding": _pair(padding_value, "padding_value", "col2im"),
+                                           "stride": _pair(stride, "stride", "col2im")})

@@ -32,3 +32,9 @@ from .callback import SummaryCollector  # noqa: E402
 from .summary import SummaryRecord  # noqa: E402
 
 __all__ += ["SummaryRecord", "SummaryCollector"]
+
+# MindSpore's THOR converters and Ascend services: they exist so that imports work, and refuse use (msx.unavailable)
+from .train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: E402
+from ..refused_runtime import NAMES as _REFUSED, TRAIN as _TRAIN_REFUSED  # noqa: E402
+globals().update({_n: _REFUSED[_n] for _n in _TRAIN_REFUSED})
+__all__ += ["ConvertModelUtils", "ConvertNetUtils", *_TRAIN_REFUSED]

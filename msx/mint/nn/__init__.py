@@ -29,3 +29,6 @@ class Softmax(_nn.Softmax):
 from .layers import *  # noqa: F401,F403,E402  (torch-style names over nn: pools, pads, activations, losses)
 from .conv_norm import *  # noqa: F401,F403,E402  (convolutions, batch/layer/group norm, Embedding)
 from .fold import *  # noqa: F401,F403,E402  (Unfold, Fold, UpsamplingNearest2d/Bilinear2d, MaxUnpool2d)
+# functions mindspore.mint.nn exports by these names (the same functions as mint.nn.functional's)
+cross_entropy, nllloss, kl_div_ext, mse_loss_ext = (functional.cross_entropy, functional.nll_loss,  # noqa: E402
+                                                    functional.kl_div, functional.mse_loss)

@@ -80,10 +80,14 @@ from msx.mint.nn.layers import ZeroPad1d as ZeroPad1d
 from msx.mint.nn.layers import ZeroPad2d as ZeroPad2d
 from msx.mint.nn.layers import ZeroPad3d as ZeroPad3d
 from msx.mint.nn import conv_norm as conv_norm
+from msx.ops.functional import cross_entropy as cross_entropy
 from msx.mint.nn import fold as fold
 from msx.mint.nn import functional as functional
 from msx.mint.nn.functional import kl_div as kl_div
+from msx.mint.nn.functional import kl_div as kl_div_ext
 from msx.mint.nn import layers as layers
+from msx.ops.functional import mse_loss as mse_loss_ext
+from msx.mint.nn.functional import nll_loss as nllloss
 
 class Dropout(msx.nn.layer.basic.Dropout):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...

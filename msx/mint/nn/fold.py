@@ -14,6 +14,7 @@ from ...nn.layer._utils import check_input
 from ...ops import functional as F
 from ...ops import nn_layer_ops as L
 from ...ops.primitive import apply
+from ...ops.unpool_ops import max_unpool
 from ...tensor import Tensor
 from .conv_norm import _ints
 
@@ -153,34 +154,10 @@ class MaxUnpool2d(Cell):
         self.padding = _ints("MaxUnpool2d", "padding", padding, 2, 0)
 
     def construct(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
-        return _max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return max_unpool("MaxUnpool2d", input, indices, 2, self.kernel_size, self.stride, self.padding, output_size)
 
     def extend_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-def _max_unpool2d(input: Tensor, indices: Tensor, kernel, stride, padding, output_size) -> Tensor:
-    check_input(input.ndim in (3, 4) and tuple(indices.shape) == tuple(input.shape), "MaxUnpool2d", input,
-                f"expected a 3-D or 4-D input and indices of the same shape, got indices {tuple(indices.shape)}")
-    x = F.expand_dims(input, 0) if input.ndim == 3 else input
-    idx = F.expand_dims(indices, 0) if input.ndim == 3 else indices
-    if output_size is None:
-        out_hw = tuple((n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel))
-    else:
-        out_hw = tuple(int(v) for v in tuple(output_size)[-2:])
-    n, c = x.shape[0], x.shape[1]
-    zeros = F.zeros((n, c, out_hw[0] * out_hw[1]), x.dtype)
-    y = F.tensor_scatter_elements(zeros, F.reshape(F.cast(idx, "int32"), (n, c, -1)), F.reshape(x, (n, c, -1)), 2)
-    y = F.reshape(y, (n, c) + out_hw)
-    return F.squeeze(y, 0) if input.ndim == 3 else y
-
-
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
-    """`mint.nn.functional.max_unpool2d`: the inverse of max_pool2d(return_indices=True) (see `MaxUnpool2d`)."""
-    kernel = _ints("max_unpool2d", "kernel_size", kernel_size, 2, 1)
-    return _max_unpool2d(input, indices, kernel, kernel if stride is None else
-                         _ints("max_unpool2d", "stride", stride, 2, 1), _ints("max_unpool2d", "padding", padding, 2, 0),
-                         output_size)
 
 
 __all__ = ["Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool2d"]

@@ -8,7 +8,7 @@ from __future__ import absolute_import, annotations  # noqa: F404  (MindSpore's 
 from ...ops import functional as F
 from ...ops.api import SURFACE
 from .conv_norm import conv_transpose2d  # noqa: F401
-from .fold import fold, max_unpool2d, unfold  # noqa: F401
+from .fold import fold, unfold  # noqa: F401
 
 globals().update(SURFACE["mintf"])
 

@@ -20,7 +20,6 @@ from msx.ops.functional import hardsigmoid as hardsigmoid
 from msx.ops.functional import hardswish as hardswish
 from msx.ops.functional import upsample as interpolate
 from msx.ops.functional import l1_loss as l1_loss
-from msx.mint.nn.fold import max_unpool2d as max_unpool2d
 from msx.ops.functional import mse_loss as mse_loss
 from msx.ops.functional import pixel_shuffle as pixel_shuffle
 from msx.ops.functional import prelu as prelu
@@ -98,6 +97,8 @@ def log_softmax(input: Any, dim: Any = None, *, dtype: Any = None) -> Any: ...
 def logsigmoid(input: Any) -> Tensor: ...
 
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1, ceil_mode: Any = False, return_indices: Any = False) -> Any: ...
+
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, output_size: Any = None) -> Any: ...
 
 def mish(input: Any) -> Tensor: ...
 

@@ -27,3 +27,10 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .timedistributed import TimeDistributed  # noqa: F401
+# issue 32, third round: more of MindSpore's nn layers
+from .activation_ext import LRN, LogSoftmaxExt  # noqa: F401,E402
+from .combined import Conv2dBnAct, DenseBnAct  # noqa: F401,E402
+from .math_cells import DiGamma, IGamma, LGamma, MatDet, MatInverse  # noqa: F401,E402
+from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
+from .unfold import Unfold  # noqa: F401,E402
+from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402

@@ -1,0 +1,42 @@
+"""MindSpore's one-op math Cells (`nn.MatDet`, `nn.MatInverse`, `nn.LGamma`, `nn.DiGamma`, `nn.IGamma`): each
+calls the op of the same meaning, so a network written with them runs as one written with the ops."""
+from __future__ import annotations
+
+from ...ops import functional as F
+from ...tensor import Tensor
+from ..cell import Cell
+
+
+class MatDet(Cell):
+    """The determinant of each (..., M, M) matrix."""
+
+    def construct(self, a: Tensor) -> Tensor:
+        return F.det(a)
+
+
+class MatInverse(Cell):
+    """The inverse of each (..., M, M) matrix."""
+
+    def construct(self, a: Tensor) -> Tensor:
+        return F.inverse(a)
+
+
+class LGamma(Cell):
+    """log |Gamma(x)|, elementwise."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.lgamma(x)
+
+
+class DiGamma(Cell):
+    """The digamma function (the derivative of lgamma), elementwise."""
+
+    def construct(self, x: Tensor) -> Tensor:
+        return F.digamma(x)
+
+
+class IGamma(Cell):
+    """The regularised lower incomplete gamma function P(a, x), elementwise."""
+
+    def construct(self, a: Tensor, x: Tensor) -> Tensor:
+        return F.igamma(a, x)
