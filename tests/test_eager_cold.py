@@ -157,6 +157,18 @@ def test_the_quick_first_executable_rounds_as_the_optimised_one():
     assert_same_float32(outs[0], jax.nn.softmax(y.mean(axis=(2, 3)), axis=-1), rtol=1e-5, atol=1e-6)
 
 
+def test_an_op_traced_inside_a_segment_is_spliced_in_not_called():
+    x = Tensor(X[0])
+    (ops.exp(ops.sin(x)) * 2.0).asnumpy()  # a first segment of new keys, fused
+    fns = {f.__name__: f for f in dispatch._CACHE.values() if f is not None}
+    sin, exp = fns["Sin"], fns["Exp"]
+    module = jax.jit(lambda a: exp(sin(a))).lower(X[0]).as_text()
+    # each op's cached jaxpr joins the caller's: one flat function, not one private function (and call) per op
+    assert "func.func private" not in module and "call @" not in module, module
+    assert module.count("stablehlo.exponential") == 1 and module.count("stablehlo.sine") == 1
+    assert_same_float32(jax.jit(lambda a: exp(sin(a)))(X[0]), np.exp(np.sin(X[0])))
+
+
 def test_a_one_off_op_costs_one_compile_and_stays_compiled():
     x = Tensor(X[0, 0])
     before = _XLA[0]

@@ -53,11 +53,13 @@ ENABLED = [os.environ.get("MSX_FORWARD_REPLAY", "1").lower() not in ("0", "false
 FIRST = dispatch.FUSE_FIRST  # defer first sightings (`MSX_FUSE_FIRST=0`: off)
 # A first sighting's fused segment is compiled cheaply, for a slower executable (about 2x) that a segment
 # seen REPLAY_AFTER more times replaces by the fully optimised one: at XLA's backend optimisation level 0
-# (LLVM's passes are about half of a CPU compile) and with XLA CPU's LLVM-IR fusion emitters instead of its
-# MLIR ones, whose per-fusion MLIR pipeline is most of what level 0 leaves (EfficientNet-B0's forward: 4.3 ->
-# 1.4 s of compile CPU time, bitwise the same logits; docs/eager.md). Other platforms ignore the CPU option.
-# `MSX_FIRST_COMPILE_QUICK=0`: compile it fully at once.
-QUICK_OPTIONS = ({"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False}
+# (LLVM's passes are about half of a CPU compile), with XLA CPU's LLVM-IR fusion emitters instead of its MLIR
+# ones (whose per-fusion MLIR pipeline is most of what level 0 leaves) and as one LLVM module, not split for
+# parallel code generation (a fixed cost per part that a small unoptimised module does not repay):
+# EfficientNet-B0's first forward 4.7-4.9 -> 1.5 s of CPU time, bitwise the same logits (docs/eager.md).
+# Other platforms ignore the CPU options. `MSX_FIRST_COMPILE_QUICK=0`: compile it fully at once.
+QUICK_OPTIONS = ({"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False,
+                  "xla_cpu_parallel_codegen_split_count": 1}
                  if os.environ.get("MSX_FIRST_COMPILE_QUICK", "1").lower() not in ("0", "false", "off", "no") else {})
 _QUICK: dict[tuple, int] = {}  # structure -> sightings of its quick executable
 _IN_FUSED: set = set()  # ids of the first-sighting entries a first-sighting segment compiled (entries live on)
