@@ -127,16 +127,20 @@ def stablehlo_ops(text: str) -> collections.Counter:
 
 
 def kernels(hlo: str) -> collections.Counter:
-    """The compiled module's entry instructions by kind: fusions by their kind, other ops by name."""
+    """The compiled module's entry instructions by kind: a fusion by its kind and XLA's name for it (e.g.
+    `fusion:kLoop:transpose_copy`, `fusion:__ynn_fusion:ynn`), another op by its name."""
     entry = hlo[hlo.index("ENTRY"):]
     kinds = collections.Counter()
     for line in entry.splitlines():
         m = re.search(r"= \S+ ([\w-]+)\(", line)
         if not m or m.group(1) in ("parameter", "bitcast", "constant", "get-tuple-element", "tuple"):
             continue
-        fusion = re.search(r'"kind":"(\w+)"', line) or re.search(r"kind=(k\w+)", line)
-        name = re.match(r"\s*%?([a-z_]+?)(?:_fusion)?(?:\.\d+)? =", line)
-        kinds[f"{m.group(1)}:{fusion.group(1)}:{name.group(1)}" if fusion else m.group(1)] += 1
+        if m.group(1) != "fusion":
+            kinds[m.group(1)] += 1
+            continue
+        kind = re.search(r'"kind":"(\w+)"', line) or re.search(r"kind=(k\w+)", line)
+        name = re.match(r"\s*(?:ROOT )?%?([a-z_]+?)(?:_fusion)?(?:\.\d+)? =", line)
+        kinds[f"fusion:{kind.group(1) if kind else '?'}:{name.group(1) if name else '?'}"] += 1
     return kinds
 
 
