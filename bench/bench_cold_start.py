@@ -4,10 +4,10 @@ Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0; batch 2, 3x
 framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
 second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
 MindSpore script writes it) and a second (warm) step; wall seconds, and for the forwards and steps also the
-process's CPU seconds (all its threads), which other jobs on a shared machine inflate less. With `--compile-cache DIR` msx runs twice more with
-`set_context(enable_compile_cache=True)`: a first run fills the cache, the second is what a rerun of the
-script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else /work/main/.venv-ms/bin/python),
-skipped where there is none.
+process's CPU seconds (all its threads), which other jobs on a shared machine inflate less. With
+`--compile-cache DIR` msx runs twice more with `set_context(enable_compile_cache=True)`: a first run fills the
+cache, the second is what a rerun of the script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else
+/work/main/.venv-ms/bin/python), skipped where there is none.
 
     python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc]
 """

@@ -20,8 +20,9 @@ executable that fails at run time falls back to the one-by-one walk.
 
 A first sighting (a key never compiled, `dispatch.first_sighting`: its output aval from an abstract
 evaluation) is deferred too, and a segment holding at least two new keys is compiled on its FIRST sighting,
-at XLA optimisation level 0 with XLA CPU's LLVM-IR fusion emitters (`QUICK_OPTIONS`), replaced by the fully optimised executable if it repeats:
-a network's first eager forward is one compile instead of one per new op (`MSX_FUSE_FIRST=0`: off).
+cheaply (`QUICK_OPTIONS`: XLA optimisation level 0, XLA CPU's LLVM-IR fusion emitters, one LLVM module),
+replaced by the fully optimised executable if it repeats: a network's first eager forward is one compile
+instead of one per new op (`MSX_FUSE_FIRST=0`: off).
 
 Segments are per thread (a lock lets another thread force one), hold their input arrays only until the
 flush, and flush on their own at `LIMIT` ops. `MSX_FORWARD_REPLAY=0` in the environment, or
