@@ -3,10 +3,11 @@
 Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0; batch 2, 3x64x64, 1000 classes), each
 framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
 second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
-MindSpore script writes it) and a second (warm) step. With `--compile-cache DIR` msx runs twice more with
-`set_context(enable_compile_cache=True)`: a first run fills the cache, the second is what a rerun of the
-script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else /work/main/.venv-ms/bin/python),
-skipped where there is none.
+MindSpore script writes it) and a second (warm) step; wall seconds, and for the forwards and steps also the
+process's CPU seconds (all its threads), which other jobs on a shared machine inflate less. With
+`--compile-cache DIR` msx runs twice more with `set_context(enable_compile_cache=True)`: a first run fills the
+cache, the second is what a rerun of the script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else
+/work/main/.venv-ms/bin/python), skipped where there is none.
 
     python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc]
 """
@@ -50,9 +51,9 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
     x = fw.Tensor(rng.standard_normal((2, 3, 64, 64)).astype(np.float32))
     y = fw.Tensor(np.array([1, 7], np.int32))
     for phase in ("forward", "forward_warm"):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         net(x).asnumpy()
-        times[phase] = time.perf_counter() - start
+        times[phase], times["cpu_" + phase] = time.perf_counter() - start, time.process_time() - cpu
     loss_fn = fw.nn.CrossEntropyLoss()
     opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
 
@@ -68,9 +69,9 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
         return loss
 
     for phase in ("step", "step_warm"):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         float(train_step(x, y).asnumpy())
-        times[phase] = time.perf_counter() - start
+        times[phase], times["cpu_" + phase] = time.perf_counter() - start, time.process_time() - cpu
     print("RESULT " + json.dumps(times))
 
 
@@ -109,6 +110,8 @@ def main() -> None:
             runs["MindSpore 2.10"] = measure(ms_python, "mindspore", net, HERE)
         for name, times in runs.items():
             print(f"{net:<16} {name:<22} " + " ".join(f"{times[p]:>12.3f}" for p in PHASES))
+            print(f"{net:<16} {'  CPU s (all threads)':<22} {'':>12} {'':>12} "
+                  + " ".join(f"{times['cpu_' + p]:>12.3f}" for p in PHASES[2:]))
         if "MindSpore 2.10" in runs:
             ms = runs["MindSpore 2.10"]
             for name in [n for n in runs if n != "MindSpore 2.10"]:

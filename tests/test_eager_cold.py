@@ -127,6 +127,48 @@ def test_a_repeated_first_segment_is_compiled_fully_once_it_repeats(net):
     np.testing.assert_array_equal(outs[-2], outs[-1])
 
 
+class Transcendental(nn.Cell):
+    """A depthwise conv and the transcendental ops of a mobile CNN's block and a transformer's MLP: where a
+    quick compile's code generation (level 0, XLA CPU's LLVM-IR emitters) could round differently."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dw = nn.Conv2d(3, 3, 3, pad_mode="pad", padding=1, group=3, has_bias=True)
+
+    def construct(self, x):
+        y = self.dw(x)
+        y = y * ops.sigmoid(y) + ops.tanh(y) + ops.gelu(y) + ops.exp(-y * y)
+        y = ops.log(ops.abs(y) + 1.0) + ops.rsqrt(y * y + 1.0) + ops.pow(ops.abs(y), 1.5)
+        return ops.softmax(y.mean(axis=(2, 3)), axis=-1)
+
+
+def test_the_quick_first_executable_rounds_as_the_optimised_one():
+    msx.set_seed(3)
+    net, x = Transcendental(), Tensor(X)
+    before = _XLA[0]
+    outs = [net(x).asnumpy() for _ in range(lazy.REPLAY_AFTER + 3)]
+    assert msx.eager.cache_info()["forward_compiles"] == 1 + bool(lazy.QUICK_OPTIONS) == _XLA[0] - before
+    assert_same_float32(outs[0], outs[-1])  # the quick executable against the fully optimised one
+    w, b = jnp.asarray(net.dw.weight.asnumpy()), jnp.asarray(net.dw.bias.asnumpy())
+    y = lax.conv_general_dilated(X, w, (1, 1), [(1, 1), (1, 1)], feature_group_count=3,
+                                 dimension_numbers=("NCHW", "OIHW", "NCHW")) + b.reshape(1, -1, 1, 1)
+    y = y * jax.nn.sigmoid(y) + jnp.tanh(y) + jax.nn.gelu(y, approximate=False) + jnp.exp(-y * y)
+    y = jnp.log(jnp.abs(y) + 1.0) + lax.rsqrt(y * y + 1.0) + jnp.abs(y) ** 1.5
+    assert_same_float32(outs[0], jax.nn.softmax(y.mean(axis=(2, 3)), axis=-1), rtol=1e-5, atol=1e-6)
+
+
+def test_an_op_traced_inside_a_segment_is_spliced_in_not_called():
+    x = Tensor(X[0])
+    (ops.exp(ops.sin(x)) * 2.0).asnumpy()  # a first segment of new keys, fused
+    fns = {f.__name__: f for f in dispatch._CACHE.values() if f is not None}
+    sin, exp = fns["Sin"], fns["Exp"]
+    module = jax.jit(lambda a: exp(sin(a))).lower(X[0]).as_text()
+    # each op's cached jaxpr joins the caller's: one flat function, not one private function (and call) per op
+    assert "func.func private" not in module and "call @" not in module, module
+    assert module.count("stablehlo.exponential") == 1 and module.count("stablehlo.sine") == 1
+    assert_same_float32(jax.jit(lambda a: exp(sin(a)))(X[0]), np.exp(np.sin(X[0])))
+
+
 def test_a_one_off_op_costs_one_compile_and_stays_compiled():
     x = Tensor(X[0, 0])
     before = _XLA[0]

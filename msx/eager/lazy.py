@@ -20,8 +20,9 @@ executable that fails at run time falls back to the one-by-one walk.
 
 A first sighting (a key never compiled, `dispatch.first_sighting`: its output aval from an abstract
 evaluation) is deferred too, and a segment holding at least two new keys is compiled on its FIRST sighting,
-at XLA optimisation level 0 (`QUICK_OPTIONS`), replaced by the fully optimised executable if it repeats:
-a network's first eager forward is one compile instead of one per new op (`MSX_FUSE_FIRST=0`: off).
+cheaply (`QUICK_OPTIONS`: XLA optimisation level 0, XLA CPU's LLVM-IR fusion emitters, one LLVM module),
+replaced by the fully optimised executable if it repeats: a network's first eager forward is one compile
+instead of one per new op (`MSX_FUSE_FIRST=0`: off).
 
 Segments are per thread (a lock lets another thread force one), hold their input arrays only until the
 flush, and flush on their own at `LIMIT` ops. `MSX_FORWARD_REPLAY=0` in the environment, or
@@ -51,11 +52,15 @@ except (ImportError, AttributeError):  # another jax: always make sure
 
 ENABLED = [os.environ.get("MSX_FORWARD_REPLAY", "1").lower() not in ("0", "false", "off", "no")]
 FIRST = dispatch.FUSE_FIRST  # defer first sightings (`MSX_FUSE_FIRST=0`: off)
-# A first sighting's fused segment is compiled at XLA's backend optimisation level 0: LLVM's passes are
-# about half of a CPU compile (ResNet-18's first forward: 0.99 -> 0.49 s of compile, EfficientNet-B0's
-# 2.87 -> 1.72 s) for a slower executable (about 2x), which a segment seen REPLAY_AFTER more times replaces
-# by the fully optimised one. `MSX_FIRST_COMPILE_QUICK=0`: compile it fully at once.
-QUICK_OPTIONS = ({"xla_backend_optimization_level": 0}
+# A first sighting's fused segment is compiled cheaply, for a slower executable (about 2x) that a segment
+# seen REPLAY_AFTER more times replaces by the fully optimised one: at XLA's backend optimisation level 0
+# (LLVM's passes are about half of a CPU compile), with XLA CPU's LLVM-IR fusion emitters instead of its MLIR
+# ones (whose per-fusion MLIR pipeline is most of what level 0 leaves) and as one LLVM module, not split for
+# parallel code generation (a fixed cost per part that a small unoptimised module does not repay):
+# EfficientNet-B0's first forward 4.7-4.9 -> 1.5 s of CPU time, bitwise the same logits (docs/eager.md).
+# Other platforms ignore the CPU options. `MSX_FIRST_COMPILE_QUICK=0`: compile it fully at once.
+QUICK_OPTIONS = ({"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False,
+                  "xla_cpu_parallel_codegen_split_count": 1}
                  if os.environ.get("MSX_FIRST_COMPILE_QUICK", "1").lower() not in ("0", "false", "off", "no") else {})
 _QUICK: dict[tuple, int] = {}  # structure -> sightings of its quick executable
 _IN_FUSED: set = set()  # ids of the first-sighting entries a first-sighting segment compiled (entries live on)
