@@ -6,7 +6,8 @@ public description and names the file at fault when they do not fit.
 from .audio_corpora import (CMUArcticDataset, GTZANDataset, LibriTTSDataset, LJSpeechDataset,  # noqa: F401
                             SpeechCommandsDataset, YesNoDataset)
 from .fake_images import FakeImageDataset  # noqa: F401
-from .annotated_images import CelebADataset, CocoDataset, ManifestDataset, VOCDataset  # noqa: F401
+from .annotated_images import CelebADataset, ManifestDataset, VOCDataset  # noqa: F401
+from .coco import CocoDataset  # noqa: F401
 from .cifar import Cifar10Dataset, Cifar100Dataset  # noqa: F401
 from .idx import EMnistDataset, FashionMnistDataset, KMnistDataset, MnistDataset, QMnistDataset  # noqa: F401
 from .image_folder import ImageFolderDataset  # noqa: F401
