@@ -14,7 +14,8 @@ from .image_folder import ImageFolderDataset  # noqa: F401
 from .mindrecord import MindDataset  # noqa: F401
 from .tfrecord import TFRecordDataset  # noqa: F401
 from .stl10 import STL10Dataset  # noqa: F401
-from .matlab_sets import Flowers102Dataset, SVHNDataset  # noqa: F401
+from .matlab_sets import Flowers102Dataset, SBDataset, SVHNDataset  # noqa: F401
+from .tedlium import TedliumDataset  # noqa: F401
 from .text_corpora import (AGNewsDataset, IMDBDataset, PennTreebankDataset, SST2Dataset,  # noqa: F401
                            WikiTextDataset)
 from .text_files import CSVDataset, TextFileDataset  # noqa: F401

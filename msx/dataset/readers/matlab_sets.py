@@ -7,6 +7,11 @@
   `valid`, `tstid`); task "Classification" (columns `image`, `label` uint32 0..101) or "Segmentation" (`image`,
   `segmentation` from `segmim/segmim_<5 digits>.jpg`, `label`); usage train, valid, test or all (train, test,
   valid — MindSpore's order).
+* `SBDataset` (Semantic Boundaries, Hariharan et al.): `img/<id>.jpg`, `cls/<id>.mat` (the struct `GTcls`:
+  `Boundaries`, a 20 x 1 cell of sparse H x W matrices, one per class; `Segmentation`, uint8 H x W class ids) and
+  `<usage>.txt` (one id a line; usage train, val, train_noval, or all: train then val). Columns `image` (bytes, or
+  decoded RGB) and `task`: Boundaries (20, H, W) in the sparse matrices' dtype (as scipy reads them), or
+  Segmentation uint8 (H, W). The .mat file is read when its row is.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
-from .common import ImageLabelArrays, image_file
+from .common import ImageLabelArrays, check_dir, image_file, read_lines
 
 _PARTS = ("train", "test", "extra")
 
@@ -105,3 +110,44 @@ class Flowers102Dataset(MappableSource):
         mask = image_file("Flowers102Dataset", os.path.join(self._dir, "segmim", f"segmim_{i:05d}.jpg"),
                           self._decode)
         return image, mask, label
+
+
+_SBD_USAGES = ("train", "val", "train_noval", "all")
+
+
+class SBDataset(MappableSource):
+    def __init__(self, dataset_dir: str, task: str = "Boundaries", usage: str = "all", num_samples: int | None = None,
+                 num_parallel_workers: int | None = 1, shuffle: bool | None = None, decode: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None) -> None:
+        where = "SBDataset"
+        if task not in ("Boundaries", "Segmentation"):
+            raise DatasetError(f"{where}: task must be one of ['Boundaries', 'Segmentation'], got {task!r}")
+        if usage not in _SBD_USAGES:
+            raise DatasetError(f"{where}: usage must be one of {list(_SBD_USAGES)}, got {usage!r}")
+        if not isinstance(decode, (bool, type(None))):
+            raise DatasetError(f"{where}: decode must be True, False or None, got {decode!r}")
+        root = check_dir(where, dataset_dir)
+        ids = [line.strip() for part in (("train", "val") if usage == "all" else (usage,))
+               for line in read_lines(where, os.path.join(root, f"{part}.txt"))]
+        self._items = [(os.path.join(root, "img", f"{i}.jpg"), os.path.join(root, "cls", f"{i}.mat")) for i in ids]
+        self._task, self._decode = task, bool(decode)
+        super().__init__(where, ["image", "task"], num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._items)
+
+    def _target(self, path: str) -> np.ndarray:
+        (gt,) = _loadmat(self._where, path, ("GTcls",))
+        try:
+            field = gt[0][self._task][0]
+            if self._task == "Segmentation":
+                return np.asarray(field, np.uint8)
+            return np.stack([field[k][0].toarray() for k in range(20)])
+        except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise DatasetError(f"{self._where}: {path!r}'s GTcls has no {self._task} of SBD's layout (20 sparse "
+                               f"class boundaries, a uint8 segmentation): {type(exc).__name__}: {exc}") from None
+
+    def _row(self, index: int) -> Row:
+        image, mat = self._items[index]
+        return image_file(self._where, image, self._decode), self._target(mat)
