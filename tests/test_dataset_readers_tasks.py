@@ -173,3 +173,61 @@ def test_sbd_and_tedlium_name_damaged_files(layouts):
         list(ds.TedliumDataset(os.path.dirname(bad), "release1", usage="train").create_tuple_iterator())
     with pytest.raises(DatasetError, match="extensions"):
         ds.TedliumDataset(root, "release1", extensions=".wav")
+
+
+def _read_all(make):
+    """'refused' (a DatasetError) or 'read' (every row read); anything else escapes and fails the test."""
+    try:
+        for _ in make().create_tuple_iterator(output_numpy=True):
+            pass
+    except DatasetError:
+        return "refused"
+    return "read"
+
+
+@pytest.mark.parametrize("task", sorted(cases._TASK_FILES))
+def test_coco_json_edits_are_refused_or_read(layouts, task):
+    """Every small edit of each task's annotation file (a field dropped, a number changed, a list shortened or
+    doubled, a string replaced: the file fuzzer's json_edits) is a DatasetError or a file that reads."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
+    from files import json_edits
+
+    root = cases.layout_coco_tasks(layouts)
+    doc = json.load(open(os.path.join(root, cases._TASK_FILES[task]), encoding="utf-8"))
+    path = os.path.join(layouts, f"edited_{task}.json")
+    outcomes = {}
+    for label, apply in json_edits(doc):
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(apply(doc), f)
+        outcomes[label] = _read_all(lambda: ds.CocoDataset(os.path.join(root, "images"), path, task=task,
+                                                           shuffle=False, extra_metadata=True))
+    assert len(outcomes) > 40 and {"refused", "read"} == set(outcomes.values()), outcomes
+
+
+def test_damaged_sph_and_mat_files_are_refused_or_read(layouts):
+    """Cut and flipped bytes of a SPHERE file and of an SBD .mat file: a DatasetError naming it, or rows."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
+    from files import cuts, flips
+
+    root = cases.layout_tedlium(layouts, "release3")
+    sph = os.path.join(root, "data", "sph", "Talk0A_2009.sph")
+    blob = open(sph, "rb").read()
+    seen = set()
+    for _, damaged in list(cuts(blob, 97)) + list(flips(blob[:1100], 13, ("byte",))):
+        with open(sph, "wb") as f:
+            f.write(damaged)
+        seen.add(_read_all(lambda: ds.TedliumDataset(root, "release3", shuffle=False)))
+    assert seen == {"refused", "read"}
+    cases.layout_tedlium(layouts, "release3")
+
+    root = cases.layout_sbd(layouts)
+    mat = os.path.join(root, "cls", "2008_000009.mat")
+    blob = open(mat, "rb").read()
+    seen = set()
+    for _, damaged in list(cuts(blob, 61)) + list(flips(blob, 37, ("byte",))):
+        with open(mat, "wb") as f:
+            f.write(damaged)
+        for task in ("Boundaries", "Segmentation"):
+            seen.add(_read_all(lambda: ds.SBDataset(root, task=task, usage="val", shuffle=False)))
+    assert "refused" in seen
+    cases.layout_sbd(layouts)

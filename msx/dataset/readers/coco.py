@@ -57,6 +57,14 @@ def _int(value: Any, what: str) -> int:
     return int(value)
 
 
+def _uint(value: Any, what: str) -> int:
+    """A value of a uint32 column (category_id, iscrowd, num_keypoints, area)."""
+    number = _int(value, what)
+    if not 0 <= number < 2 ** 32:
+        raise _Bad(f"{what} is {value!r}, outside uint32")
+    return number
+
+
 def _floats(value: Any, what: str) -> list[float]:
     if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                               for v in value):
@@ -83,7 +91,7 @@ class _Annotations:
         self.items: dict[str, list[Any]] = {}  # the further columns' values
 
     def _category(self, node: Any, what: str) -> int:
-        cid = _int(_field(node, "category_id", what), f"{what}'s category_id")
+        cid = _uint(_field(node, "category_id", what), f"{what}'s category_id")
         if cid not in self.categories:
             raise _Bad(f"{what}'s category_id {cid} is not among the categories")
         return cid
@@ -93,10 +101,10 @@ class _Annotations:
         if self.task == "Detection":
             _field(ann, "id", what)
             coords.append(_floats(_field(ann, "bbox", what), f"{what}'s bbox"))
-            items.append((self._category(ann, what), _int(ann.get("iscrowd", 0), f"{what}'s iscrowd")))
+            items.append((self._category(ann, what), _uint(ann.get("iscrowd", 0), f"{what}'s iscrowd")))
         elif self.task == "Stuff":
             _field(ann, "id", what)
-            crowd = _int(_field(ann, "iscrowd", what), f"{what}'s iscrowd")
+            crowd = _uint(_field(ann, "iscrowd", what), f"{what}'s iscrowd")
             items.append(crowd)
             seg = _field(ann, "segmentation", what)
             if crowd == 0:
@@ -107,7 +115,7 @@ class _Annotations:
                 coords.append(_floats(_field(seg, "counts", f"{what}'s segmentation"), f"{what}'s RLE counts"))
         elif self.task == "Keypoint":
             _field(ann, "id", what)
-            items.append(_int(_field(ann, "num_keypoints", what), f"{what}'s num_keypoints"))
+            items.append(_uint(_field(ann, "num_keypoints", what), f"{what}'s num_keypoints"))
             coords.append(_floats(_field(ann, "keypoints", what), f"{what}'s keypoints"))
         elif self.task == "Panoptic":
             segments = _field(ann, "segments_info", what)
@@ -116,13 +124,18 @@ class _Annotations:
             for k, seg in enumerate(segments):
                 at = f"segment {k} of {what}"
                 coords.append(_floats(_field(seg, "bbox", at), f"{at}'s bbox"))
-                items.append((self._category(seg, at), _int(_field(seg, "iscrowd", at), f"{at}'s iscrowd"),
-                              _int(_field(seg, "area", at), f"{at}'s area")))
+                items.append((self._category(seg, at), _uint(_field(seg, "iscrowd", at), f"{at}'s iscrowd"),
+                              _uint(_field(seg, "area", at), f"{at}'s area")))
         else:
             caption = _field(ann, "caption", what)
             if not isinstance(caption, str):
                 raise _Bad(f"{what}'s caption is not a string")
             items.append(caption)
+
+    def present(self, name: str) -> bool:
+        """Whether the image has a row: MindSpore keeps an image once an annotation gave it a bbox / polygon /
+        keypoints row (a caption, for Captioning)."""
+        return bool((self.items if self.task == "Captioning" else self.coords).get(name))
 
     def row(self, name: str) -> tuple:
         items = self.items[name]
@@ -197,7 +210,7 @@ class CocoDataset(MappableSource):
                 anns.add(ann, files[image_id], f"annotation {k}")
         except _Bad as exc:
             raise DatasetError(f"{where}: {annotation_file!r} is not a COCO {task} annotation file: {exc}") from None
-        self._names = [n for n in order if n in anns.items]
+        self._names = [n for n in order if anns.present(n)]
         if not self._names:
             raise DatasetError(f"{where}: {annotation_file!r} annotates none of its images (no rows)")
         if extra_metadata and any("." not in n for n in self._names):

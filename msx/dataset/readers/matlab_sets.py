@@ -1,5 +1,7 @@
 """Datasets published as MATLAB v5 files, read with scipy's MATLAB reader (no pickle), as MindSpore reads them:
 
+Each file passes `mat_v5.check` (every data element well nested) before scipy reads it from memory.
+
 * `SVHNDataset`: the Street View House Numbers' cropped digits, `<usage>_32x32.mat` (`X` uint8 (32, 32, 3, N),
   `y` (N, 1) with the digit 0 stored as 10). Columns `image` uint8 (32, 32, 3) and `label` uint32 (10 read as
   0); usage train, test, extra or all (in that order).
@@ -15,6 +17,7 @@
 """
 from __future__ import annotations
 
+import io
 import os
 from typing import Any
 
@@ -23,6 +26,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from . import mat_v5
 from .common import ImageLabelArrays, check_dir, image_file, read_lines
 
 _PARTS = ("train", "test", "extra")
@@ -35,7 +39,10 @@ def _loadmat(where: str, path: str, names: tuple[str, ...]) -> list[np.ndarray]:
     if not os.path.isfile(path):
         raise DatasetError(f"{where}: {path!r} does not exist")
     try:
-        mat = scipy.io.loadmat(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        mat_v5.check(data)  # what scipy is handed is well nested: a damaged byte count crashes its reader
+        mat = scipy.io.loadmat(io.BytesIO(data))
         return [np.asarray(mat[n]) for n in names]
     except KeyError as exc:
         raise DatasetError(f"{where}: {path!r} lacks the variable {exc}; it should hold {list(names)}") from None
@@ -115,6 +122,17 @@ class Flowers102Dataset(MappableSource):
 _SBD_USAGES = ("train", "val", "train_noval", "all")
 
 
+def _dense(matrix: Any) -> np.ndarray:
+    """A sparse matrix as scipy read it, densified after a full check of its index arrays: scipy's reader takes
+    them from the file as they are, and densifying out-of-range indices writes past the array (a crash)."""
+    import scipy.sparse  # only SBD's boundaries are sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise TypeError(f"a {type(matrix).__name__}, not a sparse matrix")
+    matrix.check_format(full_check=True)
+    return matrix.toarray()
+
+
 class SBDataset(MappableSource):
     def __init__(self, dataset_dir: str, task: str = "Boundaries", usage: str = "all", num_samples: int | None = None,
                  num_parallel_workers: int | None = 1, shuffle: bool | None = None, decode: bool | None = None,
@@ -143,7 +161,7 @@ class SBDataset(MappableSource):
             field = gt[0][self._task][0]
             if self._task == "Segmentation":
                 return np.asarray(field, np.uint8)
-            return np.stack([field[k][0].toarray() for k in range(20)])
+            return np.stack([_dense(field[k][0]) for k in range(20)])
         except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
             raise DatasetError(f"{self._where}: {path!r}'s GTcls has no {self._task} of SBD's layout (20 sparse "
                                f"class boundaries, a uint8 segmentation): {type(exc).__name__}: {exc}") from None
