@@ -91,7 +91,7 @@ def _resample(image: np.ndarray, n_out: int, inter: Inter, axis: int) -> np.ndar
     out, tap = np.empty((before, n_out, after), lines.dtype), np.empty((before, n_out, after), lines.dtype)
     flat_out, flat_tap = out.reshape(before, -1), tap.reshape(before, -1)
     for k in range(order.shape[1]):
-        np.take(lines, order[:, k], axis=1, out=out if k == 0 else tap)
+        np.take(lines, order[:, k], axis=1, out=out if k == 0 else tap, mode="clip")  # "raise" buffers `out`
         weight = np.repeat(gain[:, k].astype(lines.dtype), after)
         if k == 0:
             flat_out *= weight
