@@ -80,24 +80,24 @@ def _taps(n_in: int, n_out: int, inter: Inter) -> tuple[np.ndarray, np.ndarray]:
     return order, np.take_along_axis(weights, order, 1)
 
 
-def _resample(image: np.ndarray, n_out: int, inter: Inter, axis: int) -> np.ndarray:
-    """`image` resampled to `n_out` lines along `axis`, tap by tap into one buffer, at a cost of taps x output
-    (a dense einsum over a 224x320 image took ~230 ms, ~15x Pillow). The image is viewed as (before, lines,
-    after) and each tap's weights repeated over `after`, so numpy's inner loops run along whole rows."""
+def _resample(image: np.ndarray, n_out: int, inter: Inter, axis: int, work: Any) -> np.ndarray:
+    """`image` resampled to `n_out` lines along `axis` (in the float type `work`), tap by tap into one buffer, at a
+    cost of taps x output (a dense einsum over a 224x320 image took ~230 ms, ~15x Pillow). The image is viewed as
+    (before, lines, after) and each tap's weights repeated over `after`, so numpy's inner loops run along whole
+    rows; an integer image is read as it is (each tap converts while it multiplies)."""
     order, gain = _taps(image.shape[axis], n_out, inter)
     shape = image.shape
     before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
     lines = np.ascontiguousarray(image).reshape(before, shape[axis], after)
-    out, tap = np.empty((before, n_out, after), lines.dtype), np.empty((before, n_out, after), lines.dtype)
-    flat_out, flat_tap = out.reshape(before, -1), tap.reshape(before, -1)
+    out = np.empty((before, n_out * after), work)
+    picked = np.empty((before, n_out, after), lines.dtype)
+    flat = picked.reshape(before, -1)
+    tap = out if order.shape[1] == 1 else np.empty_like(out)
     for k in range(order.shape[1]):
-        np.take(lines, order[:, k], axis=1, out=out if k == 0 else tap, mode="clip")  # "raise" buffers `out`
-        weight = np.repeat(gain[:, k].astype(lines.dtype), after)
-        if k == 0:
-            flat_out *= weight
-        else:
-            flat_tap *= weight
-            flat_out += flat_tap
+        np.take(lines, order[:, k], axis=1, out=picked, mode="clip")  # mode "raise" would buffer `out`
+        np.multiply(flat, np.repeat(gain[:, k].astype(work), after), out=out if k == 0 else tap)
+        if k:
+            out += tap
     return out.reshape(shape[:axis] + (n_out,) + shape[axis + 1:])
 
 
@@ -109,7 +109,11 @@ def resize_array(image: np.ndarray, height: int, width: int, inter: Inter) -> np
         return like_input(to_pil(image, "Resize").resize((width, height), PIL_RESAMPLE[inter]), image)
     # uint8 (8 bits) sums exactly enough in float32 (24); wider types in float64
     work = np.float32 if image.dtype in (np.uint8, np.int8, np.bool_) else np.float64
-    out = _resample(_resample(image.astype(work), height, inter, 0), width, inter, 1)
+    h, w = image.shape[:2]
+    if height * w <= h * width:  # the pass that leaves the smaller intermediate image first
+        out = _resample(_resample(image, height, inter, 0, work), width, inter, 1, work)
+    else:
+        out = _resample(_resample(image, width, inter, 1, work), height, inter, 0, work)
     if image.dtype.kind in "iub":
         np.rint(out, out=out)
         if image.dtype.kind != "b":
