@@ -163,9 +163,10 @@ def test_sbd_and_tedlium_name_damaged_files(layouts):
     d = ds.TedliumDataset(os.path.dirname(bad), "release1", usage="train")
     with pytest.raises(DatasetError, match="Bad.sph.*holds 10 samples"):
         list(d.create_tuple_iterator(output_numpy=True))
-    cases._write_text(os.path.join(bad, "stm", "Bad.stm"), "Bad 1 s zero\n")
-    with pytest.raises(DatasetError, match="Bad.stm' line 1"):
-        list(ds.TedliumDataset(os.path.dirname(bad), "release1", usage="train").create_tuple_iterator())
+    for line in ("Bad 1 s zero\n", "Bad 1 s -1 0.5 <o> neg\n", "Bad 1 s 0 inf <o> inf\n", "Bad 1 s 0.2 0.1 <o> x\n"):
+        cases._write_text(os.path.join(bad, "stm", "Bad.stm"), line)
+        with pytest.raises(DatasetError, match="Bad.stm' line 1"):
+            ds.TedliumDataset(os.path.dirname(bad), "release1", usage="train")
     with open(os.path.join(bad, "sph", "Bad.sph"), "wb") as f:
         f.write(b"RIFF....WAVE")
     cases._stm(os.path.join(bad, "stm", "Bad.stm"), "Bad", [("s", "0.0", "0.01", "x")])

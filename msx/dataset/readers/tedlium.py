@@ -19,6 +19,7 @@ not fit is a DatasetError naming the file.
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -39,33 +40,28 @@ def _stm_lines(path: str) -> list[list[str]]:
     for number, line in enumerate(read_lines(_WHERE, path), 1):
         fields = line.split(" ", 6)
         try:
-            ok = len(fields) == 7 and float(fields[3]) <= float(fields[4])
+            ok = len(fields) == 7 and 0 <= float(fields[3]) <= float(fields[4]) < math.inf
         except ValueError:
             ok = False
         if not ok:
             raise DatasetError(f"{_WHERE}: {path!r} line {number} is not '<talk> <channel> <speaker> <start> <end> "
-                               f"<identifier> <transcript>' (start <= end): {line[:80]!r}")
+                               f"<identifier> <transcript>' (0 <= start <= end): {line[:80]!r}")
         rows.append(fields)
     return rows
 
 
-def read_sph(path: str) -> tuple[np.ndarray, int]:
-    """(int16 samples, sample rate) of a NIST SPHERE file of 16-bit mono PCM."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise DatasetError(f"{_WHERE}: cannot read {path!r}: {exc.strerror}") from None
-    lines = data[:4096].split(b"\n")
+def _sph_header(path: str, head: bytes) -> tuple[int, int, str]:
+    """(header size, sample rate, numpy dtype of a sample) from the start of a NIST SPHERE file."""
+    lines = head.split(b"\n")
     try:
         size = int(lines[1]) if lines[0] == b"NIST_1A" else 0
     except (ValueError, IndexError):
         size = 0
-    end = data.find(b"end_head")
-    if size < 16 or len(data) < size or not 0 < end < size:
+    end = head.find(b"end_head")
+    if size < 16 or not 0 < end < size:
         raise DatasetError(f"{_WHERE}: {path!r} is not a NIST SPHERE file (no 'NIST_1A' header ending in end_head)")
     fields = {}
-    for line in data[:end].decode("ascii", "replace").split("\n")[2:]:
+    for line in head[:end].decode("ascii", "replace").split("\n")[2:]:
         parts = line.split(None, 2)
         if len(parts) == 3:
             fields[parts[0]] = parts[2].strip()
@@ -74,12 +70,30 @@ def read_sph(path: str) -> tuple[np.ndarray, int]:
     except (KeyError, ValueError):
         raise DatasetError(f"{_WHERE}: {path!r}'s header has no integer sample_rate") from None
     coding, width = fields.get("sample_coding", "pcm"), fields.get("sample_n_bytes", "2")
-    if coding != "pcm" or width != "2" or fields.get("channel_count", "1") != "1":
+    if coding != "pcm" or width != "2" or fields.get("channel_count", "1") != "1" or rate <= 0:
         raise DatasetError(f"{_WHERE}: {path!r} holds {fields.get('channel_count', '1')}-channel {coding} samples of "
-                           f"{width} bytes; msx reads 16-bit mono PCM (decompress shorten files with sph2pipe)")
-    order = ">i2" if fields.get("sample_byte_format", "10") != "01" else "<i2"
-    body = data[size:]
-    return np.frombuffer(body[:len(body) - len(body) % 2], order), rate
+                           f"{width} bytes at {rate} Hz; msx reads 16-bit mono PCM (decompress shorten files with "
+                           f"sph2pipe)")
+    return size, rate, ">i2" if fields.get("sample_byte_format", "10") != "01" else "<i2"
+
+
+def read_sph_segment(path: str, start: float, end: float) -> tuple[np.ndarray, int]:
+    """(int16 samples from `int(start * rate)` to `int(end * rate)`, sample rate) of a NIST SPHERE file of 16-bit
+    mono PCM; only the header and the segment's bytes are read (a talk's file holds all of its segments)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+            size, rate, dtype = _sph_header(path, head)
+            total = (os.fstat(f.fileno()).st_size - size) // 2
+            begin, stop = int(start * rate), int(end * rate)
+            if stop > total:
+                raise DatasetError(f"{_WHERE}: {path!r} holds {total} samples; the segment {start}-{end} s ends at "
+                                   f"sample {stop}")
+            f.seek(size + 2 * begin)
+            data = f.read(2 * (stop - begin))
+    except OSError as exc:
+        raise DatasetError(f"{_WHERE}: cannot read {path!r}: {exc.strerror}") from None
+    return np.frombuffer(data, dtype), rate
 
 
 class TedliumDataset(MappableSource):
@@ -126,11 +140,7 @@ class TedliumDataset(MappableSource):
             raise DatasetError(f"{_WHERE}: {stm!r} has {len(lines)} lines; a transcript names line {int(number) + 1}")
         talk_id, _, speaker, start, end, identifier, transcript = lines[int(number)]
         sph = os.path.join(self._root, part, "sph", f"{talk}.sph")
-        samples, rate = read_sph(sph)
-        begin, stop = int(float(start) * rate), int(float(end) * rate)
-        if stop > len(samples):
-            raise DatasetError(f"{_WHERE}: {sph!r} holds {len(samples)} samples; the segment {start}-{end} s of "
-                               f"{stm!r} ends at sample {stop}")
-        wave = (samples[begin:stop] / 32767.0).astype(np.float32)[None]
+        samples, rate = read_sph_segment(sph, float(start), float(end))
+        wave = (samples / 32767.0).astype(np.float32)[None]
         return (wave, np.array(rate, np.int32), np.array(transcript), np.array(talk_id), np.array(speaker),
                 np.array(identifier))
