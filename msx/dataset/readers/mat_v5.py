@@ -143,7 +143,8 @@ def _matrix(data: bytes, start: int, count: int, order: str, depth: int) -> None
     elif cls == _STRUCT:
         if len(rest) < 2:
             raise MatError(f"{where} (struct) lacks its field names")
-        (width,) = _ints(data, rest[0], order, f"{where}'s field name length")[:1] or [0]
+        lengths = _ints(data, rest[0], order, f"{where}'s field name length")
+        width = int(lengths[0]) if len(lengths) == 1 else 0
         fields = _values(data, rest[1], order, where) // width if width > 0 else -1
         if fields < 0 or len(rest) - 2 != n * fields or any(k != 14 for k, _, _ in rest[2:]):
             raise MatError(f"{where} (struct of {n}) does not hold its fields' matrices")
