@@ -159,3 +159,23 @@ def test_status_and_error_code_enums_have_mindspore_values():
     assert (mindrecord.ErrorCodeType.ERROR_CODE, mindrecord.ErrorCodeType.EXCEPTION_CODE) == (1, 2)
     assert (mindrecord.LogRuntime.RT_HOST, mindrecord.LogRuntime.RT_DEVICE) == (1, 2)
     assert mindrecord.ParamValueError("x").error_code == 1347686402  # MindSpore's code for the same error
+
+
+def test_tfrecord_to_mr_refuses_and_its_suggested_route_converts(tmp_path):
+    """TFRecordToMR takes TensorFlow's feature specs (msx has no TensorFlow): refused, naming the route that works —
+    TFRecordDataset(...).save(...) — which writes a MindRecord file with the records' rows."""
+    import msx.dataset as ds
+    from msx.mindrecord import FileReader, ParamValueError, TFRecordToMR
+
+    source = os.path.join(os.path.dirname(__file__), "golden", "tfrecord", "a.tfrecord")
+    destination = str(tmp_path / "a.mindrecord")
+    with pytest.raises(ParamValueError, match=r"TFRecordDataset\(.*\)\.save"):
+        TFRecordToMR(source, destination, {"x": object()})
+    ds.TFRecordDataset(source, shuffle=False).save(destination)
+    want = list(ds.TFRecordDataset(source, shuffle=False).create_dict_iterator(output_numpy=True))
+    got = list(FileReader(destination).get_next())
+    assert len(got) == len(want) > 0
+    for g, w in zip(got, want):
+        assert sorted(g) == sorted(w)
+        for k in w:
+            np.testing.assert_array_equal(np.asarray(g[k]).reshape(np.shape(w[k])), w[k])

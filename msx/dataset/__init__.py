@@ -35,6 +35,7 @@ from .readers.text_sets import (AmazonReviewDataset, CoNLL2000Dataset, DBpediaDa
 from .readers.image_sets import (Caltech101Dataset, Caltech256Dataset, Food101Dataset, OmniglotDataset, Places365Dataset, RenderedSST2Dataset, SBUDataset, SemeionDataset, SUN397Dataset, USPSDataset)  # noqa: F401
 from .readers.annotated_sets import (CityscapesDataset, DIV2KDataset, FlickrDataset, KITTIDataset, LFWDataset, LSUNDataset, PhotoTourDataset, WIDERFaceDataset)  # noqa: F401
 from .readers.text_sets import CLUEDataset, IWSLT2016Dataset, IWSLT2017Dataset  # noqa: F401
+from .readers import SBDataset, TedliumDataset  # noqa: F401
 from .readers.text_files import Shuffle  # noqa: F401
 from .schema import Schema  # noqa: F401
 from .helpers import (AudioBaseDataset, MappableDataset, ShuffleToShuffleMode, SourceDataset,  # noqa: F401

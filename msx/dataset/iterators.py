@@ -176,6 +176,9 @@ def _cleanup() -> None:
 atexit.register(_cleanup)
 
 
+HIDDEN_PREFIX = "_meta-"
+
+
 class _Iterator:
     """Iterate once per epoch, up to `num_epochs` times (-1: no limit); epoch k is shuffled by (seed, k)."""
 
@@ -185,7 +188,10 @@ class _Iterator:
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or not (num_epochs == -1 or num_epochs >= 1):
             raise DatasetError(f"num_epochs must be a positive int or -1, got {num_epochs!r}")
         names = dataset.get_col_names()
-        chosen = names if columns is None else [columns] if isinstance(columns, str) else list(columns)
+        # a reader's "_meta-" columns (CocoDataset(extra_metadata=True)) are left out unless renamed or asked for,
+        # as MindSpore leaves them out
+        chosen = [n for n in names if not n.startswith(HIDDEN_PREFIX)] if columns is None else \
+            [columns] if isinstance(columns, str) else list(columns)
         unknown = [c for c in chosen if c not in names]
         if unknown:
             raise DatasetError(f"columns {unknown} are not among the dataset's columns {names}")

@@ -5,4 +5,4 @@ from ..dataset.readers.mindrecord_config import set_dec_mode, set_enc_key, set_e
 from ..dataset.readers.mindrecord_errors import *  # noqa: F401,F403 — MindSpore's exception names
 from ..dataset.readers.mindrecord_reader import FileReader, MindPage  # noqa: F401
 from ..dataset.readers.mindrecord_writer import FileWriter  # noqa: F401
-from ..dataset.readers.mindrecord_convert import CsvToMR, ImageNetToMR, MnistToMR  # noqa: F401
+from ..dataset.readers.mindrecord_convert import CsvToMR, ImageNetToMR, MnistToMR, TFRecordToMR  # noqa: F401

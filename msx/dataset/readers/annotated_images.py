@@ -1,10 +1,6 @@
-"""Image datasets with annotation files, in their published layouts: `CocoDataset` (detection), `VOCDataset`
-(detection, segmentation), `CelebADataset`, `ManifestDataset` (MindSpore's JSON-lines manifest).
+"""Image datasets with annotation files, in their published layouts: `VOCDataset` (detection, segmentation),
+`CelebADataset`, `ManifestDataset` (MindSpore's JSON-lines manifest); COCO has its own module (coco.py).
 
-* COCO: `dataset_dir/<file_name>` images and the instances JSON `annotation_file` (`images`, `annotations`,
-  `categories`). task "Detection": rows in the file's `images` order, images without annotations left out (as
-  MindSpore does); columns `image` (bytes, or decoded), `bbox` float32 (n, 4) as stored ([x, y, w, h]),
-  `category_id` uint32 (n, 1), `iscrowd` uint32 (n, 1); `get_class_indexing()` is {name: [id]}.
 * VOC: `dataset_dir/ImageSets/<Main|Segmentation>/<usage>.txt` names the images; `JPEGImages/<id>.jpg`,
   `Annotations/<id>.xml` (detection) or `SegmentationClass/<id>.png` (segmentation). Detection columns `image`,
   `bbox` float32 (n, 4) [xmin, ymin, xmax - xmin, ymax - ymin], `label` uint32 (n, 1) (by `class_indexing`,
@@ -31,8 +27,6 @@ from ..pipeline import Row
 from ..sources import MappableSource
 from .common import image_file
 
-_COCO_TASKS = ("Detection", "Stuff", "Keypoint", "Panoptic", "Captioning")
-
 
 def _no_extras(where: str, extra_metadata: Any, decrypt: Any) -> None:
     if extra_metadata:
@@ -40,59 +34,6 @@ def _no_extras(where: str, extra_metadata: Any, decrypt: Any) -> None:
                            f"msx")
     if decrypt is not None:
         raise DatasetError(f"{where}: decrypt (a function decrypting the images) is not supported by msx")
-
-
-def _load_json(where: str, path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as exc:
-        raise DatasetError(f"{where}: cannot read {path!r}: {exc.strerror}") from None
-    except (ValueError, RecursionError) as exc:
-        raise DatasetError(f"{where}: {path!r} is not a JSON annotation file ({type(exc).__name__})") from None
-
-
-class CocoDataset(MappableSource):
-    def __init__(self, dataset_dir: str, annotation_file: str, task: str = "Detection", num_samples: int | None = None,
-                 num_parallel_workers: int | None = None, shuffle: bool | None = None, decode: bool = False,
-                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None, cache: Any = None,
-                 extra_metadata: bool = False, decrypt: Any = None) -> None:
-        where = "CocoDataset"
-        if task not in _COCO_TASKS:
-            raise DatasetError(f"{where}: task must be one of {list(_COCO_TASKS)}, got {task!r}")
-        if task != "Detection":
-            raise DatasetError(f"{where}: task={task!r} is not supported by msx yet; task='Detection' is")
-        _no_extras(where, extra_metadata, decrypt)
-        if not os.path.isdir(dataset_dir):
-            raise DatasetError(f"{where}: dataset_dir {dataset_dir!r} is not a directory")
-        doc = _load_json(where, annotation_file)
-        try:
-            images = [(int(im["id"]), str(im["file_name"])) for im in doc["images"]]
-            boxes: dict[int, list] = {}
-            for a in doc["annotations"]:
-                bbox = [float(v) for v in a["bbox"]]
-                if len(bbox) != 4:
-                    raise ValueError(f"a bbox of {len(bbox)} values")
-                boxes.setdefault(int(a["image_id"]), []).append((bbox, int(a["category_id"]), int(a.get("iscrowd", 0))))
-            self._indexing = {str(c["name"]): [int(c["id"])] for c in doc.get("categories", [])}
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise DatasetError(f"{where}: {annotation_file!r} is not a COCO instances file: "
-                               f"{type(exc).__name__}: {exc}") from None
-        self._items = [(os.path.join(dataset_dir, name), boxes[i]) for i, name in images if i in boxes]
-        self._decode = bool(decode)
-        super().__init__(where, ["image", "bbox", "category_id", "iscrowd"], num_samples, shuffle, sampler,
-                         num_shards, shard_id, num_parallel_workers)
-
-    def get_class_indexing(self) -> dict:
-        return {k: list(v) for k, v in self._indexing.items()}
-
-    def _length(self) -> int:
-        return len(self._items)
-
-    def _row(self, index: int) -> Row:
-        path, anns = self._items[index]
-        return (image_file("CocoDataset", path, self._decode), np.array([b for b, _, _ in anns], np.float32),
-                np.array([[c] for _, c, _ in anns], np.uint32), np.array([[k] for _, _, k in anns], np.uint32))
 
 
 def _voc_objects(where: str, path: str) -> list[tuple[str, list[float], int, int]]:

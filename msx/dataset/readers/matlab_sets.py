@@ -1,5 +1,7 @@
 """Datasets published as MATLAB v5 files, read with scipy's MATLAB reader (no pickle), as MindSpore reads them:
 
+Each file passes `mat_v5.check` (every data element well nested) before scipy reads it from memory.
+
 * `SVHNDataset`: the Street View House Numbers' cropped digits, `<usage>_32x32.mat` (`X` uint8 (32, 32, 3, N),
   `y` (N, 1) with the digit 0 stored as 10). Columns `image` uint8 (32, 32, 3) and `label` uint32 (10 read as
   0); usage train, test, extra or all (in that order).
@@ -7,9 +9,15 @@
   `valid`, `tstid`); task "Classification" (columns `image`, `label` uint32 0..101) or "Segmentation" (`image`,
   `segmentation` from `segmim/segmim_<5 digits>.jpg`, `label`); usage train, valid, test or all (train, test,
   valid — MindSpore's order).
+* `SBDataset` (Semantic Boundaries, Hariharan et al.): `img/<id>.jpg`, `cls/<id>.mat` (the struct `GTcls`:
+  `Boundaries`, a 20 x 1 cell of sparse H x W matrices, one per class; `Segmentation`, uint8 H x W class ids) and
+  `<usage>.txt` (one id a line; usage train, val, train_noval, or all: train then val). Columns `image` (bytes, or
+  decoded RGB) and `task`: Boundaries (20, H, W) in the sparse matrices' dtype (as scipy reads them), or
+  Segmentation uint8 (H, W). The .mat file is read when its row is.
 """
 from __future__ import annotations
 
+import io
 import os
 from typing import Any
 
@@ -18,7 +26,8 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
-from .common import ImageLabelArrays, image_file
+from . import mat_v5
+from .common import ImageLabelArrays, check_dir, image_file, read_lines
 
 _PARTS = ("train", "test", "extra")
 
@@ -30,7 +39,10 @@ def _loadmat(where: str, path: str, names: tuple[str, ...]) -> list[np.ndarray]:
     if not os.path.isfile(path):
         raise DatasetError(f"{where}: {path!r} does not exist")
     try:
-        mat = scipy.io.loadmat(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        mat_v5.check(data)  # what scipy is handed is well nested: a damaged byte count crashes its reader
+        mat = scipy.io.loadmat(io.BytesIO(data))
         return [np.asarray(mat[n]) for n in names]
     except KeyError as exc:
         raise DatasetError(f"{where}: {path!r} lacks the variable {exc}; it should hold {list(names)}") from None
@@ -105,3 +117,55 @@ class Flowers102Dataset(MappableSource):
         mask = image_file("Flowers102Dataset", os.path.join(self._dir, "segmim", f"segmim_{i:05d}.jpg"),
                           self._decode)
         return image, mask, label
+
+
+_SBD_USAGES = ("train", "val", "train_noval", "all")
+
+
+def _dense(matrix: Any) -> np.ndarray:
+    """A sparse matrix as scipy read it, densified after a full check of its index arrays: scipy's reader takes
+    them from the file as they are, and densifying out-of-range indices writes past the array (a crash)."""
+    import scipy.sparse  # only SBD's boundaries are sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise TypeError(f"a {type(matrix).__name__}, not a sparse matrix")
+    matrix.check_format(full_check=True)
+    return matrix.toarray()
+
+
+class SBDataset(MappableSource):
+    def __init__(self, dataset_dir: str, task: str = "Boundaries", usage: str = "all", num_samples: int | None = None,
+                 num_parallel_workers: int | None = 1, shuffle: bool | None = None, decode: bool | None = None,
+                 sampler: Any = None, num_shards: int | None = None, shard_id: int | None = None) -> None:
+        where = "SBDataset"
+        if task not in ("Boundaries", "Segmentation"):
+            raise DatasetError(f"{where}: task must be one of ['Boundaries', 'Segmentation'], got {task!r}")
+        if usage not in _SBD_USAGES:
+            raise DatasetError(f"{where}: usage must be one of {list(_SBD_USAGES)}, got {usage!r}")
+        if not isinstance(decode, (bool, type(None))):
+            raise DatasetError(f"{where}: decode must be True, False or None, got {decode!r}")
+        root = check_dir(where, dataset_dir)
+        ids = [line.strip() for part in (("train", "val") if usage == "all" else (usage,))
+               for line in read_lines(where, os.path.join(root, f"{part}.txt"))]
+        self._items = [(os.path.join(root, "img", f"{i}.jpg"), os.path.join(root, "cls", f"{i}.mat")) for i in ids]
+        self._task, self._decode = task, bool(decode)
+        super().__init__(where, ["image", "task"], num_samples, shuffle, sampler, num_shards, shard_id,
+                         num_parallel_workers)
+
+    def _length(self) -> int:
+        return len(self._items)
+
+    def _target(self, path: str) -> np.ndarray:
+        (gt,) = _loadmat(self._where, path, ("GTcls",))
+        try:
+            field = gt[0][self._task][0]
+            if self._task == "Segmentation":
+                return np.asarray(field, np.uint8)
+            return np.stack([_dense(field[k][0]) for k in range(20)])
+        except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise DatasetError(f"{self._where}: {path!r}'s GTcls has no {self._task} of SBD's layout (20 sparse "
+                               f"class boundaries, a uint8 segmentation): {type(exc).__name__}: {exc}") from None
+
+    def _row(self, index: int) -> Row:
+        image, mat = self._items[index]
+        return image_file(self._where, image, self._decode), self._target(mat)

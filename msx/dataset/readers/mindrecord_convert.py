@@ -13,7 +13,10 @@ index fields, header and page sizes MindSpore's converters use, through `mindrec
   decoded images differ from MindSpore's by a few grey levels at most.
 
 The CIFAR converters (`Cifar10ToMR`, `Cifar100ToMR`) read the python-pickle form of CIFAR, which msx does not
-unpickle (file readers never use pickle); `TFRecordToMR` needs TensorFlow. They are not provided.
+unpickle (file readers never use pickle): they are not provided. `TFRecordToMR(source, destination, feature_dict,
+bytes_fields=None)` is there to refuse clearly: its `feature_dict` is TensorFlow's `tf.io.FixedLenFeature` specs and
+MindSpore parses the records with TensorFlow, which msx does not depend on; the same conversion without TensorFlow
+is `msx.dataset.TFRecordDataset(source, schema=...).save(destination)` (msx reads tf.train.Example records itself).
 """
 from __future__ import annotations
 
@@ -203,3 +206,14 @@ class MnistToMR:
 
     def transform(self) -> int:
         return self.run()
+
+
+class TFRecordToMR:
+    """Refused with the way to do it: see the module docstring."""
+
+    def __init__(self, source: str, destination: str, feature_dict: dict, bytes_fields: list | None = None) -> None:
+        raise ParamValueError(
+            "TFRecordToMR: its feature_dict holds TensorFlow's tf.io.FixedLenFeature specs and MindSpore parses the "
+            "records with TensorFlow, which msx does not use; convert with "
+            f"msx.dataset.TFRecordDataset({source!r}).save({destination!r}) (msx reads tf.train.Example records "
+            "itself; pass schema= / columns_list= to choose the columns)")

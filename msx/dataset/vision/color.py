@@ -77,9 +77,23 @@ class Normalize(ImageTensorOperation):
     def __call__(self, img: Any) -> np.ndarray:
         original = np.asarray(img)
         array = self._check(original)
+        if self.is_hwc and array.flags.c_contiguous:  # as (H, W*C) rows: numpy's inner loop runs along a row
+            h, w, c = array.shape
+            mean, std = self._rows(w, c)
+            out = np.subtract(array.reshape(h, w * c), mean, dtype=np.float32)
+            return np.divide(out, std, out=out).reshape(original.shape)
         out = np.subtract(array, self._mean, dtype=np.float32)
         out = np.divide(out, self._std, out=out)
         return out.reshape(original.shape) if original.ndim == 2 else out
+
+    def _rows(self, width: int, channels: int) -> tuple[np.ndarray, np.ndarray]:
+        """mean and std repeated along an image row of `width` pixels (same dtypes, so the same arithmetic)."""
+        key, cached = getattr(self, "_row_cache", (None, None))  # one attribute: map workers share the op
+        if key != (width, channels):
+            reps = channels // len(self.mean)
+            cached = (np.tile(np.repeat(self.mean, reps), width), np.tile(np.repeat(self.std, reps), width))
+            self._row_cache = ((width, channels), cached)
+        return cached
 
     def batched(self, rows: np.ndarray) -> np.ndarray | None:
         if rows.ndim != 4 or type(self) is not Normalize:
