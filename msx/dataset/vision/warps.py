@@ -80,13 +80,30 @@ def affine_matrix(h: int, w: int, degrees: float, translate: Sequence[float], sc
 def warp(array: np.ndarray, forward: np.ndarray, inter: Inter, fill: Any) -> np.ndarray:
     """Apply the forward 3x3 (affine or projective) matrix; output the input's size."""
     h, w = array.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
     inv = np.linalg.inv(forward)
+    if np.array_equal(forward[2], [0.0, 0.0, 1.0]):
+        return _sample(array, *_affine_source(inv, h, w, inter), inter, fill)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
     z = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
     z = np.where(z == 0, np.finfo(np.float64).eps, z)
     sx = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / z
     sy = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / z
     return _sample(array, sx, sy, inter, fill)
+
+
+def _affine_source(inv: np.ndarray, h: int, w: int, inter: Inter) -> tuple[np.ndarray, np.ndarray]:
+    """The source point of every output pixel as OpenCV's warpAffine (MindSpore's kernel) computes it: in
+    fixed point, 1/1024 pixel per step (AB_BITS = 10) summed per row and column, then cut to whole pixels
+    (nearest) or to its remap table's 1/32 pixel. A point exactly between two pixels (a 45-degree turn's
+    diagonal) then falls where OpenCV's falls, not wherever the last bit of a float64 product lands."""
+    scale = 1024
+    xs, ys = np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)
+    half = scale // 2 if inter == Inter.NEAREST else scale // 32 // 2
+    fx = np.rint(inv[0, 0] * xs * scale)[None, :] + np.rint((inv[0, 1] * ys + inv[0, 2]) * scale)[:, None] + half
+    fy = np.rint(inv[1, 0] * xs * scale)[None, :] + np.rint((inv[1, 1] * ys + inv[1, 2]) * scale)[:, None] + half
+    if inter == Inter.NEAREST:  # whole pixels; _sample's floor(x + 0.5) keeps them
+        return np.floor(fx / scale), np.floor(fy / scale)
+    return np.floor(fx / 32) / 32, np.floor(fy / 32) / 32  # 1/32 pixel: _sample's rounding to 1/32 keeps it
 
 
 _WARP_INTER = (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC)
