@@ -266,6 +266,7 @@ from msx.nn.layer import pooling as pooling
 from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.nn import refused as refused
 from msx.nn.layer import rnn as rnn
+from msx.nn.layer import switch_layer as switch_layer
 from msx.nn.layer import sync_batchnorm as sync_batchnorm
 from msx.nn.layer import timedistributed as timedistributed
 from msx.nn.layer import transformer as transformer
