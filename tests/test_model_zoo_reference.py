@@ -63,7 +63,8 @@ def _forward(layers: list, params: dict, x, train: bool):
             stats[bn] = (mean, var * n / (n - 1))  # the moving variance follows the unbiased batch variance
         else:
             mean, var = params[bn + ".moving_mean"], params[bn + ".moving_variance"]
-        x = (x - mean[channel]) / jnp.sqrt(var[channel] + EPS) * params[bn + ".gamma"][channel] + params[bn + ".beta"][channel]
+        scale = params[bn + ".gamma"][channel] / jnp.sqrt(var[channel] + EPS)
+        x = (x - mean[channel]) * scale + params[bn + ".beta"][channel]
         x = jax.nn.relu(x)
     return x.mean((2, 3)) @ params["classifier.weight"].T + params["classifier.bias"], stats
 

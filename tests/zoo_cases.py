@@ -18,9 +18,10 @@ LR = 0.05
 # last maps are 2x2: BatchNorm's batch statistics over 4 values per channel (a 1x1 map) amplify float32 rounding
 # into percent-size gradient differences between any two implementations, MindSpore's own on two machines
 # included; over 16 values msx and MindSpore agree to 1e-4. mobilenet_v1 stays at 32 with a float64 reference
-# (`test_model_zoo_reference.py`) that pins its golden, repvgg (whose gap is not BatchNorm's) at 32. A registry name is `create_model(name)`, mindcv's
-# smallest variant of the family; ("class", module, name, kwargs) builds the family's class with a small
-# configuration where even the smallest registered variant is too big for a CPU test (ViT-B, Swin-T).
+# (`test_model_zoo_reference.py`) that pins its golden, repvgg (whose gap is not BatchNorm's) at 32. A registry
+# name is `create_model(name)`, mindcv's smallest variant of the family; ("class", module, name, kwargs) builds
+# the family's class with a small configuration where even the smallest registered variant is too big for a CPU
+# test (ViT-B, Swin-T).
 CASES: dict[str, tuple] = {
     "resnet": ("resnet18", 64),
     "mobilenet_v1": ("mobilenet_v1_025", 32),
