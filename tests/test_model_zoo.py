@@ -37,8 +37,8 @@ RTOL_EVAL, RTOL_LOSS = 1e-5, 2e-4
 # the train step: (train-mode logits, how far each parameter moved). BatchNorm on batch statistics over 4 values
 # per channel (a 1x1 map) amplifies float32 rounding into percent-size gradient differences, MindSpore against
 # itself on two machines included: the BatchNorm networks run at 64x64 (`zoo_cases.CASES`), where msx and
-# MindSpore agree to 6e-5, and mobilenet_v1 at 32x32 (1.4e-4) is pinned by a float64 reference
-# (`test_model_zoo_reference.py`).
+# MindSpore agree to 8e-5 (but for the three gaps noted below), and mobilenet_v1 at 32x32 (1.4e-4) is pinned by
+# a float64 reference (`test_model_zoo_reference.py`).
 RTOL_TRAIN_DEFAULT = (2e-4, 2e-3)
 RTOL_TRAIN = {"resnet": (1e-4, 3e-4), "mobilenet_v2": (1e-4, 3e-4), "regnet": (1e-4, 3e-4),
               "shufflenet_v2": (1e-4, 3e-4), "ghostnet": (1e-4, 3e-4), "mnasnet": (1e-4, 3e-4),
