@@ -14,22 +14,28 @@ NUM_CLASSES = 10
 BATCH = 4  # BatchNorm's batch statistics over 4 samples (2 at a 1x1 map make its gradient ill-conditioned)
 LR = 0.05
 
-# family -> (how the network is built, input height/width). A registry name is `create_model(name)`, mindcv's
-# smallest variant of the family; ("class", module, name, kwargs) builds the family's class with a small
-# configuration where even the smallest registered variant is too big for a CPU test (ViT-B, Swin-T).
+# family -> (how the network is built, input height/width). The networks with BatchNorm get 64x64 so that their
+# last maps are 2x2: BatchNorm's batch statistics over 4 values per channel (a 1x1 map) amplify float32 rounding
+# into percent-size gradient differences between any two implementations, MindSpore's own on two machines
+# included; over 16 values msx and MindSpore agree to 1e-4. mobilenet_v1 stays at 32 with a float64 reference
+# (`test_model_zoo_reference.py`) that pins its golden, repvgg (whose gap is not BatchNorm's) at 32. A registry
+# name is `create_model(name)`, mindcv's smallest variant of the family; ("class", module, name, kwargs) builds
+# the family's class with a small configuration where even the smallest registered variant is too big for a CPU
+# test (ViT-B, Swin-T).
 CASES: dict[str, tuple] = {
-    "resnet": ("resnet18", 32),
+    "resnet": ("resnet18", 64),
     "mobilenet_v1": ("mobilenet_v1_025", 32),
-    "mobilenet_v2": ("mobilenet_v2_035_96", 32),
-    "mobilenet_v3": ("mobilenet_v3_small_075", 32),
-    "efficientnet": ("efficientnet_b0", 32),
-    "densenet": ("densenet121", 32),
-    "regnet": ("regnet_x_200mf", 32),
-    "shufflenet_v1": ("shufflenet_v1_g3_05", 32),
-    "shufflenet_v2": ("shufflenet_v2_x0_5", 32),
+    "mobilenet_v2": ("mobilenet_v2_035_96", 64),
+    "mobilenet_v3": ("mobilenet_v3_small_075", 64),
+    "efficientnet": ("efficientnet_b0", 64),
+    "densenet": (("class", "mindcv.models.densenet", "DenseNet",  # densenet121's layout, fewer layers per block
+                  dict(growth_rate=16, block_config=(2, 3, 4, 3), num_init_features=32)), 64),
+    "regnet": ("regnet_x_200mf", 64),
+    "shufflenet_v1": ("shufflenet_v1_g3_05", 64),
+    "shufflenet_v2": ("shufflenet_v2_x0_5", 64),
     "squeezenet": ("squeezenet1_0", 64),
     "squeezenet1_1": ("squeezenet1_1", 64),
-    "ghostnet": ("ghostnet_050", 32),
+    "ghostnet": ("ghostnet_050", 64),
     "convnext": ("convnextv2_atto", 32),
     "vit": (("class", "mindcv.models.vit", "VisionTransformer",
              dict(image_size=32, patch_size=8, embed_dim=32, depth=2, num_heads=2)), 32),
@@ -38,8 +44,8 @@ CASES: dict[str, tuple] = {
                    drop_path_rate=0.0)), 32),
     "pvt": ("pvt_v2_b0", 32),
     "repvgg": ("repvgg_a0", 32),
-    "skresnet": ("skresnet18", 32),
-    "mnasnet": ("mnasnet_050", 32),
+    "skresnet": ("skresnet18", 64),
+    "mnasnet": ("mnasnet_050", 64),
 }
 
 

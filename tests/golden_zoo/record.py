@@ -1,6 +1,6 @@
 """Record the mindcv model-zoo goldens with real MindSpore 2.10 (PyNative):
 
-    /work/main/.venv-ms/bin/python tests/golden_zoo/record.py [case ...]
+    /work/venv-ms/bin/python tests/golden_zoo/record.py [case ...]
 
 For each case of `tests/zoo_cases.py`: the eval-mode logits of the network with the cases' weights, the train-mode
 logits (BatchNorm on batch statistics, dropout off), then one
