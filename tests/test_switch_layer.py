@@ -1,6 +1,7 @@
 """A CellList indexed by a Tensor (MindSpore's switch_layer): one `Case` node under every capture mode, equal to
 eager and to MindSpore 2.10's GRAPH_MODE (goldens: tests/golden/switch_layer/record.py), range-checked as eagerly.
 """
+import importlib.util
 import json
 import pathlib
 import warnings
@@ -12,36 +13,18 @@ import msx as ms
 from msx import Tensor, nn
 from msx.errors import CaptureError
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden/switch_layer/ms210.json").read_text())
+HERE = pathlib.Path(__file__).parent
+GOLDEN = json.loads((HERE / "golden/switch_layer/ms210.json").read_text())
 MODES = ["ast", "bytecode", "trace"]
 X = Tensor(np.array(GOLDEN["x"], np.float32))
 
 
-class Net(nn.Cell):
-    """The recorder's network: three cells (two Dense, a SequentialCell) chosen by `i`, times a Dense of x."""
-
-    def __init__(self):
-        super().__init__()
-        rng = np.random.default_rng(7)
-        w = {k: rng.standard_normal(s).astype(np.float32) for k, s in
-             [("w0", (3, 4)), ("b0", (3,)), ("w1", (3, 4)), ("b1", (3,)), ("w2", (3, 4)), ("b2", (3,))]}
-        dense = [nn.Dense(4, 3) for _ in range(3)]
-        for k, d in enumerate(dense):
-            d.weight.set_data(Tensor(w[f"w{k}"]))
-            d.bias.set_data(Tensor(w[f"b{k}"]))
-        self.layers = nn.CellList([dense[0], dense[1], nn.SequentialCell([dense[2], nn.Tanh()])])
-        self.scale = nn.Dense(4, 3)
-        self.scale.weight.set_data(Tensor(np.full((3, 4), 0.1, np.float32)))
-        self.scale.bias.set_data(Tensor(np.zeros(3, np.float32)))
-
-    def construct(self, i, x):
-        y = self.layers[i](x)
-        return (y * self.scale(x)).sum()
-
-
 @pytest.fixture(scope="module")
 def net():
-    return Net()
+    spec = importlib.util.spec_from_file_location("switch_network", HERE / "golden/switch_layer/network.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build(nn, Tensor)
 
 
 def _index(k):

@@ -5,41 +5,21 @@
 """
 import json
 import pathlib
+import sys
 
 import numpy as np
 import mindspore as ms
-from mindspore import Tensor, nn, ops
+from mindspore import Tensor, nn
 
 ms.set_context(mode=ms.GRAPH_MODE)
-
-
-def weights():
-    rng = np.random.default_rng(7)
-    return {k: rng.standard_normal(s).astype(np.float32) for k, s in
-            [("w0", (3, 4)), ("b0", (3,)), ("w1", (3, 4)), ("b1", (3,)), ("w2", (3, 4)), ("b2", (3,))]}
-
-
-class Net(nn.Cell):
-    def __init__(self, w):
-        super().__init__()
-        dense = [nn.Dense(4, 3) for _ in range(3)]
-        for k, d in enumerate(dense):
-            d.weight.set_data(Tensor(w[f"w{k}"]))
-            d.bias.set_data(Tensor(w[f"b{k}"]))
-        self.layers = nn.CellList([dense[0], dense[1], nn.SequentialCell([dense[2], nn.Tanh()])])
-        self.scale = nn.Dense(4, 3)
-        self.scale.weight.set_data(Tensor(np.full((3, 4), 0.1, np.float32)))
-        self.scale.bias.set_data(Tensor(np.zeros(3, np.float32)))
-
-    def construct(self, i, x):
-        y = self.layers[i](x)
-        return (y * self.scale(x)).sum()
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from network import build  # noqa: E402
 
 
 def main():
     x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
     out = {"x": x.tolist()}
-    net = Net(weights())
+    net = build(nn, Tensor)
     params = net.trainable_params()
     grad = ms.value_and_grad(net, grad_position=1, weights=params)
     for k in (0, 1, 2, -1):
