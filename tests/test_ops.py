@@ -776,8 +776,9 @@ def test_eager_grad_sample_is_complete():
 
 def test_table_covers_every_primitive():
     from test_ops_array_numpy import NUMPY_CHECKED_VALUES  # checked against numpy / MindSpore's shapes there
+    from test_api_names_round3 import NUMPY_CHECKED_PRIMITIVES  # Ascend-only kernels, checked against numpy there
 
-    covered = {c.prim for c in CASES} | TESTED_SEPARATELY | NUMPY_CHECKED_VALUES
+    covered = {c.prim for c in CASES} | TESTED_SEPARATELY | NUMPY_CHECKED_VALUES | NUMPY_CHECKED_PRIMITIVES
     missing = sorted(n for n in REGISTRY if n not in covered and not _owned_elsewhere(n))
     assert not missing, f"primitives without a value test in tests/test_ops.py: {missing}"
     stale = sorted(n for n in covered if n not in REGISTRY)
@@ -787,8 +788,9 @@ def test_table_covers_every_primitive():
 def test_every_differentiable_primitive_has_a_grad_case():
     from test_ops3_new_ops import FD_CHECKED_GRADS as FD_CHECKED_NEW_OPS
     from test_ops_array_numpy import FD_CHECKED_GRADS  # finite-difference gradient tests there
+    from test_ported_ops_grads import FD_CHECKED_GRADS as FD_CHECKED_PORTED
 
-    with_grad = {c.prim for c in GRAD_CASES} | FD_CHECKED_GRADS | FD_CHECKED_NEW_OPS
+    with_grad = {c.prim for c in GRAD_CASES} | FD_CHECKED_GRADS | FD_CHECKED_NEW_OPS | FD_CHECKED_PORTED
     missing = sorted(n for n, p in REGISTRY.items()
                      if p.differentiable and n not in with_grad and n not in TESTED_SEPARATELY
                      and not _owned_elsewhere(n, grad=True))

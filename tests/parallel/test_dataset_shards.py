@@ -114,6 +114,8 @@ CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers.py" 
     "KMnistDataset", "ManifestDataset", "PennTreebankDataset", "QMnistDataset", "SST2Dataset", "STL10Dataset",
     "SVHNDataset", "VOCDataset", "WikiTextDataset", "CMUArcticDataset", "FakeImageDataset", "GTZANDataset",
     "LJSpeechDataset", "LibriTTSDataset", "SpeechCommandsDataset", "YesNoDataset")})
+CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers_tasks.py" for name in (
+    "SBDataset", "TedliumDataset")})
 # the readers of tests/test_dataset_readers_more.py, MappableSources too
 CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers_more.py" for name in (
     "AmazonReviewDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset", "Multi30kDataset",

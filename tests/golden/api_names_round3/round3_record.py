@@ -1,7 +1,7 @@
-"""Record MindSpore 2.10's answers for `cases.py` into `goldens.json` (run in MindSpore's venv, from the
+"""Record MindSpore 2.10's answers for `round3_cases.py` into `goldens.json` (run in MindSpore's venv, from the
 repository root):
 
-    /work/venv-ms/bin/python tests/golden/api_names_round3/record.py
+    /work/venv-ms/bin/python tests/golden/api_names_round3/round3_record.py
 
 For each case: the outputs (flattened nested tuples, as float lists with their shapes and dtypes) and, for a
 training case, every parameter after the call (the moving statistics a batch norm wrote); for each
@@ -17,7 +17,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cases import CASES, OPTIMIZERS, fill, run_optimizer  # noqa: E402
+from round3_cases import CASES, OPTIMIZERS, fill, run_optimizer  # noqa: E402
 
 
 def flat(out) -> list:
