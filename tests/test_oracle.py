@@ -9,7 +9,10 @@ import pytest
 
 import msx
 from oracle.cases import CASES
-from oracle.msx_side import ARRAYS, BY_ID, GOLDEN, MSX, oracle_primitives, stored_inputs as _stored_inputs
+import json
+
+from oracle.msx_side import (ARRAYS, BY_ID, GOLDEN, MSX, PRIMITIVES_FILE, oracle_primitives, runnable_cases,
+                             spied_primitives, stored_inputs as _stored_inputs)
 from oracle.runner import make_inputs, run_case
 
 # Semantic differences kept on purpose: MindSpore 2.10's CPU gradient is wrong here (a central finite
@@ -77,6 +80,20 @@ def _check_numeric_gradient(case, inputs, ct, grads):
             lo[p][idx] -= eps
             numeric[idx] = (loss(hi) - loss(lo)) / (2 * eps)
         np.testing.assert_allclose(grads[gi], numeric, rtol=1e-3, atol=1e-4, err_msg=f"gradient {gi} vs numeric")
+
+
+def test_recorded_primitives_are_what_the_cases_run():
+    """tests/oracle/primitives.json (which primitives each case runs; tests/test_ops.py counts them as checked)
+    names every runnable case, and a sample of them (one in 37) still runs exactly the recorded primitives.
+    After changing cases or an op's composition: `cd tests && python -m oracle.msx_side`."""
+    with open(PRIMITIVES_FILE) as f:
+        recorded = json.load(f)
+    assert sorted(recorded) == runnable_cases(), "re-record: cd tests && python -m oracle.msx_side"
+    cases = runnable_cases()
+    step = 37
+    offset = sum(map(ord, msx.__version__ + str(len(cases)))) % step
+    for case_id in cases[offset::step]:
+        assert spied_primitives(case_id) == recorded[case_id], f"{case_id}: re-record (python -m oracle.msx_side)"
 
 
 def test_oracle_runs_the_new_primitives():

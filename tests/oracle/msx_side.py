@@ -49,22 +49,50 @@ class _Spy:
         pass
 
 
+PRIMITIVES_FILE = os.path.join(HERE, "primitives.json")
+
+
+def spied_primitives(case_id: str) -> list[str] | None:
+    """The primitives the oracle case runs eagerly (forward only), or None where msx fails on it (a failing
+    case is reported by tests/test_oracle.py)."""
+    spy = _Spy()
+    recording.recorder = spy
+    try:
+        run_case(MSX, dataclasses.replace(BY_ID[case_id], grad=False), stored_inputs(case_id))
+    except Exception:
+        return None
+    finally:
+        recording.recorder = None
+    return sorted(spy.names)
+
+
+def runnable_cases() -> list[str]:
+    """The cases MindSpore has a golden for (those it could not run have an "error" entry)."""
+    return sorted(c for c, entry in GOLDEN["cases"].items() if "error" not in entry and c in BY_ID)
+
+
+def record_primitives() -> dict[str, list[str]]:
+    """Every runnable case's primitives, as `PRIMITIVES_FILE` holds them (running all cases takes ~100 s,
+    which is why the suite reads the file and re-checks a sample: tests/test_oracle.py)."""
+    spied = {c: spied_primitives(c) for c in runnable_cases()}
+    return {c: names for c, names in spied.items() if names is not None}
+
+
 @functools.lru_cache(maxsize=1)
 def oracle_primitives() -> tuple[frozenset, frozenset]:
-    """(primitives whose values an oracle case checks, those whose gradients one checks)."""
+    """(primitives whose values an oracle case checks, those whose gradients one checks), from the record."""
+    with open(PRIMITIVES_FILE) as f:
+        recorded = json.load(f)
     values, grads = set(), set()
-    for case_id, entry in GOLDEN["cases"].items():
-        if "error" in entry or case_id not in BY_ID:
-            continue
-        spy = _Spy()
-        recording.recorder = spy
-        try:
-            run_case(MSX, dataclasses.replace(BY_ID[case_id], grad=False), stored_inputs(case_id))
-        except Exception:  # a failing case is reported by tests/test_oracle.py
-            continue
-        finally:
-            recording.recorder = None
-        values |= spy.names
-        if "grad_positions" in entry:
-            grads |= spy.names
+    for case_id, names in recorded.items():
+        values |= set(names)
+        if "grad_positions" in GOLDEN["cases"][case_id]:
+            grads |= set(names)
     return frozenset(values), frozenset(grads)
+
+
+if __name__ == "__main__":  # python -m oracle.msx_side (from tests/): rewrite the record after changing cases
+    from msx.atomic import write_atomic
+
+    lines = [f"{json.dumps(c)}: {json.dumps(names)}" for c, names in sorted(record_primitives().items())]
+    write_atomic(PRIMITIVES_FILE, ["{\n".encode(), ",\n".join(lines).encode(), b"\n}\n"])
