@@ -23,6 +23,26 @@ ROOT = os.path.dirname(HERE)
 NETS = ("resnet18", "resnet50", "efficientnet_b0")
 
 
+def momentum_train_step(fw, net):
+    """The jitted training step a MindSpore script writes (`value_and_grad` of cross-entropy + Momentum under
+    `jit`), for `fw` = mindspore or msx: bench_cold_start.py times it, bench_step_hlo.py reads its StableHLO."""
+    loss_fn = fw.nn.CrossEntropyLoss()
+    opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
+
+    def forward(a, b):   # a named function: MindSpore's jit cannot parse a lambda on a line with other code
+        return loss_fn(net(a), b)
+
+    grad_fn = fw.value_and_grad(forward, None, opt.parameters)
+
+    @fw.jit
+    def train_step(a, b):
+        loss, grads = grad_fn(a, b)
+        opt(grads)
+        return loss
+
+    return train_step
+
+
 def networks(nn, ops):
     """The three networks as MindSpore code (conv + BN + ReLU/SiLU blocks, as mindcv writes them)."""
 

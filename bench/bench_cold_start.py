@@ -40,7 +40,7 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
         if cache:
             fw.set_context(enable_compile_cache=True, compile_cache_path=cache)
     sys.path.insert(0, HERE)
-    from bench_build import networks
+    from bench_build import momentum_train_step, networks
 
     times = {"import": time.perf_counter() - t0}
     fw.set_seed(0)
@@ -54,19 +54,7 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
         start, cpu = time.perf_counter(), time.process_time()
         net(x).asnumpy()
         times[phase], times["cpu_" + phase] = time.perf_counter() - start, time.process_time() - cpu
-    loss_fn = fw.nn.CrossEntropyLoss()
-    opt = fw.nn.Momentum(net.trainable_params(), 0.01, 0.9)
-
-    def forward(a, b):   # a named function: MindSpore's jit cannot parse a lambda on a line with other code
-        return loss_fn(net(a), b)
-
-    grad_fn = fw.value_and_grad(forward, None, opt.parameters)
-
-    @fw.jit
-    def train_step(a, b):
-        loss, grads = grad_fn(a, b)
-        opt(grads)
-        return loss
+    train_step = momentum_train_step(fw, net)
 
     for phase in ("step", "step_warm"):
         start, cpu = time.perf_counter(), time.process_time()

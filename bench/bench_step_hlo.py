@@ -101,23 +101,11 @@ def hand_written(rng: np.random.Generator):
 def msx_lowered(x: np.ndarray, y: np.ndarray):
     """jax's `Lowered` of msx's jitted EfficientNet-B0 step, as bench_cold_start.py writes it."""
     import msx as ms
-    from bench_build import networks
+    from bench_build import momentum_train_step, networks
 
     ms.set_seed(0)
     net = networks(ms.nn, ms.ops)["efficientnet_b0"]()
-    loss_fn, opt = ms.nn.CrossEntropyLoss(), ms.nn.Momentum(net.trainable_params(), 0.01, 0.9)
-
-    def forward(a, b):
-        return loss_fn(net(a), b)
-
-    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-
-    @ms.jit
-    def train_step(a, b):
-        loss, grads = grad_fn(a, b)
-        opt(grads)
-        return loss
-
+    train_step = momentum_train_step(ms, net)
     lowered = train_step.lower(ms.Tensor(x), ms.Tensor(y))
     return lowered.backend.lower(lowered.graph, lowered.config)
 
