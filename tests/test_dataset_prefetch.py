@@ -308,3 +308,38 @@ def test_read_ahead_keeps_order_and_errors_in_place_and_stops_its_thread():
     assert closed.wait(5)  # the thread left and closed its source
     assert ahead.ready() == 0
     assert _threads_ended()
+
+
+EXIT_SCRIPT = """
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("readahead", sys.argv[1])  # stdlib only: no msx/jax import needed
+readahead = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(readahead)
+
+def endless():  # an iterator of endless epochs, still reading when the program ends
+    try:
+        while True:
+            time.sleep(0.002)
+            yield 1
+    finally:
+        print("source closed while Python ran", flush=True)
+
+items = readahead.ReadAhead(endless(), 4)
+next(items)
+"""
+
+
+def test_a_reading_thread_still_running_at_exit_is_stopped_before_python_finalizes(tmp_path):
+    """Python ends daemon threads abruptly while it finalizes (one inside jax's C++ then aborts the process), so
+    the exit handler stops each reading thread and waits: its source is closed while the interpreter runs."""
+    import subprocess
+    import sys
+
+    import msx.dataset.readahead as readahead
+
+    script = tmp_path / "exit.py"
+    script.write_text(EXIT_SCRIPT)
+    done = subprocess.run([sys.executable, str(script), readahead.__file__], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "source closed while Python ran"

@@ -22,15 +22,26 @@ The thread holds no reference to its `ReadAhead`, so a consumer that drops
 the iterator collects it; `close()` (or the collection) stops the thread,
 which closes the source when it leaves. Errors raised by the source reach the
 consumer at the place of the item that failed.
+
+An iterator of endless epochs keeps reading the next epoch after the loop
+that used it ended, so at exit a reading thread may still be making device
+arrays. Python ends daemon threads abruptly once it finalizes (a thread that
+then wants the GIL is unwound through jax's C++ frames, and the process
+aborts: "FATAL: exception not rethrown"), so an `atexit` handler stops every
+reading thread and waits for it while the interpreter still runs.
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import threading
+import time
 import weakref
 from typing import Any, Iterator
 
 _END = object()  # the source is exhausted
+EXIT_WAIT_S = 10.0  # how long the exit handler waits, in all, for the reading threads to leave
+_READING: dict[threading.Thread, "_State"] = {}  # the reading threads still running, and what they share
 
 
 class _Failed:
@@ -75,9 +86,12 @@ def _pull(source: Iterator, state: _State) -> None:
             if item is _END or type(item) is _Failed:
                 return
     finally:
-        close = getattr(source, "close", None)
-        if close is not None:
-            close()
+        try:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+        finally:
+            _READING.pop(threading.current_thread(), None)
 
 
 class ReadAhead:
@@ -87,7 +101,9 @@ class ReadAhead:
         self._state = _State(max(depth, 1))
         self._items = self._state.items
         self._done = False
-        threading.Thread(target=_pull, args=(source, self._state), daemon=True, name="msx-dataset-prefetch").start()
+        thread = threading.Thread(target=_pull, args=(source, self._state), daemon=True, name="msx-dataset-prefetch")
+        _READING[thread] = self._state
+        thread.start()
         self._stop = weakref.finalize(self, _stop, self._state)  # collected without close(): the thread ends too
 
     def __iter__(self) -> "ReadAhead":
@@ -138,3 +154,15 @@ def _stop(state: _State) -> None:
         state.stop = True
         state.lock.notify_all()
     state.items.clear()
+
+
+def _stop_all_at_exit() -> None:
+    """Stop every reading thread and wait for it (bounded), so none runs while the interpreter finalizes."""
+    for state in list(_READING.values()):
+        _stop(state)
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for thread in list(_READING):
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
+atexit.register(_stop_all_at_exit)
