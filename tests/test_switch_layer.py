@@ -131,3 +131,37 @@ def test_mindspore_exported_switch_layer_loads_and_equals_mindspore():
     loaded = nn.GraphCell(graph)
     for k in (0, 1, 2, -1):
         np.testing.assert_allclose(loaded(_index(k), X).asnumpy(), GOLDEN[f"index{k}"]["loss"], rtol=1e-5)
+
+
+class _IndexFromInput(nn.Cell):
+    """The index computed from the input inside the step's differentiated function (the fuzzer's switch step)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Tanh(), nn.Dense(4, 4)])
+        self.shift = 0
+
+    def construct(self, x):
+        return self.layers[ms.ops.cast(x.sum() > 0.1, ms.int32) - self.shift](x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_index_computed_inside_the_differentiated_function_equals_eager(mode):
+    """bytecode captures it as a graph; ast and trace cannot put the range check on the root graph, so the
+    signature runs eagerly with a warning (trace refused it once: found by tests/fuzz's switch programs)."""
+    ms.set_seed(3)
+    m = _IndexFromInput()
+    grad = ms.value_and_grad(lambda x: m(x).sum(), None, m.trainable_params())
+    loss, grads = grad(X)
+    step = ms.jit(lambda x: grad(x), capture_mode=mode)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got_loss, got_grads = step(X)
+    np.testing.assert_allclose(got_loss.asnumpy(), loss.asnumpy(), rtol=1e-6)
+    for g, want in zip(got_grads, grads):
+        np.testing.assert_allclose(g.asnumpy(), want.asnumpy(), rtol=1e-6, atol=1e-7)
+    assert any("runs eagerly" in str(w.message) for w in caught) == (mode != "bytecode"), \
+        [str(w.message) for w in caught]
+    m.shift = 5
+    with pytest.raises(IndexError, match="out of range"):
+        step(X)

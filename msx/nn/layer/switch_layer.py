@@ -103,7 +103,18 @@ def _check_range(outer: GraphBuilder, index: Tensor, n: int, owner: str) -> None
     while root.parent is not None:
         root = root.parent
         chain.append(root)
-    if any(not b.runs_always for b in chain[:-1]) or not root.knows(index):
+    in_branch = any(not b.runs_always for b in chain[:-1])
+    if not in_branch and not root.knows(index) and root.guards_allowed:
+        # trace capture, the index computed inside a differentiated function: no check can reach the root, so
+        # this call's eager answer stands and the signature runs in Python (jit tries source capture first)
+        k = _concrete_index(index)
+        if k is not None and not -n <= k < n:
+            raise IndexError(f"{owner}: index {k} is out of range for {n} cells")
+        loc = user_loc()
+        root.unguarded.append(f"{owner}[index] with a tensor index{f' at {loc.short()}' if loc else ''} computed "
+                              f"inside a differentiated function")
+        return
+    if in_branch or not root.knows(index):
         raise CaptureError(f"{owner}[index] with a tensor index inside tensor-dependent control flow, or with an "
                            f"index computed inside a differentiated function, cannot be range-checked by the graph; "
                            f"compute the index before (and outside) them", loc=user_loc())
@@ -115,11 +126,18 @@ def _check_range(outer: GraphBuilder, index: Tensor, n: int, owner: str) -> None
                              error=lambda: IndexError(message)))
 
 
+def _concrete_index(index: Tensor) -> int | None:
+    """The index's value where capture has one (trace runs eagerly), else None."""
+    try:
+        return int(np.asarray(index._data).reshape(()))
+    except (TypeError, jax.errors.ConcretizationTypeError):
+        return None
+
+
 def _capture_value(index: Tensor, n: int) -> int:
     """The branch whose outputs stand for the node's during capture (the index's value where it has one)."""
-    try:
-        k = int(np.asarray(index._data).reshape(()))
-    except (TypeError, jax.errors.ConcretizationTypeError):
+    k = _concrete_index(index)
+    if k is None:
         return 0
     return min(max(k + n if k < 0 else k, 0), n - 1)
 
