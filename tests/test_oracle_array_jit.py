@@ -66,11 +66,3 @@ def test_jit_matches_mindspore(case_id, mode):
         want = ARRAYS[f"{case_id}/out{i}"]
         assert got.shape == want.shape, f"output {i}: shape {got.shape} != MindSpore's {want.shape}"
         np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol, err_msg=f"output {i}")
-
-
-@pytest.mark.parametrize("case_id", IDS)
-def test_eager_matches_mindspore(case_id):
-    """The eager check of tests/test_oracle.py (values, dtypes, gradients) for this module's cases alone."""
-    from test_oracle import test_matches_mindspore as eager_check
-
-    eager_check(case_id)

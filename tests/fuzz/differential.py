@@ -5,7 +5,8 @@ A program is a Cell whose `construct` chains random steps over its input — Den
 sub-Cell activation, a loop over a `CellList`, products with a module global, a config object's attribute
 (a user class, `types.SimpleNamespace`, `argparse.Namespace`, a dataclass, a class from a module not in
 `sys.modules`; global or held by the Cell), a Cell attribute, a closure variable, a global Tensor, a branch on a
-tensor's value, writes into the input through an alias across a tensor `if`/`while` — optionally inside a
+tensor's value, writes into the input through an alias across a tensor `if`/`while`, a `CellList` indexed by a
+tensor (MindSpore's switch_layer: one `Case` node under jit) — optionally inside a
 `value_and_grad` training step with an optimizer (the input then is written inside the differentiated
 function). Every call's output and the caller's input after it are compared. A *schedule* of calls mutates state between them: training flags (whole net or one
 sub-Cell), globals (incl. `-0.0`), attributes, sub-Cell swaps, `CellList.append`, `requires_grad`,
@@ -68,6 +69,8 @@ CONFIGS_HELD = {"user": Config(), "namespace": types.SimpleNamespace(factor=1.25
 NS = types.SimpleNamespace(shift=0.5)   # a global config object of a standard-library class
 STEP_KINDS = ("dense", "bn", "dropout", "act", "loop", "scale_global", "dict_global", "cfg", "attr", "closure",
               "offset", "divide", "branch", "ns_cfg", "held_cfg", "alias_if", "alias_while", "alias_write")
+SWITCH_SHARE = 0.2  # programs that also call a CellList indexed by a tensor; drawn from a stream of their own, so
+#                    the programs of earlier seeds (pinned in tests/fuzz/test_differential.py) stay as they were
 MUTATIONS = ("train", "sub_train", "scale", "neg_zero", "dict", "cfg", "attr", "swap", "append", "freeze",
              "set_data", "offset", "batch", "closure", "ns_cfg", "held_cfg")
 
@@ -102,6 +105,9 @@ class Program(nn.Cell):
             return x * closure_factor
 
         self.closure = closure
+        if "switch" in steps:  # built only here, so other programs draw the same initial weights as before
+            self.branches = nn.CellList([nn.Tanh(), nn.Dense(4, 4)])
+            self.switch_shift = 0
 
     def construct(self, x):
         for kind in self.steps:
@@ -152,6 +158,9 @@ class Program(nn.Cell):
                     h = h * 0.5                                         # to inf forever (seed 1904049114 hung)
                 x[0, 0] = 1.5
                 x = h + x
+            elif kind == "switch":  # the index is a tensor: MindSpore's switch_layer (negative after a shift of 2)
+                index = ops.cast(x.sum() > 0.1, msx.int32) - self.switch_shift
+                x = self.branches[index](x)
             elif kind == "branch":  # a decision on a tensor's value: graph control flow, a guard or a graph break
                 if x.sum() > 0.1:  # off 0: the symmetric inputs sum to 0 exactly eagerly, to ~1e-8 in a fused graph
                     x = x * 0.5
@@ -189,7 +198,14 @@ def make_case(seed: int) -> Case:
         if mutation == "batch":
             batch = rng.choice((2, 3, 5))
         schedule.append((mutation, batch))
-    return Case(seed, steps, rng.random() < 0.5, schedule, rng.choice(sorted(CONFIGS_HELD)))
+    case = Case(seed, steps, rng.random() < 0.5, schedule, rng.choice(sorted(CONFIGS_HELD)))
+    extra = random.Random(seed ^ 0x5F3759DF)
+    if extra.random() < SWITCH_SHARE:
+        at = extra.randint(0, len(steps))
+        case.steps = steps[:at] + ("switch",) + steps[at:]
+        at = extra.randint(1, len(schedule))
+        case.schedule.insert(at, ("switch", schedule[at - 1][1]))  # a branch swapped, the index shifted
+    return case
 
 
 def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
@@ -227,6 +243,9 @@ def _mutate(net: Program, mutation: str | None, rng: random.Random) -> None:
         NS.shift = rng.choice((-1.0, 2.0))
     elif mutation == "held_cfg":
         net.cfg.factor = rng.choice((0.5, -2.0))
+    elif mutation == "switch":
+        net.branches[0] = rng.choice((nn.Sigmoid, nn.ReLU, nn.Tanh))()
+        net.switch_shift = 2 - net.switch_shift
 
 
 def run(case: Case, config: tuple | None, dtype: np.dtype = np.float32, nudge: float = 0.0) -> list[np.ndarray]:
