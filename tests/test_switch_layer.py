@@ -147,8 +147,9 @@ class _IndexFromInput(nn.Cell):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_an_index_computed_inside_the_differentiated_function_equals_eager(mode):
-    """bytecode captures it as a graph; ast and trace cannot put the range check on the root graph, so the
-    signature runs eagerly with a warning (trace refused it once: found by tests/fuzz's switch programs)."""
+    """No capture mode can put the range check on the root graph (the index lives in the gradient's body):
+    bytecode breaks the graph there and runs that part in Python, as its graph breaks do, silently; ast and
+    trace run the signature eagerly with a warning (trace refused it once: found by tests/fuzz's switch programs)."""
     ms.set_seed(3)
     m = _IndexFromInput()
     grad = ms.value_and_grad(lambda x: m(x).sum(), None, m.trainable_params())
