@@ -90,8 +90,12 @@ SCRIPT = textwrap.dedent("""
         losses = [float(runner(IDS, Y).asnumpy()) for _ in range(steps)]
         hlo = step.lower(IDS, Y).as_text() if mode != "eager" else ""
         kept = sorted({str(p.dtype) for p in net.trainable_params()} | {str(p.dtype) for p in opt.moment1})
+        state = [*net.trainable_params(), *opt.moment1, *opt.moment2]
+        args = step.lower(IDS, Y).compile().handle.compiled.memory_analysis().argument_size_in_bytes \
+            if mode != "eager" else None
         return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], hlo.count("collective_permute"), kept,
-                hlo.count("bf16")]
+                hlo.count("bf16"), args, sum(p._data.nbytes for p in state),
+                [str(p._data.sharding.spec) for p in state]]
 
     out = {"plain": run(1), "1f1b": run(2, "1f1b"),
            "eager": run(2, "1f1b", "eager", steps=1), "auto": run(2, "gpipe", "bytecode", auto=True),
@@ -128,8 +132,18 @@ def test_two_stages_train_like_one_device(eight, run):
         assert permutes >= 1      # the stages hand activations and gradients on by collective_permute
 
 
+def test_each_stage_keeps_its_parameters_and_state_cut_over_pipe(eight):
+    # every Parameter and Adam moment (axis 0 of 10 or 8) stays cut over `pipe` between steps, and the compiled
+    # step's per-device arguments are half of them (2 stages) plus the device's rows of the batch (1/4: a stage's
+    # data-parallel devices) and Adam's step counters: each stage holds only its own half, not every weight
+    args, state, specs = eight["1f1b"][5:8]
+    assert all("pipe" in spec for spec in specs), specs
+    batch = (16 * 4 * 4 + 16 * 4 * 10 * 4) / 4
+    assert state / 2 + batch <= args <= state / 2 + batch + 256, (args, state)
+
+
 def test_bf16_compute_with_float32_master_weights(eight):
-    (losses, params, *_), (got_losses, got_params, permutes, kept, bf16) = eight["bf16_plain"], eight["bf16"]
+    (losses, params, *_), (got_losses, got_params, permutes, kept, bf16, *_) = eight["bf16_plain"], eight["bf16"]
     assert kept == ["Float32"] and bf16 > 0 and permutes >= 1     # the weights and Adam's state stay float32
     np.testing.assert_allclose(got_losses, losses, rtol=2e-2)    # bfloat16 rounding, summed in another order
     assert abs(got_losses[0] - eight["plain"][0][0]) <= 2e-2 * abs(eight["plain"][0][0])

@@ -13,7 +13,9 @@ msx's layouts are jax's: a Parameter of a global-view step is a `jax.Array` with
 strategy mesh (`msx.parallel.sharding.strategy_mesh`: a `pipe` axis when there are stages, then the strategy
 axes), so `layout_of` turns a sharding into a `ParamLayout` directly: the mesh's strategy axes are the device
 matrix (consecutive axes one dimension is cut over merged into one, MindSpore's usual form), the spec is the
-tensor map, and every stage holds every Parameter (msx replicates Parameters over `pipe`). Rank `g` is the
+tensor map, and every stage lists every Parameter with its stage view (a Parameter msx keeps cut over `pipe`,
+msx.parallel.stage_params, is read whole by its stage: `pipe` is left out, and `rank_piece` gives the stage
+view's slice). Rank `g` is the
 `g`-th device of the mesh in its (row-major) order, so rank files and strategy file agree by construction.
 
 The rest is slice arithmetic on untrusted layouts (`ParamLayout.check`): the block of each rank, which source
