@@ -53,7 +53,7 @@ class Placement:
 
     A Parameter whose axis 0 divides by the stage count comes into the schedule cut on axis 0 over `pipe` (as the
     global-view step keeps it between steps with its optimizer state, `spmd.GlobalLayout`): each stage holds 1/N of
-    it. The stages that read it (`readers`, from the cut: one stage for a layer, two for a tied embedding) get it
+    it. The stages that read it (known from the cut: one stage for a layer, two for a tied embedding) get it
     whole by N - 1 `ppermute`s of per-stage flat buffers before the first slot (every stage sends, to the stage d
     on, its pieces of what that stage reads; one buffer per dtype and shift, padded to the largest), and hand its
     gradient back the same way after the last one: piece j to stage j, the readers' pieces added. So a stage's
@@ -63,10 +63,9 @@ class Placement:
     def __init__(self, reads: list, param_vars: list, param_avals: list):
         """`reads[k]`: the jaxpr Vars stage k reads; `param_vars`: the Parameters' Vars, in order."""
         N = self.N = len(reads)
-        invars = param_vars
         self.avals = param_avals
         self.cut = [is_cut(a.shape, N) for a in param_avals]
-        self.entries = [[i for i, c in enumerate(self.cut) if c and invars[i] in reads[k]] for k in range(N)]
+        self.entries = [[i for i, c in enumerate(self.cut) if c and param_vars[i] in reads[k]] for k in range(N)]
         self.where = [dict(_offsets([param_avals[i] for i in e], e)) for e in self.entries]   # stage -> i -> (dt, off)
 
     def piece(self, i: int) -> tuple:
@@ -99,20 +98,23 @@ class Placement:
         return sizes
 
     def gather(self, s, local: list) -> dict:
-        """On every device: its stage's read Parameters whole, one flat buffer per dtype (`view` unpacks it)."""
+        """On every device: its stage's read Parameters whole, one flat buffer per dtype (`view` unpacks it).
+        `local` (this device's pieces) and every buffer are kept whole over the stage's devices (`fix`) in and
+        out of the switches, so that no branch reshards (XLA:CPU's collectives inside one
+        stage's branch would wait for the other stage's devices)."""
         N, got = self.N, {}
         if not any(self.entries):
             return {}
         sizes = self._sizes(self.entries, N)
         for d in range(1, N):
-            branches = [functools.partial(lambda k, ps: self._pack([ps[i] for i in self.entries[(k - d) % N]],
+            branches = [functools.partial(lambda k, ps: self._pack([fix(ps[i]) for i in self.entries[(k - d) % N]],
                                                                     self.entries[(k - d) % N], sizes), k)
                         for k in range(N)]
-            buf = jax.lax.switch(s, branches, local)
-            got[d] = jax.lax.ppermute(buf, AXIS, [(j, (j - d) % N) for j in range(N)])   # from stage s + d
+            buf = fix(jax.lax.switch(s, branches, local))
+            got[d] = fix(jax.lax.ppermute(buf, AXIS, [(j, (j - d) % N) for j in range(N)]))   # from stage s + d
 
         def own(k: int, local: list, got: dict) -> dict:
-            wholes = []
+            local, got, wholes = fix(local), fix(got), []
             for i in self.entries[k]:
                 parts = []
                 for j in range(N):
@@ -125,14 +127,14 @@ class Placement:
                 wholes.append(jnp.concatenate(parts, axis=0))
             return self._pack(wholes, self.entries[k], self._sizes(self.entries, 1))
 
-        return jax.lax.switch(s, [functools.partial(own, k) for k in range(N)], local, got)
+        return fix(jax.lax.switch(s, [functools.partial(own, k) for k in range(N)], local, got))
 
     def view(self, k: int, local: list, own: dict) -> list:
         """Stage k's Parameters: its read cut ones whole (from `own`), the others as they came."""
         out = list(local)
         for i, (dt, off) in self.where[k].items():
             n = int(np.prod(self.avals[i].shape))
-            out[i] = own[dt][off:off + n].reshape(self.avals[i].shape)
+            out[i] = fix(fix(own[dt])[off:off + n].reshape(self.avals[i].shape))   # sliced where it is whole
         return out
 
     def scatter(self, s, acc: dict, work: list) -> dict:
@@ -143,26 +145,27 @@ class Placement:
         if not diff:
             return {}
         sent = [[i for i in self.entries[k] if i in work[k].fp] for k in range(N)]
+        acc = {k: fix(list(v)) for k, v in acc.items()}   # whole over the stage's devices before any branch slices
         b = {i: self.piece(i)[0] for i in diff}
 
         def grad(k: int, i: int):
-            return acc[k][work[k].fp.index(i)]
+            return fix(acc[k][work[k].fp.index(i)])
 
         def mine(k: int) -> list:       # stage k's own piece of its gradients, zeros for what it does not read
             return [grad(k, i)[k * b[i]:(k + 1) * b[i]] if i in sent[k] else self._zeros(i) for i in diff]
 
-        total = jax.lax.switch(s, [functools.partial(mine, k) for k in range(N)])
+        total = fix(jax.lax.switch(s, [functools.partial(mine, k) for k in range(N)]))
         sizes = self._sizes(sent, N)
         for d in range(1, N):
             def pack(k: int, d=d) -> dict:   # stage k sends stage k + d its piece of what k read
                 j = (k + d) % N
                 return self._pack([grad(k, i)[j * b[i]:(j + 1) * b[i]] for i in sent[k]], sent[k], sizes)
 
-            buf = jax.lax.switch(s, [functools.partial(pack, k) for k in range(N)])
-            got = jax.lax.ppermute(buf, AXIS, [(t, (t + d) % N) for t in range(N)])   # from stage s - d
+            buf = fix(jax.lax.switch(s, [functools.partial(pack, k) for k in range(N)]))
+            got = fix(jax.lax.ppermute(buf, AXIS, [(t, (t + d) % N) for t in range(N)]))   # from stage s - d
 
             def unpack(k: int, got: dict, d=d) -> list:
-                t = (k - d) % N
+                t, got = (k - d) % N, fix(got)
                 out = []
                 for i in diff:
                     if i not in sent[t]:
@@ -172,9 +175,17 @@ class Placement:
                     out.append(got[dt][off:off + int(np.prod(self.piece(i)))].reshape(self.piece(i)))
                 return out
 
-            total = [a + g for a, g in zip(total, jax.lax.switch(s, [functools.partial(unpack, k) for k in range(N)],
-                                                                 got))]
+            came = fix(jax.lax.switch(s, [functools.partial(unpack, k) for k in range(N)], got))
+            total = [a + g for a, g in zip(total, came)]
         return dict(zip(diff, total))
+
+
+def fix(tree):
+    """`tree`'s arrays whole on every device of the stage (inside the schedule's shard_map, `pipe` manual): the
+    flat buffers are packed, sent and sliced only where XLA's partitioner has nothing to reshard, since a
+    collective inside one stage's branch would wait for the other stage's devices (XLA:CPU)."""
+    whole = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), P())
+    return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, whole), tree)
 
 
 def _offsets(avals: list, idx: list):
