@@ -91,8 +91,9 @@ SCRIPT = textwrap.dedent("""
         hlo = step.lower(IDS, Y).as_text() if mode != "eager" else ""
         kept = sorted({str(p.dtype) for p in net.trainable_params()} | {str(p.dtype) for p in opt.moment1})
         state = [*net.trainable_params(), *opt.moment1, *opt.moment2]
+        measured = stages > 1 and mode == "ast" and not bf16    # one compile more, for the 1F1B run only
         args = step.lower(IDS, Y).compile().handle.compiled.memory_analysis().argument_size_in_bytes \
-            if mode != "eager" else None
+            if measured else None
         return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], hlo.count("collective_permute"), kept,
                 hlo.count("bf16"), args, sum(p._data.nbytes for p in state),
                 [str(getattr(p._data.sharding, "spec", "")) for p in state]]
