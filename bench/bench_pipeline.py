@@ -1,8 +1,8 @@
 """Pipeline-parallel step time: msx's `nn.PipelineCell` over 2 stages against the same pipeline written by hand
 in jax (`shard_map` over `pipe` + `lax.ppermute`, GPipe, `jax.grad` for the backward) (docs/parallel.md).
 
-Run: `python bench/bench_pipeline.py [--steps 20] [--rounds 3]`. One process of 8 host devices
-(`XLA_FLAGS=--xla_force_host_platform_device_count=8`): 2 stages of 4 devices, each stage's micro-batch rows cut
+Run: `python bench/bench_pipeline.py [--steps 20] [--rounds 3]` (`--memory`: each step's per-device bytes). One
+process of 8 host devices (`XLA_FLAGS=--xla_force_host_platform_device_count=8`): 2 stages of 4 devices, each stage's micro-batch rows cut
 over its 4 devices; the model is 4 Dense+tanh blocks of width 256 (2 per stage) with a summed squared error,
 a batch of 256 rows in 4 micro-batches, plain SGD. Rows:
 
@@ -101,7 +101,9 @@ def msx_step(scheduler: str, micro: int = MICRO):
         return loss
 
     x, y = (ms.Tensor(a) for a in _data(micro))
-    return lambda: step(x, y).asnumpy()
+    run = lambda: step(x, y).asnumpy()   # noqa: E731
+    run.memory = lambda: step.lower(x, y).compile().handle.compiled.memory_analysis()
+    return run
 
 
 def jax_step(micro: int = MICRO, manual_dp: bool = True):
@@ -151,10 +153,21 @@ def jax_step(micro: int = MICRO, manual_dp: bool = True):
         value, state[0] = step(state[0], x, y)
         return np.asarray(value)
 
+    run.memory = lambda: step.lower(state[0], x, y).compile().memory_analysis()
     return run
 
 
 ROWS = ("msx 1f1b", "msx gpipe", "jax by hand", "jax, dp auto")
+
+
+def memory() -> None:
+    """Per-device bytes of each row's compiled step (`memory_analysis()`): the arguments are the weights (and for
+    msx the batch); the 4 weights of 256 KiB each are 1 MiB, a stage's 2 of them 512 KiB."""
+    for name, step in (("msx 1f1b", msx_step("1f1b")), ("msx gpipe", msx_step("gpipe")),
+                       ("jax by hand", jax_step())):
+        m = step.memory()
+        print(f"  {name:<12} argument bytes / device {m.argument_size_in_bytes:>10,}  temp {m.temp_size_in_bytes:>10,}"
+              f"  output {m.output_size_in_bytes:>10,}")
 
 
 def worker(steps: int, rounds: int) -> None:
@@ -200,17 +213,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memory", action="store_true", help="print each step's per-device bytes, no timing")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.steps, args.rounds)
+        memory() if args.memory else worker(args.steps, args.rounds)
         return
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT, XLA_FLAGS="--xla_force_host_platform_device_count=8")
     load = os.getloadavg()[0]
     print(f"1 process of 8 host devices, {STAGES} stages x 4 devices, {BLOCKS} blocks of {WIDTH}, batch {BATCH} in "
           f"{MICRO} micro-batches, {os.cpu_count()} CPU cores, load average {load:.1f} before")
-    subprocess.run([sys.executable, __file__, "--worker", f"--steps={args.steps}", f"--rounds={args.rounds}"],
-                   env=env, check=True, cwd=ROOT)
+    subprocess.run([sys.executable, __file__, "--worker", f"--steps={args.steps}", f"--rounds={args.rounds}"] +
+                   (["--memory"] if args.memory else []), env=env, check=True, cwd=ROOT)
     print(f"load average {os.getloadavg()[0]:.1f} after")
 
 

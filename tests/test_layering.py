@@ -16,20 +16,13 @@ from msx.tools import import_graph as ig
 ROOT = Path(msx.__file__).resolve().parent
 
 # (importing unit or module, imported unit or module) -> why it is allowed. Names are relative to msx.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("communication.management", "parallel.context"): "check_device_num at the launch; parallel is reworked on "
-                                                      "branch pipe, which owns both files",
-    ("parallel.optimizer", "nn.optim"): "the parallel optimizer wraps nn's optimizers at call time; parallel is "
-                                        "reworked on branch pipe, which owns the file",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 # Import cycles between msx files (function-local imports counted) that are still to be untied; each is a
 # set of modules with the reason it is not untied yet. The figure only goes down.
 _M = "msx."
 KNOWN_CYCLES: dict[frozenset, str] = {
     frozenset(_M + m for m in c.split()): why for c, why in {
-        "communication.management parallel.context": "owned by branch pipe (see ALLOWED)",
-        "nn.optim.adam nn.optim.elementwise nn.optim.optimizer parallel.optimizer": "owned by branch pipe",
         "ops.api ops.primitive ops.sharding_ops": "ops declarations are reworked on branch opsdecl",
         "dataset._random dataset.config": "owned by branch dataset",
         "dataset.base dataset.iterators dataset.map_batch dataset.pipeline dataset.steps dataset.sync":

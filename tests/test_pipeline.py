@@ -90,8 +90,13 @@ SCRIPT = textwrap.dedent("""
         losses = [float(runner(IDS, Y).asnumpy()) for _ in range(steps)]
         hlo = step.lower(IDS, Y).as_text() if mode != "eager" else ""
         kept = sorted({str(p.dtype) for p in net.trainable_params()} | {str(p.dtype) for p in opt.moment1})
+        state = [*net.trainable_params(), *opt.moment1, *opt.moment2]
+        measured = stages > 1 and mode == "ast" and not bf16    # one compile more, for the 1F1B run only
+        args = step.lower(IDS, Y).compile().handle.compiled.memory_analysis().argument_size_in_bytes \
+            if measured else None
         return [losses, [p.asnumpy().tolist() for p in net.trainable_params()], hlo.count("collective_permute"), kept,
-                hlo.count("bf16")]
+                hlo.count("bf16"), args, sum(p._data.nbytes for p in state),
+                [str(getattr(p._data.sharding, "spec", "")) for p in state]]
 
     out = {"plain": run(1), "1f1b": run(2, "1f1b"),
            "eager": run(2, "1f1b", "eager", steps=1), "auto": run(2, "gpipe", "bytecode", auto=True),
@@ -128,8 +133,18 @@ def test_two_stages_train_like_one_device(eight, run):
         assert permutes >= 1      # the stages hand activations and gradients on by collective_permute
 
 
+def test_each_stage_keeps_its_parameters_and_state_cut_over_pipe(eight):
+    # every Parameter and Adam moment (axis 0 of 10 or 8) stays cut over `pipe` between steps, and the compiled
+    # step's per-device arguments are half of them (2 stages) plus the device's rows of the batch (1/4: a stage's
+    # data-parallel devices) and Adam's step counters: each stage holds only its own half, not every weight
+    args, state, specs = eight["1f1b"][5:8]
+    assert all("pipe" in spec for spec in specs), specs
+    batch = (16 * 4 * 4 + 16 * 4 * 10 * 4) / 4
+    assert state / 2 + batch <= args <= state / 2 + batch + 256, (args, state)
+
+
 def test_bf16_compute_with_float32_master_weights(eight):
-    (losses, params, *_), (got_losses, got_params, permutes, kept, bf16) = eight["bf16_plain"], eight["bf16"]
+    (losses, params, *_), (got_losses, got_params, permutes, kept, bf16, *_) = eight["bf16_plain"], eight["bf16"]
     assert kept == ["Float32"] and bf16 > 0 and permutes >= 1     # the weights and Adam's state stay float32
     np.testing.assert_allclose(got_losses, losses, rtol=2e-2)    # bfloat16 rounding, summed in another order
     assert abs(got_losses[0] - eight["plain"][0][0]) <= 2e-2 * abs(eight["plain"][0][0])
@@ -188,6 +203,7 @@ DIRECT = textwrap.dedent("""
         table = pipeline.schedule(scheduler, stages, M)
         sends = sum(any(table.kind[t, s] == kind and 0 <= s + d < stages for s in range(stages))
                     for t in range(table.kind.shape[0]) for kind, d in ((1, 1), (2, -1)))
+        sends += 2 * (stages - 1)   # the cut Parameters (axis 0 of 8) to their stage and their gradients back
         out[f"{stages}-{scheduler}"] = dict(
             loss=[float(loss), float(want)], forward=float(fn([x, ids, y], ws)[0]),
             gx=float(jnp.abs(gx - wx).max()), gw=[float(jnp.abs(a - b).max()) for a, b in zip(gw, ww)],
@@ -209,7 +225,8 @@ def test_schedule_run_equals_jax_grad_of_the_micro_batch_sum(direct, case):
     assert loss == pytest.approx(want, rel=1e-5) and got["forward"] == pytest.approx(want, rel=1e-5)
     assert got["gx"] <= 1e-5 * max(1.0, got["scale"])            # the micro-batch inputs' gradient
     assert max(got["gw"]) <= 1e-4 and max(got["only_w"]) <= 1e-4   # the Parameters' (also when x is not differentiated)
-    # unrolled: no loop; one collective_permute per slot and direction that sends, none in the others
+    # unrolled: no loop; one collective_permute per slot and direction that sends, none in the others, and N - 1
+    # each way for the Parameters each stage holds a piece of
     assert got["loops"] == 0 and got["permutes"] == got["sends"]
 
 

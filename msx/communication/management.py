@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Callable
 
 from ..errors import CommunicationError
 from ..ignored_args import not_honoured
@@ -39,6 +40,13 @@ MCCL_WORLD_COMM_GROUP = "mccl_world_group"
 _WORLD_NAMES = (HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP)
 
 _joined = False  # this process is part of a jax.distributed cluster
+_INIT_CHECKS: list[Callable[[], None]] = []   # what `init()` checks once the group is known
+
+
+def on_init(check: Callable[[], None]) -> None:
+    """Have `init()` call `check()` once the group is known: a higher layer's rule (the parallel context's
+    `device_num` check) registered here, so that this layer imports nothing above it."""
+    _INIT_CHECKS.append(check)
 
 
 def launched() -> bool:
@@ -80,9 +88,9 @@ def init(backend_name: str | None = None) -> None:
         warnings.warn("msx.communication.init: no launcher (msrun) started this process; running as a one-process "
                       "group (rank 0, size 1)", stacklevel=2)
     import jax
-    from ..parallel.context import check_device_num
 
-    check_device_num()
+    for check in _INIT_CHECKS:
+        check()
     GlobalComm.BACKEND = backend_name or ("nccl" if jax.default_backend() == "gpu" else "hccl")
     GlobalComm.INITED = True
 

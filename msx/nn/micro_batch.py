@@ -16,7 +16,7 @@ from typing import Any
 
 from ..communication.management import GlobalComm
 from ..errors import ContextError
-from ..parallel import pipeline, sharding
+from ..parallel import pipeline, sharding, stage_params
 from ..parallel.context import GLOBAL_VIEW_MODES, ParallelMode, get_auto_parallel_context, stage_count
 from ..tensor import Tensor
 from ._backward import pure_construct
@@ -132,6 +132,7 @@ class PipelineCell(_MicroBatched):
         stages = get_auto_parallel_context("pipeline_stages")
         if micro_size < stages:
             raise ValueError(f"PipelineCell: micro_size={micro_size} must be >= pipeline_stages={stages}")
+        stage_params.register(network)   # a global-view step keeps its Parameters on their own stages
         _configure(network, stage_config, "pipeline_stage", "stage_config")
         _configure(network, segment_config, "pipeline_segment", "segment_config")
 

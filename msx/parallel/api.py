@@ -87,9 +87,9 @@ def merge_sliced_parameter(sliced_parameters, strategy=None) -> Parameter:
 
 def sync_pipeline_shared_parameters(net) -> None:
     """Make the Parameters that several pipeline stages share (a tied embedding) equal on every stage. In msx
-    every stage holds each Parameter and the pipeline's gradients are summed over the `pipe` axis
-    (msx.parallel.pipeline), so a shared Parameter gets the sum of its stages' gradients and every stage applies
-    the same update: they are always equal, and there is nothing left to synchronise."""
+    a shared Parameter is one array that the pipeline gathers whole to every stage reading it
+    (msx.parallel.stage_params), and it gets the sum of those stages' gradients: one update, so its copies are
+    always equal, and there is nothing left to synchronise."""
 
 
 # ---------------------------------------------------------------- the rest: present, and refused by name

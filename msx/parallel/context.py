@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from ..communication.management import GlobalComm, on_init
 from ..errors import ContextError
 
 
@@ -204,8 +205,6 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
         if key not in _CHECKS:
             raise ContextError(f"set_auto_parallel_context: unknown key {key!r}; valid keys are {sorted(_CHECKS)}")
         _CHECKS[key](value)
-    from ..communication.management import GlobalComm
-
     global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
     config = kwargs.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
     if config.get("optimizer_level", "level1") != "level1" and not global_view and \
@@ -232,6 +231,9 @@ def check_device_num(device_num: int | None = None) -> None:
                            f"number from 1 to {local}, or left unset")
 
 
+on_init(check_device_num)   # communication.init() checks device_num against the group it joined
+
+
 def stage_count(device_num: int | None = None) -> int:
     """`pipeline_stages`, checked against `device_num` (each stage gets `device_num / pipeline_stages` devices)."""
     stages = get_auto_parallel_context("pipeline_stages")
@@ -252,8 +254,6 @@ def get_auto_parallel_context(attr_key: str) -> Any:
     if attr_key in _set:
         return copy.deepcopy(_set[attr_key])
     if attr_key in ("device_num", "global_rank"):
-        from ..communication.management import GlobalComm
-
         if GlobalComm.INITED or (attr_key == "device_num" and get_parallel_mode() in GLOBAL_VIEW_MODES):
             import jax
 

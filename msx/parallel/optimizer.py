@@ -92,14 +92,6 @@ class ShardPlan:
         param._rebind(new)
 
 
-def _elementwise(optimizer) -> bool:
-    from ..nn.optim.elementwise import Lamb, _Elementwise
-    from ..nn.optim.optimizer import Optimizer
-
-    return type(optimizer).construct in (Optimizer.construct, _Elementwise.construct) and not isinstance(
-        optimizer, Lamb)
-
-
 def plan_for(optimizer) -> ShardPlan | None:
     """The shard plan of a new optimizer under the current auto-parallel context (None: nothing is sharded by
     rank). Every optimizer is registered for the global-view layout (msx.parallel.zero), which shards at compile
@@ -134,7 +126,7 @@ def plan_for(optimizer) -> ShardPlan | None:
         parts = group
     if parts == 1:
         return None
-    if not _elementwise(optimizer):
+    if not optimizer.updates_elementwise():
         warnings.warn(f"enable_parallel_optimizer: {type(optimizer).__name__}'s update is not elementwise (or is its "
                       f"own construct), so its state is not sharded; it runs whole on every rank", stacklevel=3)
         return None

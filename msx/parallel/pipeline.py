@@ -23,11 +23,13 @@ all `micro_size`). The gradients are computed in the forward call (`jax.custom_v
 what the caller differentiates; the loss's cotangent scales them), so the one compiled step runs the schedule
 once.
 
-Parameters are replicated over `pipe` (each stage reads only its own; a Parameter two stages share, a tied
-embedding, gets the sum of both stages' gradients: `psum` over `pipe`) and gathered whole at the schedule's
-entry (what ZeRO-3 keeps cut is all-gathered once per step, by every device, not resharded inside one stage's
-branch, where XLA:CPU's collectives would wait for the other stage's devices); XLA's partitioner handles the
-other mesh axes (data and tensor parallel inside a stage) as it does without a pipeline.
+A Parameter whose axis 0 divides by the stage count comes in cut over `pipe` (1/N per device) and goes, whole,
+to the stages that read it only (`msx.parallel.stage_params`); its gradient goes back cut. The others are
+replicated over `pipe` (a Parameter two stages share and cannot cut, gets the sum of both stages' gradients:
+`psum` over `pipe`). Within a stage every Parameter is gathered whole at the schedule's entry (what ZeRO-3 keeps
+cut is all-gathered once per step, by every device, not resharded inside one stage's branch, where XLA:CPU's
+collectives would wait for the other stage's devices); XLA's partitioner handles the other mesh axes (data and
+tensor parallel inside a stage) as it does without a pipeline.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ from jax.sharding import PartitionSpec as P
 
 from ..errors import ContextError
 from .sharding import PIPE as AXIS
+from .stage_params import Placement
 
 SCOPE = "msx_pipeline_stage_"
 _SCOPE_RE = re.compile(SCOPE + r"(\d+)")
@@ -335,8 +338,9 @@ class _StageWork:
     residuals (a `jax.checkpoint`ed Cell, `recompute`, keeps only its inputs: jax's remat), so the backward only
     runs the transposed stage, no second forward."""
 
-    def __init__(self, stages: Stages, k: int, micro_avals: list, d_micro: list, d_params: list):
-        self.stages, self.k, self.N = stages, k, stages.count
+    def __init__(self, stages: Stages, k: int, micro_avals: list, d_micro: list, d_params: list,
+                 place: Placement):
+        self.stages, self.k, self.N, self.place = stages, k, stages.count, place
         reads = _reads(stages, k)
         n_micro = len(micro_avals)
         invars = stages.jaxpr.invars
@@ -433,7 +437,8 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
                                                                                  micro_avals)]
     d_params = [bool(d) and jnp.issubdtype(a.dtype, jnp.inexact) for d, a in zip(d_params or [False] * len(params),
                                                                                  param_avals)]
-    work = [_StageWork(stages, k, micro_avals, d_micro, d_params) for k in range(N)]
+    place = Placement([_reads(stages, k) for k in range(N)], stages.jaxpr.invars[len(micro):], param_avals)
+    work = [_StageWork(stages, k, micro_avals, d_micro, d_params, place) for k in range(N)]
     rows = [[(k, int(table.kind[t, k]), int(table.micro[t, k])) for k in range(N) if table.kind[t, k]]
             for t in range(table.kind.shape[0])]
 
@@ -445,9 +450,10 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
         # another branch); a tensor-parallel strategy inside then only slices
         whole = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), P())
         params = [jax.lax.with_sharding_constraint(p, whole) for p in params]
+        own = place.gather(s, params)     # this stage's cut Parameters whole (msx.parallel.stage_params)
         if grads:
             for w in work:
-                w.layout(w.carry_zeros(), micro_avals, params)
+                w.layout(w.carry_zeros(), micro_avals, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in param_avals])
         acts: dict = {}       # (k, m): the carry stage k received for micro-batch m
         grads_in: dict = {}   # (k, m): the carry gradient stage k received for micro-batch m
         kept: dict = {}       # (k, m): (how to rebuild, the residuals) of stage k's forward of m
@@ -456,7 +462,7 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
         out = _zeros(out_avals)
         for row in rows:
             out_keys, out_spec = _slot_outputs(row, work, stages, out_avals, grads, acc)
-            ops = dict(micro=micro, params=params, acc={str(k): acc[k] for k, kind, _ in row if kind == 2})
+            ops = dict(micro=micro, params=params, own=own, acc={str(k): acc[k] for k, kind, _ in row if kind == 2})
             ops["carry"] = {f"{k}_{m}": acts[(k, m)] for k, kind, m in row if k and (k, m) in acts}
             ops["res"] = {f"{k}_{m}": kept[(k, m)][1] for k, kind, m in row if kind == 2}
             ops["g"] = {f"{k}_{m}": grads_in[(k, m)] for k, kind, m in row if kind == 2 and k < N - 1}
@@ -490,13 +496,18 @@ def run_schedule(stages: Stages, mesh, table: Schedule, micro: list, params: lis
         g_params: list = [None] * len(params)
         for k, w in enumerate(work if grads else []):
             for i, g in zip(w.fp, acc[k]):
-                g_params[i] = g if g_params[i] is None else g_params[i] + g   # a shared Parameter: both stages'
-        g_params = [g if g is not None or not d else jnp.zeros(a.shape, a.dtype)
-                    for g, d, a in zip(g_params, d_params, param_avals)]
+                if not place.cut[i]:
+                    g_params[i] = g if g_params[i] is None else g_params[i] + g   # a shared Parameter: both stages'
         total = lambda xs: [None if x is None else jax.lax.psum(x, AXIS) for x in xs]   # noqa: E731
-        return total(out), total(g_micro), total(g_params)   # each part is nonzero on one stage only
+        g_params = total(g_params)    # each part is nonzero on one stage only
+        for i, g in (place.scatter(s, acc, work) if grads else {}).items():
+            g_params[i] = g           # this stage's piece, as the Parameter came in
+        g_params = [g if g is not None or not d else jnp.zeros(place.piece(i) if place.cut[i] else a.shape, a.dtype)
+                    for i, (g, d, a) in enumerate(zip(g_params, d_params, param_avals))]
+        return total(out), total(g_micro), g_params
 
-    mapped = jax.shard_map(body, mesh=mesh, in_specs=(P(), P()), out_specs=(P(), P(), P()),
+    specs = place.specs()
+    mapped = jax.shard_map(body, mesh=mesh, in_specs=(P(), specs), out_specs=(P(), P(), specs),
                            axis_names=frozenset({AXIS}), check_vma=False)
     return mapped(list(micro), list(params))
 
@@ -533,14 +544,15 @@ def _act(work: _StageWork, kind: int, m: int, tree: Any, spec: dict, grads: bool
     out = _idle(spec, ops)
     mb = [x[m] for x in ops["micro"]]
     carry = ops["carry"][key] if k else work.carry_zeros()
+    params = work.place.view(k, ops["params"], ops["own"])
     if kind == 1:
-        res, residuals, tree = work.forward(carry, mb, ops["params"], grads)
+        res, residuals, tree = work.forward(carry, mb, params, grads)
         out["out" if k == N - 1 else "send_f"] = list(res)
         if grads:
             out["kept"][key] = residuals
             work.traced[m] = tree
         return out
-    gc, gm, gp = work.backward(tree, ops["res"][key], carry, mb, ops["params"], ops["g"].get(key, []))
+    gc, gm, gp = work.backward(tree, ops["res"][key], carry, mb, params, ops["g"].get(key, []))
     if k:
         out["send_b"] = _put(work.carry_zeros(), work.fc, gc)
     out["g_micro"][key] = list(gm)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import threading
 import weakref
 from typing import Any, Callable
@@ -246,8 +247,8 @@ class GlobalLayout:
 
         plan = self.plans.get(name) if not batch and name else None
         if plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
-            return NamedSharding(self.mesh, sharding.partition_spec(self.zero[name]))
-        if plan is not None:
+            spec = self.zero[name]
+        elif plan is not None:
             reason = sharding.why_not(sharding.cuts(plan), shape, self.device_num)
             if reason is not None:
                 from ..errors import OpError
@@ -257,14 +258,31 @@ class GlobalLayout:
         elif batch:
             spec = sharding.batch_spec(shape, self.device_num)
         else:
+            spec = ((),) * len(shape)
+        if not batch and name in self.staged:   # a pipeline stage's: axis 0 cut over `pipe` too (its own stage's)
+            spec = self._over_pipe(shape, spec)
+        if not batch and not any(spec):
             return self.replicated
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
 
+    def _over_pipe(self, shape: tuple, spec: tuple) -> tuple:
+        """`spec` with `pipe` first on axis 0 when that still divides (msx.parallel.stage_params keeps such a Parameter
+        on its own stage: each stage holds 1/N of it, the reading stage gathers it whole)."""
+        from . import sharding, stage_params
+
+        stages = self.mesh.shape[sharding.PIPE]
+        dim0 = tuple(spec[0]) if spec else ()
+        parts = stages * math.prod(self.mesh.shape[a] for a in dim0)
+        if not stage_params.is_cut(shape, stages) or shape[0] % parts:
+            return spec
+        return ((sharding.PIPE, *dim0),) + tuple(spec[1:])
+
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
-        from . import context, sharding, strategy_file, zero
+        from . import context, sharding, stage_params, strategy_file, zero
 
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
+        self.staged = stage_params.held_names(zero.optimizers()) if sharding.PIPE in self.mesh.axis_names else set()
         self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
                                   for group, (part, part_names) in enumerate(zip(args, names)))
         # one process: an updated Parameter comes back laid out as it went in (a ZeRO-cut buffer stays cut)

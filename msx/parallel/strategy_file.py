@@ -13,7 +13,9 @@ msx's layouts are jax's: a Parameter of a global-view step is a `jax.Array` with
 strategy mesh (`msx.parallel.sharding.strategy_mesh`: a `pipe` axis when there are stages, then the strategy
 axes), so `layout_of` turns a sharding into a `ParamLayout` directly: the mesh's strategy axes are the device
 matrix (consecutive axes one dimension is cut over merged into one, MindSpore's usual form), the spec is the
-tensor map, and every stage holds every Parameter (msx replicates Parameters over `pipe`). Rank `g` is the
+tensor map, and every stage lists every Parameter with its stage view (a Parameter msx keeps cut over `pipe`,
+msx.parallel.stage_params, is read whole by its stage: `pipe` is left out, and `rank_piece` gives the stage
+view's slice). Rank `g` is the
 `g`-th device of the mesh in its (row-major) order, so rank files and strategy file agree by construction.
 
 The rest is slice arithmetic on untrusted layouts (`ParamLayout.check`): the block of each rank, which source
@@ -35,7 +37,7 @@ import numpy as np
 from ..atomic import write_atomic
 from ..errors import CheckpointError, MalformedFileError
 from ..fileread import open_regular, read_exact
-from .sharding import PIPE
+from .sharding import PIPE, partition_spec
 
 MAX_FILE_BYTES = 256 * 1024 * 1024   # a strategy file is a few bytes per Parameter
 MAX_DEVICES = 1 << 20                # devices of one stage (a larger device matrix is damage)
@@ -142,8 +144,9 @@ def layout_of(sharding, ndim: int, mesh=None) -> ParamLayout:
     if not axes:
         axes = [("_", 1)]
     spec = _spec_axes(sharding, ndim) if getattr(sharding, "mesh", None) == mesh else [()] * ndim
-    if any(PIPE in dim for dim in spec):
-        raise CheckpointError(f"a Parameter cut over the pipeline axis ({sharding.spec}) has no MindSpore layout")
+    # a pipeline stage's Parameter is kept cut over `pipe` (each stage 1/N, msx.parallel.pipeline) but read whole
+    # by its stage: MindSpore's layout is that stage view (and `rank_piece` writes it)
+    spec = [tuple(a for a in dim if a != PIPE) for dim in spec]
     order = [n for n, _ in axes]
     # a run of consecutive axes one dimension is cut over (major first) becomes one device-matrix axis
     joined: set[int] = set()
@@ -184,7 +187,15 @@ def mesh_of(arrays: Iterable[Any]):
 
 
 def rank_piece(array: Any, device) -> np.ndarray:
-    """The slice of `array` device `device` holds (the whole array when it is not laid out over devices)."""
+    """The slice of `array` device `device` holds (the whole array when it is not laid out over devices); for an
+    array kept cut over `pipe`, the slice its stage's layout (`layout_of`) gives the device."""
+    sharding = getattr(array, "sharding", None)
+    spec = _spec_axes(sharding, array.ndim) if hasattr(sharding, "spec") else []
+    if any(PIPE in dim for dim in spec):
+        from jax.sharding import NamedSharding
+
+        stage = NamedSharding(sharding.mesh, partition_spec([tuple(a for a in d if a != PIPE) for d in spec]))
+        return np.asarray(array)[stage.devices_indices_map(tuple(array.shape))[device]]
     for shard in getattr(array, "addressable_shards", ()):
         if shard.device == device:
             return np.asarray(shard.data)

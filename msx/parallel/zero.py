@@ -30,6 +30,11 @@ def register(optimizer) -> None:
     _OPTIMIZERS.add(optimizer)
 
 
+def optimizers() -> list:
+    """The optimizers alive now (`register`)."""
+    return list(_OPTIMIZERS)
+
+
 def level() -> str | None:
     """The optimizer level in force in global view, or None when the parallel optimizer is off."""
     if not context.get_auto_parallel_context("enable_parallel_optimizer"):

@@ -37,6 +37,9 @@ class _Elementwise(Optimizer):
     def _rule(self, p: Tensor, g: Tensor, states: list[Tensor], lr: Tensor, step: Tensor, wd) -> tuple:
         raise NotImplementedError
 
+    def updates_elementwise(self) -> bool:
+        return type(self).construct is _Elementwise.construct
+
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         grads = self._decay_by_schedule(self._check_grads(gradients))
         shards = self._shards or _parallel.ShardPlan(1)
@@ -186,6 +189,9 @@ class Lamb(_Elementwise):
     ratio ||p|| / ||update|| (1 where either norm is 0)."""
 
     _decays_itself = True
+
+    def updates_elementwise(self) -> bool:
+        return False   # the trust ratio reads whole-tensor norms
 
     def __init__(self, params: Iterable, learning_rate: LearningRate, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-6, weight_decay: float = 0.0) -> None:

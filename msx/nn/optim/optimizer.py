@@ -271,6 +271,12 @@ class Optimizer(Cell):
         wd = self.get_weight_decay()
         return tuple(g + ops.cast(wd, p.dtype) * p for g, p in zip(grads, self.parameters))
 
+    def updates_elementwise(self) -> bool:
+        """Whether each Parameter's update reads only its own gradient and state, element by element, so the
+        parallel optimizer may give each rank some rows of the state (msx.parallel.optimizer asks): true of this
+        class's `construct`, not of one a subclass writes."""
+        return type(self).construct is Optimizer.construct
+
     def construct(self, gradients: Sequence[Tensor]) -> bool:
         """Update every Parameter (and the optimizer's state) in place from `gradients`; returns True."""
         grads = self._decay_by_schedule(self._check_grads(gradients))
