@@ -10,7 +10,7 @@ from . import functional as F
 from .primitive import apply, primitive
 
 
-@primitive("ClipByGlobalNorm", attrs=("clip_norm",), category="other", multiple_results=True, vector_kernel=True)
+@primitive("ClipByGlobalNorm", attrs=("clip_norm",), category="other", multiple_results=True)
 def _clip_by_global_norm(*xs, clip_norm: float):
     """Scale all inputs by `clip_norm / max(global_norm, clip_norm)` (optax.clip_by_global_norm)."""
     clipped, _ = optax.clip_by_global_norm(clip_norm).update(list(xs), optax.EmptyState())

@@ -249,7 +249,7 @@ def diagonal_scatter_(input, src, offset=0, dim1=0, dim2=1):
 
 
 # ---------------------------------------------------------------- slicing
-@primitive("Slice", attrs=("begin", "size"), category="shape", view=True)
+@primitive("Slice", attrs=("begin", "size"), category="shape")
 def slice_(x, *, begin, size):
     size = tuple(x.shape[i] - b if s == -1 else s for i, (b, s) in enumerate(zip(begin, size)))
     return lax.slice(x, begin, tuple(b + s for b, s in zip(begin, size)))

@@ -63,9 +63,6 @@ class Category(StrEnum):
     OTHER = "other"
 
 
-_LOW_PRECISION_RESULTS = (Category.ELEMENTWISE, Category.MATMUL, Category.CONV)  # what mixed precision narrows
-
-
 @dataclass(frozen=True, eq=False)
 class Primitive:
     """One op: `impl(*arrays, **attrs)` is its meaning; everything else is derived."""
@@ -83,10 +80,6 @@ class Primitive:
     # a class label >= C). Run before `impl` wherever the values are concrete (eager, and the call being captured),
     # never inside a compiled graph; see docs/errors.md for what jit does there.
     values: Callable[..., str | None] | None = field(default=None, repr=False)
-    # Precision and placement traits (read by mixed-precision rules and device models; checked below):
-    keep_fp32: bool = False      # precision-sensitive: mixed precision keeps its float32 result
-    view: bool = False           # no kernel: its result is its first operand's buffer (a reshape)
-    vector_kernel: bool = False  # has a vector-unit kernel although its category would run on the host CPU
     # why it has no public view of its own (no `api`, no `expose(prim=...)` wrapper): who calls it instead
     internal: str = ""
     # `api.MindIR`: its plain MindIR call form (None: no MindIR form, or one written by hand in msx/mindir)
@@ -100,14 +93,6 @@ class Primitive:
         except ValueError:
             raise ValueError(f"primitive {self.name!r}: category={self.category!r} is not one of "
                              f"{[c.value for c in Category]}") from None
-        if self.keep_fp32 and self.category not in _LOW_PRECISION_RESULTS:
-            raise ValueError(f"primitive {self.name!r}: keep_fp32 means nothing for category {self.category.value!r} "
-                             f"(only {[c.value for c in _LOW_PRECISION_RESULTS]} results are narrowed)")
-        if self.view and (self.category not in (Category.SHAPE, Category.ELEMENTWISE) or self.multiple_results):
-            raise ValueError(f"primitive {self.name!r}: view=True needs one result of a shape or elementwise op")
-        if self.vector_kernel and self.category not in (Category.OTHER, Category.RANDOM):
-            raise ValueError(f"primitive {self.name!r}: vector_kernel=True is for 'other'/'random' ops; category "
-                             f"{self.category.value!r} already says where it runs")
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -213,20 +198,21 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
               api: Api | tuple[Api, ...] = (), values: Callable[..., str | None] | None = None,
-              mindir: "str | MindIR | None" = None, internal: str = "", **traits: bool) -> Callable[[Callable], Primitive]:
+              mindir: "str | MindIR | None" = None, internal: str = "") -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
     `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
     `mindir`: its MindIR call form, `MindIR(ms_name, args)` or just MindSpore's name when the call takes
-    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it);
-    `traits`: `keep_fp32`, `view`, `vector_kernel`.
+    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it).
+    A device's traits of the op (the simulated Ascend's `keep_fp32`, `view`, `vector_kernel`) are not part of
+    the declaration: they sit in that device's own tables (`msx/backends/ascend_sim/traits.py`).
     """
     form = MindIR(mindir) if isinstance(mindir, str) else mindir
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
-                                  values, internal=internal, mindir=form, **traits))
+                                  values, internal=internal, mindir=form))
 
     return make
 
