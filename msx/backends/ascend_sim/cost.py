@@ -10,8 +10,9 @@ only its inputs and outputs. Views (reshape and friends) and the casts the
 precision rewrite adds only to model float16 storage are free.
 
 Higher-order nodes are costed by their rule in `COST_RULES`, this model's
-own table keyed by the primitive (filled below), which calls back into the model: a `Grad` runs its body forward, then a backward pass
-estimated per differentiable op as twice its forward work (a matmul's
+own table keyed by the primitive (filled below), which calls back into the
+model: a `Grad` runs its body forward, then a backward pass estimated per
+differentiable op as twice its forward work (a matmul's
 backward is two matmuls, dX and dW; an elementwise op reads the saved input
 and the incoming gradient), in reverse order; `Cond` counts its costlier
 branch; `Scan` its body times the trip count; `While` one iteration (the trip
