@@ -251,7 +251,9 @@ def check_index(x, spec: tuple, op: str) -> None:
         raise OpIndexError(f"{op}: {reason}; got ({describe(x)}, index={decode_index(spec, ['<tensor>'] * len(spec))!r})")
 
 
-@primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem)
+@primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem,
+           internal=("Tensor.__getitem__ (tensor_methods.py) once msx.ops.bounds has normalised the index; MindIR's "
+                     "getitem reads into it"))
 def getitem(x, *tensors, index):
     """Inside a compiled graph an out-of-range Tensor index reads a fill value (NaN for floats), not a clamped
     row; eagerly it is refused before this runs (`bounds.getitem`)."""
@@ -266,7 +268,8 @@ def _fill(dtype):
 
 
 @primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index),
-           values=bounds.setitem)
+           values=bounds.setitem,
+           internal="Tensor.__setitem__ (tensor_methods.py) and the bytecode capture's STORE_SUBSCR write through it")
 def setitem(x, value, *tensors, index):
     """A copy of `x` with `x[index] = value` (Tensor `__setitem__` rebinds the object to it).
 

@@ -7,6 +7,7 @@ import optax
 
 from ..tensor import Tensor
 from . import functional as F
+from .api import expose
 from .primitive import apply, primitive
 
 
@@ -17,6 +18,7 @@ def _clip_by_global_norm(*xs, clip_norm: float):
     return tuple(clipped)
 
 
+@expose(ops="clip_by_global_norm", prim="ClipByGlobalNorm")
 def clip_by_global_norm(x: Sequence[Tensor] | Tensor, clip_norm: float | Tensor = 1.0,
                         use_norm: Tensor | float | None = None) -> tuple[Tensor, ...] | Tensor:
     """MindSpore's `ops.clip_by_global_norm`: clip a tuple of tensors (usually grads) so their joint L2 norm is

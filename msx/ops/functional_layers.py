@@ -313,7 +313,7 @@ def _pool3d_input(name: str, x) -> None:
         raise OpError(f"{name}: expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W), got shape {tuple(x.shape)}")
 
 
-@expose(ops="avg_pool3d")
+@expose(ops="avg_pool3d", prim="AvgPool3D")
 def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=0):
     """Average over 3-d windows of (N, C, D, H, W); `divisor_override=0` divides by the window size."""
@@ -340,7 +340,7 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     return apply(avg_pool_nd, (padded,), attrs) / apply(avg_pool_nd, (ones,), attrs)
 
 
-@expose(ops="max_pool3d")
+@expose(ops="max_pool3d", prim="MaxPool3D")
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over 3-d windows of (N, C, D, H, W); `stride=None` means the kernel size."""
     from .nn_layer_ops import max_pool_nd
@@ -408,7 +408,7 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     return F.squeeze(y, 2)
 
 
-@expose(ops="conv3d")
+@expose(ops="conv3d", prim="Conv3D")
 def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """3-d convolution of (N, C_in, D, H, W) with weight (C_out, C_in / groups, kD, kH, kW); `padding` an int,
     three or six ints with pad_mode='pad'."""

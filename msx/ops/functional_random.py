@@ -51,7 +51,7 @@ def normal(shape, mean=0.0, stddev=1.0, seed=None):
                                            "stddev": float(_scalar(stddev)), "dtype": _msx_dtype("float32")})
 
 
-@expose(ops="standard_normal")
+@expose(ops="standard_normal", prim="StandardNormal")
 def standard_normal(shape, seed=None):
     return normal(shape)
 
@@ -63,14 +63,14 @@ def randn(*size, dtype=None, seed=None):
                                            "dtype": _msx_dtype(dtype or "float32")})
 
 
-@expose(ops="rand")
+@expose(ops="rand", prim="UniformReal")
 def rand(*size, dtype=None, seed=None):
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
-@expose(ops="randint")
+@expose(ops="randint", prim="UniformInt")
 def randint(low, high, size, seed=None, *, dtype=None):
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
@@ -78,6 +78,6 @@ def randint(low, high, size, seed=None, *, dtype=None):
                                             "dtype": _msx_dtype(dtype or "int64")})
 
 
-@expose(ops="bernoulli")
+@expose(ops="bernoulli", prim="Bernoulli")
 def bernoulli(input, p=0.5, seed=None):
     return cast(apply(N.bernoulli, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)

@@ -384,7 +384,9 @@ def _key(raw):
     return jax.random.wrap_key_data(raw)
 
 
-@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False)
+@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False,
+           internal=("splits the global random key for every random op (functional_random._next_key); MindSpore has "
+                     "no such op"))
 def random_split(state):
     """(next state, a fresh key) from the global PRNG state."""
     new, sub = jax.random.split(_key(state))

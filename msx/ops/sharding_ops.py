@@ -21,7 +21,9 @@ from .api import STRATEGY
 from .primitive import primitive
 
 
-@primitive("Shard", attrs=("strategy", "spec"), category="shape")
+@primitive("Shard", attrs=("strategy", "spec"), category="shape",
+           internal=("the layout constraint a strategy becomes: Primitive.shard, ms.shard and Cell.shard make it "
+                     "(constrain_all)"))
 def shard_constraint(x, *, strategy: tuple = (), spec: tuple = ()):
     """`x`, laid out by `strategy` (cuts per dimension) over the mesh axes `spec`, when lowered over a mesh."""
     return sharding.constrain(x, spec)
