@@ -100,6 +100,12 @@ def mint_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                       count_include_pad)
 
 
+def in_place(input, out, inplace: bool):
+    """torch-style `inplace=True`: `out` written into `input` (MindSpore's in-place semantics: the same Tensor
+    object now holds the result, in eager mode and in every capture), which is returned; else `out`."""
+    return input.assign_value(out) if inplace else out
+
+
 # ---------------------------------------------------------------- dropout, shuffles
 def channel_dropout(x, p: float, training: bool, rank: int, name: str):
     """Zero whole channels (axis 1 of a batched input, axis 0 of an unbatched one) with probability p,
@@ -122,7 +128,7 @@ def dropout1d(input, p=0.5, training=True):
 
 @expose(ops="dropout2d", mintf="dropout2d")
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return channel_dropout(input, p, training, 4, "dropout2d")
+    return in_place(input, channel_dropout(input, p, training, 4, "dropout2d"), inplace)
 
 
 @expose(ops="dropout3d")
@@ -230,22 +236,22 @@ def soft_shrink(input, lambd=0.5):
 
 @expose(mintf="elu")
 def mint_elu(input, alpha=1.0, inplace=False):
-    return F.elu(input, alpha)
+    return in_place(input, F.elu(input, alpha), inplace)
 
 
 @expose(mintf="hardtanh")
 def mint_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return F.hardtanh(input, min_val, max_val)
+    return in_place(input, F.hardtanh(input, min_val, max_val), inplace)
 
 
 @expose(mintf="relu6")
 def mint_relu6(input, inplace=False):
-    return F.relu6(input)
+    return in_place(input, F.relu6(input), inplace)
 
 
 @expose(mintf="threshold")
 def mint_threshold(input, threshold, value, inplace=False):
-    return F.threshold(input, threshold, value)
+    return in_place(input, F.threshold(input, threshold, value), inplace)
 
 
 @expose(mintf="logsigmoid")

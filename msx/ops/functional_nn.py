@@ -21,7 +21,7 @@ from .functional_random import _next_key
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
-cast, mul = (_ops[n] for n in ("cast", "mul"))
+cast, mul, select, greater = (_ops[n] for n in ("cast", "mul", "select", "greater"))
 
 
 @expose(ops="dense", cls="Dense", prim="Dense")
@@ -50,7 +50,10 @@ def mint_silu(input, inplace=False):
 
 @expose(ops="softplus", mintf="softplus")
 def softplus(input, beta=1, threshold=20):
-    return apply(N.SOFTPLUS, (input,)) if beta == 1 else div(apply(N.SOFTPLUS, (mul(input, beta),)), beta)
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (MindSpore's and torch's rule)."""
+    scaled = input if beta == 1 else mul(input, beta)
+    smooth = apply(N.SOFTPLUS, (scaled,)) if beta == 1 else div(apply(N.SOFTPLUS, (scaled,)), beta)
+    return select(greater(scaled, threshold), input, smooth)
 
 
 @expose(ops="softmax")
