@@ -151,6 +151,16 @@ def test_primitive_traits_are_validated_where_they_are_declared():
     assert Primitive("T6", abs, category="shape").category is Category.SHAPE == "shape"
 
 
+def test_the_ascend_models_own_a_cost_and_memory_rule_for_every_higher_order_op():
+    from msx.backends.ascend_sim.cost import COST_RULES
+    from msx.backends.ascend_sim.memory import MEMORY_RULES
+    from msx.ops.higher_order import HIGHER_ORDER, RULES
+
+    declared = {p for n, p in HIGHER_ORDER.items() if not n.startswith("Mystery")}  # (test_case_op's scratch ops)
+    assert set(COST_RULES.rules) == set(MEMORY_RULES.rules) == declared
+    assert "cost" not in RULES and "memory" not in RULES  # a backend's concern is not the op kind's
+
+
 def test_the_ascend_tables_come_from_the_declarations():
     from msx.backends.ascend_sim import keep_fp32_ops, support_table
     from msx.ops import REGISTRY
