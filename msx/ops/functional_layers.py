@@ -5,6 +5,7 @@ capture mode see ordinary ops; `nn` layers call these (one implementation each).
 from __future__ import annotations
 
 from ..errors import OpError
+from ..tensor import Tensor
 from . import functional as F
 from .api import expose
 from .nn_layer_ops import interpolate
@@ -100,7 +101,7 @@ def mint_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                       count_include_pad)
 
 
-def in_place(input, out, inplace: bool):
+def in_place(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     """torch-style `inplace=True`: `out` written into `input` (MindSpore's in-place semantics: the same Tensor
     object now holds the result, in eager mode and in every capture), which is returned; else `out`."""
     return input.assign_value(out) if inplace else out
@@ -127,7 +128,7 @@ def dropout1d(input, p=0.5, training=True):
 
 
 @expose(ops="dropout2d", mintf="dropout2d")
-def dropout2d(input, p=0.5, training=True, inplace=False):
+def dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor:
     return in_place(input, channel_dropout(input, p, training, 4, "dropout2d"), inplace)
 
 
@@ -235,22 +236,22 @@ def soft_shrink(input, lambd=0.5):
 
 
 @expose(mintf="elu")
-def mint_elu(input, alpha=1.0, inplace=False):
+def mint_elu(input, alpha=1.0, inplace=False) -> Tensor:
     return in_place(input, F.elu(input, alpha), inplace)
 
 
 @expose(mintf="hardtanh")
-def mint_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+def mint_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor:
     return in_place(input, F.hardtanh(input, min_val, max_val), inplace)
 
 
 @expose(mintf="relu6")
-def mint_relu6(input, inplace=False):
+def mint_relu6(input, inplace=False) -> Tensor:
     return in_place(input, F.relu6(input), inplace)
 
 
 @expose(mintf="threshold")
-def mint_threshold(input, threshold, value, inplace=False):
+def mint_threshold(input, threshold, value, inplace=False) -> Tensor:
     return in_place(input, F.threshold(input, threshold, value), inplace)
 
 

@@ -49,7 +49,7 @@ def mint_silu(input, inplace=False):
 
 
 @expose(ops="softplus", mintf="softplus")
-def softplus(input, beta=1, threshold=20):
+def softplus(input, beta=1, threshold=20) -> Tensor:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (MindSpore's and torch's rule)."""
     scaled = input if beta == 1 else mul(input, beta)
     smooth = apply(N.SOFTPLUS, (scaled,)) if beta == 1 else div(apply(N.SOFTPLUS, (scaled,)), beta)

@@ -5,7 +5,7 @@ from ... import nn as _nn
 from ...nn import (Flatten, Linear, ReLU, Sigmoid, Tanh,  # noqa: F401
                    L1Loss, MSELoss, BCEWithLogitsLoss, CrossEntropyLoss)
 from . import functional  # noqa: F401
-from ...ops.functional_layers import in_place
+from ...ops.functional_layers import in_place as _in_place
 
 
 class Dropout(_nn.Dropout):
@@ -16,7 +16,7 @@ class Dropout(_nn.Dropout):
         self.inplace = bool(inplace)
 
     def construct(self, x):
-        return in_place(x, super().construct(x), self.inplace)
+        return _in_place(x, super().construct(x), self.inplace)
 
 
 class GELU(_nn.GELU):

@@ -14,17 +14,17 @@ from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Adap
                    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SoftMarginLoss, Upsample)
 from ...nn import HSigmoid as Hardsigmoid, HSwish as Hardswish, SeLU as SELU  # noqa: F401
 from ...ops import functional as F
-from ...ops.functional_layers import in_place, kl_div
+from ...ops.functional_layers import in_place as _in_place, kl_div
 from ...tensor import Parameter, Tensor
 
 
 class _InPlace:
-    """A torch-style layer whose `inplace=True` writes its result into its input (see `in_place`)."""
+    """A torch-style layer whose `inplace=True` writes its result into its input (`functional_layers.in_place`)."""
 
     inplace = False
 
     def construct(self, x):
-        return in_place(x, super().construct(x), self.inplace)
+        return _in_place(x, super().construct(x), self.inplace)
 
 
 class ReLU6(_InPlace, _nn.ReLU6):
