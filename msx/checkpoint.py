@@ -73,7 +73,6 @@ def _msx_version() -> str:
 
 
 # ---------------------------------------------------------------- save
-FORMATS = ("msx", "ckpt", "safetensors")
 _async = {"thread": None, "error": None}  # the one checkpoint write in flight (MindSpore: one at a time)
 _async_lock = threading.Lock()
 
@@ -178,7 +177,7 @@ def _check_save_args(ckpt_file_name: Any, format: Any, async_save: Any, enc_key:
         raise IsADirectoryError(f"save_checkpoint: ckpt_file_name {path!r} is a directory, it must be a file name")
     if format == "msx" and not path.endswith(_SUFFIXES):
         path += ".ckpt"
-    elif format != "msx" and not path.endswith(format):
+    elif format != "msx" and not path.endswith(format):  # MindSpore's test: the format's name, with a dot or not
         path += f".{format}"
     return path, remove_redundancy
 
@@ -228,20 +227,34 @@ def _ordered(arrays: dict[str, np.ndarray], texts: dict[str, str], append_dict: 
             **{k: texts[k] if k in texts else arrays[k] for k in (append_dict or {})}}
 
 
+def _write_msx(ordered: dict, crc_check: bool, remove_redundancy: bool | None, trainable: list[str]) -> list:
+    return [_msx_blob(ordered, trainable)]
+
+
+def _write_ckpt(ordered: dict, crc_check: bool, remove_redundancy: bool | None, trainable: list[str]) -> Any:
+    return ms_checkpoint.dump_ckpt(ordered, crc_check)
+
+
+def _write_safetensors(ordered: dict, crc_check: bool, remove_redundancy: bool | None, trainable: list[str]) -> list:
+    texts = [k for k, v in ordered.items() if isinstance(v, str)]
+    if texts:
+        raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
+                        f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
+    return [ms_checkpoint.dump_safetensors(ordered, crc_check, remove_redundancy)]
+
+
+# save_checkpoint's `format=` -> its writer `(ordered, crc_check, remove_redundancy, trainable) -> chunks`; the
+# files themselves are told apart by content, in the format registry (`msx/formats/checkpoints.py`)
+WRITERS: dict[str, Callable[..., Any]] = {"msx": _write_msx, "ckpt": _write_ckpt, "safetensors": _write_safetensors}
+FORMATS = tuple(WRITERS)
+
+
 def _serialize(ordered: dict[str, np.ndarray | str], format: str, crc_check: bool, remove_redundancy: bool | None,
                trainable: list[str]) -> Any:
     """The chunks of one checkpoint file of `ordered` in `format` (a dtype or string the format cannot hold
     raises CheckpointError now, before anything is written)."""
-    texts = [k for k, v in ordered.items() if isinstance(v, str)]
     try:
-        if format == "msx":
-            return [_msx_blob(ordered, trainable)]
-        if format == "ckpt":
-            return ms_checkpoint.dump_ckpt(ordered, crc_check)
-        if texts:
-            raise TypeError(f"append_dict strings ({', '.join(map(repr, texts))}) cannot be stored in "
-                            f"format='safetensors' (MindSpore cannot either); use format='ckpt' or 'msx'")
-        return [ms_checkpoint.dump_safetensors(ordered, crc_check, remove_redundancy)]
+        return WRITERS[format](ordered, crc_check, remove_redundancy, trainable)
     except TypeError as exc:
         raise CheckpointError(f"save_checkpoint: {exc}") from None
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import msx
-from msx import ignored_args, mint, nn
+from msx import ignored_args, mint, nn, ops
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +35,9 @@ CASES = [
     ("EmbeddingLookup: sparse", lambda v: nn.EmbeddingLookup(4, 2, sparse=v), False, True),
     ("register_forward_hook: always_call",
      lambda v: nn.Dense(2, 2).register_forward_hook(lambda c, a, o: None, always_call=v), True, False),
+    ("ops.uniform: seed", lambda v: ops.uniform((2,), msx.Tensor(0.0), msx.Tensor(1.0), seed=v), 3, None),
+    ("ops.Gamma: seed", lambda v: ops.Gamma(seed=v)((2,), msx.Tensor(1.0), msx.Tensor(1.0)), 3, 0),
+    ("ops.Dropout: Seed0", lambda v: ops.Dropout(0.5, Seed0=v), 1, 0),
 ]
 
 
@@ -54,3 +57,54 @@ def test_parameter_clone_fills_the_clone_with_init():
     assert zeros.name == same.name == "w"
     np.testing.assert_array_equal(zeros.asnumpy(), np.zeros((2, 2), np.float32))
     np.testing.assert_array_equal(same.asnumpy(), p.asnumpy())
+
+
+def test_an_argument_that_would_change_the_answer_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"Conv2D: data_format='NHWC' is not supported by msx .*data_format='NCHW'"):
+        ops.Conv2D(4, 3, data_format="NHWC")
+    with pytest.raises(ValueError, match="MaxPool3D: data_format='NDHWC'"):
+        ops.MaxPool3D(data_format="NDHWC")
+    ops.Conv2D(4, 3, data_format="NCHW")  # MindSpore's default says nothing
+
+
+_X = np.array([[1.0, 5.0, -3.0], [7.0, 2.0, 0.5]], np.float32)
+_MASK = np.array([[True, False, True], [False, False, True]])
+
+
+def test_tensor_max_min_honour_initial_and_where_as_numpy():
+    t = msx.Tensor(_X)
+    for ours, want in [(t.max(axis=1, initial=3.0), np.max(_X, axis=1, initial=3.0)),
+                       (t.min(initial=0.0), np.min(_X, initial=0.0)),
+                       (t.max(axis=1, initial=-10.0, where=msx.Tensor(_MASK)),
+                        np.max(_X, axis=1, initial=-10.0, where=_MASK)),
+                       (t.min(axis=0, keepdims=True, initial=100.0, where=msx.Tensor(_MASK)),
+                        np.min(_X, axis=0, keepdims=True, initial=100.0, where=_MASK))]:
+        np.testing.assert_array_equal(ours.asnumpy(), want)
+    with pytest.raises(ValueError, match="where= needs initial="):
+        t.max(where=msx.Tensor(_MASK))
+
+
+def test_softplus_honours_threshold():
+    for beta, threshold in [(1, 1.0), (2, 3.0)]:
+        want = np.where(beta * _X > threshold, _X, np.log1p(np.exp(beta * _X)) / beta)
+        np.testing.assert_allclose(ops.softplus(msx.Tensor(_X), beta, threshold).asnumpy(), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["eager", "ast", "trace"])
+def test_mint_inplace_writes_the_result_into_the_input(mode):
+    relu6, hardtanh = mint.nn.ReLU6(inplace=True), mint.nn.functional.hardtanh
+
+    def step(a, b):
+        relu6(a)
+        hardtanh(b, inplace=True)
+        return a + b
+
+    run = step if mode == "eager" else msx.jit(step, capture_mode=mode)
+    a, b = msx.Tensor(_X.copy()), msx.Tensor(_X.copy())
+    out = run(a, b)
+    np.testing.assert_array_equal(a.asnumpy(), np.clip(_X, 0, 6))
+    np.testing.assert_array_equal(b.asnumpy(), np.clip(_X, -1, 1))
+    np.testing.assert_array_equal(out.asnumpy(), np.clip(_X, 0, 6) + np.clip(_X, -1, 1))
+    kept = msx.Tensor(_X.copy())
+    mint.nn.ReLU6()(kept)  # inplace=False (the default) leaves the input alone
+    np.testing.assert_array_equal(kept.asnumpy(), _X)

@@ -130,19 +130,35 @@ def test_constants_and_shared_names_in_engine_patterns():
 
 # ---------------------------------------------------------------- precision and placement traits of primitives
 def test_primitive_traits_are_validated_where_they_are_declared():
+    from msx.backends.ascend_sim.traits import KEEP_FP32, declare_traits
     from msx.ops.primitive import Category, Primitive, primitive
 
     with pytest.raises(ValueError, match="category='elemwise' is not one of"):
         Primitive("T1", abs, category="elemwise")
     with pytest.raises(ValueError, match="keep_fp32 means nothing for category 'reduce'"):
-        Primitive("T2", abs, category="reduce", keep_fp32=True)
+        declare_traits("keep_fp32", Primitive("T2", abs, category="reduce"))
     with pytest.raises(ValueError, match="vector_kernel=True is for 'other'/'random' ops"):
-        Primitive("T3", abs, category="matmul", vector_kernel=True)
+        declare_traits("vector_kernel", Primitive("T3", abs, category="matmul"))
     with pytest.raises(ValueError, match="view=True needs one result"):
-        Primitive("T4", abs, category="reduce", view=True)
-    with pytest.raises(TypeError, match="keep_fp23"):  # a misspelt trait is an error, not a rule switched off
-        primitive("T5", category="elementwise", keep_fp23=True)(abs)
+        declare_traits("view", Primitive("T4", abs, category="reduce"))
+    with pytest.raises(ValueError, match="'Expp' is not a registered primitive"):  # a misspelt op fails loudly
+        declare_traits("keep_fp32", "Expp")
+    with pytest.raises(ValueError, match="unknown Ascend trait 'keep_fp23'"):  # so does a misspelt trait
+        declare_traits("keep_fp23", "Exp")
+    with pytest.raises(TypeError, match="keep_fp32"):  # a device trait is no part of the core declaration
+        primitive("T5", category="elementwise", keep_fp32=True)(abs)
+    assert not any(p.name.startswith("T") and p.name[1:].isdigit() for p in KEEP_FP32)  # refused ones not added
     assert Primitive("T6", abs, category="shape").category is Category.SHAPE == "shape"
+
+
+def test_the_ascend_models_own_a_cost_and_memory_rule_for_every_higher_order_op():
+    from msx.backends.ascend_sim.cost import COST_RULES
+    from msx.backends.ascend_sim.memory import MEMORY_RULES
+    from msx.ops.higher_order import HIGHER_ORDER, RULES
+
+    declared = {p for n, p in HIGHER_ORDER.items() if not n.startswith("Mystery")}  # (test_case_op's scratch ops)
+    assert set(COST_RULES.rules) == set(MEMORY_RULES.rules) == declared
+    assert "cost" not in RULES and "memory" not in RULES  # a backend's concern is not the op kind's
 
 
 def test_the_ascend_tables_come_from_the_declarations():

@@ -2,11 +2,13 @@
 
 Each declaration gives the op's subgraphs, attrs and input/output layout, and
 registers, right after it, its constructor (`make`), lowering to jax
-(`lower`), structural shape rule (`abstract_eval`), cost and memory rules.
+(`lower`) and structural shape rule (`abstract_eval`).
 Producers (capture, autograd, GraphCell, the O1 fusion pass, MindIR import)
-build nodes only through the constructors; consumers (interpreter, verifier,
-cost and memory models) only through the rule tables — so adding an op is one
-declaration here (see `Case`) and its test.
+build nodes only through the constructors; consumers (interpreter, verifier)
+only through the rule tables. A consumer above the IR owns its table and its
+rules (the simulated Ascend's cost and memory: `msx/backends/ascend_sim/`),
+so adding an op is one declaration here (see `Case`), a row in each such
+table, and its test.
 """
 from __future__ import annotations
 
@@ -60,15 +62,6 @@ def _node(prim, inputs: list[Operand], attrs: dict, subgraphs: dict[str, Graph],
     abstracts = outputs if outputs is not None else prim.rule_for("abstract_eval")(node)
     node.outputs = [a if isinstance(a, Var) else Var(a) for a in abstracts]
     return node
-
-
-def _max_branch(node: Node, model, scope: str, label: str) -> list:
-    branches = [model.rows(g, model.join(scope, f"{label} {k}")) for k, g in node.subgraphs.items()]
-    return max(branches, key=model.total)
-
-
-def _largest_peak(node: Node, model) -> int:
-    return max(model.body_peak(g) for g in node.subgraphs.values())
 
 
 # ---------------------------------------------------------------- Grad
@@ -142,17 +135,6 @@ def _lower_grad(node: Node, args: list, sub: Sub) -> list:
     return values + grads + list(updates)
 
 
-@GRAD.rule("cost")
-def _grad_cost(node: Node, model, scope: str) -> list:
-    forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))
-    return forward + model.backward(forward, model.join(scope, "grad bwd"))
-
-
-@GRAD.rule("memory")
-def _grad_memory(node: Node, model) -> int:
-    return model.kept(node.subgraphs["body"])  # everything the forward computes is kept for the backward pass
-
-
 # ---------------------------------------------------------------- Call and Fused
 def _body_types(node: Node) -> list[Abstract]:
     _takes(node, "body", node.inputs)
@@ -188,27 +170,11 @@ def _declare_body_op(name: str, *, layout: str, doc: str):
 CALL = _declare_body_op(
     "Call", layout="inputs: the body's inputs. Outputs: the body's outputs, then the state it writes (its updates).",
     doc="A call of a graph (a GraphCell, a no_inline function); the inline pass replaces it by its body.")
-CALL.rule("memory")(_largest_peak)
-
-
-@CALL.rule("cost")
-def _call_cost(node: Node, model, scope: str) -> list:
-    return model.rows(node.subgraphs["body"], scope)
 
 
 FUSED = _declare_body_op(
     "Fused", layout="inputs: the body's inputs. Outputs: the body's outputs.",
     doc="A group of elementwise ops run as one kernel (made by the O1 fusion pass).")
-
-
-@FUSED.rule("cost")
-def _fused_cost(node: Node, model, scope: str) -> list:
-    return [model.fused(node, scope)]
-
-
-@FUSED.rule("memory")
-def _fused_memory(node: Node, model) -> int:
-    return 0  # one kernel: its intermediates stay on chip
 
 
 # ---------------------------------------------------------------- Cond
@@ -264,14 +230,6 @@ def _lower_cond(node: Node, args: list, sub: Sub) -> list:
     return list(lax.cond(jnp.asarray(pred).astype(bool).reshape(()), branch("then"), branch("else"), operands))
 
 
-@COND.rule("cost")
-def _cond_cost(node: Node, model, scope: str) -> list:
-    return _max_branch(node, model, scope, "cond")
-
-
-COND.rule("memory")(_largest_peak)
-
-
 # ---------------------------------------------------------------- While
 WHILE = declare_higher_order(
     "While", subgraphs=("cond", "body"),
@@ -311,15 +269,6 @@ def _lower_while(node: Node, args: list, sub: Sub) -> list:
         return jnp.asarray(sub("cond", list(c))[0][0]).astype(bool).reshape(())
 
     return list(lax.while_loop(keep_going, lambda c: tuple(sub("body", list(c))[0]), tuple(args)))
-
-
-@WHILE.rule("cost")
-def _while_cost(node: Node, model, scope: str) -> list:
-    inner = model.join(scope, "while, 1 iteration")
-    return model.rows(node.subgraphs["cond"], inner) + model.rows(node.subgraphs["body"], inner)
-
-
-WHILE.rule("memory")(_largest_peak)
 
 
 # ---------------------------------------------------------------- Scan
@@ -387,15 +336,6 @@ def _lower_scan(node: Node, args: list, sub: Sub) -> list:
     return list(final) + list(ys)
 
 
-@SCAN.rule("cost")
-def _scan_cost(node: Node, model, scope: str) -> list:
-    n = scan_length(node)
-    return model.repeat(model.rows(node.subgraphs["body"], model.join(scope, f"scan x{n}")), n)
-
-
-SCAN.rule("memory")(_largest_peak)
-
-
 # ---------------------------------------------------------------- Case
 CASE = declare_higher_order(
     "Case", subgraphs=("branch*",),
@@ -431,11 +371,3 @@ def _lower_case(node: Node, args: list, sub: Sub) -> list:
 
     index = jnp.asarray(args[0]).astype(jnp.int32).reshape(())
     return list(lax.switch(index, [branch(k) for k in node.subgraphs], *args[1:]))
-
-
-@CASE.rule("cost")
-def _case_cost(node: Node, model, scope: str) -> list:
-    return _max_branch(node, model, scope, "case")
-
-
-CASE.rule("memory")(_largest_peak)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import OpError
+from .apply_prim import apply
+from .convert import AttrError
 
 NAMESPACES = ("ops", "cls", "tensor", "inplace", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty
@@ -156,8 +158,6 @@ class Binder:
 # ---------------------------------------------------------------- generated functions
 def build_function(prim, api: Api, name: str) -> Callable:
     """The functional view of `prim` with `api`'s signature: inputs positional, attrs converted."""
-    from .primitive import apply
-
     n_in = len(api.args)
     params = [(a, REQUIRED, False) for a in api.args] + [(a.param, a.default, a.kw_only) for a in api.attrs]
     binder = Binder(name, params)
@@ -191,9 +191,6 @@ def _ident(v):
 def _attr_function(prim, api: Api, binder: Binder, n_in: int, name: str) -> Callable:
     """The call path of an op with attributes, unrolled for one to three of them (the common cases) so a
     generated function costs what a hand-written `apply(prim, (x,), {"axis": _axis(axis), ...})` costs."""
-    from .convert import AttrError
-    from .primitive import apply
-
     keys = tuple(a.to or a.param for a in api.attrs)
     convs = tuple(a.convert or _ident for a in api.attrs)
     bind = binder.bind
@@ -254,8 +251,6 @@ def _attr_function(prim, api: Api, binder: Binder, n_in: int, name: str) -> Call
 
 def operator_method(prim, dunder: str) -> Callable:
     """`Tensor.__add__`-style method; `__rop__` names swap the operands."""
-    from .primitive import apply
-
     if dunder.startswith("__r") and dunder not in ("__round__",):
         def op(self, other):
             return apply(prim, (other, self))
@@ -267,6 +262,11 @@ def operator_method(prim, dunder: str) -> Callable:
 
 
 # ---------------------------------------------------------------- class-style ops
+# `Primitive.shard`'s rules: "set" records a strategy on a class-style op, "call" runs an op that has one through
+# `Shard` nodes. `msx.ops.sharding_ops` fills it when `msx.ops` loads: it declares the `Shard` op, so it sits
+# above this module (which the declarations import), and a strategy means nothing without it.
+STRATEGY: dict[str, Callable] = {}
+
 class PrimitiveOp:
     """MindSpore's `ops.Primitive`: the base of class-style ops (`ops.Sin()`, `ops.ReduceSum(keep_dims=True)`).
 
@@ -306,9 +306,7 @@ class PrimitiveOp:
 
     def shard(self, in_strategy=None, out_strategy=None) -> "PrimitiveOp":
         """MindSpore's `Primitive.shard`: how the inputs (outputs) are cut, honoured in semi_auto/auto_parallel."""
-        from .sharding_ops import set_strategy
-
-        return set_strategy(self, in_strategy, out_strategy)
+        return STRATEGY["set"](self, in_strategy, out_strategy)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -326,9 +324,7 @@ def _honour_strategy(call: Callable) -> Callable:
     def run(self, *args, **kwargs):
         if "_shard_strategy" not in self.__dict__:
             return call(self, *args, **kwargs)
-        from .sharding_ops import call_sharded
-
-        return call_sharded(self, call, args, kwargs)
+        return STRATEGY["call"](self, call, args, kwargs)
     return run
 
 

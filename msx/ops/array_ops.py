@@ -21,7 +21,7 @@ def _shape(x) -> tuple:
     return tuple(getattr(x, "shape", ()))
 
 
-@primitive("Cast", attrs=("dtype",), category="elementwise", keep_fp32=True,
+@primitive("Cast", attrs=("dtype",), category="elementwise",
            api=Api("cast", attrs=(Attr("dtype", REQUIRED, to_dtype),), cls="Cast"))
 def cast(x, *, dtype):
     x, target = jnp.asarray(x), mstype.to_np(dtype)
@@ -41,7 +41,7 @@ def _reshape_check(x, *, shape) -> str | None:
     return None
 
 
-@primitive("Reshape", attrs=("shape",), category="shape", check=_reshape_check, view=True,
+@primitive("Reshape", attrs=("shape",), category="shape", check=_reshape_check,
            api=(Api("reshape", attrs=(Attr("shape", REQUIRED, to_shape),), cls="Reshape", mint="reshape"),))
 def reshape(x, *, shape):
     return jnp.reshape(x, shape)
@@ -71,14 +71,14 @@ def split(x, *, indices_or_sections, axis=0):
     return tuple(jnp.split(x, indices_or_sections, axis=axis))
 
 
-@primitive("Squeeze", attrs=("axis",), category="shape", view=True,
+@primitive("Squeeze", attrs=("axis",), category="shape",
            api=(Api("squeeze", attrs=(Attr("axis", None, _axis),), cls="Squeeze", init=(("axis", (), "axis"),)),
                 Api(attrs=(Attr("dim", None, _axis, to="axis"),), mint="squeeze")))
 def squeeze(x, *, axis=None):
     return jnp.squeeze(x, axis)
 
 
-@primitive("ExpandDims", attrs=("axis",), category="shape", view=True,
+@primitive("ExpandDims", attrs=("axis",), category="shape",
            api=(Api("expand_dims", args=("input_x",), attrs=(Attr("axis", REQUIRED, int),), cls="ExpandDims",
                     tensor="expand_dims"),
                 Api("unsqueeze", attrs=(Attr("dim", REQUIRED, int, to="axis"),), tensor="unsqueeze", mint="unsqueeze")))
@@ -86,7 +86,7 @@ def expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
 
 
-@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape", view=True)
+@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
 def flatten(x, *, start_dim=1, end_dim=-1):
     """Merge dims `start_dim..end_dim` into one."""
     shape = x.shape
@@ -166,7 +166,7 @@ def sort(x, *, axis=-1, descending=False):
     return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # MindSpore 2.10: int32 indices
 
 
-@primitive("TopK", attrs=("k",), multiple_results=True, vector_kernel=True)
+@primitive("TopK", attrs=("k",), multiple_results=True)
 def topk(x, *, k):
     values, idx = lax.top_k(x, k)
     return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
@@ -251,7 +251,9 @@ def check_index(x, spec: tuple, op: str) -> None:
         raise OpIndexError(f"{op}: {reason}; got ({describe(x)}, index={decode_index(spec, ['<tensor>'] * len(spec))!r})")
 
 
-@primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem)
+@primitive("GetItem", attrs=("index",), category="shape", check=_index_check, values=bounds.getitem,
+           internal=("Tensor.__getitem__ (tensor_methods.py) once msx.ops.bounds has normalised the index; MindIR's "
+                     "getitem reads into it"))
 def getitem(x, *tensors, index):
     """Inside a compiled graph an out-of-range Tensor index reads a fill value (NaN for floats), not a clamped
     row; eagerly it is refused before this runs (`bounds.getitem`)."""
@@ -266,7 +268,8 @@ def _fill(dtype):
 
 
 @primitive("SetItem", attrs=("index",), category="shape", check=lambda x, v, *t, index: _index_check(x, *t, index=index),
-           values=bounds.setitem)
+           values=bounds.setitem,
+           internal="Tensor.__setitem__ (tensor_methods.py) and the bytecode capture's STORE_SUBSCR write through it")
 def setitem(x, value, *tensors, index):
     """A copy of `x` with `x[index] = value` (Tensor `__setitem__` rebinds the object to it).
 
@@ -297,15 +300,14 @@ def fill_default(value) -> type:
     return np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
 
 
-@primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False, vector_kernel=True)
+@primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False)
 def fill(*, shape, value, dtype=None):
     dtype = _np_dtype(dtype, fill_default(value))
     check_size("Fill", shape, dtype)  # XLA aborts the process for a shape whose size overflows
     return jnp.full(shape, value, dtype)
 
 
-@primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False,
-           vector_kernel=True)
+@primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False)
 def arange(*, start, end, step, dtype=None):
     if step == 0:
         raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
@@ -313,7 +315,7 @@ def arange(*, start, end, step, dtype=None):
     return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
 
 
-@primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False, vector_kernel=True)
+@primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
 def eye(*, n, m=None, dtype=None):
     check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
     return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
@@ -325,13 +327,13 @@ def fill_like(x, *, value, dtype=None):
 
 
 # ---------------------------------------------------------------- autodiff and debugging
-@primitive("StopGradient", category="elementwise", view=True,
+@primitive("StopGradient", category="elementwise",
            api=Api("stop_gradient", args=("value",), cls="StopGradient"))
 def stop_gradient(x):
     return lax.stop_gradient(x)
 
 
-@primitive("Identity", category="elementwise", view=True, api=(Api("identity", args=("x",), cls="Identity"),
+@primitive("Identity", category="elementwise", api=(Api("identity", args=("x",), cls="Identity"),
                                                                   Api(mint="clone")))
 def identity(x):
     return x

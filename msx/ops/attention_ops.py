@@ -172,7 +172,9 @@ def _flash_attention_score(q, k, v, *extra, **attrs):
     return _from_bsnd(_attend(qh, kh, vh, bias, keep, causal, attrs["scale"]), attrs["input_layout"])
 
 
-@primitive("FlashAttentionScoreSoftmaxStats", attrs=_FA_ATTRS, multiple_results=True, differentiable=False)
+@primitive("FlashAttentionScoreSoftmaxStats", attrs=_FA_ATTRS, multiple_results=True, differentiable=False,
+           internal=("the softmax statistics ops.FlashAttentionScore returns beside its attention "
+                     "(attention_ops._flash_attention_score_cls)"))
 def _softmax_stats(q, k, v, *extra, **attrs):
     """The class-style op's softmax_max and softmax_sum: per query row, the max of the masked scores and the sum
     of exp(score - max), float32, repeated 8 times on the last axis ((B, N1, S1, 8); (T1, N1, 8) for TND)."""
@@ -319,7 +321,7 @@ def _sdpa(q, k, v, *extra, scale, is_causal, mask_kind, dropout_p):
     return jnp.einsum("bhls,bhsd->bhld", weights, vr)
 
 
-@expose(mintf="scaled_dot_product_attention")
+@expose(mintf="scaled_dot_product_attention", prim="ScaledDotProductAttention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """torch's `scaled_dot_product_attention` (MindSpore 2.10's mint has no such name: an msx addition with

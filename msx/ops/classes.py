@@ -7,6 +7,7 @@ ones whose constructor or call differs in real logic from any functional op.
 from __future__ import annotations
 
 from . import functional as F
+from ..ignored_args import SEED_INSTEAD, not_honoured, only_default
 from .api import SURFACE, PrimitiveOp
 
 
@@ -129,6 +130,7 @@ class Conv2D(PrimitiveOp):
 
     def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0, stride=1,
                  dilation=1, group: int = 1, data_format: str = "NCHW") -> None:
+        only_default("Conv2D", "data_format", data_format, "NCHW", "it computes channels-first only")
         self.out_channel, self.kernel_size, self.pad_mode = out_channel, kernel_size, pad_mode
         self.pad, self.stride, self.dilation, self.group = pad, stride, dilation, group
 
@@ -140,6 +142,7 @@ class MaxPool(PrimitiveOp):
     name = "MaxPool"
 
     def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", data_format: str = "NCHW") -> None:
+        only_default("MaxPool", "data_format", data_format, "NCHW", "it computes channels-first only")
         self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode.lower()
 
     def __call__(self, x):
@@ -157,6 +160,8 @@ class Dropout(PrimitiveOp):
     name = "Dropout"
 
     def __init__(self, keep_prob: float = 0.5, Seed0: int = 0, Seed1: int = 0) -> None:
+        not_honoured("ops.Dropout", "Seed0", Seed0, 0, SEED_INSTEAD)
+        not_honoured("ops.Dropout", "Seed1", Seed1, 0, SEED_INSTEAD)
         self.keep_prob = keep_prob
 
     def __call__(self, x):
@@ -191,7 +196,8 @@ class UniformReal(PrimitiveOp):
     name = "UniformReal"
 
     def __init__(self, seed: int = 0, seed2: int = 0) -> None:
-        pass
+        not_honoured("ops.UniformReal", "seed", seed, 0, SEED_INSTEAD)
+        not_honoured("ops.UniformReal", "seed2", seed2, 0, SEED_INSTEAD)
 
     def __call__(self, shape):
         return F.rand(tuple(shape))

@@ -7,16 +7,18 @@ import optax
 
 from ..tensor import Tensor
 from . import functional as F
+from .api import expose
 from .primitive import apply, primitive
 
 
-@primitive("ClipByGlobalNorm", attrs=("clip_norm",), category="other", multiple_results=True, vector_kernel=True)
+@primitive("ClipByGlobalNorm", attrs=("clip_norm",), category="other", multiple_results=True)
 def _clip_by_global_norm(*xs, clip_norm: float):
     """Scale all inputs by `clip_norm / max(global_norm, clip_norm)` (optax.clip_by_global_norm)."""
     clipped, _ = optax.clip_by_global_norm(clip_norm).update(list(xs), optax.EmptyState())
     return tuple(clipped)
 
 
+@expose(ops="clip_by_global_norm", prim="ClipByGlobalNorm")
 def clip_by_global_norm(x: Sequence[Tensor] | Tensor, clip_norm: float | Tensor = 1.0,
                         use_norm: Tensor | float | None = None) -> tuple[Tensor, ...] | Tensor:
     """MindSpore's `ops.clip_by_global_norm`: clip a tuple of tensors (usually grads) so their joint L2 norm is

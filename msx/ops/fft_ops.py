@@ -107,7 +107,7 @@ def fftshift_(x, *, dim=None, inverse=False):
     return (jnp.fft.ifftshift if inverse else jnp.fft.fftshift)(x, axes=dim)
 
 
-@expose(ops="fftshift")
+@expose(ops="fftshift", prim="FFTShift")
 def fftshift(input, dim=None):
     return apply(fftshift_, (input,), {"dim": _opt_ints(dim), "inverse": False})
 
@@ -124,7 +124,7 @@ def fftfreq_(*, n, d=1.0, real=False, dtype=None):
     return jnp.asarray(out.astype(_np_dtype(dtype, np.float32)))
 
 
-@expose(ops="fftfreq")
+@expose(ops="fftfreq", prim="FFTFreq")
 def fftfreq(n, d=1.0, dtype=None):
     return apply(fftfreq_, (), {"n": to_ints(n)[0], "d": float(d), "real": False, "dtype": to_dtype_or_none(dtype)})
 
@@ -152,7 +152,9 @@ _WINDOWS = {"bartlett": _bartlett, "blackman": _cosine_window((0.42, 0.5, 0.08))
 
 
 @primitive("Window", attrs=("kind", "length", "periodic", "params", "dtype"), category="other",
-           differentiable=False)
+           differentiable=False,
+           internal=("the kernel of ops.bartlett_window, blackman_window, hamming_window, hann_window and "
+                     "kaiser_window (fft_ops._window)"))
 def window_(*, kind, length, periodic=True, params=(), dtype=None):
     """A window of `length` points computed in float64 and cast (float32 by default)."""
     m = length + 1 if periodic and length > 1 else length

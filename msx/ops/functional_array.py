@@ -35,7 +35,7 @@ def concat(tensors: Sequence, axis=0):
     return apply(A.concat, tuple(tensors), {"axis": int(axis)})
 
 
-@expose(ops="stack", cls="Stack Pack", init=("axis",))
+@expose(ops="stack", cls="Stack Pack", init=("axis",), prim="Stack")
 def stack(tensors: Sequence, axis=0):
     return apply(A.stack, tuple(tensors), {"axis": int(axis)})
 
@@ -56,14 +56,14 @@ def split(tensor, split_size_or_sections, axis=0):
     return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
 
 
-@expose(ops="flatten")
+@expose(ops="flatten", prim="Flatten")
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     if order != "C":
         raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
     return apply(A.flatten, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
 
 
-@expose(ops="gather_d", cls="GatherD")
+@expose(ops="gather_d", cls="GatherD", prim="GatherD")
 def gather_d(x, dim, index):
     return gather_elements(x, dim, index)
 
@@ -88,13 +88,13 @@ def _mint_index_select(input, dim, index):
     return index_select(input, dim, index)
 
 
-@expose(ops="one_hot")
+@expose(ops="one_hot", prim="OneHot")
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": float(on_value),
                                          "off_value": float(off_value), "axis": int(axis)})
 
 
-@expose(ops="pad")
+@expose(ops="pad", prim="Pad")
 def pad(input_x, padding, mode="constant", value=None):
     """torch-style `padding`: (left, right) pairs starting from the last dim."""
     if mode != "constant":
@@ -109,7 +109,7 @@ def pad(input_x, padding, mode="constant", value=None):
     return apply(A.pad, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
 
 
-@expose(ops="topk")
+@expose(ops="topk", prim="TopK")
 def topk(input, k, dim=None, largest=True, sorted=True):
     """(values, indices) of the `k` largest (or smallest) entries along `dim` (default: the last)."""
     dim = -1 if dim is None else int(dim)
@@ -193,7 +193,7 @@ def depend(value, expr):
     return value
 
 
-@expose(ops="print_")
+@expose(ops="print_", prim="Print")
 def print_(*input_x) -> None:
     """Print strings and tensors (at run time under jit, in program order)."""
     template = tuple(x if isinstance(x, str) else None for x in input_x)

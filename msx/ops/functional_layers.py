@@ -5,6 +5,7 @@ capture mode see ordinary ops; `nn` layers call these (one implementation each).
 from __future__ import annotations
 
 from ..errors import OpError
+from ..tensor import Tensor
 from . import functional as F
 from .api import expose
 from .nn_layer_ops import interpolate
@@ -100,6 +101,12 @@ def mint_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                       count_include_pad)
 
 
+def in_place(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
+    """torch-style `inplace=True`: `out` written into `input` (MindSpore's in-place semantics: the same Tensor
+    object now holds the result, in eager mode and in every capture), which is returned; else `out`."""
+    return input.assign_value(out) if inplace else out
+
+
 # ---------------------------------------------------------------- dropout, shuffles
 def channel_dropout(x, p: float, training: bool, rank: int, name: str):
     """Zero whole channels (axis 1 of a batched input, axis 0 of an unbatched one) with probability p,
@@ -121,8 +128,8 @@ def dropout1d(input, p=0.5, training=True):
 
 
 @expose(ops="dropout2d", mintf="dropout2d")
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    return channel_dropout(input, p, training, 4, "dropout2d")
+def dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor:
+    return in_place(input, channel_dropout(input, p, training, 4, "dropout2d"), inplace)
 
 
 @expose(ops="dropout3d")
@@ -229,23 +236,23 @@ def soft_shrink(input, lambd=0.5):
 
 
 @expose(mintf="elu")
-def mint_elu(input, alpha=1.0, inplace=False):
-    return F.elu(input, alpha)
+def mint_elu(input, alpha=1.0, inplace=False) -> Tensor:
+    return in_place(input, F.elu(input, alpha), inplace)
 
 
 @expose(mintf="hardtanh")
-def mint_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return F.hardtanh(input, min_val, max_val)
+def mint_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor:
+    return in_place(input, F.hardtanh(input, min_val, max_val), inplace)
 
 
 @expose(mintf="relu6")
-def mint_relu6(input, inplace=False):
-    return F.relu6(input)
+def mint_relu6(input, inplace=False) -> Tensor:
+    return in_place(input, F.relu6(input), inplace)
 
 
 @expose(mintf="threshold")
-def mint_threshold(input, threshold, value, inplace=False):
-    return F.threshold(input, threshold, value)
+def mint_threshold(input, threshold, value, inplace=False) -> Tensor:
+    return in_place(input, F.threshold(input, threshold, value), inplace)
 
 
 @expose(mintf="logsigmoid")
@@ -313,7 +320,7 @@ def _pool3d_input(name: str, x) -> None:
         raise OpError(f"{name}: expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W), got shape {tuple(x.shape)}")
 
 
-@expose(ops="avg_pool3d")
+@expose(ops="avg_pool3d", prim="AvgPool3D")
 def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=0):
     """Average over 3-d windows of (N, C, D, H, W); `divisor_override=0` divides by the window size."""
@@ -340,7 +347,7 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     return apply(avg_pool_nd, (padded,), attrs) / apply(avg_pool_nd, (ones,), attrs)
 
 
-@expose(ops="max_pool3d")
+@expose(ops="max_pool3d", prim="MaxPool3D")
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over 3-d windows of (N, C, D, H, W); `stride=None` means the kernel size."""
     from .nn_layer_ops import max_pool_nd
@@ -408,7 +415,7 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     return F.squeeze(y, 2)
 
 
-@expose(ops="conv3d")
+@expose(ops="conv3d", prim="Conv3D")
 def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """3-d convolution of (N, C_in, D, H, W) with weight (C_out, C_in / groups, kD, kH, kW); `padding` an int,
     three or six ints with pad_mode='pad'."""

@@ -40,7 +40,7 @@ def div(input, other, rounding_mode=None):
     raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
-@expose(ops="clamp clip", tensor="clamp clip", mint="clamp clip")
+@expose(ops="clamp clip", tensor="clamp clip", mint="clamp clip", prim="ClipByValue")
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise ValueError("clamp: min and max cannot both be None")
@@ -87,7 +87,7 @@ def nansum(input, axis=None, keepdims=False, *, dtype=None):
     return _reduce(M.NANSUM, _maybe_cast(input, dtype), axis, keepdims)
 
 
-@expose(ops="nanmean", tensor="nanmean")
+@expose(ops="nanmean", tensor="nanmean", prim="ReduceNanMean")
 def nanmean(input, axis=None, keepdims=False, *, dtype=None):
     """Mean over the non-NaN elements."""
     return _reduce(M.NANMEAN, _maybe_cast(input, dtype), axis, keepdims)
@@ -149,7 +149,7 @@ def cumprod(input, dim, dtype=None):
     return out if dtype is None else cast(out, dtype)
 
 
-@expose(ops="norm")
+@expose(ops="norm", prim="Norm")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803  (MindSpore's argument name)
     return apply(M.norm, (_maybe_cast(A, dtype),), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
 
@@ -177,7 +177,7 @@ def argmin_with_value(input, axis=0, keep_dims=False):
     return _with_value(M.argmin_with_value, input, axis, keep_dims)
 
 
-@expose(ops=("einsum", "einsum_ext"), mint="einsum")
+@expose(ops=("einsum", "einsum_ext"), mint="einsum", prim="Einsum")
 def einsum(equation, *operands):
     """Einstein summation; `operands` may also be given as one list."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -21,10 +21,10 @@ from .functional_random import _next_key
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
-cast, mul = (_ops[n] for n in ("cast", "mul"))
+cast, mul, select, greater = (_ops[n] for n in ("cast", "mul", "select", "greater"))
 
 
-@expose(ops="dense", cls="Dense")
+@expose(ops="dense", cls="Dense", prim="Dense")
 def dense(input, weight, bias=None):
     return apply(M.dense, (input, weight) if bias is None else (input, weight, bias))
 
@@ -49,8 +49,11 @@ def mint_silu(input, inplace=False):
 
 
 @expose(ops="softplus", mintf="softplus")
-def softplus(input, beta=1, threshold=20):
-    return apply(N.SOFTPLUS, (input,)) if beta == 1 else div(apply(N.SOFTPLUS, (mul(input, beta),)), beta)
+def softplus(input, beta=1, threshold=20) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (MindSpore's and torch's rule)."""
+    scaled = input if beta == 1 else mul(input, beta)
+    smooth = apply(N.SOFTPLUS, (scaled,)) if beta == 1 else div(apply(N.SOFTPLUS, (scaled,)), beta)
+    return select(greater(scaled, threshold), input, smooth)
 
 
 @expose(ops="softmax")
@@ -59,7 +62,7 @@ def softmax(input, axis=-1, *, dtype=None):
     return apply(N.softmax, (x,), {"axis": M._axis(axis)})
 
 
-@expose(ops="conv2d")
+@expose(ops="conv2d", prim="Conv2D")
 def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     if pad_mode not in ("valid", "same", "pad"):
         raise ValueError(f"conv2d: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
@@ -75,7 +78,7 @@ def _pad4(padding) -> tuple[int, int, int, int]:
     return (padding[0], padding[0], padding[1], padding[1]) if len(padding) == 2 else padding
 
 
-@expose(ops="max_pool2d")
+@expose(ops="max_pool2d", prim="MaxPool")
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     if return_indices or dilation not in (1, (1, 1)):
         raise ValueError("max_pool2d: return_indices and dilation != 1 are not supported")
@@ -85,7 +88,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
                                       "ceil_mode": bool(ceil_mode)})
 
 
-@expose(ops="avg_pool2d")
+@expose(ops="avg_pool2d", prim="AvgPool")
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     k = _pair(kernel_size)
@@ -104,14 +107,14 @@ def _check_reduction(op: str, reduction: str) -> str:
     return reduction
 
 
-@expose(ops="binary_cross_entropy_with_logits")
+@expose(ops="binary_cross_entropy_with_logits", prim="BCEWithLogitsLoss")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     inputs = (input, target) + tuple(t for t in (weight, pos_weight) if t is not None)
     return apply(N.bce_with_logits, inputs, {"reduction": _check_reduction("binary_cross_entropy_with_logits", reduction),
                                              "has_weight": weight is not None, "has_pos_weight": pos_weight is not None})
 
 
-@expose(ops="cross_entropy", mintf="cross_entropy")
+@expose(ops="cross_entropy", mintf="cross_entropy", prim="CrossEntropy")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     inputs = (input, target) if weight is None else (input, target, weight)
     return apply(N.cross_entropy, inputs, {"reduction": _check_reduction("cross_entropy", reduction),
@@ -119,7 +122,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                                            "label_smoothing": float(label_smoothing), "has_weight": weight is not None})
 
 
-@expose(ops="nll_loss")
+@expose(ops="nll_loss", prim="NLLLoss")
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     if label_smoothing:
         raise ValueError(f"nll_loss: label_smoothing is not supported, got {label_smoothing!r}")
@@ -128,7 +131,7 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", l
                   "has_weight": weight is not None})
 
 
-@expose(ops="layer_norm")
+@expose(ops="layer_norm", prim="LayerNorm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     begin = input.ndim - len(tuple(normalized_shape))
     w = weight if weight is not None else ones(normalized_shape, input.dtype)
@@ -136,7 +139,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return apply(N.layer_norm, (input, w, b), {"begin_norm_axis": begin, "epsilon": float(eps)})
 
 
-@expose(ops="batch_norm")
+@expose(ops="batch_norm", prim="BatchNorm")
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-5):
     """Functional batch norm: returns the normalised tensor; in training, `running_mean`/`running_var` are
     updated in place as `(1 - momentum) * running + momentum * batch statistic` (MindSpore and torch)."""
@@ -150,7 +153,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return y
 
 
-@expose(ops="dropout")
+@expose(ops="dropout", prim="Dropout")
 def dropout(input, p=0.5, training=True, seed=None):
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")

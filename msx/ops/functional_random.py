@@ -9,6 +9,7 @@ the whole surface.
 from __future__ import annotations
 
 from .. import context
+from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import PARAMETER_LOCK, Tensor
 from . import nn_ops as N
 from .api import SURFACE, expose
@@ -19,7 +20,6 @@ from .primitive import apply
 
 # generated views the wrappers below build on
 cast = SURFACE["ops"]["cast"]
-
 
 def _next_key() -> Tensor:
     """Split the global PRNG state: the state Parameter moves on, the caller gets a fresh key.
@@ -38,6 +38,7 @@ def _next_key() -> Tensor:
 @expose(ops="uniform")
 def uniform(shape, minval, maxval, seed=None, dtype=None):
     """Uniform samples in [minval, maxval); ints give integers (MindSpore's `ops.uniform`)."""
+    not_honoured("ops.uniform", "seed", seed, None, SEED_INSTEAD)
     lo, hi = _scalar(minval), _scalar(maxval)
     if isinstance(lo, int) and isinstance(hi, int) and (dtype is None or not _msx_dtype(dtype).is_floating):
         return randint(lo, hi, shape, dtype=dtype or "int64")
@@ -47,37 +48,43 @@ def uniform(shape, minval, maxval, seed=None, dtype=None):
 
 @expose(ops="normal")
 def normal(shape, mean=0.0, stddev=1.0, seed=None):
+    not_honoured("ops.normal", "seed", seed, None, SEED_INSTEAD)
     return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": float(_scalar(mean)),
                                            "stddev": float(_scalar(stddev)), "dtype": _msx_dtype("float32")})
 
 
-@expose(ops="standard_normal")
+@expose(ops="standard_normal", prim="StandardNormal")
 def standard_normal(shape, seed=None):
+    not_honoured("ops.standard_normal", "seed", seed, None, SEED_INSTEAD)
     return normal(shape)
 
 
 @expose(ops="randn")
 def randn(*size, dtype=None, seed=None):
+    not_honoured("ops.randn", "seed", seed, None, SEED_INSTEAD)
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
                                            "dtype": _msx_dtype(dtype or "float32")})
 
 
-@expose(ops="rand")
+@expose(ops="rand", prim="UniformReal")
 def rand(*size, dtype=None, seed=None):
+    not_honoured("ops.rand", "seed", seed, None, SEED_INSTEAD)
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
     return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
-@expose(ops="randint")
+@expose(ops="randint", prim="UniformInt")
 def randint(low, high, size, seed=None, *, dtype=None):
+    not_honoured("ops.randint", "seed", seed, None, SEED_INSTEAD)
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     return apply(N.randint, (_next_key(),), {"shape": _shape_attr(size), "low": int(low), "high": int(high),
                                             "dtype": _msx_dtype(dtype or "int64")})
 
 
-@expose(ops="bernoulli")
+@expose(ops="bernoulli", prim="Bernoulli")
 def bernoulli(input, p=0.5, seed=None):
+    not_honoured("ops.bernoulli", "seed", seed, None, SEED_INSTEAD)
     return cast(apply(N.bernoulli, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)

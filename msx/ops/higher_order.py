@@ -4,8 +4,8 @@ jax treats `cond_p` and `scan_p` as ordinary primitives with entries in
 per-concern rule tables; msx does the same. A `HigherOrderPrimitive` is plain
 data — its name, the names of its subgraphs, its static attributes and its
 input/output layout in words — and every concern that must understand it
-reads one rule table here, filled beside the declaration
-(`msx/ir/control.py`)::
+reads one rule table, filled beside the declaration (`msx/ir/control.py`)
+for the concerns of the IR itself::
 
     CASE = declare_higher_order("Case", subgraphs=("branch*",), layout="index, operands -> branch outputs")
 
@@ -21,17 +21,15 @@ The concerns (`CONCERNS`), each a table `RULES[concern][name]`:
 - `abstract_eval`: `(node) -> [Abstract]` from the node's input abstracts and
   subgraphs alone (no jax), raising `ValueError` with a reason when the layout
   is wrong (subgraph arity, mismatched branch types); the verifier runs it.
-- `cost`: `(node, model, scope) -> rows` for a backend cost model that offers
-  `rows(graph, scope)`, `repeat(rows, n)`, `backward(rows, scope)`,
-  `fused(node, scope)`, `total(rows)` and `join(scope, label)`.
-- `memory`: `(node, model) -> bytes` of working memory while the node runs,
-  for a memory model that offers `body_peak(graph)` (a subgraph's peak, its
-  inputs held outside) and `kept(graph)` (bytes of every value it computes).
 - `operands`: `(node) -> [(subgraph, the node inputs its inputs take, in order)]`,
   the data flow into the subgraphs, for analyses that follow values inside
   (the capture check for a `while` on a gradient's path).
 
-A concern with no rule for an op is an error naming both (`rule`), never a
+A consumer above the IR owns its own table, a `RuleTable` keyed by the
+primitive, and fills it itself (jax's `mlir.register_lowering`): the
+simulated Ascend's `cost` and `memory` rules live in
+`msx/backends/ascend_sim/{cost,memory}.py`, not here. A concern with no rule
+for an op is an error naming both (`rule`, `RuleTable.rule_for`), never a
 silent default. `lookup(name)` is the one question "is this an op?", for
 first-order primitives (`primitive.REGISTRY`) and higher-order ones alike.
 """
@@ -42,7 +40,7 @@ from typing import Any, Callable
 
 from ..errors import MsxError
 
-CONCERNS = ("make", "lower", "abstract_eval", "cost", "memory", "operands")
+CONCERNS = ("make", "lower", "abstract_eval", "operands")
 RULES: dict[str, dict[str, Callable]] = {c: {} for c in CONCERNS}
 HIGHER_ORDER: dict[str, "HigherOrderPrimitive"] = {}
 
@@ -130,8 +128,39 @@ def subgraph_problem(prim, keys) -> str | None:
 
 def rule(concern: str, op: str) -> Callable:
     """The `concern` rule of higher-order op `op`; `MissingRuleError` when it is not one or lacks the rule."""
+    return _declared(op, concern).rule_for(concern)
+
+
+def _declared(op: str, concern: str) -> HigherOrderPrimitive:
     prim = HIGHER_ORDER.get(op)
     if prim is None:
         raise MissingRuleError(f"{op!r} is not a higher-order op, so it has no {concern!r} rule "
                                f"(higher-order ops: {sorted(HIGHER_ORDER)})")
-    return prim.rule_for(concern)
+    return prim
+
+
+class RuleTable:
+    """One consumer's rules for higher-order ops, keyed by the primitive and owned by the consumer (`home`, the
+    module that fills and reads it), so a backend's concern never sits on the op kind or in `msx/ir`."""
+
+    def __init__(self, concern: str, home: str) -> None:
+        self.concern, self.home = concern, home
+        self.rules: dict[HigherOrderPrimitive, Callable] = {}
+
+    def register(self, *prims: HigherOrderPrimitive) -> Callable[[Callable], Callable]:
+        """Decorator: `fn` is the rule of each of `prims`."""
+        def put(fn: Callable) -> Callable:
+            for prim in prims:
+                self.rules[prim] = fn
+            return fn
+
+        return put
+
+    def rule_for(self, op: str) -> Callable:
+        """The rule of higher-order op `op`; `MissingRuleError` when it is not one or this table lacks it."""
+        prim = _declared(op, self.concern)
+        try:
+            return self.rules[prim]
+        except KeyError:
+            raise MissingRuleError(f"higher-order op {op!r} has no {self.concern!r} rule; add one to the table "
+                                   f"in {self.home}") from None

@@ -146,7 +146,7 @@ def index_fill(x, index, value, *, axis):
     return jnp.where(hit.reshape(shape), jnp.asarray(value).astype(x.dtype), x)
 
 
-@expose(ops="index_fill", tensor="index_fill")
+@expose(ops="index_fill", tensor="index_fill", prim="IndexFill")
 def index_fill_(x, axis, index, value):
     index = index if isinstance(index, Tensor) else Tensor(np.asarray(index, np.int32))
     return apply(index_fill, (x, index, value if isinstance(value, Tensor) else float(value) if isinstance(
@@ -217,7 +217,7 @@ def slice_scatter(x, src, *, axis, start, end, step):
     return x.at[tuple(idx)].set(src.astype(x.dtype))
 
 
-@expose(ops="slice_scatter", tensor="slice_scatter")
+@expose(ops="slice_scatter", tensor="slice_scatter", prim="SliceScatter")
 def slice_scatter_(input, src, axis=0, start=None, end=None, step=1):
     return apply(slice_scatter, (input, src), {"axis": int(axis), "start": start, "end": end, "step": int(step)})
 
@@ -242,14 +242,14 @@ def diagonal_scatter(x, src, *, offset=0, dim1=0, dim2=1):
     return jnp.moveaxis(xm.at[..., i, j].set(src.astype(x.dtype)), (-2, -1), (dim1, dim2))
 
 
-@expose(ops="diagonal_scatter", tensor="diagonal_scatter")
+@expose(ops="diagonal_scatter", tensor="diagonal_scatter", prim="DiagonalScatter")
 def diagonal_scatter_(input, src, offset=0, dim1=0, dim2=1):
     nd = len(input.shape)
     return apply(diagonal_scatter, (input, src), {"offset": int(offset), "dim1": dim1 % nd, "dim2": dim2 % nd})
 
 
 # ---------------------------------------------------------------- slicing
-@primitive("Slice", attrs=("begin", "size"), category="shape", view=True)
+@primitive("Slice", attrs=("begin", "size"), category="shape")
 def slice_(x, *, begin, size):
     size = tuple(x.shape[i] - b if s == -1 else s for i, (b, s) in enumerate(zip(begin, size)))
     return lax.slice(x, begin, tuple(b + s for b, s in zip(begin, size)))

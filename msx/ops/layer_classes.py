@@ -11,6 +11,7 @@ import numpy as np
 from . import functional as F
 from . import functional_layers  # noqa: F401  (registers F.adaptive_avg_pool2d/3d, F.adaptive_max_pool2d)
 from . import nn_layer_ops as L
+from ..ignored_args import only_default
 from .api import PrimitiveOp, expose
 from .primitive import apply, known_value
 
@@ -78,6 +79,7 @@ class AvgPool(PrimitiveOp):
     name = "AvgPool"
 
     def __init__(self, kernel_size=1, strides=1, pad_mode: str = "VALID", data_format: str = "NCHW") -> None:
+        only_default("AvgPool", "data_format", data_format, "NCHW", "it computes channels-first only")
         super().__init__()
         self.kernel_size, self.strides, self.pad_mode = F._pair(kernel_size), F._pair(strides), pad_mode.upper()
         if self.pad_mode not in ("VALID", "SAME"):
@@ -106,6 +108,7 @@ class Conv3D(PrimitiveOp):
 
     def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0, stride=1,
                  dilation=1, group: int = 1, data_format: str = "NCDHW") -> None:
+        only_default("Conv3D", "data_format", data_format, "NCDHW", "it computes channels-first only")
         super().__init__()
         self.out_channel, self.kernel_size, self.pad_mode, self.pad = out_channel, kernel_size, pad_mode, pad
         self.stride, self.dilation, self.group = stride, dilation, group
@@ -123,6 +126,7 @@ class Conv2DBackpropInput(PrimitiveOp):
 
     def __init__(self, out_channel: int, kernel_size, pad_mode: str = "valid", pad=0, pad_list=None, mode: int = 1,
                  stride=1, dilation=1, group: int = 1, data_format: str = "NCHW") -> None:
+        only_default("Conv2DBackpropInput", "data_format", data_format, "NCHW", "it computes channels-first only")
         super().__init__()
         self.out_channel, self.kernel_size, self.pad_mode = out_channel, F._pair(kernel_size), pad_mode.lower()
         pads = pad_list if pad_list is not None else pad
@@ -340,6 +344,7 @@ class MaxPool3D(PrimitiveOp):
 
     def __init__(self, kernel_size=1, strides=1, pad_mode: str = "VALID", pad_list=0, ceil_mode=None,
                  data_format: str = "NCDHW") -> None:
+        only_default("MaxPool3D", "data_format", data_format, "NCDHW", "it computes channels-first only")
         super().__init__()
         self.kernel_size, self.strides, self.pad_mode = _triple(kernel_size), _triple(strides), pad_mode.upper()
         if self.pad_mode not in ("VALID", "SAME", "PAD"):
@@ -368,6 +373,7 @@ class AvgPool3D(PrimitiveOp):
 
     def __init__(self, kernel_size=1, strides=1, pad_mode: str = "valid", pad=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int = 0, data_format: str = "NCDHW") -> None:
+        only_default("AvgPool3D", "data_format", data_format, "NCDHW", "it computes channels-first only")
         super().__init__()
         self.kernel_size, self.strides, self.pad_mode = _triple(kernel_size), _triple(strides), pad_mode.lower()
         if self.pad_mode not in ("valid", "same", "pad"):
@@ -411,6 +417,7 @@ class Conv3DTranspose(PrimitiveOp):
 
     def __init__(self, in_channel: int, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
                  stride=1, dilation=1, group: int = 1, output_padding=0, data_format: str = "NCDHW") -> None:
+        only_default("Conv3DTranspose", "data_format", data_format, "NCDHW", "it computes channels-first only")
         super().__init__()
         self.in_channel, self.out_channel, self.kernel_size = in_channel, out_channel, _triple(kernel_size)
         self.pad_mode = pad_mode.lower()

@@ -262,7 +262,7 @@ def diag_embed_(x, *, offset=0, dim1=-2, dim2=-1):
     return jnp.moveaxis(out, (rank - 2, rank - 1), (dim1 % rank, dim2 % rank))
 
 
-@expose(ops="diag_embed")
+@expose(ops="diag_embed", prim="DiagEmbed")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     rank = len(input.shape) + 1
     d1, d2 = _axis(dim1, rank, "diag_embed"), _axis(dim2, rank, "diag_embed")
@@ -406,7 +406,7 @@ def sequence_mask_(lengths, *, maxlen):
     return jnp.arange(maxlen) < lengths[..., None]
 
 
-@expose(ops="sequence_mask")
+@expose(ops="sequence_mask", prim="SequenceMask")
 def sequence_mask(lengths, maxlen=None):
     if maxlen is None:
         maxlen = int(np.max(lengths.asnumpy())) if lengths.size else 0

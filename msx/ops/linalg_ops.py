@@ -86,7 +86,7 @@ def svd_(x, *, full_matrices=False, compute_uv=True):
     return s, u, _adj(vh)
 
 
-@expose(ops="svd", tensor="svd")
+@expose(ops="svd", tensor="svd", prim="Svd")
 def svd(input, full_matrices=False, compute_uv=True):
     """(s, u, v) with input = u diag(s) v^H; s alone without `compute_uv`."""
     out = apply(svd_, (input,), {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv)})
@@ -221,7 +221,7 @@ def pinv_(x, *, atol=None, rtol=None, hermitian=False):
     return _adj(vh) @ (s_inv[..., None] * _adj(u))
 
 
-@expose(ops="pinv")
+@expose(ops="pinv", prim="Pinv")
 def pinv(x, *, atol=None, rtol=None, hermitian=False):
     """Pseudo-inverse (`hermitian` is accepted: the SVD path is exact for Hermitian inputs too)."""
     return apply(pinv_, (x,), {"atol": None if atol is None else float(atol),

@@ -111,7 +111,7 @@ SUB = _binary("Sub", _ms_float(jnp.subtract), "sub", tensor="sub", operator="__s
 MUL = _binary("Mul", _ms_float(jnp.multiply), "mul multiply", tensor="mul multiply", mint="mul", operator="__mul__ __rmul__",
               mindir="Mul", inplace="mul_")
 DIV = _binary("RealDiv", _ms_float(jnp.true_divide), "true_divide", cls="RealDiv Div", tensor="true_divide",
-              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", keep_fp32=True, mindir="RealDiv")
+              args=("dividend", "divisor"), operator="__truediv__ __rtruediv__", mindir="RealDiv")
 FLOOR_DIV = _binary("FloorDiv", _ms_float(jnp.floor_divide), "floor_divide", tensor="floor_divide",
                     mint="floor_divide", differentiable=False, operator="__floordiv__ __rfloordiv__", mindir="FloorDiv",
                     inplace="floor_divide_")
@@ -119,7 +119,7 @@ MOD = _binary("FloorMod", _ms_float(jnp.mod), "remainder", cls="FloorMod", extra
               mint="remainder", operator="__mod__ __rmod__", mindir="FloorMod", inplace="remainder_")
 
 POW = _binary("Pow", _ms_float(jnp.power), "pow", args=("input", "exponent"), tensor="pow", mint="pow",
-              operator="__pow__ __rpow__", keep_fp32=True, mindir="Pow")
+              operator="__pow__ __rpow__", mindir="Pow")
 MAXIMUM = _binary("Maximum", _ms_float(jnp.maximum), "maximum", tensor="maximum", mint="maximum", mindir="Maximum")
 MINIMUM = _binary("Minimum", _ms_float(jnp.minimum), "minimum", tensor="minimum", mint="minimum", mindir="Minimum")
 ATAN2 = _binary("Atan2", _ms_float(jnp.arctan2), "atan2 arctan2", tensor="atan2 arctan2", mint="atan2 arctan2",
@@ -192,15 +192,14 @@ LOGICAL_XOR = _binary("LogicalXor", jnp.logical_xor, "logical_xor", tensor="logi
 # ---------------------------------------------------------------- elementwise unary
 NEG = _unary("Neg", jnp.negative, "neg negative", tensor="neg negative", mint="neg negative", mindir="Neg")
 ABS = _unary("Abs", jnp.abs, "abs absolute", cls="Abs ComplexAbs", tensor="abs absolute", mint="abs", mindir="Abs")
-EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", keep_fp32=True, mindir="Exp", inplace="exp_")
-LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", keep_fp32=True, mindir="Log", inplace="log_")
-LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", keep_fp32=True, mindir="Log1p")
-SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),),
-              keep_fp32=True, mindir="Sqrt")
-RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt", keep_fp32=True, mindir="Rsqrt")
+EXP = _unary("Exp", _float_in(jnp.exp), "exp", tensor="exp", mint="exp", mindir="Exp", inplace="exp_")
+LOG = _unary("Log", _float_in(jnp.log), "log", tensor="log", mint="log", mindir="Log", inplace="log_")
+LOG1P = _unary("Log1p", _float_in(jnp.log1p), "log1p", tensor="log1p", mint="log1p", mindir="Log1p")
+SQRT = _unary("Sqrt", _float_in(jnp.sqrt), "sqrt", args=("x",), tensor="sqrt", extra=(Api(mint="sqrt"),), mindir="Sqrt")
+RSQRT = _unary("Rsqrt", _float_in(lax.rsqrt), "rsqrt", tensor="rsqrt", mint="rsqrt", mindir="Rsqrt")
 SQUARE = _unary("Square", jnp.square, "square", tensor="square", mint="square", mindir="Square")
 RECIPROCAL = _unary("Reciprocal", _float_in(jnp.reciprocal), "reciprocal", cls="Reciprocal Inv",
-                    tensor="reciprocal inv", mint="reciprocal", keep_fp32=True, mindir="Reciprocal")
+                    tensor="reciprocal inv", mint="reciprocal", mindir="Reciprocal")
 SIGN = _unary("Sign", jnp.sign, "sign", tensor="sign", mint="sign", mindir="Sign", inplace="sign_")
 SGN = _unary("Sgn", jnp.sign, "sgn", cls="", tensor="sgn")
 FLOOR = _unary("Floor", jnp.floor, "floor", tensor="floor", mint="floor", mindir="Floor", inplace="floor_")

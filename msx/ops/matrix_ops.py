@@ -52,7 +52,7 @@ def _axes_attr(axes):
     return (to_ints(a), to_ints(b))
 
 
-@expose(ops="tensor_dot")
+@expose(ops="tensor_dot", prim="TensorDot")
 def tensor_dot(x1, x2, axes):
     """Sum of products over `axes`: an int (the last n of x1 with the first n of x2) or two axis lists."""
     return apply(tensor_dot_, (x1, x2), {"axes": _axes_attr(axes)})
@@ -66,7 +66,7 @@ def batch_dot_(x1, x2, *, axes):
     return out[:, None] if out.ndim == 1 else out
 
 
-@expose(ops="batch_dot")
+@expose(ops="batch_dot", prim="BatchDot")
 def batch_dot(x1, x2, axes=None):
     """MindSpore's (deprecated) batch_dot: the dot of x1[b] and x2[b] for each batch index b."""
     n1, n2 = x1.ndim, x2.ndim
@@ -166,7 +166,7 @@ def conjugate_transpose(x, *, perm):
     return jnp.conj(jnp.transpose(x, perm))
 
 
-@expose(cls="ConjugateTranspose")
+@expose(cls="ConjugateTranspose", prim="ConjugateTranspose")
 def _conjugate_transpose_cls(x, perm):
     """`ops.ConjugateTranspose()(x, perm)`: conj(transpose(x, perm))."""
     return apply(conjugate_transpose, (x,), {"perm": to_ints(perm)})
@@ -177,7 +177,7 @@ def block_diag_(*xs):
     return jax.scipy.linalg.block_diag(*xs)
 
 
-@expose(ops="block_diag")
+@expose(ops="block_diag", prim="BlockDiag")
 def block_diag(*inputs):
     """A block-diagonal matrix of the inputs (0-d and 1-d inputs count as 1 x n rows)."""
     return apply(block_diag_, inputs)
@@ -190,7 +190,7 @@ def cartesian_prod_(*xs):
     return out[:, 0] if len(xs) == 1 else out
 
 
-@expose(ops="cartesian_prod")
+@expose(ops="cartesian_prod", prim="CartesianProd")
 def cartesian_prod(*inputs):
     """Every combination of one element from each 1-D input, as rows."""
     return apply(cartesian_prod_, inputs)
@@ -203,7 +203,7 @@ def combinations_(x, *, r=2, with_replacement=False):
     return x[idx] if idx.size else jnp.zeros((0, r) if r > 1 else (0,), x.dtype)
 
 
-@expose(ops="combinations")
+@expose(ops="combinations", prim="Combinations")
 def combinations(input, r=2, with_replacement=False):
     """The length-r combinations of a 1-D tensor's elements, as rows (itertools' order)."""
     return apply(combinations_, (input,), {"r": _int(r), "with_replacement": bool(with_replacement)})
@@ -214,7 +214,7 @@ def vander_(x, *, N=None):  # noqa: N803
     return jnp.vander(x, N)
 
 
-@expose(ops="vander")
+@expose(ops="vander", prim="Vander")
 def vander(x, N=None):  # noqa: N803  (MindSpore's argument name)
     """The Vandermonde matrix: columns x^(N-1), ..., x^0."""
     return apply(vander_, (x,), {"N": None if N is None else _int(N)})
@@ -240,13 +240,13 @@ def _indices_call(prim, row, col, offset, dtype):
                             "dtype": to_dtype_or_none(dtype)})
 
 
-@expose(ops="tril_indices")
+@expose(ops="tril_indices", prim="TrilIndices")
 def tril_indices(row, col, offset=0, *, dtype=None):
     """Indices of the lower triangle (below diagonal `offset`), int64 by default."""
     return _indices_call(TRIL_INDICES, row, col, offset, dtype)
 
 
-@expose(ops="triu_indices")
+@expose(ops="triu_indices", prim="TriuIndices")
 def triu_indices(row, col, offset=0, *, dtype=None):
     """Indices of the upper triangle (above diagonal `offset`), int64 by default."""
     return _indices_call(TRIU_INDICES, row, col, offset, dtype)
@@ -357,17 +357,17 @@ def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
     return apply(matrix_set_diag_, (x, diagonal), {"k": _k_range(k), "align": _align(align)})
 
 
-@expose(cls="MatrixDiagV3", init=("align",))
+@expose(cls="MatrixDiagV3", init=("align",), prim="MatrixDiagV3")
 def _matrix_diag_v3(x, k, num_rows, num_cols, padding_value, align="RIGHT_LEFT"):
     """`ops.MatrixDiagV3(align)(x, k, num_rows, num_cols, padding_value)` (Tensor arguments)."""
     return matrix_diag(x, k, num_rows, num_cols, padding_value, align)
 
 
-@expose(cls="MatrixDiagPartV3", init=("align",))
+@expose(cls="MatrixDiagPartV3", init=("align",), prim="MatrixDiagPartV3")
 def _matrix_diag_part_v3(x, k, padding_value, align="RIGHT_LEFT"):
     return matrix_diag_part(x, k, padding_value, align)
 
 
-@expose(cls="MatrixSetDiagV3", init=("align",))
+@expose(cls="MatrixSetDiagV3", init=("align",), prim="MatrixSetDiagV3")
 def _matrix_set_diag_v3(x, diagonal, k, align="RIGHT_LEFT"):
     return matrix_set_diag(x, diagonal, k, align)

@@ -11,13 +11,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .api import expose
 from .primitive import apply, primitive
 
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "edge": "edge",
               "circular": "wrap", "symmetric": "symmetric"}
 
 
-@primitive("PadV3", attrs=("paddings", "mode", "value"), category="shape")
+@primitive("PadV3", attrs=("paddings", "mode", "value"), category="shape",
+           internal=("the padding kernel of the hand-written classes ops.PadV3, ops.SpaceToBatchND and other padding "
+                     "classes (layer_classes.py, array_classes.py)"))
 def pad_v3(x, *, paddings, mode="constant", value=0.0):
     """`paddings`: ((before, after), ...) for every dim; mode constant | reflect | replicate | circular |
     symmetric (MindSpore's PadV3 / MirrorPad)."""
@@ -79,7 +82,9 @@ def _transpose_check(x, w, *b, stride, **_) -> str | None:
 
 
 @primitive("Conv2DTranspose", attrs=("stride", "crop", "dilation", "groups", "output_padding"), category="conv",
-           check=_transpose_check)
+           check=_transpose_check,
+           internal=("run by the hand-written class ops.Conv2DBackpropInput, nn.Conv2dTranspose and mint's "
+                     "conv_transpose2d, which convert their own arguments"))
 def conv2d_transpose(x, w, b=None, *, stride, crop, dilation, groups=1, output_padding=(0, 0)):
     """2-d transposed convolution, weight (Cin, Cout/groups, kH, kW); `crop` ((top, bottom), (left, right)) is
     taken off the full output (MindSpore's `pad`)."""
@@ -87,7 +92,9 @@ def conv2d_transpose(x, w, b=None, *, stride, crop, dilation, groups=1, output_p
 
 
 @primitive("Conv3DTranspose", attrs=("stride", "crop", "dilation", "groups", "output_padding"), category="conv",
-           check=_transpose_check)
+           check=_transpose_check,
+           internal=("run by the hand-written class ops.Conv3DTranspose and nn.Conv3dTranspose, which convert their "
+                     "own arguments"))
 def conv3d_transpose(x, w, b=None, *, stride, crop, dilation, groups=1, output_padding=(0, 0, 0)):
     """3-d transposed convolution, weight (Cin, Cout/groups, kD, kH, kW)."""
     return _transpose_impl(x, w, b, stride, crop, dilation, groups, output_padding)
@@ -200,6 +207,7 @@ def interpolate_impl(x, *, sizes, mode="nearest", align_corners=False, scales=No
 _MODE_RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
+@expose(ops="interpolate", prim="Interpolate")
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None):
     """MindSpore's `ops.interpolate`: resize the spatial dims of an (N, C, *spatial) tensor to `size`, or by

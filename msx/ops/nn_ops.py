@@ -38,7 +38,7 @@ SIGMOID = _unary("Sigmoid", jax.nn.sigmoid, "sigmoid", tensor="sigmoid", mint="s
                  inplace="sigmoid_")
 TANH = _unary("Tanh", jnp.tanh, "tanh", tensor="tanh", mint="tanh", mindir="Tanh", inplace="tanh_")
 SILU = _unary("SiLU", jax.nn.silu, cls="SiLU", mindir="SiLU")
-SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", keep_fp32=True, mindir="Softplus")
+SOFTPLUS = _unary("Softplus", jax.nn.softplus, cls="Softplus", mindir="Softplus")
 SELU = _unary("SeLU", jax.nn.selu, "selu", args=("input_x",), mintf="")
 MISH = _unary("Mish", lambda x: x * jnp.tanh(jax.nn.softplus(x)), "mish", args=("x",), mintf="")
 SOFTSIGN = _unary("Softsign", jax.nn.soft_sign, "softsign", args=("x",))
@@ -225,8 +225,7 @@ def avg_pool2d(x, *, kernel_size, stride, pad_mode="valid", padding=(0, 0, 0, 0)
 
 
 # ---------------------------------------------------------------- normalisation
-@primitive("BatchNorm", attrs=("is_training", "epsilon", "momentum", "axis"), category="other", multiple_results=True,
-           vector_kernel=True)
+@primitive("BatchNorm", attrs=("is_training", "epsilon", "momentum", "axis"), category="other", multiple_results=True)
 def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, momentum=0.9, axis=1):
     """Returns (y, new moving mean, new moving variance); momentum weighs the old moving stats (MindSpore)."""
     reduce_axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
@@ -247,7 +246,7 @@ def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, mo
     return y, new_mean, new_var
 
 
-@primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other", vector_kernel=True)
+@primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other")
 def layer_norm(x, gamma, beta, *, begin_norm_axis=-1, epsilon=1e-5):
     axes = tuple(range(begin_norm_axis % x.ndim, x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
@@ -385,7 +384,9 @@ def _key(raw):
     return jax.random.wrap_key_data(raw)
 
 
-@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False)
+@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False,
+           internal=("splits the global random key for every random op (functional_random._next_key); MindSpore has "
+                     "no such op"))
 def random_split(state):
     """(next state, a fresh key) from the global PRNG state."""
     new, sub = jax.random.split(_key(state))
@@ -415,7 +416,7 @@ def bernoulli(key, *, p, shape):
     return jax.random.bernoulli(_key(key), p, shape)
 
 
-@primitive("Dropout", attrs=("p",), category="random", vector_kernel=True)
+@primitive("Dropout", attrs=("p",), category="random")
 def dropout(x, key, *, p=0.5):
     """Zero each element with probability `p` and scale the rest by 1/(1-p)."""
     if p <= 0.0:

@@ -72,7 +72,7 @@ def matrix_norm_(x, *, ord="fro", axis=(-2, -1), keepdims=False):  # noqa: A002
         jnp.linalg.norm(_float(x), ord=ord, axis=axis, keepdims=keepdims)
 
 
-@expose(ops="matrix_norm")
+@expose(ops="matrix_norm", prim="MatrixNorm")
 def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # noqa: N803,A002
     if ord not in ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
         raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}")
@@ -100,7 +100,7 @@ def renorm_(x, *, p, axis, maxnorm):
     return x * jnp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
 
 
-@expose(ops="renorm", tensor="renorm")
+@expose(ops="renorm", tensor="renorm", prim="Renorm")
 def renorm(input, p, axis, maxnorm):
     return apply(renorm_, (input,), {"p": float(p), "axis": _int(axis), "maxnorm": float(maxnorm)})
 
@@ -169,7 +169,7 @@ def pdist_(x, *, p=2.0):
     return cdist_.impl(x, x, p=p)[..., i, j]
 
 
-@expose(ops="pdist", cls="Pdist", init=("p",))
+@expose(ops="pdist", cls="Pdist", init=("p",), prim="Pdist")
 def pdist(input, p=2.0):
     return apply(pdist_, (input,), {"p": float(p)})
 
@@ -210,7 +210,7 @@ def trapz_(y, *x, dx=1.0, dim=-1):
     return jnp.trapezoid(y, x[0] if x else None, dx=dx, axis=dim)
 
 
-@expose(ops="trapz")
+@expose(ops="trapz", prim="Trapz")
 def trapz(y, x=None, *, dx=1.0, dim=-1):
     return apply(trapz_, (y,) if x is None else (y, x), {"dx": float(dx), "dim": _int(dim)})
 
@@ -223,7 +223,7 @@ def logspace_(*, start, end, steps, base=10.0, dtype=None):
     return jnp.asarray(out.astype(_np_dtype(dtype, np.float32)))
 
 
-@expose(ops="logspace")
+@expose(ops="logspace", prim="LogSpace")
 def logspace(start, end, steps, base=10, *, dtype=None):
     return apply(logspace_, (), {"start": float(scalar(start)), "end": float(scalar(end)), "steps": _int(steps),
                                  "base": float(base), "dtype": to_dtype_or_none(dtype)})

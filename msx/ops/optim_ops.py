@@ -71,7 +71,9 @@ def _split(arrays: tuple, k: int) -> int:
     return n
 
 
-@primitive("OptimizerUpdate", attrs=ATTRS, category="state", multiple_results=True, differentiable=False)
+@primitive("OptimizerUpdate", attrs=ATTRS, category="state", multiple_results=True, differentiable=False,
+           internal=("one step of the SGD/Adam/AdamW update rules, applied by nn.Optimizer.construct "
+                     "(msx/nn/optim/optimizer.py)"))
 @functools.partial(jax.jit, static_argnames=ATTRS)
 def optimizer_update(lr, step, *arrays, kind: str, weight_decay: float = 0.0, loss_scale: float = 1.0,
                      momentum: float = 0.0, dampening: float = 0.0, nesterov: bool = False, beta1: float = 0.9,

@@ -36,12 +36,11 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from .. import hostevents
-from ..eager import dispatch as _dispatch, lazy as _lazy, tape as _tape
-from ..errors import MsxError, OpError, OpIndexError, OpTypeError, user_loc
-from ..sizes import oom_error
+from ..errors import MsxError, OpError, OpTypeError
+from ..recording import recording  # noqa: F401  (re-exported: capture's hooks, read by ops as primitive.recording)
+from ..tensor import Tensor
 from .api import Api, MindIR, declare
-from ..tensor import Tensor, _wrap
+from .apply_prim import _aval, apply, describe, known_value  # noqa: F401  (re-exported: the ops import apply from here)
 from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
 REGISTRY: dict[str, "Primitive"] = {}
@@ -63,9 +62,6 @@ class Category(StrEnum):
     OTHER = "other"
 
 
-_LOW_PRECISION_RESULTS = (Category.ELEMENTWISE, Category.MATMUL, Category.CONV)  # what mixed precision narrows
-
-
 @dataclass(frozen=True, eq=False)
 class Primitive:
     """One op: `impl(*arrays, **attrs)` is its meaning; everything else is derived."""
@@ -83,10 +79,6 @@ class Primitive:
     # a class label >= C). Run before `impl` wherever the values are concrete (eager, and the call being captured),
     # never inside a compiled graph; see docs/errors.md for what jit does there.
     values: Callable[..., str | None] | None = field(default=None, repr=False)
-    # Precision and placement traits (read by mixed-precision rules and device models; checked below):
-    keep_fp32: bool = False      # precision-sensitive: mixed precision keeps its float32 result
-    view: bool = False           # no kernel: its result is its first operand's buffer (a reshape)
-    vector_kernel: bool = False  # has a vector-unit kernel although its category would run on the host CPU
     # why it has no public view of its own (no `api`, no `expose(prim=...)` wrapper): who calls it instead
     internal: str = ""
     # `api.MindIR`: its plain MindIR call form (None: no MindIR form, or one written by hand in msx/mindir)
@@ -100,14 +92,6 @@ class Primitive:
         except ValueError:
             raise ValueError(f"primitive {self.name!r}: category={self.category!r} is not one of "
                              f"{[c.value for c in Category]}") from None
-        if self.keep_fp32 and self.category not in _LOW_PRECISION_RESULTS:
-            raise ValueError(f"primitive {self.name!r}: keep_fp32 means nothing for category {self.category.value!r} "
-                             f"(only {[c.value for c in _LOW_PRECISION_RESULTS]} results are narrowed)")
-        if self.view and (self.category not in (Category.SHAPE, Category.ELEMENTWISE) or self.multiple_results):
-            raise ValueError(f"primitive {self.name!r}: view=True needs one result of a shape or elementwise op")
-        if self.vector_kernel and self.category not in (Category.OTHER, Category.RANDOM):
-            raise ValueError(f"primitive {self.name!r}: vector_kernel=True is for 'other'/'random' ops; category "
-                             f"{self.category.value!r} already says where it runs")
 
     def __call__(self, *inputs, **attrs):
         return apply(self, inputs, attrs)
@@ -157,49 +141,6 @@ def _plain(cause: BaseException, inputs) -> str:
     return first
 
 
-def describe(x) -> str:
-    """`float32(2, 5)` for arrays and tensors, the repr for Python values."""
-    a = _aval(x)
-    if hasattr(a, "shape") and hasattr(a, "dtype"):
-        return f"{np.dtype(a.dtype).name}{tuple(a.shape)}"
-    return repr(x)
-
-
-def _aval(x):
-    return x._data if isinstance(x, Tensor) else x
-
-
-def range_error(prim: Primitive, inputs, attrs: dict, reason: str) -> OpIndexError:
-    """The error for inputs whose values `prim.values` refused."""
-    got = ", ".join(describe(x) for x in inputs)
-    err = OpIndexError(f"{prim.name}: {reason}; got ({got})")
-    if recording.recorder is not None:
-        err.stage = "capture"
-    return err
-
-
-def _known_values(inputs: tuple, arrays: list) -> list:
-    """The arrays whose values a range rule may read: eagerly all of them; while capturing, only constants (a
-    graph value is known only when the compiled graph runs, with other values than the call being captured)."""
-    rec = recording.recorder
-    if rec is None:
-        return arrays
-    return [jax.ShapeDtypeStruct(np.shape(a), getattr(a, "dtype", None)) if _graph_value(rec, x) else a
-            for x, a in zip(inputs, arrays)]
-
-
-def known_value(t):
-    """`t`'s array when a range rule may read it (see `_known_values`), else only its shape and dtype: for layers
-    and functions that check values in their own name (`Embedding`, `index_select`)."""
-    return _known_values((t,), [t._data if isinstance(t, Tensor) else t])[0]
-
-
-def _graph_value(rec, x) -> bool:
-    """`x` is bound to a graph Var (an input, a Parameter, an op's result), not to a constant."""
-    bound = rec.lookup(x) if isinstance(x, Tensor) and hasattr(rec, "lookup") else None
-    return bound is not None and not hasattr(bound, "value")
-
-
 def register(prim: Primitive) -> Primitive:
     """Add `prim` to the registry and its public views (`prim.api`) to `api.SURFACE`."""
     if prim.name in REGISTRY:
@@ -213,20 +154,21 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
               api: Api | tuple[Api, ...] = (), values: Callable[..., str | None] | None = None,
-              mindir: "str | MindIR | None" = None, internal: str = "", **traits: bool) -> Callable[[Callable], Primitive]:
+              mindir: "str | MindIR | None" = None, internal: str = "") -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
     `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
     `mindir`: its MindIR call form, `MindIR(ms_name, args)` or just MindSpore's name when the call takes
-    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it);
-    `traits`: `keep_fp32`, `view`, `vector_kernel`.
+    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it).
+    A device's traits of the op (the simulated Ascend's `keep_fp32`, `view`, `vector_kernel`) are not part of
+    the declaration: they sit in that device's own tables (`msx/backends/ascend_sim/traits.py`).
     """
     form = MindIR(mindir) if isinstance(mindir, str) else mindir
 
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
-                                  values, internal=internal, mindir=form, **traits))
+                                  values, internal=internal, mindir=form))
 
     return make
 
@@ -243,60 +185,3 @@ def get_primitive(name: str) -> Primitive:
         raise KeyError(f"unknown primitive {name!r}") from None
 
 
-# ----------------------------------------------------------------- eager dispatch
-from ..recording import recording  # noqa: E402,F401  (capture's hooks live below tensor)
-_NO_ATTRS: dict = {}
-
-
-def apply(prim: Primitive, inputs: tuple, attrs: dict = _NO_ATTRS):
-    """Run `prim` now on `inputs` (Tensors or Python scalars) and return Tensor(s).
-
-    The hot path is one jax call plus wrapping; input validation costs nothing
-    unless jax rejects the inputs, in which case `prim.error` explains why.
-    While `msx.Profiler` runs, each eager call is an "msx.eager" host event.
-    """
-    if hostevents.ACTIVE and recording.recorder is None:
-        with hostevents.span("msx.eager", prim.name):
-            return _apply(prim, inputs, attrs)
-    return _apply(prim, inputs, attrs)
-
-
-def _apply(prim: Primitive, inputs: tuple, attrs: dict):
-    if _lazy.ENABLED[0] and recording.recorder is None and _tape.STATE.tape is None and not hostevents.ACTIVE:
-        out = _lazy.defer(prim, inputs, attrs)  # a compiled op's pending result (forward replay), or None
-        if out is not None:
-            return out
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    if prim.values is not None:
-        reason = prim.values(*_known_values(inputs, arrays), **attrs)
-        if reason is not None:
-            raise range_error(prim, inputs, attrs, reason)
-    recorder = recording.recorder
-    try:  # eager: one cached executable per primitive (msx.eager.dispatch); a capture traces the impl
-        if recorder is not None and prim.name in _dispatch.EAGER_ONLY and not getattr(recorder, "runs_effects", True):
-            out = ()  # (a capture whose graph then runs this call too, bytecode's: printing now would print twice)
-        else:
-            out = prim.impl(*arrays, **attrs) if recorder is not None else _dispatch.run(prim, arrays, attrs)
-    except (TypeError, ValueError, IndexError) as exc:
-        if isinstance(exc, MsxError):
-            if recording.recorder is not None and exc.stage == "run":
-                exc.stage = "capture"
-            raise
-        err = prim.error(inputs, attrs, exc)
-        err.loc = user_loc()
-        if recording.recorder is not None:
-            err.stage = "capture"
-        raise err from None
-    except RuntimeError as exc:  # XLA's RESOURCE_EXHAUSTED: out of memory
-        err = oom_error(prim.name, exc, lambda: ", ".join(describe(x) for x in inputs))
-        if err is None:
-            raise
-        raise err from None
-    result = tuple(_wrap(o) for o in out) if prim.multiple_results else _wrap(out)
-    if recorder is not None:
-        recorder.record(prim, inputs, attrs, result)
-    else:
-        tape = _tape.STATE.tape
-        if tape is not None:  # eager autograd: a tape node (msx.eager.tape)
-            tape.record(prim, arrays, attrs, result)
-    return result

@@ -3,7 +3,8 @@
 Every primitive takes the key as an explicit input (split from the state Parameter by `_key_for`), so a
 compiled graph sees randomness as ordinary state and a seeded program repeats its draws. The numbers cannot
 equal MindSpore's (another generator); the shapes, dtypes, supports and distributions do, and the tests check
-those. MindSpore's per-op `seed`/`seed2` arguments are accepted; the sequence is fixed by `set_seed`.
+those. MindSpore's per-op `seed`/`seed2` arguments are accepted and warn once when set (`msx.ignored_args`); the
+sequence is fixed by `set_seed`.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
+from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from .api import expose
 from .convert import scalar, to_dtype, to_shape
@@ -60,6 +62,7 @@ def _probs(op: str, input, num_samples: int, replacement: bool):
 
 @expose(ops="multinomial", tensor="multinomial", prim="RandomCategoricalDraw")
 def multinomial(input, num_samples, replacement=True, seed=None):
+    not_honoured("ops.multinomial", "seed", seed, None, SEED_INSTEAD)
     _probs("multinomial", input, int(num_samples), replacement)
     return apply(categorical, (_key_for(), input), {"num_samples": int(num_samples), "replacement": bool(replacement),
                                                    "dtype": mstype.int32, "logits": False})
@@ -67,6 +70,8 @@ def multinomial(input, num_samples, replacement=True, seed=None):
 
 @expose(cls="Multinomial", init=("seed", "seed2", "dtype"), prim="RandomCategoricalDraw")
 def _multinomial_cls(x, num_samples, *, seed=0, seed2=0, dtype=mstype.int32):
+    not_honoured("ops.Multinomial", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.Multinomial", "seed2", seed2, 0, SEED_INSTEAD)
     _probs("Multinomial", x, int(num_samples), True)
     return apply(categorical, (_key_for(), x), {"num_samples": int(num_samples), "replacement": True,
                                                "dtype": to_dtype(dtype), "logits": False})
@@ -86,6 +91,7 @@ def _mwr_cls(x, seed, offset, *, numsamples, replacement=False):
 
 @expose(ops="random_categorical", tensor="random_categorical", prim="RandomCategoricalDraw")
 def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
+    not_honoured("ops.random_categorical", "seed", seed, 0, SEED_INSTEAD)
     if len(logits.shape) != 2:
         raise ValueError(f"random_categorical: logits must be 2-D, got shape {tuple(logits.shape)}")
     return apply(categorical, (_key_for(), logits), {"num_samples": int(num_sample), "replacement": True,
@@ -115,11 +121,15 @@ def _perm(op: str, n, length=None, pad=-1, dtype=mstype.int64):
 
 @expose(ops="randperm", prim="RandomPermutation")
 def randperm(n, seed=0, offset=0, dtype=mstype.int64):
+    not_honoured("ops.randperm", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.randperm", "offset", offset, 0, SEED_INSTEAD)
     return _perm("randperm", n, dtype=dtype)
 
 
 @expose(cls="RandpermV2", init=("seed", "offset", "dtype"), prim="RandomPermutation")
 def _randperm_v2(n, *, seed=0, offset=0, dtype=mstype.int64):
+    not_honoured("ops.RandpermV2", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.RandpermV2", "offset", offset, 0, SEED_INSTEAD)
     return _perm("RandpermV2", n, dtype=dtype)
 
 
@@ -135,11 +145,14 @@ def shuffle_(key, x):
 
 @expose(ops="shuffle", prim="RandomShuffle")
 def shuffle(x, seed=None):
+    not_honoured("ops.shuffle", "seed", seed, None, SEED_INSTEAD)
     return apply(shuffle_, (_key_for(), x))
 
 
 @expose(cls="RandomShuffle", init=("seed", "seed2"), prim="RandomShuffle")
 def _shuffle_cls(x, *, seed=0, seed2=0):
+    not_honoured("ops.RandomShuffle", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.RandomShuffle", "seed2", seed2, 0, SEED_INSTEAD)
     return shuffle(x)
 
 
@@ -157,6 +170,7 @@ def choice_with_mask_(key, mask, *, count):
 
 @expose(ops="choice_with_mask", prim="RandomChoiceWithMask")
 def choice_with_mask(input_x, count=256, seed=None):
+    not_honoured("ops.choice_with_mask", "seed", seed, None, SEED_INSTEAD)
     if input_x.dtype != mstype.bool_:
         raise TypeError(f"choice_with_mask: input_x must be a bool Tensor, got {input_x.dtype}")
     if not 1 <= len(input_x.shape) <= 5:
@@ -168,6 +182,8 @@ def choice_with_mask(input_x, count=256, seed=None):
 
 @expose(cls="RandomChoiceWithMask", init=("count", "seed", "seed2"), prim="RandomChoiceWithMask")
 def _choice_with_mask_cls(input_x, *, count=256, seed=0, seed2=0):
+    not_honoured("ops.RandomChoiceWithMask", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.RandomChoiceWithMask", "seed2", seed2, 0, SEED_INSTEAD)
     return choice_with_mask(input_x, count)
 
 
@@ -225,6 +241,7 @@ def _positive(op: str, what: str, t) -> None:
 @expose(ops="random_gamma", prim="RandomDistribution")
 def random_gamma(shape, alpha, seed=None):
     """Gamma(alpha) draws: the result has shape `shape + alpha.shape`."""
+    not_honoured("ops.random_gamma", "seed", seed, None, SEED_INSTEAD)
     _positive("random_gamma", "alpha", alpha)
     out = _shape_of(shape) + tuple(alpha.shape)
     return draw("gamma", out, (alpha,), alpha.dtype)
@@ -232,12 +249,15 @@ def random_gamma(shape, alpha, seed=None):
 
 @expose(cls="RandomGamma", init=("seed", "seed2"), prim="RandomDistribution")
 def _random_gamma_cls(shape, alpha, *, seed=0, seed2=0):
+    not_honoured("ops.RandomGamma", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.RandomGamma", "seed2", seed2, 0, SEED_INSTEAD)
     return random_gamma(shape, alpha)
 
 
 @expose(ops="gamma", prim="RandomDistribution")
 def gamma(shape, alpha, beta, seed=None):
     """Gamma(alpha, rate beta) draws of `broadcast(shape, alpha.shape, beta.shape)`."""
+    not_honoured("ops.gamma", "seed", seed, None, SEED_INSTEAD)
     _positive("gamma", "alpha", alpha)
     _positive("gamma", "beta", beta)
     out = np.broadcast_shapes(_shape_of(shape), tuple(alpha.shape), tuple(beta.shape))
@@ -246,23 +266,29 @@ def gamma(shape, alpha, beta, seed=None):
 
 @expose(cls="Gamma", init=("seed", "seed2"), prim="RandomDistribution")
 def _gamma_cls(shape, alpha, beta, *, seed=0, seed2=0):
+    not_honoured("ops.Gamma", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.Gamma", "seed2", seed2, 0, SEED_INSTEAD)
     return gamma(shape, alpha, beta)
 
 
 @expose(ops="random_poisson", prim="RandomDistribution")
 def random_poisson(shape, rate, seed=None, dtype=mstype.float32):
+    not_honoured("ops.random_poisson", "seed", seed, None, SEED_INSTEAD)
     out = _shape_of(shape) + tuple(rate.shape)
     return draw("poisson", out, (rate,), dtype)
 
 
 @expose(cls="RandomPoisson", init=("seed", "seed2", "dtype"), prim="RandomDistribution")
 def _random_poisson_cls(shape, rate, *, seed=0, seed2=0, dtype=mstype.int64):
+    not_honoured("ops.RandomPoisson", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.RandomPoisson", "seed2", seed2, 0, SEED_INSTEAD)
     return random_poisson(shape, rate, dtype=dtype)
 
 
 @expose(ops="poisson", prim="RandomDistribution")
 def poisson(shape, mean, seed=None):
     """Poisson(mean) draws (int32) of `broadcast(shape, mean.shape)`."""
+    not_honoured("ops.poisson", "seed", seed, None, SEED_INSTEAD)
     _positive("poisson", "mean", mean)
     try:
         out = np.broadcast_shapes(_shape_of(shape), tuple(mean.shape))
@@ -273,37 +299,49 @@ def poisson(shape, mean, seed=None):
 
 @expose(ops="laplace", prim="RandomDistribution")
 def laplace(shape, mean, lambda_param, seed=None):
+    not_honoured("ops.laplace", "seed", seed, None, SEED_INSTEAD)
     return draw("laplace", shape, (mean, lambda_param), mstype.float32)
 
 
 @expose(ops="standard_laplace", prim="RandomDistribution")
 def standard_laplace(shape, seed=None):
+    not_honoured("ops.standard_laplace", "seed", seed, None, SEED_INSTEAD)
     return draw("laplace", shape, (), mstype.float32)
 
 
 @expose(cls="StandardLaplace", init=("seed", "seed2"), prim="RandomDistribution")
 def _standard_laplace_cls(shape, *, seed=0, seed2=0):
+    not_honoured("ops.StandardLaplace", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.StandardLaplace", "seed2", seed2, 0, SEED_INSTEAD)
     return standard_laplace(shape)
 
 
 @expose(cls="TruncatedNormal", init=("dtype", "seed", "seed2"), prim="RandomDistribution")
 def _truncated_normal_cls(shape, *, dtype=mstype.float32, seed=0, seed2=0):
     """Normal draws truncated to two standard deviations."""
+    not_honoured("ops.TruncatedNormal", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.TruncatedNormal", "seed2", seed2, 0, SEED_INSTEAD)
     return draw("truncated_normal", shape, (), dtype)
 
 
 @expose(cls="StandardNormal", init=("seed", "seed2"), prim="RandomDistribution")
 def _standard_normal_cls(shape, *, seed=0, seed2=0):
+    not_honoured("ops.StandardNormal", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.StandardNormal", "seed2", seed2, 0, SEED_INSTEAD)
     return draw("normal", shape, (0.0, 1.0), mstype.float32)
 
 
 @expose(cls="UniformReal", init=("seed", "seed2"), prim="RandomDistribution")
 def _uniform_real_cls(shape, *, seed=0, seed2=0):
+    not_honoured("ops.UniformReal", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.UniformReal", "seed2", seed2, 0, SEED_INSTEAD)
     return draw("uniform", shape, (0.0, 1.0), mstype.float32)
 
 
 @expose(cls="UniformInt", init=("seed", "seed2"), prim="RandomDistribution")
 def _uniform_int_cls(shape, minval, maxval, *, seed=0, seed2=0):
+    not_honoured("ops.UniformInt", "seed", seed, 0, SEED_INSTEAD)
+    not_honoured("ops.UniformInt", "seed2", seed2, 0, SEED_INSTEAD)
     lo, hi = int(scalar(minval)), int(scalar(maxval))
     if hi <= lo:
         raise ValueError(f"UniformInt: maxval ({hi}) must be greater than minval ({lo})")
@@ -323,6 +361,8 @@ def _log_normal_cls(input, *, mean=1.0, std=2.0):
 @expose(cls="Bernoulli", init=("seed", "offset"), prim="RandomDistribution")
 def _bernoulli_cls(x, p, *, seed=-1, offset=0):
     """0/1 draws of x's shape and dtype, 1 with probability `p` (a number or a Tensor broadcast to x)."""
+    not_honoured("ops.Bernoulli", "seed", seed, -1, SEED_INSTEAD)
+    not_honoured("ops.Bernoulli", "offset", offset, 0, SEED_INSTEAD)
     return draw("bernoulli", x.shape, (p,), x.dtype)
 
 
@@ -337,16 +377,19 @@ def bernoulli_ext(input, *, generator=None):
 # ---------------------------------------------------------------- like-shaped draws and in-place fills
 @expose(ops="rand_like", prim="RandomDistribution")
 def rand_like(input, seed=None, *, dtype=None):
+    not_honoured("ops.rand_like", "seed", seed, None, SEED_INSTEAD)
     return draw("uniform", input.shape, (0.0, 1.0), dtype or input.dtype)
 
 
 @expose(ops="randn_like", prim="RandomDistribution")
 def randn_like(input, seed=None, *, dtype=None):
+    not_honoured("ops.randn_like", "seed", seed, None, SEED_INSTEAD)
     return draw("normal", input.shape, (0.0, 1.0), dtype or input.dtype)
 
 
 @expose(ops="randint_like", prim="RandomDistribution")
 def randint_like(input, low, high, seed=None, *, dtype=None):
+    not_honoured("ops.randint_like", "seed", seed, None, SEED_INSTEAD)
     dtype = to_dtype(dtype or input.dtype)
     if dtype.is_floating:
         raise ValueError(f"randint_like: the 'dtype' must be an int type, but got {dtype}")

@@ -17,10 +17,13 @@ from ..errors import OpError
 from ..parallel import context, sharding
 from ..recording import recording
 from ..tensor import Tensor
+from .api import STRATEGY
 from .primitive import primitive
 
 
-@primitive("Shard", attrs=("strategy", "spec"), category="shape")
+@primitive("Shard", attrs=("strategy", "spec"), category="shape",
+           internal=("the layout constraint a strategy becomes: Primitive.shard, ms.shard and Cell.shard make it "
+                     "(constrain_all)"))
 def shard_constraint(x, *, strategy: tuple = (), spec: tuple = ()):
     """`x`, laid out by `strategy` (cuts per dimension) over the mesh axes `spec`, when lowered over a mesh."""
     return sharding.constrain(x, spec)
@@ -100,6 +103,9 @@ def call_sharded(op, call: Callable, args: tuple, kwargs: dict):
     """Call a class-style op that has a strategy: its tensor inputs (and outputs) through `Shard` nodes."""
     ins, outs = op.__dict__["_shard_strategy"]
     return _through(op.name or type(op).__name__, lambda *a, **k: call(op, *a, **k), ins, outs, args, kwargs)
+
+
+STRATEGY.update(set=set_strategy, call=call_sharded)  # what `PrimitiveOp.shard` and its calls run
 
 
 # ----------------------------------------------------------------- ms.shard and Cell.shard

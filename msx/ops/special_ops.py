@@ -104,7 +104,7 @@ def polygamma_(x, *, n):
     return jsp.polygamma(n, x).astype(x.dtype)
 
 
-@expose(ops="polygamma", cls="Polygamma")
+@expose(ops="polygamma", cls="Polygamma", prim="Polygamma")
 def polygamma(n, input):
     """`ops.polygamma(n, input)`: n is an int or a one-element integer Tensor (MindSpore's class takes a Tensor)."""
     return apply(polygamma_, (input,), {"n": _int(n)})

@@ -26,7 +26,9 @@ def _float(x):
 
 
 # ---------------------------------------------------------------- spread
-@primitive("StdVar", attrs=("axis", "ddof", "keepdims", "kind"), category="reduce", multiple_results=True)
+@primitive("StdVar", attrs=("axis", "ddof", "keepdims", "kind"), category="reduce", multiple_results=True,
+           internal=("the shared kernel of ops.std, ops.var, ops.std_mean and ops.var_mean (stats_ops._spread), each "
+                     "taking its part"))
 def std_var(x, *, axis=None, ddof=0, keepdims=False, kind="std"):
     """(std or var, mean) over `axis` with `ddof` degrees of freedom removed."""
     x = _float(x)
@@ -200,7 +202,7 @@ def nanquantile(input, q, axis=None, keepdims=False):
     return _quantile(input, q, axis, keepdims, True)
 
 
-@expose(cls="Quantile", init=("dim", "keep_dims", "ignore_nan"))
+@expose(cls="Quantile", init=("dim", "keep_dims", "ignore_nan"), prim="Quantile")
 def _quantile_cls(input, q, dim=None, keep_dims=False, ignore_nan=False):
     """`ops.Quantile(dim=None, keep_dims=False, ignore_nan=False)(input, q)`."""
     return _quantile(input, q, dim, keep_dims, bool(ignore_nan))
@@ -211,7 +213,7 @@ def aminmax_(x, *, axis=0, keepdims=False):
     return jnp.min(x, axis=axis, keepdims=keepdims), jnp.max(x, axis=axis, keepdims=keepdims)
 
 
-@expose(ops="aminmax", tensor="aminmax")
+@expose(ops="aminmax", tensor="aminmax", prim="AMinMax")
 def aminmax(input, *, axis=0, keepdims=False):
     """(min, max) along `axis`."""
     return apply(aminmax_, (input,), {"axis": _int(axis), "keepdims": bool(keepdims)})
@@ -230,7 +232,7 @@ def histc_(x, *, bins=100, min=0.0, max=0.0):  # noqa: A002  (MindSpore's argume
     return counts.astype(x.dtype if x.dtype.kind == "f" else jnp.float32)
 
 
-@expose(ops="histc", cls="Histogram", init=("bins", "min", "max"), mint="histc", tensor="histc")
+@expose(ops="histc", cls="Histogram", init=("bins", "min", "max"), mint="histc", tensor="histc", prim="Histc")
 def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002
     return apply(histc_, (input,), {"bins": _int(bins), "min": float(min), "max": float(max)})
 
@@ -244,7 +246,7 @@ def cov_(x, *weights, correction=1, has_f=False, has_a=False):
 
 
 
-@expose(ops="cov", tensor="cov")
+@expose(ops="cov", tensor="cov", prim="Cov")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the rows of `input` (variables) over its columns (observations)."""
     weights = tuple(w for w in (fweights, aweights) if w is not None)

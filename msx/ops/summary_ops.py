@@ -46,7 +46,9 @@ def _deliver(kind: str, tag: str, value) -> None:
         receive(kind, tag, np.array(value))
 
 
-@primitive("Summary", attrs=("kind", "tag"), multiple_results=True, differentiable=False)
+@primitive("Summary", attrs=("kind", "tag"), multiple_results=True, differentiable=False,
+           internal=("what ops.ScalarSummary, ImageSummary, TensorSummary and HistogramSummary record, each checking "
+                     "its own tag and value"))
 def summary(x, *, kind, tag):
     """Send `x` to the open SummaryRecord under `tag` (a scalar, image, histogram or tensor), in program order."""
     jax.debug.callback(functools.partial(_deliver, kind, tag), x, ordered=True)

@@ -75,16 +75,35 @@ def mean(self, axis=None, keep_dims=False) -> Tensor:
 
 def max(self, axis=None, keepdims=False, *, initial=None, where=None,
         return_indices=False) -> Tensor | tuple[Tensor, Tensor]:
+    """numpy's `max`: `where` masks the entries that take part (it needs `initial`), `initial` joins them."""
     if return_indices:
+        _no_initial_where("max", initial, where)
         return F.max(self, axis, keepdims)
-    return F.amax(self, axis, keepdims)
+    return _extreme("max", F.amax, F.maximum, self, axis, keepdims, initial, where)
 
 
 def min(self, axis=None, keepdims=False, *, initial=None, where=None,
         return_indices=False) -> Tensor | tuple[Tensor, Tensor]:
+    """numpy's `min`: `where` masks the entries that take part (it needs `initial`), `initial` joins them."""
     if return_indices:
+        _no_initial_where("min", initial, where)
         return F.min(self, axis, keepdims)
-    return F.amin(self, axis, keepdims)
+    return _extreme("min", F.amin, F.minimum, self, axis, keepdims, initial, where)
+
+
+def _no_initial_where(what: str, initial, where) -> None:
+    if initial is not None or where is not None:
+        raise ValueError(f"Tensor.{what}: initial= and where= do not combine with return_indices=True "
+                         f"(an index of `initial` would mean nothing)")
+
+
+def _extreme(what: str, reduce, join, x: Tensor, axis, keepdims, initial, where) -> Tensor:
+    if where is not None:
+        if initial is None:  # numpy's rule: max/min have no identity to fill the masked-out entries with
+            raise ValueError(f"Tensor.{what}: where= needs initial= (the value a masked-out entry takes)")
+        x = F.select(F.broadcast_to(F.cast(where, "bool"), x.shape), x, F.full_like(x, initial))
+    out = reduce(x, axis, keepdims)
+    return out if initial is None else join(out, F.cast(F.full_like(out, initial), out.dtype))
 
 
 def squeeze(self, axis=None) -> Tensor:

@@ -9,9 +9,10 @@ Every kernel adds a launch cost; a fused node is one kernel whose bytes are
 only its inputs and outputs. Views (reshape and friends) and the casts the
 precision rewrite adds only to model float16 storage are free.
 
-Higher-order nodes are costed by their declaration's `cost` rule
-(`msx/ir/control.py`), which calls back into this model: a `Grad` runs its body forward, then a backward pass
-estimated per differentiable op as twice its forward work (a matmul's
+Higher-order nodes are costed by their rule in `COST_RULES`, this model's
+own table keyed by the primitive (filled below), which calls back into the
+model: a `Grad` runs its body forward, then a backward pass estimated per
+differentiable op as twice its forward work (a matmul's
 backward is two matmuls, dX and dW; an elementwise op reads the saved input
 and the incoming gradient), in reverse order; `Cond` counts its costlier
 branch; `Scan` its body times the trip count; `While` one iteration (the trip
@@ -24,13 +25,17 @@ from dataclasses import replace
 
 import jax.numpy as jnp
 
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
-from ...ops.higher_order import rule
+from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
 
 LOW_PRECISION = {"float16", "bfloat16", "int8"}
+# `(node, model, scope) -> rows` of a higher-order node; a rule asks the model `rows(graph, scope)`,
+# `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`
+COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py")
 
 
 class CostModel:
@@ -62,7 +67,7 @@ class CostModel:
             return []
         if node.op in REGISTRY:
             return [self.primitive_row(node, scope)]
-        return rule("cost", node.op)(node, self, scope)  # an op with no cost rule is an error, never "fused"
+        return COST_RULES.rule_for(node.op)(node, self, scope)  # an op with no cost rule is an error, never "fused"
 
     def primitive_row(self, node: Node, scope: str) -> OpCost:
         unit = unit_of(node)
@@ -141,3 +146,39 @@ def _type(node: Node) -> str:
 
 def _where(node: Node) -> str:
     return node.loc.short() if node.loc is not None else ""
+
+
+# ---------------------------------------------------------------- the higher-order ops' cost rules
+@COST_RULES.register(GRAD)
+def _grad_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))
+    return forward + model.backward(forward, model.join(scope, "grad bwd"))
+
+
+@COST_RULES.register(CALL)
+def _call_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    return model.rows(node.subgraphs["body"], scope)
+
+
+@COST_RULES.register(FUSED)
+def _fused_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    return [model.fused(node, scope)]
+
+
+@COST_RULES.register(COND, CASE)
+def _costliest_branch(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    label = node.op.lower()
+    branches = [model.rows(g, model.join(scope, f"{label} {k}")) for k, g in node.subgraphs.items()]
+    return max(branches, key=model.total)
+
+
+@COST_RULES.register(WHILE)
+def _while_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    inner = model.join(scope, "while, 1 iteration")
+    return model.rows(node.subgraphs["cond"], inner) + model.rows(node.subgraphs["body"], inner)
+
+
+@COST_RULES.register(SCAN)
+def _scan_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    n = scan_length(node)
+    return model.repeat(model.rows(node.subgraphs["body"], model.join(scope, f"scan x{n}")), n)

@@ -5,8 +5,8 @@ makes it to its last use; graph inputs and read-only Parameters stay resident
 throughout, Parameters the graph writes are freed after their last read when
 their buffers are donated, and results stay to the end. Views (and the casts
 that only model float16 storage) share their input's buffer. A higher-order
-node adds its own transient memory while it runs, by its declaration's
-`memory` rule (`msx/ir/control.py`): a `Grad` keeps every value its body
+node adds its own transient memory while it runs, by its rule in
+`MEMORY_RULES` (this model's table keyed by the primitive, filled below): a `Grad` keeps every value its body
 computes for the backward pass (no rematerialisation), `Call`, `Cond`,
 `While` and `Scan` the peak of their bodies; a fused node keeps its
 intermediates on chip.
@@ -19,12 +19,17 @@ from dataclasses import dataclass
 import jax.numpy as jnp
 
 from ...errors import BackendError
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
-from ...ops.higher_order import rule
+from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
 from .report import format_size
 from .support import VIEW, unit_of
+
+# `(node, model) -> bytes` of working memory while a higher-order node runs; a rule asks the model
+# `body_peak(graph)` (a subgraph's peak, its inputs held outside) and `kept(graph)` (bytes of every value it computes)
+MEMORY_RULES = RuleTable("memory", "msx/backends/ascend_sim/memory.py")
 
 
 class DeviceOutOfMemoryError(BackendError, MemoryError):
@@ -115,7 +120,7 @@ class MemoryModel:
         """Working memory of a node while it runs: none for a primitive; a higher-order op's `memory` rule."""
         if node.op in REGISTRY or id(node) in self.free:
             return 0
-        return rule("memory", node.op)(node, self)  # an op with no rule is an error, never 0 bytes
+        return MEMORY_RULES.rule_for(node.op)(node, self)  # an op with no rule is an error, never 0 bytes
 
     # ------------------------------------------------------------ what higher-order `memory` rules ask
     def body_peak(self, graph: Graph) -> int:
@@ -156,3 +161,19 @@ def _describe(node: Node, names: dict[int, str]) -> str:
     outs = ", ".join(shown) + (f", ... ({len(node.outputs)} outputs)" if len(node.outputs) > 3 else "") or "()"
     where = f" at {node.loc.short()}" if node.loc is not None else ""
     return f"{outs} = {node.op}{where}"
+
+
+# ---------------------------------------------------------------- the higher-order ops' memory rules
+@MEMORY_RULES.register(GRAD)
+def _grad_memory(node: Node, model: MemoryModel) -> int:
+    return model.kept(node.subgraphs["body"])  # everything the forward computes is kept for the backward pass
+
+
+@MEMORY_RULES.register(FUSED)
+def _fused_memory(node: Node, model: MemoryModel) -> int:
+    return 0  # one kernel: its intermediates stay on chip
+
+
+@MEMORY_RULES.register(CALL, COND, WHILE, SCAN, CASE)
+def _largest_peak(node: Node, model: MemoryModel) -> int:
+    return max(model.body_peak(g) for g in node.subgraphs.values())

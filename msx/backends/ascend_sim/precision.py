@@ -7,7 +7,7 @@ op sees float16-rounded values in a float32 container and XLA accumulates in
 float32 — products of float16 values are exact in float32, so this is the
 Cube's arithmetic up to summation order. Under "allow_mix_precision" the
 float32 results of Cube ops and of elementwise Vector ops are also stored in
-float16, except precision-sensitive ops (declared with `keep_fp32=True`, see `keep_fp32_ops()`).
+float16, except precision-sensitive ops (`traits.KEEP_FP32`, listed by `keep_fp32_ops()`).
 
 Besides the rewritten graph, the rewrite says how the device would store
 values (`storage`: value id -> dtype, where it differs from the graph's) and
@@ -29,6 +29,7 @@ from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ...ops.primitive import REGISTRY
 from ...passes.rules import Match, Pat, Rule, RuleSet, rewrite
 from .support import CUBE, unit_of
+from .traits import KEEP_FP32
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ PRECISION_MODES: dict[str, PrecisionRule] = {
 
 
 def keep_fp32_ops() -> list[str]:
-    """The registered primitives mixed precision leaves in float32 (their declarations say `keep_fp32=True`)."""
-    return sorted(name for name, prim in REGISTRY.items() if prim.keep_fp32)
+    """The registered primitives mixed precision leaves in float32 (`traits.KEEP_FP32`)."""
+    return sorted(prim.name for prim in KEEP_FP32 if REGISTRY.get(prim.name) is prim)
 
 
 def check_ascend_config(value) -> None:
@@ -94,7 +95,7 @@ def _is_f32(x: Operand) -> bool:
 
 def _stores_low(node: Node) -> bool:
     prim = REGISTRY.get(node.op)
-    return prim is not None and not prim.keep_fp32 and prim.category in ("elementwise", "matmul", "conv")
+    return prim is not None and prim not in KEEP_FP32 and prim.category in ("elementwise", "matmul", "conv")
 
 
 class _Roundings:

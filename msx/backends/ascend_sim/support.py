@@ -4,16 +4,17 @@ An Ascend AI Core has a Cube unit (matrix multiply) and a Vector unit
 (elementwise, reductions, data movement); ops without an AI Core kernel run
 on the AICPU (ARM cores beside the AI Cores) as slow fallbacks. The table is
 derived from each registry entry's `category` (ARCHITECTURE rule 1), so an op
-added to the registry appears here without an edit; two validated fields of
-the declaration adjust what a category alone would say: `view` (no kernel,
-the same buffer) and `vector_kernel` (an AI Core kernel for an op whose
-category would run on the AICPU). No name tables: a misspelt op cannot
-silently switch a rule off.
+added to the registry appears here without an edit; two of this backend's
+trait tables (`traits.py`, keyed by the primitive and checked against the
+registry when filled) adjust what a category alone would say: `VIEW` (no
+kernel, the same buffer) and `VECTOR_KERNEL` (an AI Core kernel for an op
+whose category would run on the AICPU).
 """
 from __future__ import annotations
 
 from ...ir.graph import Const, Node
 from ...ops.primitive import REGISTRY, Category
+from .traits import VECTOR_KERNEL, VIEW as VIEW_OPS
 
 CUBE, VECTOR, AICPU, VIEW = "Cube", "Vector", "AICPU", "view"
 
@@ -25,9 +26,9 @@ CUBE_DTYPES = {"float16", "bfloat16", "float32", "int8"}  # float32 is rounded b
 def unit_of_primitive(name: str) -> str:
     """The unit for a registry primitive, whatever its operands' dtypes."""
     prim = REGISTRY[name]
-    if prim.view:
+    if prim in VIEW_OPS:
         return VIEW
-    return VECTOR if prim.vector_kernel else _BY_CATEGORY.get(prim.category, AICPU)
+    return VECTOR if prim in VECTOR_KERNEL else _BY_CATEGORY.get(prim.category, AICPU)
 
 
 def support_table() -> dict[str, str]:

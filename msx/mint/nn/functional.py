@@ -7,6 +7,7 @@ from __future__ import absolute_import, annotations  # noqa: F404  (MindSpore's 
 
 from ...ops import functional as F
 from ...ops.api import SURFACE
+from ...ops.functional_layers import in_place as _in_place
 from .conv_norm import conv_transpose2d  # noqa: F401
 from .fold import fold, unfold  # noqa: F401
 
@@ -51,7 +52,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    return F.dropout(input, p, training)
+    return _in_place(input, F.dropout(input, p, training), inplace)
 
 
 def linear(input, weight, bias=None):

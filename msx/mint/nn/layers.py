@@ -3,7 +3,7 @@
 Where MindSpore's `mint.nn.X` takes what `nn.X` takes, it is the same class; the others translate torch's
 argument names (`dim`, `lambd`, `inplace`, `stride=None` meaning the kernel size, `num_parameters`) onto
 the `nn` layer, so values and gradients are the `nn` layer's (checked against MindSpore's goldens).
-`inplace=True` is accepted and computes out of place: msx Tensors are values, and the result is the same.
+`inplace=True` is honoured as torch and MindSpore do: the result is written into the input Tensor (`_InPlace`).
 """
 from __future__ import annotations
 
@@ -14,33 +14,47 @@ from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Adap
                    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SoftMarginLoss, Upsample)
 from ...nn import HSigmoid as Hardsigmoid, HSwish as Hardswish, SeLU as SELU  # noqa: F401
 from ...ops import functional as F
-from ...ops.functional_layers import kl_div
+from ...ops.functional_layers import in_place as _in_place, kl_div
 from ...tensor import Parameter, Tensor
 
 
-class ReLU6(_nn.ReLU6):
+class _InPlace:
+    """A torch-style layer whose `inplace=True` writes its result into its input (`functional_layers.in_place`)."""
+
+    inplace = False
+
+    def construct(self, x):
+        return _in_place(x, super().construct(x), self.inplace)
+
+
+class ReLU6(_InPlace, _nn.ReLU6):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
+        self.inplace = bool(inplace)
 
 
-class SiLU(_nn.SiLU):
+class SiLU(_InPlace, _nn.SiLU):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
+        self.inplace = bool(inplace)
 
 
-class ELU(_nn.ELU):
+class ELU(_InPlace, _nn.ELU):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__(alpha)
+        self.inplace = bool(inplace)
 
 
-class Hardtanh(_nn.Hardtanh):
+class Hardtanh(_InPlace, _nn.Hardtanh):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__(min_val, max_val)
+        self.inplace = bool(inplace)
 
 
-class Threshold(_nn.Threshold):
+class Threshold(_InPlace, _nn.Threshold):
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__(threshold, value)
+        self.inplace = bool(inplace)
 
 
 class GLU(_nn.GLU):
@@ -65,9 +79,10 @@ class LogSoftmax(_nn.LogSoftmax):
         super().__init__(-1 if dim is None else dim)
 
 
-class Dropout2d(_nn.Dropout2d):
+class Dropout2d(_InPlace, _nn.Dropout2d):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__(p)
+        self.inplace = bool(inplace)
 
 
 class SmoothL1Loss(_nn.SmoothL1Loss):
