@@ -22,7 +22,10 @@ TOLERANCE = {}
 DIFFERS = {"dc_shift_limiter_neg": "MindSpore flips limited negative peaks positive; msx keeps SoX's dcshift",
            "griffin_lim": "MindSpore's momentum update differs from torchaudio's; see test_griffin_lim_converges",
            "inverse_mel_scale_props": "MindSpore adds a leading axis to a 2-D input and its fit stays far off; "
-                                      "see test_inverse_mel_scale_fits"}
+                                      "see test_inverse_mel_scale_fits",
+           "vad_speech": "MindSpore 2.10's Vad kernel computes every measure as 0 and never triggers; see "
+                         "test_vad_trims_to_the_voice",
+           "vad_speech_reversed": "as vad_speech"}
 
 
 def compare(name, got, want, tol):
@@ -138,3 +141,16 @@ def test_inverse_mel_scale_fits():
     assert np.abs(again - mel).max() <= 0.05 * np.abs(mel).max()
     with pytest.raises(DatasetError, match="sgdargs"):
         audio.InverseMelScale(9, sgdargs={"nesterov": True})
+
+
+@pytest.mark.parametrize("backwards", [False, True])
+def test_vad_trims_to_the_voice(backwards):
+    """SoX's vad on silence + voice (0.5 s to 1.1 s at 4000 Hz) + silence: the front (or, reversed, the end) is
+    cut within one measure (0.1 s) of the voice; MindSpore's answer on the same input is its last 1600 samples."""
+    x = cases.VAD_SPEECH[::-1].copy() if backwards else cases.VAD_SPEECH
+    y = audio.Vad(4000, search_time=0.3)(x)
+    assert y.dtype == np.float32 and np.array_equal(y, x[x.size - y.size:])
+    edge = x.size - 4400 if backwards else 2000            # where the voice starts in x
+    assert edge - 400 <= x.size - y.size <= edge, (x.size - y.size, edge)
+    both = audio.Vad(4000, search_time=0.3)(np.stack([x, 0.5 * x]))
+    assert both.shape == (2, y.size) and np.allclose(both[1], 0.5 * y)

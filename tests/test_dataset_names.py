@@ -155,3 +155,10 @@ def test_serialize_deserialize_round_trip_and_refusals(tmp_path):
         ds.deserialize(input_dict=deep)
     with pytest.raises(DatasetError, match="lambda"):
         ds.deserialize(input_dict=ds.serialize(ds.MnistDataset(str(tmp_path)).map(lambda x: x)))
+
+
+def test_a_cache_argument_is_refused_not_ignored():
+    """MindSpore's readers take cache=DatasetCache(...) (its cache server); msx refuses any cache it is given."""
+    with pytest.raises(DatasetError, match=r"RandomDataset: cache= .*not supported"):
+        ds.RandomDataset(total_rows=3, schema={"a": ("int32", [2])}, cache=object())
+    assert ds.RandomDataset(total_rows=3, schema={"a": ("int32", [2])}, cache=None).get_dataset_size() == 3

@@ -61,3 +61,25 @@ from .vision import ToNumpy  # noqa: F401 — MindSpore's top level has it too
 from . import transforms, vision  # noqa: F401,E402
 from . import text  # noqa: F401,E402
 from . import audio  # noqa: F401,E402
+
+from ..unavailable import refuse  # noqa: E402
+
+# MindSpore's names that need its C++ engine's services, cloud storage or its worker-process internals
+_UNAVAILABLE = {
+    ("a client of MindSpore's tensor cache server (cache_admin)",
+     "msx has no cache server; drop cache= (readers refuse it), or keep decoded rows in memory with "
+     "NumpySlicesDataset"): "DatasetCache",
+    ("a hook of MindSpore's dataset debug mode", "call the map's transforms eagerly on one sample "
+     "(vision.Resize((32, 32))(img)) to inspect each step"): "DebugHook",
+    ("an iterator for MindSpore's parameter-server roles (MS_ROLE=MS_PSERVER/MS_SCHED)",
+     "msx has no parameter server; iterate the dataset as usual"): "DummyIterator",
+    ("MindSpore's offload of map transforms to the device", "keep the transforms in map"): (
+        "GetOffloadModel OffloadToManualOffloadMode"),
+    ("a reader of MindRecord files in Huawei OBS cloud storage", "download the files and read them with "
+     "MindDataset"): "OBSMindDataset sync_wait_for_dataset",
+    ("an internal of MindSpore's map/batch worker processes", "set python_multiprocessing=True on map; msx "
+     "manages its workers"): "WorkerTarget close_worker worker_is_alive",
+    ("MindRecord file encryption", "msx reads and writes plain MindRecord files (mindrecord.set_enc_key(None))"):
+        "encrypt",
+}
+refuse(globals(), "mindspore.dataset", _UNAVAILABLE)

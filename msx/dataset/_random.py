@@ -22,12 +22,7 @@ class _RowSeed(threading.local):
 
 _row = _RowSeed()
 _eager: np.random.Generator | None = None
-
-
-def reset_eager() -> None:
-    """Forget the eager generator (a new seed was set)."""
-    global _eager
-    _eager = None
+_eager_generation = -1  # the config.seed_generation() _eager was seeded under
 
 
 class row_scope:
@@ -46,13 +41,13 @@ class row_scope:
 
 def rng() -> np.random.Generator:
     """The generator a random transform draws from now."""
-    global _eager
+    global _eager, _eager_generation
     if _row.entropy is not None:
         if _row.rng is None:
             _row.rng = np.random.default_rng(list(_row.entropy))
         return _row.rng
-    if _eager is None:
-        _eager = np.random.default_rng(config.shuffle_seed())
+    if _eager is None or _eager_generation != config.seed_generation():  # first use, or a new seed was set
+        _eager, _eager_generation = np.random.default_rng(config.shuffle_seed()), config.seed_generation()
     return _eager
 
 

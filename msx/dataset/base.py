@@ -38,6 +38,16 @@ Pending = tuple  # (grain dataset, ElementFn or None still to apply to its eleme
 
 _KINDS = "biufcUS"  # bool, int, uint, float, complex, str, bytes
 
+# What Dataset's methods build (map, batch, shuffle, ..., the iterators) lives in the modules above this one, which
+# import it: each registers its classes and functions here by name when it is imported (the package imports them
+# all), so the methods find them without an import cycle.
+STEPS: dict[str, Callable[..., Any]] = {}
+
+
+def register_steps(*builders: Callable[..., Any]) -> None:
+    """Make `builders` (step classes, iterator classes, functions) what Dataset's methods call, by `__name__`."""
+    STEPS.update((b.__name__, b) for b in builders)
+
 
 def column_value(value: Any, column: str, where: str, allow_dict: bool = False) -> Any:
     """`value` as a column value: a numpy array (numbers, booleans, strings), or a dict where allowed."""
@@ -131,9 +141,7 @@ class Dataset(abc.ABC):
         """
         if not isinstance(python_multiprocessing, bool):
             raise DatasetError(f"map: python_multiprocessing must be True or False, got {python_multiprocessing!r}")
-        from .map_batch import MapDataset
-
-        return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers, kwargs,
+        return STEPS["MapDataset"](self, operations, input_columns, output_columns, num_parallel_workers, kwargs,
                           python_multiprocessing)
 
     @v.check_batch
@@ -145,63 +153,47 @@ class Dataset(abc.ABC):
         `input_columns` as lists of row values and returns the new column
         lists (named `output_columns`); `pad_info` pads as in `padded_batch`.
         """
-        from .map_batch import BatchDataset
-
-        return BatchDataset(self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+        return STEPS["BatchDataset"](self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
 
     @v.check_padded_batch
     def padded_batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
                      pad_info: dict | None = None) -> "BatchDataset":
         """Batch rows of different shapes: `pad_info = {column: (shape or None, value)}` pads each row of the
         column to `shape` (None entries, or a None shape: the longest in the batch) with `value`."""
-        from .map_batch import PaddedBatchDataset
-
-        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
+        return STEPS["PaddedBatchDataset"](self, batch_size, drop_remainder, num_parallel_workers, pad_info)
 
     @v.check_shuffle
     def shuffle(self, buffer_size: int) -> "ShuffleDataset":
         """Shuffle within a window of `buffer_size` rows (>= the dataset size: a uniform global shuffle)."""
-        from .steps import ShuffleDataset
-
-        return ShuffleDataset(self, buffer_size)
+        return STEPS["ShuffleDataset"](self, buffer_size)
 
     @v.check_repeat
     def repeat(self, count: int | None = None) -> "RepeatDataset":
         """Pass over the data `count` times (None or -1: without end); each pass is shuffled anew."""
-        from .steps import RepeatDataset
-
-        return RepeatDataset(self, count)
+        return STEPS["RepeatDataset"](self, count)
 
     @v.check_take
     def take(self, count: int = -1) -> "TakeDataset":
         """The first `count` rows (or batches, after `batch`); -1 takes all."""
-        from .steps import TakeDataset
-
-        return TakeDataset(self, count)
+        return STEPS["TakeDataset"](self, count)
 
     @v.check_skip
     def skip(self, count: int) -> "SkipDataset":
         """All but the first `count` rows (or batches)."""
-        from .steps import SkipDataset
-
-        return SkipDataset(self, count)
+        return STEPS["SkipDataset"](self, count)
 
     @v.check_zip_dataset
     def zip(self, datasets: "Dataset | Sequence[Dataset]") -> "ZipDataset":
         """Rows side by side: this dataset's columns, then each other's (names must not repeat); the shortest
         ends the pass."""
         others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
-        from .steps import ZipDataset
-
-        return ZipDataset([self, *others])
+        return STEPS["ZipDataset"]([self, *others])
 
     @v.check_concat
     def concat(self, datasets: "Dataset | Sequence[Dataset]") -> "ConcatDataset":
         """This dataset's rows, then each other's (same column names); also `a + b`."""
         others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
-        from .steps import ConcatDataset
-
-        return ConcatDataset([self, *others])
+        return STEPS["ConcatDataset"]([self, *others])
 
     def __add__(self, other: "Dataset") -> "ConcatDataset":
         return self.concat(other)
@@ -209,32 +201,24 @@ class Dataset(abc.ABC):
     @v.check_project
     def project(self, columns: str | Sequence[str]) -> "ProjectDataset":
         """Only `columns`, in that order."""
-        from .steps import ProjectDataset
-
-        return ProjectDataset(self, columns)
+        return STEPS["ProjectDataset"](self, columns)
 
     @v.check_rename
     def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> "RenameDataset":
         """Rename `input_columns` to `output_columns`, one to one."""
-        from .steps import RenameDataset
-
-        return RenameDataset(self, input_columns, output_columns)
+        return STEPS["RenameDataset"](self, input_columns, output_columns)
 
     @v.check_filter
     def filter(self, predicate: Callable[..., Any], input_columns: str | Sequence[str] | None = None,
                num_parallel_workers: int | None = None) -> "FilterDataset":
         """Keep the rows where `predicate(*input_columns)` (default: all columns) is true."""
-        from .steps import FilterDataset
-
-        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
+        return STEPS["FilterDataset"](self, predicate, input_columns, num_parallel_workers)
 
     @v.check_split
     def split(self, sizes: Sequence[int | float], randomize: bool = True) -> list["Dataset"]:
         """Disjoint datasets of `sizes` rows (ints summing to the size, or fractions summing to 1); with
         `randomize` the rows are chosen at random (from the dataset seed) and each split reshuffles every epoch."""
-        from .steps import split_dataset
-
-        return split_dataset(self, sizes, randomize)
+        return STEPS["split_dataset"](self, sizes, randomize)
 
     @v.check_bucket_batch_by_length
     def bucket_batch_by_length(self, column_names: str | Sequence[str], bucket_boundaries: Sequence[int],
@@ -245,26 +229,20 @@ class Dataset(abc.ABC):
         """Batch rows of similar length together: a row of length L goes to the bucket
         `bucket_boundaries[i-1] <= L < bucket_boundaries[i]`, which emits a padded batch when it holds
         `bucket_batch_sizes[i]` rows (leftovers at the end of the pass, unless `drop_remainder`)."""
-        from .steps import BucketBatchDataset
-
-        return BucketBatchDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+        return STEPS["BucketBatchDataset"](self, column_names, bucket_boundaries, bucket_batch_sizes,
                                   element_length_function, pad_info, pad_to_bucket_boundary, drop_remainder)
 
     @v.check_sync_wait
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable | None = None) -> "Dataset":
         """Let `num_batch` batches through, then wait for `sync_update(condition_name)` before each next one
         (`callback(data)` runs at every update); see `sync.py`."""
-        from .sync import SyncWaitDataset
-
-        return SyncWaitDataset(self, condition_name, num_batch, callback)
+        return STEPS["SyncWaitDataset"](self, condition_name, num_batch, callback)
 
     @v.check_sync_update
     def sync_update(self, condition_name: str, num_batch: int | None = None, data: Any = None) -> None:
         """Release `num_batch` batches (default: the `sync_wait`'s own) of the gate `condition_name`, calling its
         callback with `data`."""
-        from .sync import sync_update
-
-        sync_update(self, condition_name, num_batch, data)
+        STEPS["sync_update"](self, condition_name, num_batch, data)
 
     def _sync_gates(self) -> dict:
         """{condition name: gate} of the `sync_wait` steps below (see `sync.py`)."""
@@ -274,17 +252,13 @@ class Dataset(abc.ABC):
     def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
         """Write one pass of the pipeline as `num_files` MindRecord files (MindSpore's column mapping; see
         `save.py`), readable by `MindDataset` here and in MindSpore."""
-        from .save import save
-
-        save(self, file_name, num_files, file_type)
+        STEPS["save"](self, file_name, num_files, file_type)
 
     @v.check_device_send
     def device_que(self, send_epoch_end: bool = True, create_data_info_queue: bool = False,
                    queue_name: str = "") -> "Dataset":
         """A `TransferDataset` over this pipeline (MindSpore's step before a device queue; see `steps.py`)."""
-        from .steps import TransferDataset
-
-        return TransferDataset(self, send_epoch_end, create_data_info_queue, queue_name)
+        return STEPS["TransferDataset"](self, send_epoch_end, create_data_info_queue, queue_name)
 
     # ------------------------------------------------------------ iteration
     @v.check_tuple_iterator
@@ -298,16 +272,12 @@ class Dataset(abc.ABC):
         training step overlap. String columns come as numpy arrays (MindSpore
         does the same: a Tensor holds no strings).
         """
-        from .iterators import TupleIterator
-
-        return TupleIterator(self, columns, num_epochs, output_numpy)
+        return STEPS["TupleIterator"](self, columns, num_epochs, output_numpy)
 
     @v.check_dict_iterator
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = True):
         """Like `create_tuple_iterator`, yielding `{column name: Tensor}` dicts."""
-        from .iterators import DictIterator
-
-        return DictIterator(self, None, num_epochs, output_numpy)
+        return STEPS["DictIterator"](self, None, num_epochs, output_numpy)
 
     def __iter__(self):
         return iter(self.create_tuple_iterator(num_epochs=1))

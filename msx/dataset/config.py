@@ -11,10 +11,12 @@ import enum
 import secrets
 from typing import Any
 
+from ..context import get_seed as global_seed
 from ..errors import DatasetError
 from ..ignored_args import not_honoured
 
 _seed: int | None = None
+_seed_generation = 0
 _prefetch_size = 16
 _num_parallel_workers = 8  # MindSpore's default
 
@@ -27,21 +29,21 @@ def _check_positive(where: str, value) -> int:
 
 def set_seed(seed: int) -> None:
     """Seed the shuffles and random transforms of datasets built from now on (overrides `msx.set_seed`)."""
-    global _seed
+    global _seed, _seed_generation
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 32:
         raise DatasetError(f"dataset.config.set_seed: seed must be an int in [0, 2**32), got {seed!r}")
-    _seed = seed
-    from . import _random
+    _seed, _seed_generation = seed, _seed_generation + 1
 
-    _random.reset_eager()
+
+def seed_generation() -> int:
+    """How many times `set_seed` was called: the eager generator of `_random` starts over when it changes."""
+    return _seed_generation
 
 
 def get_seed() -> int | None:
     """The dataset seed: `dataset.config.set_seed`'s, else `msx.set_seed`'s, else None (unseeded)."""
     if _seed is not None:
         return _seed
-    from ..context import get_seed as global_seed
-
     return global_seed()
 
 

@@ -33,9 +33,10 @@ from ..errors import DatasetError
 from ..tensor import Tensor
 from . import config
 from ._grain import as_iter
-from .pipeline import Dataset, Row, applied, then
+from .base import Dataset, Row, applied, register_steps, then
 from .processes import EPOCHS_PER_START, EpochView, process_stream
 from .readahead import ReadAhead
+from .validators import set_iterator_cleanup
 
 _EPOCH_END = object()  # between two epochs of a stream pipeline's shared stream
 _ENDLESS = 2 ** 40  # the element count standing for "no end" (num_epochs=-1) in `_Epochs`
@@ -164,8 +165,6 @@ ITERATORS_LIST: list = []  # weak references to the live iterators (MindSpore's 
 
 def _cleanup() -> None:
     """Stop every live iterator (their reading threads) when the interpreter exits, as MindSpore does."""
-    from .validators import set_iterator_cleanup  # noqa: PLC0415 — only at exit
-
     set_iterator_cleanup()
     for ref in reversed(ITERATORS_LIST):
         it = ref()
@@ -312,3 +311,6 @@ class DictIterator(_Iterator):
     def _converter(self) -> Callable[[Row], Any]:
         names, convert = list(self.column_names), super()._converter()
         return lambda row: dict(zip(names, convert(row)))
+
+
+register_steps(TupleIterator, DictIterator)

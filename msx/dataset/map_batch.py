@@ -10,7 +10,7 @@ from ..errors import DatasetError
 from . import _random, config
 from ._grain import GrainDataset, PyIterDataset
 from .base import (_KINDS, Dataset, ElementFn, Key, Pending, Row, _OneChild, _callable_name, _workers_arg, applied,
-                   check_count, column_value, names_arg, then)
+                   check_count, column_value, names_arg, register_steps, then)
 from .callbacks import CallbackRun, check_callbacks
 from .sync import scale_gates
 
@@ -399,3 +399,6 @@ class PaddedBatchDataset(BatchDataset):
     def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool = False,
                  num_parallel_workers: int | None = None, pad_info: dict | None = None) -> None:
         super().__init__(input_dataset, batch_size, drop_remainder, num_parallel_workers, pad_info=pad_info or {})
+
+
+register_steps(MapDataset, BatchDataset, PaddedBatchDataset)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DatasetError
+from .base import register_steps
 from .readers.mindrecord_writer import FileWriter
 
 def _field_type(dtype: np.dtype) -> str | None:
@@ -85,3 +86,6 @@ def save(dataset: Any, file_name: str, num_files: int = 1, file_type: str = "min
         writer.add_index(index)
     writer.write_raw_data(records)
     writer.commit()
+
+
+register_steps(save)

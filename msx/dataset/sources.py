@@ -61,6 +61,9 @@ class MappableSource(Dataset):
                  sampler: Any = None, num_shards: Any = None, shard_id: Any = None,
                  num_parallel_workers: Any = None) -> None:
         super().__init__((), names, num_parallel_workers)
+        if (self.__dict__.get("_init_args") or {}).get("cache") is not None:
+            raise DatasetError(f"{where}: cache= (a DatasetCache on MindSpore's cache server) is not supported by "
+                               f"msx; drop it (every epoch reads the source again)")
         self._where = where
         self.sampler: Sampler = select_sampler(where, check_num_samples(where, num_samples), sampler, shuffle,
                                                num_shards, shard_id)

@@ -13,7 +13,8 @@ from . import _random, config
 from ._grain import GrainDataset, PyIterDataset, passes
 from . import validators as v
 from .base import (Dataset, Key, Pending, Row, _OneChild, _callable_name, _workers_arg, applied, check_count,
-                   names_arg, then)
+                   names_arg, register_steps, then)
+from .iterators import TupleIterator
 from .map_batch import _check_pad_info, stack_column
 
 
@@ -357,8 +358,6 @@ class TransferDataset(_OneChild):
 
     @v.check_to_device_send
     def send(self, num_epochs: int = -1) -> None:
-        from .iterators import TupleIterator  # noqa: PLC0415 — iterators import the steps
-
         self.release()
         self.iterator = TupleIterator(self, None, num_epochs, False)
 
@@ -369,3 +368,7 @@ class TransferDataset(_OneChild):
     def release(self) -> None:
         self.stop_send()
         self.iterator = None
+
+
+register_steps(ShuffleDataset, RepeatDataset, TakeDataset, SkipDataset, ZipDataset, ConcatDataset, ProjectDataset,
+               RenameDataset, FilterDataset, split_dataset, BucketBatchDataset, TransferDataset)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 from ..errors import DatasetError
 from . import config
 from ._grain import GrainDataset, PyIterDataset
-from .base import Dataset, Key, _OneChild
+from .base import Dataset, Key, _OneChild, register_steps
 
 
 class _Gate:
@@ -154,3 +154,6 @@ class BlockReleasePair(_Gate):
     @disable.setter
     def disable(self, value: bool) -> None:
         self.disabled = bool(value)
+
+
+register_steps(SyncWaitDataset, sync_update)

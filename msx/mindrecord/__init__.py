@@ -6,3 +6,10 @@ from ..dataset.readers.mindrecord_errors import *  # noqa: F401,F403 — MindSpo
 from ..dataset.readers.mindrecord_reader import FileReader, MindPage  # noqa: F401
 from ..dataset.readers.mindrecord_writer import FileWriter  # noqa: F401
 from ..dataset.readers.mindrecord_convert import CsvToMR, ImageNetToMR, MnistToMR, TFRecordToMR  # noqa: F401
+from ..unavailable import refuse
+
+refuse(globals(), "mindspore.mindrecord", {
+    ("a converter of CIFAR's python-pickle batches, which msx never unpickles (readers treat files as untrusted)",
+     "read the binary CIFAR files (cifar-10-batches-bin, cifar-100-binary) with msx.dataset.Cifar10Dataset / "
+     "Cifar100Dataset and write them with .save('cifar.mindrecord') (columns image and label, or coarse_label and fine_label)"):
+        "Cifar10ToMR Cifar100ToMR"})

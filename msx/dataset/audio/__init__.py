@@ -13,6 +13,7 @@ from .filters import (AllpassBiquad, BandBiquad, BandpassBiquad, BandrejectBiqua
                       TrebleBiquad)
 from .masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking  # noqa: F401
 from .resample import PitchShift, Resample, ResampleMethod  # noqa: F401
+from .vad import Vad  # noqa: F401
 from .spectral import (LFCC, MFCC, AmplitudeToDB, Angle, ComplexNorm, ComputeDeltas, DBToAmplitude,  # noqa: F401
                        GriffinLim, InverseMelScale, InverseSpectrogram, Magphase, MelScale, MelSpectrogram, PhaseVocoder, ScaleType,
                        SpectralCentroid, Spectrogram, TimeStretch)

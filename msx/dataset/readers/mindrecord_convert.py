@@ -13,7 +13,8 @@ index fields, header and page sizes MindSpore's converters use, through `mindrec
   decoded images differ from MindSpore's by a few grey levels at most.
 
 The CIFAR converters (`Cifar10ToMR`, `Cifar100ToMR`) read the python-pickle form of CIFAR, which msx does not
-unpickle (file readers never use pickle): they are not provided. `TFRecordToMR(source, destination, feature_dict,
+unpickle (file readers never use pickle): `msx.mindrecord` has them as names that refuse, pointing to
+`Cifar10Dataset(...).save(...)` on CIFAR's binary files. `TFRecordToMR(source, destination, feature_dict,
 bytes_fields=None)` is there to refuse clearly: its `feature_dict` is TensorFlow's `tf.io.FixedLenFeature` specs and
 MindSpore parses the records with TensorFlow, which msx does not depend on; the same conversion without TensorFlow
 is `msx.dataset.TFRecordDataset(source, schema=...).save(destination)` (msx reads tf.train.Example records itself).

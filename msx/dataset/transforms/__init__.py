@@ -6,3 +6,8 @@ DatasetError naming the transform.
 """
 from .ops import (Compose, Concatenate, Duplicate, Fill, Mask, OneHot, PadEnd, RandomApply,  # noqa: F401
                   RandomChoice, RandomOrder, Relational, Slice, TensorOperation, TypeCast, Unique, not_random)
+from ...unavailable import refuse
+
+refuse(globals(), "mindspore.dataset.transforms", {
+    ("a loader of native MindData plugin libraries (.so)", "write the transform in Python and use it in map"):
+        "Plugin"})

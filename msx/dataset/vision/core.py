@@ -110,7 +110,9 @@ def decode_image(data: Any, where: str) -> np.ndarray:
     raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
     try:
         with Image.open(io.BytesIO(raw)) as img:
-            return np.asarray(img.convert("RGB"))
+            img.load()
+            # convert() copies even an RGB image; np.asarray copies it once more
+            return np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
     except Exception as exc:
         raise DatasetError(f"{where}: cannot decode the image ({len(raw)} bytes): {exc}") from None
 

@@ -304,7 +304,7 @@ class RandomResizedCrop(ImageTensorOperation):
         return (h - ch) // 2, (w - cw) // 2, ch, cw
 
     def __call__(self, img: Any) -> Any:
-        h, w = hwc(img, "RandomResizedCrop").shape[:2]
+        h, w = (img.height, img.width) if is_pil(img) else hwc(img, "RandomResizedCrop").shape[:2]  # no PIL copy
         cropped = crop(img, *self._box(h, w), "RandomResizedCrop")
         return resize(cropped, self.size, self.interpolation, "RandomResizedCrop")
 

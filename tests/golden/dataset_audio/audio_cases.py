@@ -367,3 +367,76 @@ def case_inverse_mel_scale_props(a, tmp):
     again = np.asarray(a.MelScale(6, 8000, n_stft=9)(back))
     return {"shape": list(back.shape), "dtype": str(back.dtype), "non_negative": bool((back >= 0).all()),
             "mel_close": bool(np.abs(again - mel).max() <= 0.05 * np.abs(mel).max())}
+
+
+# ---------------------------------------------------------------- voice activity detection (sample rate 1000 Hz)
+
+VAD_RNG = np.random.default_rng(34)
+VAD_NOISE = VAD_RNG.normal(0, 0.05, 1500).astype(np.float32)                  # stationary: never triggers
+_T = np.arange(2400) / 4000.0                                                  # 0.6 s of a 150 Hz voiced sound
+VAD_VOICE = (0.3 * np.sin(np.pi * _T / 0.6) * sum(np.sin(2 * np.pi * 150 * k * _T) / k for k in range(1, 12)))
+VAD_SPEECH = np.concatenate([VAD_RNG.normal(0, 1e-3, 2000), VAD_VOICE,               # at 4000 Hz: voice from 0.5 s
+                             VAD_RNG.normal(0, 1e-3, 1600)]).astype(np.float32)       # to 1.1 s of 1.5 s
+
+
+def kept(x, y):
+    """How much of the waveform Vad kept, and whether it is the waveform's tail."""
+    y = np.asarray(y)
+    return {"kept": int(y.shape[-1]), "dtype": str(y.dtype), "tail": bool(np.array_equal(x[..., x.shape[-1] - y.shape[-1]:], y))}
+
+
+def case_vad_noise(a, tmp):
+    return out(a.Vad(1000)(VAD_NOISE))
+
+
+def case_vad_noise_short_search(a, tmp):
+    return out(a.Vad(1000, search_time=0.3, pre_trigger_time=0.05)(np.stack([VAD_NOISE, VAD_NOISE[::-1]])))
+
+
+def case_vad_float64(a, tmp):
+    return out(a.Vad(1000, search_time=0.2, measure_duration=0.05)(VAD_NOISE[:900].astype(np.float64)))
+
+
+def case_vad_shorter_than_buffer(a, tmp):
+    return out(a.Vad(1000)(VAD_NOISE[:600]))         # 600 of the 1100 samples SoX buffers: its last 500
+
+
+def case_vad_tiny(a, tmp):
+    return out(a.Vad(1000)(VAD_NOISE[:400]))         # under half the buffer: all of it
+
+
+def case_vad_int_input(a, tmp):
+    return out(a.Vad(1000, search_time=0.2)((VAD_NOISE[:500] * 1000).astype(np.int16)))
+
+
+def case_vad_speech(a, tmp):
+    return kept(VAD_SPEECH, a.Vad(4000, search_time=0.3)(VAD_SPEECH))
+
+
+def case_vad_speech_reversed(a, tmp):                # the end trimmed: SoX's `reverse vad reverse`
+    backwards = VAD_SPEECH[::-1].copy()
+    return kept(backwards, a.Vad(4000, search_time=0.3)(backwards))
+
+
+def case_vad_empty_spectrum(a, tmp):
+    return out(a.Vad(1000, hp_filter_freq=900.0, lp_filter_freq=950.0)(VAD_NOISE))
+
+
+def case_vad_empty_cepstrum(a, tmp):
+    return out(a.Vad(1000, hp_lifter_freq=400.0, lp_lifter_freq=450.0)(VAD_NOISE))
+
+
+def case_vad_noise_times(a, tmp):
+    return out(a.Vad(1000, noise_up_time=0.01, noise_down_time=0.1)(VAD_NOISE))
+
+
+def case_vad_negative_time(a, tmp):
+    return out(a.Vad(1000, trigger_time=-0.1)(VAD_NOISE))
+
+
+def case_vad_sample_rate(a, tmp):
+    return out(a.Vad(0)(VAD_NOISE))
+
+
+def case_vad_scalar(a, tmp):
+    return out(a.Vad(1000)(np.float32(0.5)))

@@ -1,6 +1,6 @@
 """Record MindSpore 2.10's outputs for tests/golden/dataset_audio/audio_cases.py as ms210.json.
 
-    /work/main/.venv-ms/bin/python tests/golden/dataset_audio/make_golden.py
+    /work/venv-ms/bin/python tests/golden/dataset_audio/make_golden.py
 """
 import os
 import sys
