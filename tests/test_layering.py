@@ -20,10 +20,7 @@ ALLOWED: dict[tuple[str, str], str] = {}
 
 # Import cycles between msx files (function-local imports counted) that are still to be untied; each is a
 # set of modules with the reason it is not untied yet. The figure only goes down.
-_M = "msx."
-KNOWN_CYCLES: dict[frozenset, str] = {
-    frozenset(_M + m for m in c.split()): why for c, why in {
-    }.items()}
+KNOWN_CYCLES: dict[frozenset, str] = {}  # none since issue 29's last three were untied (ops, parallel, dataset)
 
 # Function-local imports with no reason written on their line (`# why`); the figure only goes down (issue 29):
 # a local import is for an optional dependency (or a measured import-time cost), with a one-line reason.
