@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..tensor import Tensor
 from .api import expose
 from .primitive import apply, primitive
 
@@ -139,8 +140,6 @@ def ctc_loss_v2(log_probs, targets, input_lengths, target_lengths, *, blank=0, r
 
 
 def _check(op: str, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity):
-    from ..tensor import Tensor
-
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{op}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
     if not isinstance(zero_infinity, bool):

@@ -4,8 +4,9 @@
 
 Writes `ctc_loss.npz` beside this script: for each case (`CASES`: reduction, zero_infinity, lengths), the
 loss, `log_alpha` and the gradient of sum(loss) w.r.t. `log_probs` (MindSpore's CTCLossV2Grad). Inputs are
-made here from a fixed seed and stored with the answers.
+made here from a fixed seed and stored with the answers, and the cases too (`cases`, JSON: the test reads them).
 """
+import json
 import os
 
 import numpy as np
@@ -37,7 +38,7 @@ def inputs():
 
 def main() -> None:
     log_probs, targets = inputs()
-    out = {"log_probs": log_probs, "targets": targets}
+    out = {"log_probs": log_probs, "targets": targets, "cases": np.array(json.dumps(CASES))}
     for name, (reduction, zero_inf, il, tl) in CASES.items():
         il_t, tl_t = Tensor(np.array(il, np.int32)), Tensor(np.array(tl, np.int32))
 
