@@ -27,6 +27,7 @@ from msx.nn.layer.normalization import BatchNorm3d as BatchNorm3d
 from msx.nn.layer.dense import BiDense as BiDense
 from msx.nn.metrics.classification import BleuScore as BleuScore
 from msx.nn.layer.activation import CELU as CELU
+from msx.nn.loss.ctc import CTCLoss as CTCLoss
 from msx.nn.cell import Cell as Cell
 from msx.nn.layer.container import CellDict as CellDict
 from msx.nn.layer.container import CellList as CellList

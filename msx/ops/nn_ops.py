@@ -9,7 +9,7 @@ from jax import lax
 from .. import dtype as mstype
 from ..errors import OpError
 from ..sizes import check_size
-from . import bounds
+from . import batch_norm_train, bounds
 from .api import REQUIRED, Api, Attr
 from .convert import reduction
 from .math_ops import _axis
@@ -231,19 +231,16 @@ def batch_norm(x, gamma, beta, mean, var, *, is_training=False, epsilon=1e-5, mo
     reduce_axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
     bshape = [1] * x.ndim
     bshape[axis] = x.shape[axis]
-    if is_training:
-        batch_mean = jnp.mean(x, axis=reduce_axes)
-        batch_var = jnp.var(x, axis=reduce_axes)
+    if is_training:  # differentiated by MindSpore's BatchNormGrad formula: see batch_norm_train
+        normalized, batch_mean, batch_var = batch_norm_train.normalize(x, gamma, float(epsilon), axis % x.ndim)
         n = int(np.prod([x.shape[i] for i in reduce_axes]))
         unbiased = batch_var * (n / max(n - 1, 1))
         new_mean = momentum * mean + (1 - momentum) * lax.stop_gradient(batch_mean)
         new_var = momentum * var + (1 - momentum) * lax.stop_gradient(unbiased)
-        use_mean, use_var = batch_mean, batch_var
-    else:
-        new_mean, new_var, use_mean, use_var = mean, var, mean, var
-    inv = lax.rsqrt(use_var.reshape(bshape) + epsilon) * gamma.reshape(bshape)
-    y = (x - use_mean.reshape(bshape)) * inv + beta.reshape(bshape)
-    return y, new_mean, new_var
+        return normalized + beta.reshape(bshape), new_mean, new_var
+    inv = lax.rsqrt(var.reshape(bshape) + epsilon) * gamma.reshape(bshape)
+    y = (x - mean.reshape(bshape)) * inv + beta.reshape(bshape)
+    return y, mean, var
 
 
 @primitive("LayerNorm", attrs=("begin_norm_axis", "epsilon"), category="other")

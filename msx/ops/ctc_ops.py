@@ -1,0 +1,183 @@
+"""CTC loss (`ops.ctc_loss`, `ops.CTCLossV2`; `nn.CTCLoss` is its Cell): MindSpore 2.10's CTCLossV2.
+
+The forward algorithm runs in log space (a `lax.scan` over time, batched over samples of different input and
+target lengths); it returns the per-sample negative log-likelihood and `log_alpha` (N, T, 2S+1), -inf where a
+state is unreachable or past the sample's input length, as MindSpore's kernel does. Its gradient is
+MindSpore's CTCLossV2Grad (torch's too): `exp(log_probs) - occupancy`, the gradient of the loss with respect
+to the logits under a log_softmax — what training needs; it sums to zero over classes at every frame. The
+`log_alpha` output carries no gradient (MindSpore's bprop ignores it too). One difference: with
+`zero_infinity=True` an impossible alignment's loss is 0, as MindSpore documents and torch does (MindSpore
+2.10's CPU kernel zeroes only its gradient and still answers inf).
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..tensor import Tensor
+from .api import expose
+from .primitive import apply, primitive
+
+_NEG_INF = -jnp.inf
+
+
+def _lse(*xs):
+    """Elementwise log(sum(exp(x))) of a few arrays; -inf (not NaN) where every term is -inf."""
+    top = functools.reduce(jnp.maximum, xs)
+    safe = jnp.where(jnp.isfinite(top), top, 0.0)
+    total = sum(jnp.exp(x - safe) for x in xs)
+    return jnp.where(jnp.isfinite(top), safe + jnp.log(jnp.where(total > 0, total, 1.0)), _NEG_INF)
+
+
+def _shift(a, k: int):
+    """a[..., s - k] at s (-inf where s < k)."""
+    return jnp.concatenate([jnp.full(a.shape[:-1] + (k,), _NEG_INF, a.dtype), a[..., :-k]], axis=-1)
+
+
+def _lattice(log_probs, targets, target_lengths, blank: int):
+    """The extended labels (blank, l1, blank, l2, ..., blank), which states may skip the blank before them,
+    which states exist for each sample (s < 2 * target_length + 1), and the emissions (T, N, L)."""
+    n, s = targets.shape
+    labels = jnp.full((n, 2 * s + 1), blank, targets.dtype).at[:, 1::2].set(targets)
+    skip = jnp.zeros(labels.shape, bool).at[:, 3::2].set(targets[:, 1:] != targets[:, :-1])
+    valid = jnp.arange(2 * s + 1)[None, :] < (2 * target_lengths[:, None] + 1)
+    emit = jnp.take_along_axis(log_probs, jnp.broadcast_to(labels[None], (log_probs.shape[0],) + labels.shape), 2)
+    return labels, skip, valid, emit
+
+
+def _alpha(log_probs, targets, input_lengths, target_lengths, blank: int):
+    labels, skip, valid, emit = _lattice(log_probs, targets, target_lengths, blank)
+    t_max = log_probs.shape[0]
+    first = jnp.full(labels.shape, _NEG_INF, log_probs.dtype)
+    first = first.at[:, 0].set(emit[0, :, 0]).at[:, 1].set(jnp.where(target_lengths > 0, emit[0, :, 1], _NEG_INF))
+    first = jnp.where(valid & (input_lengths[:, None] > 0), first, _NEG_INF)
+
+    def step(prev, t):
+        here = _lse(prev, _shift(prev, 1), jnp.where(skip, _shift(prev, 2), _NEG_INF)) + emit[t]
+        here = jnp.where(valid & (t < input_lengths[:, None]), here, _NEG_INF)
+        return here, here
+
+    _, rest = lax.scan(step, first, jnp.arange(1, t_max))
+    alphas = jnp.concatenate([first[None], rest], axis=0)  # (T, N, L)
+    last = jnp.take_along_axis(alphas, jnp.clip(input_lengths - 1, 0, t_max - 1)[None, :, None], 0)[0]
+    end = 2 * target_lengths
+    nll = -_lse(jnp.take_along_axis(last, end[:, None], 1)[:, 0],
+                jnp.where(target_lengths > 0, jnp.take_along_axis(last, jnp.maximum(end - 1, 0)[:, None], 1)[:, 0],
+                          _NEG_INF))
+    return nll, alphas, (labels, skip, valid, emit)
+
+
+def _beta(lattice, input_lengths, target_lengths, t_max: int):
+    labels, skip, valid, emit = lattice
+    end = 2 * target_lengths
+    states = jnp.arange(labels.shape[1])[None, :]
+    is_end = (states == end[:, None]) | ((states == end[:, None] - 1) & (target_lengths[:, None] > 0))
+    skip_next = jnp.concatenate([skip[:, 2:], jnp.zeros((skip.shape[0], 2), bool)], axis=1)  # may s + 2 skip to s?
+
+    def back(a, k: int):  # a[..., s + k] at s
+        return jnp.concatenate([a[..., k:], jnp.full(a.shape[:-1] + (k,), _NEG_INF, a.dtype)], axis=-1)
+
+    def step(nxt, t):
+        rec = _lse(nxt, back(nxt, 1), jnp.where(skip_next, back(nxt, 2), _NEG_INF)) + emit[t]
+        start = jnp.where(is_end, emit[t], _NEG_INF)
+        here = jnp.where((t == input_lengths - 1)[:, None], start,
+                         jnp.where((t < input_lengths - 1)[:, None], rec, _NEG_INF))
+        here = jnp.where(valid, here, _NEG_INF)
+        return here, here
+
+    init = jnp.full(labels.shape, _NEG_INF, emit.dtype)
+    _, betas = lax.scan(step, init, jnp.arange(t_max - 1, -1, -1))
+    return betas[::-1]
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4, 5))
+def _ctc(log_probs, targets, input_lengths, target_lengths, blank: int, zero_infinity: bool):
+    nll, alphas, _ = _alpha(log_probs, targets, input_lengths, target_lengths, blank)
+    return nll, alphas
+
+
+def _ctc_fwd(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    nll, alphas, lattice = _alpha(log_probs, targets, input_lengths, target_lengths, blank)
+    return (nll, alphas), (log_probs, targets, input_lengths, target_lengths, nll, alphas, lattice)
+
+
+def _ctc_bwd(blank, zero_infinity, res, cts):
+    log_probs, targets, input_lengths, target_lengths, nll, alphas, lattice = res
+    labels, _, _, emit = lattice
+    t_max, _, classes = log_probs.shape
+    betas = _beta(lattice, input_lengths, target_lengths, t_max)
+    occupancy_s = jnp.exp(alphas + betas - emit + nll[None, :, None])  # (T, N, L): P(state s at t | labels)
+    occupancy_s = jnp.where(jnp.isneginf(alphas) | jnp.isneginf(betas), 0.0, occupancy_s)
+    occupancy = jnp.einsum("tns,nsc->tnc", occupancy_s, jax.nn.one_hot(labels, classes, dtype=log_probs.dtype))
+    # an impossible alignment (infinite loss): NaN within its input length, as MindSpore's; zero_infinity: 0
+    grad = jnp.where(jnp.isinf(nll)[None, :, None], 0.0 if zero_infinity else jnp.nan,
+                     jnp.exp(log_probs) - occupancy)
+    grad = jnp.where((jnp.arange(t_max)[:, None] < input_lengths[None, :])[..., None], grad, 0.0)
+    return grad * cts[0][None, :, None], None, None, None
+
+
+_ctc.defvjp(_ctc_fwd, _ctc_bwd)
+
+
+@primitive("CTCLossV2", attrs=("blank", "reduction", "zero_infinity"), category="loss", multiple_results=True)
+def ctc_loss_v2(log_probs, targets, input_lengths, target_lengths, *, blank=0, reduction="none",
+                zero_infinity=False):
+    """(loss, log_alpha): the loss reduced by `reduction` ('mean' divides each sample's loss by its target
+    length, at least 1, then averages); `zero_infinity` turns an impossible alignment's infinite loss, and
+    its gradient, into 0."""
+    targets, input_lengths, target_lengths = (a.astype(jnp.int32) for a in (targets, input_lengths, target_lengths))
+    nll, alphas = _ctc(log_probs, targets, input_lengths, target_lengths, int(blank), bool(zero_infinity))
+    if zero_infinity:
+        nll = jnp.where(jnp.isinf(nll), 0.0, nll).astype(nll.dtype)
+    log_alpha = jnp.transpose(alphas, (1, 0, 2))
+    if reduction == "mean":
+        return jnp.mean(nll / jnp.maximum(target_lengths, 1).astype(nll.dtype)), log_alpha
+    return (jnp.sum(nll) if reduction == "sum" else nll), log_alpha
+
+
+def _check(op: str, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{op}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    if not isinstance(zero_infinity, bool):
+        raise TypeError(f"{op}: zero_infinity must be a bool, got {type(zero_infinity).__name__}")
+    lengths = [t if isinstance(t, Tensor) else Tensor(np.asarray(t, np.int32)) for t in (input_lengths, target_lengths)]
+    if not isinstance(log_probs, Tensor) or log_probs.ndim != 3 or not jnp.issubdtype(log_probs._data.dtype,
+                                                                                      jnp.floating):
+        raise TypeError(f"{op}: log_probs must be a float Tensor of shape (T, N, C), got "
+                        f"{getattr(log_probs, 'shape', type(log_probs).__name__)}")
+    t_max, n, c = log_probs.shape
+    if not isinstance(targets, Tensor) or targets.ndim != 2 or targets.shape[0] != n:
+        raise ValueError(f"{op}: targets must be a Tensor of shape (N, S) with N = {n}, got "
+                         f"{getattr(targets, 'shape', type(targets).__name__)}")
+    for name, t in zip(("input_lengths", "target_lengths"), lengths):
+        if tuple(t.shape) != (n,):
+            raise ValueError(f"{op}: {name} must have shape ({n},), got {tuple(t.shape)}")
+    if not 0 <= int(blank) < c:
+        raise ValueError(f"{op}: blank must be in [0, {c}), got {blank}")
+    try:  # eager (concrete) lengths are checked as MindSpore's kernel checks them; traced ones cannot be
+        il, tl = (np.asarray(t._data) for t in lengths)
+    except jax.errors.ConcretizationTypeError:
+        return lengths
+    if (il > t_max).any() or (il < tl).any() or (tl > targets.shape[1]).any() or (tl < 0).any():
+        raise ValueError(f"{op}: each input length must be in [target length, T = {t_max}] and each target length "
+                         f"in [0, S = {targets.shape[1]}]; got input_lengths {il.tolist()}, target_lengths "
+                         f"{tl.tolist()}")
+    return lengths
+
+
+@expose(ops="ctc_loss", prim="CTCLossV2")
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """MindSpore's `ops.ctc_loss`: (neg_log_likelihood, log_alpha) of log_probs (T, N, C) against targets (N, S)."""
+    il, tl = _check("ctc_loss", log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+    return apply(ctc_loss_v2, (log_probs, targets, il, tl),
+                 {"blank": int(blank), "reduction": reduction, "zero_infinity": zero_infinity})
+
+
+@expose(cls="CTCLossV2", init=("blank", "reduction", "zero_infinity"), prim="CTCLossV2")
+def _ctc_loss_v2_cls(log_probs, targets, input_lengths, target_lengths, *, blank=0, reduction="none",
+                     zero_infinity=False):
+    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
