@@ -23,6 +23,12 @@ def test_every_primitive_has_a_view_or_says_why_not():
     assert not silent, f"primitives with no Api, no expose(prim=...) wrapper and no internal= reason: {silent}"
 
 
+def test_every_wrapped_name_is_a_registered_primitive():
+    """`expose(prim=...)` says which primitive a wrapper is the public view of; a class op computed in Python
+    (`Rank`, `Size`) names itself with `name=` instead, so `prim=` can never vouch for a primitive that is not."""
+    assert not sorted(WRAPPED - set(REGISTRY)), "expose(prim=...) names no registered primitive: use name="
+
+
 @pytest.fixture
 def scratch_names():
     """Names a test declares; removed from the registry (and WRAPPED) afterwards."""

@@ -383,13 +383,16 @@ def declare(prim, apis: tuple[Api, ...]) -> None:
             SURFACE.add("inplace", n, fn)  # `tensor_methods.attach` makes the writing method
 
 
-def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), prim: str = "") -> Callable:
-    """Decorator for a hand-written function (real argument logic): register it under these names."""
+def expose(*, ops=(), cls=(), init: tuple = (), tensor=(), mint=(), mintf=(), prim: str = "",
+           name: str = "") -> Callable:
+    """Decorator for a hand-written function (real argument logic): register it under these names. `prim`: the
+    registered primitive this function is the public view of (its class ops report that name); `name`: the name
+    a class op reports where no primitive backs it (a value computed in Python, like `Rank`)."""
 
     def register(fn: Callable) -> Callable:
         if prim:
             WRAPPED.add(prim)
-        _add_views(fn, prim or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint),
+        _add_views(fn, prim or name or fn.__name__, _names(ops), _names(cls), init, _names(tensor), _names(mint),
                    _names(mintf))
         return fn
 

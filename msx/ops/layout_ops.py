@@ -426,7 +426,7 @@ def rank(input_x):
     return len(input_x.shape)
 
 
-@expose(cls="Rank", prim="Rank")
+@expose(cls="Rank", name="Rank")
 def _rank_cls(x):
     return rank(x)
 
@@ -441,7 +441,7 @@ def numel(input):
     return size(input)
 
 
-@expose(cls="Size", prim="Size")
+@expose(cls="Size", name="Size")
 def _size_cls(input_x):
     return size(input_x)
 
@@ -451,12 +451,12 @@ def dyn_shape(input_x):
     return Tensor(np.asarray(tuple(input_x.shape), np.int64))
 
 
-@expose(cls="TensorShape", prim="TensorShape")
+@expose(cls="TensorShape", name="TensorShape")
 def _tensor_shape_cls(input_x):
     return dyn_shape(input_x)
 
 
-@expose(cls="DynamicShape", init=("dtype",), prim="TensorShape")
+@expose(cls="DynamicShape", init=("dtype",), name="TensorShape")
 def _dynamic_shape_cls(input_x, *, dtype=9):
     return dyn_shape(input_x)
 

@@ -263,7 +263,7 @@ def _bincount_cls(array, size, weights):
 
 
 # ---------------------------------------------------------------- permutations and indices
-@expose(cls="InvertPermutation", prim="InvertPermutation")
+@expose(cls="InvertPermutation", name="InvertPermutation")
 def _invert_permutation(input_x):
     values = list(input_x.asnumpy().reshape(-1) if isinstance(input_x, Tensor) else input_x)
     if sorted(values) != list(range(len(values))):
