@@ -116,9 +116,10 @@ def test_msrun_refuses_layouts_that_cannot_form_a_cluster():
     assert (env["RANK_ID"], env["RANK_SIZE"], env["LOCAL_RANK"], env["MS_SCHED_PORT"]) == ("3", "4", "1", "8118")
 
 
-def test_one_process_group_without_a_launcher():
+def test_one_process_group_without_a_launcher(monkeypatch):
     from msx.communication import GlobalComm, get_group_size, get_local_rank, get_local_rank_size, get_rank, init
 
+    monkeypatch.setattr(GlobalComm, "INITED", False)  # as in a fresh process, whatever ran earlier in this worker
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         init()
