@@ -34,8 +34,7 @@ def cell_at(cells: Sequence[Cell], index: Tensor, owner: str) -> "Cell | Switche
         raise IndexError(f"{owner}: cannot index an empty container")
     if current_builder() is None:
         k = int(index.asnumpy().reshape(()))
-        if not -n <= k < n:
-            raise IndexError(f"{owner}: index {k} is out of range for {n} cells")
+        _in_range(k, n, owner)
         return cells[k % n]
     return SwitchedCells(list(cells), index, owner)
 
@@ -91,13 +90,17 @@ def _normalised(index: Tensor, n: int) -> Tensor:
     return F.select(i < 0, i + n, i)
 
 
+def _in_range(k: int, n: int, owner: str) -> None:
+    """A known index outside [-n, n) raises IndexError, as a Python list does."""
+    if not -n <= k < n:
+        raise IndexError(f"{owner}: index {k} is out of range for {n} cells")
+
+
 def _check_range(outer: GraphBuilder, index: Tensor, n: int, owner: str) -> None:
     """Make the graph raise IndexError, as the eager call does, for an index outside [-n, n): a check on the
     root graph, which must be able to see the index and must run this call whenever it runs."""
     if not outer.knows(index):  # a constant Tensor: its value is known now
-        k = int(np.asarray(index._data).reshape(()))
-        if not -n <= k < n:
-            raise IndexError(f"{owner}: index {k} is out of range for {n} cells")
+        _in_range(int(np.asarray(index._data).reshape(())), n, owner)
         return
     root, chain = outer, [outer]
     while root.parent is not None:
@@ -108,8 +111,8 @@ def _check_range(outer: GraphBuilder, index: Tensor, n: int, owner: str) -> None
         # trace capture, the index computed inside a differentiated function: no check can reach the root, so
         # this call's eager answer stands and the signature runs in Python (jit tries source capture first)
         k = _concrete_index(index)
-        if k is not None and not -n <= k < n:
-            raise IndexError(f"{owner}: index {k} is out of range for {n} cells")
+        if k is not None:
+            _in_range(k, n, owner)
         loc = user_loc()
         root.unguarded.append(f"{owner}[index] with a tensor index{f' at {loc.short()}' if loc else ''} computed "
                               f"inside a differentiated function")
