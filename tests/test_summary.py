@@ -187,3 +187,16 @@ def test_max_file_size_stops_writing_and_npy_export(tmp_path):
     assert len(exported) == 19
     np.testing.assert_array_equal(np.load(next(
         os.path.join(d, f) for d, _, files in os.walk(tmp_path) for f in files if f == "t_7.npy")), np.full(4, 7))
+
+
+def test_an_eager_summary_op_delivers_on_every_call(tmp_path):
+    # eager dispatch defers a compiled op's run and drops a deferred op whose results nobody reads; a summary op
+    # has no results, so deferred it would deliver nothing (in CI a Cell's op did so after its first step)
+    scalar = ops.ScalarSummary()
+    with ms.SummaryRecord(str(tmp_path)) as record:
+        for step in range(1, 6):
+            scalar("v", ms.Tensor(np.float32(step)) * 2)
+            record.record(step)
+    scalars = tbparse.SummaryReader(str(tmp_path)).scalars
+    assert scalars.step.tolist() == [1, 2, 3, 4, 5]
+    np.testing.assert_allclose(scalars.value.values, [2, 4, 6, 8, 10])
