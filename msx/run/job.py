@@ -199,7 +199,8 @@ def _describe(f: Failure, cluster_time_out: int) -> str:
                 f"msrun: worker {w.rank}'s log: {w.log_path}")
     else:
         how = f"sys.exit({report.get('message')!s})" if report is not None else _exit_text(w.process.returncode)
-        text = f"{head} exited with code {f.code} ({how}). Last lines of {w.log_path}:\n{tail(w.log_path)}"
+        when = ", after its script had finished (while exiting)" if w.finished else ""
+        text = f"{head} exited with code {f.code} ({how}){when}. Last lines of {w.log_path}:\n{tail(w.log_path)}"
     if _join_failed(w):
         text += (f"\nmsrun: worker {w.rank} had not joined the cluster: it did not form within "
                  f"--cluster_time_out={cluster_time_out} s")

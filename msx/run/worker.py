@@ -20,6 +20,8 @@ import sys
 if __name__ == "__main__":  # first, before any import can look there: this file's directory must not shadow modules
     del sys.path[0]
 
+import atexit  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import runpy  # noqa: E402
@@ -145,7 +147,7 @@ def run_script(path: str, argv: list[str]) -> None:
     exec(compile(source, path, "exec"), main.__dict__)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> int:
     fd = os.environ.pop(FD_ENV, None)
     parent = int(os.environ.pop(PID_ENV, "0")) or None
     every = float(os.environ.pop(BEAT_ENV, "0"))
@@ -170,16 +172,56 @@ def main(argv: list[str]) -> None:
                          message=str(exc.code))
         else:
             channel.send(kind="finished")
-        raise
+        return _exit_code(exc.code)
     except BaseException as exc:  # KeyboardInterrupt too: the rank stops with an error either way
         tb = _user_traceback(exc.__traceback__)
         text = "".join(traceback.format_exception(type(exc), exc, tb))
         channel.send(kind="error", t=time.monotonic(), type=_type_name(type(exc)), message=str(exc),
                      traceback=text[-TRACEBACK_CHARS:])
         sys.excepthook(type(exc), exc, tb)
-        sys.stderr.flush()
-        raise SystemExit(1) from None
+        return 1
     channel.send(kind="finished")  # what follows (atexit: jax's shutdown barrier) may wait for the other ranks
+    return 0
+
+
+def _exit_code(code) -> int:
+    """The status `raise SystemExit(code)` ends Python with (a non-int code is printed, and the status is 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def leave(code: int) -> None:
+    """End the rank as Python's own exit does, but without the interpreter's finalization.
+
+    Python waits for the non-daemon threads, runs the atexit handlers (jax's shutdown barrier among them) and
+    then finalizes: from then on any thread that wants the GIL is ended with `pthread_exit`, and a thread
+    doing so inside a C++ frame (jax's runtime releasing a buffer, a callback) aborts the whole process:
+    "terminate called after throwing an instance of ...; FATAL: exception not rethrown" (code 134, seen in
+    CI after a rank's script had finished). So the steps that matter to the user run here, while every
+    thread is still healthy: the threads are joined, the atexit handlers run, the script's globals are
+    released (their `__del__`: files flushed and closed), the standard streams flushed; then `os._exit`, as
+    a `multiprocessing` child ends. What is skipped is what Python does not promise to do anyway (`__del__`
+    of objects alive at exit)."""
+    try:
+        shutdown = getattr(threading, "_shutdown", None)  # what Python's exit calls first (joins the threads)
+        if shutdown is not None:
+            shutdown()
+        atexit._run_exitfuncs()
+        script = sys.modules.get("__main__")
+        if script is not None and script is not sys.modules.get("_msx_run_worker"):
+            script.__dict__.clear()
+        gc.collect()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(code)
 
 
 def _type_name(cls: type) -> str:
@@ -187,4 +229,4 @@ def _type_name(cls: type) -> str:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    leave(main(sys.argv[1:]))

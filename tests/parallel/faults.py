@@ -9,6 +9,9 @@ and writes `OUT_DIR/pids_<rank>` = "<its pid> <child's pid>", then by MODE:
 - `raise`: rank 1 writes OUT_DIR/raised_at (time.time()) and raises ValueError two calls deep; rank 0 sleeps.
 - `linger`: rank 0's script ends at once but an atexit handler (a Python function) keeps it 3 s (as jax's shutdown barrier keeps a
   rank that waits for the others); rank 1 computes in Python for 3 s; both exit 0.
+- `tidy`: every rank leaves work for Python's exit and returns: a module-level file written but never closed
+  (`unclosed_<rank>`), an atexit handler (`atexit_<rank>`) and a non-daemon thread still running
+  (`thread_<rank>`); all three must be on disk after the job, though msrun's worker skips the finalization.
 - `hang`: rank 1 writes OUT_DIR/ready and sleeps in `wait_forever` (hung); rank 0 computes in Python until 1 s
   after that, then sleeps too (as a peer waiting for it in a collective would).
 """
@@ -45,6 +48,20 @@ def step(n: int) -> int:
 
 
 if mode == "leftover":
+    sys.exit(0)
+if mode == "tidy":
+    import atexit
+    import threading
+
+    def late_write(name: str, delay: float = 0.0) -> None:
+        time.sleep(delay)
+        with open(os.path.join(out, f"{name}_{rank}"), "w") as f:
+            f.write("done")
+
+    unclosed = open(os.path.join(out, f"unclosed_{rank}"), "w")
+    unclosed.write("buffered, flushed only when the file object is released")
+    atexit.register(late_write, "atexit")
+    threading.Thread(target=late_write, args=("thread", 0.5)).start()
     sys.exit(0)
 if mode == "linger":
     if rank == 0:
