@@ -35,6 +35,7 @@ from . import config
 from ._grain import as_iter
 from .base import Dataset, Row, applied, register_steps, then
 from .processes import EPOCHS_PER_START, EpochView, process_stream
+from . import readahead
 from .readahead import ReadAhead
 from .validators import set_iterator_cleanup
 
@@ -164,12 +165,14 @@ ITERATORS_LIST: list = []  # weak references to the live iterators (MindSpore's 
 
 
 def _cleanup() -> None:
-    """Stop every live iterator (their reading threads) when the interpreter exits, as MindSpore does."""
+    """The dataset's exit handler: stop every live iterator (their reading threads and worker processes), as
+    MindSpore does, then wait for the reading threads still running (`readahead.stop_all`)."""
     set_iterator_cleanup()
     for ref in reversed(ITERATORS_LIST):
         it = ref()
         if it is not None:
             it.stop()
+    readahead.stop_all()
 
 
 atexit.register(_cleanup)

@@ -27,12 +27,12 @@ An iterator of endless epochs keeps reading the next epoch after the loop
 that used it ended, so at exit a reading thread may still be making device
 arrays. Python ends daemon threads abruptly once it finalizes (a thread that
 then wants the GIL is unwound through jax's C++ frames, and the process
-aborts: "FATAL: exception not rethrown"), so an `atexit` handler stops every
-reading thread and waits for it while the interpreter still runs.
+aborts: "FATAL: exception not rethrown"), so the dataset's one exit handler
+(`iterators._cleanup`) calls `stop_all`, which stops every reading thread and
+waits for it while the interpreter still runs.
 """
 from __future__ import annotations
 
-import atexit
 import collections
 import threading
 import time
@@ -156,7 +156,7 @@ def _stop(state: _State) -> None:
     state.items.clear()
 
 
-def _stop_all_at_exit() -> None:
+def stop_all() -> None:
     """Stop every reading thread and wait for it (bounded), so none runs while the interpreter finalizes."""
     for state in list(_READING.values()):
         _stop(state)
@@ -164,5 +164,3 @@ def _stop_all_at_exit() -> None:
     for thread in list(_READING):
         thread.join(max(0.0, deadline - time.monotonic()))
 
-
-atexit.register(_stop_all_at_exit)
