@@ -21,13 +21,13 @@ tensor
 8. random_state eager — seeds; eager dispatch
 ops
 9. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
-10. numpy communication.comm_func transforms autograd_int parallel.optimizer ir — op families over ops; the IR
+10. numpy communication.comm_func autograd_int parallel.optimizer ir — op families over ops; the IR
 graphs
 11. capture.builder capture.session communication profiler.hlo — the one graph builder; communication's names; HLO text
 12. passes — graph -> graph rewrites (the rule engine)
 13. backends — build and run graphs (XLA, the simulated Ascend)
 nn
-14. autograd — grad, value_and_grad over the builder
+14. autograd transforms — grad, value_and_grad, vmap and the Jacobians over the builder
 15. nn — Cells, layers, losses, optimizers
 capture and runtime
 16. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol

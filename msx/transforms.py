@@ -2,18 +2,23 @@
 
 The msx function is run on jax values wrapped as Tensors, so every op inside is an ordinary msx op. State
 writes (BatchNorm moving statistics, the RNG state of dropout) cannot leave a jax transform with a
-value, so a function that writes state is refused with a clear error (and its writes are undone). These
-transforms run eagerly; inside a `jit` capture they raise, naming the transform, instead of being
-silently left out of the graph.
+value, so a function that writes state is refused with a clear error (and its writes are undone).
+Inside a `jit` capture, `vmap` records one `Vmap` node over the mapped function's subgraph (captured at one
+example's shapes, the way `grad` records a `Grad` node), so per-sample gradients compile into the graph as
+MindSpore's GRAPH_MODE compiles them; the other transforms still run eagerly only and, inside a capture,
+raise naming the transform instead of being silently left out of the graph.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import jax
+from jax._src.api_util import flatten_axes
 
 from . import tensor as tensor_mod
+from .capture.builder import GraphBuilder, current_builder
 from .errors import GradError
+from .ir.control import VMAP
 from .ops.primitive import recording
 from .tensor import Tensor
 
@@ -30,20 +35,25 @@ def _tensors(tree) -> Any:
 def _pure(fn: Callable, name: str) -> Callable:
     """`fn` over jax arrays: inputs wrapped as Tensors, outputs unwrapped; state writes refused."""
     def pure(*arrays):
-        log: list = []
-        tensor_mod._WRITE_LOGS.append(log)
-        try:
-            out = fn(*_tensors(arrays))
-        finally:
-            tensor_mod._WRITE_LOGS.pop()
-            for obj, old in reversed(log):
-                obj._data = old
-        if log:
-            raise GradError(f"{name}: the function writes state ({type(log[0][0]).__name__} "
-                            f"{getattr(log[0][0], 'name', '')!s}); state writes cannot leave {name}")
-        return _arrays(out)
+        return _arrays(_refusing_writes(fn, _tensors(arrays), name))
 
     return pure
+
+
+def _refusing_writes(fn: Callable, tensors: tuple, name: str):
+    """`fn(*tensors)`, its state writes undone and refused: they cannot leave the jax transform `name`."""
+    log: list = []
+    tensor_mod._WRITE_LOGS.append(log)
+    try:
+        out = fn(*tensors)
+    finally:
+        tensor_mod._WRITE_LOGS.pop()
+        for obj, old in reversed(log):
+            obj._data = old
+    if log:
+        raise GradError(f"{name}: the function writes state ({type(log[0][0]).__name__} "
+                        f"{getattr(log[0][0], 'name', '')!s}); state writes cannot leave {name}")
+    return out
 
 
 def _eager_only(name: str) -> None:
@@ -57,13 +67,66 @@ def _position_tuple(grad_position) -> tuple[tuple[int, ...], bool]:
     return tuple(grad_position), False
 
 
+def _axes(axes):
+    """MindSpore's in_axes/out_axes spelling as jax's: a list is a tuple of per-argument entries."""
+    return tuple(_axes(a) for a in axes) if isinstance(axes, (list, tuple)) else axes
+
+
 def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
     """Vectorise `fn` over a batch axis of its inputs (`in_axes`) into `out_axes` of its outputs."""
+    in_axes, out_axes = _axes(in_axes), _axes(out_axes)
+
     def batched(*args):
+        outer = current_builder()
+        if outer is not None:
+            return _captured_vmap(outer, fn, args, in_axes, out_axes)
         _eager_only("vmap")
         return _tensors(jax.vmap(_pure(fn, "vmap"), in_axes=in_axes, out_axes=out_axes)(*_arrays(args)))
 
     return batched
+
+
+def _leaves(tree) -> list:
+    return jax.tree_util.tree_leaves(tree, is_leaf=lambda t: isinstance(t, Tensor))
+
+
+def _captured_vmap(outer: GraphBuilder, fn: Callable, args: tuple, in_axes, out_axes):
+    """Inside a capture: `fn` runs under jax.vmap on one example's Tensors while a body builder records it;
+    the outer graph gets one `Vmap` node whose outputs are the batched results."""
+    arrays = _arrays(args)
+    leaves, tree = jax.tree_util.tree_flatten(arrays)
+    axes = [None if a is None else a % max(jax.numpy.ndim(x), 1)
+            for x, a in zip(leaves, flatten_axes("vmap in_axes", tree, in_axes))]
+    sizes = {jax.numpy.shape(x)[a] for x, a in zip(leaves, axes) if a is not None}
+    if len(sizes) != 1:
+        raise GradError(f"vmap: in_axes {in_axes!r} must map at least one input, and every mapped axis must have "
+                        f"one size; got sizes {sorted(sizes)}")
+    name = getattr(fn, "__name__", type(fn).__name__)
+    body = GraphBuilder(f"{name}_vmap_body", outer)
+    out_tree: list = []
+
+    def pure(*xs):
+        tensors = _tensors(xs)
+        with body.active():
+            for i, t in enumerate(_leaves(tensors)):
+                body.add_input(t, f"arg{i}")
+            converter = recording.converter  # source capture: the user's function is captured from its source
+            out = _refusing_writes(fn if converter is None else (lambda *a: converter(fn, a, {})), tensors, "vmap")
+            body.set_outputs(_leaves(out))
+        out = _arrays(out)
+        out_tree[:] = [jax.tree_util.tree_structure(out)]
+        return out
+
+    results = _tensors(jax.vmap(pure, in_axes=in_axes, out_axes=out_axes)(*arrays))
+    sub = body.finish()
+    flat_out = _leaves(results)
+    axes_out = [None if a is None else a % t.ndim
+                for t, a in zip(flat_out, flatten_axes("vmap out_axes", out_tree[0], out_axes))]
+    free = [value for value, _ in body.free]
+    node = VMAP.make(sub.graph, [outer.operand(x) for x in _leaves(args)] + free,
+                     in_axes=tuple(axes) + (None,) * len(free), out_axes=tuple(axes_out), axis_size=sizes.pop())
+    outer.add_node(node, flat_out)
+    return results
 
 
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import jax.numpy as jnp
 
-from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, WHILE, scan_length
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
 from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
@@ -182,3 +182,9 @@ def _while_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
 def _scan_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
     n = scan_length(node)
     return model.repeat(model.rows(node.subgraphs["body"], model.join(scope, f"scan x{n}")), n)
+
+
+@COST_RULES.register(VMAP)
+def _vmap_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    n = node.attrs["axis_size"]  # one batched kernel per body op, doing the work of n examples
+    return model.repeat(model.rows(node.subgraphs["body"], model.join(scope, f"vmap x{n}")), n)

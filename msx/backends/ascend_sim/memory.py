@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import jax.numpy as jnp
 
 from ...errors import BackendError
-from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, WHILE
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, VMAP, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
 from ...ops.higher_order import RuleTable
@@ -177,3 +177,8 @@ def _fused_memory(node: Node, model: MemoryModel) -> int:
 @MEMORY_RULES.register(CALL, COND, WHILE, SCAN, CASE)
 def _largest_peak(node: Node, model: MemoryModel) -> int:
     return max(model.body_peak(g) for g in node.subgraphs.values())
+
+
+@MEMORY_RULES.register(VMAP)
+def _vmap_memory(node: Node, model: MemoryModel) -> int:
+    return node.attrs["axis_size"] * model.body_peak(node.subgraphs["body"])  # every example's values at once
