@@ -446,3 +446,50 @@ def test_a_loss_gone_non_finite_is_said_not_silent():
     with pytest.warns(RuntimeWarning, match=r"from step 2 \(epoch 1; 1 of the epoch's 2 steps\)") as record:
         model.train(2, bad)
     assert len([w for w in record if "Model.train: the loss" in str(w.message)]) == 1   # once per train
+
+
+class _Steps(Callback):
+    """The inputs each step got, and what the callbacks are told of an epoch (MindSpore's cb_params)."""
+
+    def __init__(self):
+        self.first_rows, self.epochs = [], []
+
+    def on_train_step_begin(self, run_context):
+        self.first_rows.append(float(run_context.original_args().train_dataset_element[0].asnumpy()[0, 0]))
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        self.epochs.append((cb.cur_epoch_num, cb.cur_step_num, cb.batch_num))
+
+
+def _sink_run(monkeypatch, target, **kwargs):
+    monkeypatch.setattr("msx.train.model.get_context", lambda key: target if key == "device_target" else None)
+    x = np.arange(10 * 64, dtype=np.float32).reshape(10, 64) / 640
+    data = ds.NumpySlicesDataset((x, np.zeros(10, np.int32)), shuffle=False).batch(2)  # 5 batches
+    net = MLP()
+    steps = _Steps()
+    Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.0)).train(
+        3, data, callbacks=[steps], progress_bar=False, **kwargs)
+    return [round(r * 640 / 64) for r in steps.first_rows], steps.epochs
+
+
+def test_sink_size_on_a_sinking_target_makes_an_epoch_sink_size_steps_reading_on(monkeypatch):
+    rows, epochs = _sink_run(monkeypatch, "GPU", dataset_sink_mode=True, sink_size=3)
+    assert rows == [0, 2, 4, 6, 8, 0, 2, 4, 6]  # the dataset is read on across epochs, as MindSpore's sink does
+    assert epochs == [(1, 3, 3), (2, 6, 3), (3, 9, 3)]
+
+
+def test_sink_size_on_the_cpu_target_trains_whole_epochs_as_mindspore_does(monkeypatch):
+    rows, epochs = _sink_run(monkeypatch, "CPU", dataset_sink_mode=True, sink_size=3)
+    assert rows == [0, 2, 4, 6, 8] * 3  # MindSpore 2.10 does not sink on CPU; its callbacks see batch_num=3
+    assert epochs == [(1, 5, 3), (2, 10, 3), (3, 15, 3)]
+    rows, epochs = _sink_run(monkeypatch, "GPU", dataset_sink_mode=False, sink_size=3)
+    assert len(rows) == 15 and epochs[-1] == (3, 15, 5)  # sink_size means nothing without dataset_sink_mode
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError)])
+def test_a_bad_sink_size_is_refused_as_mindspore_refuses_it(bad, error):
+    net = MLP()
+    data = ds.NumpySlicesDataset((np.zeros((4, 64), np.float32), np.zeros(4, np.int32)), shuffle=False).batch(2)
+    with pytest.raises(error, match="sink_size"):
+        Model(net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), 0.1)).fit(1, data, sink_size=bad)

@@ -542,3 +542,13 @@ def test_custom_initializer_mindspore_protocol():
     arr = np.zeros((2, 3), np.float32)
     init.Constant(4)(arr)
     assert np.all(arr == 4)
+
+
+def test_rnn_parameters_are_in_mindspores_order():
+    """MindSpore 2.10 holds them kind by kind (w_ih_list, w_hh_list, b_ih_list, b_hh_list; names printed by
+    `trainable_params()` in its venv), which optimizers and code that zips weights with them see."""
+    lstm = nn.LSTM(6, 5, num_layers=2, batch_first=True, bidirectional=True)
+    want = [f"{kind}_l{layer}{sfx}" for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+            for layer in (0, 1) for sfx in ("", "_reverse")]
+    assert [p.name for p in lstm.trainable_params()] == want
+    assert [p.name for p in nn.GRU(3, 2, has_bias=False).trainable_params()] == ["weight_ih_l0", "weight_hh_l0"]

@@ -11,12 +11,15 @@ next batch meanwhile. A dataset row is `(*network inputs, label)` when a
 """
 from __future__ import annotations
 
+import itertools
+
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from .. import amp
+from ..context import get_context
 from ..nn.cell import Cell
 from ..nn.optim import Optimizer
 from .callback import Callback, CallbackParams, ProgressBar, RunContext
@@ -145,19 +148,26 @@ class Model:
 
     # ------------------------------------------------------------ train
     def train(self, epoch: int, train_dataset: Dataset, callbacks: Callback | Sequence[Callback] | None = None,
-              dataset_sink_mode: bool = False, initial_epoch: int = 0, progress_bar: bool | None = None) -> None:
+              dataset_sink_mode: bool = False, sink_size: int = -1, initial_epoch: int = 0,
+              progress_bar: bool | None = None) -> None:
         """Train for epochs `initial_epoch + 1` .. `epoch` over `train_dataset`.
 
-        `dataset_sink_mode` is accepted for MindSpore code; msx always
-        prefetches batches in the background and calls the step callbacks
-        every step. `progress_bar` (msx): None shows a bar in terminals and
-        notebooks, True always, False never.
+        msx always prefetches batches in the background and calls the step
+        callbacks every step, so `dataset_sink_mode` changes how many steps an
+        epoch is, as in MindSpore, and nothing else: with `sink_size > 0` an
+        epoch is `sink_size` steps on a GPU/TPU device target, the dataset read
+        on across epochs (MindSpore's sink on Ascend/GPU); on the CPU target,
+        where MindSpore 2.10 does not sink, an epoch is the whole dataset and
+        the callbacks see `batch_num = sink_size`, as MindSpore's do there.
+        `progress_bar` (msx): None shows a bar in terminals and notebooks,
+        True always, False never.
         """
-        self._run_training(epoch, train_dataset, callbacks, initial_epoch, None, 1, progress_bar)
+        self._run_training(epoch, train_dataset, callbacks, initial_epoch, None, 1, progress_bar,
+                           _sinking(dataset_sink_mode, sink_size, "Model.train"))
 
     def fit(self, epoch: int, train_dataset: Dataset, valid_dataset: Dataset | None = None, valid_frequency: int = 1,
             callbacks: Callback | Sequence[Callback] | None = None, dataset_sink_mode: bool = False,
-            valid_dataset_sink_mode: bool = False, initial_epoch: int = 0,
+            valid_dataset_sink_mode: bool = False, sink_size: int = -1, initial_epoch: int = 0,
             progress_bar: bool | None = None) -> None:
         """`train`, validating on `valid_dataset` every `valid_frequency` epochs: the results (the metrics, plus
         "eval_loss" with a loss_fn) reach the callbacks as `cb_params.eval_results` at the epoch's end."""
@@ -165,7 +175,8 @@ class Model:
             raise TypeError(f"Model.fit: valid_dataset must be an msx Dataset, got {type(valid_dataset).__name__}")
         if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, int) or valid_frequency < 1:
             raise ValueError(f"Model.fit: valid_frequency must be a positive int, got {valid_frequency!r}")
-        self._run_training(epoch, train_dataset, callbacks, initial_epoch, valid_dataset, valid_frequency, progress_bar)
+        self._run_training(epoch, train_dataset, callbacks, initial_epoch, valid_dataset, valid_frequency, progress_bar,
+                           _sinking(dataset_sink_mode, sink_size, "Model.fit"))
 
     def _check_dataset(self, where: str, dataset: Any) -> int:
         if not _is_dataset(dataset):
@@ -190,12 +201,17 @@ class Model:
         return CallbackList(items)
 
     def _run_training(self, epoch: int, dataset: Dataset, callbacks: Any, initial_epoch: int,
-                      valid_dataset: Dataset | None, valid_frequency: int, progress_bar: bool | None) -> None:
+                      valid_dataset: Dataset | None, valid_frequency: int, progress_bar: bool | None,
+                      sink_size: int | None = None) -> None:
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
             raise ValueError(f"Model.train: epoch must be a positive int, got {epoch!r}")
         if isinstance(initial_epoch, bool) or not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
             raise ValueError(f"Model.train: initial_epoch must be an int in [0, epoch), got {initial_epoch!r}")
-        batch_num = self._check_dataset("Model.train", dataset)
+        dataset_size = self._check_dataset("Model.train", dataset)
+        batch_num = dataset_size if sink_size is None else sink_size
+        # an epoch of sink_size steps (a sinking device target), the dataset read on across epochs; else the whole
+        # dataset each epoch (the CPU target, where MindSpore does not sink either)
+        steps = sink_size if sink_size is not None and get_context("device_target") != "CPU" else None
         if valid_dataset is not None:
             self._check_dataset("Model.fit", valid_dataset)
         step = self._get_train_step()
@@ -207,7 +223,9 @@ class Model:
                             train_loss=None, eval_results={}, eval_epoch=None, mode="train",
                             dataset_sink_mode=False)
         run_context = RunContext(cb)
-        iterator = dataset.create_tuple_iterator(num_epochs=epoch - initial_epoch)
+        epochs_read = epoch - initial_epoch if steps is None else -(-(epoch - initial_epoch) * steps // dataset_size)
+        iterator = dataset.create_tuple_iterator(num_epochs=epochs_read)
+        rows = iter(()) if steps is None else (data for _ in range(epochs_read) for data in iterator)
         self._network.set_train(True)
         cbs("on_train_begin", run_context)
         warned = False
@@ -216,7 +234,7 @@ class Model:
                 cb.cur_epoch_num, cb.train_loss = e + 1, None
                 cbs("on_train_epoch_begin", run_context)
                 losses = []
-                for data in iterator:
+                for data in (iterator if steps is None else itertools.islice(rows, steps)):
                     cb.cur_step_num += 1
                     cb.batch_size = data[0].shape[0] if data and data[0].ndim else 1
                     cb.train_dataset_element = data  # MindSpore's: SummaryCollector records image inputs
@@ -326,3 +344,13 @@ def _close_bars(cbs: CallbackList) -> None:
     for cb in cbs.callbacks:
         if isinstance(cb, ProgressBar):
             cb.close()
+
+
+def _sinking(dataset_sink_mode: bool, sink_size: int, where: str) -> int | None:
+    """The steps of an epoch that `dataset_sink_mode`/`sink_size` ask for (None: the whole dataset), checked as
+    MindSpore checks them (-1 or positive; an int)."""
+    if isinstance(sink_size, bool) or not isinstance(sink_size, int):
+        raise TypeError(f"For '{where}', the argument 'sink_size' must be an int, but got {sink_size!r}")
+    if sink_size < -1 or sink_size == 0:
+        raise ValueError(f"For '{where}', The argument 'sink_size' must be -1 or positive, but got {sink_size}.")
+    return sink_size if dataset_sink_mode and sink_size > 0 else None

@@ -67,6 +67,7 @@ class _RNNBase(Cell):
         self.bidirectional, self.num_directions = bool(bidirectional), 2 if bidirectional else 1
         gate = _GATES[mode] * hidden_size
         stdv = 1 / math.sqrt(hidden_size)
+        drawn: dict[str, Tensor] = {}
         for layer in range(num_layers):
             in_size = input_size if layer == 0 else hidden_size * self.num_directions
             for sfx in ["", "_reverse"][:self.num_directions]:
@@ -74,8 +75,13 @@ class _RNNBase(Cell):
                 shapes = [("weight_ih", (gate, in_size)), ("weight_hh", (gate, hidden_size))]
                 shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))] if has_bias else []
                 for kind, shape in shapes:
-                    value = Tensor(np.random.uniform(-stdv, stdv, shape).astype(np.float32), dtype)
-                    setattr(self, f"{kind}_l{layer}{sfx}", Parameter(value, name=f"{kind}_l{layer}{sfx}"))
+                    drawn[f"{kind}_l{layer}{sfx}"] = Tensor(np.random.uniform(-stdv, stdv, shape).astype(np.float32),
+                                                            dtype)
+        # and hold them kind by kind (its w_ih_list, w_hh_list, b_ih_list, b_hh_list): the Parameters' order, which
+        # trainable_params(), optimizers and code zipping weights with them see
+        for kind in ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if has_bias else ()):
+            for name in self._slot_names(kind):
+                setattr(self, name, Parameter(drawn[name], name=name))
 
     def _weights(self, layer: int, direction: int):
         sfx = "_reverse" if direction else ""
