@@ -13,7 +13,8 @@ import pytest
 
 PORT = os.path.join(os.path.dirname(__file__), "port")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IMPORTS = [(r"^import mindspore$", "import msx as mindspore"), (r"^from mindspore import ", "from msx import "),
+IMPORTS = [(r"^import mindspore$", "import msx as mindspore"), (r"^import mindspore\.(\S+) as ", r"import msx.\1 as "),
+           (r"^from mindspore import ", "from msx import "),
            (r"^from mindspore\.", "from msx.")]
 NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 
