@@ -27,22 +27,23 @@ graphs
 12. passes — graph -> graph rewrites (the rule engine)
 13. backends — build and run graphs (XLA, the simulated Ascend)
 nn
-14. autograd transforms — grad, value_and_grad, vmap and the Jacobians over the builder
-15. nn — Cells, layers, losses, optimizers
+14. autograd — grad, value_and_grad over the builder
+15. transforms — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture
+16. nn — Cells, layers, losses, optimizers
 capture and runtime
-16. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
-17. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
-18. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
+17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
+18. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+19. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
 jit
-19. jit parallel.api — the decorator; mindspore.parallel's names
-20. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
+20. jit parallel.api — the decorator; mindspore.parallel's names
+21. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
 formats
-21. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
-22. export — msx.export / msx.load over the registry
-23. viz dataset — the graph viewer; the data pipeline
+22. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
+23. export — msx.export / msx.load over the registry
+24. viz dataset — the graph viewer; the data pipeline
 tools
-24. train mindrecord common profiler boost — training loops; MindSpore's file and common names; the profiler
-25. tools __main__ — developer tools; the command line
+25. train mindrecord common profiler boost — training loops; MindSpore's file and common names; the profiler
+26. tools __main__ — developer tools; the command line
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 

@@ -5,20 +5,24 @@ writes (BatchNorm moving statistics, the RNG state of dropout) cannot leave a ja
 value, so a function that writes state is refused with a clear error (and its writes are undone).
 Inside a `jit` capture, `vmap` records one `Vmap` node over the mapped function's subgraph (captured at one
 example's shapes, the way `grad` records a `Grad` node), so per-sample gradients compile into the graph as
-MindSpore's GRAPH_MODE compiles them; the other transforms still run eagerly only and, inside a capture,
-raise naming the transform instead of being silently left out of the graph.
+MindSpore's GRAPH_MODE compiles them; `vjp` is a `Grad` node with the cotangent as its sensitivity, `jacrev`
+and `jacfwd` a `Vmap` of that over the output's basis (reverse mode for both: the same values), and `jvp` the
+transpose of the vjp (a `Grad` of the linear map u -> vjp(u) . v), so nothing leaves the graph.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import jax
+import numpy as np
 from jax._src.api_util import flatten_axes
 
 from . import tensor as tensor_mod
+from .autograd import vjp_call
 from .capture.builder import GraphBuilder, current_builder
 from .errors import GradError
 from .ir.control import VMAP
+from .ops import functional as F
 from .ops.primitive import recording
 from .tensor import Tensor
 
@@ -131,9 +135,11 @@ def _captured_vmap(outer: GraphBuilder, fn: Callable, args: tuple, in_axes, out_
 
 def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     """(outputs, vjp_fn): `vjp_fn(v)` gives the input gradients of `sum(outputs * v)`, as a tuple."""
-    _eager_only("vjp")
     if weights is not None:
         raise GradError("vjp: weights are not supported; differentiate Parameters with msx.grad(weights=...)")
+    if current_builder() is not None:
+        return _captured_vjp(fn, inputs, has_aux)
+    _eager_only("vjp")
     out, pullback, *aux = jax.vjp(_pure(fn, "vjp"), *_arrays(inputs), has_aux=has_aux)
 
     def vjp_fn(*v):
@@ -143,20 +149,82 @@ def vjp(fn: Callable, *inputs, weights=None, has_aux: bool = False):
     return (_tensors(out), vjp_fn, _tensors(aux[0])) if has_aux else (_tensors(out), vjp_fn)
 
 
+def _differentiated(out, has_aux: bool, name: str) -> Tensor:
+    """The one Tensor a capture-time transform differentiates (the first output when has_aux): they build on
+    `grad`, whose sensitivity is one Tensor."""
+    out = out[0] if has_aux else out
+    if not isinstance(out, Tensor):
+        raise GradError(f"{name} inside jit: the function must return one Tensor{' (then its aux)' * has_aux}, "
+                        f"got {type(out).__name__}; call {name} outside the jitted function for other outputs")
+    return out
+
+
+def _single_output(fn: Callable, has_aux: bool, name: str) -> Callable:
+    return lambda *args: _differentiated(fn(*args), has_aux, name)
+
+
+def _pullback(f: Callable, inputs: tuple, positions: tuple[int, ...]) -> Callable:
+    """cotangent -> the gradients of `sum(f(*inputs) * cotangent)` at `positions` (a `Grad` node each call)."""
+    def pull(cot: Tensor) -> tuple:
+        return vjp_call(f, tuple(inputs), {}, positions, None, False, sens=cot)[1]
+    return pull
+
+
+def _captured_vjp(fn: Callable, inputs: tuple, has_aux: bool):
+    out = fn(*inputs)
+    positions = tuple(i for i, x in enumerate(inputs) if isinstance(x, Tensor))
+    pull = _pullback(_single_output(fn, has_aux, "vjp"), inputs, positions)
+
+    def vjp_fn(*v):
+        return tuple(pull(v[0] if len(v) == 1 else v))
+
+    return (out[0], vjp_fn, *out[1:2]) if has_aux else (out, vjp_fn)
+
+
 def jvp(fn: Callable, inputs, v, has_aux: bool = False):
     """(outputs, the directional derivative of the outputs along `v`)."""
-    _eager_only("jvp")
     single = isinstance(inputs, Tensor)
     primals = (inputs,) if single else tuple(inputs)
     tangents = (v,) if isinstance(v, Tensor) else tuple(v)
+    if current_builder() is not None:
+        return _captured_jvp(fn, primals, tangents, has_aux)
+    _eager_only("jvp")
     result = jax.jvp(_pure(fn, "jvp"), _arrays(primals), _arrays(tangents), has_aux=has_aux)
     return tuple(_tensors(r) for r in result)
+
+
+def _captured_jvp(fn: Callable, primals: tuple, tangents: tuple, has_aux: bool):
+    """J v as the gradient of the linear map u -> <vjp(u), v> (any u: it is linear), a Grad over a Grad."""
+    out = fn(*primals)
+    value = _differentiated(out, has_aux, "jvp")
+    pull = _pullback(_single_output(fn, has_aux, "jvp"), primals, tuple(range(len(primals))))
+
+    def along_v(u):
+        return sum((g * t).sum() for g, t in zip(pull(u), tangents))
+
+    tangent = vjp_call(along_v, (F.zeros_like(value),), {}, (0,), None, False)[1][0]
+    return (value, tangent, *out[1:2]) if has_aux else (value, tangent)
+
+
+def _captured_jacobian(fn: Callable, args: tuple, positions: tuple[int, ...], single: bool, has_aux: bool,
+                       kind: str):
+    """Each input's Jacobian as a Vmap of the pullback over the basis of the output (one row per entry)."""
+    out = fn(*args)
+    value, f = _differentiated(out, has_aux, kind), _single_output(fn, has_aux, kind)
+    n = int(np.prod(value.shape))
+    basis = F.eye(n, n, value.dtype).reshape((n, *value.shape))
+    rows = vmap(_pullback(f, args, positions))(basis)
+    jac = tuple(r.reshape((*value.shape, *args[p].shape)) for r, p in zip(rows, positions))
+    result = jac[0] if single else jac
+    return (result, out[1]) if has_aux else result
 
 
 def _jacobian(kind: str, jax_fn: Callable, fn: Callable, grad_position, has_aux: bool) -> Callable:
     positions, single = _position_tuple(grad_position)
 
     def jac(*args):
+        if current_builder() is not None:
+            return _captured_jacobian(fn, args, positions, single, has_aux, kind)
         _eager_only(kind)
         arrays = list(_arrays(args))
 

@@ -1,8 +1,11 @@
-"""`msx.vmap` inside a captured function: one `Vmap` node over the mapped function's subgraph, equal to eager
-(jax.vmap of the same function) in every capture mode — per-sample gradients, unmapped and closed-over values,
-Parameters, axes other than 0, nested maps — and its node checked, printed and parsed like the other
-higher-order ops. MindSpore 2.10's answers for the per-sample-gradient tutorial are in
-tests/port/autodiff_tutorials.mindspore.txt."""
+"""`msx.vmap`, `vjp`, `jvp`, `jacrev`, `jacfwd` inside a captured function, equal to eager (jax's transforms of
+the same function) in every capture mode. `vmap` is one `Vmap` node over the mapped function's subgraph —
+per-sample gradients, unmapped and closed-over values, Parameters, axes other than 0, nested maps — checked,
+printed and parsed like the other higher-order ops; `vjp`/`jvp`/the Jacobians are `Grad` and `Vmap` nodes.
+MindSpore 2.10's answers for the tutorial's uses are in tests/port/autodiff_tutorials.mindspore.txt."""
+import warnings
+
+import jax
 import numpy as np
 import pytest
 
@@ -108,3 +111,43 @@ def test_the_vmap_node_prints_parses_and_is_verified():
     node.attrs["axis_size"] = 4
     with pytest.raises(Exception, match="axis"):
         verify(graph)
+
+
+def _vector(x, w):
+    return ops.tanh((w * x).sum(axis=1))
+
+
+def _scalar(x):
+    return (ops.sin(x) * x).sum()
+
+
+V = Tensor(rng.normal(size=(3,)).astype(np.float32))
+M = Tensor(rng.normal(size=(2, 3)).astype(np.float32))
+COT = Tensor(np.array([1.0, -2.0], np.float32))
+
+
+def jacobians_and_friends(x, w):
+    return (msx.jacrev(_vector, grad_position=(0, 1))(x, w), msx.jacfwd(_vector)(x, w),
+            msx.vjp(_vector, x, w)[1](COT), msx.jvp(lambda a: _vector(a, w), x, ops.ones_like(x)),
+            msx.jacfwd(msx.jacrev(_scalar))(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_jacobians_vjp_jvp_and_a_hessian_under_jit_equal_eager(mode):
+    """MindSpore's Jacobian/Hessian tutorial inside jit: no eager fallback (a warning is an error here), each
+    transform part of the graph, and the values eager gives (itself jax.jacrev/jacfwd/vjp/jvp)."""
+    eager = jax.tree_util.tree_leaves(jacobians_and_friends(V, M), is_leaf=lambda t: isinstance(t, Tensor))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jitted = msx.jit(jacobians_and_friends, capture_mode=mode)
+        got = jax.tree_util.tree_leaves(jitted(V, M), is_leaf=lambda t: isinstance(t, Tensor))
+    assert [g.shape for g in got] == [e.shape for e in eager] == [(2, 3), (2, 2, 3), (2, 3), (3,), (2, 3), (2,),
+                                                                  (2,), (3, 3)]
+    for e, g in zip(eager, got):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert "Vmap[" in str(jitted.capture(V, M)) and "Grad[" in str(jitted.capture(V, M))
+
+
+def test_a_jacobian_of_a_tuple_output_under_jit_is_refused_by_name():
+    with pytest.raises(Exception, match="jacrev inside jit"):
+        msx.jit(lambda a: msx.jacrev(lambda b: (b, b * 2))(a), capture_mode="trace")(V)
