@@ -71,6 +71,8 @@ STEP_KINDS = ("dense", "bn", "dropout", "act", "loop", "scale_global", "dict_glo
               "offset", "divide", "branch", "ns_cfg", "held_cfg", "alias_if", "alias_while", "alias_write")
 SWITCH_SHARE = 0.2  # programs that also call a CellList indexed by a tensor; drawn from a stream of their own, so
 #                    the programs of earlier seeds (pinned in tests/fuzz/test_differential.py) stay as they were
+VMAP_SHARE = 0.2  # programs that also map a per-row function with msx.vmap (a `Vmap` node under jit), from a third
+#                  stream: the row function reads a Dense's Parameters, an attribute and a global
 MUTATIONS = ("train", "sub_train", "scale", "neg_zero", "dict", "cfg", "attr", "swap", "append", "freeze",
              "set_data", "offset", "batch", "closure", "ns_cfg", "held_cfg")
 
@@ -158,6 +160,8 @@ class Program(nn.Cell):
                     h = h * 0.5                                         # to inf forever (seed 1904049114 hung)
                 x[0, 0] = 1.5
                 x = h + x
+            elif kind == "vmap":  # a per-row function mapped over the batch: Python state read inside the mapped body
+                x = msx.vmap(self.per_row)(x)
             elif kind == "switch":  # the index is a tensor: MindSpore's switch_layer (negative after a shift of 2)
                 index = ops.cast(x.sum() > 0.1, msx.int32) - self.switch_shift
                 x = self.branches[index](x)
@@ -171,6 +175,10 @@ class Program(nn.Cell):
                 # that eager rounding can hit exactly (BatchNorm of symmetric inputs) where a fused graph is ~1e-8 off
                 x = (ops.tanh(x) + 2.0) / SCALE
         return x
+
+    def per_row(self, row):
+        """One row of the batch (vmap's body): the Dense's Parameters, `k` and SCALE, which mutations change."""
+        return ops.tanh(self.dense(row.reshape(1, 4)).reshape(4)) * self.k + SCALE
 
 
 def _set_cell(fn, value: float) -> None:
@@ -205,6 +213,10 @@ def make_case(seed: int) -> Case:
         case.steps = steps[:at] + ("switch",) + steps[at:]
         at = extra.randint(1, len(schedule))
         case.schedule.insert(at, ("switch", schedule[at - 1][1]))  # a branch swapped, the index shifted
+    mapped = random.Random(seed ^ 0x2545F491)
+    if mapped.random() < VMAP_SHARE:
+        at = mapped.randint(0, len(case.steps))
+        case.steps = case.steps[:at] + ("vmap",) + case.steps[at:]
     return case
 
 
