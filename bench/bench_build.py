@@ -1,6 +1,6 @@
 """How long building a network takes: msx against MindSpore 2.10 on the same MindSpore-style source.
 
-ResNet-18, ResNet-50 and EfficientNet-B0 (ImageNet shapes, 1000 classes), written once below against
+ResNet-18, ResNet-50, EfficientNet-B0 and MobileNetV2 (ImageNet shapes, 1000 classes), written once below against
 `nn` of whichever framework runs them, with MindSpore's default initializers. Each framework builds each
 network `--repeat` times in its own fresh process (after `import` and `set_seed(0)`, not timed); the
 first build of a process is what a user waits for, the best of the rest is the steady cost. MindSpore
@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-NETS = ("resnet18", "resnet50", "efficientnet_b0")
+NETS = ("resnet18", "resnet50", "efficientnet_b0", "mobilenet_v2")
 
 
 def momentum_train_step(fw, net):
@@ -44,7 +44,7 @@ def momentum_train_step(fw, net):
 
 
 def networks(nn, ops):
-    """The three networks as MindSpore code (conv + BN + ReLU/SiLU blocks, as mindcv writes them)."""
+    """The four networks as MindSpore code (conv + BN + ReLU/SiLU blocks, as mindcv writes them)."""
 
     def conv_bn(cin, cout, k, stride=1, group=1, act=True):
         layers = [nn.Conv2d(cin, cout, k, stride, pad_mode="pad", padding=k // 2, group=group),
@@ -133,8 +133,38 @@ def networks(nn, ops):
         def construct(self, x):
             return self.head(ops.mean(self.top(self.body(self.stem(x))), (2, 3)))
 
+    class InvertedResidual(nn.Cell):
+        def __init__(self, cin, cout, stride, expand):
+            super().__init__()
+            mid = cin * expand
+            layers = ([conv_bn(cin, mid, 1)] if expand != 1 else []) + [conv_bn(mid, mid, 3, stride, group=mid),
+                                                                        conv_bn(mid, cout, 1, act=False)]
+            self.conv = nn.SequentialCell(layers)
+            self.skip = stride == 1 and cin == cout
+
+        def construct(self, x):
+            return x + self.conv(x) if self.skip else self.conv(x)
+
+    class MobileNetV2(nn.Cell):
+        # (expand, channels, repeats, stride) of MobileNetV2 (width 1.0; ReLU where mindcv has ReLU6)
+        CONFIG = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                  (6, 320, 1, 1))
+
+        def __init__(self, classes=1000):
+            super().__init__()
+            blocks, cin = [conv_bn(3, 32, 3, 2)], 32
+            for expand, cout, repeats, stride in self.CONFIG:
+                for j in range(repeats):
+                    blocks.append(InvertedResidual(cin, cout, stride if j == 0 else 1, expand))
+                    cin = cout
+            self.features = nn.SequentialCell(blocks + [conv_bn(cin, 1280, 1)])
+            self.head = nn.Dense(1280, classes)
+
+        def construct(self, x):
+            return self.head(ops.mean(self.features(x), (2, 3)))
+
     return {"resnet18": lambda: ResNet(Basic, (2, 2, 2, 2)), "resnet50": lambda: ResNet(Bottleneck, (3, 4, 6, 3)),
-            "efficientnet_b0": EfficientNetB0}
+            "efficientnet_b0": EfficientNetB0, "mobilenet_v2": MobileNetV2}
 
 
 def child(framework: str, repeat: int) -> None:

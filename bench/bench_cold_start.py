@@ -1,6 +1,6 @@
 """Cold start of real networks: msx against MindSpore 2.10 on the same MindSpore-style source (issue 31).
 
-Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0; batch 2, 3x64x64, 1000 classes), each
+Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0, MobileNetV2; batch 2, 3x64x64, 1000 classes), each
 framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
 second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
 MindSpore script writes it) and a second (warm) step; wall seconds, and for the forwards and steps also the
