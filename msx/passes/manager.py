@@ -33,7 +33,7 @@ from ..ir.verifier import verify
 from .base import Pass, apply_everywhere, as_pass, check_interface
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
-from .fold import ConstantFolding
+from .constant_folding import ConstantFolding
 from .fusion import ElementwiseFusion
 from .inline import Inline
 from .registry import all_registered, registered_passes, reserve_builtin_names, resolve_backend
