@@ -19,7 +19,7 @@ from . import tensor as tensor_mod
 from .autograd_int import integer_input_grads
 from .capture.builder import GraphBuilder, current_builder
 from .capture.session import swapped_parameters, write_log
-from .eager import grad as eager_grad
+from .eager import grad as eager_grad, tensor_hooks
 from .eager.tape import Fallback
 from .errors import ContextError, GradError
 from .ir.control import GRAD
@@ -153,8 +153,6 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
     arg_grads = tuple(_grad_tensor(g, args[i]) for g, i in zip(g_args, positions))
     arg_grads = integer_input_grads(fn, args, kwargs, positions, arg_grads, has_aux, sens, body is not None)
     trainable_grads = [_grad_tensor(g, p) for p, g in zip(trainable, g_params)]
-    by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
-    param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
     state = [Tensor._from(new) for new in new_state]
     given_out = None
     if body is not None:
@@ -167,6 +165,12 @@ def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...
             # node's outputs, written back below; a Tensor the body made itself is local to it
         # a write, not a plain assignment: an enclosing grad (nested autodiff) or capture must see it too
         obj._rebind(new)
+    # hooks registered on an input or a Parameter before the call (msx.eager.tensor_hooks); under a capture
+    # their ops follow the Grad node, whose outputs they read
+    arg_grads = tuple(tensor_hooks.run_on_leaves([args[i] for i in positions], list(arg_grads)))
+    trainable_grads = tensor_hooks.run_on_leaves(trainable, trainable_grads)
+    by_id = {id(p): g for p, g in zip(trainable, trainable_grads)}
+    param_grads = tuple(by_id[id(p)] if id(p) in by_id else _zeros_for(p) for p in params)
     return value, arg_grads, param_grads
 
 

@@ -31,7 +31,7 @@ from .ir.graph import Graph
 from .nn import cell_config
 from .nn.cell import Cell
 from .ops.primitive import recording
-from .eager import tape as eager_tape
+from .eager import tape as eager_tape, tensor_hooks
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .runtime.cache import MISS, EntryCache
 from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered
@@ -191,6 +191,8 @@ class JitFunction(Generic[_P, _R]):
         if recording.recorder is not None:  # inside another capture: inline
             converter = recording.converter
             return self.fn(*args, **kwargs) if converter is None else converter(self.fn, args, kwargs)
+        if tensor_hooks.any_registered() and tensor_hooks.marks(_tensor_leaves(args, kwargs)):
+            return self.fn(*args, **kwargs)  # an input has backward hooks: a gradient of it runs them in Python
         if self._runner is not None:  # guards and graph breaks: the capture mode runs the call
             return self._runner(args, kwargs)
         sig = Signature(args, kwargs, self.cell)
@@ -347,3 +349,7 @@ __all__ = ["jit", "JitFunction", "Lowered", "Compiled", "Signature"]
 
 
 cell_config.register_jit(jit)  # GRAPH_MODE Cells and Cell.compile compile through jit
+
+
+def _tensor_leaves(args: tuple, kwargs: dict) -> list:
+    return jax.tree_util.tree_leaves((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))

@@ -19,7 +19,7 @@ class _Recording(threading.local):
     from its source too. Per thread: ops run by another thread (a dataset's prefetch thread) are not captured.
 
     A recorder implements `record(prim, inputs, attrs, result)`, `on_rebind(obj, new)`, `on_alias(obj, src)`,
-    `on_concrete(t, what)` and `on_cell(cell)` (a Cell was called: its state is guarded); see
+    `on_concrete(t, what)`, `on_cell(cell)` (a Cell was called: its state is guarded) `uses(t)` and `grad_hook(t, hook)`; see
     `msx.capture.builder.GraphBuilder`."""
 
     recorder: Any = None

@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from ..eager import tensor_hooks
 from ..errors import CaptureError, SourceLoc, user_loc
+from ..ir.control import GRAD_HOOK
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ..ir.symbolic import plain_shape
 from ..ops import math_ops as M
@@ -308,6 +311,36 @@ class GraphBuilder:
     def note_read(self, source: Source, value: Any) -> None:
         """A capture read a Python value through `source` (a global, a closure variable, an attribute)."""
         self.reads.read(source, value)
+
+    def uses(self, t: Tensor) -> bool:
+        """Whether an op recorded so far read `t`'s current value (`Tensor.register_hook` must come first)."""
+        v = self.lookup(t)
+        if v is None:
+            return False
+        builder: GraphBuilder | None = self
+        while builder is not None:
+            if any(any(x is v for x in node.inputs) for node in builder.graph.nodes):
+                return True
+            builder = builder.parent
+        return False
+
+    def grad_hook(self, t: Tensor, hook: Any) -> None:
+        """`t.register_hook(hook)` inside the capture: `hook` is captured now, on a stand-in gradient, into the
+        subgraph of a `GradHook` node, and `t` is bound to that node's output, so the backward pass of every
+        later use runs it (what the hook reads from the function becomes the node's free inputs)."""
+        body = GraphBuilder(f"{getattr(hook, '__name__', 'hook')}_grad_hook", self)
+        grad = Tensor._from(jnp.zeros_like(t._data))
+        converter = recording.converter  # source capture: the hook is captured from its source too
+        with body.active():
+            body.add_input(grad, "grad")
+            new = hook(grad) if converter is None else converter(hook, (grad,), {})
+            body.set_outputs([tensor_hooks.checked(hook, grad, new)])
+        sub = body.finish()
+        free = [value for value, _ in body.free]
+        node = GRAD_HOOK.make(self.operand(t), free, sub.graph, loc=user_loc(), outputs=[abstract_of(t)])
+        self.graph.nodes.append(node)
+        node.scope = recording.scope
+        self._bind(t, node.outputs[0])
 
     def on_alias(self, obj: Tensor, src: Tensor) -> None:
         """`obj` is a new Tensor object holding `src`'s value (e.g. `Tensor(t)`)."""

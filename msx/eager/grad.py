@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from .. import tensor as tensor_mod
 from ..errors import GradError
 from ..tensor import Tensor
-from . import dispatch
+from . import dispatch, tensor_hooks
 from . import tape as tape_mod
 
 _JAX_PATH: "weakref.WeakSet" = weakref.WeakSet()  # functions the tape could not follow once
@@ -108,6 +108,7 @@ def tape_vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple, par
             p._data = old
     grads = tape.backward(seeds, slots)
     like = [args[i] for i in positions] + trainable
+    grads = tensor_hooks.run_on_leaves(like, grads)  # hooks registered on an input or a Parameter before the call
     grads = [Tensor._from(g if g is not None else _zeros_like(t._data)) for g, t in zip(grads, like)]
     arg_grads = tuple(grads[:len(positions)])
     by_id = {id(p): g for p, g in zip(trainable, grads[len(positions):])}

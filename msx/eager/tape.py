@@ -31,7 +31,7 @@ import numpy as np
 from jax._src.array import ArrayImpl
 
 from .. import tensor as tensor_mod
-from . import dispatch
+from . import dispatch, tensor_hooks
 
 
 class Fallback(BaseException):
@@ -101,6 +101,14 @@ class Tape:
         self.slot_of: dict[int, int] = {}
         self.keep: list = []  # every tracked array stays alive while the tape does, so ids stay unique
         self.nodes: list[_Node] = []
+        self.hooked: dict[int, dict] = {}  # slot -> the hook table of the Tensor that held it (`hook`)
+
+    def hook(self, array, table: dict) -> None:
+        """`Tensor.register_hook` on a Tensor holding `array` while this tape records: its hooks run on the
+        slot's summed cotangent, even after the Tensor itself is gone (a local of the differentiated function)."""
+        slot = self.slot_of.get(id(array), -1)
+        if slot >= 0:
+            self.hooked[slot] = table
 
     def leaf(self, array) -> int:
         slot = len(self.keep)
@@ -211,7 +219,8 @@ class Tape:
         A tape whose whole node sequence was seen `REPLAY_AFTER` times before runs as one compiled
         executable (`_replay`); otherwise node by node."""
         seed_slots = [self.slot_of.get(id(array), -1) for array, _ in seeds]
-        seq = _sequence(self.nodes, seed_slots, seeds, leaves)
+        hooked = {s: t for s, t in self.hooked.items() if t}  # Tensors with backward hooks: Python runs in the walk
+        seq = None if hooked else _sequence(self.nodes, seed_slots, seeds, leaves)
         if seq is not None:
             fn = _REPLAYS.get(seq)
             if fn is None and (_first_backward(self.nodes) or _seen_enough(seq)):
@@ -223,25 +232,37 @@ class Tape:
                 self.nodes.clear()
                 return grads
         cts = [(_ones_like(a) if ct is None else ct) if s >= 0 else None for (a, ct), s in zip(seeds, seed_slots)]
-        grads = _walk(self.nodes, seed_slots, cts, leaves, _vjp)
+        grads = _walk(self.nodes, seed_slots, cts, leaves, _vjp, hooked)
         self.nodes.clear()
         return grads
 
 
-def _walk(nodes: list, seed_slots: list, seed_cts: list, leaves: list, vjp: Callable) -> list:
-    """The reverse walk: each node's input cotangents from `vjp(node, output cotangents)`, summed per slot."""
+def _walk(nodes: list, seed_slots: list, seed_cts: list, leaves: list, vjp: Callable, hooked: dict | None = None
+          ) -> list:
+    """The reverse walk: each node's input cotangents from `vjp(node, output cotangents)`, summed per slot.
+    A slot a hooked Tensor held (`hooked`: slot -> hook table) has its summed cotangent passed through the hooks
+    when it is complete: when the node that made it is reached, or at the end for a leaf."""
     cts: dict[int, Any] = {}
     for slot, ct in zip(seed_slots, seed_cts):
         if slot >= 0:
             cts[slot] = _add(cts[slot], ct) if slot in cts else ct
     for node in reversed(nodes):
         outs = [cts.pop(s, None) if s >= 0 else None for s in node.out_slots]
+        if hooked:
+            outs = [_hooked(hooked, s, c) for s, c in zip(node.out_slots, outs)]
         if all(c is None for c in outs):
             continue
         grads = vjp(node, outs)
         for slot, g in zip(node.in_slots, grads):
             cts[slot] = _add(cts[slot], g) if slot in cts else g
+    if hooked:
+        return [_hooked(hooked, s, cts.get(s)) for s in leaves]
     return [cts.get(s) for s in leaves]
+
+
+def _hooked(hooked: dict, slot: int, ct):
+    table = hooked.get(slot)
+    return ct if table is None or ct is None else tensor_hooks.run(list(table.values()), ct)
 
 
 REPLAY_AFTER = 4  # sightings of a tape's node sequence walked node by node before it is one executable

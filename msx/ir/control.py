@@ -437,3 +437,50 @@ def _lower_vmap(node: Node, args: list, sub: Sub) -> list:
 
     return list(jax.vmap(body, in_axes=node.attrs["in_axes"], out_axes=node.attrs["out_axes"],
                          axis_size=node.attrs["axis_size"])(*args))
+
+
+# ---------------------------------------------------------------- GradHook
+GRAD_HOOK = declare_higher_order(
+    "GradHook", subgraphs=("hook",),
+    layout="inputs: the hooked value, then the hook's free values. The hook takes the value's gradient (of "
+           "its type), then the free values, and returns the gradient that flows on. Output: the value, "
+           "unchanged.",
+    doc="`Tensor.register_hook` inside a captured function: the identity forward; in the backward pass the "
+        "gradient runs through the hook subgraph (lowers to a jax.custom_vjp).")
+
+
+@GRAD_HOOK.rule("make")
+def _make_grad_hook(value: Operand, free: list[Operand], hook: Graph, *, outputs=None, loc=None) -> Node:
+    return _node(GRAD_HOOK, [value, *free], {}, {"hook": hook}, outputs, loc)
+
+
+GRAD_HOOK.rule("operands")(lambda node: [(node.subgraphs["hook"], list(node.inputs))])
+
+
+@GRAD_HOOK.rule("abstract_eval")
+def _grad_hook_types(node: Node) -> list[Abstract]:
+    if not node.inputs:
+        raise ValueError("a GradHook node needs the hooked value as its first input")
+    _takes(node, "hook", node.inputs)
+    value = abstract_of_operand(node.inputs[0])
+    got = _returns(node.subgraphs["hook"])
+    if got != [value]:
+        raise ValueError(f"the hook returns {_show(got)}, but the gradient of the value is {value}")
+    return [value]
+
+
+@GRAD_HOOK.rule("lower")
+def _lower_grad_hook(node: Node, args: list, sub: Sub) -> list:
+    @jax.custom_vjp
+    def identity(x, *free):
+        return x
+
+    def forward(x, *free):
+        return x, free
+
+    def backward(free, ct):
+        (grad,), _ = sub("hook", [ct, *free])
+        return (jnp.asarray(grad, ct.dtype), *(None for _ in free))
+
+    identity.defvjp(forward, backward)
+    return [identity(*args)]

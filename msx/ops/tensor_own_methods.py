@@ -1,6 +1,6 @@
 """Tensor methods that are about the Tensor itself rather than an op: dtype casts by name (`t.double()`),
 `new_*` constructors, `*_as` shape/dtype borrowing, matrix transposes (`mT`, `mH`, `H`), queries
-(`ndimension`, `nelement`, `is_signed`, `device`) and DLPack exchange. MindSpore 2.10's names and
+(`ndimension`, `nelement`, `is_signed`, `device`), backward hooks (`register_hook`) and DLPack exchange. MindSpore 2.10's names and
 signatures; merged into `Tensor` by `tensor_methods.attach`."""
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import jax
 import jax.numpy as jnp
 
 from .. import dtype as mstype
+from ..recording import recording
+from ..eager import tape as tape_mod, tensor_hooks
+from ..errors import CaptureFallback
 from ..tensor import Tensor
 from . import functional as F
 
@@ -107,6 +110,39 @@ def to_dlpack(tensor: Tensor):
     return tensor._data.__dlpack__()
 
 
+def register_hook(self, hook) -> tensor_hooks.TensorHookHandle:
+    """MindSpore's `Tensor.register_hook(hook)`: `hook(grad)` sees this Tensor's gradient and may return a
+    replacement. Eagerly it is kept beside the Tensor (`msx.eager.tensor_hooks`: it sees the gradient of every
+    use); inside a capture (`GraphBuilder.grad_hook`: a `GradHook` node) or a jax transform the Tensor is
+    rebound to an identity whose backward runs the hook, so it must be registered before the Tensor is used
+    (MindSpore's graph-mode rule, checked here)."""
+    if not callable(hook):
+        raise TypeError(f"Tensor.register_hook: expected a callable hook function, but got {type(hook).__name__}")
+    recorder = recording.recorder
+    if recorder is None and not isinstance(self._data, jax.core.Tracer):
+        handle = tensor_hooks.add(self, hook)
+        tape = tape_mod.STATE.tape
+        if tape is not None:  # a grad is being taken: the tape keeps the hooks of a Tensor local to it
+            tape.hook(self._data, tensor_hooks.table(self))
+        return handle
+    if recorder is not None and recorder.uses(self):
+        raise CaptureFallback("Tensor.register_hook: inside a jitted function a hook must be registered before "
+                              "the Tensor is used (MindSpore's graph-mode rule): the graph has already used it, "
+                              "and a hook registered now would miss that use's gradient, which PyNative includes; "
+                              "the call runs in Python (move register_hook up to where the Tensor is made)")
+    if recorder is not None:  # the graph's GradHook node, for the compiled graph
+        recorder.grad_hook(self, hook)
+    handle = tensor_hooks.GraphHookHandle(self)
+    if isinstance(self._data, jax.core.Tracer):  # differentiated by jax now (msx.grad's jax path, a trace
+        self._data = tensor_hooks.hooked_array(self._data, hook, handle)  # capture's run): hook in its backward
+    return handle
+
+
+def remove_hook(self, hook_id: int) -> None:
+    """Take back the hook whose handle has `hook_id` (`handle.id`)."""
+    tensor_hooks.remove(self, hook_id)
+
+
 METHODS = {
     "new_full": new_full, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
     "bfloat16": lambda self: F.cast(self, "bfloat16"), "byte": lambda self: F.cast(self, "uint8"),
@@ -122,6 +158,7 @@ METHODS = {
     "has_init": property(lambda self: False), "init_data": lambda self, slice_index=None, shape=None,
     opt_shard_group=None: self,
     "to_dlpack": to_dlpack,
+    "register_hook": register_hook, "remove_hook": remove_hook, "hooks": tensor_hooks.hooks,
 }
 
 

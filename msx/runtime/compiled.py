@@ -20,7 +20,7 @@ import numpy as np
 from .. import context, versions
 from ..backends import BackendBase, BuildConfig
 from ..capture.builder import Captured
-from ..eager import tape as eager_tape
+from ..eager import tape as eager_tape, tensor_hooks
 from ..errors import BackendError, CaptureError, MsxError
 from ..ir.graph import Const, Graph
 from ..tensor import PARAMETER_LOCK, Tensor
@@ -99,6 +99,11 @@ class Compiled:
         self.params = captured.params
         self.grad_flags = [p.requires_grad for p in captured.params]
         self.epoch = versions.EPOCH[0]
+        # the backward hooks on the Parameters when the graph was captured: it holds their ops (a call whose
+        # inputs have hooks runs in Python: `jit`); while hooks exist, every call compares them (epoch -1)
+        self.hook_marks = tensor_hooks.marks(self.params)
+        if tensor_hooks.any_registered():
+            self.epoch = -1
         self.donates = bool(config.donate and self.rw)
         by_name = {v.name: captured.params[i] for i, v in enumerate(graph.params)}
         self.updated = [by_name[name] for name, _ in graph.updates]
@@ -208,12 +213,16 @@ class Compiled:
             if failure is not None:
                 self.failure = failure
                 return INLINE
-        if versions.EPOCH[0] != self.epoch:  # something changed a Parameter's requires_grad (or a Cell)
+        if versions.EPOCH[0] != self.epoch:  # a Parameter's requires_grad, a Cell or a Tensor's hooks changed
             for p, flag in zip(self.params, self.grad_flags):
                 if p.requires_grad != flag:
                     self.failure = f"parameter {p.name}: requires_grad {flag} -> {p.requires_grad}"
                     return INLINE
-            self.epoch = versions.EPOCH[0]
+            if tensor_hooks.marks(self.params) != self.hook_marks:
+                self.failure = "the backward hooks (Tensor.register_hook) of a Parameter changed"
+                return INLINE
+            if not tensor_hooks.any_registered():  # while hooks exist, each call compares its Tensors' hooks
+                self.epoch = versions.EPOCH[0]
         if self.donates and not _own_donated(self.rw):  # under a jax transform of the user's: Python runs it
             self.failure = ""
             return INLINE

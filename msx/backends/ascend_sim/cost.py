@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import jax.numpy as jnp
 
-from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, VMAP, WHILE, scan_length
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
 from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
@@ -153,6 +153,11 @@ def _where(node: Node) -> str:
 def _grad_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
     forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))
     return forward + model.backward(forward, model.join(scope, "grad bwd"))
+
+
+@COST_RULES.register(GRAD_HOOK)
+def _grad_hook_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    return model.rows(node.subgraphs["hook"], model.join(scope, "grad hook"))  # forward: none; the hook's ops
 
 
 @COST_RULES.register(CALL)

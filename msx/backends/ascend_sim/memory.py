@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import jax.numpy as jnp
 
 from ...errors import BackendError
-from ...ir.control import CALL, CASE, COND, FUSED, GRAD, SCAN, VMAP, WHILE
+from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
 from ...ops.higher_order import RuleTable
@@ -174,7 +174,7 @@ def _fused_memory(node: Node, model: MemoryModel) -> int:
     return 0  # one kernel: its intermediates stay on chip
 
 
-@MEMORY_RULES.register(CALL, COND, WHILE, SCAN, CASE)
+@MEMORY_RULES.register(CALL, COND, WHILE, SCAN, CASE, GRAD_HOOK)
 def _largest_peak(node: Node, model: MemoryModel) -> int:
     return max(model.body_peak(g) for g in node.subgraphs.values())
 
