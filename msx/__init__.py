@@ -110,6 +110,8 @@ from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rn
 from .train import (Accuracy, Callback, CheckpointConfig, DynamicLossScaleManager, EarlyStopping,  # noqa: E402
                     FixedLossScaleManager, History, Loss, LossMonitor, MAE, MSE, Metric, Model, ModelCheckpoint,
                     RunContext, TimeMonitor, get_metric_fn)
+from .train import (ConfusionMatrixMetric, HausdorffDistance, MeanSurfaceDistance,  # noqa: E402
+                    OcclusionSensitivity, RootMeanSquareDistance)
 from . import boost, common  # noqa: E402
 # `msx.tensor` (the module) is callable: `msx.tensor([1, 2])` is MindSpore 2.x's lower-case constructor
 from . import experimental  # noqa: E402,F401  (MindSpore's mindspore.experimental: torch-style optim)

@@ -26,6 +26,8 @@ __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "Mod
 from .callback import BackupAndRestore  # noqa: E402
 from .serialization import ckpt_to_safetensors, merge_sliced_parameter, safetensors_to_ckpt  # noqa: E402
 
+__all__ += ["ConfusionMatrixMetric", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
+            "OcclusionSensitivity"]
 __all__ += ["BackupAndRestore", "ckpt_to_safetensors", "safetensors_to_ckpt", "merge_sliced_parameter"]
 from . import summary  # noqa: E402  (TensorBoard: docs/summary.md)
 from .callback import SummaryCollector  # noqa: E402
