@@ -12,6 +12,7 @@ from msx.sparse_tensor import CSRTensor as CSRTensor
 from msx.train.callback._callback import Callback as Callback
 from msx.train.callback._checkpoint import CheckpointConfig as CheckpointConfig
 from msx.nn.metrics.classification import ConfusionMatrix as ConfusionMatrix
+from msx.nn.metrics.segmentation import ConfusionMatrixMetric as ConfusionMatrixMetric
 from msx.train.train_thor import ConvertModelUtils as ConvertModelUtils
 from msx.train.train_thor import ConvertNetUtils as ConvertNetUtils
 from msx.nn.metrics.classification import CosineSimilarity as CosineSimilarity
@@ -25,6 +26,7 @@ from msx.dataset.readers.mindrecord_writer import FileWriter as FileWriter
 from msx.amp import FixedLossScaleManager as FixedLossScaleManager
 from msx.context import GRAPH_MODE as GRAPH_MODE
 from msx.common.generator import Generator as Generator
+from msx.nn.metrics.segmentation import HausdorffDistance as HausdorffDistance
 from msx.train.callback._history import History as History
 from msx.common.type_kinds import Int as Int
 from msx.common.jit_config import JitConfig as JitConfig
@@ -36,9 +38,11 @@ from msx.train.callback._monitors import LossMonitor as LossMonitor
 from msx.amp import LossScaleManager as LossScaleManager
 from msx.nn.metrics._base import MAE as MAE
 from msx.nn.metrics._base import MSE as MSE
+from msx.nn.metrics.segmentation import MeanSurfaceDistance as MeanSurfaceDistance
 from msx.nn.metrics._base import Metric as Metric
 from msx.train.model import Model as Model
 from msx.train.callback._checkpoint import ModelCheckpoint as ModelCheckpoint
+from msx.nn.metrics.occlusion import OcclusionSensitivity as OcclusionSensitivity
 from msx.context import PYNATIVE_MODE as PYNATIVE_MODE
 from msx.parallel.context import ParallelMode as ParallelMode
 from msx.tensor import Parameter as Parameter
@@ -50,6 +54,7 @@ from msx.common.type_kinds import QuantDtype as QuantDtype
 from msx.nn.metrics.classification import ROC as ROC
 from msx.nn.metrics.classification import Recall as Recall
 from msx.train.callback._lr import ReduceLROnPlateau as ReduceLROnPlateau
+from msx.nn.metrics.segmentation import RootMeanSquareDistance as RootMeanSquareDistance
 from msx.sparse_tensor import RowTensor as RowTensor
 from msx.train.callback._callback import RunContext as RunContext
 from msx.graph_hints import STRICT as STRICT

@@ -17,8 +17,11 @@ from msx.nn.layer.pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from msx.nn.layer.pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from msx.nn.layer.pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from msx.nn.layer.pooling import AvgPool1d as AvgPool1d
+from msx.nn.layer.ext_layers import AvgPool1dExt as AvgPool1dExt
 from msx.nn.layer.pooling import AvgPool2d as AvgPool2d
+from msx.nn.layer.ext_layers import AvgPool2dExt as AvgPool2dExt
 from msx.nn.layer.pooling import AvgPool3d as AvgPool3d
+from msx.nn.layer.ext_layers import AvgPool3dExt as AvgPool3dExt
 from msx.nn.loss.loss import BCELoss as BCELoss
 from msx.nn.loss.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from msx.nn.layer.normalization import BatchNorm1d as BatchNorm1d
@@ -35,6 +38,7 @@ from msx.nn.layer.image import CentralCrop as CentralCrop
 from msx.nn.layer.channel_shuffle import ChannelShuffle as ChannelShuffle
 from msx.nn.layer.basic import ClipByNorm as ClipByNorm
 from msx.nn.metrics.classification import ConfusionMatrix as ConfusionMatrix
+from msx.nn.metrics.segmentation import ConfusionMatrixMetric as ConfusionMatrixMetric
 from msx.nn.layer.padding import ConstantPad1d as ConstantPad1d
 from msx.nn.layer.padding import ConstantPad2d as ConstantPad2d
 from msx.nn.layer.padding import ConstantPad3d as ConstantPad3d
@@ -58,10 +62,13 @@ from msx.nn.wrap.grad_reducer import DistributedGradReducer as DistributedGradRe
 from msx.nn.layer.basic import Dropout as Dropout
 from msx.nn.layer.basic import Dropout1d as Dropout1d
 from msx.nn.layer.basic import Dropout2d as Dropout2d
+from msx.nn.layer.ext_layers import Dropout2dExt as Dropout2dExt
 from msx.nn.layer.basic import Dropout3d as Dropout3d
+from msx.nn.layer.ext_layers import DropoutExt as DropoutExt
 from msx.nn.wrap.loss_scale import DynamicLossScaleUpdateCell as DynamicLossScaleUpdateCell
 from msx.nn.layer.activation import ELU as ELU
 from msx.nn.layer.embedding import Embedding as Embedding
+from msx.nn.layer.ext_layers import EmbeddingExt as EmbeddingExt
 from msx.nn.layer.embedding import EmbeddingLookup as EmbeddingLookup
 from msx.nn.optim.learning_rate_schedule import ExponentialDecayLR as ExponentialDecayLR
 from msx.nn.metrics.classification import F1 as F1
@@ -84,6 +91,7 @@ from msx.nn.layer.activation import HShrink as HShrink
 from msx.nn.layer.activation import HSigmoid as HSigmoid
 from msx.nn.layer.activation import HSwish as HSwish
 from msx.nn.layer.activation import Hardtanh as Hardtanh
+from msx.nn.metrics.segmentation import HausdorffDistance as HausdorffDistance
 from msx.nn.loss.loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from msx.nn.loss.loss import HuberLoss as HuberLoss
 from msx.nn.layer.math_cells import IGamma as IGamma
@@ -129,10 +137,12 @@ from msx.nn.layer.basic import MatrixDiagPart as MatrixDiagPart
 from msx.nn.layer.basic import MatrixSetDiag as MatrixSetDiag
 from msx.nn.layer.pooling import MaxPool1d as MaxPool1d
 from msx.nn.layer.pooling import MaxPool2d as MaxPool2d
+from msx.nn.layer.ext_layers import MaxPool2dExt as MaxPool2dExt
 from msx.nn.layer.pooling import MaxPool3d as MaxPool3d
 from msx.nn.layer.unpool import MaxUnpool1d as MaxUnpool1d
 from msx.nn.layer.unpool import MaxUnpool2d as MaxUnpool2d
 from msx.nn.layer.unpool import MaxUnpool3d as MaxUnpool3d
+from msx.nn.metrics.segmentation import MeanSurfaceDistance as MeanSurfaceDistance
 from msx.nn.metrics._base import Metric as Metric
 from msx.nn.micro_batch import MicroBatchInterleaved as MicroBatchInterleaved
 from msx.nn.layer.activation import Mish as Mish
@@ -146,9 +156,11 @@ from msx.nn.loss.multilabel_margin import MultilabelMarginLoss as MultilabelMarg
 from msx.nn.loss.loss import NLLLoss as NLLLoss
 from msx.nn.optim.learning_rate_schedule import NaturalExpDecayLR as NaturalExpDecayLR
 from msx.nn.layer.basic import Norm as Norm
+from msx.nn.metrics.occlusion import OcclusionSensitivity as OcclusionSensitivity
 from msx.nn.layer.basic import OneHot as OneHot
 from msx.nn.optim.optimizer import Optimizer as Optimizer
 from msx.nn.layer.activation import PReLU as PReLU
+from msx.nn.layer.ext_layers import PReLUExt as PReLUExt
 from msx.nn.layer.image import PSNR as PSNR
 from msx.nn.layer.padding import Pad as Pad
 from msx.tensor import ParameterTuple as ParameterTuple
@@ -180,6 +192,7 @@ from msx.nn.layer.padding import ReplicationPad1d as ReplicationPad1d
 from msx.nn.layer.padding import ReplicationPad2d as ReplicationPad2d
 from msx.nn.layer.padding import ReplicationPad3d as ReplicationPad3d
 from msx.nn.layer.basic import Roll as Roll
+from msx.nn.metrics.segmentation import RootMeanSquareDistance as RootMeanSquareDistance
 from msx.nn.optim.elementwise import Rprop as Rprop
 from msx.nn.optim.sgd import SGD as SGD
 from msx.nn.layer.activation import SeLU as SeLU
@@ -241,6 +254,7 @@ from msx.nn.layer import dense as dense
 from msx.nn.optim import learning_rate_schedule as dynamic_lr
 from msx.nn.layer import embedding as embedding
 from msx.nn.optim.learning_rate_schedule import exponential_decay_lr as exponential_decay_lr
+from msx.nn.layer import ext_layers as ext_layers
 from msx.nn.layer.activation import get_activation as get_activation
 from msx.nn.metrics._base import get_metric_fn as get_metric_fn
 from msx.nn.metrics._base import get_metrics as get_metrics
@@ -259,6 +273,7 @@ from msx.nn import micro_batch as micro_batch
 from msx.nn.metrics import names as names
 from msx.nn.optim.learning_rate_schedule import natural_exp_decay_lr as natural_exp_decay_lr
 from msx.nn.layer import normalization as normalization
+from msx.nn.metrics import occlusion as occlusion
 from msx.nn import optim as optim
 from msx.nn.layer import padding as padding
 from msx.nn.optim.learning_rate_schedule import piecewise_constant_lr as piecewise_constant_lr
@@ -267,6 +282,7 @@ from msx.nn.layer import pooling as pooling
 from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.nn import refused as refused
 from msx.nn.layer import rnn as rnn
+from msx.nn.metrics import segmentation as segmentation
 from msx.nn.layer import switch_layer as switch_layer
 from msx.nn.layer import sync_batchnorm as sync_batchnorm
 from msx.nn.layer import timedistributed as timedistributed

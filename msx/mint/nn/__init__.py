@@ -5,18 +5,7 @@ from ... import nn as _nn
 from ...nn import (Flatten, Linear, ReLU, Sigmoid, Tanh,  # noqa: F401
                    L1Loss, MSELoss, BCEWithLogitsLoss, CrossEntropyLoss)
 from . import functional  # noqa: F401
-from ...ops.functional_layers import in_place as _in_place
-
-
-class Dropout(_nn.Dropout):
-    """torch-style: `Dropout(p=0.5)` drops with probability p."""
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__(p=p)
-        self.inplace = bool(inplace)
-
-    def construct(self, x):
-        return _in_place(x, super().construct(x), self.inplace)
+from ...nn.layer.ext_layers import DropoutExt as Dropout  # noqa: F401
 
 
 class GELU(_nn.GELU):

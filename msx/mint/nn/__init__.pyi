@@ -2,16 +2,15 @@
 # Regenerate after adding a public name: python tools/generate_stubs.py
 from typing import Any
 import msx.nn.layer.activation
-import msx.nn.layer.basic
 
 from msx.nn.layer.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from msx.nn.layer.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from msx.nn.layer.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from msx.nn.layer.pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from msx.nn.layer.pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d
-from msx.mint.nn.layers import AvgPool1d as AvgPool1d
-from msx.mint.nn.layers import AvgPool2d as AvgPool2d
-from msx.mint.nn.layers import AvgPool3d as AvgPool3d
+from msx.nn.layer.ext_layers import AvgPool1dExt as AvgPool1d
+from msx.nn.layer.ext_layers import AvgPool2dExt as AvgPool2d
+from msx.nn.layer.ext_layers import AvgPool3dExt as AvgPool3d
 from msx.nn.loss.loss import BCELoss as BCELoss
 from msx.nn.loss.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from msx.mint.nn.conv_norm import BatchNorm1d as BatchNorm1d
@@ -27,9 +26,10 @@ from msx.mint.nn.conv_norm import Conv3d as Conv3d
 from msx.mint.nn.conv_norm import ConvTranspose2d as ConvTranspose2d
 from msx.nn.loss.loss import CosineEmbeddingLoss as CosineEmbeddingLoss
 from msx.nn.loss.loss import CrossEntropyLoss as CrossEntropyLoss
-from msx.mint.nn.layers import Dropout2d as Dropout2d
+from msx.nn.layer.ext_layers import DropoutExt as Dropout
+from msx.nn.layer.ext_layers import Dropout2dExt as Dropout2d
 from msx.mint.nn.layers import ELU as ELU
-from msx.mint.nn.conv_norm import Embedding as Embedding
+from msx.nn.layer.ext_layers import EmbeddingExt as Embedding
 from msx.ops import functional as F
 from msx.nn.layer.basic import Flatten as Flatten
 from msx.mint.nn.fold import Fold as Fold
@@ -40,6 +40,7 @@ from msx.nn.layer.activation import HSigmoid as Hardsigmoid
 from msx.nn.layer.activation import HSwish as Hardswish
 from msx.mint.nn.layers import Hardtanh as Hardtanh
 from msx.nn.layer.basic import Identity as Identity
+from msx.nn.layer.ext_layers import InPlace as InPlace
 from msx.mint.nn.layers import KLDivLoss as KLDivLoss
 from msx.nn.loss.loss import L1Loss as L1Loss
 from msx.mint.nn.conv_norm import LayerNorm as LayerNorm
@@ -47,12 +48,11 @@ from msx.nn.layer.basic import Linear as Linear
 from msx.nn.layer.activation import LogSigmoid as LogSigmoid
 from msx.mint.nn.layers import LogSoftmax as LogSoftmax
 from msx.nn.loss.loss import MSELoss as MSELoss
-from msx.mint.nn.layers import MaxPool2d as MaxPool2d
+from msx.nn.layer.ext_layers import MaxPool2dExt as MaxPool2d
 from msx.mint.nn.fold import MaxUnpool2d as MaxUnpool2d
 from msx.nn.layer.activation import Mish as Mish
 from msx.nn.loss.loss import NLLLoss as NLLLoss
-from msx.mint.nn.layers import PReLU as PReLU
-from msx.tensor import Parameter as Parameter
+from msx.nn.layer.ext_layers import PReLUExt as PReLU
 from msx.nn.layer.image import PixelShuffle as PixelShuffle
 from msx.nn.layer.activation import ReLU as ReLU
 from msx.mint.nn.layers import ReLU6 as ReLU6
@@ -70,7 +70,6 @@ from msx.nn.loss.loss import SoftMarginLoss as SoftMarginLoss
 from msx.mint.nn.layers import Softshrink as Softshrink
 from msx.mint.nn.conv_norm import SyncBatchNorm as SyncBatchNorm
 from msx.nn.layer.activation import Tanh as Tanh
-from msx.tensor import Tensor as Tensor
 from msx.mint.nn.layers import Threshold as Threshold
 from msx.mint.nn.fold import Unfold as Unfold
 from msx.nn.layer.basic import Upsample as Upsample
@@ -88,9 +87,6 @@ from msx.mint.nn.functional import kl_div as kl_div_ext
 from msx.mint.nn import layers as layers
 from msx.ops.functional import mse_loss as mse_loss_ext
 from msx.mint.nn.functional import nll_loss as nllloss
-
-class Dropout(msx.nn.layer.basic.Dropout):
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None: ...
 
 class GELU(msx.nn.layer.activation.GELU):
     def __init__(self, approximate: str = 'none') -> None: ...

@@ -3,7 +3,8 @@
 Where MindSpore's `mint.nn.X` takes what `nn.X` takes, it is the same class; the others translate torch's
 argument names (`dim`, `lambd`, `inplace`, `stride=None` meaning the kernel size, `num_parameters`) onto
 the `nn` layer, so values and gradients are the `nn` layer's (checked against MindSpore's goldens).
-`inplace=True` is honoured as torch and MindSpore do: the result is written into the input Tensor (`_InPlace`).
+`inplace=True` is honoured as torch and MindSpore do: the result is written into the input Tensor
+(`nn.layer.ext_layers.InPlace`, where the layers MindSpore also names `nn.*Ext` live).
 """
 from __future__ import annotations
 
@@ -14,44 +15,37 @@ from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, Adap
                    ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, SoftMarginLoss, Upsample)
 from ...nn import HSigmoid as Hardsigmoid, HSwish as Hardswish, SeLU as SELU  # noqa: F401
 from ...ops import functional as F
-from ...ops.functional_layers import in_place as _in_place, kl_div
-from ...tensor import Parameter, Tensor
+from ...ops.functional_layers import kl_div
+from ...nn.layer.ext_layers import (AvgPool1dExt as AvgPool1d, AvgPool2dExt as AvgPool2d,  # noqa: F401
+                                     AvgPool3dExt as AvgPool3d, Dropout2dExt as Dropout2d, InPlace,
+                                     MaxPool2dExt as MaxPool2d, PReLUExt as PReLU)
 
 
-class _InPlace:
-    """A torch-style layer whose `inplace=True` writes its result into its input (`functional_layers.in_place`)."""
-
-    inplace = False
-
-    def construct(self, x):
-        return _in_place(x, super().construct(x), self.inplace)
-
-
-class ReLU6(_InPlace, _nn.ReLU6):
+class ReLU6(InPlace, _nn.ReLU6):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = bool(inplace)
 
 
-class SiLU(_InPlace, _nn.SiLU):
+class SiLU(InPlace, _nn.SiLU):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = bool(inplace)
 
 
-class ELU(_InPlace, _nn.ELU):
+class ELU(InPlace, _nn.ELU):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__(alpha)
         self.inplace = bool(inplace)
 
 
-class Hardtanh(_InPlace, _nn.Hardtanh):
+class Hardtanh(InPlace, _nn.Hardtanh):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__(min_val, max_val)
         self.inplace = bool(inplace)
 
 
-class Threshold(_InPlace, _nn.Threshold):
+class Threshold(InPlace, _nn.Threshold):
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__(threshold, value)
         self.inplace = bool(inplace)
@@ -79,12 +73,6 @@ class LogSoftmax(_nn.LogSoftmax):
         super().__init__(-1 if dim is None else dim)
 
 
-class Dropout2d(_InPlace, _nn.Dropout2d):
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__(p)
-        self.inplace = bool(inplace)
-
-
 class SmoothL1Loss(_nn.SmoothL1Loss):
     def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(beta, reduction)
@@ -102,22 +90,6 @@ class KLDivLoss(Cell):
 
     def construct(self, input, target):
         return kl_div(input, target, self.reduction, self.log_target)
-
-
-class PReLU(Cell):
-    """`PReLU(num_parameters=1, init=0.25, dtype=None)`: the slope Parameter is `weight` (MindSpore's name)."""
-
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype=None) -> None:
-        super().__init__()
-        import numpy as np
-
-        from ... import dtype as mstype
-
-        np_dtype = mstype.to_np(mstype.to_msx(dtype)) if dtype is not None else np.float32
-        self.weight = Parameter(Tensor(np.full((num_parameters,), init, np_dtype)), name="weight")
-
-    def construct(self, input):
-        return F.prelu(input, self.weight)
 
 
 class _ZeroPad(Cell):
@@ -147,29 +119,3 @@ class ZeroPad3d(_ZeroPad):
     n = 3
 
 
-class AvgPool1d(_nn.AvgPool1d):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True) -> None:
-        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
-                         ceil_mode=ceil_mode, count_include_pad=count_include_pad)
-
-
-class AvgPool2d(_nn.AvgPool2d):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override=None) -> None:
-        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
-                         ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override)
-
-
-class AvgPool3d(_nn.AvgPool3d):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override=None) -> None:
-        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
-                         ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override)
-
-
-class MaxPool2d(_nn.MaxPool2d):
-    def __init__(self, kernel_size=1, stride=None, padding=0, dilation=1, return_indices: bool = False,
-                 ceil_mode: bool = False) -> None:
-        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
-                         dilation=dilation, return_indices=return_indices, ceil_mode=ceil_mode)

@@ -34,3 +34,5 @@ from .math_cells import DiGamma, IGamma, LGamma, MatDet, MatInverse  # noqa: F40
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
 from .unfold import Unfold  # noqa: F401,E402
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
+from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt, DropoutExt,  # noqa: F401,E402
+                         EmbeddingExt, MaxPool2dExt, PReLUExt)
