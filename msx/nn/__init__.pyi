@@ -106,6 +106,7 @@ from msx.nn.loss.loss import KLDivLoss as KLDivLoss
 from msx.nn.loss.loss import L1Loss as L1Loss
 from msx.nn.loss.loss import L1LossExt as L1LossExt
 from msx.nn.layer.basic import L1Regularizer as L1Regularizer
+from msx.nn.layer.math_cells import LBeta as LBeta
 from msx.nn.layer.math_cells import LGamma as LGamma
 from msx.nn.layer.pooling import LPPool1d as LPPool1d
 from msx.nn.layer.pooling import LPPool2d as LPPool2d
@@ -128,6 +129,7 @@ from msx.nn.metrics._base import MAE as MAE
 from msx.nn.loss.loss import MAELoss as MAELoss
 from msx.nn.metrics._base import MSE as MSE
 from msx.nn.loss.loss import MSELoss as MSELoss
+from msx.nn.layer.ssim import MSSSIM as MSSSIM
 from msx.nn.loss.loss import MarginRankingLoss as MarginRankingLoss
 from msx.nn.layer.math_cells import MatDet as MatDet
 from msx.nn.layer.math_cells import MatInverse as MatInverse
@@ -195,6 +197,7 @@ from msx.nn.layer.basic import Roll as Roll
 from msx.nn.metrics.segmentation import RootMeanSquareDistance as RootMeanSquareDistance
 from msx.nn.optim.elementwise import Rprop as Rprop
 from msx.nn.optim.sgd import SGD as SGD
+from msx.nn.layer.ssim import SSIM as SSIM
 from msx.nn.layer.activation import SeLU as SeLU
 from msx.nn.layer.container import SequentialCell as SequentialCell
 from msx.nn.layer.activation import SiLU as SiLU
@@ -283,6 +286,7 @@ from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.nn import refused as refused
 from msx.nn.layer import rnn as rnn
 from msx.nn.metrics import segmentation as segmentation
+from msx.nn.layer import ssim as ssim
 from msx.nn.layer import switch_layer as switch_layer
 from msx.nn.layer import sync_batchnorm as sync_batchnorm
 from msx.nn.layer import timedistributed as timedistributed

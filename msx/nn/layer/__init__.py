@@ -30,9 +30,10 @@ from .timedistributed import TimeDistributed  # noqa: F401
 # issue 32, third round: more of MindSpore's nn layers
 from .activation_ext import LRN, LogSoftmaxExt  # noqa: F401,E402
 from .combined import Conv2dBnAct, DenseBnAct  # noqa: F401,E402
-from .math_cells import DiGamma, IGamma, LGamma, MatDet, MatInverse  # noqa: F401,E402
+from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse  # noqa: F401,E402
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
 from .unfold import Unfold  # noqa: F401,E402
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
 from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt, DropoutExt,  # noqa: F401,E402
                          EmbeddingExt, MaxPool2dExt, PReLUExt)
+from .ssim import MSSSIM, SSIM  # noqa: F401,E402

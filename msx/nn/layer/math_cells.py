@@ -1,5 +1,5 @@
-"""MindSpore's one-op math Cells (`nn.MatDet`, `nn.MatInverse`, `nn.LGamma`, `nn.DiGamma`, `nn.IGamma`): each
-calls the op of the same meaning, so a network written with them runs as one written with the ops."""
+"""MindSpore's one-op math Cells (`nn.MatDet`, `nn.MatInverse`, `nn.LGamma`, `nn.DiGamma`, `nn.IGamma`,
+`nn.LBeta`): each calls the op (or ops) of the same meaning, so a network written with them runs as one written with the ops."""
 from __future__ import annotations
 
 from ...ops import functional as F
@@ -40,3 +40,14 @@ class IGamma(Cell):
 
     def construct(self, a: Tensor, x: Tensor) -> Tensor:
         return F.igamma(a, x)
+
+
+class LBeta(Cell):
+    """log |Beta(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y), elementwise with broadcasting (MindSpore's
+    `nn.LBeta`; float16/float32 inputs are computed in float32: the cancellation at large x + y needs it)."""
+
+    def construct(self, x: Tensor, y: Tensor) -> Tensor:
+        dtype = x.dtype
+        x32, y32 = F.cast(x, "float32"), F.cast(y, "float32")
+        out = F.lgamma(x32) + F.lgamma(y32) - F.lgamma(x32 + y32)
+        return F.cast(out, dtype)
