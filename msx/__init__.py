@@ -143,6 +143,15 @@ from .common.type_kinds import (Int, QuantDtype, TensorType, list_, number, stri
 # `from msx import dataset` and `msx.FileWriter` all work as before.
 _LAZY = {"dataset": ("msx.dataset", None), "mindrecord": ("msx.mindrecord", None),
          "FileWriter": ("msx.mindrecord", "FileWriter")}
+# MindSpore's top level also names these of mindspore.mindrecord and mindspore.parallel (the same objects)
+_LAZY.update({name: ("msx.mindrecord", name) for name in (
+    "FileReader", "MindPage", "SUCCESS", "FAILED", "Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR",
+    "MnistToMR", "TFRecordToMR")})
+_LAZY.update({name: ("msx.parallel", name) for name in (
+    "Layout", "build_searched_strategy", "get_algo_parameters", "set_algo_parameters", "reset_algo_parameters",
+    "load_distributed_checkpoint", "load_segmented_checkpoints", "merge_pipeline_strategys", "parameter_broadcast",
+    "rank_list_for_transform", "restore_group_info_list", "sync_pipeline_shared_parameters",
+    "transform_checkpoint_by_rank", "transform_checkpoints", "unified_safetensors")})
 
 
 def __getattr__(name: str):

@@ -16,22 +16,27 @@ from msx.nn.metrics.segmentation import ConfusionMatrixMetric as ConfusionMatrix
 from msx.train.train_thor import ConvertModelUtils as ConvertModelUtils
 from msx.train.train_thor import ConvertNetUtils as ConvertNetUtils
 from msx.nn.metrics.classification import CosineSimilarity as CosineSimilarity
+from msx.dataset.readers.mindrecord_convert import CsvToMR as CsvToMR
 from msx.train.dataset_helper import DatasetHelper as DatasetHelper
 from msx.nn.metrics.classification import Dice as Dice
 from msx.amp import DynamicLossScaleManager as DynamicLossScaleManager
 from msx.train.callback._early_stop import EarlyStopping as EarlyStopping
 from msx.nn.metrics.classification import F1 as F1
+from msx.dataset.readers.mindrecord_errors import FAILED as FAILED
 from msx.nn.metrics.classification import Fbeta as Fbeta
+from msx.dataset.readers.mindrecord_reader import FileReader as FileReader
 from msx.dataset.readers.mindrecord_writer import FileWriter as FileWriter
 from msx.amp import FixedLossScaleManager as FixedLossScaleManager
 from msx.context import GRAPH_MODE as GRAPH_MODE
 from msx.common.generator import Generator as Generator
 from msx.nn.metrics.segmentation import HausdorffDistance as HausdorffDistance
 from msx.train.callback._history import History as History
+from msx.dataset.readers.mindrecord_convert import ImageNetToMR as ImageNetToMR
 from msx.common.type_kinds import Int as Int
 from msx.common.jit_config import JitConfig as JitConfig
 from msx.graph_hints import LAX as LAX
 from msx.train.callback._lr import LambdaCallback as LambdaCallback
+from msx.parallel.layout import Layout as Layout
 from msx.train.callback._lr import LearningRateScheduler as LearningRateScheduler
 from msx.nn.metrics._base import Loss as Loss
 from msx.train.callback._monitors import LossMonitor as LossMonitor
@@ -40,6 +45,8 @@ from msx.nn.metrics._base import MAE as MAE
 from msx.nn.metrics._base import MSE as MSE
 from msx.nn.metrics.segmentation import MeanSurfaceDistance as MeanSurfaceDistance
 from msx.nn.metrics._base import Metric as Metric
+from msx.dataset.readers.mindrecord_reader import MindPage as MindPage
+from msx.dataset.readers.mindrecord_convert import MnistToMR as MnistToMR
 from msx.train.model import Model as Model
 from msx.train.callback._checkpoint import ModelCheckpoint as ModelCheckpoint
 from msx.nn.metrics.occlusion import OcclusionSensitivity as OcclusionSensitivity
@@ -58,10 +65,12 @@ from msx.nn.metrics.segmentation import RootMeanSquareDistance as RootMeanSquare
 from msx.sparse_tensor import RowTensor as RowTensor
 from msx.train.callback._callback import RunContext as RunContext
 from msx.graph_hints import STRICT as STRICT
+from msx.dataset.readers.mindrecord_errors import SUCCESS as SUCCESS
 from msx.sparse_tensor import SparseTensor as SparseTensor
 from msx.train.callback._summary_collector import SummaryCollector as SummaryCollector
 from msx.train.summary import SummaryRecord as SummaryRecord
 from msx.dynamic_spec import Symbol as Symbol
+from msx.dataset.readers.mindrecord_convert import TFRecordToMR as TFRecordToMR
 from msx.tensor import Tensor as Tensor
 from msx.common.type_kinds import TensorType as TensorType
 from msx.train.callback._monitors import TimeMonitor as TimeMonitor
@@ -79,6 +88,7 @@ from msx import backends as backends
 from msx.dtype import bfloat16 as bfloat16
 from msx.dtype import bool_ as bool_
 from msx import boost as boost
+from msx.parallel.dist_checkpoint import build_searched_strategy as build_searched_strategy
 from msx.amp import build_train_network as build_train_network
 from msx.dtype import byte as byte
 from msx import capture as capture
@@ -121,6 +131,7 @@ from msx import formats as formats
 from msx.ops.tensor_own_methods import from_dlpack as from_dlpack
 from msx.tensor import from_numpy as from_numpy
 from msx.common.interop import frombuffer as frombuffer
+from msx.parallel.api import get_algo_parameters as get_algo_parameters
 from msx.parallel.context import get_auto_parallel_context as get_auto_parallel_context
 from msx.context import get_context as get_context
 from msx.common.device import get_current_device as get_current_device
@@ -154,8 +165,10 @@ from msx.common.type_kinds import list_ as list_
 from msx.export import load as load
 from msx.checkpoint import load_checkpoint as load_checkpoint
 from msx.train.serialization import load_checkpoint_async as load_checkpoint_async
+from msx.parallel.dist_checkpoint import load_distributed_checkpoint as load_distributed_checkpoint
 from msx.common.mindir_files import load_mindir as load_mindir
 from msx.checkpoint import load_param_into_net as load_param_into_net
+from msx.parallel.dist_checkpoint import load_segmented_checkpoints as load_segmented_checkpoints
 from msx.dtype import long as long
 from msx.random_state import manual_seed as manual_seed
 from msx.common.device import max_memory_allocated as max_memory_allocated
@@ -164,6 +177,7 @@ from msx.common.device import memory_allocated as memory_allocated
 from msx.common.device import memory_reserved as memory_reserved
 from msx.common.device import memory_stats as memory_stats
 from msx.common.device import memory_summary as memory_summary
+from msx.parallel.dist_checkpoint import merge_pipeline_strategys as merge_pipeline_strategys
 from msx.train.serialization import merge_sliced_parameter as merge_sliced_parameter
 from msx import mindir as mindir
 from msx import mindrecord as mindrecord
@@ -182,11 +196,13 @@ from msx import passes as passes
 from msx import profiler as profiler
 from msx.dtype import pytype_to_dtype as pytype_to_dtype
 from msx import random_state as random_state
+from msx.parallel.dist_checkpoint import rank_list_for_transform as rank_list_for_transform
 from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.common.recompute import recompute as recompute
 from msx import recording as recording
 from msx import refused_runtime as refused_runtime
 from msx import release as release
+from msx.parallel.api import reset_algo_parameters as reset_algo_parameters
 from msx.parallel.context import reset_auto_parallel_context as reset_auto_parallel_context
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
@@ -194,6 +210,7 @@ from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
 from msx.checkpoint import save_checkpoint as save_checkpoint
 from msx.common.mindir_files import save_mindir as save_mindir
 from msx.random_state import seed as seed
+from msx.parallel.api import set_algo_parameters as set_algo_parameters
 from msx.parallel.context import set_auto_parallel_context as set_auto_parallel_context
 from msx.context import set_context as set_context
 from msx.common.device import set_cpu_affinity as set_cpu_affinity
@@ -211,12 +228,15 @@ from msx import stablehlo_file as stablehlo_file
 from msx import stages as stages
 from msx.common.type_kinds import string as string
 from msx.common.interop import swap_tensors as swap_tensors
+from msx.parallel.api import sync_pipeline_shared_parameters as sync_pipeline_shared_parameters
 from msx.common.device import synchronize as synchronize
 from msx import tensor as tensor
 from msx.common.type_kinds import tensor_type as tensor_type
 from msx import tensorfile as tensorfile
 from msx.ops.tensor_own_methods import to_dlpack as to_dlpack
 from msx import train as train
+from msx.parallel.dist_checkpoint import transform_checkpoint_by_rank as transform_checkpoint_by_rank
+from msx.parallel.dist_checkpoint import transform_checkpoints as transform_checkpoints
 from msx import transforms as transforms
 from msx.common.type_kinds import tuple_ as tuple_
 from msx.common.type_kinds import type_none as type_none
@@ -229,12 +249,21 @@ from msx.dtype import uint8 as uint8
 from msx.dtype import uintc as uintc
 from msx.dtype import uintp as uintp
 from msx import unavailable as unavailable
+from msx.parallel.dist_checkpoint import unified_safetensors as unified_safetensors
 from msx.dtype import ushort as ushort
 from msx.autograd import value_and_grad as value_and_grad
 from msx import versions as versions
 from msx import viz as viz
 from msx.transforms import vjp as vjp
 from msx.transforms import vmap as vmap
+
+class Cifar100ToMR(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class Cifar10ToMR(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class EnvProfiler(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
@@ -321,9 +350,13 @@ def ms_memory_recycle(*args: Any, **kwargs: Any) -> Any: ...
 
 def obfuscate_ckpt(*args: Any, **kwargs: Any) -> Any: ...
 
+def parameter_broadcast(*args: Any, **kwargs: Any) -> Any: ...
+
 def reset_ps_context(*args: Any, **kwargs: Any) -> Any: ...
 
 def reset_stream_limit(*args: Any, **kwargs: Any) -> Any: ...
+
+def restore_group_info_list(*args: Any, **kwargs: Any) -> Any: ...
 
 def runtime_execution_order_check(*args: Any, **kwargs: Any) -> Any: ...
 

@@ -237,3 +237,17 @@ def test_tensor_self_methods():
     x = ms.Tensor([1.0, 2.0])
     assert x.set_dtype(ms.float16) is x and x.dtype == ms.float16
     np.testing.assert_array_equal(ms.Tensor.from_dlpack(t.to_dlpack()).asnumpy(), t.asnumpy())
+
+
+def test_top_level_names_of_mindrecord_and_parallel_are_those_objects():
+    """MindSpore's top level names mindrecord's readers/converters and mindspore.parallel's checkpoint and
+    strategy functions; msx loads them on first use (import time) and they are the same objects."""
+    import msx.mindrecord
+    import msx.parallel
+
+    for name in ("FileReader", "MindPage", "SUCCESS", "FAILED", "Cifar10ToMR", "CsvToMR", "MnistToMR"):
+        assert getattr(msx, name) is getattr(msx.mindrecord, name), name
+    for name in ("Layout", "load_distributed_checkpoint", "transform_checkpoints", "unified_safetensors",
+                 "set_algo_parameters", "sync_pipeline_shared_parameters"):
+        assert getattr(msx, name) is getattr(msx.parallel, name), name
+    assert "FileReader" in dir(msx)
