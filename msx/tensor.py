@@ -56,7 +56,23 @@ def _to_array(input_data: Any, dtype) -> jax.Array:
         data = input_data._data
     elif isinstance(input_data, jax.Array):
         data = input_data
-    elif isinstance(input_data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
+    else:
+        # host data is a constant: a concrete array even while jax traces (library code run by a capture, a
+        # user's jax.jit), never a tracer of that trace, which no graph could take as a constant
+        with jax.ensure_compile_time_eval():
+            return _host_to_array(input_data, np_dtype)
+    return _cast_checked(data, np_dtype)
+
+
+def _cast_checked(data: jax.Array, np_dtype) -> jax.Array:
+    if np_dtype is not None and data.dtype != np_dtype:
+        data = data.astype(np_dtype)
+    mstype.to_msx(data.dtype)  # a clear TypeError now for a dtype msx has no name for, not a KeyError later
+    return data
+
+
+def _host_to_array(input_data: Any, np_dtype) -> jax.Array:
+    if isinstance(input_data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
         if input_data.dtype == object:
             raise TypeError("Tensor: cannot make a tensor from a numpy array of Python objects")
         data = jnp.asarray(input_data)
@@ -70,10 +86,7 @@ def _to_array(input_data: Any, dtype) -> jax.Array:
         if value.dtype == object:
             raise TypeError(f"Tensor: cannot make a tensor from {type(input_data).__name__} {input_data!r}")
         data = jnp.asarray(value, dtype=np_dtype or _default_np_dtype(value))
-    if np_dtype is not None and data.dtype != np_dtype:
-        data = data.astype(np_dtype)
-    mstype.to_msx(data.dtype)  # a clear TypeError now for a dtype msx has no name for, not a KeyError later
-    return data
+    return _cast_checked(data, np_dtype)
 
 
 if TYPE_CHECKING:  # the methods msx.ops attaches at import, as a type checker sees them (tools/generate_stubs.py)
@@ -106,7 +119,8 @@ class Tensor(_AttachedMethods):
             if init is not None:
                 self._data = _initialize(init, shape, dtype or mstype.float32)._data
             else:
-                self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
+                with jax.ensure_compile_time_eval():  # a constant, also while jax traces (see `_to_array`)
+                    self._data = jnp.zeros(shape, mstype.to_np(dtype or mstype.float32))
             return
         if isinstance(input_data, Tensor) and input_data._data is not None:
 

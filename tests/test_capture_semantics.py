@@ -117,6 +117,19 @@ def test_a_tensor_built_from_constants_inside_the_function_is_a_graph_constant(m
         np.testing.assert_allclose(out.asnumpy(), x.asnumpy() * 3)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_constants_built_by_library_code_the_capture_runs_natively_are_graph_constants(mode):
+    """Code without source (here generated; msx's own layers and optimizers likewise) runs under jax's trace
+    of the capture: a Tensor it builds from host data is still a constant, not a tracer of that trace."""
+    namespace = {"msx": msx, "np": np}
+    exec(compile("def library(x):\n    return msx.ops.minimum(msx.Tensor(0.5, msx.float32), x) + "  # noqa: S102
+                 "msx.Tensor(np.ones(3, np.float32)) + msx.Tensor(shape=(3,), dtype=msx.float32)\n",
+                 "<generated>", "exec"), namespace)
+    x = _t(0.25, 1.0, -2.0)
+    out = msx.jit(namespace["library"], capture_mode=mode, fullgraph=True)(x)
+    np.testing.assert_allclose(out.asnumpy(), np.minimum(0.5, x.asnumpy()) + 1.0)
+
+
 def test_a_tensor_built_from_a_graph_value_is_still_that_value():
     def f(x):
         return msx.Tensor(x * 2) + 1

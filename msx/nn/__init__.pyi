@@ -4,6 +4,7 @@ from typing import Any
 
 from msx.nn.optim.elementwise import ASGD as ASGD
 from msx.nn.metrics._base import Accuracy as Accuracy
+from msx.nn.optim.adafactor import AdaFactor as AdaFactor
 from msx.nn.optim.elementwise import AdaMax as AdaMax
 from msx.nn.optim.elementwise import Adadelta as Adadelta
 from msx.nn.optim.elementwise import Adagrad as Adagrad
