@@ -10,7 +10,7 @@ from .wrap import (DistributedGradReducer, DynamicLossScaleUpdateCell, FixedLoss
                    ForwardValueAndGrad, ParameterUpdate, TrainOneStepCell, TrainOneStepWithLossScaleCell,
                    WithEvalCell, WithGradCell, WithLossCell)
 from .graph_cell import GraphCell  # noqa: F401
-from .optim import AdaFactor  # noqa: F401
+from .optim import LARS, AdaFactor  # noqa: F401
 from .optim import (SGD, Adam, AdamW, AdamWeightDecay, CosineDecayLR, ExponentialDecayLR,  # noqa: F401
                     LearningRateSchedule, Momentum, Optimizer, PolynomialDecayLR, WarmUpLR, cosine_decay_lr,
                     exponential_decay_lr, piecewise_constant_lr)

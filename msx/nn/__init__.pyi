@@ -107,6 +107,7 @@ from msx.nn.loss.loss import KLDivLoss as KLDivLoss
 from msx.nn.loss.loss import L1Loss as L1Loss
 from msx.nn.loss.loss import L1LossExt as L1LossExt
 from msx.nn.layer.basic import L1Regularizer as L1Regularizer
+from msx.nn.optim.lars import LARS as LARS
 from msx.nn.layer.math_cells import LBeta as LBeta
 from msx.nn.layer.math_cells import LGamma as LGamma
 from msx.nn.layer.pooling import LPPool1d as LPPool1d

@@ -1,5 +1,6 @@
 """msx optimizers: MindSpore's classes, optax's math, state held in Parameters."""
 from .adafactor import AdaFactor  # noqa: F401
+from .lars import LARS  # noqa: F401
 from .adam import Adam, AdamW, AdamWeightDecay  # noqa: F401
 from .learning_rate_schedule import (CosineDecayLR, ExponentialDecayLR, InverseDecayLR,  # noqa: F401
                                      LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR,
