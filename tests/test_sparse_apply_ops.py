@@ -374,3 +374,44 @@ def test_sparse_tensor_ops_bad_input():
     with pytest.raises(OpTypeError, match="SparseSlice: start must be a 1-D int64 Tensor, got int32"):
         ops.SparseSlice()(i, v, Tensor(np.array([3, 4], np.int64)), Tensor(np.array([0, 0], np.int32)),
                           Tensor(np.array([1, 1], np.int64)))
+
+
+def _fd_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += eps
+        down[k] -= eps
+        g[k] = (f(up) - f(down)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("op", ["SparseToDense", "SparseTensorDenseAdd", "SparseTensorDenseMatmul"])
+def test_sparse_tensor_ops_gradients_match_finite_differences(op):
+    """d sum(op(values, dense) * w) against central differences in float64; a duplicated position of
+    SparseToDense passes the gradient to its last value only (the one it keeps)."""
+    rng = np.random.default_rng(1)
+    idx = Tensor(np.array([[0, 1], [0, 1], [2, 0], [1, 2]], np.int64))
+    vals = rng.standard_normal(4)
+    dense = rng.standard_normal((3, 3))
+    if op == "SparseToDense":
+        def fn(v, d):
+            return ops.SparseToDense()(idx, v, (3, 3)) * d
+    elif op == "SparseTensorDenseAdd":
+        def fn(v, d):
+            return ops.SparseTensorDenseAdd()(idx, v, Tensor(np.array([3, 3], np.int64)), d) * d
+    else:
+        def fn(v, d):
+            return ops.SparseTensorDenseMatmul(adjoint_st=True)(idx, v, (3, 3), d)
+    w = rng.standard_normal((3, 3))
+
+    def loss(v, d):
+        return (fn(v, d) * Tensor(w)).sum()
+
+    got = msx.grad(loss, grad_position=(0, 1))(Tensor(vals), Tensor(dense))
+    num = (_fd_grad(lambda v: float(loss(Tensor(v), Tensor(dense)).asnumpy()), vals),
+           _fd_grad(lambda d: float(loss(Tensor(vals), Tensor(d)).asnumpy()), dense))
+    for g, n in zip(got, num):
+        np.testing.assert_allclose(g.asnumpy(), n, rtol=1e-6, atol=1e-8)
+    if op == "SparseToDense":
+        assert got[0].asnumpy()[0] == 0  # the first of the two values at (0, 1) is overwritten
