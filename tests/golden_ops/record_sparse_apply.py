@@ -8,9 +8,9 @@ both what each op returns and what its Parameters hold afterwards. A case with d
 three times: `deterministic: false` marks a kernel whose answer races between threads there (only its slots
 are compared). Out-of-range indices are recorded for SparseApplyAdagrad only: MindSpore's CPU kernel aborts
 the process for SparseApplyAdagradV2, raises a RuntimeError for SparseApplyRMSProp (msx: an OpIndexError),
-and leaves the process unsound (SparseApplyFtrl logs an error for one, skips
-the row, and a later call in the same process died of a corrupted heap); SparseApplyFtrlV2, SparseApplyProximalAdagrad and SparseApplyAdadelta
-have no CPU kernel (the test checks them against the documented formulas).
+and leaves the process unsound for SparseApplyFtrl (it logs an error, skips the row, and a later call in
+the same process died of a corrupted heap). SparseApplyFtrlV2, SparseApplyProximalAdagrad and
+SparseApplyAdadelta have no CPU kernel (the test checks them against the documented formulas).
 """
 from __future__ import annotations
 
