@@ -481,3 +481,52 @@ def is_nonzero(input):
     if input.size != 1:
         raise RuntimeError(f"is_nonzero: the input must have exactly one element, got shape {tuple(input.shape)}")
     return bool(input.asnumpy().reshape(()) != 0)
+
+
+_FORMATS = ("NHWC", "NCHW")
+
+
+def _format_reason(src_format, dst_format) -> str | None:
+    for name, f in (("src_format", src_format), ("dst_format", dst_format)):
+        if f not in _FORMATS:
+            return f"{name} must be 'NHWC' or 'NCHW', got {f!r}"
+    return None
+
+
+def _dim_map_check(input_x, *, src_format="NHWC", dst_format="NCHW") -> str | None:
+    if np.dtype(input_x.dtype) != np.dtype("int32"):
+        return f"input_x dtype must be int32, got {np.dtype(input_x.dtype).name}"
+    return _format_reason(src_format, dst_format)
+
+
+@primitive("DataFormatDimMap", attrs=("src_format", "dst_format"), check=_dim_map_check, differentiable=False,
+           api=Api(args=("input_x",), attrs=(Attr("src_format", "NHWC"), Attr("dst_format", "NCHW")),
+                   cls="DataFormatDimMap", init=("src_format", "dst_format")))
+def data_format_dim_map(input_x, *, src_format="NHWC", dst_format="NCHW"):
+    """`src_format.index(dst_format[x])` for each `x` in [-4, 4) (MindSpore's CPU kernel: NHWC -> NCHW maps
+    0, 1, 2, 3 to 0, 3, 1, 2)."""
+    reason = _dim_map_check(input_x, src_format=src_format, dst_format=dst_format)
+    if reason is not None:
+        raise (TypeError if "dtype" in reason else ValueError)(reason)
+    table = jnp.asarray([src_format.index(c) for c in dst_format], input_x.dtype)
+    return table[jnp.mod(input_x, 4)]
+
+
+def _vec_permute_check(input_x, *, src_format="NHWC", dst_format="NCHW") -> str | None:
+    if np.dtype(input_x.dtype).name not in ("int32", "int64"):
+        return f"input_x dtype must be int32 or int64, got {np.dtype(input_x.dtype).name}"
+    if tuple(input_x.shape) not in ((4,), (4, 2)):
+        return f"input_x must have shape (4,) or (4, 2), got {tuple(input_x.shape)}"
+    return _format_reason(src_format, dst_format)
+
+
+@primitive("DataFormatVecPermute", attrs=("src_format", "dst_format"), check=_vec_permute_check,
+           differentiable=False,
+           api=Api(args=("input_x",), attrs=(Attr("src_format", "NHWC"), Attr("dst_format", "NCHW")),
+                   cls="DataFormatVecPermute", init=("src_format", "dst_format")))
+def data_format_vec_permute(input_x, *, src_format="NHWC", dst_format="NCHW"):
+    """The rows of `input_x` (one per dimension of `src_format`) reordered as `dst_format`'s dimensions."""
+    reason = _vec_permute_check(input_x, src_format=src_format, dst_format=dst_format)
+    if reason is not None:
+        raise (TypeError if "dtype" in reason else ValueError)(reason)
+    return input_x[jnp.asarray([src_format.index(c) for c in dst_format])]

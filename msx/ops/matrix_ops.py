@@ -371,3 +371,40 @@ def _matrix_diag_part_v3(x, k, padding_value, align="RIGHT_LEFT"):
 @expose(cls="MatrixSetDiagV3", init=("align",), prim="MatrixSetDiagV3")
 def _matrix_set_diag_v3(x, diagonal, k, align="RIGHT_LEFT"):
     return matrix_set_diag(x, diagonal, k, align)
+
+
+def _tridiagonal_check(superdiag, maindiag, subdiag, rhs) -> str | None:
+    kinds = ("float16", "float32", "float64", "complex64", "complex128")
+    for name, a in (("superdiag", superdiag), ("maindiag", maindiag), ("subdiag", subdiag), ("rhs", rhs)):
+        if np.dtype(a.dtype).name not in kinds:
+            return f"{name} dtype must be one of {', '.join(kinds)}, got {np.dtype(a.dtype).name}"
+    if not superdiag.dtype == maindiag.dtype == subdiag.dtype == rhs.dtype:
+        return "the inputs must share one dtype"
+    if rhs.ndim < 2 or not tuple(superdiag.shape) == tuple(maindiag.shape) == tuple(subdiag.shape):
+        return "superdiag, maindiag and subdiag must have one shape (..., 1, M) and rhs (..., M, N)"
+    m = rhs.shape[-2]
+    if superdiag.ndim != rhs.ndim or tuple(superdiag.shape[-2:]) != (1, m) or \
+            tuple(superdiag.shape[:-2]) != tuple(rhs.shape[:-2]):
+        return f"the diagonals must have shape {tuple(rhs.shape[:-2]) + (1, m)} for rhs {tuple(rhs.shape)}"
+    return None
+
+
+@primitive("TridiagonalMatMul", check=_tridiagonal_check,
+           api=Api(args=("superdiag", "maindiag", "subdiag", "rhs"), cls="TridiagonalMatMul"))
+def tridiagonal_matmul(superdiag, maindiag, subdiag, rhs):
+    """The tridiagonal matrix (superdiag[i] at (i, i+1), maindiag[i] at (i, i), subdiag[i] at (i, i-1); the last
+    superdiagonal and first subdiagonal entries unused) times `rhs`."""
+    reason = _tridiagonal_check(superdiag, maindiag, subdiag, rhs)
+    if reason is not None:
+        raise (TypeError if "dtype" in reason else ValueError)(reason)
+    sup = jnp.swapaxes(superdiag, -1, -2)  # (..., M, 1)
+    main = jnp.swapaxes(maindiag, -1, -2)
+    sub = jnp.swapaxes(subdiag, -1, -2)
+    zero = jnp.zeros_like(rhs[..., :1, :])
+    above = jnp.concatenate([rhs[..., 1:, :], zero], axis=-2)  # row i+1
+    below = jnp.concatenate([zero, rhs[..., :-1, :]], axis=-2)  # row i-1
+    m = rhs.shape[-2]
+    rows = jnp.arange(m).reshape(m, 1)
+    sup = jnp.where(rows < m - 1, sup, 0)
+    sub = jnp.where(rows > 0, sub, 0)
+    return main * rhs + sup * above + sub * below

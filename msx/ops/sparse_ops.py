@@ -6,6 +6,12 @@ An elementwise `coo_<op>` / `csr_<op>` applies the dense op to the stored values
 MindSpore does (so `coo_cos` of an implicit zero stays implicit). The products and reductions compute on the
 dense form with the declared ops, so they differentiate and run under jit; the conversions from dense whose
 result size depends on the values run eagerly (jit refuses them by name, as for `nonzero`).
+
+The class ops over a sparse tensor given as its parts (`indices`, `values`, shape): `ops.SparseToDense`
+(a duplicated position keeps its last value), `ops.SparseTensorDenseAdd` and `ops.SparseTensorDenseMatmul`
+(duplicates add up), as MindSpore 2.10's CPU kernels do; an index outside the shape is refused by name where
+its values are known (eagerly, or a capture's constant; inside a compiled graph it is dropped).
+`ops.SparseSlice` runs eagerly (its result size depends on the values).
 """
 from __future__ import annotations
 
@@ -13,10 +19,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
-from ..sparse_tensor import COOTensor, CSRTensor, RowTensor, coo_add as _coo_add
+from ..errors import OpError, OpIndexError, OpTypeError
+from ..sparse_tensor import COOTensor, CSRTensor, RowTensor
+from ..sparse_tensor import coo_add as _coo_add
 from ..tensor import Tensor
+from . import bounds
 from .api import SURFACE, expose
+from .apply_prim import apply, describe, known_value
 from .index_ops import eager_only
+from .primitive import primitive
 
 _ELEMENTWISE = ("abs acos acosh asin asinh atan atanh ceil cos cosh exp expm1 floor inv isfinite isinf isnan log "
                 "log1p neg relu relu6 round sigmoid sin sinh softsign sqrt square tan tanh").split()
@@ -300,3 +311,192 @@ def row_tensor_get_dense_shape(x: RowTensor) -> tuple:
 def row_tensor_add(x: RowTensor, y: Tensor) -> RowTensor:
     """The RowTensor with `y` (broadcast over its rows) added to each stored row."""
     return RowTensor(x.indices, _op("add")(x.values, y), x.dense_shape)
+
+
+# ---------------------------------------------------------------- class ops over (indices, values, shape)
+_INDEX_DTYPES = ("int32", "int64")
+_MM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "complex64", "complex128")
+
+
+def _np_dtype(t) -> np.dtype:
+    return np.dtype(t._data.dtype)
+
+
+def _got(names, args) -> str:
+    return ", ".join(f"{n}={describe(a)}" for n, a in zip(names, args))
+
+
+def _shape_arg(op: str, name: str, shape, got: str) -> tuple | None:
+    """A static shape from a tuple/list of ints, or from a Tensor whose values are known now (None if not)."""
+    if isinstance(shape, Tensor):
+        if _np_dtype(shape) not in (np.dtype("int32"), np.dtype("int64")) or shape.ndim != 1:
+            raise OpTypeError(f"{op}: {name} must be a 1-D int32/int64 Tensor, got {describe(shape)}; got ({got})")
+        values = bounds.concrete(known_value(shape))
+        return None if values is None else tuple(int(v) for v in values)
+    if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                                                         for d in shape):
+        raise OpTypeError(f"{op}: {name} must be a tuple of ints, got {shape!r}; got ({got})")
+    if any(d <= 0 for d in shape):
+        raise OpError(f"{op}: {name} must hold positive sizes, got {tuple(shape)}; got ({got})")
+    return tuple(int(d) for d in shape)
+
+
+def _check_parts(op: str, names, args, shape: tuple | None, got: str, value_dtypes=None) -> None:
+    indices, values = args[0], args[1]
+    for name, a in zip(names[:2], (indices, values)):
+        if not isinstance(a, Tensor):
+            raise OpTypeError(f"{op}: {name} must be a Tensor, got {type(a).__name__}; got ({got})")
+    if _np_dtype(indices).name not in _INDEX_DTYPES:
+        raise OpTypeError(f"{op}: {names[0]} must be int32 or int64, got {_np_dtype(indices).name}; got ({got})")
+    if value_dtypes is not None and _np_dtype(values).name not in value_dtypes:
+        raise OpTypeError(f"{op}: {names[1]} must be one of {', '.join(value_dtypes)}, got {_np_dtype(values).name}; "
+                          f"got ({got})")
+    if indices.ndim != 2 or values.ndim != 1 or indices.shape[0] != values.shape[0]:
+        raise OpError(f"{op}: {names[0]} must be 2-D (n, ndim) and {names[1]} 1-D (n,), got {names[0]} "
+                      f"{tuple(indices.shape)} and {names[1]} {tuple(values.shape)}; got ({got})")
+    if shape is not None and indices.shape[1] != len(shape):
+        raise OpError(f"{op}: {names[0]} has {indices.shape[1]} columns but the shape {shape} has {len(shape)} "
+                      f"dims; got ({got})")
+    known = bounds.concrete(known_value(indices))
+    if known is not None and shape is not None and known.size:
+        bad = (known < 0) | (known >= np.asarray(shape))
+        if bad.any():
+            row, dim = (int(i) for i in np.argwhere(bad)[0])
+            raise OpIndexError(f"{op}: {names[0]}[{row}] = {known[row].tolist()} is out of bounds of the shape "
+                               f"{shape} (dim {dim}); got ({got})")
+
+
+def _linear(indices, shape):
+    """Row-major positions of `indices` in `shape`; an index outside it becomes `size` (dropped by mode="drop")."""
+    idx = indices.astype(jnp.int64 if indices.dtype == jnp.int64 else jnp.int32)
+    dims = jnp.asarray(shape, idx.dtype)
+    ok = jnp.all((idx >= 0) & (idx < dims), axis=1)
+    strides = np.cumprod((1,) + tuple(shape[:0:-1]))[::-1].astype(np.int64)
+    lin = jnp.sum(idx * jnp.asarray(strides, idx.dtype), axis=1)
+    return jnp.where(ok, lin, int(np.prod(shape)))
+
+
+@primitive("SparseToDense", attrs=("sparse_shape",))
+def sparse_to_dense_(indices, values, *, sparse_shape):
+    """The dense tensor of `sparse_shape` holding `values` at `indices`; a duplicated position keeps the last value
+    (MindSpore's CPU kernel writes them in order)."""
+    size = int(np.prod(sparse_shape))
+    lin = _linear(indices, sparse_shape)
+    order = jnp.arange(lin.shape[0], dtype=jnp.int32)
+    last = jnp.full((size,), -1, jnp.int32).at[lin].max(order, mode="drop")
+    keep = jnp.where(last.at[lin].get(mode="fill", fill_value=-1) == order, lin, size)
+    return jnp.zeros((size,), values.dtype).at[keep].set(values, mode="drop").reshape(sparse_shape)
+
+
+@expose(cls="SparseToDense", prim="SparseToDense")
+def sparse_to_dense(indices, values, sparse_shape):
+    op = "SparseToDense"
+    got = _got(("indices", "values", "sparse_shape"), (indices, values, sparse_shape))
+    shape = _shape_arg(op, "sparse_shape", sparse_shape, got)
+    if shape is None:
+        raise OpError(f"{op}: sparse_shape must be known when the op is built (a tuple, or a constant Tensor); "
+                      f"got ({got})")
+    _check_parts(op, ("indices", "values"), (indices, values), shape, got)
+    return apply(sparse_to_dense_, (indices, values), {"sparse_shape": shape})
+
+
+@primitive("SparseTensorDenseAdd")
+def sparse_tensor_dense_add_(x1_indices, x1_values, x2):
+    """`x2` plus the sparse tensor (duplicated positions add up)."""
+    lin = _linear(x1_indices, x2.shape)
+    return x2.reshape(-1).at[lin].add(x1_values.astype(x2.dtype), mode="drop").reshape(x2.shape)
+
+
+@expose(cls="SparseTensorDenseAdd", prim="SparseTensorDenseAdd")
+def sparse_tensor_dense_add(x1_indices, x1_values, x1_shape, x2):
+    op = "SparseTensorDenseAdd"
+    names = ("x1_indices", "x1_values", "x1_shape", "x2")
+    got = _got(names, (x1_indices, x1_values, x1_shape, x2))
+    if not isinstance(x1_shape, Tensor):
+        raise OpTypeError(f"{op}: x1_shape must be a 1-D int32/int64 Tensor (as MindSpore requires), got "
+                          f"{type(x1_shape).__name__}; got ({got})")
+    if not isinstance(x2, Tensor):
+        raise OpTypeError(f"{op}: x2 must be a Tensor, got {type(x2).__name__}; got ({got})")
+    shape = _shape_arg(op, "x1_shape", x1_shape, got)
+    if x1_shape.shape[0] != x2.ndim or (shape is not None and shape != tuple(x2.shape)):
+        raise OpError(f"{op}: x1_shape {shape if shape is not None else tuple(x1_shape.shape)} must be x2's shape "
+                      f"{tuple(x2.shape)}; got ({got})")
+    if isinstance(x1_values, Tensor) and x1_values.dtype != x2.dtype:
+        raise OpTypeError(f"{op}: x1_values and x2 must have one dtype, got {_np_dtype(x1_values).name} and "
+                          f"{_np_dtype(x2).name}; got ({got})")
+    _check_parts(op, names, (x1_indices, x1_values), tuple(x2.shape), got)
+    return apply(sparse_tensor_dense_add_, (x1_indices, x1_values, x2))
+
+
+@primitive("SparseTensorDenseMatmul", attrs=("sparse_shape", "adjoint_st", "adjoint_dt"))
+def sparse_tensor_dense_matmul_(indices, values, dense, *, sparse_shape, adjoint_st=False, adjoint_dt=False):
+    """op(A) @ op(B) for the sparse A of `sparse_shape` (duplicated positions add up); op is the conjugate
+    transpose where `adjoint_st` / `adjoint_dt`."""
+    rows, cols = indices[:, 0], indices[:, 1]
+    n, c = sparse_shape
+    ok = (rows >= 0) & (rows < n) & (cols >= 0) & (cols < c)
+    if adjoint_st:
+        rows, cols, n, c = cols, rows, c, n
+        values = jnp.conj(values)
+    b = jnp.conj(dense.T) if adjoint_dt else dense
+    contrib = values[:, None] * b.at[jnp.clip(cols, 0, c - 1)].get()
+    rows = jnp.where(ok, rows, n)
+    return jnp.zeros((n, b.shape[1]), b.dtype).at[rows].add(contrib.astype(b.dtype), mode="drop")
+
+
+@expose(cls="SparseTensorDenseMatmul", init=("adjoint_st", "adjoint_dt"), prim="SparseTensorDenseMatmul")
+def sparse_tensor_dense_matmul(indices, values, sparse_shape, dense, *, adjoint_st=False, adjoint_dt=False):
+    op = "SparseTensorDenseMatmul"
+    names = ("indices", "values", "sparse_shape", "dense")
+    got = _got(names, (indices, values, sparse_shape, dense))
+    for name, flag in (("adjoint_st", adjoint_st), ("adjoint_dt", adjoint_dt)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise OpTypeError(f"{op}: {name} must be a bool, got {flag!r}")
+    shape = _shape_arg(op, "sparse_shape", sparse_shape, got)
+    if shape is None:
+        raise OpError(f"{op}: sparse_shape must be known when the op is built (a tuple, or a constant Tensor); "
+                      f"got ({got})")
+    if len(shape) != 2:
+        raise OpError(f"{op}: sparse_shape must have 2 elements, got {shape}; got ({got})")
+    _check_parts(op, names, (indices, values), shape, got, value_dtypes=_MM_DTYPES)
+    if not isinstance(dense, Tensor) or dense.ndim != 2 or dense.dtype != values.dtype:
+        raise OpTypeError(f"{op}: dense must be a 2-D Tensor of values' dtype {_np_dtype(values).name}, got "
+                          f"{describe(dense)}; got ({got})")
+    inner = shape[0] if adjoint_st else shape[1]
+    if (dense.shape[1] if adjoint_dt else dense.shape[0]) != inner:
+        raise OpError(f"{op}: the contracted dims differ: op(sparse) is {shape[::-1] if adjoint_st else shape}, "
+                      f"op(dense) is {tuple(dense.shape)[::-1] if adjoint_dt else tuple(dense.shape)}; got ({got})")
+    return apply(sparse_tensor_dense_matmul_, (indices, values, dense),
+                 {"sparse_shape": shape, "adjoint_st": bool(adjoint_st), "adjoint_dt": bool(adjoint_dt)})
+
+
+@expose(cls="SparseSlice", name="SparseSlice")
+def sparse_slice(indices, values, shape, start, size) -> tuple:
+    """The entries of the sparse tensor inside [start, start + size) (clipped to `shape`), in their order, with
+    indices relative to `start`: (y_indices, y_values, y_shape). Eager: the result size depends on the values."""
+    op = "SparseSlice"
+    names = ("indices", "values", "shape", "start", "size")
+    args = (indices, values, shape, start, size)
+    got = _got(names, args)
+    for name, a in zip(names, args):
+        if not isinstance(a, Tensor):
+            raise OpTypeError(f"{op}: {name} must be a Tensor, got {type(a).__name__}; got ({got})")
+    for name, a in zip(names[2:], args[2:]):
+        if _np_dtype(a) != np.dtype("int64") or a.ndim != 1:
+            raise OpTypeError(f"{op}: {name} must be a 1-D int64 Tensor, got {describe(a)}; got ({got})")
+    if _np_dtype(indices) != np.dtype("int64") or indices.ndim != 2:
+        raise OpTypeError(f"{op}: indices must be a 2-D int64 Tensor, got {describe(indices)}; got ({got})")
+    if values.ndim != 1 or values.shape[0] != indices.shape[0]:
+        raise OpError(f"{op}: values must be 1-D with one entry per row of indices, got {describe(values)}; "
+                      f"got ({got})")
+    rank = indices.shape[1]
+    if not shape.shape[0] == start.shape[0] == size.shape[0] == rank:
+        raise OpError(f"{op}: shape, start and size must each have indices.shape[1] = {rank} entries; got ({got})")
+    eager_only(op, indices._data, values._data, shape._data, start._data, size._data)
+    ind, sh, st, sz = (np.asarray(a._data) for a in (indices, shape, start, size))
+    end = np.minimum(st + sz, sh)
+    keep = np.all((ind >= st) & (ind < end), axis=1)
+    y_shape = np.maximum(end - st, 0)
+    pos = np.nonzero(keep)[0]
+    return (Tensor(jnp.asarray((ind[pos] - st).reshape(-1, rank), dtype=jnp.int64)),
+            Tensor(values._data[jnp.asarray(pos, dtype=jnp.int32)]), Tensor(jnp.asarray(y_shape, dtype=jnp.int64)))

@@ -264,3 +264,31 @@ def _cross_cls(input, other, dim=-65530):
 def _gelu_tanh(x):
     """MindSpore's deprecated `ops.Gelu()`: GeLU with the tanh approximation (as `ops.GeLU()`)."""
     return _ops["gelu"](x, approximate="tanh")
+
+
+def _bitpack_check(x, threshold) -> str | None:
+    kinds = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64")
+    if np.dtype(x.dtype).name not in kinds:
+        return f"x dtype must be one of {', '.join(kinds)}, got {np.dtype(x.dtype).name}"
+    if threshold.dtype != x.dtype:
+        return f"threshold dtype must be x's ({np.dtype(x.dtype).name}), got {np.dtype(threshold.dtype).name}"
+    if np.ndim(threshold) != 0:
+        return f"threshold must be a 0-D Tensor, got shape {tuple(threshold.shape)}"
+    if x.ndim == 0 or x.shape[-1] % 8:
+        return f"x's innermost dimension must be divisible by 8, got shape {tuple(x.shape)}"
+    return None
+
+
+@primitive("CompareAndBitpack", check=_bitpack_check, differentiable=False,
+           api=Api(args=("x", "threshold"), cls="CompareAndBitpack"))
+def compare_and_bitpack(x, threshold):
+    """`x > threshold`, each run of 8 along the last dim packed into a uint8 (the first element the highest bit).
+    A bool `x` is packed as it is, the first element the lowest bit, `threshold` unused (MindSpore's CPU kernel)."""
+    reason = _bitpack_check(x, threshold)
+    if reason is not None:
+        raise (TypeError if "dtype" in reason else ValueError)(reason)
+    flag = x if x.dtype == jnp.bool_ else x > threshold
+    bits = flag.astype(jnp.uint8).reshape(x.shape[:-1] + (x.shape[-1] // 8, 8))
+    order = [1, 2, 4, 8, 16, 32, 64, 128] if x.dtype == jnp.bool_ else [128, 64, 32, 16, 8, 4, 2, 1]
+    weights = jnp.asarray(order, jnp.uint8)
+    return jnp.sum(bits * weights, axis=-1, dtype=jnp.uint8)

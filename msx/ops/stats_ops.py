@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .api import SURFACE, expose
+from .api import SURFACE, Api, Attr, expose
 from .convert import to_ints
 from .math_ops import _axis
 from .primitive import apply, primitive
@@ -252,3 +252,34 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     weights = tuple(w for w in (fweights, aweights) if w is not None)
     return apply(cov_, (input,) + weights, {"correction": _int(correction), "has_f": fweights is not None,
                                             "has_a": aweights is not None})
+
+
+def _histogram_fixed_width_check(x, range, *, nbins, dtype="int32") -> str | None:
+    if np.dtype(x.dtype).name not in ("int32", "float16", "float32"):
+        return f"x dtype must be int32, float16 or float32, got {np.dtype(x.dtype).name}"
+    if range.dtype != x.dtype or tuple(range.shape) != (2,):
+        return f"range must have x's dtype ({np.dtype(x.dtype).name}) and shape (2,), got " \
+               f"{np.dtype(range.dtype).name}{tuple(range.shape)}"
+    if isinstance(nbins, bool) or not isinstance(nbins, (int, np.integer)) or nbins < 1:
+        return f"nbins must be a positive int, got {nbins!r}"
+    if dtype != "int32":
+        return f"dtype must be 'int32', got {dtype!r}"
+    return None
+
+
+@primitive("HistogramFixedWidth", attrs=("nbins", "dtype"), check=_histogram_fixed_width_check, differentiable=False,
+           api=Api(args=("x", "range"), attrs=(Attr("nbins"), Attr("dtype", "int32")), cls="HistogramFixedWidth",
+                   init=("nbins", "dtype")))
+def histogram_fixed_width(x, range, *, nbins, dtype="int32"):
+    """Counts of `x` in `nbins` equal bins over [range[0], range[1]); values below fall in the first bin, values
+    at or above range[1] in the last."""
+    reason = _histogram_fixed_width_check(x, range, nbins=nbins, dtype=dtype)
+    if reason is not None:
+        raise (TypeError if "dtype" in reason and "x" in reason else ValueError)(reason)
+    lo, hi = range[0], range[1]
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        scaled = (x.astype(jnp.float64 if jax.config.jax_enable_x64 else jnp.float32) - lo) / (hi - lo) * nbins
+    else:
+        scaled = (x.astype(jnp.float32) - lo.astype(jnp.float32)) / (hi - lo).astype(jnp.float32) * nbins
+    bins = jnp.clip(jnp.floor(scaled), 0, nbins - 1).astype(jnp.int32)
+    return jnp.zeros((nbins,), jnp.int32).at[bins.reshape(-1)].add(1)
