@@ -17,8 +17,9 @@
 
 A `size` (or `crop_size`, `output_size`) fixes the result's shape, so it is an attribute: a tuple, or an integer
 Tensor whose value is known when a graph is built (a graph input is refused by name). Every op is pure jax, the
-same eagerly and under `msx.jit`, and differentiable (w.r.t. the image; `CropAndResize` also w.r.t. `boxes`,
-`ScaleAndTranslate` w.r.t. `scale` and `translation`).
+same eagerly and under `msx.jit`, and differentiable as in MindSpore: w.r.t. the image (also `ResizeArea`'s,
+which MindSpore cannot differentiate) and `CropAndResize`'s `boxes`; `ScaleAndTranslate`'s `scale` and
+`translation` get zero gradients, as MindSpore's.
 """
 from __future__ import annotations
 
@@ -601,7 +602,9 @@ def scale_and_translate(images, scale, translation, *, size, kernel_type="lanczo
     """(B, H, W, C) -> (B, *size, C) float32: each axis resampled at (out + 0.5 - translation) / scale with the
     `kernel_type` filter (TensorFlow's ScaleAndTranslate)."""
     _fail(_sat_check(images, scale, translation))
-    sc, tr = scale.astype(jnp.float32), translation.astype(jnp.float32)
+    # MindSpore's gradient reaches the image only (scale and translation get zeros): so does msx's
+    sc = jax.lax.stop_gradient(scale.astype(jnp.float32))
+    tr = jax.lax.stop_gradient(translation.astype(jnp.float32))
     wy = _span_weights(images.shape[1], size[0], sc[0], tr[0], kernel_type, antialias)
     wx = _span_weights(images.shape[2], size[1], sc[1], tr[1], kernel_type, antialias)
     hi = jax.lax.Precision.HIGHEST
