@@ -208,3 +208,12 @@ def test_integer_images_give_float32_where_mindspore_does():
     u8 = Tensor(np.arange(8, dtype=np.uint8).reshape(1, 1, 2, 4))
     out = ops.ResizeNearestNeighborV2()(u8, (4, 8))
     assert out.dtype == msx.uint8 and out.asnumpy()[0, 0, 0].tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_resize_nearest_neighbor_v1_honours_align_corners_as_v2():
+    """MindSpore 2.10 CPU: ResizeNearestNeighbor(size, align_corners=True) == ResizeNearestNeighborV2(True)."""
+    for size in ((3, 7), (8, 10), (1, 1), (7, 2)):
+        v1 = ops.ResizeNearestNeighbor(size, align_corners=True)(X).asnumpy()
+        np.testing.assert_array_equal(v1, ops.ResizeNearestNeighborV2(align_corners=True)(X, size).asnumpy())
+    with pytest.raises(ValueError, match="half_pixel_centers"):
+        ops.ResizeNearestNeighbor((3, 3), half_pixel_centers=True)

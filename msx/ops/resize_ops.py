@@ -32,6 +32,7 @@ from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import Api, Attr, expose
 from .convert import AttrError, _int
+from .nn_layer_ops import _linear_weights as _torch_linear_weights
 from .primitive import apply, known_value, primitive
 
 _F32 = np.float32
@@ -324,18 +325,17 @@ _LINEAR1D_MODES = ("align_corners", "half_pixel")
 _linear1d_check = _image_check(3, "(batch, channels, width)")
 
 
-def _linear1d_taps(n_in, n_out, mode):
-    o = np.arange(n_out, dtype=np.float64)
-    if n_out == 1:  # MindSpore samples the first element in both modes
-        src = np.zeros(1)
-    elif mode == "align_corners":
-        src = o * ((n_in - 1) / (n_out - 1))
-    else:
-        src = np.maximum((o + 0.5) * (n_in / n_out) - 0.5, 0.0)
-    lo = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    hi = np.minimum(lo + 1, n_in - 1)
-    frac = src - lo
+def _linear_taps(n_in, n_out, align_corners, scale=None):
+    """torch's linear source rule (the one `ops.interpolate` uses), as (n_out, 2) taps."""
+    lo, hi, frac = _torch_linear_weights(n_in, n_out, align_corners, scale)
+    frac = frac.astype(np.float64)
     return np.stack([lo, hi], 1), np.stack([1 - frac, frac], 1)
+
+
+def _linear1d_taps(n_in, n_out, mode):
+    if n_out == 1:  # MindSpore samples the first element in both modes
+        return np.zeros((1, 2), np.int64), np.array([[1.0, 0.0]])
+    return _linear_taps(n_in, n_out, mode == "align_corners")
 
 
 @primitive("ResizeLinear1D", attrs=("size", "coordinate_transformation_mode"), category="shape",
@@ -387,18 +387,6 @@ def upsample_nearest_3d(x, *, output_size=None, scales=None):
     return y
 
 
-def _trilinear_taps(n_in, n_out, align_corners, scale):
-    o = np.arange(n_out, dtype=_F32)
-    if align_corners:
-        src = o * (_F32(n_in - 1) / _F32(n_out - 1)) if n_out > 1 else np.zeros(n_out, _F32)
-    else:
-        src = np.maximum((o + _F32(0.5)) * _torch_scale(n_in, n_out, scale) - _F32(0.5), _F32(0))
-    lo = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    hi = np.minimum(lo + 1, n_in - 1)
-    frac = np.clip(src - lo, 0, 1).astype(np.float64)
-    return np.stack([lo, hi], 1), np.stack([1 - frac, frac], 1)
-
-
 _trilinear_check = _image_check(5, "(N, C, D, H, W)")
 
 
@@ -415,7 +403,7 @@ def upsample_trilinear_3d(x, *, output_size=None, scales=None, align_corners=Fal
     sizes, scales = _upsample_sizes(x, output_size, scales)
     y = x.astype(_compute_dtype(x.dtype))
     for axis, n_out, scale in zip((2, 3, 4), sizes, scales):
-        idx, w = _trilinear_taps(x.shape[axis], n_out, align_corners, scale)
+        idx, w = _linear_taps(x.shape[axis], n_out, align_corners, scale)
         y = _resample(y, axis, idx, w)
     return y.astype(x.dtype)
 
