@@ -240,8 +240,10 @@ def _resize_2d(x, size, taps_fn, align_corners, half_pixel, axes=(2, 3)):
     return y.astype(out_dtype)
 
 
-def _bool_attrs(op: str):
-    return (Attr("align_corners", False, _bool_attr(op, "align_corners")),
+def _size_and_flags(op: str):
+    """The call's `size` and the constructor's two flags of the three NCHW resize ops."""
+    return (Attr("size", convert=_ints_attr(op, "size", 2)),
+            Attr("align_corners", False, _bool_attr(op, "align_corners")),
             Attr("half_pixel_centers", False, _bool_attr(op, "half_pixel_centers")))
 
 
@@ -252,7 +254,7 @@ _bilinear_check = _image_check(4, "(batch, channels, height, width)")
 @primitive("ResizeBilinearV2", attrs=("size", "align_corners", "half_pixel_centers"), category="shape",
            check=_bilinear_check,
            api=Api(cls="ResizeBilinearV2", args=("image",),
-                   attrs=(Attr("size", convert=_ints_attr("ResizeBilinearV2", "size", 2)),) + _bool_attrs("ResizeBilinearV2"),
+                   attrs=_size_and_flags("ResizeBilinearV2"),
                    init=("align_corners", "half_pixel_centers")))
 def resize_bilinear_v2(image, *, size, align_corners=False, half_pixel_centers=False):
     """(N, C, H, W) -> (N, C, *size), bilinear (TensorFlow's ResizeBilinear)."""
@@ -266,7 +268,7 @@ _nearest_check = _image_check(4, "(batch, channels, height, width)", _FLOATS + (
 @primitive("ResizeNearestNeighborV2", attrs=("size", "align_corners", "half_pixel_centers"), category="shape",
            check=_nearest_check,
            api=Api(cls="ResizeNearestNeighborV2", args=("image",),
-                   attrs=(Attr("size", convert=_ints_attr("ResizeNearestNeighborV2", "size", 2)),) + _bool_attrs("ResizeNearestNeighborV2"),
+                   attrs=_size_and_flags("ResizeNearestNeighborV2"),
                    init=("align_corners", "half_pixel_centers")))
 def resize_nearest_neighbor_v2(image, *, size, align_corners=False, half_pixel_centers=False):
     """(N, C, H, W) -> (N, C, *size), nearest neighbour (TensorFlow's ResizeNearestNeighbor)."""
@@ -280,7 +282,7 @@ def resize_nearest_neighbor_v2(image, *, size, align_corners=False, half_pixel_c
 @primitive("ResizeBicubic", attrs=("size", "align_corners", "half_pixel_centers"), category="shape",
            check=_bilinear_check,
            api=Api(cls="ResizeBicubic", args=("images",),
-                   attrs=(Attr("size", convert=_ints_attr("ResizeBicubic", "size", 2)),) + _bool_attrs("ResizeBicubic"),
+                   attrs=_size_and_flags("ResizeBicubic"),
                    init=("align_corners", "half_pixel_centers")))
 def resize_bicubic(images, *, size, align_corners=False, half_pixel_centers=False):
     """(N, C, H, W) -> (N, C, *size), bicubic (TensorFlow's ResizeBicubic and its weight table)."""
