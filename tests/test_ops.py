@@ -794,8 +794,10 @@ def test_every_differentiable_primitive_has_a_grad_case():
     from test_ops3_new_ops import FD_CHECKED_GRADS as FD_CHECKED_NEW_OPS
     from test_ops_array_numpy import FD_CHECKED_GRADS  # finite-difference gradient tests there
     from test_ported_ops_grads import FD_CHECKED_GRADS as FD_CHECKED_PORTED
+    from test_resize_ops import FD_CHECKED_GRADS as FD_CHECKED_RESIZE
 
-    with_grad = {c.prim for c in GRAD_CASES} | FD_CHECKED_GRADS | FD_CHECKED_NEW_OPS | FD_CHECKED_PORTED
+    with_grad = ({c.prim for c in GRAD_CASES} | FD_CHECKED_GRADS | FD_CHECKED_NEW_OPS | FD_CHECKED_PORTED
+                 | FD_CHECKED_RESIZE)
     missing = sorted(n for n, p in REGISTRY.items()
                      if p.differentiable and n not in with_grad and n not in TESTED_SEPARATELY
                      and not _owned_elsewhere(n, grad=True))

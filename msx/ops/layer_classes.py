@@ -11,6 +11,7 @@ import numpy as np
 from . import functional as F
 from . import functional_layers  # noqa: F401  (registers F.adaptive_avg_pool2d/3d, F.adaptive_max_pool2d)
 from . import nn_layer_ops as L
+from . import resize_ops as R
 from ..ignored_args import only_default
 from .api import PrimitiveOp, expose
 from .primitive import apply, known_value
@@ -283,17 +284,24 @@ class LogSoftmaxExt(PrimitiveOp):
 
 
 class ResizeNearestNeighbor(PrimitiveOp):
-    """`ops.ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(x)` on NCHW."""
+    """`ops.ResizeNearestNeighbor(size, align_corners=False, half_pixel_centers=False)(x)` on NCHW;
+    `align_corners=True` is `ResizeNearestNeighborV2`'s rule (MindSpore 2.10 CPU gives the same values)."""
 
     name = "ResizeNearestNeighbor"
 
     def __init__(self, size, align_corners: bool = False, half_pixel_centers: bool = False) -> None:
         super().__init__()
-        if align_corners or half_pixel_centers:
-            raise ValueError("ResizeNearestNeighbor: msx supports align_corners=False, half_pixel_centers=False")
+        if half_pixel_centers:
+            raise ValueError("ResizeNearestNeighbor: msx supports half_pixel_centers=False (MindSpore 2.10's CPU "
+                             "kernel computes the same as False); use ops.ResizeNearestNeighborV2("
+                             "half_pixel_centers=True) for half-pixel centres")
         self.size = tuple(size)
+        self.align_corners = bool(align_corners)
 
     def __call__(self, input_x):
+        if self.align_corners:
+            return apply(R.resize_nearest_neighbor_v2, (input_x,),
+                         {"size": self.size, "align_corners": True, "half_pixel_centers": False})
         return L.interpolate(input_x, size=self.size, mode="nearest")
 
 
