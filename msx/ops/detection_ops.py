@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
-from .api import Api, Attr
-from .primitive import primitive
+from ..errors import OpError
+from .api import Api, Attr, expose
+from .primitive import apply, primitive
 
 
 def _floats4(v, what: str) -> tuple[float, ...]:
@@ -93,3 +97,238 @@ def bounding_box_decode(anchor_box, deltas, *, max_shape, means=(0.0, 0.0, 0.0, 
     x2 = jnp.clip(gx + gw * 0.5 - 0.5, 0, width)
     y2 = jnp.clip(gy + gh * 0.5 - 0.5, 0, height)
     return jnp.stack([x1, y1, x2, y2], axis=-1).astype(anchor_box.dtype)
+
+
+# ---------------------------------------------------------------- non-maximum suppression
+def _pair_iou(b, corners_sorted: bool):
+    """(N, N) IoU of boxes (N, 4) with no +1 in the areas; `corners_sorted=False` takes each box's min/max corners
+    (TensorFlow's NonMaxSuppressionV3 rule) and gives 0 where either box has no area."""
+    if not corners_sorted:
+        lo, hi = jnp.minimum(b[:, :2], b[:, 2:]), jnp.maximum(b[:, :2], b[:, 2:])
+        b = jnp.concatenate([lo, hi], axis=1)
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    lt = jnp.maximum(b[:, None, :2], b[None, :, :2])
+    rb = jnp.minimum(b[:, None, 2:], b[None, :, 2:])
+    wh = jnp.maximum(rb - lt, 0.0)
+    inter = wh[..., 0] * wh[..., 1]
+    union = area[:, None] + area[None, :] - inter
+    iou = inter / jnp.where(union > 0, union, 1.0)
+    if not corners_sorted:
+        iou = jnp.where((area[:, None] <= 0) | (area[None, :] <= 0), 0.0, iou)
+    return iou
+
+
+def _greedy(suppress, alive):
+    """Greedy NMS over boxes already in score order: box i is kept when it is `alive` and no kept box before it
+    suppresses it (`suppress[j, i]`)."""
+    n = suppress.shape[0]
+    idx = jnp.arange(n)
+
+    def body(i, keep):
+        killed = jnp.any(keep & suppress[:, i] & (idx < i))
+        return keep.at[i].set(alive[i] & ~killed)
+
+    return lax.fori_loop(0, n, body, jnp.zeros((n,), bool))
+
+
+def _nms_mask_check(bboxes, **_) -> str | None:
+    if len(bboxes.shape) != 2 or bboxes.shape[1] != 5:
+        return f"bboxes must have shape (N, 5) (x1, y1, x2, y2, score), got {tuple(bboxes.shape)}"
+    if bboxes.dtype not in (jnp.float16, jnp.float32):
+        return f"bboxes must be float16 or float32, got {bboxes.dtype}"
+    return None
+
+
+def _threshold(v) -> float:
+    v = float(v)
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"NMSWithMask: iou_threshold must be in [0, 1], got {v}")
+    return v
+
+
+@primitive("NMSWithMask", attrs=("iou_threshold",), category="other", check=_nms_mask_check,
+           multiple_results=True, differentiable=False,
+           api=Api(cls="NMSWithMask", args=("bboxes",), attrs=(Attr("iou_threshold", 0.5, _threshold),),
+                   init=("iou_threshold",)))
+def nms_with_mask(bboxes, *, iou_threshold=0.5):
+    """(selected_boxes (N, 5): the boxes in descending score order, selected_idx (N,) int32, selected_mask (N,)
+    bool: which of the sorted boxes survive). A box is dropped when its IoU with a kept, higher-scoring box is
+    above `iou_threshold`. `selected_idx` is 0..N-1, as MindSpore 2.10's CPU kernel answers."""
+    _raise(_nms_mask_check(bboxes))
+    order = jnp.argsort(-bboxes[:, 4].astype(jnp.float32), stable=True)
+    b = bboxes[order]
+    iou = _pair_iou(b[:, :4].astype(jnp.float32), corners_sorted=True)
+    keep = _greedy(iou > iou_threshold, jnp.ones((b.shape[0],), bool))
+    return b, jnp.arange(b.shape[0], dtype=jnp.int32), keep
+
+
+def _scalar_of(op: str, what: str, t, kind):
+    from ..tensor import Tensor
+    from .index_ops import eager_only
+    if isinstance(t, Tensor):
+        eager_only(op, t._data)
+        arr = np.asarray(t._data)
+        if arr.size != 1:
+            raise OpError(f"{op}: {what} must be a scalar tensor, got shape {arr.shape}")
+        return kind(arr.reshape(()))
+    return kind(t)
+
+
+def _select(op: str, suppress, scores, max_output_size: int, score_threshold: float):
+    """Indices (int32, score order) that greedy NMS keeps among the scores above `score_threshold`, at most
+    `max_output_size` of them."""
+    order = jnp.argsort(-scores.astype(jnp.float32), stable=True)
+    keep = _greedy(suppress[order][:, order], scores[order] > score_threshold)
+    kept = np.asarray(order)[np.asarray(keep)]
+    return jnp.asarray(kept[:max(max_output_size, 0)], jnp.int32)
+
+
+def _nms_v3_check(boxes, scores, *_, **__) -> str | None:
+    if len(boxes.shape) != 2 or boxes.shape[1] != 4:
+        return f"boxes must have shape (N, 4), got {tuple(boxes.shape)}"
+    if tuple(scores.shape) != (boxes.shape[0],):
+        return f"scores must have shape ({boxes.shape[0]},) (one per box), got {tuple(scores.shape)}"
+    for what, t in (("boxes", boxes), ("scores", scores)):
+        if t.dtype not in (jnp.float16, jnp.float32):
+            return f"{what} must be float16 or float32, got {t.dtype}"
+    return None
+
+
+@primitive("NonMaxSuppressionV3", attrs=("max_output_size", "iou_threshold", "score_threshold"), category="shape",
+           check=_nms_v3_check, differentiable=False)
+def non_max_suppression_v3(boxes, scores, *, max_output_size, iou_threshold, score_threshold):
+    """Indices (int32) of the boxes greedy NMS keeps: scores above `score_threshold`, in descending score
+    order, none with IoU above `iou_threshold` with a kept one, at most `max_output_size` (TensorFlow's rule:
+    corners in either order, a box without area overlaps nothing)."""
+    from .index_ops import eager_only
+    eager_only("NonMaxSuppressionV3", boxes, scores)
+    _raise(_nms_v3_check(boxes, scores))
+    suppress = _pair_iou(boxes.astype(jnp.float32), corners_sorted=False) > iou_threshold
+    return _select("NonMaxSuppressionV3", suppress, scores, max_output_size, score_threshold)
+
+
+def _max_size(op: str, v) -> int:
+    n = _scalar_of(op, "max_output_size", v, int)
+    if n < 0:
+        raise OpError(f"{op}: max_output_size must not be negative, got {n}")
+    return n
+
+
+@expose(cls="NonMaxSuppressionV3", prim="NonMaxSuppressionV3")
+def _non_max_suppression_v3_cls(boxes, scores, max_output_size, iou_threshold, score_threshold):
+    """`ops.NonMaxSuppressionV3()(boxes, scores, max_output_size, iou_threshold, score_threshold)`; the last
+    three are scalars (tensors in MindSpore) whose values set the result's length: eager only."""
+    op = "NonMaxSuppressionV3"
+    iou = _scalar_of(op, "iou_threshold", iou_threshold, float)
+    if not 0.0 <= iou <= 1.0:
+        raise OpError(f"{op}: iou_threshold must be in [0, 1], got {iou}")
+    return apply(non_max_suppression_v3, (boxes, scores),
+                 {"max_output_size": _max_size(op, max_output_size), "iou_threshold": iou,
+                  "score_threshold": _scalar_of(op, "score_threshold", score_threshold, float)})
+
+
+def _overlaps_check(overlaps, scores, *_, **__) -> str | None:
+    if len(overlaps.shape) != 2 or overlaps.shape[0] != overlaps.shape[1]:
+        return f"overlaps must be a square (N, N) matrix, got {tuple(overlaps.shape)}"
+    if tuple(scores.shape) != (overlaps.shape[0],):
+        return f"scores must have shape ({overlaps.shape[0]},) (one per box), got {tuple(scores.shape)}"
+    for what, t in (("overlaps", overlaps), ("scores", scores)):
+        if t.dtype not in (jnp.float16, jnp.float32):
+            return f"{what} must be float16 or float32, got {t.dtype}"
+    return None
+
+
+@primitive("NonMaxSuppressionWithOverlaps", attrs=("max_output_size", "overlap_threshold", "score_threshold"),
+           category="shape", check=_overlaps_check, differentiable=False)
+def non_max_suppression_with_overlaps(overlaps, scores, *, max_output_size, overlap_threshold, score_threshold):
+    """Indices (int32) greedy NMS keeps, a candidate i dropped when `overlaps[i, j]` is above
+    `overlap_threshold` for a kept box j (MindSpore's CPU kernel reads the candidate's row); scores above `score_threshold`, at most `max_output_size`."""
+    from .index_ops import eager_only
+    eager_only("NonMaxSuppressionWithOverlaps", overlaps, scores)
+    _raise(_overlaps_check(overlaps, scores))
+    return _select("NonMaxSuppressionWithOverlaps", overlaps.astype(jnp.float32).T > overlap_threshold, scores,
+                   max_output_size, score_threshold)
+
+
+@expose(cls="NonMaxSuppressionWithOverlaps", prim="NonMaxSuppressionWithOverlaps")
+def _non_max_suppression_with_overlaps_cls(overlaps, scores, max_output_size, overlap_threshold, score_threshold):
+    """`ops.NonMaxSuppressionWithOverlaps()(overlaps, scores, max_output_size, overlap_threshold,
+    score_threshold)`: eager only (the values set the result's length)."""
+    op = "NonMaxSuppressionWithOverlaps"
+    return apply(non_max_suppression_with_overlaps, (overlaps, scores),
+                 {"max_output_size": _max_size(op, max_output_size),
+                  "overlap_threshold": _scalar_of(op, "overlap_threshold", overlap_threshold, float),
+                  "score_threshold": _scalar_of(op, "score_threshold", score_threshold, float)})
+
+
+# ---------------------------------------------------------------- ROIAlign
+def _roi_check(features, rois, **_) -> str | None:
+    if len(features.shape) != 4:
+        return f"features must be 4-d (N, C, H, W), got shape {tuple(features.shape)}"
+    if len(rois.shape) != 2 or rois.shape[1] != 5:
+        return f"rois must have shape (R, 5) (batch index, x1, y1, x2, y2), got {tuple(rois.shape)}"
+    for what, t in (("features", features), ("rois", rois)):
+        if t.dtype not in (jnp.float16, jnp.float32):
+            return f"{what} must be float16 or float32, got {t.dtype}"
+    return None
+
+
+def _bilinear(plane, y, x):
+    """Caffe2's ROIAlign sample of `plane` (C, H, W) at (y, x) arrays: 0 outside [-1, H] x [-1, W]."""
+    h, w = plane.shape[-2:]
+    outside = (y < -1.0) | (y > h) | (x < -1.0) | (x > w)
+    y, x = jnp.maximum(y, 0.0), jnp.maximum(x, 0.0)
+    y0, x0 = jnp.floor(y).astype(jnp.int32), jnp.floor(x).astype(jnp.int32)
+    y_edge, x_edge = y0 >= h - 1, x0 >= w - 1
+    y0, x0 = jnp.where(y_edge, h - 1, y0), jnp.where(x_edge, w - 1, x0)
+    y1, x1 = jnp.where(y_edge, h - 1, y0 + 1), jnp.where(x_edge, w - 1, x0 + 1)
+    y, x = jnp.where(y_edge, y0.astype(y.dtype), y), jnp.where(x_edge, x0.astype(x.dtype), x)
+    ly, lx = y - y0, x - x0
+    hy, hx = 1.0 - ly, 1.0 - lx
+    v = (hy * hx * plane[:, y0, x0] + hy * lx * plane[:, y0, x1] + ly * hx * plane[:, y1, x0]
+         + ly * lx * plane[:, y1, x1])
+    return jnp.where(outside, 0.0, v)
+
+
+@primitive("ROIAlign", attrs=("pooled_height", "pooled_width", "spatial_scale", "sample_num", "roi_end_mode"),
+           category="other", check=_roi_check,
+           api=Api(cls="ROIAlign", args=("features", "rois"),
+                   attrs=(Attr("pooled_height", convert=int), Attr("pooled_width", convert=int),
+                          Attr("spatial_scale", convert=float), Attr("sample_num", 2, int),
+                          Attr("roi_end_mode", 1, int)),
+                   init=("pooled_height", "pooled_width", "spatial_scale", "sample_num", "roi_end_mode")))
+def roi_align(features, rois, *, pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1):
+    """(R, C, pooled_height, pooled_width): each roi's bins averaged over `sample_num` x `sample_num` bilinear
+    samples (Caffe2's ROIAlign); `roi_end_mode=1` moves each roi's end corner by +1 before scaling (MindSpore's
+    CPU kernel), 0 keeps it and makes every scaled roi at least 1 x 1."""
+    _raise(_roi_check(features, rois))
+    if pooled_height < 1 or pooled_width < 1:
+        raise ValueError(f"pooled_height and pooled_width must be positive, got {pooled_height}, {pooled_width}")
+    if roi_end_mode not in (0, 1):
+        raise ValueError(f"roi_end_mode must be 0 or 1, got {roi_end_mode}")
+    if sample_num < 1:
+        raise ValueError(f"sample_num={sample_num}: msx needs a positive sample_num (MindSpore's adaptive grid "
+                         f"for sample_num <= 0 sizes each roi's grid from its values)")
+    dt = jnp.float32
+    r = rois.astype(dt)
+    x1, y1 = r[:, 1] * spatial_scale, r[:, 2] * spatial_scale
+    x2, y2 = (r[:, 3] + roi_end_mode) * spatial_scale, (r[:, 4] + roi_end_mode) * spatial_scale
+    rw, rh = x2 - x1, y2 - y1
+    if roi_end_mode == 0:
+        rw, rh = jnp.maximum(rw, 1.0), jnp.maximum(rh, 1.0)
+    bh, bw = rh / pooled_height, rw / pooled_width
+    g = (jnp.arange(sample_num, dtype=dt) + 0.5) / sample_num
+    ys = y1[:, None, None] + (jnp.arange(pooled_height, dtype=dt)[None, :, None] + g[None, None, :]) * bh[:, None,
+                                                                                                          None]
+    xs = x1[:, None, None] + (jnp.arange(pooled_width, dtype=dt)[None, :, None] + g[None, None, :]) * bw[:, None,
+                                                                                                        None]
+    batch = jnp.clip(r[:, 0].astype(jnp.int32), 0, features.shape[0] - 1)
+
+    def one(b, yy, xx):  # yy (PH, S), xx (PW, S) -> (C, PH, PW)
+        y = yy[:, :, None, None]
+        x = xx[None, None, :, :]
+        y, x = jnp.broadcast_arrays(y, x)  # (PH, S, PW, S)
+        v = _bilinear(features[b].astype(dt), y, x)  # (C, PH, S, PW, S)
+        return v.mean(axis=(2, 4))
+
+    return jax.vmap(one)(batch, ys, xs).astype(features.dtype)
