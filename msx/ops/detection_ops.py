@@ -332,3 +332,76 @@ def roi_align(features, rois, *, pooled_height, pooled_width, spatial_scale, sam
         return v.mean(axis=(2, 4))
 
     return jax.vmap(one)(batch, ys, xs).astype(features.dtype)
+
+
+# ---------------------------------------------------------------- CombinedNonMaxSuppression
+def _combined_check(boxes, scores, *_, **__) -> str | None:
+    if len(boxes.shape) != 4 or boxes.shape[3] != 4:
+        return f"boxes must have shape (batch, num_boxes, q, 4), got {tuple(boxes.shape)}"
+    if len(scores.shape) != 3 or tuple(scores.shape[:2]) != tuple(boxes.shape[:2]):
+        return f"scores must have shape ({boxes.shape[0]}, {boxes.shape[1]}, num_classes), got {tuple(scores.shape)}"
+    if boxes.shape[2] not in (1, scores.shape[2]):
+        return f"boxes' q ({boxes.shape[2]}) must be 1 or num_classes ({scores.shape[2]})"
+    for what, t in (("boxes", boxes), ("scores", scores)):
+        if t.dtype != jnp.float32:
+            return f"{what} must be float32, got {t.dtype}"
+    return None
+
+
+@primitive("CombinedNonMaxSuppression", attrs=("max_output_size_per_class", "max_total_size", "iou_threshold",
+                                               "score_threshold", "pad_per_class", "clip_boxes"),
+           category="shape", check=_combined_check, multiple_results=True, differentiable=False)
+def combined_non_max_suppression(boxes, scores, *, max_output_size_per_class, max_total_size, iou_threshold,
+                                 score_threshold, pad_per_class=False, clip_boxes=True):
+    """(nmsed_boxes (B, K, 4), nmsed_scores (B, K), nmsed_classes (B, K) float, valid_detections (B,) int32):
+    greedy NMS per batch and class (scores above `score_threshold`, at most `max_output_size_per_class`), then
+    the best `max_total_size` of every class together in descending score order, zero-padded;
+    K = min(max_total_size, max_output_size_per_class * num_classes) with `pad_per_class`, else max_total_size;
+    `clip_boxes` clips the answered coordinates to [0, 1]."""
+    from .index_ops import eager_only
+    eager_only("CombinedNonMaxSuppression", boxes, scores)
+    _raise(_combined_check(boxes, scores))
+    batch, _, q, _ = boxes.shape
+    classes = scores.shape[2]
+    k = min(max_total_size, max_output_size_per_class * classes) if pad_per_class else max_total_size
+    out_boxes = np.zeros((batch, k, 4), np.float32)
+    out_scores = np.zeros((batch, k), np.float32)
+    out_classes = np.zeros((batch, k), np.float32)
+    valid = np.zeros((batch,), np.int32)
+    for b in range(batch):
+        found = []  # (score, class, box)
+        for c in range(classes):
+            bx = boxes[b, :, c if q > 1 else 0, :]
+            suppress = _pair_iou(bx, corners_sorted=False) > iou_threshold
+            kept = np.asarray(_select("CombinedNonMaxSuppression", suppress, scores[b, :, c],
+                                      max_output_size_per_class, score_threshold))
+            sc, bxs = np.asarray(scores[b, :, c]), np.asarray(bx)
+            found += [(float(sc[i]), c, bxs[i]) for i in kept]
+        found.sort(key=lambda e: -e[0])  # stable: ties keep class order
+        found = found[:k]
+        valid[b] = len(found)
+        for j, (s, c, bx) in enumerate(found):
+            out_boxes[b, j], out_scores[b, j], out_classes[b, j] = bx, s, c
+    if clip_boxes:
+        out_boxes = np.clip(out_boxes, 0.0, 1.0)
+    return jnp.asarray(out_boxes), jnp.asarray(out_scores), jnp.asarray(out_classes), jnp.asarray(valid)
+
+
+@expose(cls="CombinedNonMaxSuppression", init=("pad_per_class", "clip_boxes"), prim="CombinedNonMaxSuppression")
+def _combined_non_max_suppression_cls(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
+                                      score_threshold, *, pad_per_class=False, clip_boxes=True):
+    """`ops.CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores,
+    max_output_size_per_class, max_total_size, iou_threshold, score_threshold)`: the four scalars (tensors in
+    MindSpore) set the result's shape, so the op runs eagerly only."""
+    op = "CombinedNonMaxSuppression"
+    per_class, total = _max_size(op, max_output_size_per_class), _max_size(op, max_total_size)
+    if per_class < 1 or total < 1:
+        raise OpError(f"{op}: max_output_size_per_class and max_total_size must be positive, got {per_class}, "
+                      f"{total}")
+    iou = _scalar_of(op, "iou_threshold", iou_threshold, float)
+    if not 0.0 <= iou <= 1.0:
+        raise OpError(f"{op}: iou_threshold must be in [0, 1], got {iou}")
+    return apply(combined_non_max_suppression, (boxes, scores),
+                 {"max_output_size_per_class": per_class, "max_total_size": total, "iou_threshold": iou,
+                  "score_threshold": _scalar_of(op, "score_threshold", score_threshold, float),
+                  "pad_per_class": bool(pad_per_class), "clip_boxes": bool(clip_boxes)})
