@@ -221,16 +221,12 @@ def _ctc_tf(x, targets, seq, lengths, merge_repeated: bool, ignore_longer: bool)
 
 
 def _ctc_tf_fwd(x, targets, seq, lengths, merge_repeated, ignore_longer):
-    log_probs = jax.nn.log_softmax(x.astype(jnp.float32), axis=-1)
+    log_probs = jax.nn.log_softmax(x.astype(jnp.promote_types(x.dtype, jnp.float32)), axis=-1)
     blank = x.shape[-1] - 1
     nll, alphas, lattice = _alpha(log_probs, targets, seq, lengths, blank, merge_repeated)
     grad = _logit_grad(log_probs, seq, lengths, nll, alphas, lattice, False)
-    if ignore_longer:  # a label sequence longer than its input: loss and gradient 0
-        inside = jnp.arange(1, targets.shape[1])[None, :] < lengths[:, None]
-        repeats = jnp.sum((targets[:, 1:] == targets[:, :-1]) & inside, axis=1) if merge_repeated else 0
-        longer = seq < lengths + repeats
-        nll = jnp.where(longer, 0.0, nll)
-        grad = jnp.where(longer[None, :, None], 0.0, grad)
+    if ignore_longer:  # a label sequence longer than its input: gradient 0 (the loss stays inf, as MindSpore's)
+        grad = jnp.where((seq < lengths)[None, :, None], 0.0, grad)
     out = (nll.astype(x.dtype), grad.astype(x.dtype))
     return out, grad
 
@@ -261,8 +257,10 @@ def _ctc_loss_check(x, labels_indices, labels_values, sequence_length, **_) -> s
     return None
 
 
-def _ctc_loss_values(x, labels_indices, labels_values, sequence_length, **_) -> str | None:
+def _ctc_loss_values(x, labels_indices, labels_values, sequence_length, **attrs) -> str | None:
     from . import bounds
+    if _ctc_loss_check(x, labels_indices, labels_values, sequence_length) is not None:
+        return None  # the shape rule explains it
     t_max, n, c = x.shape
     idx, vals, seq = (bounds.concrete(a) for a in (labels_indices, labels_values, sequence_length))
     if idx is not None and idx.size and ((idx[:, 0] < 0).any() or (idx[:, 0] >= n).any() or (idx[:, 1] < 0).any()):
@@ -271,6 +269,11 @@ def _ctc_loss_values(x, labels_indices, labels_values, sequence_length, **_) -> 
         return f"labels_values must be in [0, {c - 1}) (class {c - 1} is the blank), got {vals.tolist()}"
     if seq is not None and ((seq < 0).any() or (seq > t_max).any()):
         return f"sequence_length must be in [0, {t_max}], got {seq.tolist()}"
+    if idx is not None and seq is not None and not attrs.get("ignore_longer_outputs_than_inputs"):
+        lengths = np.bincount(idx[:, 0], minlength=n)[:n] if idx.size else np.zeros(n, int)
+        if (seq < lengths).any():
+            return f"each sequence_length must be at least its label length (or ignore_longer_outputs_than_inputs" \
+                   f"=True); got sequence_length {seq.tolist()}, label lengths {lengths.tolist()}"
     return None
 
 
@@ -307,6 +310,8 @@ def _greedy_check(inputs, sequence_length, **_) -> str | None:
 
 def _greedy_values(inputs, sequence_length, **_) -> str | None:
     from . import bounds
+    if _greedy_check(inputs, sequence_length) is not None:
+        return None
     seq = bounds.concrete(sequence_length)
     if seq is not None and ((seq <= 0).any() or (seq > inputs.shape[0]).any()):
         return f"sequence_length must be in [1, {inputs.shape[0]}], got {seq.tolist()}"

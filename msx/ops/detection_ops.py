@@ -162,16 +162,25 @@ def nms_with_mask(bboxes, *, iou_threshold=0.5):
     return b, jnp.arange(b.shape[0], dtype=jnp.int32), keep
 
 
-def _scalar_of(op: str, what: str, t, kind):
+def static_values(op: str, what: str, t) -> np.ndarray:
+    """The values of `t` (a Tensor or Python values) that set a result's shape: known eagerly, or as a constant
+    of the graph being captured; a graph input or computed value is refused, naming `op`."""
     from ..tensor import Tensor
-    from .index_ops import eager_only
-    if isinstance(t, Tensor):
-        eager_only(op, t._data)
-        arr = np.asarray(t._data)
-        if arr.size != 1:
-            raise OpError(f"{op}: {what} must be a scalar tensor, got shape {arr.shape}")
-        return kind(arr.reshape(()))
-    return kind(t)
+    from .primitive import known_value
+    if not isinstance(t, Tensor):
+        return np.asarray(t)
+    v = known_value(t)
+    if isinstance(v, (jax.ShapeDtypeStruct, jax.core.Tracer)):
+        raise OpError(f"{op}: the result's shape depends on the input values ({what}), which a compiled graph "
+                      f"only knows when it runs; call it outside jit or pass {what} as a constant")
+    return np.asarray(v)
+
+
+def _scalar_of(op: str, what: str, t, kind):
+    arr = static_values(op, what, t)
+    if arr.size != 1:
+        raise OpError(f"{op}: {what} must be a scalar, got shape {arr.shape}")
+    return kind(arr.reshape(()))
 
 
 def _select(op: str, suppress, scores, max_output_size: int, score_threshold: float):

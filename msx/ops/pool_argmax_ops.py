@@ -259,12 +259,9 @@ def adaptive_max_pool3d_argmax(x, *, output_size):
 def _adaptive_max_pool3d_cls(x, output_size):
     """`ops.AdaptiveMaxPool3D()(x, output_size)`: `output_size` (3 ints, a Tensor in MindSpore) sets the result's
     shape, so its values must be known when the call is made (a constant under jit)."""
-    from ..tensor import Tensor
-    from .index_ops import eager_only
-    if isinstance(output_size, Tensor):
-        eager_only("AdaptiveMaxPool3D", output_size._data)
-        output_size = np.asarray(output_size._data).reshape(-1).tolist()
-    sizes = to_ints(output_size, "output_size")
+    from .detection_ops import static_values
+    sizes = to_ints(static_values("AdaptiveMaxPool3D", "output_size", output_size).reshape(-1).tolist(),
+                    "output_size")
     if len(sizes) != 3 or any(s < 1 for s in sizes):
         raise OpError(f"AdaptiveMaxPool3D: output_size must hold 3 positive ints, got {output_size!r}")
     return apply(adaptive_max_pool3d_argmax, (x,), {"output_size": sizes})
