@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import msx
-from msx import ops, Tensor
-from msx.errors import MsxError, OpError
+from msx import Tensor, ops
+from msx.errors import MsxError
 
 MODES = ("ast", "bytecode", "trace")
 _BOXES = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [5, 5, 0, 0], [21, 21, 31, 31],
@@ -20,7 +20,7 @@ def _nms_v3(boxes, scores, k, iou_t, score_t):
     def iou(a, b):
         a = np.r_[np.minimum(a[:2], a[2:]), np.maximum(a[:2], a[2:])]
         b = np.r_[np.minimum(b[:2], b[2:]), np.maximum(b[:2], b[2:])]
-        area = lambda c: (c[2] - c[0]) * (c[3] - c[1])  # noqa: E731
+        area = lambda c: (c[2] - c[0]) * (c[3] - c[1])
         if area(a) <= 0 or area(b) <= 0:
             return 0.0
         wh = np.maximum(np.minimum(a[2:], b[2:]) - np.maximum(a[:2], b[:2]), 0)
@@ -157,7 +157,7 @@ def test_roi_align_gradient_matches_finite_differences():
     feat = np.random.default_rng(4).standard_normal((1, 1, 5, 5)).astype(np.float32)
     rois = Tensor(np.array([[0, 0.5, 0.5, 3.2, 2.7]], np.float32))
     op = ops.ROIAlign(2, 2, 1.0)
-    loss = lambda f: (op(f, rois) * Tensor(np.array([1.0, -2.0, 0.5, 3.0]).reshape(1, 1, 2, 2))).sum()  # noqa
+    loss = lambda f: (op(f, rois) * Tensor(np.array([1.0, -2.0, 0.5, 3.0]).reshape(1, 1, 2, 2))).sum()
     got = msx.grad(loss)(Tensor(feat)).asnumpy()
     want = np.zeros_like(feat)
     for i in np.ndindex(feat.shape):

@@ -19,7 +19,9 @@ import numpy as np
 from jax import lax
 
 from ..tensor import Tensor
+from . import bounds
 from .api import Api, Attr, expose
+from .index_ops import eager_only
 from .primitive import apply, primitive
 
 _NEG_INF = -jnp.inf
@@ -115,7 +117,7 @@ def _ctc_fwd(log_probs, targets, input_lengths, target_lengths, blank, zero_infi
 
 
 def _ctc_bwd(blank, zero_infinity, res, cts):
-    log_probs, targets, input_lengths, target_lengths, nll, alphas, lattice = res
+    log_probs, _, input_lengths, target_lengths, nll, alphas, lattice = res
     grad = _logit_grad(log_probs, input_lengths, target_lengths, nll, alphas, lattice, zero_infinity)
     return grad * cts[0][None, :, None], None, None, None
 
@@ -258,7 +260,6 @@ def _ctc_loss_check(x, labels_indices, labels_values, sequence_length, **_) -> s
 
 
 def _ctc_loss_values(x, labels_indices, labels_values, sequence_length, **attrs) -> str | None:
-    from . import bounds
     if _ctc_loss_check(x, labels_indices, labels_values, sequence_length) is not None:
         return None  # the shape rule explains it
     t_max, n, c = x.shape
@@ -309,7 +310,6 @@ def _greedy_check(inputs, sequence_length, **_) -> str | None:
 
 
 def _greedy_values(inputs, sequence_length, **_) -> str | None:
-    from . import bounds
     if _greedy_check(inputs, sequence_length) is not None:
         return None
     seq = bounds.concrete(sequence_length)
@@ -327,7 +327,6 @@ def ctc_greedy_decoder(inputs, sequence_length, *, merge_repeated=True):
     log_probability (N, 1)): the best class of each frame within the sample's length, repeats merged when
     `merge_repeated`, the blank (last class) dropped; log_probability is minus the sum of those frames' maxima.
     Eager only: K depends on the values."""
-    from .index_ops import eager_only
     eager_only("CTCGreedyDecoder", inputs, sequence_length)
     reason = _greedy_check(inputs, sequence_length)
     if reason is not None:

@@ -16,8 +16,10 @@ import numpy as np
 from jax import lax
 
 from ..errors import OpError
+from ..tensor import Tensor
 from .api import Api, Attr, expose
-from .primitive import apply, primitive
+from .index_ops import eager_only
+from .primitive import apply, known_value, primitive
 
 
 def _floats4(v, what: str) -> tuple[float, ...]:
@@ -165,8 +167,6 @@ def nms_with_mask(bboxes, *, iou_threshold=0.5):
 def static_values(op: str, what: str, t) -> np.ndarray:
     """The values of `t` (a Tensor or Python values) that set a result's shape: known eagerly, or as a constant
     of the graph being captured; a graph input or computed value is refused, naming `op`."""
-    from ..tensor import Tensor
-    from .primitive import known_value
     if not isinstance(t, Tensor):
         return np.asarray(t)
     v = known_value(t)
@@ -209,7 +209,6 @@ def non_max_suppression_v3(boxes, scores, *, max_output_size, iou_threshold, sco
     """Indices (int32) of the boxes greedy NMS keeps: scores above `score_threshold`, in descending score
     order, none with IoU above `iou_threshold` with a kept one, at most `max_output_size` (TensorFlow's rule:
     corners in either order, a box without area overlaps nothing)."""
-    from .index_ops import eager_only
     eager_only("NonMaxSuppressionV3", boxes, scores)
     _raise(_nms_v3_check(boxes, scores))
     suppress = _pair_iou(boxes.astype(jnp.float32), corners_sorted=False) > iou_threshold
@@ -252,7 +251,6 @@ def _overlaps_check(overlaps, scores, *_, **__) -> str | None:
 def non_max_suppression_with_overlaps(overlaps, scores, *, max_output_size, overlap_threshold, score_threshold):
     """Indices (int32) greedy NMS keeps, a candidate i dropped when `overlaps[i, j]` is above
     `overlap_threshold` for a kept box j (MindSpore's CPU kernel reads the candidate's row); scores above `score_threshold`, at most `max_output_size`."""
-    from .index_ops import eager_only
     eager_only("NonMaxSuppressionWithOverlaps", overlaps, scores)
     _raise(_overlaps_check(overlaps, scores))
     return _select("NonMaxSuppressionWithOverlaps", overlaps.astype(jnp.float32).T > overlap_threshold, scores,
@@ -367,7 +365,6 @@ def combined_non_max_suppression(boxes, scores, *, max_output_size_per_class, ma
     the best `max_total_size` of every class together in descending score order, zero-padded;
     K = min(max_total_size, max_output_size_per_class * num_classes) with `pad_per_class`, else max_total_size;
     `clip_boxes` clips the answered coordinates to [0, 1]."""
-    from .index_ops import eager_only
     eager_only("CombinedNonMaxSuppression", boxes, scores)
     _raise(_combined_check(boxes, scores))
     batch, _, q, _ = boxes.shape

@@ -17,6 +17,7 @@ from .. import dtype as mstype
 from ..errors import OpError
 from .api import Api, Attr, expose
 from .convert import to_dtype, to_ints
+from .detection_ops import static_values
 from .primitive import apply, primitive
 
 
@@ -259,7 +260,6 @@ def adaptive_max_pool3d_argmax(x, *, output_size):
 def _adaptive_max_pool3d_cls(x, output_size):
     """`ops.AdaptiveMaxPool3D()(x, output_size)`: `output_size` (3 ints, a Tensor in MindSpore) sets the result's
     shape, so its values must be known when the call is made (a constant under jit)."""
-    from .detection_ops import static_values
     sizes = to_ints(static_values("AdaptiveMaxPool3D", "output_size", output_size).reshape(-1).tolist(),
                     "output_size")
     if len(sizes) != 3 or any(s < 1 for s in sizes):
