@@ -226,3 +226,34 @@ def test_signatures_are_mindspores():
     assert list(inspect.signature(ops.CTCLoss.__init__).parameters)[1:] == [
         "preprocess_collapse_repeated", "ctc_merge_repeated", "ignore_longer_outputs_than_inputs"]
     assert ops.operations.CombinedNonMaxSuppression is ops.CombinedNonMaxSuppression
+
+
+_X = np.random.default_rng(8).standard_normal((1, 2, 4, 5))
+_X5D = np.random.default_rng(9).standard_normal((1, 1, 3, 4, 4))
+
+
+@pytest.mark.parametrize("fn,x", [
+    (lambda x: ops.MaxPoolWithArgmax(2, 2, "same")(x)[0], _X),
+    (lambda x: ops.MaxPoolWithArgmaxV2(2, 1, 1, (1, 2))(x)[0], _X),
+    (lambda x: ops.MaxPool3DWithArgmax(2, (1, 2, 2), 1, ceil_mode=True)(x)[0], _X5D),
+    (lambda x: ops.AdaptiveMaxPool3D()(x, Tensor(np.array([2, 3, 2], np.int32)))[0], _X5D),
+], ids=["MaxPoolWithArgmax", "MaxPoolWithArgmaxV2", "MaxPool3DWithArgmax", "AdaptiveMaxPool3D"])
+def test_pooling_gradients_match_finite_differences(fn, x):
+    w = Tensor(np.random.default_rng(1).standard_normal(fn(Tensor(x)).shape))
+
+    def loss(t):
+        return (fn(t) * w).sum()
+
+    got = msx.grad(loss)(Tensor(x)).asnumpy()
+    want = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += 1e-6
+        down[i] -= 1e-6
+        want[i] = (loss(Tensor(up)).asnumpy() - loss(Tensor(down)).asnumpy()) / 2e-6
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# gradients checked here by finite differences (tests/test_ops.py counts them)
+FD_CHECKED_GRADS = {"MaxPoolWithArgmax", "MaxPoolWithArgmaxV2", "MaxPool3DWithArgmax", "AdaptiveMaxPool3D", "CTCLoss",
+                    "ROIAlign"}
