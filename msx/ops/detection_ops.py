@@ -148,17 +148,41 @@ def _threshold(v) -> float:
     return v
 
 
+def _bitonic_descending(scores):
+    """The positions of `scores` from highest to lowest as MindSpore's CPU NMSWithMask orders them, equal scores
+    included: an ascending bitonic sorting network over the scores padded to a power of two with the dtype's
+    maximum, read backwards from position N - 1."""
+    n = scores.shape[0]
+    size = 1 << max(n - 1, 0).bit_length()
+    data = jnp.concatenate([scores, jnp.full((size - n,), jnp.finfo(scores.dtype).max, scores.dtype)])
+    index = jnp.arange(size)
+    pos = np.arange(size)
+    i = 2
+    while i <= size:
+        j = i >> 1
+        while j > 0:
+            partner = pos ^ j
+            lo, hi = np.minimum(pos, partner), np.maximum(pos, partner)
+            ascending = jnp.asarray((lo & i) == 0)
+            swap = jnp.where(ascending, data[lo] > data[hi], data[lo] < data[hi])
+            data = jnp.where(swap, data[partner], data)
+            index = jnp.where(swap, index[partner], index)
+            j >>= 1
+        i <<= 1
+    return index[:n][::-1]
+
+
 @primitive("NMSWithMask", attrs=("iou_threshold",), category="other", check=_nms_mask_check,
            multiple_results=True, differentiable=False,
            api=Api(cls="NMSWithMask", args=("bboxes",), attrs=(Attr("iou_threshold", 0.5, _threshold),),
                    init=("iou_threshold",)))
 def nms_with_mask(bboxes, *, iou_threshold=0.5):
-    """(selected_boxes (N, 5): the boxes in descending score order, selected_idx (N,) int32, selected_mask (N,)
+    """(selected_boxes (N, 5): the boxes in descending score order (equal scores in the order of MindSpore's
+    bitonic sort), selected_idx (N,) int32, selected_mask (N,)
     bool: which of the sorted boxes survive). A box is dropped when its IoU with a kept, higher-scoring box is
     above `iou_threshold`. `selected_idx` is 0..N-1, as MindSpore 2.10's CPU kernel answers."""
     _raise(_nms_mask_check(bboxes))
-    order = jnp.argsort(-bboxes[:, 4].astype(jnp.float32), stable=True)
-    b = bboxes[order]
+    b = bboxes[_bitonic_descending(bboxes[:, 4])]
     iou = _pair_iou(b[:, :4].astype(jnp.float32), corners_sorted=True)
     keep = _greedy(iou > iou_threshold, jnp.ones((b.shape[0],), bool))
     return b, jnp.arange(b.shape[0], dtype=jnp.int32), keep

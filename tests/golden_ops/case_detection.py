@@ -6,6 +6,9 @@ import numpy as np
 _RNG = np.random.default_rng(7)
 _BOXES = np.array([[0, 0, 10, 10, 0.5], [1, 1, 11, 11, 0.8], [20, 20, 30, 30, 0.7], [0, 0, 5, 5, 0.95],
                    [21, 21, 31, 31, 0.3], [0, 0, 9, 9, 0.1], [0, 0, 1, 2, 0.6]], np.float32)
+_TIED = np.array([0.5, 0.7, 0.5, 0.5, 0.7, 0.5, 0.2, 0.5, 0.7, 0.5, 0.5], np.float32)  # equal scores: sort order
+_TIES = np.c_[np.arange(11) * 10, np.zeros(11), np.arange(11) * 10.5 + 1, np.ones(11), _TIED].astype(np.float32)
+_TIES[3, :4] = _TIES[2, :4] + 0.1  # overlaps box 2
 _OVERLAPS = _RNG.uniform(0, 1, (6, 6)).astype(np.float32)
 _SCORES6 = np.array([0.9, 0.8, 0.7, 0.95, 0.3, 0.05], np.float32)
 _X4 = _RNG.standard_normal((2, 2, 5, 5)).astype(np.float32)
@@ -24,6 +27,8 @@ CASES = [
     dict(id="nms_with_mask", primitive="NMSWithMask", call="ops.NMSWithMask", init=dict(iou_threshold=0.3),
          inputs=[_BOXES]),
     dict(id="nms_with_mask_default", primitive="NMSWithMask", call="ops.NMSWithMask", init={}, inputs=[_BOXES]),
+    dict(id="nms_with_mask_ties", primitive="NMSWithMask", call="ops.NMSWithMask", init=dict(iou_threshold=0.5),
+         inputs=[_TIES]),
     dict(id="nms_with_overlaps", primitive="NonMaxSuppressionWithOverlaps",
          call="ops.NonMaxSuppressionWithOverlaps", init={}, inputs=[_OVERLAPS, _SCORES6],
          args=[np.array(4, np.int32), np.array(0.5, np.float32), np.array(0.1, np.float32)], eager_only=True),
