@@ -415,3 +415,20 @@ def test_sparse_tensor_ops_gradients_match_finite_differences(op):
         np.testing.assert_allclose(g.asnumpy(), n, rtol=1e-6, atol=1e-8)
     if op == "SparseToDense":
         assert got[0].asnumpy()[0] == 0  # the first of the two values at (0, 1) is overwritten
+
+
+def test_the_nn_sparse_cells_equal_mindspore():
+    """`nn.SparseToDense` and `nn.SparseTensorDenseMatmul` (msx/nn/layer/sparse.py), MindSpore 2.10's answers."""
+    import msx as ms
+
+    idx = ms.Tensor(np.array([[0, 1], [1, 2]], np.int64))
+    dense = ms.nn.SparseToDense()(ms.COOTensor(idx, ms.Tensor(np.array([1, 2], np.int32)), (3, 4)))
+    np.testing.assert_array_equal(dense.asnumpy(), [[0, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 0]])
+    vals = ms.Tensor(np.array([1.5, -2.0], np.float32))
+    mm = ms.nn.SparseTensorDenseMatmul()(idx, vals, (3, 4), ms.Tensor(np.arange(12, dtype=np.float32).reshape(4, 3)))
+    np.testing.assert_allclose(mm.asnumpy(), [[4.5, 6.0, 7.5], [-12.0, -14.0, -16.0], [0.0, 0.0, 0.0]])
+    adj = ms.jit(ms.nn.SparseTensorDenseMatmul(adjoint_st=True, adjoint_dt=True))(
+        idx, vals, (3, 4), ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    np.testing.assert_allclose(adj.asnumpy(), [[0.0, 0.0], [0.0, 4.5], [-2.0, -8.0], [0.0, 0.0]])
+    with pytest.raises(TypeError, match="COOTensor"):
+        ms.nn.SparseToDense()(idx)

@@ -212,6 +212,8 @@ from msx.nn.layer.activation import Softmax2d as Softmax2d
 from msx.nn.loss.loss import SoftmaxCrossEntropyWithLogits as SoftmaxCrossEntropyWithLogits
 from msx.nn.layer.activation import Softmin as Softmin
 from msx.nn.layer.activation import Softsign as Softsign
+from msx.nn.layer.sparse import SparseTensorDenseMatmul as SparseTensorDenseMatmul
+from msx.nn.layer.sparse import SparseToDense as SparseToDense
 from msx.nn.layer.sync_batchnorm import SyncBatchNorm as SyncBatchNorm
 from msx.nn.layer.activation import Tanh as Tanh
 from msx.nn.layer.activation import Tanhshrink as Tanhshrink
@@ -288,6 +290,7 @@ from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.nn import refused as refused
 from msx.nn.layer import rnn as rnn
 from msx.nn.metrics import segmentation as segmentation
+from msx.nn.layer import sparse as sparse
 from msx.nn.layer import ssim as ssim
 from msx.nn.layer import switch_layer as switch_layer
 from msx.nn.layer import sync_batchnorm as sync_batchnorm

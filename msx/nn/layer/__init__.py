@@ -37,3 +37,4 @@ from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
 from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt, DropoutExt,  # noqa: F401,E402
                          EmbeddingExt, MaxPool2dExt, PReLUExt)
 from .ssim import MSSSIM, SSIM  # noqa: F401,E402
+from .sparse import SparseTensorDenseMatmul, SparseToDense  # noqa: F401,E402
