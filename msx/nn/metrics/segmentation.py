@@ -132,8 +132,9 @@ class MeanSurfaceDistance(_SurfaceMetric):
     means); inf when an edge is empty."""
 
     def __init__(self, symmetric: bool = False, distance_metric: str = "euclidean") -> None:
-        self.distance_metric = _check_choice("MeanSurfaceDistance", "distance_metric", distance_metric, _DISTANCES)
-        self.symmetric = _check_bool("MeanSurfaceDistance", "symmetric", symmetric)
+        name = type(self).__name__
+        self.distance_metric = _check_choice(name, "distance_metric", distance_metric, _DISTANCES)
+        self.symmetric = _check_bool(name, "symmetric", symmetric)
         super().__init__()
 
     @rearrange_inputs
@@ -149,6 +150,9 @@ class MeanSurfaceDistance(_SurfaceMetric):
             parts.append(self._distances(self._y_edges, self._y_pred_edges))
         if any(d.size == 0 for d in parts):
             return np.inf
+        return self._combine(parts)
+
+    def _combine(self, parts: list[np.ndarray]) -> float:
         return np.mean([d.mean() for d in parts]) if self.symmetric else parts[0].mean()
 
 
@@ -157,19 +161,7 @@ class RootMeanSquareDistance(MeanSurfaceDistance):
     directions' mean squared distances; `symmetric=False` gives the mean squared distance itself, without
     the root (MindSpore 2.10 returns that; kept so that ported numbers match)."""
 
-    def __init__(self, symmetric: bool = False, distance_metric: str = "euclidean") -> None:
-        self.distance_metric = _check_choice("RootMeanSquareDistance", "distance_metric", distance_metric,
-                                             _DISTANCES)
-        self.symmetric = _check_bool("RootMeanSquareDistance", "symmetric", symmetric)
-        Metric.__init__(self)
-
-    def eval(self) -> float:
-        self._check_updated()
-        parts = [self._distances(self._y_pred_edges, self._y_edges)]
-        if self.symmetric:
-            parts.append(self._distances(self._y_edges, self._y_pred_edges))
-        if any(d.size == 0 for d in parts):
-            return np.inf
+    def _combine(self, parts: list[np.ndarray]) -> float:
         squares = [(d ** 2).mean() for d in parts]
         return np.sqrt(np.mean(squares)) if self.symmetric else squares[0]
 
