@@ -51,7 +51,7 @@ def test_bad_arguments_are_refused_by_name():
         train.HausdorffDistance(percentile=150.0)
     with pytest.raises(TypeError, match="symmetric"):
         train.MeanSurfaceDistance(symmetric=1)
-    with pytest.raises(NotImplementedError, match="'dice_loss' is not implemented"):
+    with pytest.raises(ValueError, match="'dice_loss' is not a confusion-matrix metric"):
         train.ConfusionMatrixMetric(metric_name="dice_loss")
     with pytest.raises(ValueError, match="decrease"):
         train.ConfusionMatrixMetric(decrease="median")

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..eager import tensor_hooks
-from ..errors import CaptureError, SourceLoc, user_loc
+from ..errors import CaptureError, CaptureFallback, SourceLoc, user_loc
 from ..ir.control import GRAD_HOOK
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ..ir.symbolic import plain_shape
@@ -312,22 +312,17 @@ class GraphBuilder:
         """A capture read a Python value through `source` (a global, a closure variable, an attribute)."""
         self.reads.read(source, value)
 
-    def uses(self, t: Tensor) -> bool:
-        """Whether an op recorded so far read `t`'s current value (`Tensor.register_hook` must come first)."""
-        v = self.lookup(t)
-        if v is None:
-            return False
-        builder: GraphBuilder | None = self
-        while builder is not None:
-            if any(any(x is v for x in node.inputs) for node in builder.graph.nodes):
-                return True
-            builder = builder.parent
-        return False
-
     def grad_hook(self, t: Tensor, hook: Any) -> None:
         """`t.register_hook(hook)` inside the capture: `hook` is captured now, on a stand-in gradient, into the
         subgraph of a `GradHook` node, and `t` is bound to that node's output, so the backward pass of every
-        later use runs it (what the hook reads from the function becomes the node's free inputs)."""
+        later use runs it (what the hook reads from the function becomes the node's free inputs). A Tensor an
+        op has already read would miss that use's gradient, which PyNative includes: the call runs in Python."""
+        if self._read_by_an_op(t):
+            raise CaptureFallback("Tensor.register_hook: inside a jitted function a hook must be registered before "
+                                  "the Tensor is used (MindSpore's graph-mode rule): the graph has already used "
+                                  "it, and a hook registered now would miss that use's gradient, which PyNative "
+                                  "includes; the call runs in Python (move register_hook up to where the Tensor "
+                                  "is made)")
         body = GraphBuilder(f"{getattr(hook, '__name__', 'hook')}_grad_hook", self)
         grad = Tensor._from(jnp.zeros_like(t._data))
         converter = recording.converter  # source capture: the hook is captured from its source too
@@ -337,10 +332,17 @@ class GraphBuilder:
             body.set_outputs([tensor_hooks.checked(hook, grad, new)])
         sub = body.finish()
         free = [value for value, _ in body.free]
-        node = GRAD_HOOK.make(self.operand(t), free, sub.graph, loc=user_loc(), outputs=[abstract_of(t)])
-        self.graph.nodes.append(node)
-        node.scope = recording.scope
-        self._bind(t, node.outputs[0])
+        self.add_node(GRAD_HOOK.make(self.operand(t), free, sub.graph, outputs=[abstract_of(t)]), [t])
+
+    def _read_by_an_op(self, t: Tensor) -> bool:
+        """Whether an op recorded so far (here or in an enclosing builder) read `t`'s current value."""
+        v = self.lookup(t)
+        builder: GraphBuilder | None = self
+        while v is not None and builder is not None:
+            if any(any(x is v for x in node.inputs) for node in builder.graph.nodes):
+                return True
+            builder = builder.parent
+        return False
 
     def on_alias(self, obj: Tensor, src: Tensor) -> None:
         """`obj` is a new Tensor object holding `src`'s value (e.g. `Tensor(t)`)."""

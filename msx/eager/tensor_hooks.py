@@ -188,6 +188,8 @@ def run(fns: list[Callable], grad: Any) -> Any:
 def run_on_leaves(tensors: list, grads: list) -> list:
     """Final gradients (Tensors, or the tape's arrays; None where none flows) through the hooks of the Tensors
     they belong to."""
+    if not _HOOKS:  # (every grad call comes here: nothing to look up while no Tensor has hooks)
+        return grads
     out = []
     for t, g in zip(tensors, grads):
         if g is not None and has_hooks(t):

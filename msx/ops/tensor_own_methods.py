@@ -10,7 +10,6 @@ import jax.numpy as jnp
 from .. import dtype as mstype
 from ..recording import recording
 from ..eager import tape as tape_mod, tensor_hooks
-from ..errors import CaptureFallback
 from ..tensor import Tensor
 from . import functional as F
 
@@ -125,11 +124,6 @@ def register_hook(self, hook) -> tensor_hooks.TensorHookHandle:
         if tape is not None:  # a grad is being taken: the tape keeps the hooks of a Tensor local to it
             tape.hook(self._data, tensor_hooks.table(self))
         return handle
-    if recorder is not None and recorder.uses(self):
-        raise CaptureFallback("Tensor.register_hook: inside a jitted function a hook must be registered before "
-                              "the Tensor is used (MindSpore's graph-mode rule): the graph has already used it, "
-                              "and a hook registered now would miss that use's gradient, which PyNative includes; "
-                              "the call runs in Python (move register_hook up to where the Tensor is made)")
     if recorder is not None:  # the graph's GradHook node, for the compiled graph
         recorder.grad_hook(self, hook)
     handle = tensor_hooks.GraphHookHandle(self)

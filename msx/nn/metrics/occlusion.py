@@ -33,7 +33,7 @@ def _box(b_box: list | None, shape: np.ndarray) -> tuple[np.ndarray | None, np.n
 
 class OcclusionSensitivity(Metric):
     """`update(model, x, label)` on one sample `x` (batch 1): for every position (inside `b_box`, when given)
-    the input with the patch `[pos - margin, pos + margin)` set to `pad_val` runs through `model`; `eval()` is
+    the input with the patch `[pos - margin, pos + margin)` set to `pad_val` runs through `model`; `eval` gives
     the baseline score of `label` minus each occluded score, shaped like the positions."""
 
     def __init__(self, pad_val: float = 0.0, margin: int | list = 2, n_batch: int = 128, b_box: list | None = None
@@ -94,7 +94,7 @@ class OcclusionSensitivity(Metric):
         self._sensitivity_im = np.concatenate(scores).reshape(out_shape)
         self._is_update = True
 
-    def eval(self) -> np.ndarray:
+    def eval (self) -> np.ndarray:
         if not self._is_update:
             raise RuntimeError("OcclusionSensitivity: call 'update' before 'eval'")
         return self._baseline - np.squeeze(self._sensitivity_im)

@@ -119,7 +119,7 @@ class HausdorffDistance(_SurfaceMetric):
         # (MindSpore treats percentile 0.0 as "no percentile": the maximum)
         return d.max() if not self.percentile else np.percentile(d, self.percentile)
 
-    def eval(self) -> float:
+    def eval (self) -> float:
         self._check_updated()
         forward = self._directed(self._y_pred_edges, self._y_edges)
         if self.directed:
@@ -143,7 +143,7 @@ class MeanSurfaceDistance(_SurfaceMetric):
         self._y_pred_edges, self._y_edges = self._edges(y_pred), self._edges(y)
         self._is_update = True
 
-    def eval(self) -> float:
+    def eval (self) -> float:
         self._check_updated()
         parts = [self._distances(self._y_pred_edges, self._y_edges)]
         if self.symmetric:
@@ -193,8 +193,8 @@ _DECREASES = ("none", "mean", "sum", "mean_batch", "sum_batch", "mean_channel", 
 def _short_name(name: str) -> str:
     short = _SHORT.get(name.replace(" ", "_").lower())
     if short is None:
-        raise NotImplementedError(f"ConfusionMatrixMetric: the metric {name!r} is not implemented; choose one of "
-                                  f"{sorted(_SHORT)}")
+        raise ValueError(f"ConfusionMatrixMetric: metric_name {name!r} is not a confusion-matrix metric; choose "
+                         f"one of {sorted(_SHORT)}")
     return short
 
 
@@ -282,8 +282,8 @@ class ConfusionMatrixMetric(Metric):
     (inputs of 2 dims, or 3 with a last dim of 1, always take the first way, as in MindSpore).
 
     Differences from MindSpore 2.10: `decrease="mean_batch"` reduces over the batch (MindSpore fails with a
-    TypeError there); a `metric_name` msx does not know raises NotImplementedError at construction, not at the
-    first `update`."""
+    TypeError there); an unknown `metric_name` raises a ValueError listing the names at construction
+    (MindSpore: NotImplementedError at the first `update`)."""
 
     def __init__(self, skip_channel: bool = True, metric_name: str = "sensitivity", calculation_method: bool = False,
                  decrease: str = "mean") -> None:
@@ -323,7 +323,7 @@ class ConfusionMatrixMetric(Metric):
         else:
             self._totals += counts.reshape(-1, 4).sum(axis=0)
 
-    def eval(self) -> np.ndarray:
+    def eval (self) -> np.ndarray:
         if self.calculation_method and self._class_num:
             return self._total_num / self._class_num
         if self.calculation_method and not self._totals.any():
