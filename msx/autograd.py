@@ -229,39 +229,50 @@ _R = TypeVar("_R")
 
 
 def value_and_grad(fn: Callable[_P, _R], grad_position: Any = 0, weights: Any = None,
-                   has_aux: bool = False) -> Callable[_P, tuple[_R, Any]]:
+                   has_aux: bool = False, return_ids: bool = False,
+                   sens_param: bool = False) -> Callable[_P, tuple[_R, Any]]:
     """MindSpore's `value_and_grad`: returns `f(*args) -> (value, grads)`.
 
     grads follow MindSpore: the input grad(s) for `grad_position` (a Tensor for an
     int, a tuple for a tuple), the weight grads (a tuple) when `grad_position=None`,
     or `(input grads, weight grads)` when both are given. With `has_aux=True`,
-    `fn` returns `(loss, aux...)` and only `loss` is differentiated.
+    `fn` returns `(loss, aux...)` and only `loss` is differentiated. `return_ids=True`
+    pairs each gradient with what it is the gradient of (see `grad`). With `sens_param=True`
+    the last positional argument is the output's sensitivity (its cotangent, shaped like the
+    output, or like the first output with `has_aux`) instead of ones; it is not passed to `fn`.
     """
     positions, single = _positions(grad_position)
     params = _weights(weights)
     if positions is None and params is None:
         raise GradError("value_and_grad: grad_position and weights cannot both be None")
+    label = _id_labeller(grad_position, params) if return_ids else None
 
     def value_and_grad_fn(*args, **kwargs):
-        value, arg_grads, param_grads = vjp_call(fn, args, kwargs, positions, params, has_aux)
-        return value, _pack(arg_grads, param_grads, single, positions is not None, params is not None)
+        sens = None
+        if sens_param:
+            if not args:
+                raise GradError(f"value_and_grad(sens_param=True) of {getattr(fn, '__name__', 'fn')}: the last "
+                                f"positional argument must be the sensitivity, but none was given")
+            *args, sens = args
+        value, arg_grads, param_grads = vjp_call(fn, tuple(args), kwargs, positions, params, has_aux, sens)
+        grads = _pack(arg_grads, param_grads, single, positions is not None, params is not None)
+        return value, (grads if label is None else label(grads))
 
     value_and_grad_fn.__wrapped__ = fn
     return value_and_grad_fn
 
 
-def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False) -> Callable:
+def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False,
+         sens_param: bool = False) -> Callable:
     """MindSpore's `grad`: like `value_and_grad` without the value (aux is returned after the grads).
 
     `return_ids=True` pairs each gradient with what it is the gradient of, as MindSpore does: `(position,
-    grad)` for an input, `(parameter name, grad)` for a weight; `get_grad` picks one out."""
-    vg = value_and_grad(fn, grad_position, weights, has_aux)
-    label = _id_labeller(grad_position, _weights(weights)) if return_ids else None
+    grad)` for an input, `(parameter name, grad)` for a weight; `get_grad` picks one out. `sens_param=True`
+    takes the output's sensitivity as the last positional argument (see `value_and_grad`)."""
+    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids, sens_param)
 
     def grad_fn(*args, **kwargs):
         value, grads = vg(*args, **kwargs)
-        if label is not None:
-            grads = label(grads)
         return (grads, value[1:]) if has_aux else grads
 
     grad_fn.__wrapped__ = fn

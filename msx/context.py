@@ -180,11 +180,11 @@ def set_context(**kwargs: Any) -> None:
         jax.config.update("jax_default_device", device)
 
 
-def get_context(key: str) -> Any:
+def get_context(attr_key: str) -> Any:
     """The current value of a context key."""
-    if key not in _context:
-        raise ContextError(f"get_context: unknown key {key!r}; valid keys are {sorted(_VALID)}")
-    return _context[key]
+    if attr_key not in _context:
+        raise ContextError(f"get_context: unknown key {attr_key!r}; valid keys are {sorted(_VALID)}")
+    return _context[attr_key]
 
 
 # ---------------------------------------------------------------- seeds

@@ -20,6 +20,7 @@ import numpy as np
 from . import dtype as mstype
 from . import versions
 from .errors import CaptureError
+from .ignored_args import not_honoured
 from .recording import recording
 from .sizes import check_size
 
@@ -364,12 +365,17 @@ two threads training and evaluating one network never see each other's half-writ
 
 
 class Parameter(Tensor):
-    """A Tensor that a Cell owns and optimizers update: `Parameter(default_input, name=None, requires_grad=True)`."""
+    """A Tensor that a Cell owns and optimizers update: `Parameter(default_input, name=None, requires_grad=True)`.
+
+    `parallel_optimizer=False` keeps this weight's optimizer state (and, at level3, the weight) whole under
+    `enable_parallel_optimizer`, as MindSpore does. `storage_format` and `device` are Ascend-only in MindSpore
+    (a device weight format, host offload); msx keeps the value where jax puts it and says so once."""
 
     __slots__ = ("name", "_requires_grad", "_layerwise_parallel", "__dict__")
 
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
-                 layerwise_parallel: bool = False, parallel_optimizer: bool = True) -> None:
+                 layerwise_parallel: bool = False, parallel_optimizer: bool = True, storage_format: str = "",
+                 device: str | None = None) -> None:
         if isinstance(default_input, Tensor) and default_input._data is None:
             raise ValueError("Parameter: default_input is a placeholder with no data")
         if hasattr(default_input, "to_tensor"):  # an Initializer
@@ -378,6 +384,12 @@ class Parameter(Tensor):
         self.name = name if name is not None else "Parameter"
         self._requires_grad = bool(requires_grad)
         self._layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = bool(parallel_optimizer)
+        if storage_format or device is not None:
+            not_honoured("Parameter", "storage_format", storage_format, "",
+                         "an Ascend weight format; the value keeps jax's layout (values unchanged)")
+            not_honoured("Parameter", "device", device, None,
+                         "Ascend host offload; the value stays on the context's device (values unchanged)")
 
     @property
     def requires_grad(self) -> bool:
@@ -524,6 +536,7 @@ def _param_from(data, name: str, requires_grad: bool) -> Parameter:
     p.name = name
     p._requires_grad = requires_grad
     p._layerwise_parallel = False
+    p.parallel_optimizer = True
     return p
 
 

@@ -1,6 +1,7 @@
 """msx.train: Model.train/fit/eval/predict against eager and numpy references, callbacks, checkpoints, metrics."""
 import io
 import os
+import time
 import warnings
 
 import jax
@@ -277,6 +278,23 @@ def test_loss_and_time_monitors_print_mindspore_lines(small, capsys):
     assert any(line.startswith("Train epoch time: ") and "per step time: " in line for line in out)
     with pytest.raises(ValueError, match="per_print_times"):
         LossMonitor(-1)
+
+
+def test_time_monitor_data_time_counts_the_host_time_between_steps(small, capsys):
+    """MindSpore's `TimeMonitor(data_time=True)`: the mean time per step spent fetching the batch (here a map
+    that sleeps 30 ms per batch: at least that much, however loaded the machine)."""
+    data, make = small
+    model, _ = make()
+
+    def slow(x, y):
+        time.sleep(0.03)
+        return x, y
+
+    model.train(1, data.map(slow, ["x", "y"]), callbacks=[TimeMonitor(data_time=True)], progress_bar=False)
+    line = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Train epoch time: ")][0]
+    assert float(line.rsplit("(data time: ", 1)[1].split(" ms)")[0]) >= 25.0
+    with pytest.raises(TypeError, match="data_time must be a bool"):
+        TimeMonitor(data_time=1)
 
 
 def test_loss_monitor_stops_training_on_a_nan_loss(small):

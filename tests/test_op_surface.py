@@ -17,16 +17,6 @@ SIGS = json.load(open(os.path.join(os.path.dirname(__file__), "oracle", "mindspo
 MISSING_PARAMS = {"mindspore.ops.Custom": "reg_info registers Ascend/GPU kernel info; msx's Custom is XLA-only"}
 
 
-def _param_names(sig: str) -> list[str]:
-    inner = sig.split(" -> ")[0].strip()[1:-1]
-    names = []
-    for p in re.split(r",\s*(?![^()\[\]]*[\)\]])", inner):
-        p = p.strip()
-        if p and p not in ("*", "/"):
-            names.append(p.split("=")[0].split(":")[0].strip())  # MindSpore's annotations are not names
-    return names
-
-
 def _ours(obj) -> list[str] | None:
     try:
         target = obj.__init__ if inspect.isclass(obj) else obj
@@ -38,22 +28,94 @@ def _ours(obj) -> list[str] | None:
         return None
 
 
-@pytest.mark.parametrize("module,ms_module", [(ops, "mindspore.ops"), (mint, "mindspore.mint"),
-                                              (mint.nn.functional, "mindspore.mint.nn.functional")])
+MODULES = [(ops, "mindspore.ops"), (mint, "mindspore.mint"), (mint.nn.functional, "mindspore.mint.nn.functional"),
+           (msx.nn, "mindspore.nn"), (msx, "mindspore")]
+# msx defaults that are spelled differently from MindSpore's and mean the same, each with why (the test below
+# calls a few both ways); a parameter MindSpore requires may have a default in msx
+SAME_DEFAULT = {
+    "mindspore.ops.Argmax.output_type": "None is int32, MindSpore's default",
+    "mindspore.ops.Argmin.output_type": "None is int32, MindSpore's default",
+    "mindspore.ops.BartlettWindow.dtype": "None is float32", "mindspore.ops.BlackmanWindow.dtype": "None is float32",
+    "mindspore.ops.HammingWindow.dtype": "None is float32", "mindspore.ops.LogSpace.dtype": "None is float32",
+    "mindspore.ops.logspace.dtype": "None is float32", "mindspore.ops.uniform.dtype": "None is float32",
+    "mindspore.ops.tril_indices.dtype": "None is int64", "mindspore.ops.triu_indices.dtype": "None is int64",
+    "mindspore.ops.reduce_max.axis": "None is every axis, as ()", "mindspore.ops.reduce_min.axis": "None is (): all",
+    "mindspore.ops.reduce_mean.axis": "None is (): all", "mindspore.ops.reduce_sum.axis": "None is (): all",
+    "mindspore.mint.amax.dim": "None is (): all", "mindspore.mint.amin.dim": "None is (): all",
+    "mindspore.mint.topk.dim": "None is the last dim, as -1",
+}
+
+
+def _params(sig: str) -> list[tuple[str, str | None]]:
+    """(name, default as written or None when required) of a recorded MindSpore signature."""
+    inner = sig.split(" -> ")[0].strip()[1:-1]
+    out = []
+    for p in re.split(r",\s*(?![^()\[\]]*[\)\]])", inner):
+        p = p.strip()
+        if p and p not in ("*", "/"):
+            out.append((p.split("=")[0].split(":")[0].strip(), p.split("=", 1)[1].strip() if "=" in p else None))
+    return out
+
+
+def _spelling(default: str) -> str:
+    """A default's text with MindSpore's and msx's spellings of one value made equal: quotes, `mindspore.`,
+    dtype case (`Float32`/`mindspore.float32`/`'float32'`), 0 vs 0.0, [] vs ()."""
+    text = re.sub(r"^mindspore\.", "", default.replace('"', "'")).strip("'").lower()
+    try:
+        return repr(float(text))
+    except ValueError:
+        return "()" if text == "[]" else text
+
+
+def _compared(module, ms_module):
+    for key in sorted(SIGS):
+        owner, name = key.rsplit(".", 1)
+        if owner != ms_module or key in MISSING_PARAMS or getattr(module, name, None) is None:
+            continue
+        theirs = _params(SIGS[key])
+        if any(p.startswith("*") for p, _ in theirs):
+            continue  # MindSpore's own signature is opaque (*args)
+        if _ours(getattr(module, name)) is not None:
+            yield key, getattr(module, name), theirs
+
+
+@pytest.mark.parametrize("module,ms_module", MODULES)
 def test_signatures_start_with_mindspores_parameters(module, ms_module):
     """Every msx name MindSpore also has takes MindSpore's parameters, by name and in order (extras may follow)."""
     bad = []
-    for name in module.__all__:
-        key = f"{ms_module}.{name}"
-        if key not in SIGS or key in MISSING_PARAMS:
-            continue
-        theirs = _param_names(SIGS[key])
-        if any(p.startswith("*") for p in theirs):
-            continue  # MindSpore's own signature is opaque (*args)
-        ours = _ours(getattr(module, name))
-        if ours is not None and ours[:len(theirs)] != theirs:
-            bad.append(f"{name}: msx {ours} vs MindSpore {theirs}")
+    for key, obj, theirs in _compared(module, ms_module):
+        ours = _ours(obj)
+        if ours[:len(theirs)] != [p for p, _ in theirs]:
+            bad.append(f"{key}: msx {ours} vs MindSpore {[p for p, _ in theirs]}")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("module,ms_module", MODULES)
+def test_defaults_are_mindspores(module, ms_module):
+    """...and with MindSpore's defaults: a ported call that leaves an argument out gets MindSpore's value."""
+    bad = []
+    for key, obj, theirs in _compared(module, ms_module):
+        target = obj.__init__ if inspect.isclass(obj) else obj
+        ours = {n: p.default for n, p in inspect.signature(target).parameters.items()}
+        for param, default in theirs:
+            mine = ours.get(param, inspect.Parameter.empty)
+            if default is None or f"{key}.{param}" in SAME_DEFAULT:
+                continue  # MindSpore requires it (msx may default it), or a spelling of the same value
+            if mine is inspect.Parameter.empty or _spelling(repr(mine)) != _spelling(default):
+                bad.append(f"{key}({param}=...): msx {'required' if mine is inspect.Parameter.empty else repr(mine)}"
+                           f" vs MindSpore {default}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_defaults_spelled_differently_mean_the_same():
+    x = msx.Tensor(np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]], np.float32))
+    assert ops.Argmax()(x).dtype == ops.Argmax(output_type=msx.int32)(x).dtype == msx.int32
+    assert ops.BartlettWindow()(msx.Tensor(np.int32(4))).dtype == msx.float32
+    assert ops.tril_indices(3, 3).dtype == msx.int64
+    np.testing.assert_array_equal(ops.reduce_sum(x).asnumpy(), ops.reduce_sum(x, ()).asnumpy())
+    np.testing.assert_array_equal(mint.amax(x).asnumpy(), mint.amax(x, ()).asnumpy())
+    np.testing.assert_array_equal(mint.topk(x, 1)[0].asnumpy(), mint.topk(x, 1, -1)[0].asnumpy())
+    assert ops.uniform((2,), msx.Tensor(0.0), msx.Tensor(1.0)).dtype == msx.float32
 
 
 def test_ops_exports_only_mindspore_surface():

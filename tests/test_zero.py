@@ -2,7 +2,7 @@
 
 One subprocess (`XLA_FLAGS=--xla_force_host_platform_device_count=8`) trains an MLP 3 Momentum steps in
 SEMI_AUTO_PARALLEL without the parallel optimizer (ZeRO-0) and with each level (level3 also through
-`AutoParallel.hsdp`); the losses and parameters must equal ZeRO-0's (a layout never changes what is computed),
+`AutoParallel.hsdp`, and with one weight marked `parallel_optimizer=False`); the losses and parameters must equal ZeRO-0's (a layout never changes what is computed),
 the state (and, level3, the weights) must stay cut over the 8 devices between steps, and the compiled step's
 `memory_analysis()` must show the per-device argument bytes (parameters + optimizer state + the batch) of
 level3 at about 1/8 of ZeRO-0's.
@@ -17,7 +17,7 @@ from msx.errors import ContextError
 from host_devices import run_json
 
 SCRIPT = textwrap.dedent("""
-    import json, os, tempfile
+    import gc, json, os, tempfile
     import numpy as np
     import msx as ms
     from msx import nn
@@ -27,7 +27,8 @@ SCRIPT = textwrap.dedent("""
     X = ms.Tensor(rng.normal(size=(32, 64)).astype(np.float32))
     Y = ms.Tensor(rng.normal(size=(32, 8)).astype(np.float32))
 
-    def run(level, hsdp=False):
+    def run(level, hsdp=False, pinned=False):
+        gc.collect()  # the last run's optimizer (its weights have the same names) must not lay out this one's
         ms.reset_auto_parallel_context()
         kw = {} if level is None or hsdp else dict(
             enable_parallel_optimizer=True,
@@ -35,6 +36,7 @@ SCRIPT = textwrap.dedent("""
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL, device_num=8, **kw)
         ms.set_seed(0)
         net = nn.SequentialCell(nn.Dense(64, 256), nn.Tanh(), nn.Dense(256, 64), nn.Tanh(), nn.Dense(64, 8))
+        net[0].weight.parallel_optimizer = not pinned
         opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
         grad_fn = ms.value_and_grad(lambda x, y: nn.MSELoss()(net(x), y), None, opt.parameters)
 
@@ -58,7 +60,7 @@ SCRIPT = textwrap.dedent("""
                 saved, [p.name for p in net.trainable_params()]]
 
     out = {"zero0": run(None), "level1": run("level1"), "level2": run("level2"), "level3": run("level3"),
-           "hsdp3": run("level3", hsdp=True)}
+           "hsdp3": run("level3", hsdp=True), "pinned3": run("level3", pinned=True)}
     print(json.dumps(out))
 """)
 
@@ -68,7 +70,7 @@ def eight():
     return run_json(SCRIPT)
 
 
-@pytest.mark.parametrize("run", ["level1", "level2", "level3", "hsdp3"])
+@pytest.mark.parametrize("run", ["level1", "level2", "level3", "hsdp3", "pinned3"])
 def test_every_level_trains_like_zero0(eight, run):
     (losses, params, *_), (got_losses, got_params, *_) = eight["zero0"], eight[run]
     np.testing.assert_allclose(got_losses, losses, rtol=1e-5)
@@ -81,6 +83,11 @@ def test_state_and_level3_weights_stay_cut_between_steps(eight):
     assert eight["level1"][3] == ["P()", cut]          # weights whole, state cut
     assert eight["level2"][3] == ["P()", cut]
     assert eight["level3"][3] == [cut, cut] == eight["hsdp3"][3]   # weights cut too
+
+
+def test_a_parameter_with_parallel_optimizer_false_stays_whole(eight):
+    """MindSpore's `Parameter(parallel_optimizer=False)`: neither the weight nor its state is cut, at level3."""
+    assert eight["pinned3"][3] == ["P()", "P()"]
 
 
 def test_level3_keeps_about_one_eighth_per_device(eight):

@@ -295,9 +295,10 @@ def _gather_d(ctx, x, dim, index):
 
 @reads("OneHot")
 def _one_hot(ctx, indices, depth, on_value, off_value, *rest):
-    on, off = ctx.static(on_value, "on_value"), ctx.static(off_value, "off_value")
-    return ctx.op("OneHot", indices, depth=int(ctx.static(depth, "depth")), on_value=float(np.asarray(on)),
-                  off_value=float(np.asarray(off)), axis=int(_arg(ctx, rest, 0, "axis", -1)))
+    on, off = np.asarray(ctx.static(on_value, "on_value")), np.asarray(ctx.static(off_value, "off_value"))
+    number = int if np.issubdtype(on.dtype, np.integer) else float
+    return ctx.op("OneHot", indices, depth=int(ctx.static(depth, "depth")), on_value=number(on),
+                  off_value=number(off), axis=int(_arg(ctx, rest, 0, "axis", -1)), dtype=on.dtype.name)
 
 
 @reads("StridedSlice")

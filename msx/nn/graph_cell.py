@@ -29,15 +29,21 @@ from .cell import Cell
 
 
 class GraphCell(Cell):
-    """MindSpore's `nn.GraphCell(graph, params_init=None)`; `backend` (msx) names the backend to run on.
+    """MindSpore's `nn.GraphCell(graph, params_init=None, obf_random_seed=None)`; `backend` (msx, keyword) names
+    the backend to run on. `obf_random_seed` (MindSpore's structure obfuscation) raises NotImplementedError when
+    given, as MindSpore 2.10 itself does.
 
     `params_init` maps parameter names to values (Tensors, Parameters or
     arrays) that replace the graph's own weights; a graph that carries no
     weights (e.g. one from `jit(...).capture`) needs a value for each of them.
     """
 
-    def __init__(self, graph: Graph, params_init: dict | None = None, backend: str | None = None) -> None:
+    def __init__(self, graph: Graph, params_init: dict | None = None, obf_random_seed: int | None = None, *,
+                 backend: str | None = None) -> None:
         super().__init__()
+        if obf_random_seed is not None:
+            raise NotImplementedError("GraphCell: obf_random_seed (dynamic structure obfuscation) is not supported, "
+                                      "as in MindSpore 2.10")
         if not isinstance(graph, Graph):
             raise TypeError(f"GraphCell: graph must be an msx.ir.Graph (from msx.load), got {type(graph).__name__}")
         verify(graph, infer=False)

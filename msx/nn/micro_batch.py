@@ -80,6 +80,9 @@ class GradAccumulationCell(_MicroBatched):
     """MindSpore's `nn.GradAccumulationCell(network, micro_size)` (also `parallel.nn.GradAccumulation`): the sum
     of `network` over `micro_size` micro-batches, so its gradients are the accumulated micro-batch gradients."""
 
+    def __init__(self, network: Cell, micro_size: int) -> None:
+        super().__init__(network, micro_size)
+
 
 class GradAccumulation(GradAccumulationCell):
     """`mindspore.parallel.nn.GradAccumulation`: the same as `nn.GradAccumulationCell`."""

@@ -69,6 +69,8 @@ class Api:
     mint: tuple[str, ...] | str = ()
     mintf: tuple[str, ...] | str = ()  # `mint.nn.functional` names
     operator: tuple[str, ...] | str = ()
+    # defaults of trailing `args`, as (name, value) pairs: MindSpore's `addcdiv(input, tensor1, tensor2, value=1)`
+    arg_defaults: tuple[tuple[str, Any], ...] = ()
     doc: str = field(default="", repr=False)
     # applied to the primitive's result: MindSpore's `mint.allclose` answers a Python bool, not a Tensor
     result: Callable[[Any], Any] | None = field(default=None, repr=False)
@@ -159,7 +161,9 @@ class Binder:
 def build_function(prim, api: Api, name: str) -> Callable:
     """The functional view of `prim` with `api`'s signature: inputs positional, attrs converted."""
     n_in = len(api.args)
-    params = [(a, REQUIRED, False) for a in api.args] + [(a.param, a.default, a.kw_only) for a in api.attrs]
+    given = dict(api.arg_defaults)
+    params = [(a, given.get(a, REQUIRED), False) for a in api.args] + [(a.param, a.default, a.kw_only)
+                                                                      for a in api.attrs]
     binder = Binder(name, params)
     bind = binder.bind
     if not api.attrs:

@@ -146,16 +146,19 @@ def gather_d(x, index, *, dim):
     return jnp.take_along_axis(x, index, axis=dim)
 
 
-@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis"), category="elementwise", differentiable=False)
-def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1):
-    """Out-of-range indices give an all-`off_value` row, as MindSpore documents."""
+@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis", "dtype"), category="elementwise",
+           differentiable=False)
+def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
+    """Out-of-range indices give an all-`off_value` row, as MindSpore documents; the result has the on/off
+    values' `dtype`."""
     if not jnp.issubdtype(indices.dtype, jnp.integer):
         raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
                           f"{tuple(indices.shape)}")
     if depth < 0:
         raise OpError(f"OneHot: depth must be >= 0, got {depth}")
-    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=jnp.float32)
-    return hot * (on_value - off_value) + off_value
+    target = np.dtype(dtype)
+    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=target)
+    return hot * jnp.asarray(on_value - off_value, target) + jnp.asarray(off_value, target)
 
 
 @primitive("Sort", attrs=("axis", "descending"), multiple_results=True,

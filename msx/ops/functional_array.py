@@ -11,6 +11,8 @@ from __future__ import annotations
 import builtins
 from typing import Sequence
 
+import numpy as np
+
 from ..tensor import Tensor
 from . import array_ops as A
 from .api import SURFACE, expose
@@ -88,10 +90,30 @@ def _mint_index_select(input, dim, index):
     return index_select(input, dim, index)
 
 
+def _one_hot_value(value, what: str) -> tuple[float | int, np.dtype]:
+    """(the Python number, its dtype) of an on/off value as MindSpore types it: a Python int is int64, a float
+    float32, a Tensor or numpy scalar its own dtype; bool is refused."""
+    dtype = value.dtype.np_dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+    if dtype == np.bool_ or not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
+        raise OpTypeError(f"one_hot: {what} must be an int or float number or Tensor, got {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, np.generic):
+        dtype = np.dtype(np.int64 if isinstance(value, int) else np.float32)
+    number = known_value(value) if isinstance(value, Tensor) else value
+    if number is None:
+        raise OpError(f"one_hot: {what} must be a known value under jit, got a Tensor computed in the graph")
+    return (int(number) if np.issubdtype(dtype, np.integer) else float(number)), dtype
+
+
 @expose(ops="one_hot", prim="OneHot")
-def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
-    return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": float(on_value),
-                                         "off_value": float(off_value), "axis": int(axis)})
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """MindSpore's dtype rule: the result has the on/off values' dtype (they must agree): `1`/`0` (the
+    defaults) give int64, `1.0`/`0.0` float32, Tensors their own."""
+    (on, on_dtype), (off, off_dtype) = _one_hot_value(on_value, "on_value"), _one_hot_value(off_value, "off_value")
+    if on_dtype != off_dtype:
+        raise OpTypeError(f"one_hot: on_value and off_value must have the same dtype, got {on_dtype.name} "
+                          f"({on_value!r}) and {off_dtype.name} ({off_value!r})")
+    return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": on, "off_value": off, "axis": int(axis),
+                                         "dtype": on_dtype.name})
 
 
 @expose(ops="pad", prim="Pad")

@@ -90,8 +90,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 
 @expose(ops="avg_pool2d", prim="AvgPool")
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+               divisor_override=0):
+    """`divisor_override=0` (MindSpore's default, also None) divides by the window's size."""
     k = _pair(kernel_size)
+    divisor_override = divisor_override or None
     if divisor_override is not None and ceil_mode:
         raise ValueError("avg_pool2d: divisor_override cannot be combined with ceil_mode=True")
     out = apply(N.avg_pool2d, (input_x,), {"kernel_size": k, "stride": _pair(stride), "pad_mode": "pad" if padding

@@ -474,7 +474,8 @@ def norm(x, *, ord=None, axis=None, keepdims=False):
 
 # ---------------------------------------------------------------- more arithmetic (issue 22 breadth)
 @primitive("Addcdiv", category="elementwise",
-           api=(Api("addcdiv", args=("input", "tensor1", "tensor2", "value"), cls="Addcdiv", tensor="addcdiv"),))
+           api=(Api("addcdiv", args=("input", "tensor1", "tensor2", "value"), arg_defaults=(("value", 1),),
+                   cls="Addcdiv", tensor="addcdiv"),))
 def addcdiv(x, t1, t2, value):
     """`input + value * tensor1 / tensor2`."""
     return x + value * t1 / t2
@@ -487,7 +488,8 @@ def addcdiv_ext(input, tensor1, tensor2, *, value=1):
 
 
 @primitive("Addcmul", category="elementwise",
-           api=(Api("addcmul", args=("input", "tensor1", "tensor2", "value"), cls="Addcmul", tensor="addcmul"),))
+           api=(Api("addcmul", args=("input", "tensor1", "tensor2", "value"), arg_defaults=(("value", 1),),
+                   cls="Addcmul", tensor="addcmul"),))
 def addcmul(x, t1, t2, value):
     """`input + value * tensor1 * tensor2`."""
     return x + value * t1 * t2

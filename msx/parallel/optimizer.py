@@ -132,7 +132,8 @@ def plan_for(optimizer) -> ShardPlan | None:
         return None
     threshold = config.get("parallel_optimizer_threshold", context.DEFAULT_THRESHOLD_KB) * 1024
     sharded = frozenset(i for i, p in enumerate(optimizer.parameters)
-                        if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold)
+                        if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold
+                        and getattr(p, "parallel_optimizer", True))
     return ShardPlan(parts // devices, sharded, devices) if sharded else None
 
 

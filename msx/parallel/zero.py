@@ -79,6 +79,8 @@ def specs(axes: dict[str, int]) -> dict[str, tuple]:
         if lvl == "level3":
             tensors += weights
         for p in tensors:
-            if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold:
+            owner = p.__dict__.get("_state_of", p)  # a state buffer follows its weight's `parallel_optimizer`
+            if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold \
+                    and getattr(owner, "parallel_optimizer", True):
                 out[p.name] = (cut,) + ((),) * (p.ndim - 1)
     return out

@@ -93,6 +93,9 @@ class _Param(Cell):
 class ELU(_Param):
     """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise."""
 
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__(alpha)
+
     def construct(self, x: Tensor) -> Tensor:
         return F.where(x > 0, x, self.alpha * (F.exp(F.minimum(x, 0.0)) - 1))
 

@@ -9,6 +9,7 @@ from typing import Callable
 import numpy as np
 
 from ... import dtype as mstype
+from ...ignored_args import not_honoured
 from ...ops import functional as F
 from ...ops import functional_layers as X
 from ...ops.nn_layer_ops import interpolate
@@ -85,21 +86,22 @@ class Linear(Dense):
 class Dropout(Cell):
     """Zeroes elements with probability `p` and scales the rest by 1/(1-p), only while `training`.
 
-    `p` wins over the older `keep_prob` (= 1 - p); with neither, p = 0.5.
+    `p` wins over the older `keep_prob` (= 1 - p, default 0.5). `dtype` is deprecated in MindSpore (it warns
+    when given and does nothing); msx warns likewise.
     """
 
-    def __init__(self, keep_prob: float | None = None, p: float | None = None, dtype=mstype.float32) -> None:
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None, dtype=mstype.float32) -> None:
         super().__init__()
+        not_honoured("Dropout", "dtype", dtype, mstype.float32,
+                     "MindSpore deprecates it and ignores it too; the output has the input's dtype")
         if p is not None:
             if not 0.0 <= p < 1.0:
                 raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
             self.p = float(p)
-        elif keep_prob is not None:
+        else:
             if not 0.0 < keep_prob <= 1.0:
                 raise ValueError(f"Dropout: keep_prob must be in (0, 1], got {keep_prob}")
             self.p = 1.0 - float(keep_prob)
-        else:
-            self.p = 0.5
 
     def construct(self, x: Tensor) -> Tensor:
         if not self.training or self.p == 0.0:

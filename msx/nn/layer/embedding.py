@@ -16,12 +16,16 @@ class Embedding(Cell):
     """Looks up rows of `embedding_table` (vocab_size, embedding_size) for integer ids.
 
     `use_one_hot=True` computes one_hot(ids) @ table instead of a gather (same values);
-    the `padding_idx` row starts at zero.
+    the `padding_idx` row starts at zero. `dtype` is MindSpore's type of the one-hot values: a number type;
+    where MindSpore's MatMul refuses a one-hot type other than the table's, msx multiplies in the table's.
     """
 
     def __init__(self, vocab_size: int, embedding_size: int, use_one_hot: bool = False,
-                 embedding_table="normal", dtype=mstype.int32, padding_idx: int | None = None) -> None:
+                 embedding_table="normal", dtype=mstype.float32, padding_idx: int | None = None) -> None:
         super().__init__()
+        if dtype not in mstype.number_type:
+            raise TypeError(f"Embedding: dtype must be a number type, got {dtype!r}")
+        self.dtype = dtype
         self.vocab_size, self.embedding_size = int(vocab_size), int(embedding_size)
         self.use_one_hot = bool(use_one_hot)
         name = f"Embedding({self.vocab_size}, {self.embedding_size})"

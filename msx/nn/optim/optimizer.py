@@ -189,6 +189,7 @@ class Optimizer(Cell):
                 buf = Parameter(Tensor._from(_parallel.local_zeros(self._shards, i, p)), name=unique,
                                 requires_grad=False)
                 _parallel.mark(buf, self._shards, i, p)
+                buf._state_of = p  # whose state it is: its Parameter's `parallel_optimizer` decides its layout
                 self.insert_param_to_cell(unique, buf, check_name_contain_dot=False)
                 buffers.append(buf)
             object.__setattr__(self, prefix, ParameterTuple(buffers))

@@ -33,15 +33,17 @@ class TrainOneStepCell(Cell):
 
     The forward runs once: the loss and the gradients come from the same call, so BatchNorm moving
     stats update once per step and a Dropout mask is shared by the loss and the gradients. `sens`
-    scales the gradients (the loss's cotangent), e.g. for static loss scaling.
+    scales the gradients (the loss's cotangent), e.g. for static loss scaling. `return_grad=True` returns
+    `(loss, {parameter name: gradient})`, as MindSpore does.
     """
 
-    def __init__(self, network: Cell, optimizer, sens: float | None = None) -> None:
+    def __init__(self, network: Cell, optimizer, sens: float | None = None, return_grad: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self.network = network
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.sens = sens
+        self.return_grad = bool(return_grad)
         self._grad_fn = value_and_grad(self._forward, None, self.weights, has_aux=True)
         # MindSpore's reducer_flag: in a data-parallel job the gradients are reduced over the ranks
         data_parallel = get_auto_parallel_context("parallel_mode") == ParallelMode.DATA_PARALLEL
@@ -58,6 +60,8 @@ class TrainOneStepCell(Cell):
         if self.grad_reducer is not None:
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
+        if self.return_grad:
+            return loss, {w.name: g for w, g in zip(self.weights, grads)}
         return loss
 
 
