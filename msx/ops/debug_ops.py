@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..recording import not_recording
-from ..errors import MsxError, OpError, OpTypeError
+from ..errors import CaptureFallback, MsxError, OpError, OpTypeError
 from ..tensor import Tensor
 from . import functional as F
 from .api import SURFACE, PrimitiveOp
@@ -110,13 +110,20 @@ class TensorDump(PrimitiveOp):
 
 
 # ---------------------------------------------------------------- gradient hooks
-def _hooked(op: str, x, hook) -> Tensor:
+def _hooked(op: str, x, hook, effect_only: bool = False) -> Tensor:
+    """A fresh identity of `x` whose gradient runs through `hook`. `effect_only` (the hook returns its gradient
+    unchanged): inside a capture whose graph then runs the same call (bytecode's) only the graph's `GradHook`
+    node runs it, not also the capture run's own backward pass, so a dump is written once per call."""
     if not isinstance(x, Tensor):
         raise OpTypeError(f"{op}: the input must be a Tensor, got {type(x).__name__}")
     y = F.identity(x)
-    if y._data is x._data and recording.recorder is None:  # a fresh array: the hook is this use's, not `x`'s
+    recorder = recording.recorder
+    if y._data is x._data and recorder is None:  # a fresh array: the hook is this use's, not `x`'s
         y = Tensor._from(jnp.array(x._data, copy=True))
-    y.register_hook(hook)
+    if effect_only and recorder is not None and not getattr(recorder, "runs_effects", True):
+        recorder.grad_hook(y, hook)  # bytecode capture: the graph runs this call too, so only its node dumps
+    else:
+        y.register_hook(hook)
     return y
 
 
@@ -151,7 +158,7 @@ class DumpGradient(PrimitiveOp):
             _dump(self.name, path, dout, input_output)
             return dout
 
-        return _hooked(self.name, x, dump)
+        return _hooked(self.name, x, dump, effect_only=True)
 
 
 # ---------------------------------------------------------------- Assert
@@ -224,6 +231,10 @@ class PyFunc(PrimitiveOp):
         super().__init__()
         if not callable(fn):
             raise OpTypeError(f"PyFunc: fn must be callable, got {type(fn).__name__}")
+        if type(fn).__name__ == "InterpretedFunction":  # source capture's def/lambda: gone when the graph runs
+            raise CaptureFallback("PyFunc: a function defined inside the captured function cannot be called on the "
+                                  "host when the graph runs; the call runs in Python (make the PyFunc outside, "
+                                  "e.g. in the Cell's __init__)")
         for what, v in (("in_types", in_types), ("in_shapes", in_shapes), ("out_types", out_types),
                         ("out_shapes", out_shapes)):
             if not isinstance(v, (list, tuple)):
