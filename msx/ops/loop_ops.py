@@ -31,11 +31,14 @@ def check_function(op: str, what: str, fn: Any) -> None:
 
 
 def call_user(op: str, fn: Callable, *args: Any) -> Any:
-    """`fn(*args)`, through the source-capture converter while one is active; an error of the user function is
-    MindSpore's `ValueError("Invalid loop_func ...")` (capture's own control exceptions pass through)."""
+    """`fn(*args)`, through the source-capture converter while one is active. Eagerly an error of the user
+    function is MindSpore's PyNative `ValueError("Invalid loop_func ...")`; inside a capture it passes
+    unchanged (a capture mode's own signals, "this needs a fallback", must reach it)."""
     converter = recording.converter
-    try:
+    if converter is not None or recording.recorder is not None:
         return fn(*args) if converter is None else converter(fn, args, {})
+    try:
+        return fn(*args)
     except (CaptureError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - MindSpore wraps every error of the loop function
