@@ -28,7 +28,7 @@ graphs
 13. backends — build and run graphs (XLA, the simulated Ascend)
 nn
 14. autograd — grad, value_and_grad over the builder
-15. transforms — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture
+15. transforms loop_capture — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture; ops.WhileLoop/ForiLoop/Scan as While/Scan nodes inside a capture
 16. nn — Cells, layers, losses, optimizers
 capture and runtime
 17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
@@ -101,6 +101,7 @@ from .dtype import bool as bool, float as float, int as int  # noqa: E402,F401  
 from .tensor import ParameterTuple, is_tensor  # noqa: E402
 from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
+from . import loop_capture as _loop_capture  # noqa: E402,F401  (fills ops.loop_ops.CAPTURE: loops under jit)
 for _m in (ops, ops.functional):  # MindSpore's ops and ops.functional export the transforms; they live above ops
     _m.grad, _m.value_and_grad, _m.get_grad, _m.jacfwd, _m.jacrev, _m.jvp, _m.vjp, _m.vmap = (
         grad, value_and_grad, get_grad, jacfwd, jacrev, jvp, vjp, vmap)

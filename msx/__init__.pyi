@@ -170,6 +170,7 @@ from msx.common.mindir_files import load_mindir as load_mindir
 from msx.checkpoint import load_param_into_net as load_param_into_net
 from msx.parallel.dist_checkpoint import load_segmented_checkpoints as load_segmented_checkpoints
 from msx.dtype import long as long
+from msx import loop_capture as loop_capture
 from msx.random_state import manual_seed as manual_seed
 from msx.common.device import max_memory_allocated as max_memory_allocated
 from msx.common.device import max_memory_reserved as max_memory_reserved

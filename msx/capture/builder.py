@@ -324,6 +324,7 @@ class GraphBuilder:
                                   "includes; the call runs in Python (move register_hook up to where the Tensor "
                                   "is made)")
         body = GraphBuilder(f"{getattr(hook, '__name__', 'hook')}_grad_hook", self)
+        body.runs_effects = False  # run here on a stand-in gradient: its effects (a dump, a print) are the node's
         grad = Tensor._from(jnp.zeros_like(t._data))
         converter = recording.converter  # source capture: the hook is captured from its source too
         with body.active():
