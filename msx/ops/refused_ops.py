@@ -15,8 +15,6 @@ CLASS_OPS = {
     (_ASCEND, "use the unfused ops (ops.mul/ops.add on the rotated halves, nn.GRU, nn.LSTM, ops.topk)"): (
         "ApplyRotaryPosEmb GroupTopk DynamicGRUV2 DynamicRNN"),
     ("the Ascend pair behind dropout", "use ops.dropout or nn.Dropout"): "DropoutGenMask DropoutDoMask",
-    ("a fused Ascend optimizer kernel", "use nn.Lamb, nn.Adam or nn.Momentum"): (
-        "LambApplyOptimizerAssign LambApplyWeightAssign LARSUpdate AdamNoUpdateParam"),
     ("an Ascend kernel of THOR or of a model zoo's custom layers",
      "use ops.matmul, ops.cholesky and a first-order optimizer"): (
         "UpdateThorGradient DSDMatmul MatmulDDS DetTriangle CholeskyTrsm ProdForceSeA"),
