@@ -20,7 +20,7 @@ CLASS_OPS = {
         "UpdateThorGradient DSDMatmul MatmulDDS DetTriangle CholeskyTrsm ProdForceSeA"),
     ("an op of MindSpore's parameter server and embedding cache",
      "keep the embedding table on the device (nn.Embedding, ops.gather)"): (
-        "Push Pull MapCacheIdx CacheSwapTable UpdateCache DynamicAssign PadAndShift SubAndFilter MapUniform"),
+        "Push Pull MapUniform"),
     ("the dataset-sink queue op of MindSpore's runtime", "iterate the dataset (dataset.create_tuple_iterator)"): (
         "GetNext"),
     ("an internal view kernel of MindSpore's runtime", "use ops.transpose, ops.select or slicing"): (
