@@ -17,7 +17,7 @@ CLASS_OPS = {
     ("the Ascend pair behind dropout", "use ops.dropout or nn.Dropout"): "DropoutGenMask DropoutDoMask",
     ("an Ascend kernel of THOR or of a model zoo's custom layers",
      "use ops.matmul, ops.cholesky and a first-order optimizer"): (
-        "UpdateThorGradient DSDMatmul MatmulDDS DetTriangle CholeskyTrsm ProdForceSeA"),
+        "UpdateThorGradient DSDMatmul MatmulDDS ProdForceSeA"),
     ("an op of MindSpore's parameter server and embedding cache",
      "keep the embedding table on the device (nn.Embedding, ops.gather)"): (
         "Push Pull MapUniform"),
@@ -31,7 +31,6 @@ CLASS_OPS = {
 }
 
 FUNCTIONS = {
-    (_ASCEND, "use ops.layer_norm / ops.rms_norm on the sum"): "add_layer_norm add_rms_norm",
     (_ASCEND, "use ops.flash_attention_score or nn.MultiheadAttention"): (
         "fused_infer_attention_score incre_flash_attention prompt_flash_attention speed_fusion_attention "
         "sparse_flash_attention lightning_indexer nsa_compress nsa_compress_attention nsa_select_attention "
