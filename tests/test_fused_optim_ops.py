@@ -285,7 +285,18 @@ def test_bad_inputs_raise_msx_errors_naming_op_shapes_and_dtypes():
     np.testing.assert_array_equal(args[0].asnumpy(), DATA["var"])
 
 
-def test_use_locking_warns_once_naming_the_op():
+@pytest.fixture
+def fresh_warnings():
+    """Forget which (op, use_locking) pairs have warned (msx.ignored_args warns once per process)."""
+    from msx import ignored_args
+
+    saved = set(ignored_args._warned)
+    ignored_args._warned.difference_update({k for k in saved if k[1] == "use_locking"})
+    yield
+    ignored_args._warned.update(saved)
+
+
+def test_use_locking_warns_once_naming_the_op(fresh_warnings):
     case = GOLD["cases"]["prox"]
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -319,3 +330,36 @@ def test_constructors_are_mindsporess(name):
     assert cls is getattr(msx.ops.operations, name)
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert "(" + ", ".join(str(p) for p in params) + ")" == INIT[name]
+
+
+def test_use_locking_is_treated_alike_by_dense_sparse_and_fused_ops(fresh_warnings):
+    """Apply* (apply_ops.py), SparseApply* and Fused* all type check use_locking and warn once for True: msx's
+    step reads then rebinds the Parameters, nothing serialises two threads stepping the same one."""
+    def momentum(**kw):
+        v, a = Parameter(Tensor(DATA["var"].copy())), Parameter(Tensor(DATA["m"].copy()))
+        return ops.ApplyMomentum(**kw)(v, a, 0.1, Tensor(DATA["grad3"]), 0.9)
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        momentum()
+        ops.ApplyRMSProp()(Parameter(Tensor(DATA["var"].copy())), Parameter(Tensor(DATA["m"].copy())),
+                           Parameter(Tensor(DATA["v"].copy())), 0.1, Tensor(DATA["grad3"]), 0.9, 0.5, 1e-6)
+    assert not [w for w in seen if "use_locking" in str(w.message)]
+    with pytest.warns(UserWarning, match="ApplyMomentum: use_locking=True is not honoured by msx: .*no per-variable "
+                                         "lock"):
+        momentum(use_locking=True)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        momentum(use_locking=True)
+    assert not [w for w in seen if "use_locking" in str(w.message)]  # once per op
+    with pytest.warns(UserWarning, match="ApplyAdamWithAmsgrad: use_locking=True is not honoured"):
+        p = [Parameter(Tensor(DATA[k].copy())) for k in ("var", "m", "v", "v")]
+        ops.ApplyAdamWithAmsgrad(use_locking=True)(*p, Tensor(np.float32(0.9)), Tensor(np.float32(0.999)),
+                                                    Tensor(np.float32(0.01)), Tensor(DATA["grad3"]))
+    with pytest.raises(OpTypeError, match="ApplyRMSProp: use_locking must be a bool"):
+        ops.ApplyRMSProp(use_locking=1)(Parameter(Tensor(DATA["var"].copy())), Parameter(Tensor(DATA["m"].copy())),
+                                        Parameter(Tensor(DATA["v"].copy())), 0.1, Tensor(DATA["grad3"]), 0.9, 0.5,
+                                        1e-6)
+    with pytest.warns(UserWarning, match="FusedSparseAdam: use_locking=True is not honoured"):
+        case = GOLD["cases"]["sparse_adam"]
+        ops.FusedSparseAdam(use_locking=True)(*_args(case, "l"))
