@@ -172,6 +172,17 @@ def test_det_triangle_product_of_the_diagonal(mode):
     np.testing.assert_allclose(ops.DetTriangle(fill_mode=1)(Tensor(up)).asnumpy(), got.asnumpy(), rtol=1e-6)
 
 
+def test_det_triangle_gradient_is_the_diagonal_products():
+    """d prod(diag(x)) / dx[i, i] = prod of the other diagonal entries (jax.grad of the formula in float64)."""
+    import jax
+    import jax.numpy as jnp
+
+    low = np.tril(_spd(3, 3)) / 3
+    got = msx.grad(lambda t: ops.DetTriangle()(t))(Tensor(low)).asnumpy()
+    want = jax.grad(lambda a: jnp.prod(jnp.diagonal(a)))(jnp.asarray(low, jnp.float64))
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5, atol=1e-7)
+
+
 def test_thor_bad_input():
     low = np.tril(_spd(3, 3))
     with pytest.raises(OpError, match="DetTriangle: the elements in the upper half of the matrices must all be 0"):
