@@ -286,14 +286,11 @@ def test_bad_inputs_raise_msx_errors_naming_op_shapes_and_dtypes():
 
 
 @pytest.fixture
-def fresh_warnings():
-    """Forget which (op, use_locking) pairs have warned (msx.ignored_args warns once per process)."""
+def fresh_warnings(monkeypatch):
+    """Forget which (owner, argument) pairs have warned (msx.ignored_args warns once per process)."""
     from msx import ignored_args
 
-    saved = set(ignored_args._warned)
-    ignored_args._warned.difference_update({k for k in saved if k[1] == "use_locking"})
-    yield
-    ignored_args._warned.update(saved)
+    monkeypatch.setattr(ignored_args, "_warned", set())
 
 
 def test_use_locking_warns_once_naming_the_op(fresh_warnings):
