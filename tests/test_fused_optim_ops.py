@@ -223,7 +223,7 @@ def test_lamb_assign_pair_docs_formula(mode):
     f32 = np.float32
 
     def step(grad):
-        update, v2, m2 = ops.LambApplyOptimizerAssign()(grad, pv, pm, pw, Tensor(f32(0.9)), Tensor(f32(0.1)),
+        update, _, _ = ops.LambApplyOptimizerAssign()(grad, pv, pm, pw, Tensor(f32(0.9)), Tensor(f32(0.1)),
                                                          Tensor(f32(0.999)), Tensor(f32(0.001)), Tensor(f32(1e-6)),
                                                          Tensor(f32(3.0)), Tensor(f32(1.0)), Tensor(f32(0.01)))
         w_norm = ops.norm(pw)
@@ -349,14 +349,14 @@ def test_use_locking_is_treated_alike_by_dense_sparse_and_fused_ops(fresh_warnin
         warnings.simplefilter("always")
         momentum(use_locking=True)
     assert not [w for w in seen if "use_locking" in str(w.message)]  # once per op
+    p = [Parameter(Tensor(DATA[k].copy())) for k in ("var", "m", "v", "v")]
     with pytest.warns(UserWarning, match="ApplyAdamWithAmsgrad: use_locking=True is not honoured"):
-        p = [Parameter(Tensor(DATA[k].copy())) for k in ("var", "m", "v", "v")]
         ops.ApplyAdamWithAmsgrad(use_locking=True)(*p, Tensor(np.float32(0.9)), Tensor(np.float32(0.999)),
                                                     Tensor(np.float32(0.01)), Tensor(DATA["grad3"]))
     with pytest.raises(OpTypeError, match="ApplyRMSProp: use_locking must be a bool"):
         ops.ApplyRMSProp(use_locking=1)(Parameter(Tensor(DATA["var"].copy())), Parameter(Tensor(DATA["m"].copy())),
                                         Parameter(Tensor(DATA["v"].copy())), 0.1, Tensor(DATA["grad3"]), 0.9, 0.5,
                                         1e-6)
+    args = _args(GOLD["cases"]["sparse_adam"], "l")
     with pytest.warns(UserWarning, match="FusedSparseAdam: use_locking=True is not honoured"):
-        case = GOLD["cases"]["sparse_adam"]
-        ops.FusedSparseAdam(use_locking=True)(*_args(case, "l"))
+        ops.FusedSparseAdam(use_locking=True)(*args)

@@ -29,8 +29,16 @@ from ..tensor import Tensor
 from .api import expose
 from .apply_prim import apply, describe
 from .primitive import primitive
-from .sparse_apply_ops import (_attr_bool, _attr_float, _check, _dt, _ftrl_row, _locking, _proximal_adagrad_row,
-                               _write)
+from .sparse_apply_ops import (
+    _attr_bool,
+    _attr_float,
+    _check,
+    _dt,
+    _ftrl_row,
+    _locking,
+    _proximal_adagrad_row,
+    _write,
+)
 
 _STATE = {"category": "state", "multiple_results": True, "differentiable": False}
 _EPS30 = 1e-30  # MindSpore's FusedAdaFactor kEps
