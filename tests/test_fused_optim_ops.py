@@ -259,6 +259,9 @@ def test_bad_inputs_raise_msx_errors_naming_op_shapes_and_dtypes():
         _op(case)(*args[:9], Tensor(np.ones((2, 3), np.float32)), args[10])
     with pytest.raises(OpTypeError, match="FusedSparseAdam: indices must be a int32 Tensor, got int64"):
         _op(case)(*args[:10], Tensor(np.array([0, 1], np.int64)))
+    half = [Parameter(Tensor(a.asnumpy().astype(np.float16))) for a in args[:3]]
+    with pytest.raises(OpTypeError, match="FusedSparseAdam: var must be float32, got float16"):
+        _op(case)(*half, *args[3:9], Tensor(DATA["grad2"].astype(np.float16)), args[10])
     with pytest.raises(OpTypeError, match=r"FusedSparseAdam: beta1 must be a number or a one-element"):
         _op(case)(*args[:6], Tensor(np.ones(2, np.float32)), *args[7:])
     with pytest.raises(OpError, match=r"AdamNoUpdateParam: v must have m's shape and dtype float32\(3, 2\)"):

@@ -258,6 +258,13 @@ def _float_tensor(op: str, name: str, a, got: str, floats=_FLOAT_NAMES):
         raise OpTypeError(f"{op}: {name} must be {' or '.join(floats)}, got {_dt(a).name}; got ({got})")
 
 
+def _float32_only(op: str, names, args, positions) -> None:
+    """MindSpore's FusedSparse* CPU kernels take float32 only (its docs and kernel registrations)."""
+    for k in positions:
+        if _dt(args[k]).name != "float32":
+            raise OpTypeError(f"{op}: {names[k]} must be float32, got {_dt(args[k]).name}; got ({_got(names, args)})")
+
+
 # ---------------------------------------------------------------- class ops
 _ADAM_NAMES = ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "gradient",
                "indices")
@@ -266,6 +273,7 @@ _ADAM_NAMES = ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "be
 def _sparse_adam(op, lazy, args, use_locking, use_nesterov):
     names = _ADAM_NAMES
     _check(op, names, args, n_slots=3, grad=9, indices=10, index_dtypes=("int32",))
+    _float32_only(op, names, args, (0, 9))
     got = _got(names, args)
     args = args[:3] + tuple(_scalar_in(op, n, a, got) for n, a in zip(names[3:9], args[3:9])) + args[9:]
     _locking(op, use_locking)
@@ -293,6 +301,7 @@ def fused_sparse_ftrl(var, accum, linear, grad, indices, *, lr, l1, l2, lr_power
     args = (var, accum, linear, grad, indices)
     _check(op, ("var", "accum", "linear", "grad", "indices"), args, n_slots=3, grad=3, indices=4,
            index_dtypes=("int32",))
+    _float32_only(op, ("var", "accum", "linear", "grad"), args, (0, 3))
     _locking(op, use_locking)
     attrs = {k: _attr_float(op, k, x) for k, x in (("lr", lr), ("l1", l1), ("l2", l2), ("lr_power", lr_power))}
     if attrs["lr"] <= 0 or attrs["l1"] < 0 or attrs["l2"] < 0 or attrs["lr_power"] > 0:
@@ -307,6 +316,7 @@ def fused_sparse_proximal_adagrad(var, accum, lr, l1, l2, grad, indices, *, use_
     names = ("var", "accum", "lr", "l1", "l2", "grad", "indices")
     args = (var, accum, lr, l1, l2, grad, indices)
     _check(op, names, args, n_slots=2, grad=5, indices=6, index_dtypes=("int32",))
+    _float32_only(op, names, args, (0, 5))
     got = _got(names, args)
     args = args[:2] + tuple(_scalar_in(op, n, a, got) for n, a in zip(names[2:5], args[2:5])) + args[5:]
     _locking(op, use_locking)
