@@ -56,3 +56,10 @@ def test_arguments_are_checked_as_mindspore():
         ms.nn.AdaFactor(p, decay_rate=1.0)
     with pytest.raises(TypeError, match="clip_threshold must be a float"):
         ms.nn.AdaFactor(p, clip_threshold=1)
+    with pytest.raises(TypeError, match="AdaFactor: eps0 must be a float, got int"):
+        ms.nn.AdaFactor(p, eps=(0, 1e-3))
+    with pytest.raises(ValueError, match="AdaFactor: eps1 must be >= 0"):
+        ms.nn.AdaFactor(p, eps=(1e-30, -1e-3))
+    with pytest.raises(TypeError, match="decay_rate must be a float, got float32"):
+        ms.nn.AdaFactor(p, decay_rate=np.float32(0.8))
+    assert ms.nn.AdaFactor(p, clip_threshold=np.float64(2.0)).clip_threshold == 2.0  # a Python float subclass

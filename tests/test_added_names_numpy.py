@@ -326,7 +326,7 @@ def test_ascend_only_names_exist_and_say_what_to_use():
     from msx import ops
 
     for name, hint in (("PagedAttention", "flash_attention_score"), ("CustomRegOp", "ops.Custom"),
-                       ("UpdateState", "msx.jit"), ("FusedSparseAdam", "nn.Adam")):
+                       ("UpdateState", "msx.jit"), ("GetNext", "create_tuple_iterator")):
         assert getattr(ops, name) is getattr(ops.operations, name)
         with pytest.raises(msx.errors.MsxError, match=hint):
             getattr(ops, name)()

@@ -14,6 +14,7 @@ from msx.ops.operations import ActULQClampMinGrad as ActULQClampMinGrad
 from msx.ops.operations import ActsULQ as ActsULQ
 from msx.ops.operations import ActsULQInputGrad as ActsULQInputGrad
 from msx.ops.operations import Adam as Adam
+from msx.ops.operations import AdamNoUpdateParam as AdamNoUpdateParam
 from msx.ops.operations import AdamWeightDecay as AdamWeightDecay
 from msx.ops.layer_classes import AdaptiveAvgPool2D as AdaptiveAvgPool2D
 from msx.ops.layer_classes import AdaptiveAvgPool3D as AdaptiveAvgPool3D
@@ -108,6 +109,7 @@ from msx.ops.operations import CTCGreedyDecoder as CTCGreedyDecoder
 from msx.ops.operations import CTCLoss as CTCLoss
 from msx.ops.operations import CTCLossV2 as CTCLossV2
 from msx.ops.operations import CTCLossV2Grad as CTCLossV2Grad
+from msx.ops.operations import CacheSwapTable as CacheSwapTable
 from msx.ops.operations import Cast as Cast
 from msx.ops.operations import Cauchy as Cauchy
 from msx.ops.operations import Cdist as Cdist
@@ -118,6 +120,7 @@ from msx.ops.array_classes import CheckValid as CheckValid
 from msx.ops.operations import Cholesky as Cholesky
 from msx.ops.operations import CholeskyInverse as CholeskyInverse
 from msx.ops.operations import CholeskySolve as CholeskySolve
+from msx.ops.operations import CholeskyTrsm as CholeskyTrsm
 from msx.ops.operations import Col2Im as Col2Im
 from msx.ops.operations import CombinedNonMaxSuppression as CombinedNonMaxSuppression
 from msx.ops.operations import CompareAndBitpack as CompareAndBitpack
@@ -166,6 +169,7 @@ from msx.ops.operations import Dense as Dense
 from msx.ops.operations import Depend as Depend
 from msx.ops.operations import DepthToSpace as DepthToSpace
 from msx.ops.layer_classes import DepthwiseConv2dNative as DepthwiseConv2dNative
+from msx.ops.operations import DetTriangle as DetTriangle
 from msx.ops.operations import Diag as Diag
 from msx.ops.operations import DiagPart as DiagPart
 from msx.ops.operations import Digamma as Digamma
@@ -175,6 +179,7 @@ from msx.ops.classes import Dropout as Dropout
 from msx.ops.layer_classes import Dropout2D as Dropout2D
 from msx.ops.layer_classes import Dropout3D as Dropout3D
 from msx.ops.debug_ops import DumpGradient as DumpGradient
+from msx.ops.operations import DynamicAssign as DynamicAssign
 from msx.ops.operations import DynamicShape as DynamicShape
 from msx.ops.operations import Eig as Eig
 from msx.ops.classes import Einsum as Einsum
@@ -290,7 +295,10 @@ from msx.ops.operations import KLDivLoss as KLDivLoss
 from msx.ops.operations import L1Loss as L1Loss
 from msx.ops.operations import L2Loss as L2Loss
 from msx.ops.operations import L2Normalize as L2Normalize
+from msx.ops.operations import LARSUpdate as LARSUpdate
 from msx.ops.layer_classes import LRN as LRN
+from msx.ops.operations import LambApplyOptimizerAssign as LambApplyOptimizerAssign
+from msx.ops.operations import LambApplyWeightAssign as LambApplyWeightAssign
 from msx.ops.layer_classes import LayerNorm as LayerNorm
 from msx.ops.operations import Lcm as Lcm
 from msx.ops.operations import LeftShift as LeftShift
@@ -322,6 +330,7 @@ from msx.ops.operations import LuSolve as LuSolve
 from msx.ops.operations import LuUnpack as LuUnpack
 from msx.ops.operations import MSELoss as MSELoss
 from msx.ops.composite import Map as Map
+from msx.ops.operations import MapCacheIdx as MapCacheIdx
 from msx.ops.operations import MaskedFill as MaskedFill
 from msx.ops.operations import MaskedScatter as MaskedScatter
 from msx.ops.operations import MaskedSelect as MaskedSelect
@@ -386,6 +395,7 @@ from msx.ops.comm_func import P2POp as P2POp
 from msx.ops.operations import PReLU as PReLU
 from msx.ops.operations import Pack as Pack
 from msx.ops.layer_classes import Pad as Pad
+from msx.ops.operations import PadAndShift as PadAndShift
 from msx.ops.layer_classes import PadV3 as PadV3
 from msx.ops.operations import Padding as Padding
 from msx.ops.operations import PagedAttention as PagedAttention
@@ -527,6 +537,7 @@ from msx.ops.operations import StandardNormal as StandardNormal
 from msx.ops.operations import StopGradient as StopGradient
 from msx.ops.operations import StridedSlice as StridedSlice
 from msx.ops.operations import Sub as Sub
+from msx.ops.operations import SubAndFilter as SubAndFilter
 from msx.ops.operations import Svd as Svd
 from msx.ops.operations import TBERegOp as TBERegOp
 from msx.parallel.store import TCPStore as TCPStore
@@ -573,6 +584,7 @@ from msx.ops.operations import UnsortedSegmentMin as UnsortedSegmentMin
 from msx.ops.operations import UnsortedSegmentProd as UnsortedSegmentProd
 from msx.ops.operations import UnsortedSegmentSum as UnsortedSegmentSum
 from msx.ops.operations import Unstack as Unstack
+from msx.ops.operations import UpdateCache as UpdateCache
 from msx.ops.operations import UpdateState as UpdateState
 from msx.ops.operations import UpperBound as UpperBound
 from msx.ops.operations import UpsampleNearest3D as UpsampleNearest3D
@@ -1425,19 +1437,7 @@ from msx.ops.functional import zeta as zeta
 from msx.ops.composite import zip_operation as zip_operation
 __all__ = ['ACos', 'Abs', 'AccumulateNV2', 'Acosh', 'ActULQClampMaxGrad', 'ActULQClampMinGrad', 'ActsULQ', 'ActsULQInputGrad', 'Adam', 'AdamNoUpdateParam', 'AdamWeightDecay', 'AdaptiveAvgPool2D', 'AdaptiveAvgPool3D', 'AdaptiveMaxPool2D', 'AdaptiveMaxPool3D', 'Add', 'AddN', 'Addcdiv', 'Addcmul', 'AffineGrid', 'AiCPURegOp', 'AkgAscendRegOp', 'AkgGpuRegOp', 'AllGather', 'AllReduce', 'Angle', 'ApplyAdaMax', 'ApplyAdadelta', 'ApplyAdagrad', 'ApplyAdagradDA', 'ApplyAdagradV2', 'ApplyAdamWithAmsgrad', 'ApplyAdamWithAmsgradV2', 'ApplyAddSign', 'ApplyCenteredRMSProp', 'ApplyFtrl', 'ApplyGradientDescent', 'ApplyKerasMomentum', 'ApplyMomentum', 'ApplyPowerSign', 'ApplyProximalAdagrad', 'ApplyProximalGradientDescent', 'ApplyRMSProp', 'ApplyRotaryPosEmb', 'ApproximateEqual', 'ArgMaxWithValue', 'ArgMinWithValue', 'Argmax', 'Argmin', 'Asin', 'Asinh', 'Assert', 'Assign', 'AssignAdd', 'AssignSub', 'Atan', 'Atan2', 'Atanh', 'AvgPool', 'AvgPool3D', 'BCEWithLogitsLoss', 'BartlettWindow', 'BasicLSTMCell', 'BatchMatMul', 'BatchNorm', 'BatchNormFold', 'BatchNormFold2', 'BatchNormFold2D', 'BatchNormFold2Grad', 'BatchNormFold2GradD', 'BatchNormFold2GradReduce', 'BatchNormFoldD', 'BatchNormFoldGrad', 'BatchNormFoldGradD', 'BatchToSpaceND', 'Bernoulli', 'BesselI0', 'BesselI0e', 'BesselI1', 'BesselI1e', 'BesselJ0', 'BesselJ1', 'BesselK0', 'BesselK0e', 'BesselK1', 'BesselK1e', 'BesselY0', 'BesselY1', 'Betainc', 'BiasAdd', 'BinaryCrossEntropy', 'Bincount', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'BlackmanWindow', 'BoundingBoxDecode', 'BoundingBoxEncode', 'Broadcast', 'BroadcastTo', 'Bucketize', 'CTCGreedyDecoder', 'CTCLoss', 'CTCLossV2', 'CTCLossV2Grad', 'CacheSwapTable', 'Cast', 'Cauchy', 'Cdist', 'CeLU', 'Ceil', 'ChannelShuffle', 'CheckValid', 'Cholesky', 'CholeskyInverse', 'CholeskySolve', 'CholeskyTrsm', 'Col2Im', 'CombinedNonMaxSuppression', 'CompareAndBitpack', 'Complex', 'ComplexAbs', 'Concat', 'Conj', 'ConjugateTranspose', 'Conv2D', 'Conv2DBackpropInput', 'Conv2DTranspose', 'Conv3D', 'Conv3DTranspose', 'CopyWithSlice', 'CorrectionMul', 'CorrectionMulGrad', 'CorrectionMulGradReduce', 'Cos', 'Cosh', 'CountNonZero', 'CpuRegOp', 'CropAndResize', 'Cross', 'CumProd', 'CumSum', 'Cummax', 'Cummin', 'CumulativeLogsumexp', 'CusBatchMatMul', 'CusCholeskyTrsm', 'CusFusedAbsMax1', 'CusImg2Col', 'CusMatMulCube', 'CusMatMulCubeDenseLeft', 'CusMatMulCubeDenseRight', 'CusMatMulCubeFraczLeftCast', 'CusMatMulCubeFraczRightMul', 'CusMatrixCombine', 'CusTranspose02314', 'Custom', 'CustomOpBuilder', 'CustomRegOp', 'DSDMatmul', 'DType', 'DataFormatDimMap', 'DataFormatVecPermute', 'Dense', 'Depend', 'DepthToSpace', 'DepthwiseConv2dNative', 'DetTriangle', 'Diag', 'DiagPart', 'Digamma', 'Div', 'DivNoNan', 'Dropout', 'Dropout2D', 'Dropout3D', 'DropoutDoMask', 'DropoutGenMask', 'DtypeToEnum', 'DumpGradient', 'DynamicAssign', 'DynamicGRUV2', 'DynamicRNN', 'DynamicShape', 'Eig', 'Einsum', 'Elu', 'EmbeddingLookup', 'Eps', 'Equal', 'EqualCount', 'Erf', 'Erfc', 'Erfinv', 'EuclideanNorm', 'Exp', 'Expand', 'ExpandDims', 'Expm1', 'ExtractImagePatches', 'Eye', 'FakeLearnedScaleQuantPerChannel', 'FakeLearnedScaleQuantPerChannelGrad', 'FakeLearnedScaleQuantPerChannelGradD', 'FakeLearnedScaleQuantPerChannelGradDReduce', 'FakeLearnedScaleQuantPerLayer', 'FakeLearnedScaleQuantPerLayerGrad', 'FakeLearnedScaleQuantPerLayerGradD', 'FakeLearnedScaleQuantPerLayerGradDReduce', 'FakeQuantParam', 'FakeQuantPerChannel', 'FakeQuantPerChannelGrad', 'FakeQuantPerLayer', 'FakeQuantPerLayerGrad', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsGradient', 'FakeQuantWithMinMaxVarsPerChannel', 'FakeQuantWithMinMaxVarsPerChannelGradient', 'FastGeLU', 'FastGelu', 'Fill', 'FillDiagonal', 'FillV2', 'Fills', 'FlashAttentionScore', 'Flatten', 'FloatStatus', 'Floor', 'FloorDiv', 'FloorMod', 'Fmax', 'Fmin', 'ForiLoop', 'FusedAdaFactor', 'FusedAdaFactorWithGlobalNorm', 'FusedCastAdamWeightDecay', 'FusedSparseAdam', 'FusedSparseFtrl', 'FusedSparseLazyAdam', 'FusedSparseProximalAdagrad', 'FusedWeightScaleApplyMomentum', 'GLU', 'Gamma', 'Gather', 'GatherD', 'GatherNd', 'GatherV2', 'Gcd', 'GeLU', 'GeSwitch', 'Gelu', 'Geqrf', 'Ger', 'GetNext', 'GradOperation', 'Greater', 'GreaterEqual', 'GridSampler2D', 'GroupTopk', 'HSVToRGB', 'HShrink', 'HSigmoid', 'HSwish', 'HammingWindow', 'Heaviside', 'Histogram', 'HistogramFixedWidth', 'HistogramSummary', 'HookBackward', 'HyperMap', 'Hypot', 'IFMR', 'IOU', 'Identity', 'IdentityN', 'Igamma', 'Igammac', 'Im2Col', 'Imag', 'ImageSummary', 'InTopK', 'IndexAdd', 'IndexFill', 'IndexPut', 'InplaceAdd', 'InplaceIndexAdd', 'InplaceSub', 'InplaceUpdate', 'InplaceUpdateV2', 'InsertGradientOf', 'Inv', 'Invert', 'InvertPermutation', 'IsClose', 'IsFinite', 'IsInf', 'IsNan', 'J', 'KLDivLoss', 'L1Loss', 'L2Loss', 'L2Normalize', 'LARSUpdate', 'LRN', 'LambApplyOptimizerAssign', 'LambApplyWeightAssign', 'LayerNorm', 'Lcm', 'LeftShift', 'Lerp', 'LerpScalar', 'Less', 'LessEqual', 'Lgamma', 'LinSpace', 'ListDiff', 'Load', 'LoadIm2Col', 'Log', 'Log1p', 'LogMatrixDeterminant', 'LogNormalReverse', 'LogSoftmax', 'LogSoftmaxExt', 'LogSpace', 'LogicalAnd', 'LogicalNot', 'LogicalOr', 'LogicalXor', 'Logit', 'LowerBound', 'LpNorm', 'Lstsq', 'LuSolve', 'LuUnpack', 'MSELoss', 'Map', 'MapCacheIdx', 'MapUniform', 'MaskedFill', 'MaskedScatter', 'MaskedSelect', 'MatMul', 'MatmulDDS', 'MatrixBandPart', 'MatrixDeterminant', 'MatrixDiagPartV3', 'MatrixDiagV3', 'MatrixExp', 'MatrixInverse', 'MatrixPower', 'MatrixSetDiagV3', 'MatrixSolve', 'MatrixSolveLs', 'MatrixTriangularSolve', 'MaxPool', 'MaxPool3D', 'MaxPool3DWithArgmax', 'MaxPoolWithArgmax', 'MaxPoolWithArgmaxV2', 'MaxUnpool2D', 'MaxUnpool3D', 'Maximum', 'Median', 'Merge', 'Meshgrid', 'MinMaxUpdatePerChannel', 'MinMaxUpdatePerLayer', 'Minimum', 'MirrorPad', 'Mish', 'Mod', 'Morph', 'Mul', 'MulNoNan', 'MultiMarginLoss', 'MultilabelMarginLoss', 'Multinomial', 'MultinomialWithReplacement', 'MultitypeFuncGraph', 'Mvlgamma', 'NLLLoss', 'NMSWithMask', 'NPUAllocFloatStatus', 'NPUClearFloatStatus', 'NPUGetFloatStatus', 'NanToNum', 'Neg', 'NewIm2Col', 'NextAfter', 'NonMaxSuppressionV3', 'NonMaxSuppressionWithOverlaps', 'NonZero', 'NotEqual', 'NthElement', 'NuclearNorm', 'OneHot', 'Ones', 'OnesLike', 'Orgqr', 'Ormqr', 'P2POp', 'PReLU', 'Pack', 'Pad', 'PadAndShift', 'PadV3', 'Padding', 'PagedAttention', 'PagedAttentionMask', 'ParallelConcat', 'Partial', 'Pdist', 'Polar', 'Polygamma', 'PopulationCount', 'Pow', 'Primitive', 'PrimitiveOp', 'PrimitiveWithCheck', 'PrimitiveWithInfer', 'Print', 'ProdForceSeA', 'Pull', 'Push', 'PyExecute', 'PyFunc', 'Qr', 'Quantile', 'REGISTRY', 'RGBToHSV', 'ROIAlign', 'RandomCategorical', 'RandomChoiceWithMask', 'RandomGamma', 'RandomPoisson', 'RandomShuffle', 'Randperm', 'RandpermV2', 'Range', 'Rank', 'ReLU', 'ReLU6', 'Real', 'RealDiv', 'Reciprocal', 'ReduceAll', 'ReduceAny', 'ReduceMax', 'ReduceMean', 'ReduceMin', 'ReduceOp', 'ReduceProd', 'ReduceScatter', 'ReduceStd', 'ReduceSum', 'Renorm', 'Reshape', 'ReshapeAndCache', 'ResizeArea', 'ResizeBicubic', 'ResizeBilinearV2', 'ResizeLinear1D', 'ResizeNearestNeighbor', 'ResizeNearestNeighborV2', 'Reusing', 'ReverseSequence', 'ReverseV2', 'RightShift', 'Rint', 'RmsNorm', 'Roll', 'Round', 'Rsqrt', 'SGD', 'ScalarCast', 'ScalarSummary', 'ScalarToArray', 'ScalarToTensor', 'ScaleAndTranslate', 'Scan', 'ScatterAdd', 'ScatterAddWithAxis', 'ScatterDiv', 'ScatterMax', 'ScatterMin', 'ScatterMul', 'ScatterNd', 'ScatterNdAdd', 'ScatterNdDiv', 'ScatterNdMax', 'ScatterNdMin', 'ScatterNdMul', 'ScatterNdSub', 'ScatterNdUpdate', 'ScatterNonAliasingAdd', 'ScatterSub', 'ScatterUpdate', 'SeLU', 'SearchSorted', 'SegmentMax', 'SegmentMean', 'SegmentMin', 'SegmentProd', 'SegmentSum', 'Select', 'SelectView', 'Shape', 'SiLU', 'Sigmoid', 'SigmoidCrossEntropyWithLogits', 'Sign', 'Sin', 'Sinc', 'Sinh', 'Size', 'Slice', 'SliceGetItem', 'SmoothL1Loss', 'SoftMarginLoss', 'SoftShrink', 'Softmax', 'SoftmaxCrossEntropyWithLogits', 'Softplus', 'Softsign', 'Sort', 'SpaceToBatchND', 'SpaceToDepth', 'SparseApplyAdadelta', 'SparseApplyAdagrad', 'SparseApplyAdagradV2', 'SparseApplyFtrl', 'SparseApplyFtrlV2', 'SparseApplyProximalAdagrad', 'SparseApplyRMSProp', 'SparseGatherV2', 'SparseSlice', 'SparseSoftmaxCrossEntropyWithLogits', 'SparseTensorDenseAdd', 'SparseTensorDenseMatmul', 'SparseToDense', 'Split', 'SplitV', 'Sqrt', 'Square', 'SquareSumAll', 'SquaredDifference', 'Squeeze', 'Stack', 'StandardLaplace', 'StandardNormal', 'StopGradient', 'StridedSlice', 'Sub', 'SubAndFilter', 'Svd', 'TBERegOp', 'TCPStore', 'Tan', 'Tanh', 'Tensor', 'TensorAdd', 'TensorDump', 'TensorScatterAdd', 'TensorScatterDiv', 'TensorScatterElements', 'TensorScatterMax', 'TensorScatterMin', 'TensorScatterMul', 'TensorScatterSub', 'TensorScatterUpdate', 'TensorShape', 'TensorSummary', 'TensorToTuple', 'Tile', 'TopK', 'Trace', 'TransShape', 'Transpose', 'TransposeExtView', 'TransposeView', 'TridiagonalMatMul', 'Tril', 'TrilIndices', 'TripletMarginLoss', 'Triu', 'TriuIndices', 'Trunc', 'TruncateDiv', 'TruncateMod', 'TruncatedNormal', 'TupleToArray', 'TypeAs', 'UniformInt', 'UniformReal', 'Unique', 'UniqueConsecutive', 'UniqueWithPad', 'Unpack', 'UnravelIndex', 'UnsortedSegmentMax', 'UnsortedSegmentMin', 'UnsortedSegmentProd', 'UnsortedSegmentSum', 'Unstack', 'UpdateCache', 'UpdateState', 'UpdateThorGradient', 'UpperBound', 'UpsampleNearest3D', 'UpsampleTrilinear3D', 'WhileLoop', 'WtsARQ', 'Xdivy', 'Xlogy', 'Zeros', 'ZerosLike', 'Zeta', 'abs', 'absolute', 'accumulate_n', 'acos', 'acosh', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool2d_ext', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool2d', 'add', 'add_flags', 'add_layer_norm', 'add_rms_norm', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addn', 'addr', 'adjoint', 'affine_grid', 'all', 'all_gather', 'all_gather_into_tensor', 'all_gather_into_tensor_uneven', 'all_gather_matmul', 'all_gather_object', 'all_reduce', 'all_to_all', 'all_to_all_single', 'amax', 'amin', 'aminmax', 'angle', 'any', 'approximate_equal', 'arange', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmax_ext', 'argmin', 'argsort', 'argwhere', 'array_reduce', 'array_to_scalar', 'asin', 'asinh', 'assign', 'assign_add', 'assign_sub', 'atan', 'atan2', 'atanh', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'augassign_add', 'augassign_div', 'augassign_floordiv', 'augassign_mod', 'augassign_mul', 'augassign_sub', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'baddbmm', 'baddbmm_ext', 'barrier', 'bartlett_window', 'batch_dot', 'batch_isend_irecv', 'batch_norm', 'batch_to_space_nd', 'bernoulli', 'bernoulli_', 'bernoulli_ext', 'bessel_i0', 'bessel_i0e', 'bessel_i1', 'bessel_i1e', 'bessel_j0', 'bessel_j1', 'bessel_k0', 'bessel_k0e', 'bessel_k1', 'bessel_k1e', 'bessel_y0', 'bessel_y1', 'bias_add', 'bidense', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'bool_and', 'bool_eq', 'bool_not', 'bool_or', 'bounding_box_decode', 'bounding_box_encode', 'broadcast', 'broadcast_gradient_args', 'broadcast_object_list', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cast', 'cat', 'cdist', 'ceil', 'celu', 'channel_shuffle', 'check_valid', 'choice_with_mask', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_by_global_norm', 'clip_by_norm', 'clip_by_value', 'col2im', 'column_stack', 'combinations', 'concat', 'conj', 'constexpr', 'conv1d', 'conv2d', 'conv3d', 'coo2csr', 'coo_abs', 'coo_acos', 'coo_acosh', 'coo_add', 'coo_asin', 'coo_asinh', 'coo_atan', 'coo_atanh', 'coo_ceil', 'coo_concat', 'coo_cos', 'coo_cosh', 'coo_exp', 'coo_expm1', 'coo_floor', 'coo_inv', 'coo_isfinite', 'coo_isinf', 'coo_isnan', 'coo_log', 'coo_log1p', 'coo_neg', 'coo_relu', 'coo_relu6', 'coo_round', 'coo_sigmoid', 'coo_sin', 'coo_sinh', 'coo_softsign', 'coo_sqrt', 'coo_square', 'coo_tan', 'coo_tanh', 'coo_tensor_get_dense_shape', 'coo_tensor_get_indices', 'coo_tensor_get_values', 'copysign', 'cos', 'cosh', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'cross_entropy', 'csr2coo', 'csr_abs', 'csr_acos', 'csr_acosh', 'csr_add', 'csr_asin', 'csr_asinh', 'csr_atan', 'csr_atanh', 'csr_ceil', 'csr_cos', 'csr_cosh', 'csr_div', 'csr_exp', 'csr_expm1', 'csr_floor', 'csr_gather', 'csr_inv', 'csr_isfinite', 'csr_isinf', 'csr_isnan', 'csr_log', 'csr_log1p', 'csr_mm', 'csr_mul', 'csr_mv', 'csr_neg', 'csr_reduce_sum', 'csr_relu', 'csr_relu6', 'csr_round', 'csr_sigmoid', 'csr_sin', 'csr_sinh', 'csr_softmax', 'csr_softsign', 'csr_sqrt', 'csr_square', 'csr_tan', 'csr_tanh', 'csr_tensor_get_dense_shape', 'csr_tensor_get_indices', 'csr_tensor_get_indptr', 'csr_tensor_get_values', 'csr_to_coo', 'csr_to_dense', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'custom_info_register', 'deepcopy', 'deg2rad', 'dense', 'dense_to_sparse_coo', 'dense_to_sparse_csr', 'depend', 'destroy_process_group', 'det', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_scatter', 'dict_getitem', 'dict_setitem', 'diff', 'diff_ext', 'digamma', 'dist', 'distribute', 'div', 'divide', 'dot', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'dsplit', 'dstack', 'dtype', 'dyn_shape', 'eig', 'eigvals', 'einsum', 'einsum_ext', 'elu', 'embed', 'embedding', 'env_get', 'environ_add', 'environ_create', 'environ_get', 'environ_set', 'eps', 'eq', 'equal', 'erf', 'erfc', 'erfinv', 'erfinv_', 'exp', 'exp2', 'expand', 'expand_as', 'expand_dims', 'expm1', 'exponential_', 'eye', 'fast_gelu', 'fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'fill', 'fills', 'fix', 'flash_attention_score', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_div', 'floor_divide', 'floor_mod', 'floordiv', 'floormod', 'fmax', 'fmin', 'fmod', 'fold', 'frac', 'full', 'full_like', 'functional', 'fused_infer_attention_score', 'gamma', 'gather', 'gather_d', 'gather_elements', 'gather_nd', 'gather_object', 'gaussian_nll_loss', 'gcd', 'ge', 'gelu', 'geqrf', 'ger', 'geswitch', 'get_backend', 'get_global_rank', 'get_group_rank', 'get_primitive', 'get_process_group_ranks', 'get_rank', 'get_vm_impl_fn', 'get_world_size', 'glu', 'greater', 'greater_equal', 'grid_sample', 'group_norm', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hastype', 'heaviside', 'hfft', 'hfft2', 'hfftn', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'huber_loss', 'hyper_add', 'hypot', 'i0', 'identity', 'ifft', 'ifft2', 'ifftn', 'ifftshift', 'igamma', 'igammac', 'ihfft', 'ihfft2', 'ihfftn', 'imag', 'in_dict', 'incre_flash_attention', 'index_add', 'index_fill', 'index_select', 'init_process_group', 'inner', 'inplace_add', 'inplace_index_add', 'inplace_sigmoid', 'inplace_sub', 'inplace_update', 'interpolate', 'intopk', 'inv', 'inverse', 'invert', 'iou', 'irecv', 'irfft', 'irfft2', 'irfftn', 'is_', 'is_available', 'is_complex', 'is_dynamic_sequence_element_unknown', 'is_floating_point', 'is_initialized', 'is_nonzero', 'is_not', 'is_sequence_shape_unknown', 'is_sequence_value_unknown', 'is_tensor', 'is_tensor_bool_cond', 'isclose', 'isconstant', 'isend', 'isfinite', 'isinf', 'isnan', 'isnan_ext', 'isneginf', 'isposinf', 'isreal', 'iter_converter', 'kaiser_window', 'kernel', 'kl_div', 'kron', 'l1_loss', 'laplace', 'layer_norm', 'lcm', 'ldexp', 'le', 'leaky_relu', 'lerp', 'less', 'less_equal', 'lgamma', 'lightning_indexer', 'linspace', 'list_equal', 'list_getitem', 'list_len', 'list_setitem', 'log', 'log10', 'log1p', 'log2', 'log_matrix_determinant', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logsigmoid', 'logspace', 'logsumexp', 'lp_pool1d', 'lp_pool2d', 'lrn', 'lstsq', 'lt', 'lu_solve', 'lu_unpack', 'make_coo_tensor', 'make_csr_tensor', 'make_dict', 'make_list', 'make_map_parameter', 'make_range', 'make_row_tensor', 'make_row_tensor_inner', 'make_slice', 'make_sparse_tensor', 'make_tuple', 'margin_ranking_loss', 'masked_fill', 'masked_select', 'matmul', 'matmul_reduce_scatter', 'matrix_band_part', 'matrix_determinant', 'matrix_diag', 'matrix_diag_part', 'matrix_exp', 'matrix_norm', 'matrix_power', 'matrix_set_diag', 'matrix_solve', 'max', 'max_pool2d', 'max_pool3d', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'maximum', 'mean', 'median', 'merge', 'meshgrid', 'min', 'minimum', 'mirror_pad', 'mish', 'mixed_precision_cast', 'mm', 'moe_distribute_combine', 'moe_distribute_dispatch', 'moe_init_routing_v2', 'moe_token_permute', 'moe_token_unpermute', 'moveaxis', 'movedim', 'ms_hasnext', 'ms_kernel', 'ms_next', 'mse_loss', 'mse_loss_ext', 'msort', 'mul', 'multi_margin_loss', 'multi_scale_deformable_attn_function', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'multinomial', 'multinomial_with_replacement', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'negative', 'new_group', 'nextafter', 'nll_loss', 'nonzero', 'norm', 'normal', 'normal_', 'not_equal', 'not_in_dict', 'nsa_compress', 'nsa_compress_attention', 'nsa_select_attention', 'numel', 'one_hot', 'ones', 'ones_like', 'op_info_register', 'operations', 'orgqr', 'ormqr', 'outer', 'pad', 'padding', 'partial', 'pdist', 'permute', 'pinv', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'polar', 'polygamma', 'population_count', 'positive', 'pow', 'pows', 'prelu', 'prim_arg_register', 'prim_attr_register', 'print_', 'prod', 'prompt_flash_attention', 'put_', 'qr', 'quantile', 'rad2deg', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'random_', 'random_categorical', 'random_gamma', 'random_poisson', 'randperm', 'range', 'rank', 'ravel', 'real', 'reciprocal', 'recompute_block', 'recv', 'recv_object_list', 'reduce', 'reduce_max', 'reduce_mean', 'reduce_min', 'reduce_scatter', 'reduce_scatter_tensor', 'reduce_scatter_tensor_uneven', 'reduce_sum', 'reduced_shape', 'ref_to_embed', 'relu', 'relu6', 'remainder', 'renorm', 'repeat_elements', 'repeat_interleave', 'reshape', 'reshape_', 'reverse', 'reverse_sequence', 'rfft', 'rfft2', 'rfftfreq', 'rfftn', 'ring_attention_update', 'rint', 'rms_norm', 'roll', 'rot90', 'rotary_position_embedding', 'rotated_iou', 'round', 'row_stack', 'row_tensor_add', 'row_tensor_get_dense_shape', 'row_tensor_get_indices', 'row_tensor_get_values', 'rsqrt', 'scalar_add', 'scalar_cast', 'scalar_div', 'scalar_eq', 'scalar_floordiv', 'scalar_ge', 'scalar_gt', 'scalar_le', 'scalar_log', 'scalar_lt', 'scalar_max', 'scalar_min', 'scalar_mod', 'scalar_mul', 'scalar_ne', 'scalar_pow', 'scalar_sub', 'scalar_to_array', 'scalar_to_tensor', 'scalar_uadd', 'scalar_usub', 'scatter', 'scatter_add', 'scatter_div', 'scatter_max', 'scatter_min', 'scatter_mul', 'scatter_nd', 'scatter_nd_add', 'scatter_nd_div', 'scatter_nd_max', 'scatter_nd_min', 'scatter_nd_mul', 'scatter_nd_sub', 'scatter_nd_update', 'scatter_object_list', 'scatter_update', 'searchsorted', 'select', 'select_scatter', 'selu', 'send', 'send_object_list', 'sequence_mask', 'set_comm_ops_inplace', 'sgn', 'shape', 'shape_', 'shape_mul', 'shuffle', 'sigmoid', 'sign', 'signbit', 'silu', 'sin', 'sinc', 'sinh', 'size', 'slice', 'slice_scatter', 'slogdet', 'smooth_l1_loss', 'soft_margin_loss', 'soft_shrink', 'softmax', 'softmin', 'softplus', 'softshrink', 'softsign', 'sort', 'space_to_batch_nd', 'sparse_flash_attention', 'speed_fusion_attention', 'split', 'sqrt', 'square', 'squeeze', 'stack', 'standard_laplace', 'standard_normal', 'std', 'std_mean', 'stop_gradient', 'strided_slice', 'string_concat', 'string_eq', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 'swiglu', 'switch', 'switch_layer', 't', 'tail', 'take', 'tan', 'tanh', 'tanh_', 'tanhshrink', 'tensor_add', 'tensor_div', 'tensor_dot', 'tensor_exp', 'tensor_expm1', 'tensor_floordiv', 'tensor_ge', 'tensor_gt', 'tensor_le', 'tensor_lt', 'tensor_mod', 'tensor_mul', 'tensor_muls', 'tensor_operator_registry', 'tensor_pow', 'tensor_range', 'tensor_scatter_add', 'tensor_scatter_div', 'tensor_scatter_elements', 'tensor_scatter_max', 'tensor_scatter_min', 'tensor_scatter_mul', 'tensor_scatter_sub', 'tensor_scatter_update', 'tensor_slice', 'tensor_split', 'tensor_sub', 'tensordump', 'threshold', 'tile', 'top_k', 'topk', 'trace', 'transpose', 'trapz', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'truncate_div', 'truncate_mod', 'tuple_div', 'tuple_equal', 'tuple_getitem', 'tuple_len', 'tuple_reversed', 'tuple_setitem', 'tuple_to_array', 'type_as', 'typeof', 'unbind', 'unfold', 'uniform', 'uniform_', 'unique', 'unique_consecutive', 'unique_with_pad', 'unsorted_segment_max', 'unsorted_segment_min', 'unsorted_segment_prod', 'unsorted_segment_sum', 'unsqueeze', 'unstack', 'upsample', 'vander', 'var', 'var_mean', 'vecdot', 'vector_norm', 'view_as', 'view_as_real', 'vm_impl_registry', 'vsplit', 'vstack', 'where', 'xdivy', 'xlogy', 'zero_', 'zeros', 'zeros_like', 'zeta', 'zip_operation']
 
-class AdamNoUpdateParam(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
 class ApplyRotaryPosEmb(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class CacheSwapTable(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class CholeskyTrsm(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -1446,10 +1446,6 @@ class CopyWithSlice(object):
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class DSDMatmul(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class DetTriangle(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -1462,10 +1458,6 @@ class DropoutGenMask(object):
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class DtypeToEnum(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class DynamicAssign(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -1491,22 +1483,6 @@ class GroupTopk(object):
 
 def IFMR(*args: Any, **kwargs: Any) -> Any: ...
 
-class LARSUpdate(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class LambApplyOptimizerAssign(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class LambApplyWeightAssign(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class MapCacheIdx(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
 class MapUniform(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -1516,10 +1492,6 @@ class MatmulDDS(object):
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class Merge(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class PadAndShift(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -1551,10 +1523,6 @@ class SliceGetItem(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
-class SubAndFilter(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
 class TensorToTuple(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -1568,10 +1536,6 @@ class TransposeExtView(object):
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class TransposeView(object):
-    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-class UpdateCache(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -5,6 +5,10 @@ writes into both) and returns what MindSpore returns: the updated variable, or t
 variable and slots. The update rule is one primitive per op (the TensorFlow formulas MindSpore documents);
 its result arrays are written back with `Tensor._rebind`, which a jit capture records as a state write, so
 a jitted training step updates the same Parameters as an eager one.
+
+`use_locking` (where MindSpore's constructor has it) is type checked and `True` warns once per op, as the
+sparse ops do (`sparse_apply_ops.NO_LOCKING`): the step reads the Parameters and then rebinds them, and nothing
+serialises two threads stepping the same Parameter, so the lock MindSpore would take is not honoured.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import inspect
 
 from .api import SURFACE, expose
 from .primitive import apply, primitive
+from .sparse_apply_ops import _locking
 
 
 def _sqrt(x):
@@ -179,6 +184,8 @@ def _make(name: str, spec):
     def call(*args, **kw):
         if len(args) != len(params):
             raise TypeError(f"{name}() takes {len(params)} inputs ({', '.join(params)}), got {len(args)}")
+        if "use_locking" in kw:
+            _locking(name, kw["use_locking"])
         attrs = {k: kw[k] for k in rule_attrs}
         if name == "ApplyAdagradV2" and attrs["epsilon"] is None:
             raise TypeError("ApplyAdagradV2: epsilon is required")
@@ -213,6 +220,7 @@ for _name, _spec in TABLE.items():
 @expose(cls="ApplyAdamWithAmsgrad", init=("beta1", "beta2", "epsilon", "use_locking"), prim="ApplyAdamWithAmsgradV2Update")
 def _amsgrad_v1(var, m, v, vhat, beta1_power, beta2_power, lr, grad, *, beta1=0.9, beta2=0.999, epsilon=1e-8,
                 use_locking=False):
+    _locking("ApplyAdamWithAmsgrad", use_locking)
     return SURFACE["cls"]["ApplyAdamWithAmsgradV2"]()(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2,
                                                    epsilon, grad)
 

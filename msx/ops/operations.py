@@ -41,10 +41,6 @@ _UNAVAILABLE = {
         "PagedAttention PagedAttentionMask ReshapeAndCache"),
     ("an internal node of MindSpore's graph compiler", "msx's jit captures Python directly (msx.jit)"): (
         "UpdateState PyExecute Load"),
-    ("a fused Ascend optimizer kernel", "use the matching msx.nn optimizer (nn.Adam, nn.AdamWeightDecay, "
-     "nn.AdaFactor, nn.FTRL, nn.LazyAdam, nn.ProximalAdagrad, nn.Momentum)"): (
-        "FusedAdaFactor FusedAdaFactorWithGlobalNorm FusedCastAdamWeightDecay FusedSparseAdam FusedSparseFtrl "
-        "FusedSparseLazyAdam FusedSparseProximalAdagrad FusedWeightScaleApplyMomentum"),
 }
 UNAVAILABLE_NAMES = tuple(refuse(globals(), "mindspore.ops.operations", _UNAVAILABLE))  # ops re-exports them too
 

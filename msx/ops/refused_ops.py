@@ -15,14 +15,12 @@ CLASS_OPS = {
     (_ASCEND, "use the unfused ops (ops.mul/ops.add on the rotated halves, nn.GRU, nn.LSTM, ops.topk)"): (
         "ApplyRotaryPosEmb GroupTopk DynamicGRUV2 DynamicRNN"),
     ("the Ascend pair behind dropout", "use ops.dropout or nn.Dropout"): "DropoutGenMask DropoutDoMask",
-    ("a fused Ascend optimizer kernel", "use nn.Lamb, nn.Adam or nn.Momentum"): (
-        "LambApplyOptimizerAssign LambApplyWeightAssign LARSUpdate AdamNoUpdateParam"),
     ("an Ascend kernel of THOR or of a model zoo's custom layers",
      "use ops.matmul, ops.cholesky and a first-order optimizer"): (
-        "UpdateThorGradient DSDMatmul MatmulDDS DetTriangle CholeskyTrsm ProdForceSeA"),
+        "UpdateThorGradient DSDMatmul MatmulDDS ProdForceSeA"),
     ("an op of MindSpore's parameter server and embedding cache",
      "keep the embedding table on the device (nn.Embedding, ops.gather)"): (
-        "Push Pull MapCacheIdx CacheSwapTable UpdateCache DynamicAssign PadAndShift SubAndFilter MapUniform"),
+        "Push Pull MapUniform"),
     ("the dataset-sink queue op of MindSpore's runtime", "iterate the dataset (dataset.create_tuple_iterator)"): (
         "GetNext"),
     ("an internal view kernel of MindSpore's runtime", "use ops.transpose, ops.select or slicing"): (
@@ -33,7 +31,6 @@ CLASS_OPS = {
 }
 
 FUNCTIONS = {
-    (_ASCEND, "use ops.layer_norm / ops.rms_norm on the sum"): "add_layer_norm add_rms_norm",
     (_ASCEND, "use ops.flash_attention_score or nn.MultiheadAttention"): (
         "fused_infer_attention_score incre_flash_attention prompt_flash_attention speed_fusion_attention "
         "sparse_flash_attention lightning_indexer nsa_compress nsa_compress_attention nsa_select_attention "

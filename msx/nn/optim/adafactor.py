@@ -13,19 +13,11 @@ import numpy as np
 from ... import dtype as mstype
 from ...ops import functional as F
 from ...tensor import Parameter, Tensor
-from .optimizer import LearningRate, Optimizer
+from .optimizer import LearningRate, Optimizer, _check_float
 
 
 def _rms(x: Tensor) -> Tensor:
     return F.sqrt(F.mean(F.square(x)))
-
-
-def _check_nonneg_float(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, float):
-        raise TypeError(f"AdaFactor: {name} must be a float, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"AdaFactor: {name} must be >= 0, got {value}")
-    return value
 
 
 def _check_bool(name: str, value) -> bool:
@@ -60,9 +52,10 @@ class AdaFactor(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if not isinstance(eps, (list, tuple)) or len(eps) != 2:
             raise ValueError(f"AdaFactor: eps must be two floats (eps1, eps2), got {eps!r}")
-        self.eps = tuple(_check_nonneg_float(f"eps{i}", e) for i, e in enumerate(eps))
-        self.clip_threshold = _check_nonneg_float("clip_threshold", clip_threshold)
-        decay_rate = _check_nonneg_float("decay_rate", decay_rate)
+        # Python floats >= 0 only: MindSpore's AdaFactor refuses an int here
+        self.eps = tuple(_check_float("AdaFactor", f"eps{i}", e, floats_only=True) for i, e in enumerate(eps))
+        self.clip_threshold = _check_float("AdaFactor", "clip_threshold", clip_threshold, floats_only=True)
+        decay_rate = _check_float("AdaFactor", "decay_rate", decay_rate, floats_only=True)
         if not 0 < decay_rate < 1:
             raise ValueError(f"AdaFactor: decay_rate must be in (0, 1), got {decay_rate}")
         if not 0 <= self.weight_decay < 1:

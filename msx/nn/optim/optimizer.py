@@ -42,8 +42,12 @@ class _Group:
     weight_decay: float
 
 
-def _check_float(owner: str, name: str, value: Any, low: float = 0.0, strict: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+def _check_float(owner: str, name: str, value: Any, low: float = 0.0, strict: bool = False,
+                 floats_only: bool = False) -> float:
+    """`value` as a float >= `low` (> with `strict`); any real number, or with `floats_only` a Python float only
+    (the arguments MindSpore checks with `check_value_type(..., [float])`, which refuses an int)."""
+    kinds = float if floats_only else (int, float, np.floating, np.integer)
+    if isinstance(value, bool) or not isinstance(value, kinds):
         raise TypeError(f"{owner}: {name} must be a float, got {type(value).__name__}")
     value = float(value)
     if value < low or (strict and value == low):
