@@ -11,7 +11,7 @@ import jax
 import numpy as np
 
 from .. import random_state
-from ..tensor import Tensor
+from ..tensor import Parameter, Tensor
 
 
 class Generator:
@@ -19,13 +19,16 @@ class Generator:
 
     def __init__(self) -> None:
         self._seed = 0
-        self._state = Tensor(np.asarray(jax.random.key_data(jax.random.PRNGKey(0))))
+        # a Parameter, as the global state is: a jitted function drawing from this generator threads it as an
+        # input and output, so each call moves it on (ops' `generator=`, msx.ops.functional_random.keys_from)
+        self._state = Parameter(Tensor(np.asarray(jax.random.key_data(jax.random.PRNGKey(0)))),
+                                name="generator_state", requires_grad=False)
 
     def manual_seed(self, seed: int) -> "Generator":
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"Generator.manual_seed: seed must be an int, got {type(seed).__name__}")
         self._seed = int(seed)
-        self._state = Tensor(np.asarray(jax.random.key_data(jax.random.PRNGKey(self._seed))))
+        self._state.set_data(Tensor(np.asarray(jax.random.key_data(jax.random.PRNGKey(self._seed)))))
         return self
 
     def seed(self) -> int:
@@ -44,7 +47,7 @@ class Generator:
         if not isinstance(state, Tensor) or state.shape != self._state.shape or state.dtype != self._state.dtype:
             raise TypeError(f"Generator.set_state: expected a state from get_state ({self._state.shape} "
                             f"{self._state.dtype}), got {getattr(state, 'shape', type(state).__name__)}")
-        self._state = Tensor(state.asnumpy())
+        self._state.set_data(Tensor(state.asnumpy()))
 
 
 class _DefaultGenerator(Generator):

@@ -5,6 +5,7 @@ from .. import dtype as mstype
 from ..ignored_args import not_honoured
 from ..ops import functional as F
 from ..ops.api import SURFACE
+from ..ops.functional_random import keys_from as _keys_from
 from ..ops.composite import constexpr  # noqa: F401  (MindSpore's mint re-exports it)
 from ..tensor import Tensor  # noqa: F401  (MindSpore's mint exports Tensor too)
 from . import distributed, nn  # noqa: F401
@@ -88,37 +89,32 @@ def zeros(size, *, dtype=None) -> Tensor:
     return F.zeros(size, dtype)
 
 
-def _no_generator(name: str, generator) -> None:
-    if generator is not None:
-        raise ValueError(f"mint.{name}: msx has no Generator objects; seed with msx.set_seed (generator=None)")
-
-
 def _placed(name: str, device) -> None:
     """`device=`: eager ops run on the context's device_target (msx.set_context), so another one warns."""
     not_honoured(f"mint.{name}", "device", device, None, "the tensor is created on the context's device_target")
 
 
 def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
-    _no_generator("normal", generator)
-    return F.normal(size, mean, std)
+    with _keys_from(generator, "mint.normal"):
+        return F.normal(size, mean, std)
 
 
 def rand(*size, generator=None, dtype=None, device=None) -> Tensor:
-    _no_generator("rand", generator)
     _placed("rand", device)
-    return F.rand(*size, dtype=dtype)
+    with _keys_from(generator, "mint.rand"):
+        return F.rand(*size, dtype=dtype)
 
 
 def randn(*size, generator=None, dtype=None, device=None) -> Tensor:
-    _no_generator("randn", generator)
     _placed("randn", device)
-    return F.randn(*size, dtype=dtype)
+    with _keys_from(generator, "mint.randn"):
+        return F.randn(*size, dtype=dtype)
 
 
 def randint(low, high, size, *, generator=None, dtype=None, device=None) -> Tensor:
-    _no_generator("randint", generator)
     _placed("randint", device)
-    return F.randint(low, high, size, dtype=dtype)
+    with _keys_from(generator, "mint.randint"):
+        return F.randint(low, high, size, dtype=dtype)
 
 
 def rand_like(input, *, dtype=None, device=None) -> Tensor:
@@ -142,15 +138,15 @@ def randint_like(input, *args, dtype=None, device=None) -> Tensor:
 
 
 def randperm(n, *, generator=None, dtype=mstype.int64) -> Tensor:
-    _no_generator("randperm", generator)
-    return F.randperm(n, dtype=dtype)
+    with _keys_from(generator, "mint.randperm"):
+        return F.randperm(n, dtype=dtype)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     """int64 category indices drawn with probabilities proportional to `input`'s rows (MindSpore's mint
     answers int64, where `ops.multinomial` answers int32)."""
-    _no_generator("multinomial", generator)
-    return F.cast(F.multinomial(input, num_samples, replacement), mstype.int64)
+    with _keys_from(generator, "mint.multinomial"):
+        return F.cast(F.multinomial(input, num_samples, replacement), mstype.int64)
 
 
 def empty(*size, dtype=None, device=None, pin_memory=False) -> Tensor:

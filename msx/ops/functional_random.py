@@ -8,6 +8,10 @@ the whole surface.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+from typing import Any, Iterator
+
 from .. import context
 from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import PARAMETER_LOCK, Tensor
@@ -21,14 +25,38 @@ from .primitive import apply
 # generated views the wrappers below build on
 cast = SURFACE["ops"]["cast"]
 
+_SOURCE = threading.local()  # .state: the PRNG state Tensor of the Generator `keys_from` installed, per thread
+
+
+@contextlib.contextmanager
+def keys_from(generator: Any, owner: str) -> Iterator[None]:
+    """Draw the keys of the random ops run inside from `generator` (MindSpore's `generator=` argument): a
+    `msx.Generator` of one's own moves its state, not the global one; None or `msx.default_generator` is the
+    global state. Per thread, so another thread's draws are not redirected."""
+    if generator is None or getattr(generator, "_state", None) is None:  # the default generator has no own state
+        if generator is not None and not callable(getattr(generator, "manual_seed", None)):
+            raise TypeError(f"{owner}: generator must be an msx.Generator, got {type(generator).__name__}")
+        yield
+        return
+    previous = getattr(_SOURCE, "state", None)
+    _SOURCE.state = generator._state
+    try:
+        yield
+    finally:
+        _SOURCE.state = previous
+
+
 def _next_key() -> Tensor:
-    """Split the global PRNG state: the state Parameter moves on, the caller gets a fresh key.
+    """Split the PRNG state (the global one, or the Generator's `keys_from` installed): the state moves on, the
+    caller gets a fresh key.
 
     The read-split-write holds `PARAMETER_LOCK`, the lock a compiled graph binding the state holds while it
     runs: two threads never split the same state (a repeated draw), and a draw never reads the buffer a
     jitted random function in another thread is donating ("Array has been deleted"). Re-entrant: a capture
     (which holds it) draws its keys through here too."""
-    state = context.rng_state()
+    state = getattr(_SOURCE, "state", None)
+    if state is None:
+        state = context.rng_state()
     with PARAMETER_LOCK:
         new_state, key = apply(N.random_split, (state,))
         state._rebind(new_state)

@@ -28,6 +28,13 @@ def _key_for():
     return _next_key()
 
 
+def _keys_from(generator, owner: str):
+    """`functional_random.keys_from`: the ops below draw from `generator` (MindSpore's `generator=`)."""
+    from .functional_random import keys_from
+
+    return keys_from(generator, owner)
+
+
 def _k(raw):
     return jax.random.wrap_key_data(raw)
 
@@ -79,6 +86,9 @@ def _multinomial_cls(x, num_samples, *, seed=0, seed2=0, dtype=mstype.int32):
 
 @expose(ops="multinomial_with_replacement", prim="RandomCategoricalDraw")
 def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
+    """`seed`/`offset` are MindSpore's Philox seed and counter Tensors; msx draws from its global state."""
+    not_honoured("ops.multinomial_with_replacement", "seed", seed, None, SEED_INSTEAD)
+    not_honoured("ops.multinomial_with_replacement", "offset", offset, None, SEED_INSTEAD)
     _probs("multinomial_with_replacement", x, int(numsamples), replacement)
     return apply(categorical, (_key_for(), x), {"num_samples": int(numsamples), "replacement": bool(replacement),
                                                "dtype": mstype.int64, "logits": False})
@@ -369,9 +379,8 @@ def _bernoulli_cls(x, p, *, seed=-1, offset=0):
 @expose(mint="bernoulli", prim="RandomDistribution")
 def bernoulli_ext(input, *, generator=None):
     """`mint.bernoulli`: 0/1 draws of `input`'s shape and dtype, each 1 with the probability `input` holds."""
-    if generator is not None:
-        raise ValueError("mint.bernoulli: msx has no Generator objects; seed with msx.set_seed (generator=None)")
-    return draw("bernoulli", input.shape, (input,), input.dtype)
+    with _keys_from(generator, "mint.bernoulli"):
+        return draw("bernoulli", input.shape, (input,), input.dtype)
 
 
 # ---------------------------------------------------------------- like-shaped draws and in-place fills
@@ -406,21 +415,24 @@ def _fill_(input, dist: str, params):
 def uniform_(input, from_=0, to=1, *, generator=None):
     if from_ > to:
         raise ValueError(f"uniform_: from_ ({from_}) must be <= to ({to})")
-    return _fill_(input, "uniform", (float(from_), float(to)))
+    with _keys_from(generator, "uniform_"):
+        return _fill_(input, "uniform", (float(from_), float(to)))
 
 
 @expose(ops="normal_", tensor="normal_", prim="RandomDistribution")
 def normal_(input, mean=0, std=1, *, generator=None):
     if std < 0:
         raise ValueError(f"normal_: std must be >= 0, got {std}")
-    return _fill_(input, "normal", (float(mean), float(std)))
+    with _keys_from(generator, "normal_"):
+        return _fill_(input, "normal", (float(mean), float(std)))
 
 
 @expose(ops="exponential_", tensor="exponential_", prim="RandomDistribution")
 def exponential_(input, lambd=1, *, generator=None):
     if lambd <= 0:
         raise ValueError(f"exponential_: lambd must be > 0, got {lambd}")
-    return _fill_(input, "exponential", (float(lambd),))
+    with _keys_from(generator, "exponential_"):
+        return _fill_(input, "exponential", (float(lambd),))
 
 
 @expose(ops="random_", tensor="random_", prim="RandomDistribution")
@@ -431,16 +443,19 @@ def random_(input, from_=0, to=None, *, generator=None):
         to = 2 ** np.finfo(np_dt).nmant + 1 if np.issubdtype(np_dt, np.floating) else int(np.iinfo(np_dt).max)
     if to <= from_:
         raise ValueError(f"random_: to ({to}) must be greater than from_ ({from_})")
-    ints = draw("randint", input.shape, (int(from_), int(to)), mstype.int64)
+    with _keys_from(generator, "random_"):
+        ints = draw("randint", input.shape, (int(from_), int(to)), mstype.int64)
     return input._rebind(apply(_cast, (ints,), {"dtype": input.dtype}))
 
 
 @expose(ops="bernoulli_", tensor="bernoulli_", prim="RandomDistribution")
 def bernoulli_(input, p=0.5, *, generator=None):
-    return _fill_(input, "bernoulli", (p,))
+    with _keys_from(generator, "bernoulli_"):
+        return _fill_(input, "bernoulli", (p,))
 
 
 @expose(ops="bernoulli_ext", prim="RandomDistribution")
 def bernoulli_ext(input, *, generator=None):
     """0/1 draws, 1 with the probability held in each element of `input`."""
-    return draw("bernoulli", input.shape, (input,), input.dtype)
+    with _keys_from(generator, "bernoulli_ext"):
+        return draw("bernoulli", input.shape, (input,), input.dtype)

@@ -11,6 +11,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import functional as F
 from .api import SURFACE
+from .functional_random import keys_from
 from .random_ops import draw
 
 
@@ -109,11 +110,10 @@ def bernoulli(self, *, generator=None):
 
 def uniform(self, from_=0.0, to=1.0, generator=None):
     """A new tensor of this shape and dtype, uniform in [from_, to)."""
-    if generator is not None:
-        raise ValueError("Tensor.uniform: msx has no Generator objects; seed with msx.set_seed")
     if not from_ < to:
         raise ValueError(f"Tensor.uniform: from_ ({from_}) must be less than to ({to})")
-    return draw("uniform", self.shape, (float(from_), float(to)), self.dtype)
+    with keys_from(generator, "Tensor.uniform"):
+        return draw("uniform", self.shape, (float(from_), float(to)), self.dtype)
 
 
 def cauchy(self, median=0.0, sigma=1.0):
