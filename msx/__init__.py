@@ -129,6 +129,11 @@ from .train import SummaryCollector, SummaryRecord  # noqa: E402  (TensorBoard: 
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
                             memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
                             set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)
+from .common.device import (DeviceCtx, reset_max_memory_allocated, reset_max_memory_reserved,  # noqa: E402
+                            reset_peak_memory_stats, set_memory)
+from .eager.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
+from .log import get_level, get_log_config  # noqa: E402
+from .dtype import hifloat8, qint4x2  # noqa: E402
 from .common.generator import Generator, default_generator  # noqa: E402
 from .common.jit_config import JitConfig  # noqa: E402
 from .common.recompute import recompute  # noqa: E402
