@@ -349,3 +349,33 @@ def test_device_ctx():
     with pytest.raises(ValueError, match="device_id"):
         with msx.DeviceCtx("CPU", -1):
             pass
+
+
+# ------------------------------------------------------------------ no_init_parameters
+def test_no_init_parameters_match_mindspore():
+    msx.set_seed(1)
+    with nn.no_init_parameters():
+        net = nn.Dense(2, 3, weight_init="normal", bias_init="zeros")
+        plain = msx.Parameter(Tensor(np.ones(2, np.float32)), name="plain")
+    assert [net.weight.has_init, net.bias.has_init] == GOLD["no_init_has_init"] and not plain.has_init
+    assert net.weight.shape == (3, 2) and net.weight.dtype == msx.float32 and net.weight.init is not None
+    net.init_parameters_data()
+    assert [net.weight.has_init, net.bias.has_init] == GOLD["no_init_has_init_after"] and net.weight.init is None
+    np.testing.assert_allclose(net.weight.asnumpy(), ARR["no_init_weight"], rtol=1e-6)
+    assert type(net.weight) is msx.Parameter
+
+
+def test_no_init_parameters_filled_by_checkpoint_or_use(tmp_path):
+    src = nn.Dense(2, 3)
+    path = str(tmp_path / "dense.ckpt")
+    msx.save_checkpoint(src, path)
+    with nn.no_init_parameters():
+        net = nn.Dense(2, 3)
+    msx.load_checkpoint(path, net)
+    assert not net.weight.has_init
+    np.testing.assert_array_equal(net.weight.asnumpy(), src.weight.asnumpy())
+    with nn.no_init_parameters():
+        lazy = nn.Dense(2, 3)
+    x = Tensor(np.ones((1, 2), np.float32))
+    assert msx.jit(lazy)(x).shape == (1, 3) and not lazy.weight.has_init  # the first read fills it
+    np.testing.assert_allclose(lazy(x).asnumpy(), msx.jit(lazy)(x).asnumpy(), rtol=1e-6)

@@ -247,8 +247,12 @@ class ConfigMixin:
         return tuple(_cast_float(x, dst) for x in inputs)
 
     def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
-        """{Parameter: Parameter}: msx Parameters hold their data from creation, so each maps to itself."""
-        return {p: p for p in self.get_parameters()}
+        """Fill the Parameters made under `nn.no_init_parameters` that nothing filled yet (their initializers run
+        now); {Parameter: Parameter}, each mapping to itself."""
+        params = list(self.get_parameters())
+        for p in params:
+            p.init_data()
+        return {p: p for p in params}
 
     def check_names(self) -> None:
         """Raise if two different Parameters of this network share a name (checkpoints would mix them up)."""

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..tensor import Parameter, Tensor
+from ..tensor import InitSpec, Parameter, Tensor
 
 # id(Tensor) -> (a weak reference to it, {flag: value}); by identity: a Tensor's `==` is elementwise
 _FLAGS: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
@@ -232,7 +232,8 @@ METHODS = {
     "pin_memory": pin_memory, "is_pinned": is_pinned, "is_shared": is_shared, "requires_grad_": requires_grad_,
     "flush_from_cache": flush_from_cache, "set_": set_, "index": index, "index_copy_": index_copy_,
     # lazy initialisation: a plain Tensor (msx fills a Tensor when it is made) is initialised and has no pending init
-    "init": _settable("init", None, "The Initializer of a Tensor whose data is not filled yet (None: filled)."),
+    "init": property(lambda self: self._placeholder.init if type(self._placeholder) is InitSpec else None,
+                     doc="The Initializer of a Tensor not filled yet (`nn.no_init_parameters`); None once filled."),
     "init_finished": property(lambda self: True, doc="Whether the Tensor's initialisation is finished."),
     "init_flag": _settable("init_flag", False, "MindSpore's init flag of a Tensor (False unless set)."),
     "is_init": lambda self: bool(_flag(self, "init_flag", False)),

@@ -130,6 +130,19 @@ def record_dtypes(ms, out: dict) -> None:
                           "qint4x2_size": d.type_size_in_bytes(d.qint4x2)}
 
 
+def record_no_init(ms, out: dict, arrays: dict) -> None:
+    """Parameters made under no_init_parameters: unfilled until init_parameters_data, then the seeded values."""
+    ms.set_seed(1)
+    with ms.nn.no_init_parameters():
+        net = ms.nn.Dense(2, 3, weight_init="normal", bias_init="zeros")
+    out["no_init_has_init"] = [net.weight.has_init, net.bias.has_init]
+    net.init_parameters_data()
+    out["no_init_has_init_after"] = [net.weight.has_init, net.bias.has_init]
+    arrays["no_init_weight"] = net.weight.asnumpy()
+    ms.set_seed(1)
+    arrays["eager_init_weight"] = ms.nn.Dense(2, 3, weight_init="normal", bias_init="zeros").weight.asnumpy()
+
+
 def main() -> None:
     import mindspore as ms
     out: dict = {"mindspore": ms.__version__}
@@ -139,6 +152,7 @@ def main() -> None:
     record_param_hooks(ms, out)
     record_tensor(ms, out, arrays)
     record_dtypes(ms, out)
+    record_no_init(ms, out, arrays)
     with open(os.path.join(HERE, "surface.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
     np.savez(os.path.join(HERE, "surface.npz"), **arrays)
