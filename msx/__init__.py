@@ -126,6 +126,8 @@ from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilari
                     data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
                     safetensors_to_ckpt)
 from .train import SummaryCollector, SummaryRecord  # noqa: E402  (TensorBoard: docs/summary.md)
+from .train import OnRequestExit, get_ckpt_path_with_strategy  # noqa: E402
+from .train.callback import ExitByRequest  # noqa: E402
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
                             memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
                             set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)
