@@ -136,6 +136,7 @@ from .common.device import (DeviceCtx, reset_max_memory_allocated, reset_max_mem
 from .eager.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
 from .log import get_level, get_log_config  # noqa: E402
 from .dtype import hifloat8, qint4x2  # noqa: E402
+from .ops.dispatch_mode import MsDispatchMode  # noqa: E402
 from .common.generator import Generator, default_generator  # noqa: E402
 from .common.jit_config import JitConfig  # noqa: E402
 from .common.recompute import recompute  # noqa: E402
