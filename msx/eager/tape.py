@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax._src.array import ArrayImpl
+from jax._src.interpreters import partial_eval as pe
 
 from .. import tensor as tensor_mod
 from . import dispatch, saved_hooks, tensor_hooks
@@ -405,7 +406,6 @@ def _saved_inputs(node: _Node) -> tuple:
 
 
 def _read_by_vjp(node: _Node, kinds: tuple, arrays: tuple) -> tuple:
-    from jax._src.interpreters import partial_eval as pe
     positions = [i for i, k in enumerate(kinds) if k is None]
     dynamic = [node.inputs[i] for i in positions]
     try:

@@ -23,12 +23,14 @@ import glob
 import json
 import math
 import os
+import re
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import checkpoint
 from ..atomic import write_atomic
+from ..communication.management import GlobalComm, get_rank
 from ..errors import CheckpointError, LoadError
 from ..ignored_args import not_honoured
 from ..nn.cell import Cell
@@ -388,8 +390,6 @@ def get_ckpt_path_with_strategy(cur_ckpt_path: str, cur_strategy_path: str) -> s
     """A checkpoint file this rank can load: `cur_ckpt_path` itself when it names this rank (`rank_<id>`) and
     exists, else the same path for another rank holding the same slices under the strategy file
     `cur_strategy_path` (a data-parallel replica's backup); None when none exists."""
-    import re
-    from ..communication.management import GlobalComm, get_rank
 
     if not isinstance(cur_ckpt_path, str) or not isinstance(cur_strategy_path, str):
         raise TypeError("get_ckpt_path_with_strategy: cur_ckpt_path and cur_strategy_path must be str")

@@ -17,7 +17,11 @@ import threading
 import warnings
 from typing import Any
 
-from ... import context
+from ... import context, ops
+from ...checkpoint import load_checkpoint, save_checkpoint
+from ...communication.management import GlobalComm, get_group_size
+from ...export import export
+from ...tensor import Tensor
 from ._callback import Callback, RunContext
 
 
@@ -93,8 +97,6 @@ class OnRequestExit(Callback):
 
     # ------------------------------------------------------------ saving
     def _save(self, net, name: str, inputs, append: dict | None) -> None:
-        from ...checkpoint import save_checkpoint
-        from ...export import export
         os.makedirs(os.path.dirname(name), exist_ok=True)
         if self.save_ckpt:
             if append:  # the optimizer's `global_step` Parameter is saved already, under that name
@@ -115,7 +117,6 @@ class OnRequestExit(Callback):
 
     # ------------------------------------------------------------ training
     def on_train_begin(self, run_context: RunContext) -> None:
-        from ...checkpoint import load_checkpoint
         self._listen()
         if self.save_ckpt and os.path.isfile(f"{self.train_name}.ckpt"):
             load_checkpoint(f"{self.train_name}.ckpt", net=run_context.original_args().train_network)
@@ -148,7 +149,6 @@ class OnRequestExit(Callback):
 
     # ------------------------------------------------------------ evaluation
     def on_eval_begin(self, run_context: RunContext) -> None:
-        from ...checkpoint import load_checkpoint
         self._listen()
         if not self.save_ckpt:
             return
@@ -177,8 +177,6 @@ class ExitByRequest:
     one-rank job there is nothing to agree on and `exit_value` is left alone."""
 
     def __init__(self) -> None:
-        from ...communication.management import GlobalComm, get_group_size
-        from ...tensor import Tensor
         self.group_size = get_group_size() if GlobalComm.INITED else 1  # no communication set up: one rank
         self.is_distributed = self.group_size > 1
         if self.is_distributed:
@@ -186,7 +184,6 @@ class ExitByRequest:
 
     def exit_by_request(self, grad, init_value, exit_value):
         if self.is_distributed:
-            from ... import ops
             status = ops.AllReduce()(init_value)
             agreed = ops.ReduceAll(keep_dims=False)(ops.equal(status, self.base))
             exit_value.assign_value(agreed.astype(exit_value.dtype))
