@@ -379,3 +379,22 @@ def test_no_init_parameters_filled_by_checkpoint_or_use(tmp_path):
     x = Tensor(np.ones((1, 2), np.float32))
     assert msx.jit(lazy)(x).shape == (1, 3) and not lazy.weight.has_init  # the first read fills it
     np.testing.assert_allclose(lazy(x).asnumpy(), msx.jit(lazy)(x).asnumpy(), rtol=1e-6)
+
+
+def test_saved_hooks_warn_for_an_opaque_cell():
+    class Custom(nn.Cell):
+        def construct(self, x):
+            return x * x
+
+        def bprop(self, x, out, dout):
+            return (2 * x * dout,)
+
+    net = Custom()
+
+    def fn(x):
+        with msx.saved_tensors_hooks(lambda t: t, lambda t: t):
+            return net(x)
+
+    with pytest.warns(UserWarning, match="custom backward"):
+        g = msx.grad(fn)(Tensor([1.0, 3.0]))
+    np.testing.assert_array_equal(g.asnumpy(), [2.0, 6.0])

@@ -63,6 +63,16 @@ def warn_in_graph(what: str) -> None:
                       UserWarning, stacklevel=3)
 
 
+def warn_opaque(what: str) -> None:
+    """Called by the tape when a hook pair is active and it records `what` as one opaque node (a Cell with a
+    custom backward, a compiled graph): jax keeps that node's residuals, so the hooks do not see them."""
+    key = f"opaque:{what}"
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(f"saved_tensors_hooks: the tensors saved inside {what} are kept by jax (one opaque node of the "
+                      f"tape) and do not go through the hooks", UserWarning, stacklevel=4)
+
+
 class saved_tensors_hooks:  # noqa: N801  (MindSpore's name)
     """`with saved_tensors_hooks(pack_hook, unpack_hook):` packs the tensors the ops inside save for backward
     (module docstring). Not supported inside a compiled graph (MindSpore's rule): a TypeError there."""

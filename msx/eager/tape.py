@@ -208,6 +208,8 @@ class Tape:
 
         node.pullback = run_pullback
         node.packed = None
+        if saved_hooks.STATE.stack and node.diff:
+            saved_hooks.warn_opaque("a Cell with a custom backward (bprop, backward hooks, recompute)")
         if node.diff:
             self.nodes.append(node)
         return out
@@ -235,6 +237,8 @@ class Tape:
         node.out_slots = [self.leaf(o) if _inexact(o) else -1 for o in results]
         node.pullback = lambda cts: bwd(flat, list(cts))
         node.packed = None
+        if saved_hooks.STATE.stack:
+            saved_hooks.warn_opaque("a compiled graph (msx.jit, nn.GraphCell)")
         self.nodes.append(node)
         n = len(outs)
         return type(outs)(results[:n]), type(updates)(results[n:]), extras
