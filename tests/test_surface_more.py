@@ -58,6 +58,12 @@ def test_set_matches_mindspore(name, args):
     assert t.set_(Tensor(np.arange(1, 7, dtype=np.float32)), *args) is t
     np.testing.assert_array_equal(t.asnumpy(), ARR[f"set_{name}"])
 
+    def window(src):
+        return Tensor(np.zeros(2, np.float32)).set_(src, *args) * 1
+
+    jitted = msx.jit(window)(Tensor(np.arange(1, 7, dtype=np.float32)))
+    np.testing.assert_array_equal(jitted.asnumpy(), ARR[f"set_{name}"])
+
 
 def test_set_errors_and_empty():
     t = Tensor([1.0, 2.0])

@@ -159,7 +159,7 @@ def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, si
         if stride is not None or storage_offset != 0:
             raise TypeError("Tensor.set_: storage_offset and stride need size (set_(source, storage_offset, size, "
                             "stride=None))")
-        return self._rebind(Tensor._from(source._data))
+        return self._rebind(source)
     if not isinstance(storage_offset, int) or isinstance(storage_offset, bool):
         raise TypeError(f"Tensor.set_: storage_offset must be an int, got {type(storage_offset).__name__}")
     if storage_offset < 0:
