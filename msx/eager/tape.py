@@ -13,6 +13,10 @@ Leaves are identified by their arrays: each leaf array is replaced by a fresh
 alias object for the call (the same buffer), as the jax path replaces it by a
 tracer, so a Tensor made before the call from the same array stays a constant.
 
+While saved-tensor hooks are active (`saved_hooks`), a recorded node hands the inputs its VJP reads to
+`pack_hook` and keeps what it returns instead (`Tape._pack`); the walk unpacks them when it reaches the node
+(`_unpack`), node by node (no replay).
+
 What the tape cannot follow raises `Fallback`; `msx.autograd` then undoes the
 call's state writes and runs the function again on the jax-vjp path (and keeps
 using that path for that function): a nested `grad`, a jax value that is not a
