@@ -11,7 +11,7 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compat ignored_args unavailable — leaf modules
+2. versions release atomic hostevents dtype recording compat ignored_args unavailable log — leaf modules
 3. compile_cache runtime.sources runtime.iterators runtime.outcomes refused_runtime — leaves: the compile cache, guard sources, markers; refused runtime controls
 4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
@@ -127,9 +127,17 @@ from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilari
                     data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
                     safetensors_to_ckpt)
 from .train import SummaryCollector, SummaryRecord  # noqa: E402  (TensorBoard: docs/summary.md)
+from .train import OnRequestExit, get_ckpt_path_with_strategy  # noqa: E402
+from .train.callback import ExitByRequest  # noqa: E402
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402
                             memory_allocated, memory_reserved, memory_stats, memory_summary, run_check,
                             set_cpu_affinity, set_deterministic, set_device, set_recursion_limit, synchronize)
+from .common.device import (DeviceCtx, reset_max_memory_allocated, reset_max_memory_reserved,  # noqa: E402
+                            reset_peak_memory_stats, set_memory)
+from .eager.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: E402
+from .log import get_level, get_log_config  # noqa: E402
+from .dtype import hifloat8, qint4x2  # noqa: E402
+from .ops.dispatch_mode import MsDispatchMode  # noqa: E402
 from .common.generator import Generator, default_generator  # noqa: E402
 from .common.jit_config import JitConfig  # noqa: E402
 from .common.recompute import recompute  # noqa: E402

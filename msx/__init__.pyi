@@ -18,9 +18,11 @@ from msx.train.train_thor import ConvertNetUtils as ConvertNetUtils
 from msx.nn.metrics.classification import CosineSimilarity as CosineSimilarity
 from msx.dataset.readers.mindrecord_convert import CsvToMR as CsvToMR
 from msx.train.dataset_helper import DatasetHelper as DatasetHelper
+from msx.common.device import DeviceCtx as DeviceCtx
 from msx.nn.metrics.classification import Dice as Dice
 from msx.amp import DynamicLossScaleManager as DynamicLossScaleManager
 from msx.train.callback._early_stop import EarlyStopping as EarlyStopping
+from msx.train.callback._on_request_exit import ExitByRequest as ExitByRequest
 from msx.nn.metrics.classification import F1 as F1
 from msx.dataset.readers.mindrecord_errors import FAILED as FAILED
 from msx.nn.metrics.classification import Fbeta as Fbeta
@@ -49,7 +51,9 @@ from msx.dataset.readers.mindrecord_reader import MindPage as MindPage
 from msx.dataset.readers.mindrecord_convert import MnistToMR as MnistToMR
 from msx.train.model import Model as Model
 from msx.train.callback._checkpoint import ModelCheckpoint as ModelCheckpoint
+from msx.ops.dispatch_mode import MsDispatchMode as MsDispatchMode
 from msx.nn.metrics.occlusion import OcclusionSensitivity as OcclusionSensitivity
+from msx.train.callback._on_request_exit import OnRequestExit as OnRequestExit
 from msx.context import PYNATIVE_MODE as PYNATIVE_MODE
 from msx.parallel.context import ParallelMode as ParallelMode
 from msx.tensor import Parameter as Parameter
@@ -133,9 +137,12 @@ from msx.tensor import from_numpy as from_numpy
 from msx.common.interop import frombuffer as frombuffer
 from msx.parallel.api import get_algo_parameters as get_algo_parameters
 from msx.parallel.context import get_auto_parallel_context as get_auto_parallel_context
+from msx.parallel.dist_checkpoint import get_ckpt_path_with_strategy as get_ckpt_path_with_strategy
 from msx.context import get_context as get_context
 from msx.common.device import get_current_device as get_current_device
 from msx.autograd import get_grad as get_grad
+from msx.log import get_level as get_level
+from msx.log import get_log_config as get_log_config
 from msx.nn.metrics._base import get_metric_fn as get_metric_fn
 from msx.dtype import get_py_obj_dtype as get_py_obj_dtype
 from msx.random_state import get_rng_state as get_rng_state
@@ -143,6 +150,7 @@ from msx.context import get_seed as get_seed
 from msx.autograd import grad as grad
 from msx import graph_hints as graph_hints
 from msx.dtype import half as half
+from msx.dtype import hifloat8 as hifloat8
 from msx import hostevents as hostevents
 from msx import ignored_args as ignored_args
 from msx.random_state import initial_seed as initial_seed
@@ -169,6 +177,7 @@ from msx.parallel.dist_checkpoint import load_distributed_checkpoint as load_dis
 from msx.common.mindir_files import load_mindir as load_mindir
 from msx.checkpoint import load_param_into_net as load_param_into_net
 from msx.parallel.dist_checkpoint import load_segmented_checkpoints as load_segmented_checkpoints
+from msx import log as log
 from msx.dtype import long as long
 from msx import loop_capture as loop_capture
 from msx.random_state import manual_seed as manual_seed
@@ -196,20 +205,26 @@ from msx import parallel as parallel
 from msx import passes as passes
 from msx import profiler as profiler
 from msx.dtype import pytype_to_dtype as pytype_to_dtype
+from msx.dtype import qint4x2 as qint4x2
 from msx import random_state as random_state
 from msx.parallel.dist_checkpoint import rank_list_for_transform as rank_list_for_transform
 from msx.nn.metrics._base import rearrange_inputs as rearrange_inputs
 from msx.common.recompute import recompute as recompute
 from msx import recording as recording
 from msx import refused_runtime as refused_runtime
+from msx.eager.saved_hooks import register_saved_tensors_hooks as register_saved_tensors_hooks
 from msx import release as release
 from msx.parallel.api import reset_algo_parameters as reset_algo_parameters
 from msx.parallel.context import reset_auto_parallel_context as reset_auto_parallel_context
+from msx.common.device import reset_max_memory_allocated as reset_max_memory_allocated
+from msx.common.device import reset_max_memory_reserved as reset_max_memory_reserved
+from msx.common.device import reset_peak_memory_stats as reset_peak_memory_stats
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
 from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
 from msx.checkpoint import save_checkpoint as save_checkpoint
 from msx.common.mindir_files import save_mindir as save_mindir
+from msx.eager.saved_hooks import saved_tensors_hooks as saved_tensors_hooks
 from msx.random_state import seed as seed
 from msx.parallel.api import set_algo_parameters as set_algo_parameters
 from msx.parallel.context import set_auto_parallel_context as set_auto_parallel_context
@@ -217,6 +232,7 @@ from msx.context import set_context as set_context
 from msx.common.device import set_cpu_affinity as set_cpu_affinity
 from msx.common.device import set_deterministic as set_deterministic
 from msx.common.device import set_device as set_device
+from msx.common.device import set_memory as set_memory
 from msx.common.device import set_recursion_limit as set_recursion_limit
 from msx.random_state import set_rng_state as set_rng_state
 from msx.context import set_seed as set_seed
@@ -307,6 +323,10 @@ class TFTCommValue(object):
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 class TrainFaultTolerance(object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+class UntypedStorage(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -615,7 +615,7 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
     if problems:
         raise CheckpointError("load_param_into_net: nothing was loaded:\n  " + "\n  ".join(problems))
     for p, value in plan:
-        p.set_data(Tensor._from(value._data.astype(p._data.dtype)))
+        p.set_data(Tensor._from(value._data.astype(p.dtype.np_dtype)))  # (p may be unfilled)
     return not_loaded, [k for k in parameter_dict if k in unused or isinstance(parameter_dict[k], str)]
 
 

@@ -71,13 +71,66 @@ complex128 = Type("complex128", jnp.complex128)
 float8_e4m3fn = Type("float8_e4m3fn", jnp.float8_e4m3fn)
 float8_e5m2 = Type("float8_e5m2", jnp.float8_e5m2)
 
+
+
+class _ShownType(Type):
+    """A dtype MindSpore prints under another name than its own (`qint4x2` prints as `Int4`)."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self, name: str, np_dtype, shown: str) -> None:
+        super().__init__(name, np_dtype)
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
+
+    __str__ = __repr__
+
+
+class NoArrayType:
+    """A MindSpore dtype with no numpy/XLA storage format (Ascend's HiFloat8): it can be named, compared and
+    sized, but no Tensor can hold it; making one raises a TypeError saying so."""
+
+    __slots__ = ("name", "shown", "itemsize")
+
+    def __init__(self, name: str, shown: str, itemsize: builtins.int) -> None:
+        self.name, self.shown, self.itemsize = name, shown, itemsize
+
+    def __repr__(self) -> str:
+        return self.shown
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        return other is self
+
+    def __hash__(self) -> builtins.int:
+        return hash(self.name)
+
+    @property
+    def is_floating(self) -> bool:
+        return True
+
+    @property
+    def np_dtype(self):
+        raise TypeError(self.reason())
+
+    def reason(self) -> str:
+        return (f"msx has no {self.name} storage: {self.shown} is an Ascend-only format that numpy and XLA do "
+                f"not have; use float8_e4m3fn or float8_e5m2")
+
+
+qint4x2 = _ShownType("qint4x2", jnp.int4, "Int4")  # MindSpore's packed 4-bit ints: XLA's int4
+hifloat8 = NoArrayType("hifloat8", "HiFloat8", 1)
+
 float_ = float32
 half = float16
 double = float64
 int_ = int32
 
 _ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
-        complex64, complex128, float8_e4m3fn, float8_e5m2)
+        complex64, complex128, float8_e4m3fn, float8_e5m2, qint4x2)
 _BY_NP = {t.np_dtype: t for t in _ALL}
 
 
@@ -85,6 +138,8 @@ def to_msx(dtype) -> Type:
     """The msx `Type` for any dtype-like (msx Type, numpy/jax dtype, string)."""
     if isinstance(dtype, Type):
         return dtype
+    if isinstance(dtype, NoArrayType):
+        raise TypeError(dtype.reason())
     try:
         return _BY_NP[np.dtype(dtype)]
     except (KeyError, TypeError):
@@ -155,8 +210,10 @@ all_types = (bool_,) + number_type
 
 
 def type_size_in_bytes(dtype) -> builtins.int:
+    if isinstance(dtype, NoArrayType):
+        return dtype.itemsize
     return to_msx(dtype).itemsize
 
 
 __all__ = sorted(n for n, v in list(globals().items())
-                 if not n.startswith("_") and n not in ("annotations", "builtins", "np", "jnp"))
+                 if not n.startswith("_") and n not in ("annotations", "builtins", "np", "jnp", "NoArrayType"))

@@ -35,6 +35,9 @@ TOP_LEVEL = {
     ("an Ascend runtime diagnostic", "inspect graphs with msx.viz and timings with msx.Profiler"): (
         "comm_exec_order_check runtime_execution_order_check EnvProfiler"),
     ("Ascend's FLOPs counter", "measure with msx.Profiler"): "flops_collection FlopsUtilizationCollector",
+    ("the raw storage object of MindSpore's runtime (Tensor.untyped_storage)",
+     "jax arrays share no mutable storage; exchange tensors with ms.to_dlpack / ms.from_dlpack, or asnumpy()"): (
+        "UntypedStorage"),
     ("an internal of MindSpore's jit", "msx.jit decides what it captures itself (docs/jit.md)"): (
         "get_obj_module_and_name_info is_invalid_or_jit_forbidden_method is_jit_forbidden_module"),
 }
@@ -42,7 +45,8 @@ JIT_DECORATORS = {
     ("an internal of MindSpore's jit", "msx.jit decides what it captures itself (docs/jit.md)"): (
         "jit_forbidden_register jit_view_unsupported"),
 }
-COMMON = ("set_dump", "mindio_preload", "set_mindio_server_info", "ms_memory_recycle", "flops_collection")
+COMMON = ("set_dump", "mindio_preload", "set_mindio_server_info", "ms_memory_recycle", "flops_collection",
+          "UntypedStorage")
 TRAIN = ("TrainFaultTolerance", "FlopsUtilizationCollector")
 AMP = {
     ("an Ascend float-status kernel", "detect overflow with amp.all_finite"): (

@@ -327,8 +327,10 @@ class Tensor(_AttachedMethods):
         self._data = new._data
         if self._placeholder is not None:  # no longer pending (msx.eager.lazy), nor a placeholder: it has data now
             self._placeholder = None
-            if type(self) is PendingTensor:
+            if type(self) is PendingTensor or type(self) is UninitTensor:
                 self.__class__ = Tensor
+            elif type(self) is UninitParameter:  # filled by set_data / a checkpoint: its initializer never runs
+                self.__class__ = Parameter
         return self
 
     def assign_value(self, value: "Tensor") -> "Tensor":
@@ -376,6 +378,20 @@ class Parameter(Tensor):
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True, storage_format: str = "",
                  device: str | None = None) -> None:
+        if storage_format or device is not None:
+            not_honoured("Parameter", "storage_format", storage_format, "",
+                         "an Ascend weight format; the value keeps jax's layout (values unchanged)")
+            not_honoured("Parameter", "device", device, None,
+                         "Ascend host offload; the value stays on the context's device (values unchanged)")
+        if isinstance(default_input, Tensor) and type(default_input._placeholder) is InitSpec:
+            # an initializer's Tensor made under `nn.no_init_parameters`: this Parameter stays unfilled too
+            self._placeholder = default_input._placeholder
+            self.__class__ = UninitParameter
+            self.name = name if name is not None else "Parameter"
+            self._requires_grad = bool(requires_grad)
+            self._layerwise_parallel = layerwise_parallel
+            self.parallel_optimizer = bool(parallel_optimizer)
+            return
         if isinstance(default_input, Tensor) and default_input._data is None:
             raise ValueError("Parameter: default_input is a placeholder with no data")
         if hasattr(default_input, "to_tensor"):  # an Initializer
@@ -385,11 +401,6 @@ class Parameter(Tensor):
         self._requires_grad = bool(requires_grad)
         self._layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = bool(parallel_optimizer)
-        if storage_format or device is not None:
-            not_honoured("Parameter", "storage_format", storage_format, "",
-                         "an Ascend weight format; the value keeps jax's layout (values unchanged)")
-            not_honoured("Parameter", "device", device, None,
-                         "Ascend host offload; the value stays on the context's device (values unchanged)")
 
     @property
     def requires_grad(self) -> bool:
@@ -432,6 +443,77 @@ class Parameter(Tensor):
 
     def __reduce__(self):
         raise TypeError("msx Parameters are not picklable; use msx.save_checkpoint")
+
+
+NO_INIT = [0]  # > 0 inside `nn.no_init_parameters()`: `initializer(...)` gives unfilled Tensors (`InitSpec`)
+
+
+class InitSpec:
+    """The `_placeholder` of a Tensor or Parameter made under `nn.no_init_parameters`: what fills it (`init`,
+    an Initializer) and the shape and numpy dtype it answers with before it is filled."""
+
+    __slots__ = ("init", "shape", "dtype")
+
+    def __init__(self, init: Any, shape: tuple, dtype) -> None:
+        self.init, self.shape, self.dtype = init, tuple(shape), np.dtype(mstype.to_np(dtype))
+
+
+def _fill(t: "Tensor", cls: type) -> jax.Array:
+    """Run a deferred Tensor's initializer now (MindSpore's `init_data`) and make it a plain `cls`."""
+    spec = t._placeholder
+    deferring, NO_INIT[0] = NO_INIT[0], 0  # filled now even inside the context
+    try:
+        with jax.ensure_compile_time_eval():  # a constant, also when first read inside a trace
+            data = _initialize(spec.init, spec.shape, mstype.to_msx(spec.dtype))._data
+    finally:
+        NO_INIT[0] = deferring
+    t._data = data
+    t._placeholder = None
+    t.__class__ = cls
+    return data
+
+
+class UninitTensor(Tensor):
+    """An `initializer(...)` Tensor made under `nn.no_init_parameters`: shape and dtype known, data drawn on the
+    first read of its value (as `PendingTensor`, the hook is on this subclass only)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name == "_data" and type(self._placeholder) is InitSpec:
+            return _fill(self, Tensor)
+        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+
+
+class UninitParameter(Parameter):
+    """A Parameter made under `nn.no_init_parameters`: its initializer runs on `init_data()`,
+    `Cell.init_parameters_data()` or the first read of its value; `set_data` / `load_checkpoint` fill it
+    without running it."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name == "_data" and type(self._placeholder) is InitSpec:
+            return _fill(self, Parameter)
+        raise AttributeError(f"'Parameter' object has no attribute {name!r}")
+
+
+UninitTensor.__name__ = UninitTensor.__qualname__ = "Tensor"
+UninitParameter.__name__ = UninitParameter.__qualname__ = "Parameter"
+
+
+def uninit_tensor(init: Any, shape: tuple, dtype) -> Tensor:
+    """An unfilled Tensor that `init` (an Initializer) fills on first read."""
+    t = object.__new__(UninitTensor)
+    t._placeholder = InitSpec(init, shape, dtype)
+    return t
+
+
+def fill_if_deferred(t: Tensor) -> Tensor:
+    """Fill `t` now if it is a deferred Tensor or Parameter (`init_data`); `t` itself either way."""
+    if type(t._placeholder) is InitSpec:
+        _fill(t, Parameter if isinstance(t, Parameter) else Tensor)
+    return t
 
 
 class _ThreadLogs(threading.local):

@@ -15,7 +15,8 @@ from ..dynamic import Symbol, enable_dynamic  # noqa: F401
 from ..dtype import Type  # noqa: F401
 # the rest of mindspore.common's names: the same objects as msx's top level
 from ..sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401,E402
-from .device import set_recursion_limit  # noqa: F401,E402
+from .device import DeviceCtx, set_recursion_limit  # noqa: F401,E402
+from ..eager.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: F401,E402
 from .generator import Generator, default_generator  # noqa: F401,E402
 from .jit_config import JitConfig  # noqa: F401,E402
 from .interop import swap_tensors  # noqa: F401,E402

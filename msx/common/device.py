@@ -8,6 +8,8 @@ allocator statistics, the memory held by live arrays is counted and the peak/res
 from __future__ import annotations
 
 import os
+import re
+import warnings
 import sys
 from collections import namedtuple
 from typing import Any
@@ -98,13 +100,13 @@ def _peak(what: str, key: str) -> int:
 
 
 def max_memory_allocated() -> int:
-    """Peak bytes in use since the process started (the device allocator's count)."""
-    return _peak("max_memory_allocated", "peak_bytes_in_use")
+    """Peak bytes in use since the process started or `reset_max_memory_allocated` (the allocator's count)."""
+    return _peak_since_reset("max_memory_allocated", "peak_bytes_in_use")
 
 
 def max_memory_reserved() -> int:
-    """Peak bytes reserved by the device allocator (XLA reports the peak in use)."""
-    return _peak("max_memory_reserved", "peak_bytes_in_use")
+    """Peak bytes reserved by the device allocator (XLA reports the peak in use), since a reset if any."""
+    return _peak_since_reset("max_memory_reserved", "peak_bytes_in_use")
 
 
 def memory_stats() -> dict:
@@ -163,3 +165,108 @@ def run_check() -> None:
               f"[{target}] successfully!")
     else:
         raise RuntimeError(f"run_check: 1 * 1 gave {out.ravel()[:3]} on {target}: the install is broken")
+
+
+# The peak a reset starts from. XLA's allocator keeps one peak per process and has no call to reset it, so a
+# reset remembers the peak it saw: while the allocator's peak stays there, the peak since the reset is not
+# known exactly and the current bytes in use (a lower bound) stand for it; once use passes the old peak, the
+# allocator's peak is exact again.
+_PEAK_AT_RESET: dict[str, int] = {}
+
+
+def _reset_peak(what: str) -> None:
+    stats = _allocator_stats()
+    if stats and "peak_bytes_in_use" in stats:
+        _PEAK_AT_RESET[what] = int(stats["peak_bytes_in_use"])
+    # no allocator statistics (XLA's CPU): there is no peak to reset, as MindSpore's CPU answers 0 before and after
+
+
+def _peak_since_reset(what: str, key: str) -> int:
+    peak = _peak(what, key)
+    old = _PEAK_AT_RESET.get(what)
+    if old is None or peak > old:
+        return peak
+    return int((_allocator_stats() or {}).get("bytes_in_use", 0))
+
+
+def reset_max_memory_allocated() -> None:
+    """Start the peak of bytes in use (`max_memory_allocated`) again from now."""
+    _reset_peak("max_memory_allocated")
+
+
+def reset_max_memory_reserved() -> None:
+    """Start the peak of reserved bytes (`max_memory_reserved`) again from now."""
+    _reset_peak("max_memory_reserved")
+
+
+def reset_peak_memory_stats() -> None:
+    """Start every peak statistic (`max_memory_allocated`, `max_memory_reserved`) again from now."""
+    _reset_peak("max_memory_allocated")
+    _reset_peak("max_memory_reserved")
+
+
+_MEMORY_SET: list[bool] = []
+_GB = re.compile(r"^(\d+(\.\d*)?|\.\d+)GB$")
+
+
+def _check_gb(name: str, value: Any, zero_ok: bool = False) -> float:
+    if not isinstance(value, str):
+        raise TypeError(f"The parameter '{name}' must be {str}, but got {type(value)}")
+    if not _GB.match(value):
+        raise ValueError(f"The memory value should be in correct format! It must be a string ending with 'GB', "
+                         f"in addition to that, it must contain only numbers or decimal points, such as \"5GB\" or "
+                         f"\"3.5GB\", but got {value}.")
+    if not zero_ok and float(value[:-2]) == 0:
+        raise ValueError("The memory value should not be \"0GB\".")
+    return float(value[:-2])
+
+
+def set_memory(init_size: str = "2GB", increase_size: str = "2GB", max_size: str = "1024GB",
+               optimize_level: str = "O0", huge_page_reserve_size: str = "0GB") -> None:
+    """MindSpore's memory-pool settings, checked as MindSpore checks them and settable once per process. XLA
+    sizes its own allocator, so the pool sizes have no effect here and say so once; `optimize_level` is kept
+    as the context's `memory_optimize_level`."""
+    if _MEMORY_SET:
+        raise RuntimeError("The 'set_memory' can not be set repeatedly.")
+    for name, value in (("init_size", init_size), ("increase_size", increase_size), ("max_size", max_size)):
+        _check_gb(name, value)
+    _check_gb("huge_page_reserve_size", huge_page_reserve_size, zero_ok=True)
+    if optimize_level not in ("O0", "O1"):
+        raise ValueError(f"The optimize_level must be one of ['O0', 'O1'], but got {optimize_level}.")
+    _MEMORY_SET.append(True)
+    if optimize_level != context.get_context("memory_optimize_level"):
+        context.set_context(memory_optimize_level=optimize_level)  # stored; notes once that XLA has no such level
+    if (init_size, increase_size, max_size, huge_page_reserve_size) != ("2GB", "2GB", "1024GB", "0GB"):
+        warnings.warn("set_memory: the memory-pool sizes are accepted for MindSpore compatibility but have no "
+                      "effect (XLA sizes its own allocator; on a GPU set XLA_PYTHON_CLIENT_MEM_FRACTION before "
+                      "the first op)", UserWarning, stacklevel=2)
+
+
+class DeviceCtx:
+    """`with DeviceCtx("CPU", 0):` runs the block on that device, then returns to the device before it
+    (MindSpore's device context; `set_device` for the block only)."""
+
+    _VALID = ("CPU", "GPU", "Ascend", "meta")
+
+    def __init__(self, name: str, device_id: int | None = None) -> None:
+        self.name = name
+        self.device_id = device_id
+        self._saved: list = []
+
+    def __enter__(self) -> "DeviceCtx":
+        if self.name not in self._VALID:
+            raise ValueError(f"For DeviceCtx, the name must be one of {list(self._VALID)}, but got {self.name}.")
+        if self.device_id is not None and self.device_id < 0:
+            raise ValueError("For DeviceCtx, the device_id must be greater than or equal to 0.")
+        if self.name == "meta":
+            raise ValueError("For DeviceCtx, msx has no 'meta' device (Tensors without storage); use "
+                             "jax.eval_shape or a placeholder Tensor(shape=..., dtype=...) instead")
+        if self.device_id is None:
+            self.device_id = 0
+        self._saved.append(get_current_device())
+        set_device(self.name, self.device_id)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+        info = self._saved.pop()
+        set_device(info.device_target, info.device_id)

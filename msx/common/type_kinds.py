@@ -87,6 +87,22 @@ class TensorType(_Kind):
     __str__ = __repr__
 
 
+# the kinds of MindSpore's graph compiler for values that are not tensors or Python containers: its sparse
+# tensors, `...`, `Any`, jit classes, references and the environment objects of its autodiff
+AnythingType = _kind("AnythingType", "Any")
+Ellipsis_ = _kind("Ellipsis_", "Ellipsis")
+EnvType = _kind("EnvType", "Object:EnvType")
+MsClassType = _kind("MsClassType", "Class")
+RefType = _kind("RefType", "Ref")
+CSRTensorType = _kind("CSRTensorType", "CSRTensor")
+COOTensorType = _kind("COOTensorType", "COOTensor")
+RowTensorType = _kind("RowTensorType", "RowTensor")
+SymbolicKeyType = _kind("SymbolicKeyType", "Object:SymbolicKey")
+RefKeyType = _kind("RefKeyType", "Object:RefKey")
+UndeterminedType = _kind("UndeterminedType", "Undetermined")
+coo_tensor, csr_tensor, index_slices = COOTensorType(), CSRTensorType(), RowTensorType()
+env_type, symbolic_key, type_refkey, undetermined = EnvType(), SymbolicKeyType(), RefKeyType(), UndeterminedType()
+
 list_, tuple_, string, type_none, number = List(), Tuple(), String(), NoneType(), Number()
 function, type_type, tensor_type = FunctionType(), TypeType(), TensorType()
 uint = UInt  # MindSpore's `mstype.uint` is the UInt kind

@@ -13,6 +13,10 @@ Leaves are identified by their arrays: each leaf array is replaced by a fresh
 alias object for the call (the same buffer), as the jax path replaces it by a
 tracer, so a Tensor made before the call from the same array stays a constant.
 
+While saved-tensor hooks are active (`saved_hooks`), a recorded node hands the inputs its VJP reads to
+`pack_hook` and keeps what it returns instead (`Tape._pack`); the walk unpacks them when it reaches the node
+(`_unpack`), node by node (no replay).
+
 What the tape cannot follow raises `Fallback`; `msx.autograd` then undoes the
 call's state writes and runs the function again on the jax-vjp path (and keeps
 using that path for that function): a nested `grad`, a jax value that is not a
@@ -29,9 +33,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax._src.array import ArrayImpl
+from jax._src.interpreters import partial_eval as pe
 
 from .. import tensor as tensor_mod
-from . import dispatch, tensor_hooks
+from . import dispatch, saved_hooks, tensor_hooks
 
 
 class Fallback(BaseException):
@@ -45,6 +50,7 @@ class _State(threading.local):
 
 
 STATE = _State()
+saved_hooks.TAPE_STATE[:] = [STATE]
 _BWD: dict[tuple, Callable] = {}
 _add = jax.jit(jnp.add)
 _ones_like = jax.jit(jnp.ones_like)
@@ -91,7 +97,7 @@ _INEXACT: dict = {}
 
 
 class _Node:
-    __slots__ = ("prim", "attrs", "key", "inputs", "diff", "in_slots", "out_slots", "pullback", "sig")
+    __slots__ = ("prim", "attrs", "key", "inputs", "diff", "in_slots", "out_slots", "pullback", "sig", "packed")
 
 
 class Tape:
@@ -102,6 +108,7 @@ class Tape:
         self.keep: list = []  # every tracked array stays alive while the tape does, so ids stay unique
         self.nodes: list[_Node] = []
         self.hooked: dict[int, dict] = {}  # slot -> the hook table of the Tensor that held it (`hook`)
+        self.packed = False  # a node keeps saved-tensor hooks' packed values (`saved_hooks`): walk node by node
 
     def hook(self, array, table: dict) -> None:
         """`Tensor.register_hook` on a Tensor holding `array` while this tape records: its hooks run on the
@@ -148,7 +155,29 @@ class Tape:
         else:
             node.key, _, _, node.sig = dispatch.compiled(prim, arrays, attrs)
         node.pullback = None
+        node.packed = None
+        if saved_hooks.STATE.stack:
+            self._pack(node, saved_hooks.current())
         self.nodes.append(node)
+
+    def _pack(self, node: _Node, hooks: tuple) -> None:
+        """Hand the inputs this node's backward reads to the active `pack_hook` and keep what it returns in
+        their place (`saved_hooks`); `_vjp` unpacks them."""
+        pack, unpack = hooks
+        saved = _saved_inputs(node)
+        if not saved:
+            return
+        inputs = list(node.inputs)
+        packed = {}
+        STATE.tape = None  # the hooks' own ops are not part of the differentiated function
+        try:
+            for i in saved:
+                packed[i] = (unpack, pack(tensor_mod.Tensor._from(inputs[i])), inputs[i].shape, inputs[i].dtype)
+                inputs[i] = None
+        finally:
+            STATE.tape = self
+        node.inputs, node.packed = inputs, packed
+        self.packed = True
 
     def record_opaque(self, fn: Callable, *args):
         """`fn(*args)` (pytrees of arrays) as one node whose VJP is `jax.vjp` of `fn`, run op by op: a Cell
@@ -182,6 +211,9 @@ class Tape:
             return [grads[i] for i in node.diff]
 
         node.pullback = run_pullback
+        node.packed = None
+        if saved_hooks.STATE.stack and node.diff:
+            saved_hooks.warn_opaque("a Cell with a custom backward (bprop, backward hooks, recompute)")
         if node.diff:
             self.nodes.append(node)
         return out
@@ -208,6 +240,9 @@ class Tape:
         node.diff, node.in_slots = diff, [in_slots[i] for i in diff]
         node.out_slots = [self.leaf(o) if _inexact(o) else -1 for o in results]
         node.pullback = lambda cts: bwd(flat, list(cts))
+        node.packed = None
+        if saved_hooks.STATE.stack:
+            saved_hooks.warn_opaque("a compiled graph (msx.jit, nn.GraphCell)")
         self.nodes.append(node)
         n = len(outs)
         return type(outs)(results[:n]), type(updates)(results[n:]), extras
@@ -220,7 +255,7 @@ class Tape:
         executable (`_replay`); otherwise node by node."""
         seed_slots = [self.slot_of.get(id(array), -1) for array, _ in seeds]
         hooked = {s: t for s, t in self.hooked.items() if t}  # Tensors with backward hooks: Python runs in the walk
-        seq = None if hooked else _sequence(self.nodes, seed_slots, seeds, leaves)
+        seq = None if hooked or self.packed else _sequence(self.nodes, seed_slots, seeds, leaves)
         if seq is not None:
             fn = _REPLAYS.get(seq)
             if fn is None and (_first_backward(self.nodes) or _seen_enough(seq)):
@@ -347,6 +382,8 @@ def _vjp(node: _Node, outs: list) -> tuple:
     """The node's input cotangents: its cached compiled VJP, or the VJP run op by op for uncompilable prims."""
     if node.pullback is not None:
         return node.pullback(outs)
+    if node.packed:
+        _unpack(node)
     if node.key is None or dispatch._CACHE.get(node.key) is None:
         return _make_vjp(node.prim, node.attrs, node.diff, None)(node.inputs, outs)
     key = node.key + (node.diff,)
@@ -356,6 +393,63 @@ def _vjp(node: _Node, outs: list) -> tuple:
         kinds = node.key[2]
         fn = _BWD[key] = jax.jit(_make_vjp(node.prim, node.attrs, node.diff, kinds))
     return fn(dynamic, outs)
+
+
+_SAVED: dict[tuple, tuple] = {}  # (compiled key, diff) -> the input positions the node's VJP reads
+
+
+def _saved_inputs(node: _Node) -> tuple:
+    """The positions of the array inputs whose values `node`'s VJP reads (what MindSpore's bprop saves): found
+    once per compiled key from the VJP's jaxpr, by dead-code elimination; every array input where the VJP
+    cannot be traced alone."""
+    arrays = tuple(i for i, x in enumerate(node.inputs) if isinstance(x, jax.Array))
+    kinds = node.key[2] if node.key is not None and dispatch._CACHE.get(node.key) is not None else None
+    if kinds is None:
+        return arrays
+    key = node.key + (node.diff,)
+    found = _SAVED.get(key)
+    if found is None:
+        found = _SAVED[key] = _read_by_vjp(node, kinds, arrays)
+    return found
+
+
+def _read_by_vjp(node: _Node, kinds: tuple, arrays: tuple) -> tuple:
+    positions = [i for i, k in enumerate(kinds) if k is None]
+    dynamic = [node.inputs[i] for i in positions]
+    try:
+        out_avals = jax.eval_shape(lambda *xs: node.prim.impl(*_with(node, kinds, xs), **node.attrs), *dynamic)
+        flat_out = jax.tree_util.tree_leaves(out_avals)
+        outs = [jax.ShapeDtypeStruct(o.shape, o.dtype) if s >= 0 else None for o, s in zip(flat_out, node.out_slots)]
+        closed = jax.make_jaxpr(_make_vjp(node.prim, node.attrs, node.diff, kinds))(dynamic, outs)
+        _, used = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+    except Exception:  # noqa: BLE001  (a VJP jax cannot trace alone: every array input counts as saved)
+        return arrays
+    counts = [len(jax.tree_util.tree_leaves(x)) for x in dynamic]
+    read, at = set(), 0
+    for pos, n in zip(positions, counts):
+        if any(used[at:at + n]):
+            read.add(pos)
+        at += n
+    return tuple(i for i in arrays if i in read)
+
+
+def _with(node: _Node, kinds: tuple, xs: tuple) -> list:
+    it = iter(xs)
+    return [dispatch.thaw(k) if k is not None else next(it) for k in kinds]
+
+
+def _unpack(node: _Node) -> None:
+    """Give back the node's packed inputs through their `unpack_hook`, checked against what was packed."""
+    inputs = list(node.inputs)
+    for i, (unpack, packed, shape, dtype) in node.packed.items():
+        out = unpack(packed)
+        data = out._data if isinstance(out, tensor_mod.Tensor) else out
+        if not isinstance(data, jax.Array) or data.shape != shape or data.dtype != dtype:
+            got = f"{type(out).__name__} of shape {getattr(data, 'shape', None)} dtype {getattr(data, 'dtype', None)}"
+            raise ValueError(f"saved_tensors_hooks: unpack_hook gave back {got} for input {i} of "
+                             f"'{node.prim.name}', which saved a Tensor of shape {tuple(shape)} dtype {dtype}")
+        inputs[i] = data
+    node.inputs, node.packed = inputs, None
 
 
 def _make_vjp(prim, attrs: dict, diff: tuple, kinds: tuple | None) -> Callable:

@@ -2,6 +2,7 @@
 from __future__ import absolute_import  # noqa: F401  (mindspore.nn exports it too)
 from .cell import Cell, ParameterTuple  # noqa: F401
 from . import initializer  # noqa: F401  (the module: msx.nn.initializer.Normal, ...)
+from .initializer import no_init_parameters  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer import get_activation  # noqa: F401
 from . import layer  # noqa: F401  (MindSpore's `nn.layer` package: `nn.layer.basic`, `nn.layer.conv`, ...)

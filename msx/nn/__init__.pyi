@@ -153,6 +153,7 @@ from msx.nn.layer.activation import Mish as Mish
 from msx.nn.layer.math import Moments as Moments
 from msx.nn.optim.momentum import Momentum as Momentum
 from msx.nn.loss.loss import MultiClassDiceLoss as MultiClassDiceLoss
+from msx.nn.layer.embedding_multi_field import MultiFieldEmbeddingLookup as MultiFieldEmbeddingLookup
 from msx.nn.loss.loss import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
 from msx.nn.loss.loss import MultiMarginLoss as MultiMarginLoss
 from msx.nn.layer.transformer import MultiheadAttention as MultiheadAttention
@@ -260,6 +261,7 @@ from msx.nn.optim.learning_rate_schedule import cosine_decay_lr as cosine_decay_
 from msx.nn.layer import dense as dense
 from msx.nn.optim import learning_rate_schedule as dynamic_lr
 from msx.nn.layer import embedding as embedding
+from msx.nn.layer import embedding_multi_field as embedding_multi_field
 from msx.nn.optim.learning_rate_schedule import exponential_decay_lr as exponential_decay_lr
 from msx.nn.layer import ext_layers as ext_layers
 from msx.nn.layer.activation import get_activation as get_activation
@@ -279,6 +281,7 @@ from msx.nn import metrics as metrics
 from msx.nn import micro_batch as micro_batch
 from msx.nn.metrics import names as names
 from msx.nn.optim.learning_rate_schedule import natural_exp_decay_lr as natural_exp_decay_lr
+from msx.nn.initializer import no_init_parameters as no_init_parameters
 from msx.nn.layer import normalization as normalization
 from msx.nn.metrics import occlusion as occlusion
 from msx.nn import optim as optim

@@ -205,7 +205,8 @@ class Cell(CellProtocol, HookMixin, StateMixin, ConfigMixin):
                     args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
                 else:
                     args = new if isinstance(new, tuple) else (new,)
-        out = self.run_construct(args, kwargs)
+        out = self._construct_around(hooks, args, kwargs) if hooks.around_construct() else \
+            self.run_construct(args, kwargs)
         for hook, with_kwargs in list(hooks.forward.values()):
             new = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
             if new is not None:

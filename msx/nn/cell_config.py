@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Mapping
 import inspect
 import jax.numpy as jnp
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 class ConfigMixin:
     """Inputs, flags, compile and precision methods of `Cell`."""
+
+    global_cells: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # MindSpore's class-level registry
 
     def set_inputs(self, *inputs, **kwargs) -> None:
         """Declare the inputs the graph is compiled for; `Tensor(shape=[None, 3], dtype=...)` marks dynamic
@@ -150,6 +153,83 @@ class ConfigMixin:
         object.__setattr__(self, "_pipeline_stage", value)
         versions.touch()
 
+    @property
+    def pipeline_segment(self) -> int:
+        """The pipeline segment of this Cell (MindSpore's zero-bubble-V scheduling; unset: AttributeError)."""
+        if "_pipeline_segment" not in self.__dict__:
+            raise AttributeError(f"The '{self.cls_name}' object has no attribute 'pipeline_segment'.")
+        return self.__dict__["_pipeline_segment"]
+
+    @pipeline_segment.setter
+    def pipeline_segment(self, value: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"For 'context.set_auto_parallel_context', the argument 'pipeline_stages' must be int "
+                            f"type, but got type : {type(value)}")
+        if value < 0:
+            raise ValueError(f"For 'context.set_auto_parallel_context', the argument 'pipeline_stages' can not be "
+                             f"less than 0, but got {value}")
+        object.__setattr__(self, "_pipeline_segment", value)
+
+    # MindSpore's bookkeeping of Parameters added as tuples/lists and of merged parallel nets: each Cell's own
+    # (empty until set), made on first read as there
+    @property
+    def exist_names(self) -> set:
+        """Names of Parameters added through a tuple or list of Parameters (MindSpore's bookkeeping)."""
+        return self.__dict__.setdefault("_exist_names", set())
+
+    @property
+    def exist_objs(self) -> set:
+        return self.__dict__.setdefault("_exist_objs", set())
+
+    @property
+    def parallel_parameter_merge_net_dict(self) -> dict:
+        return self.__dict__.setdefault("_parallel_parameter_merge_net_dict", {})
+
+    @parallel_parameter_merge_net_dict.setter
+    def parallel_parameter_merge_net_dict(self, value: dict) -> None:
+        if not isinstance(value, dict):
+            raise TypeError(f"For 'Cell', the property 'parallel_parameter_merge_net_dict' must be dict type, but got "
+                            f"type {type(value)}.")
+        object.__setattr__(self, "_parallel_parameter_merge_net_dict", value)
+
+    @property
+    def parallel_parameter_name_list(self):
+        return self.__dict__.setdefault("_parallel_parameter_name_list", ())
+
+    @parallel_parameter_name_list.setter
+    def parallel_parameter_name_list(self, value: list) -> None:
+        if not isinstance(value, list):
+            raise TypeError(f"For 'Cell', the property 'parallel_parameter_name_list' must be list type, but got "
+                            f"type {type(value)}.")
+        object.__setattr__(self, "_parallel_parameter_name_list", value)
+
+    def set_comm_fusion(self, fusion_type: int, recurse: bool = True) -> "Cell":
+        """Set `comm_fusion` (the gradient all-reduce fusion group) on this Cell's trainable Parameters. XLA
+        groups collectives itself, so the value is kept on each Parameter for code that reads it back."""
+        if not isinstance(fusion_type, int) or isinstance(fusion_type, bool) or fusion_type < 0:
+            raise ValueError(f"The input value must be int and must >= 0, but got '{fusion_type}' with type "
+                             f"'{type(fusion_type).__name__}'.")
+        for p in self.trainable_params(recurse):
+            p.comm_fusion = fusion_type
+        return self
+
+    def set_data_parallel(self) -> None:
+        """Ask auto-parallel strategy search for data-parallel strategies on this Cell's ops (MindSpore: only
+        under AUTO_PARALLEL in graph mode). msx shards by the batch under data parallelism already; the request
+        is recorded on every Cell of the tree (`_strategy_gen_mode`)."""
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_strategy_gen_mode", "data_parallel")
+
+    def set_broadcast_flag(self, mode: bool = True) -> "Cell":
+        """Set the parameter-broadcast flag on this Cell and its sub-Cells (`get_flags()["broadcast_flag"]`)."""
+        self.add_flags_recursive(broadcast_flag=mode)
+        return self
+
+    def remove_redundant_parameters(self) -> None:
+        """Deprecated in MindSpore (it only warns): msx has no redundant Parameters to remove either."""
+        warnings.warn("'remove_redundant_parameters' will be deprecated in future versions.", DeprecationWarning,
+                      stacklevel=2)
+
     def recompute(self, *, use_reentrant: bool = True, output_recompute: bool = False, early_stop: bool = True,
                   context_fn=None, **kwargs) -> None:
         """Rematerialise this Cell's forward in the backward pass instead of keeping its activations:
@@ -167,8 +247,12 @@ class ConfigMixin:
         return tuple(_cast_float(x, dst) for x in inputs)
 
     def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
-        """{Parameter: Parameter}: msx Parameters hold their data from creation, so each maps to itself."""
-        return {p: p for p in self.get_parameters()}
+        """Fill the Parameters made under `nn.no_init_parameters` that nothing filled yet (their initializers run
+        now); {Parameter: Parameter}, each mapping to itself."""
+        params = list(self.get_parameters())
+        for p in params:
+            p.init_data()
+        return {p: p for p in params}
 
     def check_names(self) -> None:
         """Raise if two different Parameters of this network share a name (checkpoints would mix them up)."""

@@ -2,12 +2,15 @@
 MindSpore 2.x's protocol); `HookMixin` is part of `Cell`."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import versions
+from ..eager import saved_hooks
 from ..ignored_args import not_honoured
+from ..tensor import Parameter, Tensor
 
 _handle_ids = itertools.count()
 
@@ -25,6 +28,13 @@ class _Hooks:
         self.state_dict_post: OrderedDict = OrderedDict()
         self.load_state_dict_pre: OrderedDict = OrderedDict()
         self.load_state_dict_post: OrderedDict = OrderedDict()
+        # hooks around construct (every table stays a dict: guards compare the tables' contents):
+        # "saved" -> (pack_hook, unpack_hook), "params" -> the hook of every Parameter (the callable form)
+        self.around: OrderedDict = OrderedDict()
+        self.param_forward: OrderedDict = OrderedDict()  # id(Parameter) -> (Parameter, hook): the list form
+
+    def around_construct(self) -> bool:
+        return bool(self.around) or bool(self.param_forward)
 
 
 class RemovableHandle:
@@ -113,3 +123,74 @@ class HookMixin:
         """`hook(cell, incompatible_keys)` runs after `load_state_dict`; it may edit the key lists in place."""
         _check_hook("register_load_state_dict_post_hook", hook)
         return RemovableHandle(self._hook_tables().load_state_dict_post, hook)
+
+    # ------------------------------------------------------------ hooks around construct
+    def register_saved_tensors_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """While `construct` runs, the tensors its ops save for backward go through `pack_hook` and come back
+        through `unpack_hook` (`msx.saved_tensors_hooks` around construct; a later call replaces the pair)."""
+        saved_hooks._check(pack_hook, unpack_hook, f"{type(self).__name__}.register_saved_tensors_hooks")
+        self._hook_tables().around["saved"] = (pack_hook, unpack_hook)
+        versions.touch()
+
+    def register_parameter_forward_hook(self, hook: Callable | list) -> None:
+        """While `construct` runs, a Parameter it reads is `hook(param)` instead (the gradient flows through the
+        hook to the Parameter). `hook` is one callable for every Parameter of this Cell and its sub-Cells, or a
+        list of `{"params": [Parameter, ...], "hook": callable}`. MindSpore applies these in graph mode only;
+        msx applies them eagerly and under `msx.jit` alike."""
+        tables = self._hook_tables()
+        if callable(hook):
+            tables.around["params"] = hook
+        elif isinstance(hook, (list, tuple)):
+            entries = {}
+            for item in hook:
+                if not isinstance(item, dict) or "params" not in item or "hook" not in item:
+                    raise ValueError("Each dictionary in the hook list must contain both params and hook keys.")
+                fn, params = item["hook"], item["params"]
+                if not callable(fn):
+                    raise TypeError(f"The hook must be a callable function, but got {type(fn)}.")
+                for p in (params if isinstance(params, (list, tuple)) else [params]):
+                    if not isinstance(p, Parameter):
+                        raise TypeError(f"All items in params must be of type 'Parameter', but got {type(p)}.")
+                    entries[id(p)] = (p, fn)
+            tables.param_forward.update(entries)
+        else:
+            raise TypeError(f"Hook must be a callable function or a list of dictionaries, but got {type(hook)}.")
+        versions.touch()
+
+    def _construct_around(self, hooks: _Hooks, args: tuple, kwargs: dict) -> Any:
+        """`run_construct` inside the saved-tensor hooks and with the Parameter forward hooks applied."""
+        with contextlib.ExitStack() as stack:
+            if "saved" in hooks.around:
+                stack.enter_context(saved_hooks.hooks_for(*hooks.around["saved"], "Cell.register_saved_tensors_hooks"))
+            if "params" in hooks.around or hooks.param_forward:
+                stack.enter_context(_hooked_parameters(self, hooks))
+            return self.run_construct(args, kwargs)
+
+
+@contextlib.contextmanager
+def _hooked_parameters(cell: Any, hooks: _Hooks) -> Iterator[None]:
+    """Each hooked Parameter of `cell`'s tree is read as `hook(param)` while construct runs: its entry in the
+    owning Cell's parameter table is swapped for the hook's Tensor and put back after (also on error)."""
+    swapped: list[tuple[dict, str, Parameter]] = []
+    made: dict[int, Tensor] = {}
+    try:
+        for _, owner in cell.cells_and_names():
+            table = owner._params
+            for name, p in list(table.items()):
+                if not isinstance(p, Parameter):
+                    continue
+                hook = hooks.param_forward.get(id(p), (None, hooks.around.get("params")))[1]
+                if hook is None:
+                    continue
+                if id(p) not in made:
+                    out = hook(p)
+                    if not isinstance(out, Tensor):
+                        raise TypeError(f"{type(cell).__name__}.register_parameter_forward_hook: the hook must return "
+                                        f"a Tensor for Parameter '{p.name}', got {type(out).__name__}")
+                    made[id(p)] = out
+                swapped.append((table, name, p))
+                table[name] = made[id(p)]
+        yield
+    finally:
+        for table, name, p in reversed(swapped):
+            table[name] = p

@@ -16,14 +16,16 @@ fan_out = shape[0] * receptive field.
 """
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
+from .. import tensor as tensor_mod
 from ..sizes import check_size
 from ..tensor import Tensor, register_initializer
 from . import init_random
@@ -379,7 +381,22 @@ def initializer(init: Any, shape=None, dtype=mstype.float32) -> Tensor:
     elif not isinstance(init, Initializer):
         raise TypeError(f"initializer: init must be an Initializer, a str, a number or a Tensor, "
                         f"got {type(init).__name__}")
+    if tensor_mod.NO_INIT[0]:  # nn.no_init_parameters: drawn when first read, or never if a checkpoint fills it
+        return tensor_mod.uninit_tensor(init, shape, np_dtype)
     return Tensor._from(jnp.asarray(init._make(shape, np_dtype), np_dtype))
+
+
+@contextlib.contextmanager
+def no_init_parameters() -> Iterator[None]:
+    """Parameters made from an initializer inside this block stay unfilled (`has_init` True): their initializer
+    runs on `init_data()`, `Cell.init_parameters_data()` or the first read of the value, and never when
+    `load_checkpoint` / `set_data` fills them first -- a network built for a checkpoint draws no random
+    weights. Parameters made from a Tensor or numpy data are filled as usual (MindSpore's rule)."""
+    tensor_mod.NO_INIT[0] += 1
+    try:
+        yield
+    finally:
+        tensor_mod.NO_INIT[0] -= 1
 
 
 register_initializer(initializer)  # Tensor(init=...) fills through it (tensor cannot import nn)

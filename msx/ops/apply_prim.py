@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from .. import hostevents
+from . import dispatch_mode as _modes
 from ..eager import dispatch as _dispatch, lazy as _lazy, tape as _tape
 from ..errors import MsxError, OpIndexError, user_loc
 from ..recording import recording
@@ -78,6 +79,16 @@ def apply(prim: "Primitive", inputs: tuple, attrs: dict = _NO_ATTRS):
     unless jax rejects the inputs, in which case `prim.error` explains why.
     While `msx.Profiler` runs, each eager call is an "msx.eager" host event.
     """
+    if _modes.MODES and recording.recorder is None:  # an MsDispatchMode is active: its handler runs the op
+        return _modes.intercept(prim, inputs, attrs, _apply_timed)
+    if hostevents.ACTIVE and recording.recorder is None:
+        with hostevents.span("msx.eager", prim.name):
+            return _apply(prim, inputs, attrs)
+    return _apply(prim, inputs, attrs)
+
+
+def _apply_timed(prim: "Primitive", inputs: tuple, attrs: dict):
+    """`apply` past the dispatch modes (what an `MsDispatchMode` handler's `func(...)` runs)."""
     if hostevents.ACTIVE and recording.recorder is None:
         with hostevents.span("msx.eager", prim.name):
             return _apply(prim, inputs, attrs)

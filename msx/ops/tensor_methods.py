@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import functional as F
 from . import math_ops as M
-from . import tensor_overloads, tensor_own_methods
+from . import tensor_overloads, tensor_own_methods, tensor_state_methods
 from .api import SURFACE
 from .primitive import apply
 
@@ -193,6 +193,7 @@ _METHODS.update({name: _in_place(fn) for name, fn in _IN_PLACE.items()})
 _METHODS.update(tensor_overloads.METHODS)
 _METHODS["fill"] = lambda self, value: F.full_like(self, value)
 _METHODS.update(tensor_own_methods.METHODS)
+_METHODS.update(tensor_state_methods.METHODS)
 
 
 def attach() -> None:

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from .. import dtype as mstype
 from ..recording import recording
 from ..eager import tape as tape_mod, tensor_hooks
-from ..tensor import Tensor
+from ..tensor import InitSpec, Tensor, fill_if_deferred
 from . import functional as F
 
 
@@ -149,8 +149,8 @@ METHODS = {
     "ndimension": lambda self: self.ndim, "nelement": lambda self: self.size, "is_signed": _is_signed,
     "device": property(_device), "is_meta": property(lambda self: False),
     "value": lambda self: self, "data": property(lambda self: Tensor._from(self._data)),
-    "has_init": property(lambda self: False), "init_data": lambda self, slice_index=None, shape=None,
-    opt_shard_group=None: self,
+    "has_init": property(lambda self: type(self._placeholder) is InitSpec),
+    "init_data": lambda self, slice_index=None, shape=None, opt_shard_group=None: fill_if_deferred(self),
     "to_dlpack": to_dlpack,
     "register_hook": register_hook, "remove_hook": remove_hook, "hooks": tensor_hooks.hooks,
 }

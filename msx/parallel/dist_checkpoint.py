@@ -23,12 +23,14 @@ import glob
 import json
 import math
 import os
+import re
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import checkpoint
 from ..atomic import write_atomic
+from ..communication.management import GlobalComm, get_rank
 from ..errors import CheckpointError, LoadError
 from ..ignored_args import not_honoured
 from ..nn.cell import Cell
@@ -359,6 +361,48 @@ def load_segmented_checkpoints(ckpt_file_dir: str, net: Cell | None = None, stri
     if not out:
         raise CheckpointError(f"load_segmented_checkpoints: {ckpt_file_dir} has no .ckpt files")
     return out
+
+
+def _redundant_ranks(layouts: dict, rank: int) -> tuple[int, ...]:
+    """The ranks holding the same slices as `rank` for every Parameter (MindSpore's `_get_cur_rank_dp`): the
+    smallest redundancy group of `rank` that every other group of it contains; `(rank,)` when they disagree."""
+    size, smallest = None, ()
+    group_set: set[int] = set()
+    for name, lay in layouts.items():
+        if name.startswith("accu_grads") or name.startswith("inputs"):
+            continue
+        devices = lay.stage_devices
+        stage, local = divmod(rank, devices)
+        if stage not in lay.stages:
+            continue
+        block = lay.block(local)
+        group = tuple(stage * devices + r for r in range(devices) if lay.block(r) == block)
+        if size is None or len(group) < size:
+            if group_set and not set(group).issubset(group_set):
+                return (rank,)
+            size, group_set, smallest = len(group), set(group), group
+        elif not group_set.issubset(set(group)):
+            return (rank,)
+    return smallest
+
+
+def get_ckpt_path_with_strategy(cur_ckpt_path: str, cur_strategy_path: str) -> str | None:
+    """A checkpoint file this rank can load: `cur_ckpt_path` itself when it names this rank (`rank_<id>`) and
+    exists, else the same path for another rank holding the same slices under the strategy file
+    `cur_strategy_path` (a data-parallel replica's backup); None when none exists."""
+
+    if not isinstance(cur_ckpt_path, str) or not isinstance(cur_strategy_path, str):
+        raise TypeError("get_ckpt_path_with_strategy: cur_ckpt_path and cur_strategy_path must be str")
+    rank = get_rank() if GlobalComm.INITED else 0  # no communication set up: the one process is rank 0
+    if f"rank_{rank}" in cur_ckpt_path and os.path.isfile(cur_ckpt_path):
+        return cur_ckpt_path
+    if not os.path.exists(cur_strategy_path):
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: '{cur_strategy_path}'")
+    for other in _redundant_ranks(sf.read(cur_strategy_path), rank):
+        candidate = re.sub(r"rank_\d+", f"rank_{other}", cur_ckpt_path)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def build_searched_strategy(strategy_filename: str) -> dict:

@@ -31,6 +31,9 @@ __all__ += ["ConfusionMatrixMetric", "HausdorffDistance", "MeanSurfaceDistance",
 __all__ += ["BackupAndRestore", "ckpt_to_safetensors", "safetensors_to_ckpt", "merge_sliced_parameter"]
 from . import summary  # noqa: E402  (TensorBoard: docs/summary.md)
 from .callback import SummaryCollector  # noqa: E402
+from .callback import OnRequestExit  # noqa: E402
+from ..parallel.dist_checkpoint import get_ckpt_path_with_strategy  # noqa: E402
+__all__ += ["OnRequestExit", "get_ckpt_path_with_strategy"]
 from .summary import SummaryRecord  # noqa: E402
 
 __all__ += ["SummaryRecord", "SummaryCollector"]

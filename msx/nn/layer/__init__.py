@@ -13,6 +13,7 @@ from .channel_shuffle import ChannelShuffle  # noqa: F401
 from .container import CellDict  # noqa: F401
 from .dense import BiDense  # noqa: F401
 from .embedding import EmbeddingLookup  # noqa: F401
+from .embedding_multi_field import MultiFieldEmbeddingLookup  # noqa: F401
 from .image import CentralCrop, ImageGradients, PixelShuffle, PixelUnshuffle, PSNR  # noqa: F401
 from .math import MatMul, Moments, Range, ReduceLogSumExp  # noqa: F401
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,  # noqa: F401
