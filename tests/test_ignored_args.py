@@ -2,6 +2,7 @@
 stay silent (docs/api_surface.md, "Arguments msx does not honour")."""
 from __future__ import annotations
 
+import fnmatch
 import warnings
 
 import numpy as np
@@ -108,3 +109,28 @@ def test_mint_inplace_writes_the_result_into_the_input(mode):
     kept = msx.Tensor(_X.copy())
     mint.nn.ReLU6()(kept)  # inplace=False (the default) leaves the input alone
     np.testing.assert_array_equal(kept.asnumpy(), _X)
+
+
+def test_every_accepted_argument_is_read_or_its_reason_listed():
+    """`msx.tools.unread_args`: a parameter of a MindSpore-facing function that its body never names is a silent
+    drop unless READ_ELSEWHERE says why it needs no reading; a listed entry that matches nothing is stale."""
+    from msx.tools import unread_args
+
+    found = unread_args.unread()
+    unlisted = sorted(k for k in found if unread_args.reason(k) is None)
+    assert not unlisted, "read these, warn (ignored_args.not_honoured) or refuse, or list why:\n" + "\n".join(
+        f"{found[k]}: {k}" for k in unlisted)
+    stale = [p for p in unread_args.READ_ELSEWHERE if not any(fnmatch.fnmatchcase(k, p) for k in found)]
+    assert not stale, f"listed but no longer unread: {stale}"
+
+
+def test_the_unread_argument_scan_sees_a_dropped_argument(tmp_path):
+    from msx.tools import unread_args
+
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "thing.py").write_text(
+        "def add(x, y, use_locking=False):\n    return x + y\n\n"
+        "def warned(x, seed=None):\n    not_honoured('warned', 'seed', seed, None, '')\n    return x\n\n"
+        "class Op:\n    def __init__(self, mode=1):\n        self.k = 1\n\n"
+        "    def _private(self, z):\n        return 0\n")
+    assert sorted(unread_args.unread(tmp_path)) == ["ops.thing:Op.__init__(mode)", "ops.thing:add(use_locking)"]

@@ -8,6 +8,7 @@ the whole surface.
 """
 from __future__ import annotations
 
+from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from . import math_ops as M
 from . import nn_ops as N
@@ -157,6 +158,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 
 @expose(ops="dropout", prim="Dropout")
 def dropout(input, p=0.5, training=True, seed=None):
+    not_honoured("ops.dropout", "seed", seed, None, SEED_INSTEAD)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if not training or p == 0.0:

@@ -314,6 +314,7 @@ class BasicLSTMCell(PrimitiveOp):
     def __init__(self, keep_prob: float = 1.0, forget_bias: float = 1.0, state_is_tuple: bool = True,
                  activation: str = "tanh") -> None:
         super().__init__()
+        only_default("BasicLSTMCell", "state_is_tuple", state_is_tuple, True, "MindSpore supports only True too")
         if activation != "tanh":
             raise ValueError(f"BasicLSTMCell: activation must be 'tanh', got {activation!r}")
         self.keep_prob, self.forget_bias = keep_prob, forget_bias

@@ -267,11 +267,13 @@ def _pivots_to_perm(pivots, m: int):
 
 @primitive("LuUnpack", attrs=("unpack_data", "unpack_pivots"), category="matmul", multiple_results=True,
            differentiable=False,
-           api=(Api("lu_unpack", args=("LU_data", "LU_pivots"),
+           api=(Api(args=("LU_data", "LU_pivots"),
                     attrs=(Attr("unpack_data", True, bool), Attr("unpack_pivots", True, bool)),
                     cls="LuUnpack", init=("unpack_data", "unpack_pivots")),))
 def lu_unpack(lu, pivots, *, unpack_data=True, unpack_pivots=True):
-    """(P, L, U) from a packed LU factorization and its 1-based pivots: A = P L U."""
+    """(P, L, U) from a packed LU factorization and its 1-based pivots: A = P L U. The class op computes all
+    three whatever its flags say, as MindSpore's `LuUnpack` does; `ops.lu_unpack` answers None for the parts
+    the flags leave out."""
     m, n = lu.shape[-2:]
     k = min(m, n)
     lower = jnp.tril(lu[..., :, :k], -1) + jnp.eye(m, k, dtype=lu.dtype)
@@ -279,6 +281,14 @@ def lu_unpack(lu, pivots, *, unpack_data=True, unpack_pivots=True):
     perm = _pivots_to_perm(pivots, m)
     p = jnp.swapaxes(jnp.eye(m, dtype=lu.dtype)[perm], -1, -2)
     return p, lower, upper
+
+
+@expose(ops="lu_unpack", prim="LuUnpack")
+def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """MindSpore's `ops.lu_unpack`: (P, L, U), with None for L and U when `unpack_data=False` and for P when
+    `unpack_pivots=False`."""
+    p, lower, upper = apply(lu_unpack, (LU_data, LU_pivots), {"unpack_data": True, "unpack_pivots": True})
+    return (p if unpack_pivots else None,) + ((lower, upper) if unpack_data else (None, None))
 
 
 @primitive("LuSolve", category="matmul", api=(Api("lu_solve", args=("b", "LU_data", "LU_pivots"), cls="LuSolve", tensor="lu_solve"),))

@@ -16,11 +16,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
+from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from . import array_ops as A, bounds
 from .api import expose
 from .index_ops import eager_only
 from .primitive import apply, primitive
+from .sparse_apply_ops import NO_LOCKING
 
 KINDS = ("add", "sub", "mul", "div", "max", "min", "update")
 
@@ -102,8 +104,16 @@ def _nd(kind: str, in_place: bool):
     return fn
 
 
-def _cls_call(fn, locking: bool):
+def _locked(op: str, use_locking, default: bool) -> None:
+    """MindSpore's `use_locking`: a value other than the op's default warns once (`NO_LOCKING`)."""
+    if not isinstance(use_locking, (bool, np.bool_)):
+        raise TypeError(f"{op}: use_locking must be a bool, got {use_locking!r}")
+    not_honoured(op, "use_locking", bool(use_locking), default, NO_LOCKING)
+
+
+def _cls_call(fn, locking: bool, op: str):
     def call(input_x, indices, updates, *, use_locking=locking):
+        _locked(op, use_locking, locking)
         return fn(input_x, indices, updates)
     return call
 
@@ -112,15 +122,18 @@ for _kind in KINDS:
     _cap = _kind.capitalize()
     _f = _rows(_kind)
     expose(ops="" if _kind == "sub" else f"scatter_{_kind}")(_f)
-    expose(cls=f"Scatter{_cap}", init=("use_locking",), prim="ScatterRows")(_cls_call(_f, _kind == "update"))
+    expose(cls=f"Scatter{_cap}", init=("use_locking",), prim="ScatterRows")(
+        _cls_call(_f, _kind == "update", f"Scatter{_cap}"))
     _g = _nd(_kind, True)
     if _kind != "update":
-        def _with_lock(f=_g):
+        def _with_lock(f=_g, op=f"scatter_nd_{_kind}"):
             def scatter_nd(input_x, indices, updates, use_locking=False):
+                _locked(op, use_locking, False)
                 return f(input_x, indices, updates)
             return scatter_nd
         expose(ops=f"scatter_nd_{_kind}", prim="ScatterNdOp")(_with_lock())
-    expose(cls=f"ScatterNd{_cap}", init=("use_locking",), prim="ScatterNdOp")(_cls_call(_g, _kind == "update"))
+    expose(cls=f"ScatterNd{_cap}", init=("use_locking",), prim="ScatterNdOp")(
+        _cls_call(_g, _kind == "update", f"ScatterNd{_cap}"))
     if _kind not in ("add", "update"):  # tensor_scatter_add/update are array_ops' declarations
         _h = _nd(_kind, False)
         # MindSpore's Tensor.scatter_<kind> is the out-of-place tensor_scatter_<kind>
@@ -130,6 +143,7 @@ for _kind in KINDS:
 
 @expose(ops="scatter_nd_update", prim="ScatterNdOp")
 def scatter_nd_update(input_x, indices, updates, use_locking=True):
+    _locked("scatter_nd_update", use_locking, True)
     return _nd("update", True)(input_x, indices, updates)
 
 

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 from .. import dtype as mstype
 from ..recording import recording
 from ..eager import tape as tape_mod, tensor_hooks
+from ..ignored_args import not_honoured
 from ..tensor import InitSpec, Tensor, fill_if_deferred
 from . import functional as F
 
@@ -43,6 +44,7 @@ def new_ones(self, *size, dtype=None) -> Tensor:
 
 def new_empty(self, *size, dtype=None, device=None) -> Tensor:
     """An uninitialised Tensor in torch's sense; XLA has no uninitialised memory, so it holds zeros."""
+    not_honoured("Tensor.new_empty", "device", device, None, "the tensor is created on the context's device_target")
     return _new(self, size, 0, dtype)
 
 
