@@ -24,7 +24,7 @@ from .math_ops import norm as _norm
 from .primitive import apply, primitive
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
-_NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2  # on [0, 1]
+_NODES, _WEIGHTS = [float(t) for t in (_NODES + 1) / 2], [float(w) for w in _WEIGHTS / 2]  # on [0, 1]
 
 
 def _sqrtm(a, eye):
@@ -53,12 +53,14 @@ def _mx_check(x) -> str | None:
     return None
 
 
-@primitive("MatrixLogarithm", category="matmul", check=_mx_check, api=Api(args=("x",), cls="MatrixLogarithm"))
+@primitive("MatrixLogarithm", category="matmul", check=_mx_check, differentiable=False,
+           api=Api(args=("x",), cls="MatrixLogarithm"))
 def matrix_logarithm(x):
     """The principal logarithm of each square matrix of x (..., M, M), complex64 or complex128."""
     reason = _mx_check(x)
     if reason is not None:
         raise OpError(f"MatrixLogarithm: {reason}")
+    dtype, x = x.dtype, x.astype(jnp.complex128)  # complex64 too is computed in double precision
     eye = jnp.broadcast_to(jnp.eye(x.shape[-1], dtype=x.dtype), x.shape)
 
     def far(s):
@@ -70,7 +72,7 @@ def matrix_logarithm(x):
     a, k = lax.while_loop(far, root, (x, jnp.int32(0)))
     d = a - eye
     log = sum(w * jnp.linalg.solve(eye + t * d, d) for t, w in zip(_NODES, _WEIGHTS))
-    return log * (2.0 ** k).astype(x.real.dtype)
+    return (log * (2.0 ** k).astype(jnp.float64)).astype(dtype)
 
 
 # ---------------------------------------------------------------- cond

@@ -85,7 +85,7 @@ def float_power_ext(input, exponent):  # noqa: A002
                           f"{type(exponent).__name__}")
     _real_operand("input", input)
     _real_operand("exponent", exponent)
-    cast, power = SURFACE["ops"]["cast"], SURFACE["ops"]["pow"]
+    cast, power = SURFACE["ops"]["cast"], SURFACE["ops"]["float_power"]
     if isinstance(input, Tensor):
         input = cast(input, mstype.float64)
     else:

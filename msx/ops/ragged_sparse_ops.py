@@ -16,9 +16,12 @@ static shapes): they run eagerly, and inside `msx.jit` they raise an `OpError` n
 - `Coalesce`: the distinct index columns in lexicographic order, with the sum of their values;
 - `sparse_segment_mean(x, indices, segment_ids)`: row s is the mean of x[indices[j]] over the j with
   segment_ids[j] == s (0 for a segment with none), for s up to segment_ids[-1]; segment_ids must be sorted.
+  Only segment_ids sets the shape: a compiled graph takes it as a constant (a graph input is refused), and
+  the gradient with respect to x flows.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -26,7 +29,9 @@ from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import expose
+from .apply_prim import known_value
 from .convert import to_dtype
+from .detection_ops import static_values
 from .index_ops import eager_only
 from .primitive import apply, primitive
 
@@ -196,46 +201,53 @@ def coalesce(x_indices, x_values, x_shape):
 
 
 # ---------------------------------------------------------------- sparse_segment_mean
+def _dt(t) -> np.dtype:
+    return mstype.to_np(t.dtype) if isinstance(t, Tensor) else np.dtype(t.dtype)
+
+
 def _segment_check(x, indices, segment_ids, **_) -> str | None:
-    if np.dtype(x.dtype) not in (np.float16, np.float32, np.float64):
+    if _dt(x) not in (np.float16, np.float32, np.float64):
         return f"x must be float16, float32 or float64, got {x.dtype}"
     if len(x.shape) < 1:
         return "x must have at least one dimension, got a 0-D tensor"
     if len(indices.shape) != 1 or len(segment_ids.shape) != 1 or indices.shape != segment_ids.shape:
         return f"indices and segment_ids must be 1-D of one length, got {tuple(indices.shape)} and " \
                f"{tuple(segment_ids.shape)}"
-    if np.dtype(indices.dtype) not in (np.int32, np.int64) or indices.dtype != segment_ids.dtype:
+    if _dt(indices) not in (np.int32, np.int64) or _dt(indices) != _dt(segment_ids):
         return f"indices and segment_ids must be int32 or int64, of one dtype, got {indices.dtype} and " \
                f"{segment_ids.dtype}"
     return None
 
 
-@primitive("SparseSegmentMean", category="shape", check=_segment_check)
-def sparse_segment_mean_(x, indices, segment_ids):
-    """Row s: the mean of x[indices[j]] over segment_ids[j] == s (0 when none), s in [0, segment_ids[-1]]."""
-    op = "SparseSegmentMean"
-    eager_only(op, indices, segment_ids)
-    _fail(op, _segment_check(x, indices, segment_ids))
-    idx, seg = np.asarray(indices), np.asarray(segment_ids)
-    if len(seg) and (np.diff(seg) < 0).any():
-        raise OpError(f"{op}: segment_ids must be sorted, got {seg.tolist()}")
-    if len(seg) and seg[0] < 0:
-        raise OpError(f"{op}: segment_ids must be non-negative, got {seg.tolist()}")
-    if ((idx < 0) | (idx >= x.shape[0])).any():
-        bad = idx[(idx < 0) | (idx >= x.shape[0])][0]
-        raise OpError(f"{op}: indices value {bad} is out of range [0, {x.shape[0]})")
-    n = int(seg[-1]) + 1 if len(seg) else 0
+@primitive("SparseSegmentMean", attrs=("num_segments",), category="reduce", check=_segment_check)
+def sparse_segment_mean_(x, indices, segment_ids, *, num_segments):
+    """Row s: the mean of x[indices[j]] over segment_ids[j] == s (0 when none), s in [0, num_segments)."""
     acc = jnp.float32 if x.dtype == jnp.float16 else x.dtype
-    rows = jnp.take(x, jnp.asarray(idx), axis=0).astype(acc)
-    total = jnp.zeros((n,) + tuple(x.shape[1:]), acc).at[jnp.asarray(seg)].add(rows)
-    count = np.bincount(seg, minlength=n).astype(np.float64) if n else np.zeros((0,))
-    count = jnp.asarray(np.maximum(count, 1.0), acc).reshape((n,) + (1,) * (x.ndim - 1))
-    return (total / count).astype(x.dtype)
+    shape = (num_segments,) + tuple(x.shape[1:])
+    total = jnp.zeros(shape, acc).at[segment_ids].add(jnp.take(x, indices, axis=0).astype(acc))
+    count = jnp.zeros((num_segments,), acc).at[segment_ids].add(1)
+    return (total / jnp.maximum(count, 1).reshape((num_segments,) + (1,) * (x.ndim - 1))).astype(x.dtype)
 
 
 @expose(ops="sparse_segment_mean", prim="SparseSegmentMean")
 def sparse_segment_mean(x, indices, segment_ids):
+    """The number of segments is segment_ids[-1] + 1: read from its values (eagerly, or as a constant of the
+    graph being captured; a graph input is refused by name)."""
+    op = "SparseSegmentMean"
     for what, t in (("x", x), ("indices", indices), ("segment_ids", segment_ids)):
         if not isinstance(t, Tensor):
             raise OpTypeError(f"sparse_segment_mean: {what} must be a Tensor, got {type(t).__name__}")
-    return apply(sparse_segment_mean_, (x, indices, segment_ids))
+    _fail(op, _segment_check(x, indices, segment_ids), OpTypeError)
+    seg = static_values(op, "segment_ids", segment_ids).reshape(-1)
+    if len(seg) and (np.diff(seg) < 0).any():
+        raise OpError(f"{op}: segment_ids must be sorted, got {seg.tolist()}")
+    if len(seg) and seg[0] < 0:
+        raise OpError(f"{op}: segment_ids must be non-negative, got {seg.tolist()}")
+    idx = known_value(indices)
+    if not isinstance(idx, (jax.ShapeDtypeStruct, jax.core.Tracer)):
+        idx = np.asarray(idx)
+        bad = idx[(idx < 0) | (idx >= x.shape[0])]
+        if bad.size:
+            raise OpError(f"{op}: indices value {bad[0]} is out of range [0, {x.shape[0]})")
+    return apply(sparse_segment_mean_, (x, indices, segment_ids),
+                 {"num_segments": int(seg[-1]) + 1 if len(seg) else 0})

@@ -41,8 +41,8 @@ def _ngram_check(state_seq, log_probs, *, ngram_size) -> str | None:
         return f"state_seq must be int32, got {state_seq.dtype}"
     if np.dtype(log_probs.dtype) not in (np.float16, np.float32, np.float64):
         return f"log_probs must be float16, float32 or float64, got {log_probs.dtype}"
-    if ngram_size > state_seq.shape[-1]:
-        return f"ngram_size ({ngram_size}) must not exceed the length of state_seq ({state_seq.shape[-1]})"
+    if ngram_size >= state_seq.shape[-1]:
+        return f"ngram_size ({ngram_size}) must be less than the length of state_seq ({state_seq.shape[-1]})"
     return None
 
 
