@@ -30,6 +30,7 @@ from ..ignored_args import SEED_INSTEAD, not_honoured
 from .api import expose
 from .index_ops import eager_only
 from .primitive import apply, primitive
+from .ragged_sparse_ops import refuse_graph_values
 
 _INTS = (np.dtype("int32"), np.dtype("int64"))
 
@@ -141,7 +142,7 @@ def _sampler_args(op: str, true_classes, num_true, num_sampled, unique, range_ma
 
 
 def _key():
-    from .random_ops import _key_for  # the global PRNG state's one splitter
+    from .random_ops import _key_for  # the global PRNG state's one splitter (imported late: random_ops is large)
 
     return _key_for()
 
@@ -219,4 +220,5 @@ def compute_accidental_hits(true_classes, sampled_candidates, *, num_true=1):
 def _compute_accidental_hits_cls(true_classes, sampled_candidates, *, num_true=1):
     if not isinstance(num_true, (int, np.integer)) or isinstance(num_true, bool):
         raise OpTypeError(f"ComputeAccidentalHits: num_true must be an int, got {type(num_true).__name__}")
+    refuse_graph_values("ComputeAccidentalHits", true_classes, sampled_candidates)
     return apply(compute_accidental_hits, (true_classes, sampled_candidates), {"num_true": int(num_true)})

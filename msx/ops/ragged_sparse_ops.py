@@ -38,6 +38,15 @@ from .primitive import apply, primitive
 _RANGE_DTYPES = tuple(np.dtype(d) for d in ("int32", "int64", "float32", "float64"))
 
 
+def refuse_graph_values(op: str, *tensors) -> None:
+    """Refuse, naming `op`, inputs whose values a graph being captured only knows when it runs (its inputs and
+    computed values; a constant is fine), before the op is recorded."""
+    for t in tensors:
+        if isinstance(t, Tensor) and isinstance(known_value(t), (jax.ShapeDtypeStruct, jax.core.Tracer)):
+            raise OpError(f"{op}: the result's shape depends on the input values, which a compiled graph only "
+                          f"knows when it runs; call it outside jit (XLA needs static shapes)")
+
+
 def _fail(op: str, reason: str | None, kind=OpError) -> None:
     if reason is not None:
         raise kind(f"{op}: {reason}")
@@ -87,6 +96,7 @@ def _ragged_range_cls(starts, limits, deltas, *, Tsplits):  # noqa: N803
     tsplits = to_dtype(Tsplits)
     if tsplits not in (mstype.int32, mstype.int64):
         raise OpTypeError(f"RaggedRange: Tsplits must be mindspore.int32 or mindspore.int64, got {tsplits}")
+    refuse_graph_values("RaggedRange", starts, limits, deltas)
     return apply(ragged_range, (starts, limits, deltas), {"Tsplits": tsplits})
 
 
@@ -153,6 +163,8 @@ def _edit_distance_cls(hypothesis_indices, hypothesis_values, hypothesis_shape, 
                        truth_shape, *, normalize=True):
     if not isinstance(normalize, bool):
         raise OpTypeError(f"EditDistance: normalize must be a bool, got {type(normalize).__name__}")
+    refuse_graph_values("EditDistance", hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+                        truth_values, truth_shape)
     return apply(edit_distance, (hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
                                  truth_values, truth_shape), {"normalize": normalize})
 
@@ -197,6 +209,7 @@ def coalesce(x_indices, x_values, x_shape):
     for what, t in (("x_indices", x_indices), ("x_values", x_values), ("x_shape", x_shape)):
         if not isinstance(t, Tensor):
             raise OpTypeError(f"Coalesce: {what} must be a Tensor, got {type(t).__name__}")
+    refuse_graph_values("Coalesce", x_indices, x_values, x_shape)
     return apply(coalesce_, (x_indices, x_values, x_shape))
 
 

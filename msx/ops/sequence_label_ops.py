@@ -70,10 +70,18 @@ def _no_repeat_ngram_cls(state_seq, log_probs, *, ngram_size=1):
     for what, t in (("state_seq", state_seq), ("log_probs", log_probs)):
         if not isinstance(t, Tensor):
             raise OpTypeError(f"{op}: {what} must be a Tensor, got {type(t).__name__}")
+    reason = _ngram_check(state_seq._data, log_probs._data, ngram_size=ngram_size)
+    if reason is not None:
+        raise OpError(f"{op}: {reason}")
     seq = _concrete(state_seq)
-    if seq is not None and seq.size and ((seq < 0) | (seq >= log_probs.shape[-1])).any():
-        raise OpError(f"{op}: the ids in state_seq must lie in [0, {log_probs.shape[-1]}) (the vocabulary of "
-                      f"log_probs), got values from {seq.min()} to {seq.max()}")
+    if seq is not None:  # MindSpore checks the ids it bans
+        vocab, m = log_probs.shape[-1], seq.shape[-1]
+        for j in range(m - ngram_size + 1):
+            match = (seq[..., j:j + ngram_size - 1] == seq[..., m - ngram_size + 1:]).all(-1)
+            token = seq[..., j + ngram_size - 1][match]
+            if ((token < 0) | (token >= vocab)).any():
+                raise OpError(f"{op}: the id {token[(token < 0) | (token >= vocab)][0]} of state_seq it bans must "
+                              f"lie in [0, {vocab}) (the vocabulary of log_probs)")
     return apply(no_repeat_ngram, (state_seq, log_probs), {"ngram_size": int(ngram_size)})
 
 
@@ -115,4 +123,7 @@ def _confusion_matrix_cls(labels, predictions, weights=None, *, num_classes, dty
         v = _concrete(t) if what != "weights" else None
         if v is not None and v.size and ((v < 0) | (v >= num_classes)).any():
             raise OpError(f"{op}: {what} must lie in [0, {num_classes}), got values from {v.min()} to {v.max()}")
+    reason = _cm_check(*(t._data for t in inputs), num_classes=num_classes, dtype=dtype)
+    if reason is not None:
+        raise OpError(f"{op}: {reason}")
     return apply(confusion_matrix, inputs, {"num_classes": int(num_classes), "dtype": to_dtype(dtype)})
