@@ -31,6 +31,7 @@ from .api import expose
 from .index_ops import eager_only
 from .primitive import apply, primitive
 from .ragged_sparse_ops import refuse_graph_values
+from .random_ops import _key_for  # the global PRNG state's one splitter
 
 _INTS = (np.dtype("int32"), np.dtype("int64"))
 
@@ -141,12 +142,6 @@ def _sampler_args(op: str, true_classes, num_true, num_sampled, unique, range_ma
     return {"num_true": num_true, "num_sampled": num_sampled, "unique": unique, "range_max": range_max}
 
 
-def _key():
-    from .random_ops import _key_for  # the global PRNG state's one splitter (imported late: random_ops is large)
-
-    return _key_for()
-
-
 @expose(ops="uniform_candidate_sampler", prim="UniformCandidateSampler")
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
                               remove_accidental_hits=False):
@@ -156,7 +151,7 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
         raise OpTypeError(f"UniformCandidateSampler: remove_accidental_hits must be a bool, got "
                           f"{type(remove_accidental_hits).__name__}")
     attrs["remove_accidental_hits"] = remove_accidental_hits
-    return apply(uniform_candidate_draw, (_key(), true_classes), attrs)
+    return apply(uniform_candidate_draw, (_key_for(), true_classes), attrs)
 
 
 @expose(cls="UniformCandidateSampler", init=("num_true", "num_sampled", "unique", "range_max", "seed",
@@ -173,7 +168,7 @@ def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, uniqu
     small ids most often) from [0, range_max); true_classes must be int64."""
     attrs = _sampler_args("LogUniformCandidateSampler", true_classes, num_true, num_sampled, unique, range_max, seed,
                           (np.dtype("int64"),))
-    return apply(log_uniform_candidate_draw, (_key(), true_classes), attrs)
+    return apply(log_uniform_candidate_draw, (_key_for(), true_classes), attrs)
 
 
 @expose(cls="LogUniformCandidateSampler", init=("num_true", "num_sampled", "unique", "range_max", "seed"),

@@ -19,6 +19,7 @@ from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import Api, expose
+from .array_ops import cast
 from .math_ops import inverse as _inverse
 from .math_ops import norm as _norm
 from .primitive import apply, primitive
@@ -95,7 +96,5 @@ def cond(A, p=None):  # noqa: N803  (MindSpore's argument name)
     attrs = {"ord": p, "axis": (-2, -1), "keepdims": False}
     out = apply(_norm, (A,), attrs) * apply(_norm, (apply(_inverse, (A,)),), attrs)
     if A.ndim >= 3 and out.dtype != mstype.float32:
-        from .array_ops import cast
-
         out = apply(cast, (out,), {"dtype": mstype.float32})
     return out

@@ -27,7 +27,7 @@ from .apply_prim import known_value
 from .convert import to_dtype
 from .detection_ops import static_values
 from .primitive import apply, primitive
-from .random_ops import _key_for, draw
+from .random_ops import _key_for, draw, poisson
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
 
@@ -96,8 +96,6 @@ def _parameterized_truncated_normal(shape, mean, stdevs, min, max, *, seed=0, se
 @expose(cls="Poisson", init=("seed", "seed2"), prim="RandomDistribution")
 def _poisson_cls(shape, mean, *, seed=0, seed2=0):
     """Poisson(mean) draws (int32) of `broadcast(shape, mean.shape)`; `shape` a tuple, `mean` float32 > 0."""
-    from .random_ops import poisson
-
     not_honoured("ops.Poisson", "seed", seed, 0, SEED_INSTEAD)
     not_honoured("ops.Poisson", "seed2", seed2, 0, SEED_INSTEAD)
     if not isinstance(shape, tuple):
@@ -134,7 +132,7 @@ def _non_deterministic_ints(shape, *, dtype=mstype.int64):
 
 # ---------------------------------------------------------------- rrelu, gumbel_softmax, uniform_ext
 def _F():
-    from . import functional
+    from . import functional  # the assembled functional surface (it imports the op modules)
 
     return functional
 
@@ -194,11 +192,9 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
 @expose(ops="uniform_ext", prim="RandomDistribution")
 def uniform_ext(tensor, a, b, generator=None):
     """Numbers uniform in [a, b) of `tensor`'s shape and dtype (a new Tensor; `tensor` is unchanged)."""
-    from ..common.generator import default_generator
-
-    if generator is not None and generator is not default_generator:
-        raise OpError("uniform_ext: msx draws from its global generator only; pass generator=None (or "
-                      "ms.default_generator) and seed with msx.set_seed")
+    if generator is not None:
+        raise OpError("uniform_ext: msx draws every random op from its global generator; pass generator=None and "
+                      "seed with msx.set_seed")
     if not isinstance(tensor, Tensor):
         raise OpTypeError(f"uniform_ext: tensor must be a Tensor, got {type(tensor).__name__}")
     if not tensor.dtype.is_floating:
