@@ -27,7 +27,7 @@ from .apply_prim import known_value
 from .convert import to_dtype
 from .detection_ops import static_values
 from .primitive import apply, primitive
-from .random_ops import _key_for, draw, poisson
+from .random_ops import _key_for, draw
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
 
@@ -103,7 +103,14 @@ def _poisson_cls(shape, mean, *, seed=0, seed2=0):
     if not isinstance(mean, Tensor) or mean.dtype != mstype.float32:
         got = mean.dtype if isinstance(mean, Tensor) else type(mean).__name__
         raise OpTypeError(f"Poisson: mean must be a float32 Tensor, got {got}")
-    return poisson(shape, mean)
+    values = known_value(mean)
+    if not isinstance(values, (jax.ShapeDtypeStruct, jax.core.Tracer)) and (np.asarray(values) <= 0).any():
+        raise OpError(f"Poisson: mean must be greater than 0, got {np.asarray(values).reshape(-1)[:4].tolist()}")
+    try:
+        out = np.broadcast_shapes(tuple(int(d) for d in shape), tuple(mean.shape))
+    except ValueError:
+        raise OpError(f"Poisson: mean's shape {tuple(mean.shape)} does not broadcast with shape {shape}") from None
+    return draw("poisson", out, (mean,), mstype.int32)
 
 
 # ---------------------------------------------------------------- NonDeterministicInts

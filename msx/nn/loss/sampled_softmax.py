@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ... import dtype as mstype
 from ...errors import OpTypeError
-from ...ignored_args import not_honoured
+from ...ignored_args import SEED_INSTEAD, not_honoured
 from ...ops import functional as F
 from ...ops.candidate_sampler_ops import uniform_candidate_sampler
 from ...tensor import Tensor
@@ -43,6 +43,7 @@ class SampledSoftmaxLoss(LossBase):
             if len(sampled_values) != 3:
                 raise ValueError(f"{name}: sampled_values must hold 3 Tensors (sampled_candidates, "
                                  f"true_expected_count, sampled_expected_count), got {len(sampled_values)}")
+        not_honoured("nn.SampledSoftmaxLoss", "seed", seed, 0, SEED_INSTEAD)
         not_honoured("nn.SampledSoftmaxLoss", "reduction", reduction, "none",
                      "MindSpore 2.10's SampledSoftmaxLoss returns the per-example loss (N,) whatever reduction "
                      "says, and so does msx")
@@ -54,8 +55,8 @@ class SampledSoftmaxLoss(LossBase):
         """The (sampled_candidates, true_expected_count, sampled_expected_count) this call uses."""
         if self.sampled_values is not None:
             return tuple(self.sampled_values)
-        return uniform_candidate_sampler(labels, self.num_true, self.num_sampled, True, self.num_classes, self.seed,
-                                         self.remove_accidental_hits)
+        return uniform_candidate_sampler(labels, self.num_true, self.num_sampled, True, self.num_classes, 0,
+                                         self.remove_accidental_hits)  # seed: warned of at __init__
 
     def construct(self, weights: Tensor, biases: Tensor, labels: Tensor, logits: Tensor) -> Tensor:
         name = type(self).__name__
