@@ -10,7 +10,8 @@ static shapes): they run eagerly, and inside `msx.jit` they raise an `OpError` n
   up to (not including) limits[i] (empty when deltas[i] points away from limits[i]); the splits (Tsplits) and
   the values (the inputs' dtype); 0-D inputs count as one range;
 - `EditDistance(normalize)`: the Levenshtein distance of each sequence of the hypothesis sparse tensor (the
-  entries sharing all index components but the last, in index order) to the truth's, as float32 of shape
+  entries sharing all index components but the last, in the order given: MindSpore does not sort them) to the
+  truth's, as float32 of shape
   max(hypothesis_shape[:-1], truth_shape[:-1]); normalised by the truth's length (an empty truth gives inf,
   or 0 when the hypothesis is empty too);
 - `Coalesce`: the distinct index columns in lexicographic order, with the sum of their values;
@@ -130,9 +131,8 @@ def _edit_check(hi, hv, hs, ti, tv, ts, **_) -> str | None:
 def _sequences(op: str, side: str, indices: np.ndarray, values: np.ndarray, shape: np.ndarray) -> dict:
     if ((indices < 0) | (indices >= shape)).any():
         raise OpError(f"{op}: {side}_indices must lie inside {side}_shape {shape.tolist()}")
-    order = np.lexsort(indices.T[::-1]) if len(indices) else np.zeros((0,), np.int64)
     groups: dict = {}
-    for k in order:
+    for k in range(len(indices)):  # in the order given, as MindSpore's kernel reads them
         groups.setdefault(tuple(indices[k, :-1].tolist()), []).append(values[k])
     return {key: np.asarray(v) for key, v in groups.items()}
 
