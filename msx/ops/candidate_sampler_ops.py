@@ -126,8 +126,10 @@ def _sampler_args(op: str, true_classes, num_true, num_sampled, unique, range_ma
     range_max = _positive_int(op, "range_max", range_max)
     if not isinstance(unique, bool):
         raise OpTypeError(f"{op}: unique must be a bool, got {type(unique).__name__}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise OpError(f"{op}: seed must be a non-negative int, got {seed!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise OpTypeError(f"{op}: seed must be an int, got {type(seed).__name__}")
+    if seed < 0:
+        raise OpError(f"{op}: seed must be non-negative, got {seed}")
     not_honoured(f"ops.{op}", "seed", seed, 0, SEED_INSTEAD)
     if unique and num_sampled > range_max:
         raise OpError(f"{op}: with unique=True, num_sampled ({num_sampled}) can not be larger than range_max "
