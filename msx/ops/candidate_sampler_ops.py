@@ -27,6 +27,7 @@ from jax import lax
 from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
 from ..ignored_args import SEED_INSTEAD, not_honoured
+from ..tensor import Tensor
 from .api import expose
 from .index_ops import eager_only
 from .primitive import apply, primitive
@@ -145,8 +146,8 @@ def _sampler_args(op: str, true_classes, num_true, num_sampled, unique, range_ma
 
 
 @expose(ops="uniform_candidate_sampler", prim="UniformCandidateSampler")
-def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
-                              remove_accidental_hits=False):
+def uniform_candidate_sampler(true_classes: Tensor, num_true: int, num_sampled: int, unique: bool, range_max: int,
+                              seed: int = 0, remove_accidental_hits: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """(sampled_candidates, true_expected_count, sampled_expected_count): ids uniform in [0, range_max)."""
     attrs = _sampler_args("UniformCandidateSampler", true_classes, num_true, num_sampled, unique, range_max, seed)
     if not isinstance(remove_accidental_hits, bool):
@@ -165,7 +166,8 @@ def _uniform_candidate_sampler_cls(true_classes, *, num_true, num_sampled, uniqu
 
 
 @expose(ops="log_uniform_candidate_sampler", prim="LogUniformCandidateSampler")
-def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True, range_max=5, seed=0):
+def log_uniform_candidate_sampler(true_classes: Tensor, num_true: int = 1, num_sampled: int = 5, unique: bool = True,
+                                  range_max: int = 5, seed: int = 0) -> tuple[Tensor, Tensor, Tensor]:
     """(sampled_candidates, true_expected_count, sampled_expected_count): ids drawn log-uniformly (Zipf-like,
     small ids most often) from [0, range_max); true_classes must be int64."""
     attrs = _sampler_args("LogUniformCandidateSampler", true_classes, num_true, num_sampled, unique, range_max, seed,

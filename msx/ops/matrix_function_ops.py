@@ -81,7 +81,7 @@ _COND_P = {"fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf}
 
 
 @expose(ops="cond", prim="Norm")
-def cond(A, p=None):  # noqa: N803  (MindSpore's argument name)
+def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803  (MindSpore's argument name)
     """norm(A, p) * norm(inverse(A), p) of each square matrix of A (p=None: the 2-norm, the ratio of the extreme
     singular values); a batch (rank >= 3) gives float32, as MindSpore's does."""
     if not isinstance(A, Tensor):

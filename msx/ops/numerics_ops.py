@@ -78,7 +78,7 @@ def _real_operand(what: str, v) -> None:
 
 
 @expose(ops="float_power_ext", prim="FloatPower")
-def float_power_ext(input, exponent):  # noqa: A002
+def float_power_ext(input, exponent) -> Tensor:  # noqa: A002
     """input ** exponent computed in float64, always a float64 Tensor (one of the two must be a Tensor)."""
     if not (isinstance(input, Tensor) or isinstance(exponent, Tensor)):
         raise OpTypeError(f"float_power_ext: input or exponent must be a Tensor, got {type(input).__name__} and "
@@ -99,7 +99,7 @@ def float_power_ext(input, exponent):  # noqa: A002
 
 # ---------------------------------------------------------------- stop_gradient_
 @expose(ops="stop_gradient_", prim="StopGradient")
-def stop_gradient_(input) -> None:  # noqa: A002
+def stop_gradient_(input: Tensor) -> None:  # noqa: A002
     """Detach `input` in place: later uses of this Tensor (and a function returning it) pass no gradient back
     through it. Returns None, as MindSpore's does."""
     if not isinstance(input, Tensor):

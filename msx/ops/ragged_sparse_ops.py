@@ -205,7 +205,7 @@ def coalesce_(x_indices, x_values, x_shape):
 
 
 @expose(ops="coalesce", cls="Coalesce", prim="Coalesce")
-def coalesce(x_indices, x_values, x_shape):
+def coalesce(x_indices: Tensor, x_values: Tensor, x_shape: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     for what, t in (("x_indices", x_indices), ("x_values", x_values), ("x_shape", x_shape)):
         if not isinstance(t, Tensor):
             raise OpTypeError(f"Coalesce: {what} must be a Tensor, got {type(t).__name__}")
@@ -243,7 +243,7 @@ def sparse_segment_mean_(x, indices, segment_ids, *, num_segments):
 
 
 @expose(ops="sparse_segment_mean", prim="SparseSegmentMean")
-def sparse_segment_mean(x, indices, segment_ids):
+def sparse_segment_mean(x: Tensor, indices: Tensor, segment_ids: Tensor) -> Tensor:
     """The number of segments is segment_ids[-1] + 1: read from its values (eagerly, or as a constant of the
     graph being captured; a graph input is refused by name)."""
     op = "SparseSegmentMean"

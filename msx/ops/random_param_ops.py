@@ -145,7 +145,7 @@ def _F():
 
 
 @expose(ops="rrelu", prim="RandomDistribution")
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:  # noqa: A002
     """x where x >= 0, else alpha * x with alpha ~ U(lower, upper) drawn per element (MindSpore 2.10's ops.rrelu
     draws every call: it has no training/eval switch)."""
     for what, v in (("upper", upper), ("lower", lower)):
@@ -168,7 +168,7 @@ def _check_dim(dim: int, lo: int, hi: int) -> None:
 
 
 @expose(ops="gumbel_softmax", prim="RandomDistribution")
-def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, dim: int = -1) -> Tensor:
     """softmax((logits + g) / tau) along `dim`, g ~ Gumbel(0, 1); `hard`: the one-hot of its argmax, whose
     gradient is the soft sample's (straight-through)."""
     if not isinstance(logits, Tensor):
@@ -197,7 +197,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
 
 
 @expose(ops="uniform_ext", prim="RandomDistribution")
-def uniform_ext(tensor, a, b, generator=None):
+def uniform_ext(tensor: Tensor, a: float, b: float, generator=None) -> Tensor:
     """Numbers uniform in [a, b) of `tensor`'s shape and dtype (a new Tensor; `tensor` is unchanged)."""
     if generator is not None:
         raise OpError("uniform_ext: msx draws every random op from its global generator; pass generator=None and "
