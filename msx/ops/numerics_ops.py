@@ -46,8 +46,7 @@ def _cn_check(x) -> str | None:
     return None
 
 
-@primitive("CheckNumerics", category="elementwise", check=_cn_check, differentiable=False,
-)
+@primitive("CheckNumerics", category="elementwise", check=_cn_check)
 def check_numerics(x):
     """x itself when all its values are finite; a NaN or an Inf raises CheckNumericsError (on the host, when the
     graph runs)."""

@@ -68,7 +68,7 @@ CASES = [
     dict(id="matrix_logarithm_batch_c128", primitive="MatrixLogarithm", call="ops.MatrixLogarithm", init={},
          inputs=[_CB]),
     dict(id="check_numerics", primitive="CheckNumerics", call="ops.CheckNumerics", init={},
-         inputs=[_RNG.standard_normal((2, 3)).astype(np.float32)]),
+         inputs=[_RNG.standard_normal((2, 3)).astype(np.float32)], grad=True),  # its gradient passes through
     _cond("cond_default", _A3, None),
     _cond("cond_fro", _A3, "fro"),
     _cond("cond_nuc", _A3, "nuc"),
