@@ -201,6 +201,7 @@ from msx.nn.metrics.segmentation import RootMeanSquareDistance as RootMeanSquare
 from msx.nn.optim.elementwise import Rprop as Rprop
 from msx.nn.optim.sgd import SGD as SGD
 from msx.nn.layer.ssim import SSIM as SSIM
+from msx.nn.loss.sampled_softmax import SampledSoftmaxLoss as SampledSoftmaxLoss
 from msx.nn.layer.activation import SeLU as SeLU
 from msx.nn.layer.container import SequentialCell as SequentialCell
 from msx.nn.layer.activation import SiLU as SiLU
