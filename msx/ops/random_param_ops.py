@@ -27,7 +27,7 @@ from .apply_prim import known_value
 from .convert import to_dtype
 from .detection_ops import static_values
 from .primitive import apply, primitive
-from .random_ops import _key_for, draw
+from .random_ops import _key_for, _keys_from, draw
 
 _FLOATS = (mstype.float16, mstype.float32, mstype.float64)
 
@@ -198,10 +198,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, dim: in
 
 @expose(ops="uniform_ext", prim="RandomDistribution")
 def uniform_ext(tensor: Tensor, a: float, b: float, generator=None) -> Tensor:
-    """Numbers uniform in [a, b) of `tensor`'s shape and dtype (a new Tensor; `tensor` is unchanged)."""
-    if generator is not None:
-        raise OpError("uniform_ext: msx draws every random op from its global generator; pass generator=None and "
-                      "seed with msx.set_seed")
+    """Numbers uniform in [a, b) of `tensor`'s shape and dtype (a new Tensor; `tensor` is unchanged), drawn
+    from `generator` when one is given."""
     if not isinstance(tensor, Tensor):
         raise OpTypeError(f"uniform_ext: tensor must be a Tensor, got {type(tensor).__name__}")
     if not tensor.dtype.is_floating:
@@ -209,4 +207,5 @@ def uniform_ext(tensor: Tensor, a: float, b: float, generator=None) -> Tensor:
     lo, hi = float(a), float(b)
     if lo > hi:
         raise OpTypeError(f"uniform_ext: a ({a}) must not be larger than b ({b})")
-    return draw("uniform", tensor.shape, (lo, hi), tensor.dtype)
+    with _keys_from(generator, "uniform_ext"):
+        return draw("uniform", tensor.shape, (lo, hi), tensor.dtype)
