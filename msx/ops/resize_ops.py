@@ -450,11 +450,16 @@ def _crop_coords(lo, hi, n_in, n_out):
 
 @primitive("CropAndResize", attrs=("crop_size", "method", "extrapolation_value"), category="other",
            check=_crop_check, values=_crop_values,
-           api=Api(cls="CropAndResize", args=("x", "boxes", "box_index"),
-                   attrs=(Attr("crop_size", convert=_ints_attr("CropAndResize", "crop_size", 2)),
-                          Attr("method", "bilinear", _str_attr("CropAndResize", "method", _CROP_METHODS)),
-                          Attr("extrapolation_value", 0.0, _float_attr("CropAndResize", "extrapolation_value"))),
-                   init=("method", "extrapolation_value")))
+           api=(Api(cls="CropAndResize", args=("x", "boxes", "box_index"),
+                    attrs=(Attr("crop_size", convert=_ints_attr("CropAndResize", "crop_size", 2)),
+                           Attr("method", "bilinear", _str_attr("CropAndResize", "method", _CROP_METHODS)),
+                           Attr("extrapolation_value", 0.0, _float_attr("CropAndResize", "extrapolation_value"))),
+                    init=("method", "extrapolation_value")),
+                Api("crop_and_resize", args=("image", "boxes", "box_indices"),
+                    attrs=(Attr("crop_size", convert=_ints_attr("crop_and_resize", "crop_size", 2)),
+                           Attr("method", "bilinear", _str_attr("crop_and_resize", "method", _CROP_METHODS)),
+                           Attr("extrapolation_value", 0.0,
+                                _float_attr("crop_and_resize", "extrapolation_value"))))))
 def crop_and_resize(x, boxes, box_index, *, crop_size, method="bilinear", extrapolation_value=0.0):
     """(B, H, W, D) image, (K, 4) boxes [y1, x1, y2, x2] in [0, 1], (K,) image of each box -> (K, *crop_size, D)
     float32."""
