@@ -66,7 +66,7 @@ def test_dilation2d_errors():
         ops.Dilation2D(1, 1)(msx.Tensor(_X), msx.Tensor(_F[:2]))
     with pytest.raises(TypeError, match="same dtype"):
         ops.Dilation2D(1, 1)(msx.Tensor(_X), msx.Tensor(_F.astype(np.float64)))
-    with pytest.raises(ValueError, match="larger than the input's H"):
+    with pytest.raises(ValueError, match="larger than the input.s W"):
         ops.Dilation2D(1, 4, "valid")(msx.Tensor(_X), msx.Tensor(_F))
 
 

@@ -18,21 +18,21 @@ from .primitive import primitive
 def _check(op: str, what: str):
     def check(image, factor) -> str | None:
         if len(image.shape) < 3 or image.shape[-1] != 3:
-            return (f"{op}: image must have at least 3 dims, the last holding (R, G, B) (3), got shape "
+            return (f"image must have at least 3 dims, the last holding (R, G, B) (3), got shape "
                     f"{tuple(image.shape)}")
         if image.dtype not in (jnp.float16, jnp.float32, jnp.float64):
-            return f"{op}: image dtype must be float16, float32 or float64, got {jnp.dtype(image.dtype).name}"
+            return f"image dtype must be float16, float32 or float64, got {jnp.dtype(image.dtype).name}"
         if len(factor.shape) != 0:
-            return f"{op}: {what} must be a 0-d Tensor, got shape {tuple(factor.shape)}"
+            return f"{what} must be a 0-d Tensor, got shape {tuple(factor.shape)}"
         if factor.dtype != jnp.float32:
-            return f"{op}: {what} dtype must be float32, got {jnp.dtype(factor.dtype).name}"
+            return f"{what} dtype must be float32, got {jnp.dtype(factor.dtype).name}"
         return None
     return check
 
 
-def _fail(reason: str | None) -> None:
+def _fail(op: str, reason: str | None) -> None:
     if reason is not None:
-        raise (TypeError if "dtype" in reason else ValueError)(reason)
+        raise (TypeError if "dtype" in reason else ValueError)(f"{op}: {reason}")
 
 
 def _work(image):
@@ -53,7 +53,7 @@ _HUE_CHECK = _check("AdjustHue", "delta")
 @primitive("AdjustHue", category="elementwise", check=_HUE_CHECK, api=Api(cls="AdjustHue", args=("image", "delta")))
 def adjust_hue(image, delta):
     """Each pixel's hue moved by `delta` (a fraction of the colour circle), its min and max kept."""
-    _fail(_HUE_CHECK(image, delta))
+    _fail("AdjustHue", _HUE_CHECK(image, delta))
     x = _work(image)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
     # the hue category (0..5) of TensorFlow's rgb_to_hv_range: which channel is max, mid and min
@@ -86,7 +86,7 @@ _SAT_CHECK = _check("AdjustSaturation", "scale")
            api=Api(cls="AdjustSaturation", args=("image", "scale")))
 def adjust_saturation(image, scale):
     """Each pixel's HSV saturation multiplied by `scale` and clamped to [0, 1]."""
-    _fail(_SAT_CHECK(image, scale))
+    _fail("AdjustSaturation", _SAT_CHECK(image, scale))
     x = _work(image)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
     v = jnp.max(x, axis=-1)

@@ -68,16 +68,16 @@ _EVP_DTYPES = (jnp.float16, jnp.float32, jnp.float64, jnp.int8, jnp.int16, jnp.i
 
 def _evp_check(x, *, kernel_size, strides, padding) -> str | None:
     if len(x.shape) != 5:
-        return f"ExtractVolumePatches: x must be 5-d (N, C, D, H, W), got shape {tuple(x.shape)}"
+        return f"x must be 5-d (N, C, D, H, W), got shape {tuple(x.shape)}"
     if x.dtype not in _EVP_DTYPES:
-        return f"ExtractVolumePatches: x dtype must be a real number type, got dtype {jnp.dtype(x.dtype).name}"
+        return f"x dtype must be a real number type, got dtype {jnp.dtype(x.dtype).name}"
     for name, n, k, s in zip("DHW", x.shape[2:], kernel_size, strides):
         if padding == "SAME" and (-(-n // s) - 1) * s + k - n < 0:
-            return (f"ExtractVolumePatches: with padding 'SAME' the padding (ceil(in / s) - 1) * s + k - in of "
+            return (f"with padding 'SAME' the padding (ceil(in / s) - 1) * s + k - in of "
                     f"{name} must be >= 0 (MindSpore's rule), got {(-(-n // s) - 1) * s + k - n} for in {n}, "
                     f"kernel_size {k}, strides {s}")
         if _geometry(n, k, s, 1, padding)[0] < 1:
-            return (f"ExtractVolumePatches: kernel_size {name} ({k}) is larger than the input's {name} ({n}) "
+            return (f"kernel_size {name} ({k}) is larger than the input's {name} ({n}) "
                     f"with padding 'VALID'; input shape {tuple(x.shape)}")
     return None
 
@@ -94,7 +94,7 @@ def extract_volume_patches(x, *, kernel_size, strides, padding):
     """(N, C, D, H, W) -> (N, kd * kh * kw * C, oD, oH, oW), the offset outer and the channel inner."""
     reason = _evp_check(x, kernel_size=kernel_size, strides=strides, padding=padding)
     if reason is not None:
-        raise (TypeError if "dtype" in reason else ValueError)(reason)
+        raise (TypeError if "dtype" in reason else ValueError)(f"ExtractVolumePatches: {reason}")
     parts = jnp.stack(_windows(x, kernel_size, strides, (1, 1, 1), padding, 0), axis=1)  # (N, K, C, ...)
     n, k, c = parts.shape[:3]
     return parts.reshape((n, k * c) + parts.shape[3:])
@@ -133,17 +133,17 @@ def _data_format(v) -> str:
 
 def _dilation_check(x, filter, *, stride, dilation, pad_mode, data_format="NCHW") -> str | None:  # noqa: A002
     if len(x.shape) != 4:
-        return f"Dilation2D: x must be 4-d (N, C, H, W), got shape {tuple(x.shape)}"
+        return f"x must be 4-d (N, C, H, W), got shape {tuple(x.shape)}"
     if len(filter.shape) != 3 or filter.shape[0] != x.shape[1]:
-        return (f"Dilation2D: filter must be 3-d (C, kh, kw) with C = x's channels ({x.shape[1]}), got shape "
+        return (f"filter must be 3-d (C, kh, kw) with C = x's channels ({x.shape[1]}), got shape "
                 f"{tuple(filter.shape)}")
     if x.dtype != filter.dtype:
-        return f"Dilation2D: x and filter must have the same dtype, got dtype {x.dtype} and {filter.dtype}"
+        return f"x and filter must have the same dtype, got dtype {x.dtype} and {filter.dtype}"
     if not (jnp.issubdtype(x.dtype, jnp.floating) or jnp.issubdtype(x.dtype, jnp.integer)):
-        return f"Dilation2D: x dtype must be a real number type, got dtype {x.dtype}"
+        return f"x dtype must be a real number type, got dtype {x.dtype}"
     for name, n, k, s, d in zip("HW", x.shape[2:], filter.shape[1:], stride, dilation):
         if _geometry(n, k, s, d, pad_mode)[0] < 1:
-            return (f"Dilation2D: the dilated filter {name} ((k - 1) * d + 1 = {(k - 1) * d + 1}) is larger than "
+            return (f"the dilated filter {name} ((k - 1) * d + 1 = {(k - 1) * d + 1}) is larger than "
                     f"the input's {name} ({n}) with pad_mode 'VALID'")
     return None
 
@@ -159,7 +159,7 @@ def dilation2d(x, filter, *, stride, dilation, pad_mode="SAME", data_format="NCH
     """(N, C, H, W), (C, kh, kw) -> (N, C, oH, oW): the max of x + filter over each dilated window."""
     reason = _dilation_check(x, filter, stride=stride, dilation=dilation, pad_mode=pad_mode)
     if reason is not None:
-        raise (TypeError if "dtype" in reason else ValueError)(reason)
+        raise (TypeError if "dtype" in reason else ValueError)(f"Dilation2D: {reason}")
     low = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
     parts = _windows(x, filter.shape[1:], stride, dilation, pad_mode, low)
     best = None
