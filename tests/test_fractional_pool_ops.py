@@ -148,3 +148,10 @@ def test_fixed_ksize_errors():
     with pytest.raises(TypeError, match="same dtype"):
         ops.fractional_max_pool3d(_X4.reshape(2, 3, 7, 2, 4), 1, (2, 2, 2), None, False,
                                   msx.Tensor(np.zeros((2, 3, 3), np.float64)))
+
+
+def test_deterministic_under_jit_is_the_eager_region():
+    op = ops.FractionalMaxPool([1.0, 1.6, 1.4, 1.0], deterministic=True, seed=7)
+    eager = [t.asnumpy() for t in op(_X)]
+    for a, b in zip(eager, msx.jit(lambda x: op(x))(_X)):
+        np.testing.assert_array_equal(a, b.asnumpy())

@@ -332,8 +332,9 @@ def _tf_key(op: str, x, pooling_ratio, deterministic, seed, seed2):
     if not (seed or seed2):
         raise ValueError(f"{op}: deterministic=True needs a nonzero seed or seed2 (they fix the pooling region; "
                          f"MindSpore 2.10's CPU kernel fails on both 0)")
-    key = jax.random.fold_in(jax.random.key(seed % 2 ** 63), seed2 % 2 ** 32)
-    return Tensor(np.asarray(jax.random.key_data(key)))
+    with jax.ensure_compile_time_eval():  # a constant of the graph, also while one is traced
+        key = jax.random.fold_in(jax.random.key(seed % 2 ** 63), seed2 % 2 ** 32)
+        return Tensor(np.asarray(jax.random.key_data(key)))
 
 
 def _tf_attrs(op: str, pooling_ratio, pseudo_random, overlapping) -> dict:
