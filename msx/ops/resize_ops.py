@@ -232,12 +232,15 @@ def _bicubic_taps(n_in, n_out, align_corners, half_pixel):
 
 
 def _resize_2d(x, size, taps_fn, align_corners, half_pixel, axes=(2, 3)):
-    out_dtype = x.dtype
-    y = x.astype(_compute_dtype(x.dtype))
+    """Resample `axes` of `x` to `size` with the per-axis taps `taps_fn` gives; weighted taps are summed in
+    float32 (float64 for float64), unweighted ones (nearest: weights None) gather in the input's dtype."""
+    y = x
     for axis, n_out in zip(axes, size):
         idx, w = taps_fn(x.shape[axis], n_out, align_corners, half_pixel)
+        if w is not None:
+            y = y.astype(_compute_dtype(x.dtype))
         y = _resample(y, axis, idx, w)
-    return y.astype(out_dtype)
+    return y.astype(x.dtype)
 
 
 def _size_and_flags(op: str):
@@ -273,10 +276,7 @@ _nearest_check = _image_check(4, "(batch, channels, height, width)", _FLOATS + (
 def resize_nearest_neighbor_v2(image, *, size, align_corners=False, half_pixel_centers=False):
     """(N, C, H, W) -> (N, C, *size), nearest neighbour (TensorFlow's ResizeNearestNeighbor)."""
     _fail(_nearest_check(image, align_corners=align_corners, half_pixel_centers=half_pixel_centers))
-    y = image
-    for axis, n_out in zip((2, 3), size):
-        y = _resample(y, axis, _nearest_taps(image.shape[axis], n_out, align_corners, half_pixel_centers)[0])
-    return y
+    return _resize_2d(image, size, _nearest_taps, align_corners, half_pixel_centers)
 
 
 @primitive("ResizeBicubic", attrs=("size", "align_corners", "half_pixel_centers"), category="shape",
