@@ -30,7 +30,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
-from ..errors import OpError
 from ..tensor import Tensor
 from .api import expose
 from .convert import to_ints
@@ -185,7 +184,7 @@ def _ratio_size(op: str, x, rank: int, output_size, output_ratio) -> tuple[int, 
 def _samples(x, n: int, c: int, rank: int, given):
     if given is not None:
         return given
-    from .functional import rand
+    from .functional import rand  # functional imports every op module: a top-level import would be a cycle
     return rand(n, c, rank, dtype=x.dtype if x.dtype.is_floating else mstype.float32)
 
 
@@ -195,7 +194,7 @@ def _check_bool(op: str, what: str, v) -> None:
 
 
 @expose(ops="fractional_max_pool2d", prim="FractionalMaxPoolWithFixedKsize")
-def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples: Tensor | None = None):
     """(N, C, H, W) or (C, H, W) -> y, or (y, argmax) with `return_indices`; `_random_samples` (N, C, 2) in [0, 1)
     fixes the windows (drawn uniformly when None); `output_size` wins over `output_ratio`."""
@@ -213,7 +212,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_r
 
 
 @expose(ops="fractional_max_pool3d", prim="FractionalMaxPool3DWithFixedKsize")
-def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples: Tensor | None = None):
     """(N, C, D, H, W) or (C, D, H, W) -> y, or (y, argmax) with `return_indices`; `_random_samples` (N, C, 3)
     ((1, C, 3) for 4-d input) must have the input's dtype, as MindSpore requires."""
@@ -327,7 +326,7 @@ def _tf_key(op: str, x, pooling_ratio, deterministic, seed, seed2):
         if len(x.shape) == 4 and all(x.shape[a] % max(int(np.floor(x.shape[a] / pooling_ratio[a])), 1) == 0
                                      for a in (1, 2)):
             return Tensor(np.zeros((2,), np.uint32))
-        from .functional import _next_key
+        from .functional import _next_key  # functional imports every op module: a top-level import would be a cycle
         return _next_key()
     if not (seed or seed2):
         raise ValueError(f"{op}: deterministic=True needs a nonzero seed or seed2 (they fix the pooling region; "
@@ -359,14 +358,16 @@ _TF_INIT = ("pooling_ratio", "pseudo_random", "overlapping", "deterministic", "s
 def _fractional_max_pool_cls(x, *, pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False,
                              seed=0, seed2=0):
     attrs = _tf_attrs("FractionalMaxPool", pooling_ratio, pseudo_random, overlapping)
-    return apply(fractional_max_pool, (_tf_key("FractionalMaxPool", x, pooling_ratio, deterministic, seed, seed2), x), attrs)
+    key = _tf_key("FractionalMaxPool", x, pooling_ratio, deterministic, seed, seed2)
+    return apply(fractional_max_pool, (key, x), attrs)
 
 
 @expose(cls="FractionalAvgPool", init=_TF_INIT, prim="FractionalAvgPool")
 def _fractional_avg_pool_cls(x, *, pooling_ratio, pseudo_random=False, overlapping=False, deterministic=False,
                              seed=0, seed2=0):
     attrs = _tf_attrs("FractionalAvgPool", pooling_ratio, pseudo_random, overlapping)
-    return apply(fractional_avg_pool, (_tf_key("FractionalAvgPool", x, pooling_ratio, deterministic, seed, seed2), x), attrs)
+    key = _tf_key("FractionalAvgPool", x, pooling_ratio, deterministic, seed, seed2)
+    return apply(fractional_avg_pool, (key, x), attrs)
 
 
 __all__ = ["fixed_ksize_pool", "fractional_max_pool2d", "fractional_max_pool3d", "pooling_sequence",

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..tensor import Tensor
 from .api import expose
 from .detection_ops import static_values
 from .primitive import apply, primitive
@@ -84,10 +85,9 @@ def _extract_glimpse_cls(x, size, offsets, *, centered=True, normalized=True, un
     if sizes.size != 2 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 1).any():
         raise ValueError(f"{op}: size must hold 2 positive ints (glimpse height, width), got {sizes.tolist()}")
     if noise == "zero":
-        from ..tensor import Tensor
         key = Tensor(np.zeros((2,), np.uint32))
     else:
-        from .functional import _next_key
+        from .functional import _next_key  # functional imports every op module: a top-level import would be a cycle
         key = _next_key()
     attrs = {"size": tuple(int(s) for s in sizes), "centered": centered, "normalized": normalized, "noise": noise}
     return apply(extract_glimpse, (key, x, offsets), attrs)

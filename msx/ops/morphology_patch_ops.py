@@ -131,7 +131,7 @@ def _data_format(v) -> str:
     return v
 
 
-def _dilation_check(x, filter, *, stride, dilation, pad_mode, data_format="NCHW") -> str | None:  # noqa: A002
+def _dilation_check(x, filter, *, stride, dilation, pad_mode, data_format="NCHW") -> str | None:
     if len(x.shape) != 4:
         return f"x must be 4-d (N, C, H, W), got shape {tuple(x.shape)}"
     if len(filter.shape) != 3 or filter.shape[0] != x.shape[1]:
@@ -155,7 +155,7 @@ def _dilation_check(x, filter, *, stride, dilation, pad_mode, data_format="NCHW"
                           Attr("dilation", convert=_four("Dilation2D", "dilation")),
                           Attr("pad_mode", "SAME", _pad_mode), Attr("data_format", "NCHW", _data_format)),
                    init=("stride", "dilation", "pad_mode", "data_format")))
-def dilation2d(x, filter, *, stride, dilation, pad_mode="SAME", data_format="NCHW"):  # noqa: A002
+def dilation2d(x, filter, *, stride, dilation, pad_mode="SAME", data_format="NCHW"):
     """(N, C, H, W), (C, kh, kw) -> (N, C, oH, oW): the max of x + filter over each dilated window."""
     reason = _dilation_check(x, filter, stride=stride, dilation=dilation, pad_mode=pad_mode)
     if reason is not None:

@@ -278,7 +278,7 @@ def _adaptive_max_pool3d_cls(x, output_size):
 
 
 @expose(ops="adaptive_max_pool3d", prim="AdaptiveMaxPool3D")
-def adaptive_max_pool3d(input, output_size, return_indices: bool = False):  # noqa: A002
+def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
     """`ops.adaptive_max_pool3d(input, output_size, return_indices=False)`: (C, D, H, W) or (N, C, D, H, W) pooled
     to `output_size` (an int or 3 ints); with `return_indices` also the int32 argmax in each channel's volume."""
     sizes = (output_size,) * 3 if isinstance(output_size, int) else output_size

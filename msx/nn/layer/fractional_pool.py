@@ -21,7 +21,7 @@ class FractionalMaxPool2d(Cell):
         self.return_indices = return_indices
         self._random_samples = _random_samples
 
-    def construct(self, input: Tensor):  # noqa: A002
+    def construct(self, input: Tensor):
         return self._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
                         self._random_samples)
 
