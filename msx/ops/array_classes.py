@@ -275,6 +275,9 @@ class BatchToSpaceNDV2(PrimitiveOp):
 
     name = "BatchToSpaceNDV2"
 
+    def __init__(self) -> None:  # MindSpore's signature: no arguments
+        super().__init__()
+
     def __call__(self, input_x, block_shape, crops):
         op = self.name
         block = static_values(op, "block_shape", block_shape).reshape(-1)
