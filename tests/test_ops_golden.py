@@ -48,6 +48,12 @@ class _Spy:
     def on_concrete(self, t, what: str) -> None:  # a Python-valued result (bool()) reads the eager value
         pass
 
+    def on_rebind(self, t, new) -> None:  # an op drawing a key moves the global PRNG state on
+        pass
+
+    def on_cell(self, *args, **kwargs) -> None:  # a case calling an nn layer: its Cell boundary
+        pass
+
 
 def _close(got: np.ndarray, want: np.ndarray) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)

@@ -80,6 +80,8 @@ from msx.nn.wrap.loss_scale import FixedLossScaleUpdateCell as FixedLossScaleUpd
 from msx.nn.layer.basic import Flatten as Flatten
 from msx.nn.loss.loss import FocalLoss as FocalLoss
 from msx.nn.wrap.cell_wrapper import ForwardValueAndGrad as ForwardValueAndGrad
+from msx.nn.layer.fractional_pool import FractionalMaxPool2d as FractionalMaxPool2d
+from msx.nn.layer.fractional_pool import FractionalMaxPool3d as FractionalMaxPool3d
 from msx.nn.layer.activation import GELU as GELU
 from msx.nn.layer.activation import GLU as GLU
 from msx.nn.layer.rnn import GRU as GRU
@@ -265,6 +267,7 @@ from msx.nn.layer import embedding as embedding
 from msx.nn.layer import embedding_multi_field as embedding_multi_field
 from msx.nn.optim.learning_rate_schedule import exponential_decay_lr as exponential_decay_lr
 from msx.nn.layer import ext_layers as ext_layers
+from msx.nn.layer import fractional_pool as fractional_pool
 from msx.nn.layer.activation import get_activation as get_activation
 from msx.nn.metrics._base import get_metric_fn as get_metric_fn
 from msx.nn.metrics._base import get_metrics as get_metrics

@@ -1,5 +1,6 @@
 """MindSpore's class ops (`ops.operations`) over arrays, each built on msx's existing ops: boxes (`IOU`,
-`CheckValid`), lookups and top-k membership, block layout (`SpaceToBatchND`), dtype and counting helpers,
+`CheckValid`), lookups and top-k membership, block layout (`SpaceToBatchND`, `SpaceToBatch`, `BatchToSpace`,
+`BatchToSpaceNDV2`), dtype and counting helpers,
 `Partial`, and `HookBackward`; with their functional spellings (`ops.iou`, ...). `classes.py` re-exports
 the classes. Checked by tests/test_compat_ops.py against MindSpore 2.10.
 """
@@ -7,11 +8,14 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from ..tensor import Tensor
 from . import functional as F
 from . import nn_layer_ops as L
 from .api import PrimitiveOp, expose
 from .custom import Custom
+from .detection_ops import static_values
 from .primitive import apply
 
 
@@ -209,6 +213,97 @@ class BatchToSpaceND(PrimitiveOp):
         return x[:, :, t:h * b0 - b, left:w * b1 - r]
 
 
+def _pairs(op: str, what: str, v, m: int | None = 2) -> tuple[tuple[int, int], ...]:
+    """`v` as (M, 2) non-negative ints (MindSpore's `crops` / `paddings`)."""
+    rows = np.asarray(v.asnumpy() if isinstance(v, Tensor) else v)
+    if rows.ndim != 2 or rows.shape[1] != 2 or (m is not None and rows.shape[0] != m) or \
+            not np.issubdtype(rows.dtype, np.integer):
+        want = f"({m}, 2)" if m is not None else "(M, 2)"
+        raise ValueError(f"{op}: {what} must be {want} ints, got {v!r}")
+    if (rows < 0).any():
+        raise ValueError(f"{op}: {what} elements must be non-negative, got {rows.tolist()}")
+    return tuple((int(a), int(b)) for a, b in rows)
+
+
+def _block_size(op: str, block_size) -> int:
+    if not isinstance(block_size, int) or isinstance(block_size, bool):
+        raise TypeError(f"{op}: block_size must be an int, got {block_size!r}")
+    if block_size < 2:
+        raise ValueError(f"{op}: block_size must be >= 2, got {block_size}")
+    return block_size
+
+
+def _four_d(op: str, x) -> None:
+    if x.ndim != 4:
+        raise ValueError(f"{op}: input_x must be 4-d (N, C, H, W), got shape {tuple(x.shape)}")
+
+
+class SpaceToBatch(SpaceToBatchND):
+    """`ops.SpaceToBatch(block_size, paddings)(input_x)`: `SpaceToBatchND` with the block (block_size,
+    block_size) on NCHW's H, W (MindSpore's deprecated spelling, no CPU kernel there)."""
+
+    name = "SpaceToBatch"
+
+    def __init__(self, block_size: int, paddings) -> None:
+        super().__init__(_block_size(self.name, block_size), _pairs(self.name, "paddings", paddings))
+        self.block_size = block_size
+
+    def __call__(self, input_x):
+        _four_d(self.name, input_x)
+        return super().__call__(input_x)
+
+
+class BatchToSpace(BatchToSpaceND):
+    """`ops.BatchToSpace(block_size, crops)(input_x)`: `BatchToSpaceND` with the block (block_size, block_size)
+    (MindSpore's deprecated spelling, no CPU kernel there)."""
+
+    name = "BatchToSpace"
+
+    def __init__(self, block_size: int, crops) -> None:
+        super().__init__(_block_size(self.name, block_size), _pairs(self.name, "crops", crops))
+        self.block_size = block_size
+
+    def __call__(self, input_x):
+        _four_d(self.name, input_x)
+        return super().__call__(input_x)
+
+
+class BatchToSpaceNDV2(PrimitiveOp):
+    """`ops.BatchToSpaceNDV2()(input_x, block_shape, crops)`: the batch split into prod(block_shape) blocks
+    interleaved into the last M dims (M = len(block_shape)), then `crops` cut off them. `block_shape` and
+    `crops` set the result's shape, so they must be known when a graph is built (a constant under jit)."""
+
+    name = "BatchToSpaceNDV2"
+
+    def __init__(self) -> None:  # MindSpore's signature: no arguments
+        super().__init__()
+
+    def __call__(self, input_x, block_shape, crops):
+        op = self.name
+        block = static_values(op, "block_shape", block_shape).reshape(-1)
+        if not np.issubdtype(block.dtype, np.integer) or block.size < 1 or (block < 1).any():
+            raise ValueError(f"{op}: block_shape must be 1-D ints >= 1, got {block.tolist()}")
+        m = block.size
+        cuts = _pairs(op, "crops", static_values(op, "crops", crops), m)
+        shape = tuple(input_x.shape)
+        if len(shape) < m + 1:
+            raise ValueError(f"{op}: input_x must have at least {m + 1} dims for {m} block dims, got {shape}")
+        nb, total = shape[0], int(np.prod(block))
+        if nb % total:
+            raise ValueError(f"{op}: the batch {nb} is not divisible by prod(block_shape) = {total}")
+        lead, spatial = shape[1:len(shape) - m], shape[len(shape) - m:]
+        for s, b, (lo, hi) in zip(spatial, block, cuts):
+            if lo + hi >= s * b:
+                raise ValueError(f"{op}: crops {list(cuts)} remove all of a dim of {s} * {int(b)} (input {shape})")
+        b = tuple(int(v) for v in block)
+        x = F.reshape(input_x, b + (nb // total,) + lead + spatial)
+        k = len(lead)
+        perm = (m,) + tuple(range(m + 1, m + 1 + k)) + tuple(a for i in range(m) for a in (m + 1 + k + i, i))
+        x = F.reshape(F.transpose(x, perm), (nb // total,) + lead + tuple(s * v for s, v in zip(spatial, b)))
+        index = (slice(None),) * (1 + k) + tuple(slice(lo, s * v - hi) for s, v, (lo, hi) in zip(spatial, b, cuts))
+        return x[index]
+
+
 class CheckValid(PrimitiveOp):
     """`ops.CheckValid()(bboxes, img_metas)`: a box (x0, y0, x1, y1) is valid when it lies inside the image
     (height, width, ratio): x0, y0 >= 0, x1 <= width * ratio - 1, y1 <= height * ratio - 1."""
@@ -274,6 +369,7 @@ def deepcopy(input_x):
     return F.add(input_x, F.zeros_like(input_x))
 
 
-__all__ = ["BatchToSpaceND", "CheckValid", "CountNonZero", "DType", "EmbeddingLookup", "EqualCount", "HookBackward",
-           "IOU", "iou", "InTopK", "Partial", "ScalarToArray", "SpaceToBatchND", "TypeAs", "batch_to_space_nd",
-           "check_valid", "deepcopy", "intopk", "msort", "scalar_to_array", "space_to_batch_nd", "type_as"]
+__all__ = ["BatchToSpace", "BatchToSpaceND", "BatchToSpaceNDV2", "CheckValid", "CountNonZero", "DType",
+           "EmbeddingLookup", "EqualCount", "HookBackward", "IOU", "iou", "InTopK", "Partial", "ScalarToArray",
+           "SpaceToBatch", "SpaceToBatchND", "TypeAs", "batch_to_space_nd", "check_valid", "deepcopy", "intopk",
+           "msort", "scalar_to_array", "space_to_batch_nd", "type_as"]

@@ -320,8 +320,10 @@ def _greedy_values(inputs, sequence_length, **_) -> str | None:
 
 @primitive("CTCGreedyDecoder", attrs=("merge_repeated",), category="shape", multiple_results=True,
            differentiable=False, check=_greedy_check, values=_greedy_values,
-           api=Api(cls="CTCGreedyDecoder", args=("inputs", "sequence_length"),
-                   attrs=(Attr("merge_repeated", True, bool),), init=("merge_repeated",)))
+           api=(Api(cls="CTCGreedyDecoder", args=("inputs", "sequence_length"),
+                    attrs=(Attr("merge_repeated", True, bool),), init=("merge_repeated",)),
+                Api("ctc_greedy_decoder", args=("inputs", "sequence_length"),
+                    attrs=(Attr("merge_repeated", True, bool),))))
 def ctc_greedy_decoder(inputs, sequence_length, *, merge_repeated=True):
     """(decoded_indices (K, 2) int64, decoded_values (K,) int64, decoded_shape (2,) int64 = [N, longest],
     log_probability (N, 1)): the best class of each frame within the sample's length, repeats merged when

@@ -9,6 +9,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .api import expose
 from .nn_layer_ops import interpolate
+from .pool_argmax_ops import adaptive_max_pool2d_argmax
+from .primitive import apply
 
 
 # ---------------------------------------------------------------- pooling
@@ -72,8 +74,16 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 @expose(ops="adaptive_max_pool2d", mintf="adaptive_max_pool2d")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    _no_indices("adaptive_max_pool2d", return_indices)
-    return adaptive_pool(input, output_size, 2, "max", "adaptive_max_pool2d")
+    """With `return_indices`, (output, argmax int64) from the `AdaptiveMaxPool2D` primitive (argmax `h * W + w`
+    in each channel's plane, as MindSpore's)."""
+    if not return_indices:
+        return adaptive_pool(input, output_size, 2, "max", "adaptive_max_pool2d")
+    sizes = adaptive_sizes(output_size, 2, "adaptive_max_pool2d")
+    if input.ndim not in (3, 4):
+        raise OpError(f"adaptive_max_pool2d: input must be 3-d (C, H, W) or 4-d (N, C, H, W), got shape "
+                      f"{tuple(input.shape)}")
+    sizes = tuple(n if s is None else int(s) for n, s in zip(input.shape[-2:], sizes))
+    return apply(adaptive_max_pool2d_argmax, (input,), {"output_size": sizes})
 
 
 def _one(v, name: str, what: str) -> int:

@@ -1,5 +1,7 @@
 """Max pooling that also answers where each maximum came from (MindSpore 2.10's class ops, NCHW / NCDHW):
-`ops.MaxPoolWithArgmax`, `ops.MaxPoolWithArgmaxV2`, `ops.MaxPool3DWithArgmax`, `ops.AdaptiveMaxPool3D`.
+`ops.MaxPoolWithArgmax`, `ops.MaxPoolWithArgmaxV2`, `ops.MaxPool3DWithArgmax`, `ops.AdaptiveMaxPool3D` (and
+`ops.adaptive_max_pool3d`), and the indices of `ops.AdaptiveMaxPool2D` / `ops.adaptive_max_pool2d(...,
+return_indices=True)` (int64; a NaN wins only as a window's first element, as MindSpore's CPU kernel answers).
 
 One window gather serves them all (`_window_max`): for each spatial dim a static table of the input coordinates
 each output reads (padding and adaptive bins as out-of-range entries), one gather, an argmax over the window
@@ -26,8 +28,10 @@ def _raise(op: str, reason: str | None) -> None:
         raise ValueError(reason)
 
 
-def _window_max(x, tables):
-    """(values, flat spatial index) of `x` (N, C, *S) pooled over windows: `tables[d]` = (coords (O, K), valid)."""
+def _window_max(x, tables, running_max: bool = False):
+    """(values, flat spatial index) of `x` (N, C, *S) pooled over windows: `tables[d]` = (coords (O, K), valid);
+    `running_max`: the max starts at the window's first element and moves on `>` (MindSpore's AdaptiveMaxPool2D
+    CPU kernel), so a NaN wins only in first place."""
     rank = len(tables)
     spatial = x.shape[-rank:]
     strides = [int(np.prod(spatial[d + 1:])) for d in range(rank)]
@@ -48,7 +52,11 @@ def _window_max(x, tables):
         raise ValueError(f"the pooled input has an empty window (spatial shape {tuple(spatial)})")
     low = jnp.asarray(-jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min, x.dtype)
     win = jnp.where(jnp.asarray(valid), xs[..., jnp.asarray(flat)], low)  # lead + outs + (K,)
-    k = jnp.argmax(win, axis=-1)
+    if running_max and jnp.issubdtype(x.dtype, jnp.floating):
+        k = jnp.argmax(jnp.where(jnp.isnan(win), low, win), axis=-1)
+        k = jnp.where(jnp.isnan(win[..., 0]), 0, k)
+    else:
+        k = jnp.argmax(win, axis=-1)
     values = jnp.take_along_axis(win, k[..., None], -1)[..., 0]
     index = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat), win.shape), k[..., None], -1)[..., 0]
     return values, index
@@ -267,3 +275,34 @@ def _adaptive_max_pool3d_cls(x, output_size):
     return apply(adaptive_max_pool3d_argmax, (x,), {"output_size": sizes})
 
 
+
+
+@expose(ops="adaptive_max_pool3d", prim="AdaptiveMaxPool3D")
+def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
+    """`ops.adaptive_max_pool3d(input, output_size, return_indices=False)`: (C, D, H, W) or (N, C, D, H, W) pooled
+    to `output_size` (an int or 3 ints); with `return_indices` also the int32 argmax in each channel's volume."""
+    sizes = (output_size,) * 3 if isinstance(output_size, int) else output_size
+    out = _adaptive_max_pool3d_cls(input, sizes)
+    return out if return_indices else out[0]
+
+
+# ---------------------------------------------------------------- AdaptiveMaxPool2D's indices
+def _adaptive2d_check(x, **_) -> str | None:
+    if len(x.shape) not in (3, 4):
+        return f"input must be 3-d (C, H, W) or 4-d (N, C, H, W), got shape {tuple(x.shape)}"
+    if x.dtype not in (jnp.float16, jnp.float32, jnp.float64):
+        return f"input must be a float16, float32 or float64 tensor, got {x.dtype}"
+    return None
+
+
+@primitive("AdaptiveMaxPool2D", attrs=("output_size",), category="reduce", check=_adaptive2d_check,
+           multiple_results=True,
+           internal="ops.AdaptiveMaxPool2D and ops.adaptive_max_pool2d(..., return_indices=True) apply it "
+                    "(msx/ops/functional_layers.py), after resolving None entries of output_size")
+def adaptive_max_pool2d_argmax(x, *, output_size):
+    """(output, argmax int64): torch's adaptive windows; argmax is the flat position `h * W + w` in the channel's
+    plane; the first maximum wins, a NaN only in a window's first place (MindSpore's CPU kernel)."""
+    _raise("AdaptiveMaxPool2D", _adaptive2d_check(x))
+    tables = [_adaptive(n, o) for n, o in zip(x.shape[-2:], output_size)]
+    values, index = _window_max(x, tables, running_max=True)
+    return values, index.astype(jnp.int64)

@@ -232,12 +232,15 @@ def _bicubic_taps(n_in, n_out, align_corners, half_pixel):
 
 
 def _resize_2d(x, size, taps_fn, align_corners, half_pixel, axes=(2, 3)):
-    out_dtype = x.dtype
-    y = x.astype(_compute_dtype(x.dtype))
+    """Resample `axes` of `x` to `size` with the per-axis taps `taps_fn` gives; weighted taps are summed in
+    float32 (float64 for float64), unweighted ones (nearest: weights None) gather in the input's dtype."""
+    y = x
     for axis, n_out in zip(axes, size):
         idx, w = taps_fn(x.shape[axis], n_out, align_corners, half_pixel)
+        if w is not None:
+            y = y.astype(_compute_dtype(x.dtype))
         y = _resample(y, axis, idx, w)
-    return y.astype(out_dtype)
+    return y.astype(x.dtype)
 
 
 def _size_and_flags(op: str):
@@ -273,10 +276,7 @@ _nearest_check = _image_check(4, "(batch, channels, height, width)", _FLOATS + (
 def resize_nearest_neighbor_v2(image, *, size, align_corners=False, half_pixel_centers=False):
     """(N, C, H, W) -> (N, C, *size), nearest neighbour (TensorFlow's ResizeNearestNeighbor)."""
     _fail(_nearest_check(image, align_corners=align_corners, half_pixel_centers=half_pixel_centers))
-    y = image
-    for axis, n_out in zip((2, 3), size):
-        y = _resample(y, axis, _nearest_taps(image.shape[axis], n_out, align_corners, half_pixel_centers)[0])
-    return y
+    return _resize_2d(image, size, _nearest_taps, align_corners, half_pixel_centers)
 
 
 @primitive("ResizeBicubic", attrs=("size", "align_corners", "half_pixel_centers"), category="shape",
@@ -450,11 +450,16 @@ def _crop_coords(lo, hi, n_in, n_out):
 
 @primitive("CropAndResize", attrs=("crop_size", "method", "extrapolation_value"), category="other",
            check=_crop_check, values=_crop_values,
-           api=Api(cls="CropAndResize", args=("x", "boxes", "box_index"),
-                   attrs=(Attr("crop_size", convert=_ints_attr("CropAndResize", "crop_size", 2)),
-                          Attr("method", "bilinear", _str_attr("CropAndResize", "method", _CROP_METHODS)),
-                          Attr("extrapolation_value", 0.0, _float_attr("CropAndResize", "extrapolation_value"))),
-                   init=("method", "extrapolation_value")))
+           api=(Api(cls="CropAndResize", args=("x", "boxes", "box_index"),
+                    attrs=(Attr("crop_size", convert=_ints_attr("CropAndResize", "crop_size", 2)),
+                           Attr("method", "bilinear", _str_attr("CropAndResize", "method", _CROP_METHODS)),
+                           Attr("extrapolation_value", 0.0, _float_attr("CropAndResize", "extrapolation_value"))),
+                    init=("method", "extrapolation_value")),
+                Api("crop_and_resize", args=("image", "boxes", "box_indices"),
+                    attrs=(Attr("crop_size", convert=_ints_attr("crop_and_resize", "crop_size", 2)),
+                           Attr("method", "bilinear", _str_attr("crop_and_resize", "method", _CROP_METHODS)),
+                           Attr("extrapolation_value", 0.0,
+                                _float_attr("crop_and_resize", "extrapolation_value"))))))
 def crop_and_resize(x, boxes, box_index, *, crop_size, method="bilinear", extrapolation_value=0.0):
     """(B, H, W, D) image, (K, 4) boxes [y1, x1, y2, x2] in [0, 1], (K,) image of each box -> (K, *crop_size, D)
     float32."""

@@ -18,3 +18,18 @@ CASES = [
     dict(id="grid_sampler_2d", primitive="GridSampler2D", call="ops.GridSampler2D",
          init=dict(interpolation_mode="bilinear", padding_mode="zeros", align_corners=True), inputs=[_X, _G]),
 ]
+
+_X3 = _RNG.standard_normal((2, 2, 3, 4, 5)).astype(np.float32)
+_G3 = _RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3)).astype(np.float32)
+CASES += [
+    dict(id="grid_sampler_3d", primitive="GridSampler3D", call="ops.GridSampler3D", init={}, inputs=[_X3, _G3]),
+    dict(id="grid_sampler_3d_border_ac", primitive="GridSampler3D", call="ops.GridSampler3D",
+         init=dict(padding_mode="border", align_corners=True), inputs=[_X3, _G3]),
+    dict(id="grid_sampler_3d_reflection_nearest", primitive="GridSampler3D", call="ops.GridSampler3D",
+         init=dict(interpolation_mode="nearest", padding_mode="reflection"), inputs=[_X3, _G3]),
+    dict(id="grid_sampler_3d_f64_reflection_ac", primitive="GridSampler3D", call="ops.GridSampler3D",
+         init=dict(padding_mode="reflection", align_corners=True),
+         inputs=[_X3.astype(np.float64), _G3.astype(np.float64)]),
+    dict(id="grid_sample_5d", primitive="GridSampler3D", call="ops.grid_sample", inputs=[_X3, _G3],
+         args=["nearest", "zeros", True]),
+]

@@ -35,6 +35,7 @@ from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse  # no
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
 from .unfold import Unfold  # noqa: F401,E402
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401,E402
 from .ext_layers import (AvgPool1dExt, AvgPool2dExt, AvgPool3dExt, Dropout2dExt, DropoutExt,  # noqa: F401,E402
                          EmbeddingExt, MaxPool2dExt, PReLUExt)
 from .ssim import MSSSIM, SSIM  # noqa: F401,E402

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...ops import functional as F
 from ...ops import functional_layers as X
 from ...ops import nn_ops as N
+from ...ops.pool_argmax_ops import adaptive_max_pool3d
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -198,11 +199,16 @@ class _Adaptive(Cell):
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__()
-        if return_indices:
+        if return_indices and self._with_indices is None:
             raise ValueError(f"{type(self).__name__}: return_indices=True is not supported")
+        self.return_indices = bool(return_indices)
         self.output_size = X.adaptive_sizes(output_size, self.rank, type(self).__name__)
 
+    _with_indices = None  # the functional form that also answers the argmax (2-d and 3-d max pools)
+
     def construct(self, x: Tensor) -> Tensor:
+        if self.return_indices:
+            return self._with_indices(x, self.output_size, True)
         return X.adaptive_pool(x, self.output_size, self.rank, self.reduce, type(self).__name__)
 
     def extend_repr(self) -> str:
@@ -226,11 +232,17 @@ class AdaptiveMaxPool1d(_Adaptive):
 
 
 class AdaptiveMaxPool2d(_Adaptive):
+    """With `return_indices`, (output, argmax int64) as `ops.adaptive_max_pool2d(..., return_indices=True)`."""
+
     rank, reduce = 2, "max"
+    _with_indices = staticmethod(X.adaptive_max_pool2d)
 
 
 class AdaptiveMaxPool3d(_Adaptive):
+    """With `return_indices`, (output, argmax int32) as `ops.adaptive_max_pool3d(..., return_indices=True)`."""
+
     rank, reduce = 3, "max"
+    _with_indices = staticmethod(adaptive_max_pool3d)
 
 
 class _LPPool(Cell):
