@@ -155,22 +155,35 @@ def checked(hook: Callable, grad: Tensor, new: Any) -> Tensor:
     return new.astype(grad.dtype) if new.dtype != grad.dtype else new
 
 
+def with_backward(x: Any, free: tuple, backward: Callable[[tuple, Any], Any]) -> Any:
+    """`x` unchanged, whose cotangent `ct` becomes `backward(free, ct)` in the backward pass (the `free` values
+    get none): the one identity-with-a-backward of a Tensor hook, eager (`hooked_array`) and lowered
+    (`GradHook`)."""
+    @jax.custom_vjp
+    def identity(x, *free):
+        return x
+
+    def forward(x, *free):
+        return x, free
+
+    def vjp(free, ct):
+        return (jnp.asarray(backward(free, ct), ct.dtype), *(None for _ in free))
+
+    identity.defvjp(forward, vjp)
+    return identity(x, *free)
+
+
 def hooked_array(array: Any, hook: Callable, handle: GraphHookHandle) -> Any:
     """`array` unchanged, with a backward that runs `hook` on its cotangent (nothing in it is recorded) unless
     `handle` was removed: the value a Tensor hooked inside a jax transform, or inside a trace capture's run,
     holds."""
-    @jax.custom_vjp
-    def identity(x):
-        return x
-
     def backward(_, ct):
         if handle.removed:
-            return (ct,)
+            return ct
         with not_recording():
-            return (jnp.asarray(call(hook, Tensor._from(ct))._data, ct.dtype),)
+            return call(hook, Tensor._from(ct))._data
 
-    identity.defvjp(lambda x: (x, None), backward)
-    return identity(array)
+    return with_backward(array, (), backward)
 
 
 def through(fns: list[Callable], grad: Tensor) -> Tensor:

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..eager.tensor_hooks import with_backward
 from ..ops.higher_order import declare_higher_order
 from .graph import Abstract, Const, Graph, Node, Operand, Var
 
@@ -471,16 +472,8 @@ def _grad_hook_types(node: Node) -> list[Abstract]:
 
 @GRAD_HOOK.rule("lower")
 def _lower_grad_hook(node: Node, args: list, sub: Sub) -> list:
-    @jax.custom_vjp
-    def identity(x, *free):
-        return x
-
-    def forward(x, *free):
-        return x, free
-
     def backward(free, ct):
         (grad,), _ = sub("hook", [ct, *free])
-        return (jnp.asarray(grad, ct.dtype), *(None for _ in free))
+        return grad
 
-    identity.defvjp(forward, backward)
-    return [identity(*args)]
+    return [with_backward(args[0], tuple(args[1:]), backward)]
