@@ -33,7 +33,12 @@ from . import summary  # noqa: E402  (TensorBoard: docs/summary.md)
 from .callback import SummaryCollector  # noqa: E402
 from .callback import OnRequestExit  # noqa: E402
 from ..parallel.dist_checkpoint import get_ckpt_path_with_strategy  # noqa: E402
-__all__ += ["OnRequestExit", "get_ckpt_path_with_strategy"]
+# mindspore.train names these of mindspore.parallel too (the same objects)
+from ..parallel.dist_checkpoint import build_searched_strategy, load_distributed_checkpoint  # noqa: E402
+from ..parallel.api import PUBLIC as _PARALLEL  # noqa: E402
+restore_group_info_list = _PARALLEL["restore_group_info_list"]
+__all__ += ["OnRequestExit", "get_ckpt_path_with_strategy", "build_searched_strategy", "load_distributed_checkpoint",
+            "restore_group_info_list"]
 from .summary import SummaryRecord  # noqa: E402
 
 __all__ += ["SummaryRecord", "SummaryCollector"]
