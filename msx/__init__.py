@@ -104,6 +104,9 @@ from .transforms import jacfwd, jacrev, jvp, vjp, vmap  # noqa: E402
 for _m in (ops, ops.functional):  # MindSpore's ops and ops.functional export the transforms; they live above ops
     _m.grad, _m.value_and_grad, _m.get_grad, _m.jacfwd, _m.jacrev, _m.jvp, _m.vjp, _m.vmap = (
         grad, value_and_grad, get_grad, jacfwd, jacrev, jvp, vjp, vmap)
+from .taylor import derivative, jet, linearize  # noqa: E402  (ops.jet / ops.derivative / ops.linearize)
+for _m in (ops, ops.functional):
+    _m.derivative, _m.jet, _m.linearize = derivative, jet, linearize
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)
 from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
