@@ -42,9 +42,11 @@ def _as_float(x: Any, api: str) -> Tensor:
     return F.cast(x, mstype.float32) if x.dtype in (mstype.int32, mstype.int64) else x
 
 
-def _series_of(primal: Tensor, series: Any, api: str) -> Tensor:
+def _series_of(primal: Tensor, original: Tensor, series: Any, api: str) -> Tensor:
     if not isinstance(series, Tensor):
         raise TypeError(f"{api}: each series must be a Tensor, got {type(series).__name__}")
+    if series.dtype != original.dtype:
+        raise TypeError(f"{api}: each series must have its primal's dtype ({original.dtype}), got {series.dtype}")
     if tuple(series.shape) == tuple(primal.shape):
         series = F.expand_dims(series, 0)
     if tuple(series.shape[1:]) != tuple(primal.shape):
@@ -123,13 +125,13 @@ def jet(fn: Callable, primals, series):
     """(fn(primals), the 1st..n-th derivatives of fn along the input path whose derivatives `series` gives)."""
     if isinstance(primals, Tensor) and isinstance(series, Tensor):
         ps = [_as_float(primals, "jet")]
-        ss = [_series_of(ps[0], series, "jet")]
+        ss = [_series_of(ps[0], primals, series, "jet")]
     elif isinstance(primals, tuple) and isinstance(series, tuple):
         if len(primals) != len(series):
             raise ValueError(f"jet: primals and series must have the same length, got {len(primals)} and "
                              f"{len(series)}")
         ps = [_as_float(p, "jet") for p in primals]
-        ss = [_series_of(p, s, "jet") for p, s in zip(ps, series)]
+        ss = [_series_of(p, o, s, "jet") for p, o, s in zip(ps, primals, series)]
     else:
         raise TypeError(f"jet: primals and series must both be Tensors or both tuples, got "
                         f"{type(primals).__name__} and {type(series).__name__}")
