@@ -108,6 +108,7 @@ from msx import context as context
 from msx.train.dataset_helper import data_sink as data_sink
 from msx import dataset as dataset
 from msx.common.generator import default_generator as default_generator
+from msx.taylor import derivative as derivative
 from msx.dtype import double as double
 from msx import dtype as dtype
 from msx.dtype import dtype_to_nptype as dtype_to_nptype
@@ -157,10 +158,12 @@ from msx import ir as ir
 from msx.tensor import is_tensor as is_tensor
 from msx.transforms import jacfwd as jacfwd
 from msx.transforms import jacrev as jacrev
+from msx.taylor import jet as jet
 from msx.jit import jit as jit
 from msx.graph_hints import jit_class as jit_class
 from msx.transforms import jvp as jvp
 from msx.graph_hints import lazy_inline as lazy_inline
+from msx.taylor import linearize as linearize
 from msx.common.type_kinds import list_ as list_
 from msx.export import load as load
 from msx.checkpoint import load_checkpoint as load_checkpoint
@@ -230,6 +233,7 @@ from msx.common.type_kinds import string as string
 from msx.common.interop import swap_tensors as swap_tensors
 from msx.parallel.api import sync_pipeline_shared_parameters as sync_pipeline_shared_parameters
 from msx.common.device import synchronize as synchronize
+from msx import taylor as taylor
 from msx import tensor as tensor
 from msx.common.type_kinds import tensor_type as tensor_type
 from msx import tensorfile as tensorfile
