@@ -29,6 +29,7 @@ graphs
 nn
 14. autograd — grad, value_and_grad over the builder
 15. transforms — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture
+15. taylor — jet, derivative, linearize over transforms: jax's Taylor mode eagerly, nested jvp inside a capture
 16. nn — Cells, layers, losses, optimizers
 capture and runtime
 17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol

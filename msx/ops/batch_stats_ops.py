@@ -17,8 +17,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
-from ..errors import OpError
 from .. import dtype as mstype
+from ..errors import OpError
+from . import functional as F
 from .api import SURFACE, PrimitiveOp, expose
 from .primitive import apply, primitive
 
@@ -73,8 +74,6 @@ def batch_norm_elemt_(x, weight, bias, mean, invstd):
 def batch_norm_elemt(input, weight=None, bias=None, mean=None, invstd=None, eps=1e-5):
     """Normalise with given statistics: `(input - mean) * invstd * weight + bias` (eps is unused, as in torch:
     `invstd` already holds it)."""
-    from .. import ops
-
     op = "batch_norm_elemt"
     if mean is None or invstd is None:
         raise OpError(f"{op}: mean and invstd are required (got mean={mean is not None}, "
@@ -85,8 +84,8 @@ def batch_norm_elemt(input, weight=None, bias=None, mean=None, invstd=None, eps=
     c = input.shape[1]
     for what, t in (("weight", weight), ("bias", bias), ("mean", mean), ("invstd", invstd)):
         _channel_vector(op, what, t, c)
-    weight = ops.ones((c,), mean.dtype) if weight is None else weight
-    bias = ops.zeros((c,), mean.dtype) if bias is None else bias
+    weight = F.ones((c,), mean.dtype) if weight is None else weight
+    bias = F.zeros((c,), mean.dtype) if bias is None else bias
     return apply(batch_norm_elemt_, (input, weight, bias, mean, invstd), {})
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import OpError
+from . import functional as F
 from .api import expose
+from .layer_classes import Conv3DTranspose
+from .nn_layer_ops import conv2d_transpose
 from .primitive import apply
 
 
@@ -30,9 +33,6 @@ def _ints(op: str, name: str, v, n: int, low: int) -> tuple[int, ...]:
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """(N, C_in, H, W) (or unbatched (C_in, H, W)) with weight (C_in, C_out / groups, kH, kW); output size
     (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
-    from . import functional as F
-    from .nn_layer_ops import conv2d_transpose
-
     name = "conv_transpose2d"
     if input.ndim not in (3, 4) or weight.ndim != 4:
         raise OpError(f"{name}: expected a 3-D or 4-D input and a 4-D weight, got input {tuple(input.shape)} and "
@@ -59,8 +59,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dilation=1, group=1, output_padding=0):
     """The transposed 3-d convolution of (N, C_in, D, H, W) with weight (C_in, C_out / group, kD, kH, kW):
     `ops.Conv3DTranspose(C_in, C_out, kernel_size, 1, pad_mode, padding, ...)(inputs, weight)`."""
-    from .layer_classes import Conv3DTranspose
-
     if inputs.ndim != 5 or weight.ndim != 5:
         raise OpError(f"conv3d_transpose: inputs and weight must be 5-D, got {tuple(inputs.shape)} and "
                       f"{tuple(weight.shape)}")

@@ -19,10 +19,23 @@ from jax import lax
 
 from .. import dtype as mstype
 from ..errors import OpError
+from ..tensor import Tensor
 from .api import SURFACE, PrimitiveOp, expose
+from .matrix_ops import addr
 from .primitive import apply, primitive
-from .resize_ops import (_F32, _bool_attr, _compute_dtype, _fail, _floats_attr, _image_check, _ints_attr,
-                         _linear_taps, _resample, _torch_scale, _upsample_sizes)
+from .resize_ops import (
+    _F32,
+    _bool_attr,
+    _compute_dtype,
+    _fail,
+    _floats_attr,
+    _image_check,
+    _ints_attr,
+    _linear_taps,
+    _resample,
+    _torch_scale,
+    _upsample_sizes,
+)
 
 
 # ---------------------------------------------------------------- EqualExt
@@ -37,8 +50,6 @@ class _EqualExt(PrimitiveOp):
     name = "EqualExt"
 
     def __call__(self, input, other):
-        from ..tensor import Tensor
-
         for what, t in (("input", input), ("other", other)):
             if not isinstance(t, Tensor):
                 raise TypeError(f"EqualExt: {what} must be a Tensor, got {type(t).__name__}")
@@ -83,8 +94,6 @@ def conv_tbc(input, weight, bias, pad=0):
 @expose(mint="addr_", prim="Addr")
 def addr_(input, vec1, vec2, beta=1, alpha=1):
     """In place: `input = beta * input + alpha * outer(vec1, vec2)` (input's dtype kept); returns input."""
-    from .matrix_ops import addr
-
     if vec1.ndim != 1 or vec2.ndim != 1 or tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
         raise OpError(f"addr_: input must be (len(vec1), len(vec2)) with 1-D vec1, vec2 (it is written in place); "
                       f"got input {tuple(input.shape)}, vec1 {tuple(vec1.shape)}, vec2 {tuple(vec2.shape)}")

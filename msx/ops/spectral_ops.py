@@ -10,8 +10,8 @@ first), or with `onesided=False` the real part of the full inverse.
 (L,) or (B, L) signal every `hop_length` samples, multiplies each n_fft-long frame by `window` (win_length long,
 zero-padded on both sides to n_fft) and takes its FFT: (B, freq, frames) complex, or with
 `return_complex=False` a real (B, freq, frames, 2). `ops.stft` is torch's: `center` pads n_fft // 2 on both
-sides (`pad_mode` 'REFLECT', 'CONSTANT' or 'SYMMETRIC', nn.Pad's), the window defaults to ones, hop to n_fft // 4, `onesided` to
-"both real" and `return_complex` to "either complex" (so a real input gives the real view by default, as in
+sides (`pad_mode` 'REFLECT', 'CONSTANT' or 'SYMMETRIC', nn.Pad's), the window defaults to ones, hop to
+n_fft // 4, `onesided` to "both real" and `return_complex` to "either complex" (so a real input gives the real view by default, as in
 MindSpore). Goldens: MindSpore's CPU kernels (`tests/golden_ops/case_spectral.py`).
 """
 from __future__ import annotations
@@ -21,7 +21,10 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..errors import OpError
+from ..tensor import Tensor
+from . import functional as F
 from .api import Api, Attr, expose
+from .nn_layer_ops import pad_v3
 from .primitive import apply, primitive
 
 _NORMS = ("backward", "forward", "ortho")
@@ -174,10 +177,6 @@ def stft_(x, window, *, n_fft, hop_length, win_length, normalized=False, oneside
 def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="REFLECT",
          normalized=False, onesided=None, return_complex=None):
     """torch's stft over `ops.STFT`: optional centring pad (n_fft // 2 each side), defaults as MindSpore's."""
-    from . import functional as F
-    from .nn_layer_ops import pad_v3
-    from ..tensor import Tensor
-
     if not isinstance(x, Tensor):
         raise TypeError(f"stft: x must be a Tensor, got {type(x).__name__}")
     hop_length = int(n_fft // 4) if hop_length is None else hop_length

@@ -54,7 +54,7 @@ def arrays(cid: str):
 
 def main() -> None:
     import mindspore as ms
-    from mindspore import ops, Tensor
+    from mindspore import Tensor, ops
 
     ms.set_context(mode=ms.PYNATIVE_MODE)
     saved, meta = {}, {}
@@ -62,7 +62,7 @@ def main() -> None:
         x, h0, c0, w, w_out, w_h, w_c = arrays(cid)
         op = ops.LSTM(i, h, layers, bias, bidir, 0.0, proj)
 
-        def loss(x, h0, c0, w):
+        def loss(x, h0, c0, w, op=op, w_out=w_out, w_h=w_h, w_c=w_c):
             y, hn, cn, _, _ = op(x, h0, c0, w)
             return (y * Tensor(w_out)).sum() + (hn * Tensor(w_h)).sum() + (cn * Tensor(w_c)).sum()
 
