@@ -1,7 +1,8 @@
 """`ops.jet`, `ops.derivative`, `ops.linearize` (msx/taylor.py) against MindSpore 2.10's answers recorded by
 tests/golden_ops/record_taylor.py (the functions are defined there once, over either framework's ops), eagerly
 and under msx.jit (nested jvp there); their checks of bad input; a primitive without a jax jet rule; and
-`ops.FFTWithSize` / `ops.stft` inputs MindSpore refuses (the values are golden cases in case_spectral.py)."""
+`ops.FFTWithSize` / `ops.stft` inputs MindSpore refuses (the values are golden cases in case_spectral.py); float64
+finite-difference gradients of the new primitives whose gradients no golden or torch reference checks."""
 from __future__ import annotations
 
 import os
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 import msx
-from msx import Tensor, ops
+from msx import Tensor, mint, ops
 from msx.errors import OpError
+from msx.ops import operations as P
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_ops")
 sys.path.insert(0, HERE)
@@ -108,3 +110,53 @@ def test_fft_with_size_and_stft_refuse_what_mindspore_refuses():
         ops.stft(Tensor(np.ones((1, 6), np.float32)), 8, center=False)
     with pytest.raises(OpError, match=r"STFT: window must be 1-D of win_length=8, got shape \(6,\)"):
         ops.stft(real, 8, window=ops.ones(6), center=False)
+
+
+# ---------------------------------------------------------------- finite-difference gradients (float64)
+_G = np.random.default_rng(12)
+_X4 = _G.standard_normal((2, 3, 2, 3))
+_VEC = _G.uniform(0.5, 1.5, 3)
+
+
+def _real_parts(out):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [p for o in outs for p in ((ops.real(o), ops.imag(o)) if o.dtype in (msx.complex64, msx.complex128)
+                                      else (o,))]
+
+
+FD_CASES = {
+    "FFTWithSize": lambda x: ops.FFTWithSize(2, False, True, norm="ortho")(x),
+    "BatchNormStats": lambda x: mint.batch_norm_stats(x, 1e-5),
+    "BatchNormElemt": lambda x: mint.batch_norm_elemt(x, Tensor(_VEC), Tensor(_VEC - 1), Tensor(_VEC * 0.1),
+                                                      Tensor(_VEC)),
+    "BatchNormGatherStatsWithCounts": lambda m: mint.batch_norm_gather_stats_with_counts(
+        Tensor(_X4), m, Tensor(np.abs(_X4[:, :, 0, 0]) + 0.5), counts=Tensor(np.array([3.0, 5.0]))),
+    "InstanceNorm": lambda x: P.InstanceNorm()(ops.cast(x, msx.float32), Tensor(_VEC.astype(np.float32)),
+                                               ops.zeros(3), ops.zeros(3), ops.ones(3)),
+    "UpsampleNearest2D": lambda x: mint.nn.upsample_nearest2d_op(x, (3, 5)),
+}
+FD_INPUTS = {"BatchNormGatherStatsWithCounts": _X4[:, :, 1, 1]}
+FD_CHECKED_GRADS = set(FD_CASES)
+
+
+@pytest.mark.parametrize("name", sorted(FD_CASES))
+def test_gradient_matches_finite_differences(name):
+    fn = FD_CASES[name]
+    x = np.asarray(FD_INPUTS.get(name, _X4), np.float64)
+    parts = _real_parts(fn(Tensor(x)))
+    weights = [Tensor(np.random.default_rng(i).standard_normal(p.shape).astype(p.asnumpy().dtype))
+               for i, p in enumerate(parts)]
+
+    def loss(t):
+        return sum((p * w).sum() for p, w in zip(_real_parts(fn(t)), weights))
+
+    got = msx.grad(loss)(Tensor(x)).asnumpy()
+    single = name == "InstanceNorm"  # MindSpore's InstanceNorm computes in float32: a coarser difference
+    eps = 1e-3 if single else 1e-6
+    want = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        want[i] = (float(loss(Tensor(up)).asnumpy()) - float(loss(Tensor(down)).asnumpy())) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=2e-3 if single else 1e-5, atol=2e-3 if single else 1e-6)
