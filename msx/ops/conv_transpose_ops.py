@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import OpError
+from ..tensor import Tensor
 from . import functional as F
 from .api import expose
 from .layer_classes import Conv3DTranspose
@@ -30,7 +31,8 @@ def _ints(op: str, name: str, v, n: int, low: int) -> tuple[int, ...]:
 
 
 @expose(ops="conv_transpose2d", prim="Conv2DTranspose")
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, output_padding=0,
+                     groups: int = 1, dilation=1) -> Tensor:
     """(N, C_in, H, W) (or unbatched (C_in, H, W)) with weight (C_in, C_out / groups, kH, kW); output size
     (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
     name = "conv_transpose2d"
@@ -56,7 +58,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 @expose(ops="conv3d_transpose", prim="Conv3DTranspose")
-def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dilation=1, group=1, output_padding=0):
+def conv3d_transpose(inputs: Tensor, weight: Tensor, pad_mode: str = "valid", padding=0, stride=1, dilation=1,
+                     group: int = 1, output_padding=0) -> Tensor:
     """The transposed 3-d convolution of (N, C_in, D, H, W) with weight (C_in, C_out / group, kD, kH, kW):
     `ops.Conv3DTranspose(C_in, C_out, kernel_size, 1, pad_mode, padding, ...)(inputs, weight)`."""
     if inputs.ndim != 5 or weight.ndim != 5:
