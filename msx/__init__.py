@@ -29,6 +29,7 @@ graphs
 nn
 14. autograd — grad, value_and_grad over the builder
 15. transforms loop_capture — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture; ops.WhileLoop/ForiLoop/Scan as While/Scan nodes inside a capture
+15. taylor — jet, derivative, linearize over transforms: jax's Taylor mode eagerly, nested jvp inside a capture
 16. nn — Cells, layers, losses, optimizers
 capture and runtime
 17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
@@ -105,6 +106,9 @@ from . import loop_capture as _loop_capture  # noqa: E402,F401  (fills ops.loop_
 for _m in (ops, ops.functional):  # MindSpore's ops and ops.functional export the transforms; they live above ops
     _m.grad, _m.value_and_grad, _m.get_grad, _m.jacfwd, _m.jacrev, _m.jvp, _m.vjp, _m.vmap = (
         grad, value_and_grad, get_grad, jacfwd, jacrev, jvp, vjp, vmap)
+from .taylor import derivative, jet, linearize  # noqa: E402  (ops.jet / ops.derivative / ops.linearize)
+for _m in (ops, ops.functional):
+    _m.derivative, _m.jet, _m.linearize = derivative, jet, linearize
 from .graph_hints import (COMPATIBLE, LAX, STRICT, constexpr, jit_class, lazy_inline, ms_function,  # noqa: E402
                           mutable, no_inline)
 from .random_state import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402

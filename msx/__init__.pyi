@@ -112,6 +112,7 @@ from msx import context as context
 from msx.train.dataset_helper import data_sink as data_sink
 from msx import dataset as dataset
 from msx.common.generator import default_generator as default_generator
+from msx.taylor import derivative as derivative
 from msx.dtype import double as double
 from msx import dtype as dtype
 from msx.dtype import dtype_to_nptype as dtype_to_nptype
@@ -165,10 +166,12 @@ from msx import ir as ir
 from msx.tensor import is_tensor as is_tensor
 from msx.transforms import jacfwd as jacfwd
 from msx.transforms import jacrev as jacrev
+from msx.taylor import jet as jet
 from msx.jit import jit as jit
 from msx.graph_hints import jit_class as jit_class
 from msx.transforms import jvp as jvp
 from msx.graph_hints import lazy_inline as lazy_inline
+from msx.taylor import linearize as linearize
 from msx.common.type_kinds import list_ as list_
 from msx.export import load as load
 from msx.checkpoint import load_checkpoint as load_checkpoint
@@ -219,6 +222,7 @@ from msx.parallel.context import reset_auto_parallel_context as reset_auto_paral
 from msx.common.device import reset_max_memory_allocated as reset_max_memory_allocated
 from msx.common.device import reset_max_memory_reserved as reset_max_memory_reserved
 from msx.common.device import reset_peak_memory_stats as reset_peak_memory_stats
+from msx.train import restore_group_info_list as restore_group_info_list
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
 from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
@@ -247,6 +251,7 @@ from msx.common.type_kinds import string as string
 from msx.common.interop import swap_tensors as swap_tensors
 from msx.parallel.api import sync_pipeline_shared_parameters as sync_pipeline_shared_parameters
 from msx.common.device import synchronize as synchronize
+from msx import taylor as taylor
 from msx import tensor as tensor
 from msx.common.type_kinds import tensor_type as tensor_type
 from msx import tensorfile as tensorfile
@@ -376,8 +381,6 @@ def parameter_broadcast(*args: Any, **kwargs: Any) -> Any: ...
 def reset_ps_context(*args: Any, **kwargs: Any) -> Any: ...
 
 def reset_stream_limit(*args: Any, **kwargs: Any) -> Any: ...
-
-def restore_group_info_list(*args: Any, **kwargs: Any) -> Any: ...
 
 def runtime_execution_order_check(*args: Any, **kwargs: Any) -> Any: ...
 

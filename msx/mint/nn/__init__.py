@@ -26,3 +26,4 @@ from .fold import *  # noqa: F401,F403,E402  (Unfold, Fold, UpsamplingNearest2d/
 # functions mindspore.mint.nn exports by these names (the same functions as mint.nn.functional's)
 cross_entropy, nllloss, kl_div_ext, mse_loss_ext = (functional.cross_entropy, functional.nll_loss,  # noqa: E402
                                                     functional.kl_div, functional.mse_loss)
+from ...ops.mint_prim_ops import upsample_bilinear2d_op, upsample_nearest2d_op  # noqa: F401,E402  (Prim instances)

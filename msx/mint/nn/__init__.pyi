@@ -87,6 +87,8 @@ from msx.mint.nn.functional import kl_div as kl_div_ext
 from msx.mint.nn import layers as layers
 from msx.ops.functional import mse_loss as mse_loss_ext
 from msx.mint.nn.functional import nll_loss as nllloss
+from msx.ops.mint_prim_ops import upsample_bilinear2d_op as upsample_bilinear2d_op
+from msx.ops.mint_prim_ops import upsample_nearest2d_op as upsample_nearest2d_op
 
 class GELU(msx.nn.layer.activation.GELU):
     def __init__(self, approximate: str = 'none') -> None: ...

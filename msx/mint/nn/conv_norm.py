@@ -18,6 +18,7 @@ from ...nn.cell import Cell
 from ...nn.initializer import HeUniform, Uniform
 from ...nn.layer._utils import check_input, like, make_param
 from ...ops import functional as F
+from ...ops import conv_transpose_ops as _conv_transpose_fn
 from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
 from ...ops import nn_ops as N
@@ -197,21 +198,7 @@ def _conv_transpose2d(args: tuple, stride, padding, output_padding, groups, dila
                                             "dilation": dilation, "groups": groups, "output_padding": output_padding})
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1) -> Tensor:
-    """`mint.nn.functional.conv_transpose2d`: (N, C_in, H, W) with weight (C_in, C_out / groups, kH, kW);
-    output size (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
-    name = "conv_transpose2d"
-    check_input(input.ndim in (3, 4) and weight.ndim == 4, name, input,
-                f"expected a 3-D or 4-D input and a 4-D weight, got weight {tuple(weight.shape)}")
-    x = F.expand_dims(input, 0) if input.ndim == 3 else input
-    check_input(x.shape[1] == weight.shape[0], name, input,
-                f"channel dim {x.shape[1]} != weight's dim 0 ({weight.shape[0]})")
-    args = (x, weight) + (() if bias is None else (bias,))
-    y = _conv_transpose2d(args, _ints(name, "stride", stride, 2, 1), _ints(name, "padding", padding, 2, 0),
-                          _ints(name, "output_padding", output_padding, 2, 0), int(groups),
-                          _ints(name, "dilation", dilation, 2, 1))
-    return F.squeeze(y, 0) if input.ndim == 3 else y
+conv_transpose2d = _conv_transpose_fn.conv_transpose2d  # MindSpore's ops and mint share this function
 
 
 # ---------------------------------------------------------------- normalisation

@@ -8,7 +8,7 @@ from msx.ops.functional import adaptive_avg_pool2d as adaptive_avg_pool2d
 from msx.ops.functional import adaptive_avg_pool3d as adaptive_avg_pool3d
 from msx.ops.functional import adaptive_max_pool1d as adaptive_max_pool1d
 from msx.ops.functional import adaptive_max_pool2d as adaptive_max_pool2d
-from msx.mint.nn.conv_norm import conv_transpose2d as conv_transpose2d
+from msx.ops.functional import conv_transpose2d as conv_transpose2d
 from msx.ops.functional import cross_entropy as cross_entropy
 from msx.ops.functional import dropout2d as dropout2d
 from msx.ops.functional import embedding as embedding
