@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import optax
-
 from ..tensor import Tensor
 from . import functional as F
 from .api import expose
@@ -14,6 +12,8 @@ from .primitive import apply, primitive
 @primitive("ClipByGlobalNorm", attrs=("clip_norm",), category="other", multiple_results=True)
 def _clip_by_global_norm(*xs, clip_norm: float):
     """Scale all inputs by `clip_norm / max(global_norm, clip_norm)` (optax.clip_by_global_norm)."""
+    import optax  # on first use: optax is 45 ms of `import msx` (issue 31)
+
     clipped, _ = optax.clip_by_global_norm(clip_norm).update(list(xs), optax.EmptyState())
     return tuple(clipped)
 

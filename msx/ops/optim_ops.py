@@ -10,12 +10,15 @@ flattened back afterwards.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
-import optax
 
 from .primitive import primitive
+
+if TYPE_CHECKING:
+    import optax
 
 ATTRS = ("kind", "weight_decay", "loss_scale", "momentum", "dampening", "nesterov", "beta1", "beta2", "eps")
 KINDS = ("sgd", "adam", "adamw")
@@ -30,6 +33,8 @@ def transformation(kind: str, lr, *, weight_decay: float = 0.0, loss_scale: floa
     before the momentum trace (MindSpore's and torch's SGD); `adamw` decays
     the weights decoupled from the gradient (optax.adamw).
     """
+    import optax  # on first use: optax is 45 ms of `import msx` (issue 31)
+
     if kind not in KINDS:
         raise ValueError(f"OptimizerUpdate: kind must be one of {KINDS}, got {kind!r}")
     chain = []
@@ -83,6 +88,8 @@ def optimizer_update(lr, step, *arrays, kind: str, weight_decay: float = 0.0, lo
     `step` is the number of updates already made (optax's `count`); states
     are grouped by kind (all first moments, then all second moments).
     """
+    from optax import apply_updates as optax_apply_updates  # on first use (see transformation)
+
     tx = transformation(kind, jnp.reshape(lr, ()), weight_decay=weight_decay, loss_scale=loss_scale,
                         momentum=momentum, dampening=dampening, nesterov=nesterov, beta1=beta1, beta2=beta2,
                         eps=eps)
@@ -94,6 +101,6 @@ def optimizer_update(lr, step, *arrays, kind: str, weight_decay: float = 0.0, lo
     count = jnp.reshape(step, ())
     leaves = [count.astype(s.dtype) if _is_count(s) else next(states) for s in shapes]
     updates, new_state = tx.update(grads, jax.tree_util.tree_unflatten(treedef, leaves), params)
-    new_params = optax.apply_updates(params, updates)
+    new_params = optax_apply_updates(params, updates)
     new_states = [leaf for leaf, s in zip(jax.tree_util.tree_leaves(new_state), shapes) if not _is_count(s)]
     return (*new_params, *new_states)

@@ -11,11 +11,11 @@ the `CallbackParams` (`cur_epoch_num`, `cur_step_num`, `batch_num`,
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Iterable
 
 import numpy as np
 
-from ...dataset.callbacks import WaitedDSCallback
 from ...tensor import Tensor
 
 
@@ -130,9 +130,16 @@ def as_callback_list(callbacks: Any) -> list[Callback]:
         return []
     items = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
     for cb in items:
-        if not isinstance(cb, (Callback, WaitedDSCallback)):
+        if not isinstance(cb, Callback) and not _is_waited_ds_callback(cb):
             raise TypeError(f"callbacks must be Callback instances (msx.train.Callback), got {type(cb).__name__}")
     return items
+
+
+def _is_waited_ds_callback(cb: Any) -> bool:
+    """A `dataset.WaitedDSCallback` (it is a training callback too)? Asked without importing msx.dataset (grain,
+    scipy: about 0.9 s of `import msx`, issue 31): while it is not loaded no such callback can exist."""
+    module = sys.modules.get("msx.dataset.callbacks")
+    return module is not None and isinstance(cb, module.WaitedDSCallback)
 
 
 def loss_tensor(outputs: Any) -> Tensor | None:
