@@ -52,6 +52,16 @@ def _source(g, size: int, padding_mode: str, align_corners: bool):
     return c
 
 
+def _refuse(reason: str | None, interpolation_mode: str, padding_mode: str) -> None:
+    """Raise the shape check's `reason`, or the first mode that is not one of MindSpore's."""
+    if reason is None and interpolation_mode not in _MODES:
+        reason = f"interpolation_mode must be one of {_MODES}, got {interpolation_mode!r}"
+    if reason is None and padding_mode not in _PADS:
+        reason = f"padding_mode must be one of {_PADS}, got {padding_mode!r}"
+    if reason is not None:
+        raise ValueError(reason)
+
+
 def _gather(img, iy, ix):
     """img (C, H, W), integer iy/ix (H_out, W_out): values there, 0 outside."""
     h, w = img.shape[1:]
@@ -68,13 +78,7 @@ def _gather(img, iy, ix):
                    init=("interpolation_mode", "padding_mode", "align_corners")))
 def grid_sampler_2d(x, grid, *, interpolation_mode="bilinear", padding_mode="zeros", align_corners=False):
     """(N, C, H, W) sampled at grid (N, H_out, W_out, 2) -> (N, C, H_out, W_out)."""
-    reason = _check(x, grid)
-    if reason is None and interpolation_mode not in _MODES:
-        reason = f"interpolation_mode must be one of {_MODES}, got {interpolation_mode!r}"
-    if reason is None and padding_mode not in _PADS:
-        reason = f"padding_mode must be one of {_PADS}, got {padding_mode!r}"
-    if reason is not None:
-        raise ValueError(reason)
+    _refuse(_check(x, grid), interpolation_mode, padding_mode)
     h, w = x.shape[2:]
     grid = grid.astype(x.dtype)
     cx = _source(grid[..., 0], w, padding_mode, align_corners)
@@ -120,13 +124,7 @@ def _gather3(vol, iz, iy, ix):
                    init=("interpolation_mode", "padding_mode", "align_corners")))
 def grid_sampler_3d(x, grid, *, interpolation_mode="bilinear", padding_mode="zeros", align_corners=False):
     """(N, C, D, H, W) sampled at grid (N, D_out, H_out, W_out, 3) of (x, y, z) -> (N, C, D_out, H_out, W_out)."""
-    reason = _check3(x, grid)
-    if reason is None and interpolation_mode not in _MODES:
-        reason = f"interpolation_mode must be one of {_MODES}, got {interpolation_mode!r}"
-    if reason is None and padding_mode not in _PADS:
-        reason = f"padding_mode must be one of {_PADS}, got {padding_mode!r}"
-    if reason is not None:
-        raise ValueError(reason)
+    _refuse(_check3(x, grid), interpolation_mode, padding_mode)
     d, h, w = x.shape[2:]
     cx = _source(grid[..., 0], w, padding_mode, align_corners)
     cy = _source(grid[..., 1], h, padding_mode, align_corners)
