@@ -245,7 +245,7 @@ def test_random_draws_have_the_asked_shape_dtype_and_range():
     assert b.dtype == np.float32 and set(np.unique(b)) <= {0.0, 1.0} and 20 < b.sum() < 80
     assert mint.bernoulli(msx.Tensor(np.array([0.0, 1.0], np.float32))).asnumpy().tolist() == [0.0, 1.0]
     assert mint.item(msx.Tensor(np.array([2.5], np.float32))) == 2.5
-    with pytest.raises(ValueError, match="Generator"):
+    with pytest.raises(TypeError, match="generator must be an msx.Generator, got object"):
         mint.randperm(3, generator=object())
 
 

@@ -17,7 +17,7 @@ from msx.ops.debug_ops import AssertFailedError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "golden_loops"))
-import cases as C  # noqa: E402
+import loop_cases as C  # noqa: E402
 from test_loop_ops import same  # noqa: E402
 
 GOLDEN = json.load(open(os.path.join(HERE, "golden_loops", "loops_ms210.json")))

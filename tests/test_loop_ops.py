@@ -1,6 +1,6 @@
 """`ops.WhileLoop`, `ops.ForiLoop`, `ops.Scan` (msx/ops/loop_ops.py, msx/loop_capture.py) against MindSpore 2.10.
 
-The cases are tests/golden_loops/cases.py, written once against MindSpore's API; the answers are MindSpore's
+The cases are tests/golden_loops/loop_cases.py, written once against MindSpore's API; the answers are MindSpore's
 (PyNative, and GRAPH_MODE where it compiles the case), recorded by tests/golden_loops/record.py. Each case
 runs eagerly and under `msx.jit` in every capture mode, whose graph holds the IR's `While`/`Scan` node
 (verified, costed by the Ascend model, through the MSXIR encoding and back).
@@ -19,7 +19,7 @@ from msx.errors import OpError, OpTypeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "golden_loops"))
-import cases as C  # noqa: E402
+import loop_cases as C  # noqa: E402
 
 GOLDEN = json.load(open(os.path.join(HERE, "golden_loops", "loops_ms210.json")))
 MODES = ["ast", "bytecode", "trace"]

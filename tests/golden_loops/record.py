@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's answers to tests/golden_loops/cases.py (run once, and whenever the cases change):
+"""Record MindSpore 2.10's answers to tests/golden_loops/loop_cases.py (run once, and whenever the cases change):
 
     /work/main/.venv-ms/bin/python tests/golden_loops/record.py
 
@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 import mindspore as ms  # noqa: E402
 from mindspore import nn, ops  # noqa: E402
 
-import cases as C  # noqa: E402
+import loop_cases as C  # noqa: E402
 
 OUT = os.path.join(HERE, "loops_ms210.json")
 
