@@ -19,9 +19,11 @@ import numpy as np
 
 from ..communication.management import GlobalComm
 from ..errors import CommunicationError
+from ..parallel import spmd
 from ..tensor import Tensor
 from .api import SURFACE
 from . import comm_ops
+from .primitive import apply, primitive, recording
 
 _WORLD = "hccl_world_group"
 
@@ -81,6 +83,38 @@ def _empty(x: Tensor) -> Tensor:
 def _placeholder(x: Tensor) -> Tensor:
     """What a rank other than the destination gets (MindSpore: a tensor of shape [1] with no meaning)."""
     return Tensor(np.zeros((1,), np.dtype(x._data.dtype)))
+
+
+_KEEP = "the collectives of this module: a rank whose result does not read a collective's output still runs it"
+
+
+@primitive("CommKeep", internal=_KEEP, category="comm", differentiable=False)
+def comm_keep(result, used):
+    """`result`, with the collective output `used` kept in this rank's program. A rank that gets a placeholder
+    (CollectiveGather's or Reduce's non-destination ranks, an empty piece) reads nothing of the collective, and
+    msx's and XLA's dead-code elimination would drop it on that rank alone: the other ranks would wait for it
+    forever. Inside the SPMD program a no-op host callback of one element holds it (as `spmd.permute` does)."""
+    if spmd.inside() and used.size:
+        jax.debug.callback(spmd._ignore, used.reshape(-1)[:1])
+    return result
+
+
+def _keep(result: Tensor, used: Tensor) -> Tensor:
+    return apply(comm_keep, (result, used))
+
+
+@primitive("Barrier", internal="ops.Barrier, which returns MindSpore's placeholder", category="comm",
+           multiple_results=True, differentiable=False, attrs=("group",))
+def barrier(x, *, group: str = _WORLD):
+    """An all-reduce of `x` whose result nobody reads: an output-less node (kept by msx's dead-code elimination as
+    an effect), its result held in the SPMD program by a host callback; eagerly it blocks until every rank came."""
+    ranks = comm_ops._ranks(group)
+    out = comm_ops._traced(spmd.all_reduce, x, "sum", ranks)
+    if spmd.inside():
+        jax.debug.callback(spmd._ignore, out.reshape(-1)[:1])
+    elif not isinstance(out, jax.core.Tracer):
+        jax.block_until_ready(out)
+    return ()
 
 
 def _gather_uneven(flat: Tensor, sizes: list[int], group: str) -> Tensor:
@@ -157,9 +191,9 @@ class ReduceScatterV(_CommOp):
         if int(flat.shape[0]) != sum(sizes):
             raise ValueError(f"{self.name}: input has {int(flat.shape[0])} elements, input_split_sizes sum to "
                              f"{sum(sizes)}")
-        if not sizes[me]:
-            return _empty(x)
         total = comm_ops.AllReduce(self.op, self.group)(flat)
+        if not sizes[me]:
+            return _keep(_empty(x), total)
         start = sum(sizes[:me])
         return total[start:start + sizes[me]]
 
@@ -202,11 +236,29 @@ class AlltoAll(_CommOp):
 
 def _cut_exchange(flat: Tensor, send: list[int], recv: list[int], group: str, what: str,
                   width: int | None) -> Tensor:
-    """Flat piece j (send[j] elements) to rank j; the pieces received (recv[j] from rank j), concatenated."""
+    """Flat piece j (send[j] elements) to rank j; the pieces received (recv[j] from rank j), concatenated. Every
+    piece is padded to one width (jax's all-to-all is even): `width` when every rank knows it, else agreed
+    eagerly by an all-reduce(max) of each rank's largest piece (in a graph only even pieces can agree)."""
+    F = _F()
+    n = len(send)
     starts = np.cumsum([0, *send])
-    chunks = [flat[int(starts[j]):int(starts[j + 1])] for j in range(len(send))]
-    got = [g for g in _cf()._exchange(chunks, recv, group, what, width=width) if int(g.shape[0])]
-    return _F().concat(got, 0) if got else _empty(flat)
+    chunks = [flat[int(starts[j]):int(starts[j + 1])] for j in range(n)]
+    if width is None:
+        if recording.recorder is not None or isinstance(flat._data, jax.core.Tracer) or spmd.inside():
+            if len(set(send) | set(recv)) > 1:
+                raise CommunicationError(f"{what}: uneven counts inside a compiled graph: every rank's program "
+                                         f"needs one padded width, which only an eager exchange can agree on; call "
+                                         f"it eagerly (PyNative), split evenly, or use AlltoAllVC (its matrix "
+                                         f"gives every count)")
+            width = max(send + recv + [0])
+        else:
+            mine = Tensor(np.array([max(send + recv + [0])], np.int64))
+            width = int(comm_ops.AllReduce("max", group)(mine).asnumpy()[0])
+    width = max(width, 1)
+    rows = F.stack([F.pad(c, [0, width - int(c.shape[0])]) if int(c.shape[0]) < width else c for c in chunks], 0)
+    got = comm_ops.all_to_all(rows, group=group) if n > 1 else rows
+    pieces = [got[j, :recv[j]] for j in range(n) if recv[j]]
+    return F.concat(pieces, 0) if pieces else _keep(_empty(flat), got)
 
 
 def _block_size(block_size, what: str) -> int:
@@ -299,10 +351,8 @@ class Barrier(_CommOp):
         self.group = group
 
     def __call__(self) -> Tensor:
-        done = comm_ops.AllReduce("sum", _group(self.group, self.name))(Tensor(np.zeros(1, np.float32)))
-        if not isinstance(done._data, jax.core.Tracer):
-            jax.block_until_ready(done._data)
-        return done
+        apply(barrier, (Tensor(np.zeros(1, np.float32)),), {"group": _group(self.group, self.name)})
+        return Tensor(np.zeros(1, np.float32))
 
 
 def _world_member(rank, group: str, what: str, arg: str) -> int:
@@ -331,7 +381,7 @@ class CollectiveGather(_CommOp):
         if not x.shape:
             raise ValueError(f"{self.name}: input_x must have at least one dimension (gathered along axis 0)")
         gathered = comm_ops.AllGather(self.group)(x)
-        return gathered if jax.process_index() == self.dest_rank else _placeholder(x)
+        return gathered if jax.process_index() == self.dest_rank else _keep(_placeholder(x), gathered)
 
 
 class CollectiveScatter(_CommOp):
@@ -378,7 +428,7 @@ class Reduce(_CommOp):
         x = _tensor(input_x, self.name)
         _, me = _size_me(self.group, self.name)
         reduced = comm_ops.AllReduce(self.op, self.group)(x)
-        return reduced if me == self.dest_rank else _placeholder(x)
+        return reduced if me == self.dest_rank else _keep(_placeholder(x), reduced)
 
 
 # ----------------------------------------------------------------- torch-style functions (write into the output)
@@ -439,6 +489,7 @@ def gather_into_tensor(output_tensor, input_tensor, dst: int = 0, group: str | N
     gathered = comm_ops.AllGather(group)(input_tensor)
     if jax.process_index() == dst:
         return _cf()._write(output_tensor, gathered, f"ops.{what}", async_op)
+    output_tensor._rebind(_keep(output_tensor, gathered))   # unchanged, but this rank's graph keeps the gather
     return _cf().CommHandle(output_tensor) if async_op else None
 
 
