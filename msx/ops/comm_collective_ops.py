@@ -447,23 +447,27 @@ def all_to_all_v_c(output, input, send_count_matrix, group: str | None = None,  
                    async_op: bool = False) -> Any:
     """`send_count_matrix[i * n + j]` rows (axis-0 entries of `input`) go from group rank i to rank j; `output`
     gets the rows this rank receives, in rank order (written in place). Works inside a compiled graph."""
-    what = "all_to_all_v_c"
-    _inplace_only(what)
-    _tensor(input, f"ops.{what}", "input")
-    _tensor(output, f"ops.{what}", "output")
-    _async(async_op, what)
+    _inplace_only("all_to_all_v_c")
+    return v_c_rows(output, input, send_count_matrix, group, async_op, "ops.all_to_all_v_c")
+
+
+def v_c_rows(output, input, send_count_matrix, group, async_op: bool, what: str) -> Any:  # noqa: A002
+    """`all_to_all_v_c`'s work (also `communication.comm_func.all_to_all_v_c`'s): counts in rows of axis 0."""
+    _tensor(input, what, "input")
+    _tensor(output, what, "output")
+    _async(async_op, what.split(".")[-1])
     if not isinstance(send_count_matrix, list) or not all(_is_int(v) for v in send_count_matrix):
-        raise TypeError(f"ops.{what}: send_count_matrix must be a list of ints, got {send_count_matrix!r}")
-    group = _group(group, f"ops.{what}")
-    n, me = _size_me(group, f"ops.{what}")
+        raise TypeError(f"{what}: send_count_matrix must be a list of ints, got {send_count_matrix!r}")
+    group = _group(group, what)
+    n, me = _size_me(group, what)
     row_in, row_out = int(np.prod(input.shape[1:])), int(np.prod(output.shape[1:]))
     if row_in != row_out:
-        raise ValueError(f"ops.{what}: the input and output dimensions except 0 must be of equal size, got "
+        raise ValueError(f"{what}: the input and output dimensions except 0 must be of equal size, got "
                          f"{tuple(input.shape)} and {tuple(output.shape)}")
-    matrix = _matrix(send_count_matrix, n, f"ops.{what}") * row_in
-    got = _v_c(input.reshape((-1,)), matrix, me, group, f"ops.{what}")
+    matrix = _matrix(send_count_matrix, n, what) * row_in
+    got = _v_c(input.reshape((-1,)), matrix, me, group, what)
     if int(np.prod(output.shape)) != int(matrix[:, me].sum()):
-        raise ValueError(f"ops.{what}: output {tuple(output.shape)} holds {int(np.prod(output.shape))} elements, "
+        raise ValueError(f"{what}: output {tuple(output.shape)} holds {int(np.prod(output.shape))} elements, "
                          f"this rank receives {int(matrix[:, me].sum())}")
     output._rebind(got.reshape(output.shape).astype(output.dtype))
     return _cf().CommHandle(output) if async_op else None
