@@ -204,6 +204,7 @@ from msx import refused_runtime as refused_runtime
 from msx import release as release
 from msx.parallel.api import reset_algo_parameters as reset_algo_parameters
 from msx.parallel.context import reset_auto_parallel_context as reset_auto_parallel_context
+from msx.ops.functional import reshard as reshard
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
 from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
