@@ -22,33 +22,18 @@ from ..errors import CommunicationError
 from ..parallel import spmd
 from ..tensor import Tensor
 from .api import SURFACE
-from . import comm_ops
+from . import comm_func, comm_ops, functional as F
 from .primitive import apply, primitive, recording
 
 _WORLD = "hccl_world_group"
 
 
-def _cf():
-    """`msx.ops.comm_func` (its group/rank checks and the padded exchange), imported when an op runs: this module
-    declares class ops, so it is imported before the views that comm_func stands on."""
-    from . import comm_func
-
-    return comm_func
-
-
-def _F():
-    from . import functional
-
-    return functional
-
-
 def _group(group, what: str) -> str:
-    return _cf()._group(GlobalComm.WORLD_COMM_GROUP if group in (None, _WORLD) else group, what)
+    return comm_func._group(GlobalComm.WORLD_COMM_GROUP if group in (None, _WORLD) else group, what)
 
 
 def _size_me(group: str, what: str) -> tuple[int, int]:
-    cf = _cf()
-    return len(cf._members(group)), cf._me(group, what)
+    return len(comm_func._members(group)), comm_func._me(group, what)
 
 
 def _is_int(v) -> bool:
@@ -119,7 +104,6 @@ def barrier(x, *, group: str = _WORLD):
 
 def _gather_uneven(flat: Tensor, sizes: list[int], group: str) -> Tensor:
     """Every member's flat piece (member r has sizes[r] elements), concatenated in group-rank order."""
-    F = _F()
     width = max(max(sizes), 1)
     mine = int(flat.shape[0])
     row = F.pad(flat, [0, width - mine]) if mine < width else flat
@@ -210,7 +194,7 @@ class AlltoAll(_CommOp):
             if not _is_int(value):
                 raise TypeError(f"{self.name}: {arg} must be an int, got {value!r}")
         self.group = _group(group, self.name)
-        self.rank_size = len(_cf()._members(self.group))
+        self.rank_size = len(comm_func._members(self.group))
         if split_count != self.rank_size:
             raise ValueError(f"{self.name}: split_count={split_count} must equal the size of group {self.group!r} "
                              f"({self.rank_size})")
@@ -228,8 +212,7 @@ class AlltoAll(_CommOp):
                              f"split_count={n}")
         if n == 1:
             return x
-        F = _F()
-        blocks = F.stack(F.split(x, x.shape[split] // n, split), 0)   # (n, ...): block j goes to rank j
+            blocks = F.stack(F.split(x, x.shape[split] // n, split), 0)   # (n, ...): block j goes to rank j
         got = comm_ops.all_to_all(blocks, group=self.group)            # got[j]: rank j's block for this rank
         return F.concat([got[j] for j in range(n)], concat)
 
@@ -239,7 +222,6 @@ def _cut_exchange(flat: Tensor, send: list[int], recv: list[int], group: str, wh
     """Flat piece j (send[j] elements) to rank j; the pieces received (recv[j] from rank j), concatenated. Every
     piece is padded to one width (jax's all-to-all is even): `width` when every rank knows it, else agreed
     eagerly by an all-reduce(max) of each rank's largest piece (in a graph only even pieces can agree)."""
-    F = _F()
     n = len(send)
     starts = np.cumsum([0, *send])
     chunks = [flat[int(starts[j]):int(starts[j + 1])] for j in range(n)]
@@ -277,12 +259,12 @@ class AlltoAllV(_CommOp):
 
     def __init__(self, group: str = _WORLD, block_size: int = 1) -> None:
         self.group = _group(group, self.name)
-        self.rank_size = len(_cf()._members(self.group))
+        self.rank_size = len(comm_func._members(self.group))
         self.block_size = _block_size(block_size, self.name)
 
     def __call__(self, input_x, send_numel_list, recv_numel_list) -> Tensor:
         x = _tensor(input_x, self.name)
-        n = len(_cf()._members(self.group))
+        n = len(comm_func._members(self.group))
         lists = []
         for arg, value in (("send_numel_list", send_numel_list), ("recv_numel_list", recv_numel_list)):
             counts = _int_list(value, self.name, arg)
@@ -359,7 +341,7 @@ def _world_member(rank, group: str, what: str, arg: str) -> int:
     """A world rank that belongs to `group` (MindSpore's `dest_rank`/`src_rank` of CollectiveGather/Scatter)."""
     if not _is_int(rank):
         raise TypeError(f"{what}: {arg} must be an int, got {rank!r}")
-    members = _cf()._members(group)
+    members = comm_func._members(group)
     if rank not in members:
         raise ValueError(f"{what}: {arg}={rank} is not a rank of group {group!r} (ranks {list(members)})")
     return int(rank)
@@ -419,7 +401,7 @@ class Reduce(_CommOp):
         if not _is_int(dest_rank):
             raise TypeError(f"{self.name}: dest_rank must be an int, got {dest_rank!r}")
         self.group = _group(group, self.name)
-        n = len(_cf()._members(self.group))
+        n = len(comm_func._members(self.group))
         if not 0 <= dest_rank < n:
             raise ValueError(f"{self.name}: dest_rank={dest_rank} is not a rank of group {self.group!r} of size {n}")
         self.dest_rank, self.op = int(dest_rank), op
@@ -433,7 +415,7 @@ class Reduce(_CommOp):
 
 # ----------------------------------------------------------------- torch-style functions (write into the output)
 def _inplace_only(what: str) -> None:
-    if not _cf()._inplace.get(what, True):
+    if not comm_func._inplace.get(what, True):
         raise ValueError(f"ops.{what}: Non-inplace mode is currently not supported (MindSpore's rule); "
                          f"set_comm_ops_inplace(True)")
 
@@ -470,7 +452,7 @@ def v_c_rows(output, input, send_count_matrix, group, async_op: bool, what: str)
         raise ValueError(f"{what}: output {tuple(output.shape)} holds {int(np.prod(output.shape))} elements, "
                          f"this rank receives {int(matrix[:, me].sum())}")
     output._rebind(got.reshape(output.shape).astype(output.dtype))
-    return _cf().CommHandle(output) if async_op else None
+    return comm_func.CommHandle(output) if async_op else None
 
 
 def _world_rank_arg(rank, group: str, what: str, arg: str) -> int:
@@ -492,9 +474,9 @@ def gather_into_tensor(output_tensor, input_tensor, dst: int = 0, group: str | N
     dst = _world_rank_arg(dst, group, what, "dst")
     gathered = comm_ops.AllGather(group)(input_tensor)
     if jax.process_index() == dst:
-        return _cf()._write(output_tensor, gathered, f"ops.{what}", async_op)
+        return comm_func._write(output_tensor, gathered, f"ops.{what}", async_op)
     output_tensor._rebind(_keep(output_tensor, gathered))   # unchanged, but this rank's graph keeps the gather
-    return _cf().CommHandle(output_tensor) if async_op else None
+    return comm_func.CommHandle(output_tensor) if async_op else None
 
 
 def scatter_tensor(output_tensor, input_tensor, src: int = 0, group: str | None = None,
@@ -509,11 +491,11 @@ def scatter_tensor(output_tensor, input_tensor, src: int = 0, group: str | None 
     group = _group(group, f"ops.{what}")
     src = _world_rank_arg(src, group, what, "src")
     part = CollectiveScatter(src, group)(input_tensor)
-    return _cf()._write(output_tensor, part, f"ops.{what}", async_op)
+    return comm_func._write(output_tensor, part, f"ops.{what}", async_op)
 
 
 CLASS_OPS = (AllGatherV, ReduceScatterV, AlltoAll, AlltoAllV, AlltoAllVC, Barrier, CollectiveGather,
              CollectiveScatter, Reduce)
 for _cls in CLASS_OPS:
     SURFACE.add("cls", _cls.__name__, _cls)
-# the three functions reach `ops` through comm_func's names (MindSpore's ops.functional lacks them)
+FUNCTIONS = ("all_to_all_v_c", "gather_into_tensor", "scatter_tensor")   # ops names, not ops.functional's (MindSpore's)

@@ -598,9 +598,7 @@ def get_global_rank(group: str, group_rank: int) -> int:
     return management.get_world_rank_from_group_rank(group, group_rank)
 
 
-from .comm_collective_ops import all_to_all_v_c, gather_into_tensor, scatter_tensor  # noqa: E402
-
-__all__ = ["all_to_all_v_c", "gather_into_tensor", "scatter_tensor", "all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "all_gather", "reduce_scatter",
+__all__ = ["all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "all_gather", "reduce_scatter",
            "broadcast", "barrier", "get_rank", "get_process_group_ranks", "get_group_rank", "get_global_rank",
            "set_comm_ops_inplace", "all_gather_into_tensor_uneven", "reduce_scatter_tensor_uneven", "all_to_all",
            "all_to_all_single", "gather", "scatter", "reduce", "send", "recv", "isend", "irecv", "P2POp",

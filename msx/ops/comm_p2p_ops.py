@@ -17,7 +17,8 @@ from ..errors import CommunicationError
 from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from .api import SURFACE
-from .comm_collective_ops import _CommOp, _cf, _F, _is_int, _tensor
+from . import comm_func, functional as F
+from .comm_collective_ops import _CommOp, _is_int, _tensor
 
 _WORLD = "hccl_world_group"
 _RECV_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -27,14 +28,14 @@ _RECV_TYPES = ("float16", "float32", "float64", "bfloat16", "int8", "int16", "in
 def _group(group, what: str) -> str:
     if group is not None and not isinstance(group, str):
         raise TypeError(f"{what}: group must be a str, got {type(group).__name__}")
-    return _cf()._group(GlobalComm.WORLD_COMM_GROUP if group in (None, _WORLD) else group, what)
+    return comm_func._group(GlobalComm.WORLD_COMM_GROUP if group in (None, _WORLD) else group, what)
 
 
 def _world_peer(rank, group: str, what: str, arg: str) -> int:
     """The world rank of `group`'s rank `rank`, another process than this one."""
     if not _is_int(rank):
         raise TypeError(f"{what}: {arg} must be an int, got {rank!r}")
-    members = _cf()._members(group)
+    members = comm_func._members(group)
     if not 0 <= rank < len(members):
         raise ValueError(f"{what}: {arg}={rank} is not a rank of group {group!r} of size {len(members)}")
     world = members[rank]
@@ -88,7 +89,7 @@ class Send(_CommOp):
     def __call__(self, input_x) -> Tensor:
         x = _tensor(input_x, self.name)
         group = _group(self.group, self.name)
-        _cf()._send(x, _world_peer(self.dest_rank, group, self.name, "dest_rank"), group, self.sr_tag)
+        comm_func._send(x, _world_peer(self.dest_rank, group, self.name, "dest_rank"), group, self.sr_tag)
         return x
 
 
@@ -112,14 +113,13 @@ class Receive(_CommOp):
     def __call__(self, input_x=None) -> Tensor:
         group = _group(self.group, self.name)
         src = _world_peer(self.src_rank, group, self.name, "src_rank")
-        like = _F().zeros(self.shape, mstype.to_msx(self.dtype))
-        return _cf()._recv(like, src, group, self.sr_tag)
+        like = F.zeros(self.shape, mstype.to_msx(self.dtype))
+        return comm_func._recv(like, src, group, self.sr_tag)
 
 
 def _batch(kinds: list[str], tensors: list, peers: list[int], group: str, what: str) -> list:
-    cf = _cf()
-    ops = [cf.P2POp(kind, t, peer, group) for kind, t, peer in zip(kinds, tensors, peers)]
-    return cf._batch(ops, what)
+    ops = [comm_func.P2POp(kind, t, peer, group) for kind, t, peer in zip(kinds, tensors, peers)]
+    return comm_func._batch(ops, what)
 
 
 class BatchISendIRecv(_CommOp):
@@ -173,7 +173,7 @@ class BatchISendIRecv(_CommOp):
                 tensors.append(next(sent))
             else:
                 shape, dtype = next(got)
-                tensors.append(_F().zeros(shape, mstype.to_msx(dtype)))
+                tensors.append(F.zeros(shape, mstype.to_msx(dtype)))
         return tuple(_batch(list(self.op_types), tensors, peers, group, self.name))
 
 
@@ -212,7 +212,7 @@ class NeighborExchange(_CommOp):
         group = _group(self.group, self.name)
         peers = [_world_peer(r, group, self.name, "send_rank_ids entry") for r in self.send_rank_ids] + \
                 [_world_peer(r, group, self.name, "recv_rank_ids entry") for r in self.recv_rank_ids]
-        likes = [_F().zeros(s, mstype.to_msx(self.recv_type)) for s in self.recv_shapes]
+        likes = [F.zeros(s, mstype.to_msx(self.recv_type)) for s in self.recv_shapes]
         kinds = ["isend"] * len(input_x) + ["irecv"] * len(likes)
         if not kinds:
             return ()
@@ -258,7 +258,7 @@ class NeighborExchangeV2(_CommOp):
     def __init__(self, send_rank_ids, send_lens, recv_rank_ids, recv_lens, data_format,
                  group: str = _WORLD) -> None:
         self.group = _group(group, self.name)
-        self.rank_size = len(_cf()._members(self.group))
+        self.rank_size = len(comm_func._members(self.group))
         self.send_rank_ids = _ids(send_rank_ids, self.rank_size, self.name, "send_rank_ids")
         self.recv_rank_ids = _ids(recv_rank_ids, self.rank_size, self.name, "recv_rank_ids")
         self.send_lens, self.recv_lens = _lens(send_lens, self.name, "send_lens"), _lens(recv_lens, self.name,
@@ -291,11 +291,10 @@ class NeighborExchangeV2(_CommOp):
             if self.recv_rank_ids[d] != -1:
                 shape = (n, c, {-1: rt, 0: h, 1: rb}[rows], {-1: rl, 0: w, 1: rr}[cols])
                 kinds.append("irecv")
-                tensors.append(_F().zeros(shape, x.dtype))
+                tensors.append(F.zeros(shape, x.dtype))
                 peers.append(_world_peer(self.recv_rank_ids[d], self.group, self.name, "recv_rank_ids entry"))
                 where.append((len(kinds) - 1, rows, cols))
         got = _batch(kinds, tensors, peers, self.group, self.name) if kinds else []
-        F = _F()
         cells = {(rows, cols): got[i] for i, rows, cols in where}
         heights, widths = {-1: rt, 0: h, 1: rb}, {-1: rl, 0: w, 1: rr}
         bands = []

@@ -23,6 +23,8 @@ from ..parallel.layout import Layout
 from ..recording import recording
 from ..tensor import Tensor
 from .api import SURFACE
+from .functional import identity
+from .sharding_ops import constrain_all
 
 _TARGETS = ("Ascend", "GPU", "CPU")
 
@@ -46,8 +48,6 @@ def _layouts(value, what: str, arg: str) -> tuple:
 
 
 def _constrain(x: Tensor, layout: Layout, what: str, devices: int) -> Tensor:
-    from .sharding_ops import constrain_all
-
     return constrain_all(what, "layout", [x], (layout,), devices)[0]
 
 
@@ -90,8 +90,6 @@ class Reshard:
         x = _constrain(tensor, self.in_layout[0], self.name, devices)
         if self.out_layout[0] == self.in_layout[0]:
             return x
-        from .functional import identity
-
         return _constrain(identity(x), self.out_layout[0], self.name, devices)
 
     def __repr__(self) -> str:
@@ -116,8 +114,6 @@ def _move(x: Tensor, to: str, blocking: bool, what: str) -> Tensor:
         if device.platform != jax.default_backend():
             raise OpError(f"{what}: to={to!r} inside a compiled graph: the graph runs on one device "
                           f"({jax.default_backend()}); move the tensor outside the graph")
-        from .functional import identity
-
         return identity(x)
     out = Tensor._from(jax.device_put(x._data, device))
     if blocking:
