@@ -212,7 +212,7 @@ class AlltoAll(_CommOp):
                              f"split_count={n}")
         if n == 1:
             return x
-            blocks = F.stack(F.split(x, x.shape[split] // n, split), 0)   # (n, ...): block j goes to rank j
+        blocks = F.stack(F.split(x, x.shape[split] // n, split), 0)   # (n, ...): block j goes to rank j
         got = comm_ops.all_to_all(blocks, group=self.group)            # got[j]: rank j's block for this rank
         return F.concat([got[j] for j in range(n)], concat)
 
