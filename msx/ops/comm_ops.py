@@ -8,6 +8,8 @@ graph as one `shard_map` program), and in a one-process job the identity.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
+from jax._src import core as jax_core  # trace_state_clean: is a jax trace active (no public name)
 
 from ..communication import management
 from ..errors import CommunicationError
@@ -24,17 +26,23 @@ def _check_reduce(x, *, op: str, group: str) -> str | None:
 
 
 def _shape_pass(x) -> bool:
-    """Capture's run of the impl (msx.jit building the graph, outside the SPMD program): the graph's node runs the
+    """Capture's shape pass (msx.jit building the graph, outside the SPMD program): the graph's node runs the
     collective later, so now only its shape counts. A graph input is a tracer here; a constant (a Tensor made
     inside the function, e.g. `Barrier`'s or `Receive`'s) is concrete, and must not run a collective now."""
-    return isinstance(x, jax.core.Tracer) or (recording.recorder is not None and not spmd.inside())
+    return isinstance(x, jax.core.Tracer) or _capturing(x)
+
+
+def _capturing(x) -> bool:
+    """A constant `x` while a capture traces the function under jax (ast capture: an outer jax trace is active,
+    and an eager collective cannot run inside it). A trace-mode capture runs the function on real values (no jax
+    trace): there the collective runs, as eagerly."""
+    return recording.recorder is not None and not spmd.inside() and not isinstance(x, jax.core.Tracer) \
+        and not jax_core.trace_state_clean()
 
 
 def _traced(fn, x, *args):
     """`fn(x, *args)`, or during capture's run on a concrete `x` the zeros of its one-rank result's shape."""
-    if recording.recorder is not None and not spmd.inside() and not isinstance(x, jax.core.Tracer):
-        import jax.numpy as jnp
-
+    if _capturing(x):
         out = jax.eval_shape(lambda v: fn(v, *args), x)
         return jnp.zeros(out.shape, out.dtype)
     return fn(x, *args)
