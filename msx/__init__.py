@@ -89,6 +89,7 @@ from .parallel import dist_checkpoint as _dist_checkpoint  # noqa: E402  (distri
 _dist_checkpoint.install(parallel)
 _parallel_api.install(parallel)
 from .ops.sharding_ops import shard  # noqa: E402,F401  (MindSpore's ms.shard)
+from .ops.placement_ops import reshard  # noqa: E402,F401  (MindSpore's ms.reshard)
 
 from .release import __version__  # noqa: E402,F401
 from . import profiler, viz  # noqa: E402

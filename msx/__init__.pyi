@@ -222,6 +222,7 @@ from msx.parallel.context import reset_auto_parallel_context as reset_auto_paral
 from msx.common.device import reset_max_memory_allocated as reset_max_memory_allocated
 from msx.common.device import reset_max_memory_reserved as reset_max_memory_reserved
 from msx.common.device import reset_peak_memory_stats as reset_peak_memory_stats
+from msx.ops.functional import reshard as reshard
 from msx.train import restore_group_info_list as restore_group_info_list
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime

@@ -629,6 +629,8 @@ COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "RankSlic
 COLLECTIVES |= {"Shard"}  # the sharding constraint: tests/test_sharding.py trains through it on 8 devices
 # tests/test_mint_distributed.py runs them over two msrun ranks, eagerly and jitted, against numpy
 COLLECTIVES |= {"AllToAll", "Send", "Receive", "Exchange"}
+# tests/test_comm_class_ops.py runs them (inside the class ops) over two msrun ranks, eager and jitted, against numpy
+COLLECTIVES |= {"CommKeep", "Barrier"}
 
 
 def test_layer_goldens_cover_their_primitives():

@@ -7,11 +7,10 @@ import jax
 import numpy as np
 
 from ..dtype import to_np
-from ..errors import CommunicationError
 from ..ops import comm_func as _torch
 from ..ops.comm_func import CommHandle, _exchange, _group, _me, _members, _peer, _rank_arg, _recv, _send, _single
+from ..ops.comm_collective_ops import v_c_rows
 from ..ops.comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter
-from ..ops.functional import concat
 from ..tensor import Tensor
 from .management import GlobalComm, get_group_rank_from_world_rank, get_group_size  # noqa: F401
 
@@ -146,29 +145,10 @@ def all_to_all_single_with_output_shape(output_shape, tensor, output_split_sizes
 
 
 def all_to_all_v_c(output, input, send_count_matrix, group: str | None = None, async_op: bool = False):  # noqa: A002
-    """`send_count_matrix[i * n + j]` elements go from group rank i to rank j: this rank's flat `input` is cut by
-    its row, and `output` (flat) gets its column's pieces in rank order. The matrix is known to every rank, so
-    the padded width is too: this one works inside a compiled graph with uneven counts."""
-    what = "comm_func.all_to_all_v_c"
-    group = _group(group, what)
-    n, me = len(_members(group)), _me(group, what)
-    counts = np.asarray(send_count_matrix, np.int64).reshape(-1)
-    if counts.size != n * n or (counts < 0).any():
-        raise ValueError(f"{what}: send_count_matrix must hold {n}x{n} non-negative counts, got {counts.size}")
-    matrix = counts.reshape(n, n)
-    flat = input.reshape((-1,))
-    if flat.shape[0] != int(matrix[me].sum()):
-        raise ValueError(f"{what}: this rank's input has {flat.shape[0]} elements, its row of send_count_matrix "
-                         f"sums to {int(matrix[me].sum())}")
-    starts = np.cumsum([0, *matrix[me]])
-    chunks = [flat[int(starts[j]):int(starts[j + 1])] for j in range(n)]
-    got = _exchange(chunks, [int(v) for v in matrix[:, me]], group, what, width=int(matrix.max()))
-    result = concat(got, 0)
-    if int(np.prod(output.shape)) != result.shape[0]:
-        raise CommunicationError(f"{what}: output holds {int(np.prod(output.shape))} elements, this rank receives "
-                                 f"{result.shape[0]}")
-    output._rebind(result.reshape(output.shape).astype(output.dtype))
-    return CommHandle(output) if async_op else None
+    """`send_count_matrix[i * n + j]` rows (axis-0 entries, MindSpore's unit) go from group rank i to rank j:
+    this rank's `input` is cut by its row, and `output` gets its column's pieces in rank order. The matrix is
+    known to every rank, so the padded width is too: this one works inside a compiled graph with uneven counts."""
+    return v_c_rows(output, input, send_count_matrix, group, async_op, "comm_func.all_to_all_v_c")
 
 
 def get_cache_group_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:

@@ -24,7 +24,7 @@ _VIEWS = ("functional", "functional_layers", "layer_classes", "array_classes", "
 for _name in _PRIMITIVES + _FOUND + _VIEWS:
     _import_module(f".{_name}", __name__)
 
-from . import classes as _classes, comm_func as _comm_func, comm_func_objects as _comm_objs, composite as _composite, functional, operations  # noqa: E402,F401,E501
+from . import classes as _classes, comm_collective_ops as _comm_coll, comm_func as _comm_func, comm_func_objects as _comm_objs, composite as _composite, functional, operations  # noqa: E402,F401,E501
 # ops.composite's helpers MindSpore's ops exports by the same names
 _COMPOSITE_HELPERS = ("hyper_add", "tail", "zip_operation", "add_flags", "augassign_add", "augassign_sub",
                       "augassign_mul", "augassign_div", "augassign_floordiv", "augassign_mod", *_composite.REFUSED_NAMES)
@@ -57,11 +57,12 @@ globals().update({n: getattr(_classes, n) for n in _classes.__all__})
 _COMM_IN_OPS = [n for n in _comm_func.__all__ if n not in ("gather", "scatter")]
 globals().update({n: getattr(_comm_func, n) for n in _COMM_IN_OPS})
 globals().update({n: getattr(_comm_objs, n) for n in _comm_objs.__all__})
+globals().update({n: getattr(_comm_coll, n) for n in _comm_coll.FUNCTIONS})  # ops names, not ops.functional's
 globals().update({n: getattr(operations, n) for n in operations.UNAVAILABLE_NAMES})  # MindSpore's ops has them too
 globals().update({n: getattr(_composite, n) for n in _COMPOSITE_HELPERS})
 _tensor_methods.attach()
 # GradOperation is defined by autograd, a higher layer; `msx/__init__.py` adds it to this namespace.
-__all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_COMM_IN_OPS) | set(_comm_objs.__all__) | {
+__all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_COMM_IN_OPS) | set(_comm_objs.__all__) | set(_comm_coll.FUNCTIONS) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "GradOperation", "Tensor", "Custom", "CustomOpBuilder",
     "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter",
     "HyperMap", "Map", "MultitypeFuncGraph", "constexpr",

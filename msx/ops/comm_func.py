@@ -35,7 +35,7 @@ from .functional import concat, pad, stack
 from .primitive import apply
 
 _INPLACE_FUNCS = ("all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "all_gather", "reduce_scatter",
-                  "broadcast", "barrier")
+                  "broadcast", "barrier", "gather_into_tensor", "scatter_tensor", "all_to_all_v_c")
 _inplace = dict.fromkeys(_INPLACE_FUNCS, True)
 _OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "avg": "mean", "mean": "mean"}
 

@@ -8,11 +8,13 @@ graph as one `shard_map` program), and in a one-process job the identity.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
+from jax._src import core as jax_core  # trace_state_clean: is a jax trace active (no public name)
 
 from ..communication import management
 from ..errors import CommunicationError
 from ..parallel import p2p, spmd
-from .primitive import primitive
+from .primitive import primitive, recording
 
 REDUCE_OPS = ("sum", "max", "min", "prod", "mean")
 
@@ -21,6 +23,29 @@ def _check_reduce(x, *, op: str, group: str) -> str | None:
     if op not in REDUCE_OPS:
         return f"op must be one of {REDUCE_OPS}, got {op!r}"
     return None
+
+
+def _shape_pass(x) -> bool:
+    """Capture's shape pass (msx.jit building the graph, outside the SPMD program): the graph's node runs the
+    collective later, so now only its shape counts. A graph input is a tracer here; a constant (a Tensor made
+    inside the function, e.g. `Barrier`'s or `Receive`'s) is concrete, and must not run a collective now."""
+    return isinstance(x, jax.core.Tracer) or _capturing(x)
+
+
+def _capturing(x) -> bool:
+    """A constant `x` while a capture traces the function under jax (ast capture: an outer jax trace is active,
+    and an eager collective cannot run inside it). A trace-mode capture runs the function on real values (no jax
+    trace): there the collective runs, as eagerly."""
+    return recording.recorder is not None and not spmd.inside() and not isinstance(x, jax.core.Tracer) \
+        and not jax_core.trace_state_clean()
+
+
+def _traced(fn, x, *args):
+    """`fn(x, *args)`, or during capture's run on a concrete `x` the zeros of its one-rank result's shape."""
+    if _capturing(x):
+        out = jax.eval_shape(lambda v: fn(v, *args), x)
+        return jnp.zeros(out.shape, out.dtype)
+    return fn(x, *args)
 
 
 _COLLECTIVE = "a collective: users call ops.AllReduce / ops.all_reduce & co., which resolve groups and ranks"
@@ -46,13 +71,13 @@ def all_reduce(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` elementwise over every rank; each rank gets the result."""
     if op not in REDUCE_OPS:
         raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
-    return spmd.all_reduce(x, op, _ranks(group))
+    return _traced(spmd.all_reduce, x, op, _ranks(group))
 
 
 @primitive("AllGather", internal=_COLLECTIVE, attrs=("group",), category="comm", differentiable=False)
 def all_gather(x, *, group: str = "hccl_world_group"):
     """Concatenate every rank's `x` along axis 0, in rank order."""
-    return spmd.all_gather(x, _ranks(group))
+    return _traced(spmd.all_gather, x, _ranks(group))
 
 
 @primitive("ReduceScatter", internal=_COLLECTIVE, attrs=("op", "group"), category="comm", differentiable=False, check=_check_reduce)
@@ -60,20 +85,20 @@ def reduce_scatter(x, *, op: str = "sum", group: str = "hccl_world_group"):
     """Reduce `x` over the ranks; rank r keeps the r-th slice of axis 0 (axis 0 must divide by the group size)."""
     if op not in REDUCE_OPS:
         raise ValueError(f"op must be one of {REDUCE_OPS}, got {op!r}")
-    return spmd.reduce_scatter(x, op, _ranks(group))
+    return _traced(spmd.reduce_scatter, x, op, _ranks(group))
 
 
 @primitive("Broadcast", internal=_COLLECTIVE, attrs=("root_rank", "group"), category="comm", differentiable=False)
 def broadcast(x, *, root_rank: int = 0, group: str = "hccl_world_group"):
     """World rank `root_rank`'s `x` on every rank of the group."""
-    return spmd.broadcast(x, _root(root_rank, group), _ranks(group))
+    return _traced(spmd.broadcast, x, _root(root_rank, group), _ranks(group))
 
 
 @primitive("AllToAll", internal=_COLLECTIVE, attrs=("group",), category="comm", differentiable=False)
 def all_to_all(x, *, group: str = "hccl_world_group"):
     """Block j of `group size` equal blocks of axis 0 goes to group rank j; the result is the blocks received,
     in group-rank order."""
-    return spmd.all_to_all(x, _ranks(group))
+    return _traced(spmd.all_to_all, x, _ranks(group))
 
 
 _P2P = "point-to-point: users call ops.send / ops.recv / isend / irecv / batch_isend_irecv, which check the peers"
@@ -95,7 +120,7 @@ def send(x, *, dst: int, tag: int = 0, group: str = "hccl_world_group"):
     _p2p_world(group, "send")
     if spmd.inside():
         spmd.permute(x, jax.process_index(), dst, keep=True)
-    elif not isinstance(x, jax.core.Tracer):
+    elif not _shape_pass(x):
         p2p.send(x, dst, tag)
     return ()
 
@@ -107,7 +132,7 @@ def receive(like, *, src: int, tag: int = 0, group: str = "hccl_world_group"):
     _p2p_world(group, "recv")
     if spmd.inside():
         return spmd.permute(like, src, jax.process_index(), keep=False)
-    if isinstance(like, jax.core.Tracer):
+    if _shape_pass(like):
         return like
     return p2p.recv(like.shape, like.dtype, src, tag)
 
@@ -119,7 +144,7 @@ def exchange(x, *, peer: int, group: str = "hccl_world_group"):
     _p2p_world(group, "batch_isend_irecv")
     if spmd.inside():
         return spmd.exchange(x, peer)
-    if isinstance(x, jax.core.Tracer):   # the capture's shape pass: the peer's tensor is like this one
+    if _shape_pass(x):   # the capture's shape pass: the peer's tensor is like this one
         return x
     raise CommunicationError("Exchange runs only inside a compiled graph; eagerly batch_isend_irecv sends, "
                              "then receives")
