@@ -66,6 +66,8 @@ READ_ELSEWHERE: dict[str, str] = {
     "ops.candidate_sampler_ops:*_candidate_draw(num_true)": "checked against true_classes' shape before the "
                                                             "draw (`_sampler_args`), which needs only the shape",
     "ops.batch_stats_ops:batch_norm_elemt(eps)": "unused in torch and MindSpore too: `invstd` already holds it",
+    "ops.comm_p2p_ops:Receive.__call__(input_x)": "MindSpore's placeholder input: the shape and dtype come from "
+                                                   "the constructor",
     "ops.sharding_ops:shard_constraint(strategy)": "the strategy is read by the sharding pass from the node",
     "nn.cell:Cell.set_grad(requires_grad)": "msx differentiates any Cell when asked: no flag is needed",
     "nn.cell_config:ConfigMixin.recompute(use_reentrant)": "jax.checkpoint has one mode: " + _SAME_VALUES,
