@@ -119,7 +119,7 @@ def test_parameter_takes_mindspores_placement_arguments():
 
 
 def test_graph_cell_refuses_structure_obfuscation_as_mindspore_does():
-    with pytest.raises(NotImplementedError, match="obf_random_seed"):
+    with pytest.raises(ValueError, match="obf_random_seed=3 is not supported by msx"):
         nn.GraphCell(None, None, 3)
 
 

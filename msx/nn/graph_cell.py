@@ -19,6 +19,7 @@ import numpy as np
 from ..backends import BuildConfig, get_backend
 from ..capture.builder import current_builder
 from ..errors import BackendError, MsxError, OpError, user_loc
+from ..ignored_args import only_default
 from ..ir.control import CALL
 from ..ir.graph import Const, Graph
 from ..ir.interpret import evaluate
@@ -30,8 +31,8 @@ from .cell import Cell
 
 class GraphCell(Cell):
     """MindSpore's `nn.GraphCell(graph, params_init=None, obf_random_seed=None)`; `backend` (msx, keyword) names
-    the backend to run on. `obf_random_seed` (MindSpore's structure obfuscation) raises NotImplementedError when
-    given, as MindSpore 2.10 itself does.
+    the backend to run on. `obf_random_seed` (MindSpore's structure obfuscation) is refused when given, as
+    MindSpore 2.10 itself refuses it.
 
     `params_init` maps parameter names to values (Tensors, Parameters or
     arrays) that replace the graph's own weights; a graph that carries no
@@ -41,9 +42,8 @@ class GraphCell(Cell):
     def __init__(self, graph: Graph, params_init: dict | None = None, obf_random_seed: int | None = None, *,
                  backend: str | None = None) -> None:
         super().__init__()
-        if obf_random_seed is not None:
-            raise NotImplementedError("GraphCell: obf_random_seed (dynamic structure obfuscation) is not supported, "
-                                      "as in MindSpore 2.10")
+        only_default("GraphCell", "obf_random_seed", obf_random_seed, None,
+                     "dynamic structure obfuscation, which MindSpore 2.10 refuses too")
         if not isinstance(graph, Graph):
             raise TypeError(f"GraphCell: graph must be an msx.ir.Graph (from msx.load), got {type(graph).__name__}")
         verify(graph, infer=False)

@@ -90,7 +90,7 @@ READ_ELSEWHERE: dict[str, str] = {
     "profiler.profiler:profile.analyse(mode)": "msx analyses synchronously: " + _SAME_VALUES,
     "train.model:Model.fit(valid_dataset_sink_mode)": "sinking is the same loop done another way "
                                                       "(docs/dataset.md)",
-    "train.model:Model.eval(dataset_sink_mode)": "sinking is the same loop done another way (docs/dataset.md)",
+    "train.model:Model.[e]val(dataset_sink_mode)": "sinking is the same loop done another way (docs/dataset.md)",
     "train.serialization:ckpt_to_safetensors(processes_num)": "speed only: " + _SAME_VALUES,
     "train.serialization:safetensors_to_ckpt(processes_num)": "speed only: " + _SAME_VALUES,
     "train.dataset_helper:data_sink(jit_config)": "the step is compiled by msx.jit either way",
