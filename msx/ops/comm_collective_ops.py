@@ -134,16 +134,22 @@ class AllGatherV(_CommOp):
 
     def __call__(self, input_x, output_split_sizes) -> Tensor:
         x = _tensor(input_x, self.name)
-        sizes = _int_list(output_split_sizes, self.name, "output_split_sizes")
-        n, me = _size_me(self.group, self.name)
-        if len(sizes) != n:
-            raise ValueError(f"{self.name}: output_split_sizes must hold {n} sizes (one per rank of group "
-                             f"{self.group!r}), got {len(sizes)}")
+        sizes, me = _per_rank(self, output_split_sizes, "output_split_sizes")
         flat = x.reshape((-1,))
         if int(flat.shape[0]) != sizes[me]:
             raise ValueError(f"{self.name}: this rank's input has {int(flat.shape[0])} elements, "
                              f"output_split_sizes[{me}] says {sizes[me]}")
         return _gather_uneven(flat, sizes, self.group)
+
+
+def _per_rank(op: "_CommOp", value, what: str) -> tuple[list[int], int]:
+    """(`value` as one int per rank of `op`'s group, this rank's index in it); a wrong count names the op."""
+    sizes = _int_list(value, op.name, what)
+    n, me = _size_me(op.group, op.name)
+    if len(sizes) != n:
+        raise ValueError(f"{op.name}: {what} must hold {n} sizes (one per rank of group {op.group!r}), got "
+                         f"{len(sizes)}")
+    return sizes, me
 
 
 _V_OPS = ("sum", "max", "min")
@@ -166,11 +172,7 @@ class ReduceScatterV(_CommOp):
 
     def __call__(self, input_x, input_split_sizes) -> Tensor:
         x = _tensor(input_x, self.name)
-        sizes = _int_list(input_split_sizes, self.name, "input_split_sizes")
-        n, me = _size_me(self.group, self.name)
-        if len(sizes) != n:
-            raise ValueError(f"{self.name}: input_split_sizes must hold {n} sizes (one per rank of group "
-                             f"{self.group!r}), got {len(sizes)}")
+        sizes, me = _per_rank(self, input_split_sizes, "input_split_sizes")
         flat = x.reshape((-1,))
         if int(flat.shape[0]) != sum(sizes):
             raise ValueError(f"{self.name}: input has {int(flat.shape[0])} elements, input_split_sizes sum to "
