@@ -1,26 +1,33 @@
 """Cold start of real networks: msx against MindSpore 2.10 on the same MindSpore-style source (issue 31).
 
-Per network (bench_build.py's ResNet-18, ResNet-50, EfficientNet-B0, MobileNetV2; batch 2, 3x64x64, 1000 classes), each
-framework runs in a fresh process: `import`, build the net (`set_seed(0)`), the first eager forward, a
+Per network (the ten of zoo_nets.py: eight CNNs including a ViT on batch 2 of 3x64x64, an LSTM and a
+transformer encoder on 2 x 32 tokens; 1000 classes), each framework runs in a fresh process (`--repeat` of them,
+medians printed): `import`, build the net (`set_seed(0)`), the first eager forward, a
 second (warm) eager forward, the first jitted training step (`value_and_grad` + Momentum under `jit`, as a
 MindSpore script writes it) and a second (warm) step; wall seconds, and for the forwards and steps also the
 process's CPU seconds (all its threads), which other jobs on a shared machine inflate less. With
 `--compile-cache DIR` msx runs twice more with `set_context(enable_compile_cache=True)`: a first run fills the
 cache, the second is what a rerun of the script costs. MindSpore runs in its venv (`$MSX_MINDSPORE_PYTHON`, else
-/work/main/.venv-ms/bin/python), skipped where there is none.
+/work/main/.venv-ms/bin/python), skipped where there is none. Both import their packages from compiled
+bytecode (MindSpore's pip install wrote its `.pyc`; msx's are compiled once before the runs, and the children
+run without `PYTHONDONTWRITEBYTECODE`), so `import` compares loading, not compiling Python source.
 
-    python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--compile-cache /tmp/msx_cc]
+    python bench/bench_cold_start.py [--nets resnet18,efficientnet_b0] [--repeat 3] [--compile-cache /tmp/msx_cc]
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from zoo_nets import NETS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -29,8 +36,6 @@ PHASES = ("import", "build", "forward", "forward_warm", "step", "step_warm")
 
 def child(framework: str, net_name: str, cache: str | None) -> None:
     """Runs in the measuring process: times each phase of one network; prints JSON."""
-    import numpy as np
-
     t0 = time.perf_counter()
     if framework == "mindspore":
         import mindspore as fw
@@ -39,17 +44,14 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
         import msx as fw
         if cache:
             fw.set_context(enable_compile_cache=True, compile_cache_path=cache)
-    sys.path.insert(0, HERE)
-    from bench_build import momentum_train_step, networks
+    from zoo_nets import example_inputs, momentum_train_step, networks
 
     times = {"import": time.perf_counter() - t0}
     fw.set_seed(0)
     start = time.perf_counter()
-    net = networks(fw.nn, fw.ops)[net_name]()
+    net = networks(fw)[net_name]()
     times["build"] = time.perf_counter() - start
-    rng = np.random.default_rng(0)
-    x = fw.Tensor(rng.standard_normal((2, 3, 64, 64)).astype(np.float32))
-    y = fw.Tensor(np.array([1, 7], np.int32))
+    x, y = example_inputs(fw, net_name)
     for phase in ("forward", "forward_warm"):
         start, cpu = time.perf_counter(), time.process_time()
         net(x).asnumpy()
@@ -65,6 +67,7 @@ def child(framework: str, net_name: str, cache: str | None) -> None:
 
 def measure(python: str, framework: str, net: str, root: str, cache: str | None = None) -> dict:
     env = dict(os.environ, PYTHONPATH=root, JAX_PLATFORMS="cpu")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = [python, os.path.abspath(__file__), "--child", framework, "--nets", net] + \
         (["--compile-cache", cache] if cache else [])
     with tempfile.TemporaryDirectory() as scratch:   # MindSpore writes rank_0/ dumps into its working folder
@@ -75,27 +78,36 @@ def measure(python: str, framework: str, net: str, root: str, cache: str | None 
     return json.loads(lines[-1][len("RESULT "):])
 
 
+def median_of(repeat: int, *how) -> dict:
+    """Each phase's median over `repeat` fresh processes (the runs alternate with nothing else)."""
+    runs = [measure(*how) for _ in range(repeat)]
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--nets", default="resnet18,resnet50,efficientnet_b0")
+    ap.add_argument("--nets", default=",".join(NETS))
+    ap.add_argument("--repeat", type=int, default=1, help="fresh processes per row; medians are printed")
     ap.add_argument("--compile-cache", default=None, help="also time msx with a persistent cache in this folder")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args.child, args.nets, args.compile_cache)
     ms_python = os.environ.get("MSX_MINDSPORE_PYTHON", "/work/main/.venv-ms/bin/python")
+    compileall.compile_dir(os.path.join(ROOT, "msx"), quiet=1)     # as `pip install` compiles MindSpore's
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs; seconds per phase, "
-          f"batch 2, 3x64x64")
+          f"batch 2, medians of {args.repeat} fresh process(es)")
     print(f"{'network':<16} {'run':<22} " + " ".join(f"{p:>12}" for p in PHASES))
     for net in args.nets.split(","):
-        runs = {"msx": measure(sys.executable, "msx", net, ROOT)}
+        runs = {"msx": median_of(args.repeat, sys.executable, "msx", net, ROOT)}
         if args.compile_cache:
             shutil.rmtree(args.compile_cache, ignore_errors=True)
             measure(sys.executable, "msx", net, ROOT, args.compile_cache)       # fills the cache
-            runs["msx, warm compile cache"] = measure(sys.executable, "msx", net, ROOT, args.compile_cache)
+            runs["msx, warm compile cache"] = median_of(args.repeat, sys.executable, "msx", net, ROOT,
+                                                        args.compile_cache)
         if os.path.exists(ms_python):
-            runs["MindSpore 2.10"] = measure(ms_python, "mindspore", net, HERE)
+            runs["MindSpore 2.10"] = median_of(args.repeat, ms_python, "mindspore", net, HERE)
         for name, times in runs.items():
             print(f"{net:<16} {name:<22} " + " ".join(f"{times[p]:>12.3f}" for p in PHASES))
             print(f"{net:<16} {'  CPU s (all threads)':<22} {'':>12} {'':>12} "

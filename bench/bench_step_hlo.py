@@ -27,7 +27,7 @@ from jax import lax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-# (expand, channels, repeats, stride, kernel), as bench_build.py's EfficientNetB0
+# (expand, channels, repeats, stride, kernel), as zoo_nets.py's EfficientNetB0
 CONFIG = ((1, 16, 1, 1, 3), (6, 24, 2, 2, 3), (6, 40, 2, 2, 5), (6, 80, 3, 2, 3), (6, 112, 3, 1, 5),
           (6, 192, 4, 2, 5), (6, 320, 1, 1, 3))
 
@@ -101,10 +101,10 @@ def hand_written(rng: np.random.Generator):
 def msx_lowered(x: np.ndarray, y: np.ndarray):
     """jax's `Lowered` of msx's jitted EfficientNet-B0 step, as bench_cold_start.py writes it."""
     import msx as ms
-    from bench_build import momentum_train_step, networks
+    from zoo_nets import momentum_train_step, networks
 
     ms.set_seed(0)
-    net = networks(ms.nn, ms.ops)["efficientnet_b0"]()
+    net = networks(ms)["efficientnet_b0"]()
     train_step = momentum_train_step(ms, net)
     lowered = train_step.lower(ms.Tensor(x), ms.Tensor(y))
     return lowered.backend.lower(lowered.graph, lowered.config)

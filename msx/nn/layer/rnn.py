@@ -1,8 +1,8 @@
 """Recurrent layers: `RNN`, `LSTM`, `GRU` (multi-layer, bidirectional, variable length) and their cells.
 
-Written with msx ops step by step (a Python loop over time), so eager runs,
-gradients and every capture mode see ordinary ops; a captured graph is
-unrolled over the (static) sequence length. Gate layouts and parameter names
+Each layer and direction runs as one op, `RecurrentLayer` (`msx/ops/recurrent_ops.py`: one `lax.scan` over
+time), so neither an eager call nor a captured graph grows with the sequence length, and the single-step
+cells (`LSTMCell`, ...) as ordinary ops. Gate layouts and parameter names
 follow MindSpore (= torch): LSTM gates (i, f, g, o), GRU gates (r, z, n),
 `weight_ih_l{k}[_reverse]`, `weight_hh_...`, `bias_ih_...`, `bias_hh_...`;
 initial values U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn as MindSpore draws them (numpy's global stream).
@@ -15,6 +15,8 @@ import numpy as np
 
 from ... import dtype as mstype
 from ...ops import functional as F
+from ...ops.primitive import apply
+from ...ops.recurrent_ops import recurrent_layer_
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
 from ..initializer import Uniform
@@ -131,17 +133,15 @@ class _RNNBase(Cell):
                     f"expected a 3-D input whose last dim is input_size {self.input_size}")
         if self.batch_first:
             x = F.transpose(x, (1, 0, 2))
-        steps, batch = x.shape[0], x.shape[1]
-        n_states = self.num_layers * self.num_directions
+        steps = x.shape[0]
         lstm = self.mode == "LSTM"
-        if hx is None:
-            zeros = F.zeros((n_states, batch, self.hidden_size), x.dtype)
-            hx = (zeros, zeros) if lstm else zeros
-        h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+        if hx is not None:
+            h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
         mask = None
         if seq_length is not None:
             lengths = F.cast(seq_length, mstype.int32)
-            mask = [F.expand_dims(F.cast(lengths > t, x.dtype), -1) for t in range(steps)]  # (batch, 1) per step
+            t = F.expand_dims(F.arange(0, steps, dtype=mstype.int32), 1)
+            mask = F.expand_dims(F.cast(t < F.expand_dims(lengths, 0), x.dtype), -1)  # (steps, batch, 1)
             rev_index = self._reverse_index(lengths, steps)
         h_n, c_n = [], []
         layer_in = x
@@ -149,15 +149,14 @@ class _RNNBase(Cell):
             outs = []
             for d in range(self.num_directions):
                 k = layer * self.num_directions + d
-                state = (h0[k], c0[k]) if lstm else h0[k]
-                seq = layer_in
-                if d == 1:
-                    seq = self._reverse(seq, rev_index if mask is not None else None)
-                out, state = self._run(seq, state, self._weights(layer, d), mask)
-                if d == 1:
-                    out = self._reverse(out, rev_index if mask is not None else None)
-                outs.append(out)
-                h_n.append(state[0] if lstm else state)
+                state = None if hx is None else ((h0[k], c0[k]) if lstm else (h0[k],))
+                # backward: the scan runs from the last step, or (with seq_length) over each sequence reversed
+                # within its own length
+                within = d == 1 and mask is not None
+                seq = self._reverse(layer_in, rev_index) if within else layer_in
+                out, state = self._run(seq, state, self._weights(layer, d), mask, d == 1 and mask is None)
+                outs.append(self._reverse(out, rev_index) if within else out)
+                h_n.append(state[0])
                 if lstm:
                     c_n.append(state[1])
             layer_in = outs[0] if len(outs) == 1 else F.concat(outs, -1)
@@ -167,21 +166,16 @@ class _RNNBase(Cell):
         h = F.stack(h_n, 0)
         return (output, (h, F.stack(c_n, 0))) if lstm else (output, h)
 
-    def _run(self, seq: Tensor, state, weights, mask):
-        outs = []
-        for t in range(seq.shape[0]):
-            new = _step(self.mode, seq[t], state, *weights)
-            if mask is not None:
-                m = mask[t]
-                if self.mode == "LSTM":
-                    new = (m * new[0] + (1 - m) * state[0], m * new[1] + (1 - m) * state[1])
-                else:
-                    new = m * new + (1 - m) * state
-                outs.append((new[0] if self.mode == "LSTM" else new) * m)
-            else:
-                outs.append(new[0] if self.mode == "LSTM" else new)
-            state = new
-        return F.stack(outs, 0), state
+    def _run(self, seq: Tensor, state, weights, mask, reverse: bool):
+        """One layer in one direction: (outputs, (h_T,) or (h_T, c_T)); `state` None starts from zeros."""
+        w_ih, w_hh, b_ih, b_hh = weights
+        operands = (seq,) + (state or ()) + (w_ih, w_hh)
+        operands += (b_ih, b_hh) if self.has_bias else ()
+        operands += (mask,) if mask is not None else ()
+        results = apply(recurrent_layer_, operands, {"mode": self.mode, "has_bias": self.has_bias,
+                                                     "masked": mask is not None, "zero_state": state is None,
+                                                     "reverse": reverse})
+        return results[0], tuple(results[1:])
 
     @staticmethod
     def _reverse_index(lengths: Tensor, steps: int) -> Tensor:
@@ -191,9 +185,7 @@ class _RNNBase(Cell):
         return F.where(t < lens, lens - 1 - t, t)
 
     @staticmethod
-    def _reverse(seq: Tensor, index: Tensor | None) -> Tensor:
-        if index is None:
-            return seq[::-1]
+    def _reverse(seq: Tensor, index: Tensor) -> Tensor:
         idx = F.broadcast_to(F.expand_dims(index, -1), tuple(seq.shape))
         return F.gather_d(seq, 0, idx)
 
