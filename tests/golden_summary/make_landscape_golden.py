@@ -14,6 +14,8 @@ import json
 import os
 import shutil
 import struct
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -104,6 +106,7 @@ def main():
     for name in os.listdir(ckpt_dir):
         if name.endswith(".ckpt"):
             shutil.copy(os.path.join(ckpt_dir, name), os.path.join(HERE, "ckpt", name))
+    shutil.copy(os.path.join(ckpt_dir, "train_metadata.json"), os.path.join(work, "meta.json"))
     ckpt_params = {k: list(ms.load_checkpoint(v).keys()) for k, v in meta["model_params_file_map"].items()}
     layout["ckpt_params"] = ckpt_params
 
@@ -141,11 +144,68 @@ def main():
     model.train(2, dataset(), callbacks=[ms.SummaryCollector(default_dir)], dataset_sink_mode=False)
     layout["default_collector_ckpt_dir"] = sorted(os.listdir(os.path.join(default_dir, "ckpt_dir"))) \
         if os.path.isdir(os.path.join(default_dir, "ckpt_dir")) else None
+    layout["errors"] = errors(work)
     with open(os.path.join(HERE, "layout.json"), "w") as f:
         json.dump(layout, f, indent=1, sort_keys=True)
     np.savez(os.path.join(HERE, "golden.npz"), **golden)
     shutil.rmtree(work)
 
 
+COLLECTOR_ERRORS = {
+    "landscape_size_2": {"landscape_size": 2, "intervals": [[1, 2, 3]]},
+    "landscape_size_bool": {"landscape_size": True, "intervals": [[1, 2, 3]]},
+    "unit_x": {"unit": "x", "intervals": [[1, 2, 3]]},
+    "short_interval": {"intervals": [[1, 2]]},
+    "str_in_interval": {"intervals": [[1, 2, "a"]]},
+    "unknown_key": {"intervals": [[1, 2, 3]], "foo": 1},
+    "num_samples_str": {"num_samples": "8", "intervals": [[1, 2, 3]]},
+    "create_unknown": {"create_landscape": {"foo": True}, "intervals": [[1, 2, 3]]},
+    "create_not_bool": {"create_landscape": {"train": 1}, "intervals": [[1, 2, 3]]},
+    "no_intervals": {"landscape_size": 4},
+}
+LANDSCAPE_ERRORS = {
+    "device_id_8": {"device_ids": [8]},
+    "device_id_str": {"device_ids": ["0"]},
+    "create_one_key": {"device_ids": [0], "collect_landscape": {"create_landscape": {"train": True}}},
+    "size_300": {"device_ids": [0], "collect_landscape": {"landscape_size": 300}},
+    "unknown_key": {"device_ids": [0], "collect_landscape": {"foo": 1}},
+}
+
+
+def errors(work):
+    """The exception type MindSpore raises for each bad configuration (None: accepted)."""
+    out = {"collector": {}, "landscape": {}}
+    for name, config in COLLECTOR_ERRORS.items():
+        try:
+            ms.SummaryCollector(os.path.join(work, "bad", name), collect_specified_data={"collect_landscape": config})
+            out["collector"][name] = None
+        except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
+            out["collector"][name] = type(exc).__name__
+    # one process a case: MindSpore leaves its SummaryRecord open when a device id or a missing metadata file is
+    # refused, and any later SummaryRecord of that process then fails
+    for name in [*LANDSCAPE_ERRORS, "without_metadata"]:
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--error", name, work],
+                              capture_output=True, text=True, check=True)
+        result = done.stdout.strip().splitlines()[-1]
+        out["landscape"][name] = None if result == "None" else result
+    return out
+
+
+def one_error(name, work):
+    folder = os.path.join(work, "bad_landscape", name)
+    kwargs = LANDSCAPE_ERRORS.get(name, {"device_ids": [0]})
+    if name != "without_metadata":
+        os.makedirs(os.path.join(folder, "ckpt_dir"))
+        shutil.copy(os.path.join(work, "meta.json"), os.path.join(folder, "ckpt_dir", "train_metadata.json"))
+    try:
+        ms.SummaryLandscape(folder).gen_landscapes_with_multi_process(callback_fn, **kwargs)
+        print("None")
+    except Exception as exc:  # noqa: BLE001  (the type is what is recorded)
+        print(type(exc).__name__)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--error"]:
+        one_error(sys.argv[2], sys.argv[3])
+    else:
+        main()
