@@ -12,11 +12,11 @@ loss over two random directions around the last checkpoint of the last interval 
 numbers). `callback_fn()` returns `(model, network, dataset, metrics)` as in MindSpore; the loss is the model's
 training loss averaged over the first `num_samples // batch_size` batches of the dataset.
 
-What is written, in `output` (default: the summary dir): TensorBoard records at step 0 under MindSpore's tag
-`landscape_<interval>` (`landscape_[1, 5]`, and `landscape_[5]` for the random one): `<tag>/loss` (the grid, a
-tensor) and `<tag>/image` (a colour map with contours and the path, `_landscape_image`); and
-`landscape_<first>-<last>.npz` / `landscape_<n>.npz` (written atomically, loadable with `allow_pickle=False`) with
-the fields of MindInsight's `LossLandscape` message. MindSpore writes that message (plugin `LANDSCAPE`) into a
+What is written, in `output` (default: the summary dir): for each landscape, MindSpore's tag `landscape_[1, 5]`
+(`landscape_[5]` for the random one) spelled `landscape_1-5` (`landscape_5`), as TensorBoard tags hold no
+brackets or spaces: TensorBoard records at step 0, `<stem>/loss` (the grid, a tensor) and `<stem>/image` (a colour
+map with contours and the path, `_landscape_image`), and `<stem>.npz` (written atomically, loadable with
+`allow_pickle=False`) with the fields of MindInsight's `LossLandscape` message and MindSpore's tag. MindSpore writes that message (plugin `LANDSCAPE`) into a
 MindInsight summary file instead, which TensorBoard cannot read.
 """
 from __future__ import annotations
@@ -231,10 +231,11 @@ class SummaryLandscape:
         output_path = os.path.realpath(output) if output is not None else self._summary_dir
         landscapes = list(self._landscapes(data, callback_fn, devices))
         with SummaryRecord(output_path) as record:
-            for tag, fields in landscapes:
-                record.add_value("tensor", f"{tag}/loss", Tensor(fields["z"]))
+            for _, fields in landscapes:
+                stem = file_stem(fields)
+                record.add_value("tensor", f"{stem}/loss", Tensor(fields["z"]))
                 path = (fields["path_x"], fields["path_y"]) if fields["decomposition"] == "PCA" else None
-                record.add_value("image", f"{tag}/image", Tensor(render(
+                record.add_value("image", f"{stem}/image", Tensor(render(
                     fields["x"], fields["y"], fields["z"], path, tuple(fields["convergence_point"][:2]))))
                 record.record(0)
                 record.flush()
@@ -242,7 +243,7 @@ class SummaryLandscape:
             out = io.BytesIO()
             np.savez(out, format=np.asarray(NPZ_FORMAT), version=np.asarray(NPZ_VERSION), tag=np.asarray(tag),
                      **{k: np.asarray(v) for k, v in fields.items()})
-            write_atomic(os.path.join(output_path, npz_name(fields)), [out.getvalue()])
+            write_atomic(os.path.join(output_path, file_stem(fields) + ".npz"), [out.getvalue()])
 
     # -- the landscapes -------------------------------------------------------------------------------------
     @staticmethod
@@ -355,10 +356,10 @@ class SummaryLandscape:
                              batches, None if type(metric) is Loss else metric, devices)
 
 
-def npz_name(fields: dict) -> str:
+def file_stem(fields: dict) -> str:
+    """MindSpore's tag `landscape_[1, 5]` (`landscape_[5]`) spelled as TensorBoard keeps it: `landscape_1-5`."""
     epochs = fields["intervals"]
-    return f"landscape_{epochs[0]}-{epochs[-1]}.npz" if fields["decomposition"] == "PCA" else \
-        f"landscape_{epochs[0]}.npz"
+    return f"landscape_{epochs[0]}-{epochs[-1]}" if fields["decomposition"] == "PCA" else f"landscape_{epochs[0]}"
 
 
 def _load(path: str) -> dict[str, np.ndarray]:
