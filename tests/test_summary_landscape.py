@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import stat
-import warnings
 
 import numpy as np
 import pytest
@@ -405,3 +404,40 @@ def test_loss_grid_is_the_loss_at_each_point():
         assert got[k] == pytest.approx(want, rel=1e-5)
     for p, old in zip(params, before):  # the network's own weights are untouched
         np.testing.assert_array_equal(p.asnumpy(), old)
+
+
+def test_device_ids_spread_the_chunks_over_jax_devices(mindspore_run, tmp_path):
+    """Two jax host devices (a subprocess with XLA's forced device count): device_ids=[0, 1] sends the chunks to
+    both, and the landscape is the one-device landscape."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "two_devices.py"
+    script.write_text(f"""
+import sys, numpy as np, jax
+sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r})
+import msx as ms
+from msx.train.callback import _landscape_grid as grid
+from tests.test_summary_landscape import callback_fn
+assert len(jax.devices()) == 2
+grid.MAX_CHUNK = 5
+used = []
+run = grid.LossGrid.__call__
+def spy(self, coefs):
+    used.append(len(self._devices))
+    return run(self, coefs)
+grid.LossGrid.__call__ = spy
+for ids, name in (([0], "one"), ([0, 1], "two")):
+    np.random.seed(5)
+    ms.SummaryLandscape({str(mindspore_run)!r}).gen_landscapes_with_multi_process(
+        callback_fn(), {{"create_landscape": {{"train": False, "result": True}}}}, device_ids=ids,
+        output={str(tmp_path)!r} + "/" + name)
+print(used)
+""")
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[1, 2]"
+    one = np.load(tmp_path / "one" / "landscape_6.npz", allow_pickle=False)["z"]
+    two = np.load(tmp_path / "two" / "landscape_6.npz", allow_pickle=False)["z"]
+    np.testing.assert_allclose(two, one, rtol=1e-6)

@@ -16,8 +16,8 @@ What is written, in `output` (default: the summary dir): for each landscape, Min
 (`landscape_[5]` for the random one) spelled `landscape_1-5` (`landscape_5`), as TensorBoard tags hold no
 brackets or spaces: TensorBoard records at step 0, `<stem>/loss` (the grid, a tensor) and `<stem>/image` (a colour
 map with contours and the path, `_landscape_image`), and `<stem>.npz` (written atomically, loadable with
-`allow_pickle=False`) with the fields of MindInsight's `LossLandscape` message and MindSpore's tag. MindSpore writes that message (plugin `LANDSCAPE`) into a
-MindInsight summary file instead, which TensorBoard cannot read.
+`allow_pickle=False`) with the fields of MindInsight's `LossLandscape` message and MindSpore's tag. MindSpore
+writes that message (plugin `LANDSCAPE`) into a MindInsight summary file instead, which TensorBoard cannot read.
 """
 from __future__ import annotations
 
@@ -204,8 +204,9 @@ class SummaryLandscape:
         """Remove `ckpt_dir` (the checkpoints and the metadata the landscapes are drawn from)."""
         shutil.rmtree(self._ckpt_dir, ignore_errors=True)
 
-    def gen_landscapes_with_multi_process(self, callback_fn: Callable[[], Sequence], collect_landscape: dict | None = None,
-                                          device_ids: list[int] | None = None, output: str | None = None) -> None:
+    def gen_landscapes_with_multi_process(self, callback_fn: Callable[[], Sequence],
+                                          collect_landscape: dict | None = None, device_ids: list[int] | None = None,
+                                          output: str | None = None) -> None:
         """Compute the landscapes and write them to `output` (default: the summary dir).
 
         `collect_landscape` overrides the collector's `landscape_size`, `num_samples`, `create_landscape`,
