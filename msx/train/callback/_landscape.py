@@ -37,7 +37,7 @@ import numpy as np
 from ...atomic import write_atomic
 from ...checkpoint import load_checkpoint
 from ...nn.cell import Cell
-from ...nn.metrics._base import Loss
+from ...nn.metrics import Loss
 from ...tensor import Tensor
 from ..summary import SummaryRecord
 from . import _landscape_grid as grid
