@@ -131,7 +131,7 @@ from .train import (BackupAndRestore, BleuScore, ConfusionMatrix, CosineSimilari
                     async_ckpt_thread_status, build_train_network, ckpt_to_safetensors, connect_network_with_dataset,
                     data_sink, load_checkpoint_async, merge_sliced_parameter, names, rearrange_inputs,
                     safetensors_to_ckpt)
-from .train import SummaryCollector, SummaryRecord  # noqa: E402  (TensorBoard: docs/summary.md)
+from .train import SummaryCollector, SummaryLandscape, SummaryRecord  # noqa: E402  (TensorBoard: docs/summary.md)
 from .train import OnRequestExit, get_ckpt_path_with_strategy  # noqa: E402
 from .train.callback import ExitByRequest  # noqa: E402
 from .common.device import (empty_cache, get_current_device, max_memory_allocated, max_memory_reserved,  # noqa: E402

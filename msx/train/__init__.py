@@ -30,7 +30,7 @@ __all__ += ["ConfusionMatrixMetric", "HausdorffDistance", "MeanSurfaceDistance",
             "OcclusionSensitivity"]
 __all__ += ["BackupAndRestore", "ckpt_to_safetensors", "safetensors_to_ckpt", "merge_sliced_parameter"]
 from . import summary  # noqa: E402  (TensorBoard: docs/summary.md)
-from .callback import SummaryCollector  # noqa: E402
+from .callback import SummaryCollector, SummaryLandscape  # noqa: E402
 from .callback import OnRequestExit  # noqa: E402
 from ..parallel.dist_checkpoint import get_ckpt_path_with_strategy  # noqa: E402
 # mindspore.train names these of mindspore.parallel too (the same objects)
@@ -41,7 +41,7 @@ __all__ += ["OnRequestExit", "get_ckpt_path_with_strategy", "build_searched_stra
             "restore_group_info_list"]
 from .summary import SummaryRecord  # noqa: E402
 
-__all__ += ["SummaryRecord", "SummaryCollector"]
+__all__ += ["SummaryRecord", "SummaryCollector", "SummaryLandscape"]
 
 # MindSpore's THOR converters and Ascend services: they exist so that imports work, and refuse use (msx.unavailable)
 from .train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: E402

@@ -9,7 +9,8 @@ from ._monitors import LossMonitor, TimeMonitor  # noqa: F401
 from ._on_request_exit import ExitByRequest, OnRequestExit  # noqa: F401
 from ._progress import ProgressBar  # noqa: F401
 from ._summary_collector import SummaryCollector  # noqa: F401
+from ._landscape import SummaryLandscape  # noqa: F401
 
 __all__ = ["Callback", "RunContext", "CallbackParams", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "EarlyStopping", "History", "ProgressBar", "LambdaCallback", "LearningRateScheduler",
-           "ReduceLROnPlateau", "BackupAndRestore", "SummaryCollector", "OnRequestExit"]
+           "ReduceLROnPlateau", "BackupAndRestore", "SummaryCollector", "OnRequestExit", "SummaryLandscape"]

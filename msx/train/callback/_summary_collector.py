@@ -7,18 +7,25 @@ the network's summary ops (`ops.ScalarSummary` and co.) produced in that step; a
 training step's graph (`collect_graph`: the training network captured on that step's inputs, TensorBoard's
 graph page, nodes grouped by Cell). `collect_tensor_freq` (default:
 as MindSpore, at most 20 records over the run) does the same for `TensorSummary` values only. What TensorBoard
-cannot show and msx does not write (MindInsight's lineage, dataset graph, loss landscape, custom lineage
-data) warns when it is asked for explicitly; left at MindSpore's defaults it is skipped quietly.
+cannot show and msx does not write (MindInsight's lineage, dataset graph, custom lineage data) warns when it is
+asked for explicitly; left at MindSpore's defaults it is skipped quietly.
+
+`collect_landscape` (on by default, as in MindSpore) saves what `SummaryLandscape` draws a loss landscape from:
+the backbone's weights at the steps (or epochs) of its `intervals`, in `<summary_dir>/ckpt_dir/`, and at the end
+of training `ckpt_dir/train_metadata.json` (`_landscape`).
 """
 from __future__ import annotations
 
 import logging
+import os
 import re
 import warnings
 from typing import Any
 
+from ...checkpoint import save_checkpoint
 from ...tensor import Tensor
 from ..summary import SummaryRecord
+from . import _landscape
 from ._callback import Callback, RunContext, loss_tensor
 
 _log = logging.getLogger("msx.summary")
@@ -26,7 +33,8 @@ DEFAULT_SPECIFIED_DATA: dict[str, Any] = {
     "collect_metric": True, "collect_graph": True, "collect_train_lineage": True, "collect_eval_lineage": True,
     "collect_input_data": True, "collect_dataset_graph": True, "histogram_regular": None,
     "collect_landscape": {"landscape_size": 40, "unit": "step", "num_samples": 2048,
-                          "create_landscape": {"train": True, "result": True}, "intervals": [[1, 2, 3, 4, 5]]},
+                          "create_landscape": {"train": True, "result": True},
+                          "intervals": [[1, 2, 3, 4, 5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]]},
 }
 NOT_WRITTEN = ("collect_train_lineage", "collect_eval_lineage", "collect_dataset_graph")
 TENSOR_RECORDS = 20  # MindSpore's default cap on TensorSummary records in a run
@@ -49,9 +57,13 @@ class SummaryCollector(Callback):
         if max_file_size is not None:
             _positive("max_file_size", max_file_size)
         self._specified = _specified(collect_specified_data, keep_default_action)
-        self._not_written([k for k in NOT_WRITTEN if (collect_specified_data or {}).get(k)]
-                          + (["collect_landscape"] if (collect_specified_data or {}).get("collect_landscape")
-                             else []))
+        self._not_written([k for k in NOT_WRITTEN if (collect_specified_data or {}).get(k)])
+        self._landscape = self._specified.get("collect_landscape") or None
+        if self._landscape is not None:
+            _landscape.check_collect_landscape("SummaryCollector", self._landscape, collector=True)
+            self._ckpt_dir = os.path.join(os.path.realpath(summary_dir), "ckpt_dir")
+            os.makedirs(self._ckpt_dir, exist_ok=True)
+            self._ckpt_files: dict[str, str] = {}
         if custom_lineage_data is not None:
             if not isinstance(custom_lineage_data, dict) or not all(
                     isinstance(k, str) and isinstance(v, (int, float, str)) for k, v in custom_lineage_data.items()):
@@ -67,8 +79,8 @@ class SummaryCollector(Callback):
     @staticmethod
     def _not_written(keys: list[str]) -> None:
         if keys:
-            warnings.warn(f"SummaryCollector: {', '.join(keys)} are MindInsight records (graphs, lineage, "
-                          "landscapes) that msx does not write to TensorBoard files; they are skipped", stacklevel=3)
+            warnings.warn(f"SummaryCollector: {', '.join(keys)} are MindInsight records (graphs, lineage) that msx "
+                          "does not write to TensorBoard files; they are skipped", stacklevel=3)
 
     # -- hooks ----------------------------------------------------------------------------------------------
     def on_train_begin(self, run_context: RunContext) -> None:
@@ -84,6 +96,7 @@ class SummaryCollector(Callback):
     def on_train_step_end(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
         step = int(cb.cur_step_num)
+        self._landscape_point(cb, "step", step)
         if self._first:
             self._tensor_steps = self._tensor_range(int(cb.epoch_num) * int(cb.batch_num))
             if self._specified.get("collect_graph"):
@@ -99,10 +112,39 @@ class SummaryCollector(Callback):
             self._collect(cb, step, lambda plugin: plugin == "tensor")
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
+        self._landscape_point(run_context.original_args(), "epoch", int(run_context.original_args().cur_epoch_num))
         self._record.flush()
 
     def on_train_end(self, run_context: RunContext) -> None:
         self._record.close()
+        if self._landscape is not None:
+            self._landscape_metadata(int(run_context.original_args().batch_num))
+
+    # -- what SummaryLandscape needs ------------------------------------------------------------------------
+    def _landscape_point(self, cb, unit: str, number: int) -> None:
+        """At a step (epoch) of an interval, the backbone's weights as `<Backbone>_<n>_<unit>.ckpt` (kept if it
+        exists, as MindSpore keeps it)."""
+        config = self._landscape
+        if config is None or config.get("unit", "step") != unit \
+                or not any(number in interval for interval in config["intervals"]):
+            return
+        backbone = _backbone(cb.train_network)
+        path = os.path.join(self._ckpt_dir, f"{type(backbone).__name__}_{number}_{unit}.ckpt")
+        self._ckpt_files[str(number)] = path
+        if not os.path.isfile(path):
+            save_checkpoint(backbone, path)
+
+    def _landscape_metadata(self, step_per_epoch: int) -> None:
+        """`train_metadata.json`, unless there is one (MindSpore's: the first run's metadata is kept)."""
+        config = self._landscape
+        path = os.path.join(self._ckpt_dir, _landscape.METADATA)
+        if os.path.isfile(path):
+            return
+        _landscape.write_metadata(path, {
+            "epoch_group": _landscape.epoch_group(config["intervals"]), "model_params_file_map": self._ckpt_files,
+            "step_per_epoch": step_per_epoch, "unit": config.get("unit", "step"),
+            "num_samples": config.get("num_samples", 2048), "landscape_size": config.get("landscape_size", 40),
+            "create_landscape": config.get("create_landscape", {"train": True, "result": True})})
 
     # -- what is collected ----------------------------------------------------------------------------------
     def _tensor_range(self, total: int) -> range:
@@ -163,6 +205,19 @@ class SummaryCollector(Callback):
         chosen = [p for p in params if re.match(regular, p.name)] if regular is not None else params[:HISTOGRAMS]
         for p in chosen:
             self._record.add_value("histogram", f"{p.name}/auto", p)
+
+
+def _backbone(train_network):
+    """MindSpore's backbone of a training network: the `_backbone` of its first loss wrapper, else the network,
+    then down through `network` children (a TrainOneStepCell's, msx's training step's)."""
+    backbone = next((getattr(cell, "_backbone") for _, cell in train_network.cells_and_names()
+                     if hasattr(cell, "_backbone")), train_network)
+    while "network" in backbone.name_cells():
+        has_optimizer = "optimizer" in backbone.name_cells()
+        backbone = backbone.network
+        if has_optimizer:
+            break
+    return backbone
 
 
 def _positive(name: str, value) -> None:
