@@ -471,7 +471,8 @@ def _rope_check(query, key, cos, sin, position_ids, cos_format) -> None:
     shapes = {n: tuple(t.shape) for n, t in names}
     got = ", ".join(f"{n} {shape}" for n, shape in shapes.items())
     qs, ks, cs = shapes["query"], shapes["key"], shapes["cos"]
-    if not 2 <= len(qs) <= 4 or len(ks) != len(qs) or qs[:-2 if len(qs) == 4 else -1] != ks[:-2 if len(ks) == 4 else -1]:
+    lead = -2 if len(qs) == 4 else -1
+    if not 2 <= len(qs) <= 4 or len(ks) != len(qs) or qs[:lead] != ks[:lead]:
         raise OpError(f"For '{op}', query and key must be 2-D (tokens, heads*head_dim), 3-D (batch, seq, "
                       f"heads*head_dim) or 4-D (batch, seq, heads, head_dim) with the same leading dims; got {got}")
     if cs != shapes["sin"] or len(cs) < 2 or cs[-1] < 2 or cs[-1] % 2:

@@ -21,8 +21,12 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Sequence
 
+import jax
+
 from ..atomic import write_atomic
 from ..fileread import open_regular, read_exact
+from . import context
+from .strategy_file import _classes
 
 ENV = "GROUP_INFO_FILE"
 MAX_FILE_BYTES = 64 * 1024 * 1024   # a few bytes per group and rank
@@ -61,8 +65,6 @@ def restore_ranks(groups: Sequence[tuple[int, ...]], rank: int) -> list[int]:
 
 def dump(groups: Sequence[tuple[str, Sequence[int]]], restore: Sequence[int]) -> bytes:
     """A `ParallelGroupMap` of (name, ranks) groups and the restore rank list."""
-    from .strategy_file import _classes
-
     msg = _classes()["ParallelGroupMap"]()
     for name, ranks in groups:
         item = msg.parallel_group_item.add(group_name=name)
@@ -81,8 +83,6 @@ def save(path: str | os.PathLike, groups: Sequence[tuple[str, Sequence[int]]], r
 
 def target() -> str:
     """Where a compiling step writes the group file: `GROUP_INFO_FILE`, else the context's group_ckpt_save_file."""
-    from . import context
-
     return os.environ.get(ENV, "") or context.get_auto_parallel_context("group_ckpt_save_file")
 
 
@@ -91,8 +91,6 @@ def on_compile(mesh, arrays: Iterable[tuple[tuple, Any]]) -> None:
     path = target()
     if not path:
         return
-    import jax
-
     devices = list(mesh.devices.flat)
     rank = next((g for g, d in enumerate(devices) if d.process_index == jax.process_index()), 0)
     groups = mirror_groups(mesh, list(arrays), rank)
@@ -116,8 +114,6 @@ def _read(group_info_file_name: Any):
             raise ValueError(f"For '{_OP}', the group information file {group_info_file_name} has {size} bytes, "
                              f"more than a group file may ({MAX_FILE_BYTES})")
         blob = read_exact(f, size, group_info_file_name, "the group information file")
-    from .strategy_file import _classes
-
     msg = _classes()["ParallelGroupMap"]()
     try:
         msg.ParseFromString(blob)

@@ -297,8 +297,8 @@ class GlobalLayout:
                                          for part, part_names, shardings in zip(args[1:], names[1:],
                                                                                self.in_shardings[1:])
                                          for s, n, sh in zip(part, part_names, shardings)})
-        group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in zip(args[1:], self.in_shardings[1:])
-                                          for s, sh in zip(part, shardings)])
+        group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
+                                          zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
         if jax.process_count() > 1:
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):

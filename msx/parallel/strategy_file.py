@@ -241,7 +241,8 @@ def _classes() -> dict[str, type]:
     # but its reader parses a file without them (an absent restore list reads as []): optional here, the same bytes
     opt = F.LABEL_OPTIONAL
     message("ParallelGroupRanks", ("dim", rep, F.TYPE_UINT32))
-    message("ParallelGroupItem", ("group_name", opt, F.TYPE_STRING), ("parallel_group_ranks", opt, "ParallelGroupRanks"))
+    message("ParallelGroupItem", ("group_name", opt, F.TYPE_STRING),
+            ("parallel_group_ranks", opt, "ParallelGroupRanks"))
     message("ParallelGroupMap", ("parallel_group_item", rep, "ParallelGroupItem"),
             ("ckpt_restore_rank_list", opt, "ParallelGroupRanks"))
     pool = descriptor_pool.DescriptorPool()
