@@ -20,7 +20,7 @@ import os
 from dataclasses import fields
 from typing import Any, Callable
 
-from ..errors import LoadError, MsxError
+from ..errors import LoadError, MsxError, VerifyError
 from ..ir.graph import Abstract, Const, Graph, Node, Var
 from ..ir.interpret import infer_node
 from ..ir.symbolic import is_symbolic
@@ -278,11 +278,17 @@ def split_rows(graph: LoadedMindIR, device_num: int, rank_id: int) -> LoadedMind
             outs = rule(node, states, batch)   # judged on the file's shapes (batch rows of `batch`)
         except _NoSplit as why:
             raise _NoSplit(f"node %{i} {node.op}: {why}") from None
+        except (KeyError, TypeError, ValueError, IndexError) as exc:   # attributes not of the form the rule reads
+            raise _NoSplit(f"node %{i} {node.op}: its attributes {node.attrs} are not what its row rule reads "
+                           f"({type(exc).__name__}: {exc})") from None
         attrs = dict(node.attrs)
         if node.op == "Reshape":
             attrs["shape"] = (b * outs[0][1],) + tuple(node.outputs[0].abstract.shape[1:])
         new = Node(node.op, ins, [], attrs, node.loc, {}, node.scope)
-        new.outputs = [Var(a, v.name) for a, v in zip(infer_node(new), node.outputs)]
+        try:
+            new.outputs = [Var(a, v.name) for a, v in zip(infer_node(new), node.outputs)]
+        except Exception as exc:   # noqa: BLE001  (the op's own rule refused the rank's shapes)
+            raise _NoSplit(f"node %{i} {node.op} does not take the rank's {b} rows: {exc}") from None
         nodes.append(new)
         for v, nv, s in zip(node.outputs, new.outputs, outs):
             env[v.id], state[nv.id] = nv, s
@@ -296,7 +302,10 @@ def split_rows(graph: LoadedMindIR, device_num: int, rank_id: int) -> LoadedMind
                                            "rows": [rank_id * b, (rank_id + 1) * b], "output_batch_axes": axes})
     out = LoadedMindIR(**base, weights=dict(graph.weights), requires_grad=dict(graph.requires_grad),
                        manifest=manifest)
-    verify(out)
+    try:
+        verify(out)
+    except VerifyError as exc:
+        raise _NoSplit(f"the rank's graph does not verify: {exc.message}") from None
     return out
 
 
