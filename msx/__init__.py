@@ -70,6 +70,7 @@ from .jit import jit  # noqa: E402
 from .dynamic import Symbol, enable_dynamic  # noqa: E402
 from . import backends, ir, passes  # noqa: E402
 from .export import export, load  # noqa: E402
+from .mindir.split import export_split_mindir  # noqa: E402
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from . import amp, train  # noqa: E402
 from .graph_hints import constexpr as _constexpr, jit_class as _jit_class, mutable as _mutable  # noqa: E402

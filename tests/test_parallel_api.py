@@ -142,8 +142,8 @@ def test_every_mindspore_parallel_name_exists():
 
 
 def test_what_is_not_there_yet_is_refused_by_name():
-    with pytest.raises(ContextError, match="restore_group_info_list is not available in msx yet .issue 35"):
-        msx.parallel.restore_group_info_list("group.pb")
+    with pytest.raises(ContextError, match="set_op_strategy_config is not available in msx yet .issue 35"):
+        msx.parallel.set_op_strategy_config()
     ap = msx.parallel.auto_parallel.AutoParallel(msx.nn.Dense(2, 2))
     with pytest.raises(ContextError, match="optimizer_level must be one of"):
         ap.hsdp(optimizer_level="level4")

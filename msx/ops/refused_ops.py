@@ -12,8 +12,7 @@ _ASCEND = "an Ascend-only fused kernel"
 _COMPILER = "an internal of MindSpore's graph compiler"
 
 CLASS_OPS = {
-    (_ASCEND, "use the unfused ops (ops.mul/ops.add on the rotated halves, nn.GRU, nn.LSTM, ops.topk)"): (
-        "ApplyRotaryPosEmb GroupTopk DynamicGRUV2 DynamicRNN"),
+    (_ASCEND, "use the unfused ops (nn.GRU, nn.LSTM, ops.topk)"): "GroupTopk DynamicGRUV2 DynamicRNN",
     ("the Ascend pair behind dropout", "use ops.dropout or nn.Dropout"): "DropoutGenMask DropoutDoMask",
     ("an Ascend kernel of THOR or of a model zoo's custom layers",
      "use ops.matmul, ops.cholesky and a first-order optimizer"): (

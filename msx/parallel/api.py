@@ -23,6 +23,7 @@ from ..ops.sharding_ops import shard
 from ..tensor import Parameter, Tensor
 from . import auto_parallel, context, nn
 from .layout import Layout
+from .group_info import restore_group_info_list
 
 ISSUE = "issue 35"
 
@@ -105,7 +106,6 @@ def _not_available(name: str, what: str) -> Callable:
 
 REFUSED = {
     "parameter_broadcast": "broadcasting a layout's Parameters from one rank (ranks start equal by set_seed)",
-    "restore_group_info_list": "communication-group files",
     "set_op_strategy_config": "operator strategy files",
 }
 
@@ -114,6 +114,7 @@ PUBLIC: dict[str, Any] = {
     "set_algo_parameters": set_algo_parameters, "get_algo_parameters": get_algo_parameters,
     "reset_algo_parameters": reset_algo_parameters, "merge_sliced_parameter": merge_sliced_parameter,
     "sync_pipeline_shared_parameters": sync_pipeline_shared_parameters,
+    "restore_group_info_list": restore_group_info_list,
     **{name: _not_available(name, what) for name, what in REFUSED.items()},
 }
 

@@ -139,7 +139,12 @@ class AutoParallel(Cell):
         raise _not_yet("disable_strategy_file_only_for_trainable_params (strategy files)")
 
     def set_group_ckpt_save_file(self, file_path: str) -> None:
-        raise _not_yet("set_group_ckpt_save_file (communication-group checkpoints)")
+        """Where the communication-group file goes (`group_ckpt_save_file`; the GROUP_INFO_FILE variable wins, as
+        in MindSpore): written when the step compiles, read by `restore_group_info_list` (msx.parallel.group_info)."""
+        if not isinstance(file_path, str) or not file_path:
+            raise TypeError(f"AutoParallel.set_group_ckpt_save_file: file_path must be a non-empty str, got "
+                            f"{file_path!r}")
+        self._set(group_ckpt_save_file=file_path)
 
     def print_local_norm(self) -> None:
         raise _not_yet("print_local_norm")

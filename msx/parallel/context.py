@@ -52,6 +52,7 @@ _DEFAULTS: dict[str, Any] = {
     "comm_fusion": {},
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_save_file": "",
+    "group_ckpt_save_file": "",
     "loss_repeated_mean": True,
     "enable_alltoall": False,
     "force_fp32_communication": False,
@@ -191,6 +192,8 @@ _CHECKS: dict[str, Callable] = {
     "strategy_ckpt_load_file": _only("strategy_ckpt_load_file", "", "there are no sharding strategies to load"),
     # written when a global-view step compiles and by save_checkpoint(integrated_save=False) (strategy_file)
     "strategy_ckpt_save_file": _kind("strategy_ckpt_save_file", (str,)),
+    # the communication-group file, written when a global-view step compiles (GROUP_INFO_FILE wins; group_info)
+    "group_ckpt_save_file": _kind("group_ckpt_save_file", (str,)),
     "loss_repeated_mean": _bool("loss_repeated_mean"),
     "enable_alltoall": _only("enable_alltoall", False, "there is no model parallelism to redistribute"),
     "force_fp32_communication": _only("force_fp32_communication", False, "use gradient_fp32_sync"),

@@ -278,7 +278,7 @@ class GlobalLayout:
         return ((sharding.PIPE, *dim0),) + tuple(spec[1:])
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
-        from . import context, sharding, stage_params, strategy_file, zero
+        from . import context, group_info, sharding, stage_params, strategy_file, zero
 
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
@@ -297,6 +297,8 @@ class GlobalLayout:
                                          for part, part_names, shardings in zip(args[1:], names[1:],
                                                                                self.in_shardings[1:])
                                          for s, n, sh in zip(part, part_names, shardings)})
+        group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
+                                          zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
         if jax.process_count() > 1:
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):

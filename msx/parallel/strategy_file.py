@@ -237,6 +237,14 @@ def _classes() -> dict[str, type]:
     message("ParallelStrategyMap", ("current_stage", req, F.TYPE_UINT32),
             ("parallel_strategy_item", rep, "ParallelStrategyItem"),
             ("parallel_layout_item", rep, "ParallelLayoutItem"))
+    # the communication-group file (GROUP_INFO_FILE, msx.parallel.group_info); MindSpore's fields are required,
+    # but its reader parses a file without them (an absent restore list reads as []): optional here, the same bytes
+    opt = F.LABEL_OPTIONAL
+    message("ParallelGroupRanks", ("dim", rep, F.TYPE_UINT32))
+    message("ParallelGroupItem", ("group_name", opt, F.TYPE_STRING),
+            ("parallel_group_ranks", opt, "ParallelGroupRanks"))
+    message("ParallelGroupMap", ("parallel_group_item", rep, "ParallelGroupItem"),
+            ("ckpt_restore_rank_list", opt, "ParallelGroupRanks"))
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     return {m.name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{pkg}.{m.name}"))

@@ -40,8 +40,9 @@ restore_group_info_list = _PARALLEL["restore_group_info_list"]
 __all__ += ["OnRequestExit", "get_ckpt_path_with_strategy", "build_searched_strategy", "load_distributed_checkpoint",
             "restore_group_info_list"]
 from .summary import SummaryRecord  # noqa: E402
+from ..mindir.split import export_split_mindir  # noqa: E402
 
-__all__ += ["SummaryRecord", "SummaryCollector", "SummaryLandscape"]
+__all__ += ["SummaryRecord", "SummaryCollector", "SummaryLandscape", "export_split_mindir"]
 
 # MindSpore's THOR converters and Ascend services: they exist so that imports work, and refuse use (msx.unavailable)
 from .train_thor import ConvertModelUtils, ConvertNetUtils  # noqa: E402
