@@ -128,10 +128,36 @@ CASES = {
     "inplace_add": (inplace_add, lambda: [_f32(4, seed=11), _f32(4, seed=12)]),
     "int_add": (int_add, lambda: [np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int32) - 2]),
 }
-# Cases whose AKG-compiled CPU kernel does not compute what the DSL function says (the goldens show it): AKG
-# vectorises row_sum's `reduce` loop, so each row keeps only its last element; the pyfunc run (and msx) sums.
-AKG_DIFFERS = {"row_sum": "AKG's CPU kernel keeps only the last term of the `reduce` loop"}
+# Cases whose AKG-compiled CPU kernel does not compute what the DSL function says (the goldens show it; msx,
+# like MindSpore's pyfunc run of the same function, computes what the Python says):
+AKG_DIFFERS = {
+    "row_sum": "each row keeps only the last term of the accumulation over `reduce`",
+    "row_sum_range": "each row keeps only the last term of the accumulation over `range`",
+    "two_outputs": "the outputs hold uninitialised values (nan, denormals)",
+}
 # several outputs: MindSpore's automatic infer reads one output's .shape, so these declare out_shape/out_dtype
 MULTI = {
     "two_outputs": (two_outputs, lambda: [_f32(5, seed=9), _f32(5, seed=10)], [(5,), (5,)], ["float32", "float32"]),
+}
+
+
+# DSL sources that MindSpore's static check refuses at ops.Custom(..., func_type="hybrid") (each defines f)
+STATIC = {
+    "while": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    i = 0\n    while i < 3:\n        i = i + 1\n"
+             "    return b\n",
+    "break": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        break\n    return b\n",
+    "undeclared": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = q\n    return b\n",
+    "bad_call": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = foo(a[0])\n    return b\n",
+    "unary_arity": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = sqrt(a[0], a[1])\n    return b\n",
+    "not_returned": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    c = output_tensor(a.shape, a.dtype)\n"
+                    "    return b\n",
+    "return_expr": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    return b + 1\n",
+    "loop_var_store": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        i = 2\n"
+                      "    return b\n",
+    "redefined": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b = output_tensor(a.shape, a.dtype)\n"
+                 "    return b\n",
+    "attribute": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = a.size\n    return b\n",
+    "cpu_unsupported": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = expm1(a[0])\n    return b\n",
+    "out_of_scope": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        t = a[i]\n"
+                    "    b[0] = t\n    return b\n",
 }

@@ -129,25 +129,6 @@ def _static_case(source: str, decorate: bool = True):
         os.remove(path)
 
 
-STATIC = {
-    "while": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    i = 0\n    while i < 3:\n        i = i + 1\n"
-             "    return b\n",
-    "break": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        break\n    return b\n",
-    "undeclared": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = q\n    return b\n",
-    "bad_call": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = foo(a[0])\n    return b\n",
-    "unary_arity": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = sqrt(a[0], a[1])\n    return b\n",
-    "not_returned": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    c = output_tensor(a.shape, a.dtype)\n"
-                    "    return b\n",
-    "return_expr": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    return b + 1\n",
-    "loop_var_store": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        i = 2\n"
-                      "    return b\n",
-    "redefined": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b = output_tensor(a.shape, a.dtype)\n"
-                 "    return b\n",
-    "attribute": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = a.size\n    return b\n",
-    "cpu_unsupported": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = expm1(a[0])\n    return b\n",
-    "out_of_scope": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        t = a[i]\n"
-                    "    b[0] = t\n    return b\n",
-}
 
 
 def rowtensor() -> dict:
@@ -172,7 +153,7 @@ def rowtensor() -> dict:
 def main() -> None:
     ms.set_context(device_target="CPU")
     golden = {"mindspore": ms.__version__, "datatype": datatype(), "reg_op": reg_ops(), "hybrid": hybrid(),
-              "kernel": kernel_attrs(), "static": {k: _static_case(v) for k, v in STATIC.items()},
+              "kernel": kernel_attrs(), "static": {k: _static_case(v) for k, v in kernels.STATIC.items()},
               "rowtensor": rowtensor()}
     path = os.path.join(HERE, "golden.json")
     tmp = path + ".tmp"

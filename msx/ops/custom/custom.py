@@ -57,8 +57,8 @@ def _check_dtypes(op: str, rows: tuple | None, inputs: tuple) -> None:
         return
     have = tuple(str(np.dtype(jnp.result_type(x))) for x in inputs)
     if not any(all(want in ("", got) for want, got in zip(row, have)) and len(row) == len(have) for row in rows):
-        raise TypeError(f"{op}: Select CPU operator fail! Unsupported data type: the inputs are {list(have)}, its "
-                        f"reg_info supports {[list(r) for r in rows]}")
+        raise TypeError(f"Select CPU operator fail! Unsupported data type: the input dtypes are {list(have)}, "
+                        f"{op}'s reg_info supports {[list(r) for r in rows]}")
 
 
 def _forward_impl(forward: Callable) -> Callable:

@@ -338,7 +338,8 @@ class HybridRule:
         return found
 
     def _infer(self, inputs: tuple, attrs: dict) -> tuple[jax.ShapeDtypeStruct, ...]:
-        zeros = [np.zeros(np.shape(x), np.dtype(getattr(x, "dtype", np.asarray(x).dtype))) for x in inputs]
+        zeros = [np.zeros(x.shape, np.dtype(x.dtype)) if hasattr(x, "dtype") else np.zeros((), np.asarray(x).dtype)
+                 for x in inputs]  # shapes and dtypes only: the inputs may be tracers
         try:
             with np.errstate(all="ignore"):  # zeros make log/rsqrt/division warn; the values are not used
                 out = self.func(*zeros, **attrs)

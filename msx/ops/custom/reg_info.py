@@ -19,7 +19,8 @@ from typing import Any, Callable
 # ------------------------------------------------------------------ DataType
 _FORMATS = {"None": "", "Default": "DefaultFormat", "5HD": "NC1HWC0", "FracZ": "FRACTAL_Z", "FracNZ": "FRACTAL_NZ",
             "C1HWNCoC0": "C1HWNCoC0", "NCHW": "NCHW", "NHWC": "NHWC", "HWCN": "HWCN", "NDHWC": "NDHWC",
-            "ChannelLast": "ChannelLast", "Default_Tuple": "DefaultFormat", "Default_List": "DefaultFormat",
+            "ChannelLast": "ChannelLast", "Default_Tuple": ("DefaultFormat", "tuple"),
+            "Default_List": ("DefaultFormat", "list"),
             "NCDHW": "NCDHW", "NDC1HWC0": "NDC1HWC0", "NC1HWC0": "NC1HWC0", "DHWCN": "DHWCN",
             "FRACTAL_Z_3D": "FRACTAL_Z_3D", "FracZNLSTM": "FRACTAL_ZN_LSTM", "FracZNRNN": "FRACTAL_ZN_RNN",
             "ND_RNNBIAS": "ND_RNN_BIAS"}
@@ -38,13 +39,15 @@ _PAIRS = {
 
 class DataType:
     """MindSpore's `(dtype, format)` pairs for `CustomRegOp.dtype_format`: `DataType.F32_Default` is
-    `("float32", "DefaultFormat")`, `DataType.I32_None` is `("int32", "")` (204 names, MindSpore 2.10's)."""
+    `("float32", "DefaultFormat")`, `DataType.I32_None` is `("int32", "")`; the `*_Default_Tuple` /
+    `*_Default_List` ones add a third item, "tuple" or "list" (204 names, MindSpore 2.10's)."""
 
 
 for _prefix, (_dtype, _names) in _PAIRS.items():
     for _fmt in _names.split():
-        setattr(DataType, f"{_prefix}_{_fmt}", (_dtype, _FORMATS[_fmt]))
-del _prefix, _dtype, _names, _fmt
+        _format = _FORMATS[_fmt]
+        setattr(DataType, f"{_prefix}_{_fmt}", (_dtype, *_format) if isinstance(_format, tuple) else (_dtype, _format))
+del _prefix, _dtype, _names, _fmt, _format
 
 
 # ------------------------------------------------------------------ CustomRegOp
