@@ -261,17 +261,12 @@ class _Checker(ast.NodeVisitor):
                 self.outputs.append(target.id)
         self.generic_visit(node)
 
-    def _keyword(self, word: str) -> None:
-        raise TypeError(f"Keyword '{word}' not accepted in the function {self.name} written in the Hybrid DSL!")
+    def _keyword(self, node: ast.AST) -> None:
+        """`break`, `continue` and `while` are refused: the DSL's loops have static extents."""
+        raise TypeError(f"Keyword '{type(node).__name__.lower()}' not accepted in the function {self.name} written "
+                        f"in the Hybrid DSL!")
 
-    def visit_Break(self, node: ast.Break) -> None:
-        self._keyword("break")
-
-    def visit_Continue(self, node: ast.Continue) -> None:
-        self._keyword("continue")
-
-    def visit_While(self, node: ast.While) -> None:
-        self._keyword("while")
+    visit_Break = visit_Continue = visit_While = _keyword
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if not isinstance(node.value, ast.Name):
