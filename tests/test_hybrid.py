@@ -236,6 +236,15 @@ def test_hybrid_refuses_an_undecorated_function(tmp_path):
     assert rec["type"] == "TypeError" and "'func' must be a function decorated by kernel" in rec["message"]
 
 
+def test_a_kernel_without_source_runs_unchecked_with_a_warning():
+    namespace = {}
+    exec(compile("def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(a.shape[0]):\n"
+                 "        b[i] = a[i] * 2.0\n    return b\n", "<string>", "exec"), namespace)  # noqa: S102
+    with pytest.warns(UserWarning, match="DSL check is skipped"):
+        op = ops.Custom(ops.kernel(namespace["f"]), func_type="hybrid")
+    _close(op(Tensor(np.ones(2, np.float32))), np.full(2, 2, np.float32))
+
+
 # ---------------------------------------------------------------- RowTensorInner
 def test_row_tensor_inner_matches_mindspore():
     rec = GOLDEN["rowtensor"]

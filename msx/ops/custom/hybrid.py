@@ -304,8 +304,16 @@ class _Checker(ast.NodeVisitor):
 def check_dsl(func: Callable) -> list[list[int]]:
     """MindSpore's static check of a Hybrid DSL function (raises its ValueError/TypeError); returns the
     in-place outputs as `[output index, input index]` pairs."""
-    checker = _Checker(inspect.unwrap(func).__name__, str(context.get_context("device_target")))
-    checker.visit(ast.parse(source_of(func)))
+    name = inspect.unwrap(func).__name__
+    try:
+        source = source_of(func)
+    except (OSError, TypeError):
+        warnings.warn(f"ops.Custom(func_type='hybrid'): the source of {name} cannot be read (made by exec or "
+                      f"`python -c`?), so the Hybrid DSL check is skipped and no in-place outputs are known",
+                      UserWarning, stacklevel=3)
+        return []
+    checker = _Checker(name, str(context.get_context("device_target")))
+    checker.visit(ast.parse(source))
     return checker.inplace
 
 
