@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...errors import CustomOpError
+from ...tensor import Tensor
 from ..primitive import REGISTRY, Primitive
 from . import hybrid
 from .op import CustomOp, CustomOpInfo, OutputRule, differentiable, install
@@ -173,6 +174,15 @@ class Custom(CustomOp):
             return tuple(jnp.asarray(v) for v in host(*[np.asarray(x) for x in inputs]))
 
         return forward
+
+    def __call__(self, *inputs, **attrs):
+        out = super().__call__(*inputs, **attrs)
+        if self.inplace_assign_output:  # a hybrid kernel that wrote an input and returned it: MindSpore writes
+            outs = out if isinstance(out, tuple) else (out,)  # the caller's Tensor too
+            for o, i in self.inplace_assign_output:
+                if i < len(inputs) and isinstance(inputs[i], Tensor) and o < len(outs):
+                    inputs[i]._rebind(outs[o])
+        return out
 
     def __repr__(self) -> str:
         return f"<ops.Custom {self.name} (func_type={self.func_type!r})>"

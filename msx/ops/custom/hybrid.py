@@ -19,7 +19,8 @@ over a copy of them, so a module's own names are never shadowed outside the kern
 What a hybrid Custom adds over a pyfunc one is MindSpore's: the static check of the DSL at construction
 (`check_dsl`: the same rules and messages), and the outputs' shapes and dtypes inferred by running the
 function on zeros of the inputs' shapes and dtypes (`HybridRule`). A kernel may write an input and return it
-(an "in-place" output); msx returns the written values and leaves the caller's Tensor as it was.
+(an "in-place" output): the kernel gets copies, and Custom then writes the caller's Tensor (`Tensor._rebind`,
+a state write under `jit`), as MindSpore does.
 """
 from __future__ import annotations
 
