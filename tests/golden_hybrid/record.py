@@ -1,16 +1,19 @@
 """Record MindSpore 2.10's answers for msx's Hybrid DSL, `ops.DataType`, `ops.CustomRegOp` and
 `mindspore.common.RowTensorInner` (run once, and whenever kernels.py or the cases below change):
 
-    PYTHONPATH=<dir holding decorator.py> /work/main/.venv-ms/bin/python tests/golden_hybrid/record.py
+    cd $(mktemp -d) && PYTHONPATH=<dir holding decorator.py> /work/main/.venv-ms/bin/python \
+        <repo>/tests/golden_hybrid/record.py
 
 MindSpore's CPU build compiles `func_type="hybrid"` with its bundled AKG, which imports the `decorator`
-package (not a dependency of the wheel): put it on PYTHONPATH. Writes tests/golden_hybrid/golden.json
+package (not a dependency of the wheel): put it on PYTHONPATH. AKG writes its build files
+(`akg_kernel_meta/`) into the working directory, hence the scratch directory. Writes tests/golden_hybrid/golden.json
 atomically; the main suite reads only that file and never needs MindSpore.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -35,7 +38,8 @@ def _error(fn) -> dict:
     try:
         fn()
     except Exception as exc:  # noqa: BLE001 -- the record is which error MindSpore raises
-        return {"type": type(exc).__name__, "message": str(exc).split("\n")[0]}
+        message = re.sub(r" at 0x[0-9a-f]+", "", str(exc).split("\n")[0])  # no addresses: reruns give one file
+        return {"type": type(exc).__name__, "message": message}
     return {"type": None, "message": ""}
 
 

@@ -338,6 +338,8 @@ class HybridRule:
         if found is None:
             found = self._infer(inputs, attrs)
             if key is not None:
+                if len(self._memo) >= 256:
+                    self._memo.clear()
                 self._memo[key] = found
         return found
 
