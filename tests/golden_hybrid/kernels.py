@@ -145,7 +145,8 @@ MULTI = {
 STATIC = {
     "while": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    i = 0\n    while i < 3:\n        i = i + 1\n"
              "    return b\n",
-    "break": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        break\n    return b\n",
+    "break": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    for i in range(3):\n        break\n"
+             "    return b\n",
     "undeclared": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = q\n    return b\n",
     "bad_call": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = foo(a[0])\n    return b\n",
     "unary_arity": "def f(a):\n    b = output_tensor(a.shape, a.dtype)\n    b[0] = sqrt(a[0], a[1])\n    return b\n",

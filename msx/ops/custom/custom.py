@@ -26,7 +26,7 @@ from .op import CustomOp, CustomOpInfo, OutputRule, differentiable, install
 from .reg_info import reg_dtypes
 
 FUNC_TYPES = ("pyfunc", "jax", "hybrid")
-_MINDSPORE_ONLY = {"akg": "MindSpore's AKG DSL (write it in the Hybrid DSL: @ops.kernel, func_type='hybrid')", "tbe": "Ascend TBE",
+_MINDSPORE_ONLY = {"akg": "MindSpore's AKG DSL", "tbe": "Ascend TBE",
                    "aicpu": "Ascend AICPU kernels", "aot": "precompiled kernels (use ops.CustomOpBuilder)",
                    "julia": "Julia kernels"}
 _DEFINITIONS: dict[Any, Primitive] = {}  # a definition's key -> its primitive
@@ -91,7 +91,8 @@ class Custom(CustomOp):
         if func_type not in FUNC_TYPES:
             why = f" ({_MINDSPORE_ONLY[func_type]}, which msx does not have)" if func_type in _MINDSPORE_ONLY else ""
             raise CustomOpError(f"ops.Custom: func_type={func_type!r}{why}; choose 'jax' (a jax-traceable function, "
-                                f"fused into the graph) or 'pyfunc' (a numpy function run on the host)")
+                                f"fused into the graph), 'pyfunc' (a numpy function run on the host) or 'hybrid' (a "
+                                f"Hybrid DSL function decorated by ops.kernel, run on the host)")
         if bprop is not None and not callable(bprop):
             raise CustomOpError(f"ops.Custom: bprop must be callable, got {type(bprop).__name__}")
         if func_type == "hybrid" and not hybrid.is_kernel(func):
