@@ -1,6 +1,9 @@
 """`RowTensor`, `COOTensor`, `CSRTensor` (and the deprecated `SparseTensor`): MindSpore's sparse values.
 
-`RowTensor` is MindSpore's row-sparse value (`mindspore.RowTensor`, `mindspore.common.sparse_tensor`).
+`RowTensor` is MindSpore's row-sparse value (`mindspore.RowTensor`, `mindspore.common.sparse_tensor`);
+`RowTensorInner` (`mindspore.common.RowTensorInner`) is its base class, the same value without the
+deprecation warning, which MindSpore's own code builds. A RowTensor is a RowTensorInner, and either can be
+made from the other with `row_tensor=`.
 
 A RowTensor stands for a dense tensor of shape `dense_shape` whose rows `indices[i]` hold `values[i]` and
 whose other rows are zero. MindSpore produces it for the gradient of a sparse embedding lookup and libraries
@@ -20,19 +23,20 @@ import numpy as np
 from .tensor import Tensor
 
 
-class RowTensor:
-    """`RowTensor(indices, values, shape)` or `RowTensor(row_tensor=other)` (MindSpore 2.10's signature)."""
+class RowTensorInner:
+    """`RowTensorInner(indices, values, shape)` or `RowTensorInner(row_tensor=other)` (MindSpore 2.10's
+    signature); `other` is any RowTensorInner (a RowTensor is one)."""
 
     def __init__(self, indices: Tensor | None = None, values: Tensor | None = None,
-                 shape: tuple | None = None, row_tensor: "RowTensor | None" = None) -> None:
-        warnings.warn("'RowTensor' is deprecated from version 1.7 and will be removed in a future version "
-                      "(MindSpore's own warning).", DeprecationWarning, stacklevel=2)
+                 shape: tuple | None = None, row_tensor: "RowTensorInner | None" = None) -> None:
+        owner = type(self).__name__
         if row_tensor is not None:
-            if not isinstance(row_tensor, RowTensor):
-                raise TypeError(f"RowTensor: `row_tensor` must be a RowTensor, got {type(row_tensor).__name__}")
+            if not isinstance(row_tensor, RowTensorInner):
+                raise TypeError(f"{owner}: Expect input `row_tensor` to be a RowTensor, but got "
+                                f"{type(row_tensor)}")
             if not (indices is None and values is None and shape is None):
-                raise TypeError("RowTensor: if `row_tensor` is given, `indices`, `values` and `shape` must all "
-                                "be None")
+                raise TypeError(f"{owner}: If input `row_tensor` is provided, `indices`, `values`, `shapes` "
+                                f"should all be `None`")
             indices, values, shape = row_tensor.indices, row_tensor.values, row_tensor.dense_shape
         self._indices, self._values, self._shape = _checked(indices, values, shape)
 
@@ -62,8 +66,19 @@ class RowTensor:
         return Tensor(dense.at[self._indices._data].add(self._values._data))
 
     def __repr__(self) -> str:
-        return (f"RowTensor(shape={list(self._shape)}, dtype={self._values.dtype}, indices={self._indices!r}, "
-                f"values={self._values!r})")
+        return (f"{type(self).__name__}(shape={list(self._shape)}, dtype={self._values.dtype}, "
+                f"indices={self._indices!r}, values={self._values!r})")
+
+
+class RowTensor(RowTensorInner):
+    """`RowTensor(indices, values, shape)` or `RowTensor(row_tensor=other)` (MindSpore 2.10's signature):
+    a RowTensorInner that warns, as MindSpore's does, that the public name is deprecated."""
+
+    def __init__(self, indices: Tensor | None = None, values: Tensor | None = None,
+                 shape: tuple | None = None, row_tensor: RowTensorInner | None = None) -> None:
+        warnings.warn("'RowTensor' is deprecated from version 1.7 and will be removed in a future version "
+                      "(MindSpore's own warning).", DeprecationWarning, stacklevel=2)
+        super().__init__(indices, values, shape, row_tensor)
 
 
 def _checked(indices, values, shape) -> tuple[Tensor, Tensor, tuple]:

@@ -325,7 +325,7 @@ def test_bad_arguments_name_the_op():
 def test_ascend_only_names_exist_and_say_what_to_use():
     from msx import ops
 
-    for name, hint in (("PagedAttention", "flash_attention_score"), ("CustomRegOp", "ops.Custom"),
+    for name, hint in (("PagedAttention", "flash_attention_score"), ("TBERegOp", "ops.Custom"),
                        ("UpdateState", "msx.jit"), ("GetNext", "create_tuple_iterator")):
         assert getattr(ops, name) is getattr(ops.operations, name)
         with pytest.raises(msx.errors.MsxError, match=hint):

@@ -14,7 +14,7 @@ from msx.ops.api import SURFACE, Api, Attr
 
 SIGS = json.load(open(os.path.join(os.path.dirname(__file__), "oracle", "mindspore_signatures.json")))["signatures"]
 # MindSpore parameters msx does not take yet, each with the reason (everything else must match)
-MISSING_PARAMS = {"mindspore.ops.Custom": "reg_info registers Ascend/GPU kernel info; msx's Custom is XLA-only"}
+MISSING_PARAMS: dict[str, str] = {}  # "mindspore.ops.X": why msx's X lacks one of MindSpore's parameters
 
 
 def _ours(obj) -> list[str] | None:

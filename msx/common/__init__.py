@@ -14,7 +14,7 @@ from ..jit import jit  # noqa: F401
 from ..dynamic import Symbol, enable_dynamic  # noqa: F401
 from ..dtype import Type  # noqa: F401
 # the rest of mindspore.common's names: the same objects as msx's top level
-from ..sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: F401,E402
+from ..sparse_tensor import COOTensor, CSRTensor, RowTensor, RowTensorInner, SparseTensor  # noqa: F401,E402
 from .device import DeviceCtx, set_recursion_limit  # noqa: F401,E402
 from ..eager.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks  # noqa: F401,E402
 from .generator import Generator, default_generator  # noqa: F401,E402

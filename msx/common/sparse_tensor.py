@@ -1,4 +1,5 @@
-"""`mindspore.common.sparse_tensor`: the path MindSpore keeps `RowTensor` at (msx's lives in `msx.sparse_tensor`)."""
-from ..sparse_tensor import RowTensor  # noqa: F401
+"""`mindspore.common.sparse_tensor`: the path MindSpore keeps `RowTensor` and its base `RowTensorInner` at
+(msx's live in `msx.sparse_tensor`)."""
+from ..sparse_tensor import RowTensor, RowTensorInner  # noqa: F401
 
-__all__ = ["RowTensor"]
+__all__ = ["RowTensorInner", "RowTensor"]

@@ -35,7 +35,7 @@ from ..tensor import Tensor  # noqa: E402,F401  (MindSpore's ops exports Tensor 
 from .clip import clip_by_global_norm  # noqa: E402,F401
 from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: E402,F401
 from .composite import HyperMap, Map, MultitypeFuncGraph, constexpr  # noqa: E402,F401  (MindSpore's ops has them)
-from .custom import Custom, CustomOpBuilder  # noqa: E402,F401
+from .custom import Custom, CustomOpBuilder, CustomRegOp, DataType, custom_info_register, kernel, ms_kernel  # noqa: E402,F401,E501
 from .nn_layer_ops import interpolate  # noqa: E402,F401
 from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: E402,F401  (docs/summary.md)
 from . import tensor_methods as _tensor_methods  # noqa: E402
@@ -64,6 +64,7 @@ _tensor_methods.attach()
 # GradOperation is defined by autograd, a higher layer; `msx/__init__.py` adds it to this namespace.
 __all__ = sorted(set(_SURFACE["ops"]) | set(_classes.__all__) | set(_COMM_IN_OPS) | set(_comm_objs.__all__) | set(_comm_coll.FUNCTIONS) | {
     "REGISTRY", "get_primitive", "PrimitiveOp", "GradOperation", "Tensor", "Custom", "CustomOpBuilder",
+    "CustomRegOp", "DataType", "custom_info_register", "kernel", "ms_kernel",
     "functional", "operations", "AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter",
     "HyperMap", "Map", "MultitypeFuncGraph", "constexpr",
     "HistogramSummary", "ImageSummary", "ScalarSummary", "TensorSummary"}

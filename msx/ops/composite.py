@@ -10,7 +10,7 @@ from __future__ import absolute_import, annotations  # noqa: F401  (MindSpore's 
 
 from typing import Any, Callable
 
-from ..sparse_tensor import RowTensor
+from ..sparse_tensor import RowTensorInner
 from ..tensor import Tensor
 from ..unavailable import refuse
 from .clip import clip_by_global_norm  # noqa: F401
@@ -43,7 +43,7 @@ def _type_matches(spec, value) -> bool:
     if name == "Dictionary":
         return isinstance(value, dict)
     if name == "RowTensor":
-        return isinstance(value, RowTensor)
+        return isinstance(value, RowTensorInner)  # MindSpore's C++ RowTensor type: both classes
     raise ValueError(f"MultitypeFuncGraph: unknown type name {name!r}")
 
 

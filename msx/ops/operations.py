@@ -11,7 +11,7 @@ from ..unavailable import refuse
 from .classes import *  # noqa: F401,F403
 from .classes import __all__ as _class_names
 from .comm_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter  # noqa: F401
-from .custom import Custom, CustomOpBuilder  # noqa: F401
+from .custom import Custom, CustomOpBuilder, kernel, ms_kernel  # noqa: F401
 from .functional import identity  # noqa: F401  (MindSpore's operations exports the function too)
 from .summary_ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary  # noqa: F401
 
@@ -34,8 +34,9 @@ _UNAVAILABLE = {
     ("an internal gradient op", "msx differentiates with msx.grad / value_and_grad"): "CTCLossV2Grad",
     ("an Ascend NPU float-status op", "use amp.all_finite (or ops.isfinite) to detect overflow"): (
         "NPUAllocFloatStatus NPUClearFloatStatus NPUGetFloatStatus FloatStatus"),
-    ("a kernel-registration helper for Ascend/GPU/AiCPU/AKG kernels", "msx runs custom ops as ops.Custom over jax"): (
-        "AiCPURegOp AkgAscendRegOp AkgGpuRegOp CpuRegOp CustomRegOp TBERegOp"),
+    ("a kernel-registration helper for Ascend/GPU/AiCPU/AKG kernels",
+     "msx runs custom ops as ops.Custom over jax (ops.CustomRegOp describes their dtypes)"): (
+        "AiCPURegOp AkgAscendRegOp AkgGpuRegOp CpuRegOp TBERegOp"),
     ("an Ascend inference kernel for a paged KV cache",
      "use ops.flash_attention_score or nn.MultiheadAttention over a dense cache"): (
         "PagedAttention PagedAttentionMask ReshapeAndCache"),
@@ -45,6 +46,6 @@ _UNAVAILABLE = {
 UNAVAILABLE_NAMES = tuple(refuse(globals(), "mindspore.ops.operations", _UNAVAILABLE))  # ops re-exports them too
 
 __all__ = sorted(set(_class_names) | {"AllGather", "AllReduce", "Broadcast", "ReduceOp", "ReduceScatter", "Custom",
-                                      "CustomOpBuilder", "identity", "HistogramSummary", "ImageSummary",
-                                      "ScalarSummary", "TensorSummary"}
+                                      "CustomOpBuilder", "kernel", "ms_kernel", "identity", "HistogramSummary",
+                                      "ImageSummary", "ScalarSummary", "TensorSummary"}
                  | set(UNAVAILABLE_NAMES))

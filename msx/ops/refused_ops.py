@@ -57,9 +57,7 @@ FUNCTIONS = {
 DECORATORS = {
     ("a registration decorator for MindSpore's Primitive and kernel definitions",
      "write the op as a Python function over msx.ops, or as ops.Custom"): (
-        "prim_attr_register prim_arg_register op_info_register custom_info_register"),
-    ("MindSpore's hybrid kernel DSL (AKG)", "write the kernel as ops.Custom(func_type='pyfunc') or over jax"): (
-        "kernel ms_kernel"),
+        "prim_attr_register prim_arg_register op_info_register"),
 }
 
 _class_ns: dict = {}

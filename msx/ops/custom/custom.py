@@ -1,5 +1,6 @@
-"""MindSpore's `ops.Custom` for Python functions: `func_type="jax"` (traced, fused into the graph) or
-`"pyfunc"` (numpy, run on the host through `jax.pure_callback`; called directly when nothing is traced).
+"""MindSpore's `ops.Custom` for Python functions: `func_type="jax"` (traced, fused into the graph),
+`"pyfunc"` (numpy, run on the host through `jax.pure_callback`; called directly when nothing is traced) or
+`"hybrid"` (a `@kernel` Hybrid DSL function, run on the host as pyfunc; see hybrid.py).
 
     double = ops.Custom(lambda x: 2 * x, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc",
                         bprop=lambda x, out, dout: (2 * dout,))
@@ -18,11 +19,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...errors import CustomOpError
+from ...tensor import Tensor
 from ..primitive import REGISTRY, Primitive
+from . import hybrid
 from .op import CustomOp, CustomOpInfo, OutputRule, differentiable, install
+from .reg_info import reg_dtypes
 
-FUNC_TYPES = ("pyfunc", "jax")
-_MINDSPORE_ONLY = {"hybrid": "MindSpore's ms_kernel DSL", "akg": "MindSpore's AKG DSL", "tbe": "Ascend TBE",
+FUNC_TYPES = ("pyfunc", "jax", "hybrid")
+_MINDSPORE_ONLY = {"akg": "MindSpore's AKG DSL", "tbe": "Ascend TBE",
                    "aicpu": "Ascend AICPU kernels", "aot": "precompiled kernels (use ops.CustomOpBuilder)",
                    "julia": "Julia kernels"}
 _DEFINITIONS: dict[Any, Primitive] = {}  # a definition's key -> its primitive
@@ -48,35 +52,57 @@ def _check_outputs(values: tuple, structs: tuple, what: str) -> tuple:
     return values
 
 
+def _check_dtypes(op: str, rows: tuple | None, inputs: tuple) -> None:
+    """Refuse inputs whose dtypes match no `dtype_format` row of the reg_info (MindSpore's kernel selection)."""
+    if rows is None:
+        return
+    have = tuple(str(np.dtype(jnp.result_type(x))) for x in inputs)
+    if not any(all(want in ("", got) for want, got in zip(row, have)) and len(row) == len(have) for row in rows):
+        raise TypeError(f"Select CPU operator fail! Unsupported data type: the input dtypes are {list(have)}, "
+                        f"{op}'s reg_info supports {[list(r) for r in rows]}")
+
+
 def _forward_impl(forward: Callable) -> Callable:
     """A primitive impl that is the forward itself (no custom backward)."""
     return lambda *inputs, **attrs: forward(inputs, attrs)
 
 
 class Custom(CustomOp):
-    """MindSpore's `ops.Custom` over a Python function (`func_type` "pyfunc" or "jax").
+    """MindSpore's `ops.Custom` over a Python function (`func_type` "pyfunc", "jax" or "hybrid").
 
     out_shape/out_dtype: as MindSpore's Custom (a shape or dtype, lists of them
     for several outputs, or functions of the input shapes/dtypes); None means
     the first input's. For `"jax"` they default to what the function computes
-    and, when given, must agree with it. bprop: `bprop(*inputs, out, dout)`
-    returning one gradient per input; without it a `"jax"` function is
-    differentiated by jax and a `"pyfunc"` refuses gradients with an error.
+    and, when given, must agree with it; for `"hybrid"` (a `@kernel` function)
+    what is not given is inferred by running the kernel on zeros, as MindSpore
+    does. bprop: `bprop(*inputs, out, dout)` returning one gradient per input;
+    without it a `"jax"` function is differentiated by jax and a `"pyfunc"` or
+    `"hybrid"` one refuses gradients with an error. reg_info: MindSpore's
+    registration info (`CustomRegOp().....get_op_info()`, its JSON text, or a
+    list of them; default: the function's `reg_info`); a call whose input
+    dtypes match none of its CPU `dtype_format` rows is refused.
     """
 
     def __init__(self, func: Callable, out_shape: Any = None, out_dtype: Any = None, func_type: str = "pyfunc",
-                 bprop: Callable | None = None) -> None:
+                 bprop: Callable | None = None, reg_info: Any = None) -> None:
         if not callable(func):
             raise CustomOpError(f"ops.Custom: func must be a Python function, got {type(func).__name__}; for C++ "
                                 f"sources use ops.CustomOpBuilder")
         if func_type not in FUNC_TYPES:
             why = f" ({_MINDSPORE_ONLY[func_type]}, which msx does not have)" if func_type in _MINDSPORE_ONLY else ""
             raise CustomOpError(f"ops.Custom: func_type={func_type!r}{why}; choose 'jax' (a jax-traceable function, "
-                                f"fused into the graph) or 'pyfunc' (a numpy function run on the host)")
+                                f"fused into the graph), 'pyfunc' (a numpy function run on the host) or 'hybrid' (a "
+                                f"Hybrid DSL function decorated by ops.kernel, run on the host)")
         if bprop is not None and not callable(bprop):
             raise CustomOpError(f"ops.Custom: bprop must be callable, got {type(bprop).__name__}")
+        if func_type == "hybrid" and not hybrid.is_kernel(func):
+            raise TypeError(f"ops.Custom(func_type='hybrid'): 'func' must be a function decorated by kernel, got "
+                            f"{func!r}")
+        self.inplace_assign_output = hybrid.check_dsl(func) if func_type == "hybrid" else []
+        self.reg_info = getattr(func, "reg_info", None) if reg_info is None else reg_info
+        self._dtype_rows = reg_dtypes(self.reg_info, "ops.Custom")
         try:
-            key = (func, func_type, _freeze(out_shape), _freeze(out_dtype), bprop)
+            key = (func, func_type, _freeze(out_shape), _freeze(out_dtype), bprop, repr(self.reg_info))
             hash(key)
         except TypeError:
             key = None
@@ -88,7 +114,8 @@ class Custom(CustomOp):
             self._primitive = same
             return
         super().__init__(self._free_name(_base_name(func)))
-        rule = OutputRule(self.name, out_shape, out_dtype)
+        rule = hybrid.HybridRule(self.name, func, out_shape, out_dtype) if func_type == "hybrid" else \
+            OutputRule(self.name, out_shape, out_dtype)
         forward = self._jax_forward(rule) if func_type == "jax" else self._host_forward(rule)
         if func_type == "jax" and bprop is None:
             impl = _forward_impl(forward)  # jax differentiates the function itself
@@ -109,8 +136,10 @@ class Custom(CustomOp):
     def _jax_forward(self, rule: OutputRule) -> Callable:
         """The function itself; what the user declared (shapes, dtypes) is checked against what it computes."""
         func, check_shape, check_dtype = self.func, self.out_shape is not None, self.out_dtype is not None
+        name, rows = self.name, self._dtype_rows
 
         def forward(inputs: tuple, attrs: dict) -> tuple:
+            _check_dtypes(name, rows, inputs)
             out = func(*inputs, **attrs)
             values = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             if check_shape or check_dtype:
@@ -126,12 +155,16 @@ class Custom(CustomOp):
         return forward
 
     def _host_forward(self, rule: OutputRule) -> Callable:
-        func = self.func
+        func, name, rows = self.func, self.name, self._dtype_rows
+        writable = hybrid.is_kernel(func)  # a kernel may write its inputs (an in-place output): give it copies
 
         def forward(inputs: tuple, attrs: dict) -> tuple:
+            _check_dtypes(name, rows, inputs)
             structs = rule.structs(inputs, attrs)
 
             def host(*arrays):
+                if writable:
+                    arrays = [np.array(a) for a in arrays]
                 out = func(*arrays, **attrs)
                 values = tuple(out) if isinstance(out, (tuple, list)) else (out,)
                 _check_outputs(values, structs, "Python function")
@@ -142,6 +175,15 @@ class Custom(CustomOp):
             return tuple(jnp.asarray(v) for v in host(*[np.asarray(x) for x in inputs]))
 
         return forward
+
+    def __call__(self, *inputs, **attrs):
+        out = super().__call__(*inputs, **attrs)
+        if self.inplace_assign_output:  # a hybrid kernel that wrote an input and returned it: MindSpore writes
+            outs = out if isinstance(out, tuple) else (out,)  # the caller's Tensor too
+            for o, i in self.inplace_assign_output:
+                if i < len(inputs) and isinstance(inputs[i], Tensor) and o < len(outs):
+                    inputs[i]._rebind(outs[o])
+        return out
 
     def __repr__(self) -> str:
         return f"<ops.Custom {self.name} (func_type={self.func_type!r})>"

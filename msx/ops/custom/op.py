@@ -34,7 +34,7 @@ CATEGORY = "custom"  # the simulated Ascend backend runs this category on its AI
 class CustomOpInfo:
     """Where a custom primitive comes from: what an export file records and an error names."""
 
-    kind: str                  # "ffi" (CustomOpBuilder), "pyfunc" or "jax" (ops.Custom)
+    kind: str                  # "ffi" (CustomOpBuilder), "pyfunc", "jax" or "hybrid" (ops.Custom)
     function: str              # the C++ op name, or the Python function's qualified name
     module: str | None = None  # the CustomOpBuilder name
     library: str | None = None  # the shared library's path
@@ -59,7 +59,7 @@ def missing_custom_op_message(name: str, record: Any) -> str:
                 f"{shown.get('module')}, built as {shown.get('library')}) is not loaded in this process; run "
                 f"msx.ops.CustomOpBuilder({shown.get('module')}, sources, backend={shown.get('backend')}).load() "
                 f"first")
-    if fields.get("kind") in ("pyfunc", "jax"):
+    if fields.get("kind") in ("pyfunc", "jax", "hybrid"):
         return (f"custom op {name!r} (ops.Custom over {shown.get('function')}) is not defined in this process; "
                 f"create the same ops.Custom first")
     return f"custom op {name!r} is not registered in this process"
