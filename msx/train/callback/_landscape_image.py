@@ -9,7 +9,6 @@ infinite losses are black. Row 0 of the picture is the grid's highest y, as on a
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 SIDE = 256
 LEVELS = 10
@@ -27,6 +26,8 @@ def _colours(t: np.ndarray) -> np.ndarray:
 def render(x: np.ndarray, y: np.ndarray, z: np.ndarray, path: tuple | None = None,
            convergence: tuple | None = None, side: int = SIDE) -> np.ndarray:
     """The landscape `z[i, j]` (loss at x[j], y[i]) as a (1, 3, side, side) float32 image in [0, 1]."""
+    from PIL import Image, ImageDraw  # Pillow loads when a landscape is drawn, not with `import msx`
+
     z = np.asarray(z, np.float64)
     finite = np.isfinite(z)
     if finite.any():
