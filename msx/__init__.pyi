@@ -72,6 +72,7 @@ from msx.graph_hints import STRICT as STRICT
 from msx.dataset.readers.mindrecord_errors import SUCCESS as SUCCESS
 from msx.sparse_tensor import SparseTensor as SparseTensor
 from msx.train.callback._summary_collector import SummaryCollector as SummaryCollector
+from msx.train.callback._landscape import SummaryLandscape as SummaryLandscape
 from msx.train.summary import SummaryRecord as SummaryRecord
 from msx.dynamic_spec import Symbol as Symbol
 from msx.dataset.readers.mindrecord_convert import TFRecordToMR as TFRecordToMR
@@ -125,6 +126,7 @@ from msx.dynamic import enable_dynamic as enable_dynamic
 from msx import errors as errors
 from msx import experimental as experimental
 from msx.export import export as export
+from msx.mindir.split import export_split_mindir as export_split_mindir
 from msx import fileread as fileread
 from msx.dtype import float16 as float16
 from msx.dtype import float32 as float32
@@ -223,7 +225,7 @@ from msx.common.device import reset_max_memory_allocated as reset_max_memory_all
 from msx.common.device import reset_max_memory_reserved as reset_max_memory_reserved
 from msx.common.device import reset_peak_memory_stats as reset_peak_memory_stats
 from msx.ops.functional import reshard as reshard
-from msx.train import restore_group_info_list as restore_group_info_list
+from msx.parallel.group_info import restore_group_info_list as restore_group_info_list
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
 from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
