@@ -51,6 +51,20 @@ def _default_np_dtype(value: np.ndarray) -> np.dtype:
     raise TypeError(f"Tensor: cannot make a tensor from data of numpy dtype {value.dtype}")
 
 
+def host_array(value: np.ndarray, owned: bool = False) -> jax.Array:
+    """A device array holding host data `value` (a numpy array or scalar), made without an XLA compile.
+
+    Not `jnp.asarray`: in jax 0.10 that stages a small program for every new shape and dtype (one XLA compile,
+    5-10 ms each), so building a network paid a compile per distinct weight shape and loading a checkpoint one
+    per tensor. `device_put` copies the bytes without compiling. On CPU it may keep the numpy buffer itself
+    (zero copy), so unless the caller `owned` the array (made it and will not write it) it is copied first: a
+    Tensor never changes when the numpy array it was made from does. Constant under any jax trace."""
+    if not owned:
+        value = np.array(value, copy=True)
+    with jax.ensure_compile_time_eval():
+        return jax.device_put(value)
+
+
 def _to_array(input_data: Any, dtype) -> jax.Array:
     np_dtype = mstype.to_np(dtype)
     if isinstance(input_data, Tensor):
@@ -76,7 +90,11 @@ def _host_to_array(input_data: Any, np_dtype) -> jax.Array:
     if isinstance(input_data, (np.ndarray, np.generic)):  # numpy arrays and scalars keep their dtype
         if input_data.dtype == object:
             raise TypeError("Tensor: cannot make a tensor from a numpy array of Python objects")
-        data = jnp.asarray(input_data)
+        if np_dtype is not None and input_data.dtype != np_dtype and _host_cast_is_exact(input_data.dtype,
+                                                                                           np_dtype):
+            data = host_array(input_data.astype(np_dtype), owned=True)
+        else:
+            data = host_array(input_data)
     else:
         if isinstance(input_data, (list, tuple)) and any(isinstance(x, Tensor) for x in input_data):
             input_data = [np.asarray(x.asnumpy()) if isinstance(x, Tensor) else x for x in input_data]
@@ -86,8 +104,19 @@ def _host_to_array(input_data: Any, np_dtype) -> jax.Array:
             raise ValueError(f"Tensor: input_data is ragged or not numeric: {exc}") from None
         if value.dtype == object:
             raise TypeError(f"Tensor: cannot make a tensor from {type(input_data).__name__} {input_data!r}")
-        data = jnp.asarray(value, dtype=np_dtype or _default_np_dtype(value))
+        # numpy casts host data as `jnp.asarray(value, dtype)` did (jax's array constructor casts with numpy)
+        cast = value.astype(np_dtype or _default_np_dtype(value), copy=False)
+        data = host_array(cast, owned=cast is not value)
     return _cast_checked(data, np_dtype)
+
+
+def _host_cast_is_exact(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether numpy's cast from `src` to `dst` gives what jax's `astype` gives (so it may run on the host):
+    float to float, and any cast numpy calls safe. A float to an int cast is left to jax, whose rounding of
+    NaN and out-of-range values numpy does not share."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    to_float = np.issubdtype(dst, np.floating) or np.issubdtype(dst, np.complexfloating)
+    return (np.issubdtype(src, np.floating) and to_float) or np.can_cast(src, dst, "safe")
 
 
 if TYPE_CHECKING:  # the methods msx.ops attaches at import, as a type checker sees them (tools/generate_stubs.py)

@@ -27,7 +27,7 @@ import numpy as np
 from .. import dtype as mstype
 from .. import tensor as tensor_mod
 from ..sizes import check_size
-from ..tensor import Tensor, register_initializer
+from ..tensor import Tensor, host_array, register_initializer
 from . import init_random
 
 
@@ -362,7 +362,7 @@ def initializer(init: Any, shape=None, dtype=mstype.float32) -> Tensor:
     """
     np_dtype = mstype.to_np(dtype)
     if isinstance(init, (Tensor, np.ndarray, jax.Array)):
-        data = init._data if isinstance(init, Tensor) else jnp.asarray(init)
+        data = init._data if isinstance(init, Tensor) else init if isinstance(init, jax.Array) else host_array(init)
         if shape is not None and tuple(data.shape) != _shape_tuple(shape):
             raise ValueError(f"initializer: the init tensor has shape {tuple(data.shape)}, "
                              f"but the requested shape is {_shape_tuple(shape)}")
@@ -383,7 +383,8 @@ def initializer(init: Any, shape=None, dtype=mstype.float32) -> Tensor:
                         f"got {type(init).__name__}")
     if tensor_mod.NO_INIT[0]:  # nn.no_init_parameters: drawn when first read, or never if a checkpoint fills it
         return tensor_mod.uninit_tensor(init, shape, np_dtype)
-    return Tensor._from(jnp.asarray(init._make(shape, np_dtype), np_dtype))
+    # filled on the host by msx's own initializer, so the device array may keep its buffer
+    return Tensor._from(host_array(np.asarray(init._make(shape, np_dtype), np_dtype), owned=True))
 
 
 @contextlib.contextmanager
