@@ -1,0 +1,11 @@
+"""msx.rewrite: MindSpore's `mindspore.rewrite` — a network's `construct` as editable nodes.
+
+`SymbolTree.create(net)` parses the construct; nodes can be listed, inserted, erased and replaced; and
+`get_network()` compiles the rewritten construct into a new Cell sharing the original's Parameters.
+"""
+from .node import Node
+from .node_type import NodeType
+from .scoped_value import ScopedValue, ValueType
+from .symbol_tree import SymbolTree
+
+__all__ = ["SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType"]
