@@ -1,0 +1,174 @@
+"""msx.rewrite against MindSpore 2.10's mindspore.rewrite: the nodes SymbolTree.create finds in three networks
+(a LeNet, a network with a sub-network Tree, a SequentialCell), the construct get_code writes after inserting,
+replacing, erasing and set_arg, and the outputs of get_network() on fixed weights — all recorded from MindSpore
+by tests/golden_rewrite/record.py (same networks and edits: tests/golden_rewrite/nets.py) — and the rewritten
+network under msx.jit equal to eager."""
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+import msx
+from msx import nn, ops
+from msx.rewrite import Node, NodeType, ScopedValue, SymbolTree, ValueType
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_rewrite")
+with open(os.path.join(HERE, "rewrite.json")) as _f:
+    GOLDEN = json.load(_f)
+
+
+def _load_nets():
+    spec = importlib.util.spec_from_file_location("rewrite_golden_nets", os.path.join(HERE, "nets.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+nets = _load_nets()
+EDITS = [(key, edit.__name__) for key, (_, _, edits) in nets.NETS.items() for edit in edits]
+
+
+@pytest.mark.parametrize("key", sorted(nets.NETS))
+def test_nodes_match_mindspore(key):
+    cls, shape, _ = nets.NETS[key]
+    golden = GOLDEN["nets"][key]
+    stree = SymbolTree.create(cls())
+    assert nets.describe(stree) == golden["nodes"]
+    assert [[n.get_name(), n.get_node_type().name] for n in stree.nodes(all_nodes=True)] == golden["all_nodes"]
+    assert nets.construct_source(stree.get_code(), f"{cls.__name__}Opt") == golden["construct"]
+    subs = {n.get_name(): nets.describe(n.get_sub_tree()) for n in stree.nodes() if n.get_node_type() == NodeType.Tree}
+    assert subs == golden["sub_trees"]
+    x = nets.net_input(shape)
+    np.testing.assert_allclose(_flat(nets.outputs(cls()(x))), _flat(golden["output"]), rtol=1e-5, atol=1e-5)
+
+
+def _flat(value):
+    return np.concatenate([np.ravel(np.asarray(v, dtype=np.float64)) for v in value]) \
+        if isinstance(value, list) and value and isinstance(value[0], list) and isinstance(value[0][0], list) \
+        else np.asarray(value, dtype=np.float64).ravel()
+
+
+def _jit_equal(net, x):
+    eager = net(x)
+    jitted = msx.jit(net)(x)
+    eager = eager if isinstance(eager, tuple) else (eager,)
+    jitted = jitted if isinstance(jitted, tuple) else (jitted,)
+    for a, b in zip(eager, jitted):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("key,edit", EDITS)
+def test_edit_matches_mindspore(key, edit):
+    cls, shape, edits = nets.NETS[key]
+    golden = GOLDEN["nets"][key]["edits"][edit]
+    original = cls()
+    stree = SymbolTree.create(original)
+    getattr(nets, edit)(stree)
+    assert nets.describe(stree) == golden["nodes"]
+    code = stree.get_code()
+    assert nets.construct_source(code, f"{cls.__name__}Opt") == golden["construct"]
+    subs = {n.get_name(): nets.construct_source(code, f"{n.get_instance_type().__name__}Opt")
+            for n in stree.nodes() if n.get_node_type() == NodeType.Tree}
+    assert subs == golden["sub_constructs"]
+    new_net = stree.get_network()
+    x = nets.net_input(shape)
+    out = nets.outputs(new_net(x))
+    for got, want in zip(out if isinstance(out[0][0], list) else [out],
+                         golden["output"] if isinstance(out[0][0], list) else [golden["output"]]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    _jit_equal(new_net, x)
+    # the rewritten network shares the original's Parameters; the original keeps its construct and cells
+    assert {id(p) for p in original.get_parameters()} <= {id(p) for p in new_net.get_parameters()}
+    np.testing.assert_allclose(_flat(nets.outputs(original(x))), _flat(GOLDEN["nets"][key]["output"]),
+                               rtol=1e-5, atol=1e-5)
+
+
+def _kind(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return type(exc).__name__
+    return "ok"
+
+
+def test_misuse_raises_mindspore_types():
+    assert nets.record_errors() == GOLDEN["errors"]
+
+
+def test_misuse_messages_name_the_bad_value():
+    stree = SymbolTree.create(nets.SeqNet())
+    with pytest.raises(RuntimeError, match="'nope'.*SeqNet"):
+        stree.after("nope")
+    with pytest.raises(TypeError, match="'network' should be 'Cell', but got type 'int'"):
+        SymbolTree.create(3)
+    with pytest.raises(TypeError, match="'cell' should be one of"):
+        Node.create_call_cell(3, targets=["x"])
+    with pytest.raises(TypeError, match="'position' should be 'Position'"):
+        stree.insert(3, Node.create_call_cell(nn.ReLU(), targets=["x"]))
+    with pytest.raises(ValueError, match="index.*range \\[0, 1\\).*got 4"):
+        stree.get_node("tanh").set_arg(4, "x")
+    with pytest.raises(RuntimeError, match="before or between parameters"):
+        stree.insert(stree.before("input_x"), Node.create_call_cell(nn.ReLU(), targets=["x"]))
+    with pytest.raises(TypeError, match="NodeType.Tree"):
+        stree.get_node("tanh").get_sub_tree()
+
+
+def test_scoped_value_as_mindspore_documents():
+    # the examples of MindSpore's ScopedValue docstrings
+    assert str(ScopedValue.create_variable_value(2)) == "2"
+    assert str(ScopedValue.create_naming_value("conv", "self")) == "self.conv"
+    assert str(ScopedValue.create_name_values(names=["z", "z_1"], scopes=["self", "self"])) == "[self.z, self.z_1]"
+    assert ScopedValue.create_variable_value((1, "a")).type == ValueType.TupleValue
+    assert ScopedValue.create_variable_value(nn.ReLU()).type == ValueType.CustomObjValue
+    assert ScopedValue.create_naming_value("x") == ScopedValue(ValueType.NamingValue, "", "x")
+    with pytest.raises(ValueError, match="Length of names"):
+        ScopedValue.create_name_values(["a"], ["self", "self"])
+
+
+class Mixed(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3, weight_init="ones", bias_init="zeros")
+        self.abs = ops.Abs()
+
+    def construct(self, x, n=2):
+        y = ops.relu(self.dense(x))
+        for _ in range(n):
+            y = y + self.abs(x)
+        print("y", y.shape)
+        return y
+
+
+def test_kinds_control_flow_and_inserted_function(capsys):
+    stree = SymbolTree.create(Mixed())
+    kinds = {n.get_name(): n.get_node_type() for n in stree.nodes()}
+    assert kinds["relu"] == NodeType.CallFunction and stree.get_node("relu").get_instance() is ops.relu
+    assert kinds["for_node"] == NodeType.ControlFlow and kinds["Expr"] == NodeType.Python
+    inner = [n.get_name() for n in stree.nodes(all_nodes=True)][len(kinds):]
+    assert inner == ["abs", "binop_add"] and stree.get_node("abs").get_node_type() == NodeType.CallPrimitive
+    # insert a function call after the dense call and feed relu from it
+    dense = stree.get_node("dense")
+    new = Node.create_call_function(ops.tanh, targets=[stree.unique_name("t")], args=dense.get_targets())
+    stree.insert(stree.after(dense), new)
+    stree.get_node("relu").set_arg_by_node(0, new)
+    assert [n.get_name() for n in stree.get_node("relu").get_inputs()] == ["tanh"]
+    assert [n.get_name() for n in dense.get_users()] == ["tanh"]
+    net = stree.get_network()
+    x = msx.Tensor(np.array([[0.5, -1.0, 2.0]], np.float32))
+    want = np.maximum(np.tanh(np.full((1, 3), 1.5)), 0) + 2 * np.abs(x.asnumpy())
+    np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5)
+    _jit_equal(net, x)
+    stree.print_node_tabulate(all_nodes=True)
+    table = capsys.readouterr().out
+    assert "[Mixed]" in table and "t = tanh(dense_var)" in table and "[Mixed.for_node]" in table
+
+
+def test_erase_reconnects_to_the_earlier_provider():
+    stree = SymbolTree.create(nets.LeNet())
+    stree.erase("relu_1")  # `x = self.relu(fc1_var)`: fc2 now reads the flatten's x
+    assert [n.get_name() for n in stree.get_node("fc2").get_inputs()] == ["flatten"]
+    assert "relu_1" not in [n.get_name() for n in stree.nodes()]
+    with pytest.raises(RuntimeError):
+        stree.erase("relu_1")
