@@ -65,8 +65,10 @@ def test_edit_matches_mindspore(key, edit):
     golden = GOLDEN["nets"][key]["edits"][edit]
     original = cls()
     stree = SymbolTree.create(original)
-    getattr(nets, edit)(stree)
+    result = getattr(nets, edit)(stree)
+    assert result == golden["result"]
     assert nets.describe(stree) == golden["nodes"]
+    assert [[n.get_name(), n.get_node_type().name] for n in stree.nodes(all_nodes=True)] == golden["all_nodes"]
     code = stree.get_code()
     assert nets.construct_source(code, f"{cls.__name__}Opt") == golden["construct"]
     subs = {n.get_name(): nets.construct_source(code, f"{n.get_instance_type().__name__}Opt")
@@ -79,8 +81,9 @@ def test_edit_matches_mindspore(key, edit):
                          golden["output"] if isinstance(out[0][0], list) else [golden["output"]]):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
     _jit_equal(new_net, x)
-    # the rewritten network shares the original's Parameters; the original keeps its construct and cells
-    assert {id(p) for p in original.get_parameters()} <= {id(p) for p in new_net.get_parameters()}
+    # the rewritten network holds the original's Parameters (the inserted cells have none); the original runs
+    # as before
+    assert {id(p) for p in new_net.get_parameters()} <= {id(p) for p in original.get_parameters()}
     np.testing.assert_allclose(_flat(nets.outputs(original(x))), _flat(GOLDEN["nets"][key]["output"]),
                                rtol=1e-5, atol=1e-5)
 

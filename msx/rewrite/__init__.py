@@ -5,7 +5,9 @@
 """
 from .node import Node
 from .node_type import NodeType
+from .pattern_engine import PatternEngine, PatternNode, Replacement, VarNode
 from .scoped_value import ScopedValue, ValueType
 from .symbol_tree import SymbolTree
 
-__all__ = ["SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType"]
+__all__ = ["SymbolTree", "Node", "NodeType", "ScopedValue", "ValueType", "PatternEngine", "PatternNode", "VarNode",
+           "Replacement"]

@@ -219,7 +219,8 @@ class SymbolTree:
 
     def _bind(self, node: Node) -> None:
         """Gives a new node what its code refers to: a field for its Cell, a name for its function."""
-        if node._type in _CELL_NODES and node._func is None:
+        in_container = node._parent is not None and node._parent._type == NodeType.CellContainer
+        if node._type in _CELL_NODES and node._func is None and not in_container:
             field = node._name
             while field in self._fields or hasattr(self._network, field):
                 field = self._node_namer.get_name(field)

@@ -13,6 +13,7 @@ ms = importlib.import_module(_FRAMEWORK)
 nn = importlib.import_module(_FRAMEWORK + ".nn")
 _rewrite = importlib.import_module(_FRAMEWORK + ".rewrite")
 Node, ScopedValue, SymbolTree = _rewrite.Node, _rewrite.ScopedValue, _rewrite.SymbolTree
+PatternEngine, PatternNode, VarNode = _rewrite.PatternEngine, _rewrite.PatternNode, _rewrite.VarNode
 
 _RNG = [np.random.default_rng(7)]
 
@@ -85,6 +86,41 @@ class SeqNet(nn.Cell):
         return x
 
 
+class ChainNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        _reset()
+        self.fc1 = nn.Dense(4, 4, weight_init=_w(4, 4), bias_init=_w(4))
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(4, 3, weight_init=_w(3, 4), bias_init=_w(3))
+        self.relu2 = nn.ReLU()
+
+    def construct(self, x):
+        x = self.fc1(x)
+        x = self.relu(x)
+        x = self.fc2(x)
+        x = self.relu2(x)
+        return x
+
+
+class DenseReluToTanh(_rewrite.Replacement):
+    """Replaces `relu(dense(v))` by `tanh(v)` (the chain pattern's first node is named '0-<type>')."""
+
+    def build(self, pattern, is_chain_pattern, matched):
+        root = matched[pattern.name()]
+        dense = [n for key, n in matched.items() if key != pattern.name()][0]
+        return [Node.create_call_cell(nn.Tanh(), targets=root.get_targets(), args=dense.get_args(), name="tanh")]
+
+
+def chain_pattern(stree):
+    return PatternEngine([nn.Dense, nn.ReLU], DenseReluToTanh()).apply(stree)
+
+
+def tree_pattern(stree):
+    pattern = PatternNode("relu", nn.ReLU, [PatternNode("fc", nn.Dense, [VarNode()])])
+    return PatternEngine(pattern, DenseReluToTanh()).apply(stree)
+
+
 def _named(name, scope=""):
     return ScopedValue.create_naming_value(name, scope)
 
@@ -129,7 +165,8 @@ def seq_replace_output(stree):
 NETS = {
     "lenet": (LeNet, (1, 1, 8, 8), [lenet_insert, lenet_replace, lenet_insert_before]),
     "tree": (TreeNet, (2, 4), [tree_sub_insert, tree_set_arg]),
-    "seq": (SeqNet, (2, 4), [seq_erase, seq_replace_output]),
+    "seq": (SeqNet, (2, 4), [seq_erase, seq_replace_output, chain_pattern]),
+    "chain": (ChainNet, (2, 4), [chain_pattern, tree_pattern]),
 }
 
 
@@ -183,11 +220,12 @@ def record():
         entry["sub_trees"] = subs
         for edit in edits:
             stree = SymbolTree.create(cls())
-            edit(stree)
+            result = edit(stree)
             new_net = stree.get_network()
             code = stree.get_code()
             entry["edits"][edit.__name__] = {
-                "nodes": describe(stree), "output": outputs(new_net(x)),
+                "nodes": describe(stree), "output": outputs(new_net(x)), "result": result,
+                "all_nodes": [[n.get_name(), n.get_node_type().name] for n in stree.nodes(all_nodes=True)],
                 "construct": construct_source(code, f"{cls.__name__}Opt"),
                 "sub_constructs": {n.get_name(): construct_source(code, f"{n.get_instance_type().__name__}Opt")
                                    for n in stree.nodes() if n.get_node_type().name == "Tree"}}
