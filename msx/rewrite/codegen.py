@@ -77,6 +77,8 @@ def node_statements(node: Node) -> List[ast.stmt]:
             return [_assign(node, (ast.Tuple if method == "tuple" else ast.List)(elts=args, ctx=ast.Load()))]
         return [_assign(node, ast.Dict(keys=[ast.Constant(value=k.arg) for k in kwargs],
                                        values=[k.value for k in kwargs]))]
+    if kind == NodeType.ControlFlow and node._is_else:
+        return _orphan_else(node, args[0])
     if kind == NodeType.ControlFlow:
         return [_control_flow(node, args[0])]
     raise TypeError(f"rewrite: cannot write code for node {node.get_name()!r} of type {kind}")
@@ -97,6 +99,15 @@ def _control_flow(node: Node, head: ast.expr) -> ast.stmt:
         stmt.test = head
     stmt.body, stmt.orelse = body, orelse
     return stmt
+
+
+def _orphan_else(node: Node, head: ast.expr) -> List[ast.stmt]:
+    """An else block whose `if`/loop was flattened away: `if <test>: pass else: ...` for an if (as MindSpore
+    writes it); a loop's else (run when the loop ends) runs in place."""
+    body = block_statements(node._body)
+    if isinstance(node._stmt, ast.If):
+        return [ast.If(test=head, body=[ast.Pass()], orelse=body)]
+    return [s for s in body if not isinstance(s, ast.Pass)]
 
 
 def construct_def(func_def: ast.FunctionDef, inputs: List[Node], block: List[Node]) -> ast.FunctionDef:

@@ -14,6 +14,7 @@ first, the operands of one expression are hoisted right to left), so node and ta
 from __future__ import annotations
 
 import ast
+import copy
 import keyword
 
 from .namer import Namer
@@ -143,6 +144,8 @@ class _Body:
         index = len(body) - 1
         while index >= 0:
             stmt = body[index]
+            if isinstance(stmt, ast.If) and not hasattr(stmt, "msx_original_test"):
+                stmt.msx_original_test = copy.deepcopy(stmt.test)  # read by flatten_static_if_control_flow
             expr = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else stmt
             hoisted = self.flatten_expr(expr)
             for assign in reversed(hoisted):

@@ -58,6 +58,7 @@ class Node:
         self._body: List[Node] = []   # ControlFlow: the nodes of its block; CellContainer: one per cell
         self._orelse: Optional[Node] = None   # ControlFlow `if`/`for`/`while`: its else node
         self._body_of: Optional[Node] = None  # an else node: the `if`/`for`/`while` it belongs to
+        self._is_else = False         # an else node (it stays one when its `if` is flattened away)
         self._attributes: dict = {}
         self._pending_container = False  # a CellContainer whose cell nodes are made when it is inserted
         self._default = None          # Input: the default (an ast.expr when parsed, a ScopedValue when created)

@@ -78,6 +78,7 @@ def _parse_control_flow(ctx: ParseContext, stmt: ast.stmt, block: list, parent: 
         else_name = "else_node" if kind == "if" else f"{kind}_else_node"
         tail = Node(NodeType.ControlFlow, else_name, args=[to_scoped(test)], arg_asts=[test], stmt=stmt)
         tail._body_of = head
+        tail._is_else = True
         head._orelse = tail
         ctx.add(tail, block, parent)
         parse_block(ctx, stmt.orelse, tail._body, tail)

@@ -32,6 +32,7 @@ from .node import Node
 from .node_type import NodeType
 from .parse import ParseContext, fill_container, parse_arguments, parse_block
 from .scoped_value import ScopedValue, ValueType
+from .static_if import static_value
 from .table import node_table
 
 _CELL_NODES = (NodeType.CallCell, NodeType.CallPrimitive, NodeType.Tree, NodeType.CellContainer)
@@ -303,6 +304,63 @@ class SymbolTree:
             raise RuntimeError(f"SymbolTree of {type(self._network).__name__} has no return node.")
         outputs[-1].set_arg(index, return_value)
         return outputs[-1]
+
+    def flatten_nodes(self, node: Node, erase_nodes_after_return: bool = False) -> None:
+        """Moves the nodes of ControlFlow `node`'s block to where `node` is and removes `node` (an `if`'s
+        branch then runs unconditionally, a loop's body once). As in MindSpore 2.10, the flag given here
+        removes the other branch of the `if` (its implementation's `erase_another_branch`)."""
+        check_type("flatten_nodes", "node", node, [Node])
+        check_type("flatten_nodes", "erase_nodes_after_return", erase_nodes_after_return, [bool])
+        self._flatten(self._real(node, "node"), erase_nodes_after_return, False)
+
+    def _flatten(self, node: Node, erase_other: bool, erase_after_return: bool) -> None:
+        if node._type != NodeType.ControlFlow:
+            raise ValueError(f"For flatten_nodes, the type of node can only be ControlFlow, but got "
+                             f"{node._type} ({node.get_name()!r}).")
+        block = node._block
+        partner = node._orelse if node._orelse is not None else node._body_of
+        for inner in node._body:  # re-inserted, so renamed, as MindSpore does (`act` -> `act_1`)
+            inner._block, inner._parent = block, node._parent
+            inner._name = self._node_namer.get_name(inner._name)
+        # an `if` with an else: its nodes go after the else (which then stands alone), as in MindSpore
+        index = block.index(node._orelse if node._orelse is not None else node) + 1
+        block[index:index] = node._body
+        block.remove(node)
+        node._body = []
+        if partner is not None:
+            partner._orelse = partner._body_of = None
+        node._orelse = node._body_of = None
+        node._tree, node._block, node._parent = None, None, None
+        if erase_other and partner is not None and partner._tree is self:
+            self.erase(partner)
+        if erase_after_return:
+            outputs = [i for i, n in enumerate(block) if n._type == NodeType.Output]
+            if outputs:
+                for late in block[outputs[0] + 1:]:
+                    log.get_logger().warning("Node %s which is behind the flatten return node is automatically "
+                                             "erased.", late.get_name())
+                    self.erase(late)
+        self._changed()
+
+    def flatten_static_if_control_flow(self) -> None:
+        """Inlines each `if` whose test is known before the network runs (`if self.use_bias:`): the branch
+        taken stays, the other goes (in this tree and its sub-trees)."""
+        local = {str(t) for n in self.all_nodes(subtree_nodes=False) for t in n._targets}
+        for node in self.all_nodes(subtree_nodes=False):
+            test = getattr(node._stmt, "msx_original_test", None)
+            if node._tree is not self or node._type != NodeType.ControlFlow or node._is_else or test is None:
+                continue
+            known, truth = static_value(test, self._network, self._globals, local)
+            if not known:
+                continue
+            if truth:
+                self._flatten(node, True, True)
+            elif node._orelse is not None:
+                self._flatten(node._orelse, True, True)
+            else:
+                self.erase(node)
+        for node in self._sub_trees():
+            node._sub_tree.flatten_static_if_control_flow()
 
     # ------------------------------------------------------------------ output
     def get_node_tabulate(self, all_nodes: bool = False) -> str:

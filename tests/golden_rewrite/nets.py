@@ -103,6 +103,38 @@ class ChainNet(nn.Cell):
         return x
 
 
+class StaticIfNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        _reset()
+        self.fc = nn.Dense(4, 4, weight_init=_w(4, 4), bias_init=_w(4))
+        self.act = nn.ReLU()
+        self.use_act = True
+        self.scale = 0
+
+    def construct(self, x):
+        x = self.fc(x)
+        if self.use_act:
+            x = self.act(x)
+        else:
+            x = x * 2
+        if self.scale > 1:
+            x = x * self.scale
+        return x
+
+
+def static_if(stree):
+    stree.flatten_static_if_control_flow()
+
+
+def flatten_if(stree):
+    stree.flatten_nodes(stree.get_node("if_node"))
+
+
+def flatten_else(stree):
+    stree.flatten_nodes(stree.get_node("else_node"), True)
+
+
 class DenseReluToTanh(_rewrite.Replacement):
     """Replaces `relu(dense(v))` by `tanh(v)` (the chain pattern's first node is named '0-<type>')."""
 
@@ -167,6 +199,7 @@ NETS = {
     "tree": (TreeNet, (2, 4), [tree_sub_insert, tree_set_arg]),
     "seq": (SeqNet, (2, 4), [seq_erase, seq_replace_output, chain_pattern]),
     "chain": (ChainNet, (2, 4), [chain_pattern, tree_pattern]),
+    "static_if": (StaticIfNet, (2, 4), [static_if, flatten_if, flatten_else]),
 }
 
 
@@ -259,5 +292,6 @@ def record_errors():
         "insert_twice": _kind(lambda: stree.insert(stree.after("tanh"), placed)),
         "naming_value_not_str": _kind(lambda: ScopedValue.create_naming_value(3)),
         "replace_not_node": _kind(lambda: stree.replace(None, [])),
+        "flatten_not_control_flow": _kind(lambda: stree.flatten_nodes(stree.get_node("tanh"))),
         "erase_node_with_users": _kind(lambda: stree.erase(stree.get_node("features"))),
     }
