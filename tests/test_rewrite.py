@@ -88,14 +88,6 @@ def test_edit_matches_mindspore(key, edit):
                                rtol=1e-5, atol=1e-5)
 
 
-def _kind(fn):
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001
-        return type(exc).__name__
-    return "ok"
-
-
 def test_misuse_raises_mindspore_types():
     assert nets.record_errors() == GOLDEN["errors"]
 
@@ -175,3 +167,38 @@ def test_erase_reconnects_to_the_earlier_provider():
     assert "relu_1" not in [n.get_name() for n in stree.nodes()]
     with pytest.raises(RuntimeError):
         stree.erase("relu_1")
+
+
+def test_cell_node_attributes_and_dump(capsys):
+    # MindSpore fills a CallCell node's attributes with the cell's public attributes plus "cls"
+    stree = SymbolTree.create(nets.TreeNet())
+    attrs = stree.get_node("head").get_attributes()
+    assert attrs["cls"] is nn.Dense and attrs["in_channels"] == 4 and attrs["has_bias"] is True
+    stree.get_node("head").set_attribute("note", 1)
+    assert stree.get_node("head").get_attribute("note") == 1
+    stree.dump()
+    text = capsys.readouterr().out
+    assert "%0(block_var) = Block(%input_x){instance name: block}" in text
+    assert "%3(out) = Dense(%1){instance name: head}" in text and "Return(%4)" in text
+
+
+def test_static_if_reads_the_test_without_running_it():
+    calls = []
+
+    class Probe(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU()
+
+        def check(self):
+            calls.append(1)
+            return True
+
+        def construct(self, x):
+            if self.check():
+                x = self.act(x)
+            return x
+
+    stree = SymbolTree.create(Probe())
+    stree.flatten_static_if_control_flow()  # a call in the test: dynamic, left alone, never called
+    assert calls == [] and stree.get_node("if_node") is not None

@@ -60,6 +60,10 @@ class Node:
         self._body_of: Optional[Node] = None  # an else node: the `if`/`for`/`while` it belongs to
         self._is_else = False         # an else node (it stays one when its `if` is flattened away)
         self._attributes: dict = {}
+        if node_type in (NodeType.CallModule, NodeType.CallCell, NodeType.CallPrimitive) and instance is not None:
+            # as MindSpore: a called Cell's / Primitive's public attributes, and its class under "cls"
+            self._attributes = {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+            self._attributes["cls"] = type(instance)
         self._pending_container = False  # a CellContainer whose cell nodes are made when it is inserted
         self._default = None          # Input: the default (an ast.expr when parsed, a ScopedValue when created)
         self._field = None            # the attribute of the network the called Cell is stored under

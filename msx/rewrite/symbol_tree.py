@@ -33,7 +33,7 @@ from .node_type import NodeType
 from .parse import ParseContext, fill_container, parse_arguments, parse_block
 from .scoped_value import ScopedValue, ValueType
 from .static_if import static_value
-from .table import node_table
+from .table import dump_text, node_table
 
 _CELL_NODES = (NodeType.CallCell, NodeType.CallPrimitive, NodeType.Tree, NodeType.CellContainer)
 
@@ -375,6 +375,10 @@ class SymbolTree:
                 if node._type == NodeType.Tree and node._sub_tree is not None:
                     text += node._sub_tree.get_node_tabulate(True)
         return text
+
+    def dump(self) -> None:
+        """Prints the tree in MindSpore's dump layout: inputs, then `%i(target) = Type(operands)` per node."""
+        print(dump_text(self._network, self._nodes))
 
     def print_node_tabulate(self, all_nodes: bool = False) -> None:
         """Prints a table of the nodes: type, name, code, argument providers and target users."""

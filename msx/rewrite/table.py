@@ -1,8 +1,9 @@
-"""The node table `SymbolTree.print_node_tabulate` prints (MindSpore's columns; a plain-text layout like
-the `tabulate` package's default, without needing it)."""
+"""Text views of a tree: the node table `SymbolTree.print_node_tabulate` prints (MindSpore's columns; a
+plain-text layout like the `tabulate` package's default, without needing it) and `SymbolTree.dump`'s listing."""
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import List
 
 from .codegen import node_statements
@@ -31,3 +32,44 @@ def node_table(title: str, block: List) -> str:
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def _file_of(obj) -> str | None:
+    try:
+        return inspect.getfile(obj)
+    except TypeError:
+        return None
+
+
+def dump_text(network, block: List) -> str:
+    """MindSpore's dump layout: the inputs, then one numbered line per node (`%1(y) = Dense(%0)`)."""
+    inputs = [n for n in block if n.get_node_type().name == "Input"]
+    lines = ["#SymbolTree entry    : @construct ", f"#Inputs num     : {len(inputs)}"]
+    index = {}
+    for node in inputs:
+        name = str(node.get_targets()[0])
+        index[name] = f"%input_{name}"
+        lines.append(index[name])
+    lines += ["", "Symbol Tree @construct { "]
+    number = -1
+    net_file = _file_of(type(network))
+    for node in block:
+        if node in inputs:
+            continue
+        operands = [index.get(str(a), str(a)) for a in node.get_args() + list(node.get_kwargs().values())]
+        if node.get_node_type().name == "Output":
+            lines += [f"  Return({', '.join(operands)}) ", "      : (null) ", f"      # In file {net_file}"]
+            continue
+        number += 1
+        targets = node.get_targets() or [None]
+        for target in node.get_targets():
+            index[str(target)] = f"%{number}"
+        attrs = ", ".join(f"{k}: {v}" for k, v in node.get_attributes().items())
+        call = f"({', '.join(operands)})" if operands else ""
+        lines += [f"  %{number}({targets[0]}) = {node.get_instance_type().__name__}{call}"
+                  f"{{instance name: {node.get_name()}}} attributes {{{attrs}}}",
+                  "      : (null) -> (null)",
+                  f"      # In file {_file_of(node.get_instance_type()) if node.get_instance() is not None else None}",
+                  f"      # In file {net_file}"]
+    lines.append("}")
+    return "\n".join(lines)
