@@ -202,3 +202,59 @@ def test_static_if_reads_the_test_without_running_it():
     stree = SymbolTree.create(Probe())
     stree.flatten_static_if_control_flow()  # a call in the test: dynamic, left alone, never called
     assert calls == [] and stree.get_node("if_node") is not None
+
+
+SCALE = 3
+
+
+class _Base(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+class Odd(_Base):
+    """Python rewrite keeps as written: *args/**kw, `+=`, slices, dicts, a CellList loop, while/break, a nested
+    def, a conditional expression, `super()` and a tuple return."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 4, weight_init="ones", bias_init="zeros")
+        self.layers = nn.CellList([nn.ReLU(), nn.ReLU()])
+        self.flag = True
+
+    def helper(self, x):
+        return x + 1
+
+    def construct(self, x, *args, n=2, **kw):
+        a = ops.concat((x, x), axis=1)
+        b = a[:, :4]
+        b += 1
+        d = {"p": ops.sum(b, dim=1, keepdim=True), "q": x}
+        e = d["p"] * SCALE + self.helper(x)
+        shape = self.dense(x).shape
+        for layer in self.layers:
+            e = layer(e)
+        i = 0
+        while i < n:
+            i += 1
+            if i > 5:
+                break
+        f = super().construct(e)
+
+        def inner(t):
+            return t - i
+        h = inner(f) if self.flag else f
+        return -h, not self.flag, shape[0]
+
+
+def test_identity_rewrite_keeps_python_as_written():
+    net = Odd()
+    stree = SymbolTree.create(net)
+    kinds = [n.get_node_type() for n in stree.nodes()]
+    assert NodeType.Python in kinds and NodeType.ControlFlow in kinds
+    assert "super(Odd, self)" in stree.get_code()  # the generated class is not where construct was written
+    new_net = stree.get_network()
+    x = msx.Tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+    want, got = net(x), new_net(x)
+    np.testing.assert_allclose(got[0].asnumpy(), want[0].asnumpy(), rtol=1e-6)
+    assert got[1:] == want[1:] == (False, 2)

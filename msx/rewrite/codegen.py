@@ -110,8 +110,26 @@ def _orphan_else(node: Node, head: ast.expr) -> List[ast.stmt]:
     return [s for s in body if not isinstance(s, ast.Pass)]
 
 
-def construct_def(func_def: ast.FunctionDef, inputs: List[Node], block: List[Node]) -> ast.FunctionDef:
-    """`def construct(self, <inputs>): <block>`, the original signature's defaults and extra arguments kept."""
+class _ExplicitSuper(ast.NodeTransformer):
+    """`super()` -> `super(Owner, self)`: the generated class is not the one the source was written in."""
+
+    def __init__(self, owner: str, self_name: str) -> None:
+        self.owner, self.self_name = owner, self_name
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        return node  # a nested function's own super() is its own business
+
+    def visit_Call(self, node: ast.Call) -> ast.Call:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords:
+            node.args = [ast.Name(id=self.owner, ctx=ast.Load()), ast.Name(id=self.self_name, ctx=ast.Load())]
+        return node
+
+
+def construct_def(func_def: ast.FunctionDef, inputs: List[Node], block: List[Node],
+                  owner: str) -> ast.FunctionDef:
+    """`def construct(self, <inputs>): <block>`, the original signature's defaults and extra arguments kept;
+    `owner` names the class the original construct was defined in."""
     new = copy.deepcopy(func_def)
     new.decorator_list = []
     self_arg = func_def.args.args[0]
@@ -126,7 +144,7 @@ def construct_def(func_def: ast.FunctionDef, inputs: List[Node], block: List[Nod
             raise ValueError(f"rewrite: input {arg.arg!r} of construct has no default but follows one with a "
                              f"default")
     new.args.args, new.args.defaults = args, defaults
-    new.body = block_statements(block)
+    new.body = [_ExplicitSuper(owner, self_arg.arg).visit(stmt) for stmt in block_statements(block)]
     return new
 
 

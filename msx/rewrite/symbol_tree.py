@@ -45,6 +45,15 @@ class Position:
         self.tree, self.node, self.before = tree, node, before
 
 
+def _construct_owner(network: Cell) -> type:
+    """The class whose body defines the `construct` the network runs (what a zero-argument `super()` in it
+    means)."""
+    for klass in type(network).__mro__:
+        if "construct" in vars(klass):
+            return klass
+    return type(network)
+
+
 def _construct_of(network: Cell) -> tuple[ast.FunctionDef, dict]:
     """The AST of `type(network).construct` and the names it sees (module globals plus closure values)."""
     fn = getattr(type(network), "construct", None)
@@ -391,8 +400,17 @@ class SymbolTree:
     def _source(self) -> str:
         inputs = [n for n in self._nodes if n._type == NodeType.Input]
         body = [n for n in self._nodes if n._type != NodeType.Input]
-        construct = construct_def(self._func_def, inputs, body)
+        construct = construct_def(self._func_def, inputs, body, self._owner_name())
         return class_source(self._class_name(), type(self._network).__name__, construct)
+
+    def _owner_name(self) -> str:
+        """The name the generated code calls the class defining `construct` by (for `super()`)."""
+        owner = _construct_owner(self._network)
+        name = owner.__name__
+        if owner is not type(self._network) and (name == type(self._network).__name__
+                                                  or self._globals.get(name, owner) is not owner):
+            name = f"_{name}_construct_owner"
+        return name
 
     def _sub_trees(self) -> List[Node]:
         return [n for n in self.all_nodes(subtree_nodes=False) if n._type == NodeType.Tree and n._sub_tree]
@@ -408,6 +426,7 @@ class SymbolTree:
         namespace = dict(self._globals)
         namespace.update(self._functions)
         namespace[type(self._network).__name__] = type(self._network)
+        namespace[self._owner_name()] = _construct_owner(self._network)
         cls = compile_class(source, self._class_name(), namespace)
         cls.__module__ = type(self._network).__module__
         fields = dict(self._fields)
