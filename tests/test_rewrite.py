@@ -258,3 +258,64 @@ def test_identity_rewrite_keeps_python_as_written():
     want, got = net(x), new_net(x)
     np.testing.assert_allclose(got[0].asnumpy(), want[0].asnumpy(), rtol=1e-6)
     assert got[1:] == want[1:] == (False, 2)
+
+
+def _named(name):
+    return ScopedValue.create_naming_value(name)
+
+
+def test_new_input_and_function_call():
+    stree = SymbolTree.create(nets.SeqNet())
+    stree.insert(stree.after("input_x"), Node.create_input("bias", ScopedValue.create_variable_value(0.5)))
+    ret = stree.get_node("return")
+    stree.insert(stree.before(ret), Node.create_call_function(ops.add, targets=["y"], args=[_named("x"),
+                                                                                             _named("bias")]))
+    ret.set_arg(0, "y")
+    assert "def construct(self, x, bias=0.5):" in stree.get_code()
+    net, x = stree.get_network(), nets.net_input((2, 4))
+    base = nets.SeqNet()(x).asnumpy()
+    np.testing.assert_allclose(net(x).asnumpy(), base + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(net(x, 1.0).asnumpy(), base + 1.0, rtol=1e-6)
+
+
+def test_sub_net_nodes_and_edits_inside_blocks():
+    stree = SymbolTree.create(nets.SeqNet())
+    block = Node.create_call_cell(nets.Block(), targets=["x"], args=[_named("x")], name="blk", is_sub_net=True)
+    assert block.get_node_type() == NodeType.Tree
+    stree.insert(stree.before("features"), block)
+    sub = block.get_sub_tree()
+    sub.insert(sub.after("act"), Node.create_call_cell(nn.Sigmoid(), targets=["y"], args=[_named("y")]))
+    post = Node.create_call_cell(nn.SequentialCell([nn.ReLU(), nn.Tanh()]), targets=["x"], args=[_named("x")],
+                                 name="post", is_sub_net=True)
+    stree.insert(stree.after("tanh"), post)
+    assert post.get_node_type() == NodeType.CellContainer
+    # all_nodes: the top block, then the blocks of its containers (the last first, as MindSpore), then sub-trees
+    assert [n.get_name() for n in stree.nodes(all_nodes=True)][-11:-6] == ["ReLU_1", "Tanh", "Dense", "ReLU",
+                                                                           "Dense_1"]
+    # a Tanh into the SequentialCell, after its ReLU
+    stree.insert(stree.after(stree.get_node("ReLU")), Node.create_call_cell(nn.Tanh(), targets=["x"],
+                                                                             args=[_named("x")]))
+    net, x = stree.get_network(), nets.net_input((2, 4))
+    assert len(net.features) == 4 and isinstance(net.features[2], nn.Tanh)
+    ref = nets.SeqNet()
+    blk = nets.Block()
+    h = x + ops.sigmoid(ops.relu(blk.fc(x)))
+    h = ref.features[2](ops.tanh(ops.relu(ref.features[0](h))))
+    want = ops.tanh(ops.relu(ops.tanh(h)))
+    np.testing.assert_allclose(net(x).asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
+    _jit_equal(net, x)
+
+
+def test_insert_inside_an_if_block():
+    stree = SymbolTree.create(nets.TreeNet())
+    inner = stree.get_node("binop_sub")  # `y = y - 1` inside `if flag:`
+    stree.insert(stree.after(inner), Node.create_call_cell(nn.ReLU(), targets=["y"], args=[_named("y")],
+                                                           name="inner_relu"))
+    assert "            y = y - 1\n            y = self.inner_relu(y)\n" in stree.get_code()
+    net, x = stree.get_network(), nets.net_input((2, 4))
+    ref = nets.TreeNet()
+    y = ops.relu(ref.block(x) * 2 - 1)
+    out, got_y = net(x)
+    np.testing.assert_allclose(got_y.asnumpy(), y.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), ref.head(y).asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(net(x, False)[1].asnumpy(), (ref.block(x) * 2).asnumpy(), rtol=1e-6)
