@@ -108,6 +108,11 @@ def test_misuse_messages_name_the_bad_value():
         stree.insert(stree.before("input_x"), Node.create_call_cell(nn.ReLU(), targets=["x"]))
     with pytest.raises(TypeError, match="NodeType.Tree"):
         stree.get_node("tanh").get_sub_tree()
+    # MindSpore's Node(handler) / SymbolTree(handler): here handler and node are one object
+    node = stree.get_node("tanh")
+    assert Node(node) is node and node.get_handler() is node and SymbolTree(stree) is stree
+    with pytest.raises(TypeError, match="'node' should be 'Node'"):
+        Node(3)
 
 
 def test_scoped_value_as_mindspore_documents():

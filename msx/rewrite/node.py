@@ -36,9 +36,23 @@ def _as_targets(owner: str, targets) -> List[ScopedValue]:
 class Node:
     """A node of a `SymbolTree` (MindSpore's `mindspore.rewrite.Node`)."""
 
-    def __init__(self, node_type: NodeType, name: str, *, targets=None, func: Optional[ScopedValue] = None,
-                 args=None, kwargs=None, instance=None, stmt: Optional[ast.AST] = None,
-                 arg_asts=None, kwarg_asts=None) -> None:
+    def __new__(cls, node: "Node") -> "Node":
+        # MindSpore's Node(handler) wraps its implementation object; here node and handler are one object, so
+        # Node(n) is n (identity, and so membership in a tree, is kept)
+        if not isinstance(node, Node):
+            raise TypeError(f"For 'Node', the type of 'node' should be 'Node', but got type '{type(node).__name__}'. "
+                            f"Create nodes with Node.create_call_cell / create_call_function / create_input.")
+        return node
+
+    def __init__(self, node: "Node") -> None:  # noqa: D107  (state is set by `make`; see __new__)
+        pass
+
+    @classmethod
+    def make(cls, node_type: NodeType, name: str, *, targets=None, func: Optional[ScopedValue] = None,
+             args=None, kwargs=None, instance=None, stmt: Optional[ast.AST] = None,
+             arg_asts=None, kwarg_asts=None) -> "Node":
+        """A new node (what parsing and the `create_*` methods build)."""
+        self = object.__new__(cls)
         self._type = node_type
         self._name = name
         self._targets: List[ScopedValue] = list(targets or [])
@@ -67,6 +81,7 @@ class Node:
         self._pending_container = False  # a CellContainer whose cell nodes are made when it is inserted
         self._default = None          # Input: the default (an ast.expr when parsed, a ScopedValue when created)
         self._field = None            # the attribute of the network the called Cell is stored under
+        return self
 
     # ------------------------------------------------------------------ creation
     @staticmethod
@@ -86,7 +101,7 @@ class Node:
         if kwargs is not None:
             _check_kwargs("Node", kwargs)
         node_type = NodeType.CallCell if isinstance(cell, Cell) else NodeType.CallPrimitive
-        node = Node(node_type, name or type(cell).__name__, targets=targets, args=args, kwargs=kwargs,
+        node = Node.make(node_type, name or type(cell).__name__, targets=targets, args=args, kwargs=kwargs,
                     instance=cell)
         if is_sub_net and isinstance(cell, Cell):
             SUB_NET_PARSER[0](node, cell)  # symbol_tree's parser: a Tree node or a CellContainer node
@@ -104,7 +119,7 @@ class Node:
         if kwargs is not None:
             _check_kwargs("create_call_function", kwargs)
         name = function.__name__
-        return Node(NodeType.CallFunction, name, targets=targets, func=ScopedValue.create_naming_value(name),
+        return Node.make(NodeType.CallFunction, name, targets=targets, func=ScopedValue.create_naming_value(name),
                     args=args, kwargs=kwargs, instance=function)
 
     @staticmethod
@@ -113,7 +128,7 @@ class Node:
         check_type("Node", "param_name", param_name, [str])
         if default is not None:
             check_type("Node", "default", default, [ScopedValue])
-        node = Node(NodeType.Input, f"input_{param_name}", targets=[ScopedValue.create_naming_value(param_name)])
+        node = Node.make(NodeType.Input, f"input_{param_name}", targets=[ScopedValue.create_naming_value(param_name)])
         node._default = default
         return node
 

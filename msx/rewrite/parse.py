@@ -40,7 +40,7 @@ def parse_arguments(ctx: ParseContext, args: ast.arguments, block: list) -> None
     positional = args.args[1:]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     for arg, default in zip(positional, defaults):
-        node = Node(NodeType.Input, f"input_{arg.arg}", targets=[ScopedValue.create_naming_value(arg.arg)],
+        node = Node.make(NodeType.Input, f"input_{arg.arg}", targets=[ScopedValue.create_naming_value(arg.arg)],
                     stmt=arg)
         node._default = default
         ctx.add(node, block, None)
@@ -56,12 +56,12 @@ def parse_statement(ctx: ParseContext, stmt: ast.stmt, block: list, parent: Opti
         node = _parse_assign(ctx, stmt, block)
     elif isinstance(stmt, ast.Return):
         value = stmt.value if stmt.value is not None else ast.Constant(value=None)
-        node = Node(NodeType.Output, "return", args=[to_scoped(value)], arg_asts=[value], stmt=stmt)
+        node = Node.make(NodeType.Output, "return", args=[to_scoped(value)], arg_asts=[value], stmt=stmt)
     elif isinstance(stmt, (ast.If, ast.For, ast.While)):
         _parse_control_flow(ctx, stmt, block, parent)
         return
     else:
-        node = Node(NodeType.Python, type(stmt).__name__, stmt=stmt)
+        node = Node.make(NodeType.Python, type(stmt).__name__, stmt=stmt)
     ctx.add(node, block, parent)
 
 
@@ -71,12 +71,12 @@ def _parse_control_flow(ctx: ParseContext, stmt: ast.stmt, block: list, parent: 
     if stmt.orelse:
         flatten_body(stmt.orelse, ctx.target_namer)
     test = stmt.iter if isinstance(stmt, ast.For) else stmt.test
-    head = Node(NodeType.ControlFlow, f"{kind}_node", args=[to_scoped(test)], arg_asts=[test], stmt=stmt)
+    head = Node.make(NodeType.ControlFlow, f"{kind}_node", args=[to_scoped(test)], arg_asts=[test], stmt=stmt)
     ctx.add(head, block, parent)
     parse_block(ctx, stmt.body, head._body, head)
     if stmt.orelse:
         else_name = "else_node" if kind == "if" else f"{kind}_else_node"
-        tail = Node(NodeType.ControlFlow, else_name, args=[to_scoped(test)], arg_asts=[test], stmt=stmt)
+        tail = Node.make(NodeType.ControlFlow, else_name, args=[to_scoped(test)], arg_asts=[test], stmt=stmt)
         tail._body_of = head
         tail._is_else = True
         head._orelse = tail
@@ -96,16 +96,16 @@ def fill_container(ctx: ParseContext, owner: Node) -> None:
 def cell_node(ctx: ParseContext, cell: Cell, name: str, targets, args, kwargs, **extra) -> Node:
     """The node calling `cell`: a CellContainer, a Tree (a user network) or a CallCell."""
     if is_container(cell):
-        node = Node(NodeType.CellContainer, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
+        node = Node.make(NodeType.CellContainer, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
         node._pending_container = True
         return node
     if is_subtree(cell):
         sub = ctx.make_subtree(cell)
         if sub is not None:
-            node = Node(NodeType.Tree, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
+            node = Node.make(NodeType.Tree, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
             node._sub_tree = sub
             return node
-    return Node(NodeType.CallCell, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
+    return Node.make(NodeType.CallCell, name, targets=targets, args=args, kwargs=kwargs, instance=cell, **extra)
 
 
 def _resolve(ctx: ParseContext, dotted: str) -> Any:
@@ -143,7 +143,7 @@ def _parse_call(ctx: ParseContext, stmt: ast.Assign, call: ast.Call, targets, bl
         name, scope = ast.unparse(func).split(".")[-1], ""
     func_sv = ScopedValue.create_naming_value(name, scope)
     if any(isinstance(n, ast.Call) for n in ast.walk(func)) or any(k.arg is None for k in call.keywords):
-        return Node(NodeType.Python if any(k.arg is None for k in call.keywords) else NodeType.CallFunction,
+        return Node.make(NodeType.Python if any(k.arg is None for k in call.keywords) else NodeType.CallFunction,
                     name, targets=targets, func=func_sv, args=args, kwargs=kwargs, **extra)
     full = str(func_sv)
     if scope == "self":
@@ -151,18 +151,18 @@ def _parse_call(ctx: ParseContext, stmt: ast.Assign, call: ast.Call, targets, bl
         if isinstance(attr, Cell) and name in ctx.network._cells:
             return cell_node(ctx, attr, name, targets, args, kwargs, func=func_sv, **extra)
         if isinstance(attr, PrimitiveOp):
-            return Node(NodeType.CallPrimitive, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
+            return Node.make(NodeType.CallPrimitive, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
                         instance=attr, **extra)
-        return Node(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
+        return Node.make(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
                     instance=attr if callable(attr) else None, **extra)
     if full in dir(builtins) or _assigned_before(block, full):
-        return Node(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs, **extra)
+        return Node.make(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs, **extra)
     obj = _resolve(ctx, full)
     if isinstance(obj, PrimitiveOp):
-        return Node(NodeType.CallPrimitive, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
+        return Node.make(NodeType.CallPrimitive, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
                     instance=obj, **extra)
     instance = obj if callable(obj) and not isinstance(obj, type) else None
-    return Node(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
+    return Node.make(NodeType.CallFunction, name, targets=targets, func=func_sv, args=args, kwargs=kwargs,
                 instance=instance, **extra)
 
 
@@ -173,7 +173,7 @@ def _parse_assign(ctx: ParseContext, stmt: ast.Assign, block: list) -> Node:
         return _parse_call(ctx, stmt, value, targets, block)
     if isinstance(value, _MATH):
         operands, name = _math_operands(value)
-        return Node(NodeType.MathOps, name, targets=targets, func=ScopedValue.create_naming_value(
+        return Node.make(NodeType.MathOps, name, targets=targets, func=ScopedValue.create_naming_value(
             type(value).__name__), args=[to_scoped(o) for o in operands], arg_asts=operands, stmt=stmt)
     if isinstance(value, ast.Subscript):
         return _pass_through(stmt, targets, value, "subscript_var")
@@ -185,24 +185,24 @@ def _parse_assign(ctx: ParseContext, stmt: ast.Assign, block: list) -> Node:
             inst = getattr(ctx.network, value.attr, None)
         if isinstance(inst, CellList) or (isinstance(inst, list) and inst and all(isinstance(c, Cell)
                                                                                    for c in inst)):
-            return Node(NodeType.Python, "Assign", targets=targets, stmt=stmt)  # a cell list: kept as written
+            return Node.make(NodeType.Python, "Assign", targets=targets, stmt=stmt)  # a cell list: kept as written
         return _pass_through(stmt, targets, value, f"{type(value).__name__.lower()}_assign")
     if isinstance(value, (ast.Tuple, ast.List)):
         if all(isinstance(e, (ast.Name, ast.Attribute, ast.Tuple, ast.Constant)) for e in value.elts):
             kind = "tuple" if isinstance(value, ast.Tuple) else "list"
-            return Node(NodeType.CallMethod, kind, targets=targets, func=ScopedValue.create_naming_value(kind),
+            return Node.make(NodeType.CallMethod, kind, targets=targets, func=ScopedValue.create_naming_value(kind),
                         args=[to_scoped(e) for e in value.elts], arg_asts=list(value.elts), stmt=stmt)
     if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
                                            for k in value.keys) \
             and all(isinstance(v, (ast.Name, ast.Attribute, ast.Tuple, ast.Constant)) for v in value.values):
-        return Node(NodeType.CallMethod, "dict", targets=targets, func=ScopedValue.create_naming_value("dict"),
+        return Node.make(NodeType.CallMethod, "dict", targets=targets, func=ScopedValue.create_naming_value("dict"),
                     kwargs={k.value: to_scoped(v) for k, v in zip(value.keys, value.values)},
                     kwarg_asts={k.value: v for k, v in zip(value.keys, value.values)}, stmt=stmt)
-    return Node(NodeType.Python, type(stmt).__name__, targets=targets, stmt=stmt)
+    return Node.make(NodeType.Python, type(stmt).__name__, targets=targets, stmt=stmt)
 
 
 def _pass_through(stmt: ast.Assign, targets, value: ast.expr, name: str) -> Node:
-    return Node(NodeType.CallMethod, name, targets=targets, func=ScopedValue.create_naming_value("pass_through"),
+    return Node.make(NodeType.CallMethod, name, targets=targets, func=ScopedValue.create_naming_value("pass_through"),
                 args=[to_scoped(value)], arg_asts=[value], stmt=stmt)
 
 

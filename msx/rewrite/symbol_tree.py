@@ -83,16 +83,22 @@ def _construct_of(network: Cell) -> tuple[ast.FunctionDef, dict]:
 class SymbolTree:
     """The nodes of a network's `construct` (create one with `SymbolTree.create(network)`)."""
 
-    def __init__(self, handler: "SymbolTree") -> None:
-        check_type("SymbolTree", "handler", handler, [SymbolTree])
-        self.__dict__.update(handler.__dict__)
+    def __new__(cls, handler: "SymbolTree") -> "SymbolTree":
+        # MindSpore's SymbolTree(handler) wraps its implementation object; here they are one: the same object
+        if not isinstance(handler, SymbolTree):
+            raise TypeError(f"For 'SymbolTree', the type of 'handler' should be 'SymbolTree', but got type "
+                            f"'{type(handler).__name__}'. Create a tree with SymbolTree.create(network).")
+        return handler
+
+    def __init__(self, handler: "SymbolTree") -> None:  # noqa: D107  (state is set by `create`; see __new__)
+        pass
 
     # ------------------------------------------------------------------ building
     @classmethod
     def create(cls, network: Cell) -> "SymbolTree":
         """Parses `type(network).construct` into a SymbolTree."""
         check_type("SymbolTree", "network", network, [Cell])
-        tree = cls.__new__(cls)
+        tree = object.__new__(cls)
         tree._build(network)
         return tree
 
