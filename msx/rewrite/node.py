@@ -190,8 +190,6 @@ class Node:
             arg = ScopedValue.create_naming_value(arg)
         self._args[index] = arg
         self._arg_asts[index] = None
-        if self._tree is not None:
-            self._tree._changed()
 
     def set_arg_by_node(self, arg_idx: int, src_node: "Node", out_idx: Optional[int] = None) -> None:
         """Sets argument `arg_idx` to target `out_idx` of `src_node` (its only target when None)."""

@@ -114,7 +114,6 @@ class SymbolTree:
         self._fields: dict = {}      # new attributes of the rewritten network: inserted cells, custom objects
         self._functions: dict = {}   # names the rewritten construct calls inserted functions by
         self._file_name = f"{type(network).__name__}Opt.py"
-        self._network_cache = None
         self._ctx = ParseContext(network, names, self._node_namer, self._target_namer, SymbolTree._sub_tree,
                                  self._add)
         flatten_body(func_def.body, None)
@@ -140,10 +139,6 @@ class SymbolTree:
             self._target_namer.add_name(str(target))
         if node._pending_container:
             fill_container(self._ctx, node)
-        self._changed()
-
-    def _changed(self) -> None:
-        self._network_cache = None
 
     def get_handler(self) -> "SymbolTree":
         """The tree itself (MindSpore returns its implementation object; here they are one)."""
@@ -293,7 +288,6 @@ class SymbolTree:
             node._body_of._orelse = None
             node._body_of = None
         node._tree, node._block, node._parent = None, None, None
-        self._changed()
         return node
 
     def replace(self, old_node: Node, new_nodes: List[Node]) -> Node:
@@ -355,7 +349,6 @@ class SymbolTree:
                     log.get_logger().warning("Node %s which is behind the flatten return node is automatically "
                                              "erased.", late.get_name())
                     self.erase(late)
-        self._changed()
 
     def flatten_static_if_control_flow(self) -> None:
         """Inlines each `if` whose test is known before the network runs (`if self.use_bias:`): the branch
