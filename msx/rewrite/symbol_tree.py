@@ -396,11 +396,14 @@ class SymbolTree:
     def _class_name(self) -> str:
         return f"{type(self._network).__name__}Opt"
 
-    def _source(self) -> str:
+    def _construct(self) -> ast.FunctionDef:
+        """The rewritten construct as a function definition."""
         inputs = [n for n in self._nodes if n._type == NodeType.Input]
         body = [n for n in self._nodes if n._type != NodeType.Input]
-        construct = construct_def(self._func_def, inputs, body, self._owner_name())
-        return class_source(self._class_name(), type(self._network).__name__, construct)
+        return construct_def(self._func_def, inputs, body, self._owner_name())
+
+    def _source(self, construct: Optional[ast.FunctionDef] = None) -> str:
+        return class_source(self._class_name(), type(self._network).__name__, construct or self._construct())
 
     def _owner_name(self) -> str:
         """The name the generated code calls the class defining `construct` by (for `super()`)."""
@@ -421,13 +424,18 @@ class SymbolTree:
 
     def get_network(self) -> Cell:
         """A new Cell running the rewritten construct, with the original's Parameters and sub-cells."""
-        source = self._source()
+        return self._network_from(None, {})
+
+    def _network_from(self, construct: Optional[ast.FunctionDef], extra: dict) -> Cell:
+        """The network of `construct` (the tree's own when None), its code seeing `extra` names too
+        (sparsify's functions and ops)."""
+        source = self._source(construct)
         namespace = dict(self._globals)
+        namespace.update(extra)
         namespace.update(self._functions)
         namespace[type(self._network).__name__] = type(self._network)
         namespace[self._owner_name()] = _construct_owner(self._network)
         cls = compile_class(source, self._class_name(), namespace)
-        cls.__module__ = type(self._network).__module__
         fields = dict(self._fields)
         for node in self._nodes:
             self._rebuilt_fields(node, fields)

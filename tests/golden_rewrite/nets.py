@@ -153,6 +153,44 @@ def tree_pattern(stree):
     return PatternEngine(pattern, DenseReluToTanh()).apply(stree)
 
 
+class SparseNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.relu = nn.ReLU()
+
+    def construct(self, x, v):
+        y = self.relu(x)
+        z = y * v
+        d = z.to_dense()
+        return d + 1
+
+
+SPARSIFY = {
+    "tuple": (_rewrite.ArgType.CSR, _rewrite.ArgType.NONSPARSE),
+    "by_index": {0: _rewrite.ArgType.CSR},
+    "by_name": {"x": _rewrite.ArgType.CSR},
+    "dense": (_rewrite.ArgType.NONSPARSE, _rewrite.ArgType.NONSPARSE),
+}
+
+
+def record_sparsify():
+    """The construct sparsify writes for each arg_types spelling, and the errors of bad ones."""
+    import inspect
+    out = {}
+    for key, arg_types in SPARSIFY.items():
+        new = _rewrite.sparsify(SparseNet(), arg_types)
+        out[key] = construct_source(inspect.getsource(type(new)), "SparseNetOpt")
+    errors = {
+        "short_tuple": lambda: _rewrite.sparsify(SparseNet(), (_rewrite.ArgType.CSR,)),
+        "list": lambda: _rewrite.sparsify(SparseNet(), [_rewrite.ArgType.CSR, _rewrite.ArgType.CSR]),
+        "mixed_keys": lambda: _rewrite.sparsify(SparseNet(), {0: _rewrite.ArgType.CSR, "v": _rewrite.ArgType.CSR}),
+        "if_statement": lambda: _rewrite.sparsify(StaticIfNet(), (_rewrite.ArgType.CSR,)),
+        "not_cell": lambda: _rewrite.sparsify(3, (_rewrite.ArgType.CSR,)),
+    }
+    out["errors"] = {k: _kind(f) for k, f in errors.items()}
+    return out
+
+
 def _named(name, scope=""):
     return ScopedValue.create_naming_value(name, scope)
 

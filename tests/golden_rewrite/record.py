@@ -12,7 +12,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mindspore  # noqa: E402
 import nets  # noqa: E402
 
-data = {"mindspore": mindspore.__version__, "nets": nets.record(), "errors": nets.record_errors()}
+data = {"mindspore": mindspore.__version__, "nets": nets.record(), "errors": nets.record_errors(),
+        "sparsify": nets.record_sparsify()}
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rewrite.json")
 with open(path + ".tmp", "w") as f:
     json.dump(data, f, indent=1, sort_keys=True)
