@@ -34,7 +34,7 @@ nn
 capture and runtime
 17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
 18. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
-19. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel — shapes, stage calls, Cells' uses
+19. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel rewrite — shapes, stage calls, Cells' uses; rewrite: construct as editable nodes
 jit
 20. jit parallel.api — the decorator; mindspore.parallel's names
 21. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
@@ -151,6 +151,8 @@ from .common.interop import from_dlpack, frombuffer, swap_tensors, to_dlpack  # 
 from .common.mindir_files import load_mindir, save_mindir  # noqa: E402
 from .common.type_kinds import (Int, QuantDtype, TensorType, list_, number, string, tensor_type,  # noqa: E402
                                 tuple_, type_none, uint)
+from . import rewrite  # noqa: E402,F401  (MindSpore's mindspore.rewrite: docs/rewrite.md)
+from .rewrite import Node, NodeType, ScopedValue, SymbolTree  # noqa: E402
 
 
 # msx.dataset and msx.mindrecord stand on grain (with orbax, ~1 s to import): they load on first use, so

@@ -279,6 +279,23 @@ class CSRTensor:
         """The dense sum over `axis`, keeping it (MindSpore's CSRReduceSum)."""
         return self.to_dense().sum(axis, keepdims=True)
 
+    def _at_values(self, other) -> Tensor:
+        """`other` (a Tensor or number) broadcast to this matrix's shape, read where values are stored."""
+        dense = other if isinstance(other, Tensor) else Tensor(other, dtype=self._values.dtype)
+        full = jnp.broadcast_to(dense._data, tuple(self._shape))
+        return Tensor(full[self.rows()._data, self._indices._data])
+
+    def __mul__(self, other) -> "CSRTensor":
+        """Elementwise by a dense Tensor (broadcast): MindSpore's `csr * dense`, ops.csr_mul."""
+        return CSRTensor(self._indptr, self._indices, self._values * self._at_values(other), self._shape)
+
+    def __truediv__(self, other) -> "CSRTensor":
+        """Elementwise division by a dense Tensor (broadcast): MindSpore's `csr / dense`, ops.csr_div."""
+        return CSRTensor(self._indptr, self._indices, self._values / self._at_values(other), self._shape)
+
+    def __neg__(self) -> "CSRTensor":
+        return CSRTensor(self._indptr, self._indices, -self._values, self._shape)
+
     def __repr__(self) -> str:
         return f"CSRTensor(shape={list(self._shape)}, dtype={self.dtype}, indptr={self._indptr!r}, " \
                f"indices={self._indices!r}, values={self._values!r})"

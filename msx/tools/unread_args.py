@@ -20,7 +20,8 @@ from pathlib import Path
 # arguments they may not need, which is no one's MindSpore argument)
 SCOPE = ("ops", "nn", "mint", "train", "dataset", "common", "parallel", "communication", "profiler", "numpy",
          "experimental", "mindrecord", "boost", "amp.py", "tensor.py", "graph_hints.py", "context.py",
-         "export.py", "checkpoint.py", "ms_checkpoint.py", "autograd.py", "loop_capture.py", "sparse_tensor.py")
+         "export.py", "checkpoint.py", "ms_checkpoint.py", "autograd.py", "loop_capture.py", "sparse_tensor.py",
+         "rewrite")
 
 _SAME_VALUES = "values and results are the same either way"
 _MS_IGNORES = "MindSpore 2.10 does not use it either (its documentation says so)"
