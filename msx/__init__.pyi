@@ -52,6 +52,8 @@ from msx.dataset.readers.mindrecord_convert import MnistToMR as MnistToMR
 from msx.train.model import Model as Model
 from msx.train.callback._checkpoint import ModelCheckpoint as ModelCheckpoint
 from msx.ops.dispatch_mode import MsDispatchMode as MsDispatchMode
+from msx.rewrite.node import Node as Node
+from msx.rewrite.node_type import NodeType as NodeType
 from msx.nn.metrics.occlusion import OcclusionSensitivity as OcclusionSensitivity
 from msx.train.callback._on_request_exit import OnRequestExit as OnRequestExit
 from msx.context import PYNATIVE_MODE as PYNATIVE_MODE
@@ -70,11 +72,13 @@ from msx.sparse_tensor import RowTensor as RowTensor
 from msx.train.callback._callback import RunContext as RunContext
 from msx.graph_hints import STRICT as STRICT
 from msx.dataset.readers.mindrecord_errors import SUCCESS as SUCCESS
+from msx.rewrite.scoped_value import ScopedValue as ScopedValue
 from msx.sparse_tensor import SparseTensor as SparseTensor
 from msx.train.callback._summary_collector import SummaryCollector as SummaryCollector
 from msx.train.callback._landscape import SummaryLandscape as SummaryLandscape
 from msx.train.summary import SummaryRecord as SummaryRecord
 from msx.dynamic_spec import Symbol as Symbol
+from msx.rewrite.symbol_tree import SymbolTree as SymbolTree
 from msx.dataset.readers.mindrecord_convert import TFRecordToMR as TFRecordToMR
 from msx.tensor import Tensor as Tensor
 from msx.common.type_kinds import TensorType as TensorType
@@ -226,6 +230,7 @@ from msx.common.device import reset_max_memory_reserved as reset_max_memory_rese
 from msx.common.device import reset_peak_memory_stats as reset_peak_memory_stats
 from msx.ops.functional import reshard as reshard
 from msx.parallel.group_info import restore_group_info_list as restore_group_info_list
+from msx import rewrite as rewrite
 from msx.common.device import run_check as run_check
 from msx import runtime as runtime
 from msx.train.serialization import safetensors_to_ckpt as safetensors_to_ckpt
