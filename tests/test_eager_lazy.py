@@ -294,3 +294,18 @@ def test_a_pending_tensor_is_a_tensor_to_its_users():
     leaves = jax.tree_util.tree_leaves(y)  # a pytree like any Tensor: flattening reads (and runs) it
     np.testing.assert_array_equal(np.asarray(leaves[0]), I + 1)
     assert type(y) is Tensor and not pending(y)
+
+
+def test_indexing_a_pending_tensor_is_deferred_and_its_tensor_indices_still_checked():
+    """GetItem has a range rule (its Tensor indices) but reads no value of the indexed input: `y[1]`, `y[:, -1]`
+    of a pending `y` stay pending, and an out-of-range Tensor index still raises at its own call."""
+    y = ops.sin(Tensor(A)) + 1.0
+    assert pending(y)
+    row, col = y[1], y[:, -1]
+    assert pending(row) and pending(col)
+    np.testing.assert_allclose(row.asnumpy(), np.sin(A[1]) + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(col.asnumpy(), np.sin(A[:, -1]) + 1.0, rtol=1e-6)
+    z = ops.sin(Tensor(A)) + 2.0
+    for bad in (Tensor(np.array([3], np.int32)), ops.zeros((1,), msx.int32) + 5):
+        with pytest.raises(msx.errors.OpIndexError, match="GetItem: index . is out of range"):
+            z[bad]

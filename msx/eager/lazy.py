@@ -96,7 +96,19 @@ _LOCAL = _Local()
 
 
 def _deferrable(prim) -> bool:
-    return dispatch._compilable(prim) and prim.values is None and prim.category not in _NOT_DEFERRED
+    return dispatch._compilable(prim) and prim.category not in _NOT_DEFERRED
+
+
+def _values_allow(prim, arrays: list, attrs: dict) -> bool:
+    """Whether `prim`'s range rule (`values`, e.g. GetItem's check of Tensor indices) passes now, so the op may
+    be deferred: every operand the rule reads is known (a rule marks with `reads_from = k` that it reads only the
+    operands from k on, GetItem's indices after its input), and the rule finds nothing. Otherwise the caller
+    runs it at its call, which forces the values and raises the op's range error."""
+    first = getattr(prim.values, "reads_from", 0)
+    if any(type(a) is Pending for a in arrays[first:]):
+        return False
+    known = [jax.ShapeDtypeStruct(a.aval.shape, a.aval.dtype) if type(a) is Pending else a for a in arrays]
+    return prim.values(*known, **attrs) is None
 
 
 def defer(prim, inputs: tuple, attrs: dict):
@@ -128,6 +140,8 @@ def defer(prim, inputs: tuple, attrs: dict):
                     return None
                 else:
                     arrays.append(x)
+            if prim.values is not None and not _values_allow(prim, arrays, attrs):
+                return None
             full, dynamic = dispatch._parts(prim, arrays, attrs)
         except Exception:  # the caller's path raises it, worded as the op's error
             return None

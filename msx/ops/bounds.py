@@ -117,8 +117,14 @@ def getitem(x, *tensors, index) -> str | None:
     return None
 
 
+getitem.reads_from = 1  # only the Tensor indices' values (msx.eager.lazy may defer it while `x` is pending)
+
+
 def setitem(x, value, *tensors, index) -> str | None:
     return getitem(x, *tensors, index=index)
+
+
+setitem.reads_from = 2  # only the Tensor indices' values, after the input and the value written
 
 
 def class_labels(logits, target, *weight, ignore_index=-100, **_) -> str | None:
