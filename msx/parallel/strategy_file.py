@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
+from jax.sharding import NamedSharding
 
 from ..atomic import write_atomic
 from ..errors import CheckpointError, MalformedFileError
@@ -192,8 +193,6 @@ def rank_piece(array: Any, device) -> np.ndarray:
     sharding = getattr(array, "sharding", None)
     spec = _spec_axes(sharding, array.ndim) if hasattr(sharding, "spec") else []
     if any(PIPE in dim for dim in spec):
-        from jax.sharding import NamedSharding
-
         stage = NamedSharding(sharding.mesh, partition_spec([tuple(a for a in d if a != PIPE) for d in spec]))
         return np.asarray(array)[stage.devices_indices_map(tuple(array.shape))[device]]
     for shard in getattr(array, "addressable_shards", ()):
