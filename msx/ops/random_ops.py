@@ -17,6 +17,7 @@ from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from .api import expose
 from .convert import scalar, to_dtype, to_shape
+from .functional_random import keys_from
 from .array_ops import cast as _cast
 from .primitive import apply, primitive
 from ..sizes import check_size
@@ -30,8 +31,6 @@ def _key_for():
 
 def _keys_from(generator, owner: str):
     """`functional_random.keys_from`: the ops below draw from `generator` (MindSpore's `generator=`)."""
-    from .functional_random import keys_from
-
     return keys_from(generator, owner)
 
 

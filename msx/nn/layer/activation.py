@@ -1,8 +1,10 @@
 """Activation Cells (MindSpore's `nn.ReLU`, ...) and `get_activation` for `Dense(activation='relu')`."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...ops import functional as F
-from ...tensor import Tensor
+from ...tensor import Parameter, Tensor
 from ..cell import Cell
 
 
@@ -260,10 +262,6 @@ class PReLU(Cell):
 
     def __init__(self, channel: int = 1, w=0.25) -> None:
         super().__init__()
-        import numpy as np
-
-        from ...tensor import Parameter
-
         if not isinstance(channel, int) or channel < 1:
             raise ValueError(f"PReLU: channel must be a positive int, got {channel!r}")
         if isinstance(w, (int, float)):
