@@ -302,6 +302,19 @@ class RReLU(Cell):
         return f"lower={self.lower}, upper={self.upper}"
 
 
+class LogSoftmaxExt(Cell):
+    """log(softmax(x)) along `dim` (None: MindSpore's legacy choice, 0 for 0-D/1-D/3-D inputs, else 1)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def construct(self, x: Tensor) -> Tensor:
+        dim = self.dim if self.dim is not None else (0 if x.ndim in (0, 1, 3) else 1)
+        return F.log_softmax(x, dim)
+
+
+
 _ACTIVATIONS: dict[str, type] = {
     "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU, "swish": SiLU, "gelu": GELU,
     "softmax": Softmax, "logsoftmax": LogSoftmax, "log_softmax": LogSoftmax, "leakyrelu": LeakyReLU,
