@@ -201,8 +201,6 @@ def set_seed(seed: int) -> None:
     _seed = seed
     np.random.seed(seed)
     if _rng_state is not None:
-        from .tensor import PARAMETER_LOCK  # (local like `rng_state`'s: the state's lock lives with Parameter)
-
         with PARAMETER_LOCK:  # never while a draw in another thread splits the state or a graph donates it
             _rng_state.set_data(_key_data(seed))
 

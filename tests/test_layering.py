@@ -24,7 +24,7 @@ KNOWN_CYCLES: dict[frozenset, str] = {}  # none since issue 29's last three were
 
 # Function-local imports with no reason written on their line (`# why`); the figure only goes down (issue 29):
 # a local import is for an optional dependency (or a measured import-time cost), with a one-line reason.
-UNEXPLAINED_LOCAL_IMPORTS = 99
+UNEXPLAINED_LOCAL_IMPORTS = 0
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ import sys
 import types
 from typing import Any, Iterator
 
+import jax
+
 from ..cell_protocol import CellProtocol
 from ..ops.primitive import recording
 from ..runtime.guards import SCALARS
@@ -202,8 +204,6 @@ def _runs_user_code(frame: types.FrameType) -> bool:
 
 
 def _leaves(tree: Any) -> list:
-    import jax  # noqa: PLC0415 - trace capture only; keeps this module importable without jax's tree utils loaded
-
     return jax.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, (Tensor, CellProtocol)))
 
 

@@ -17,6 +17,8 @@ import sys
 import warnings
 from typing import Callable
 
+import jax
+
 from ..errors import CommunicationError
 from ..ignored_args import not_honoured
 
@@ -59,8 +61,6 @@ def join_if_launched() -> None:
     global _joined
     if _joined or not launched() or os.environ.get(_JOINED_ENV, str(os.getpid())) != str(os.getpid()):
         return
-    import jax
-
     host, port = os.environ["MS_SCHED_HOST"], os.environ.get("MS_SCHED_PORT", "8118")
     rank, size = int(os.environ.get("RANK_ID", "0")), int(os.environ["RANK_SIZE"])
     timeout = int(os.environ.get("MS_TOPO_TIMEOUT", "600"))
@@ -87,8 +87,6 @@ def init(backend_name: str | None = None) -> None:
     elif not GlobalComm.INITED:
         warnings.warn("msx.communication.init: no launcher (msrun) started this process; running as a one-process "
                       "group (rank 0, size 1)", stacklevel=2)
-    import jax
-
     for check in _INIT_CHECKS:
         check()
     GlobalComm.BACKEND = backend_name or ("nccl" if jax.default_backend() == "gpu" else "hccl")
@@ -99,8 +97,6 @@ def release() -> None:
     """Leave the cluster (jax.distributed.shutdown); collectives are unavailable afterwards."""
     global _joined
     if _joined:
-        import jax
-
         jax.distributed.shutdown()
         _joined = False
     _GROUPS.clear()
@@ -112,8 +108,6 @@ _GROUPS: dict[str, tuple[int, ...]] = {}
 
 
 def _world_size() -> int:
-    import jax
-
     return jax.process_count()
 
 
@@ -141,8 +135,6 @@ def is_world(group: str) -> bool:
 
 def get_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
     """This process's rank in the group (jax's process index in the world group); an error if not a member."""
-    import jax
-
     ranks = group_ranks(group, "get_rank")
     if jax.process_index() not in ranks:
         raise CommunicationError(f"get_rank: rank {jax.process_index()} is not a member of group {group!r} "

@@ -18,7 +18,11 @@ from typing import Any
 
 from .. import dtype as mstype
 from ..errors import DatasetError
+from . import audio, readers, steps, text, transforms, vision
 from .base import Dataset, _OneChild
+from .map_batch import BatchDataset, MapDataset
+from .sources import GeneratorDataset, MappableSource, NumpySlicesDataset
+from .transforms.ops import TensorOperation
 
 MAX_DEPTH = 200
 MAX_FILE_BYTES = 64 << 20
@@ -26,14 +30,10 @@ MAX_FILE_BYTES = 64 << 20
 
 # ------------------------------------------------------------------ registries (what deserialize may build)
 def _transform_modules() -> dict:
-    from . import audio, text, transforms, vision  # noqa: PLC0415 — the transform packages import the engine
-
     return {"transforms": transforms, "vision": vision, "text": text, "audio": audio}
 
 
 def _transform_class(name: Any, module: Any) -> type:
-    from .transforms.ops import TensorOperation  # noqa: PLC0415 — see _transform_modules
-
     mods = _transform_modules()
     order = [module] if module in mods else list(mods)
     for m in order:
@@ -48,8 +48,6 @@ def _enum_class(name: Any) -> type:
         cls = getattr(mod, name, None) if isinstance(name, str) else None
         if isinstance(cls, type) and issubclass(cls, enum.Enum):
             return cls
-    from . import readers  # noqa: PLC0415
-
     cls = getattr(readers, name, None) if isinstance(name, str) else None
     if isinstance(cls, type) and issubclass(cls, enum.Enum):
         return cls
@@ -57,9 +55,6 @@ def _enum_class(name: Any) -> type:
 
 
 def _reader_class(name: str) -> type | None:
-    from . import readers  # noqa: PLC0415 — readers import the base classes
-    from .sources import MappableSource  # noqa: PLC0415
-
     cls = getattr(readers, name, None)
     ok = isinstance(cls, type) and issubclass(cls, MappableSource) and name.endswith("Dataset")
     return cls if ok else None
@@ -67,8 +62,6 @@ def _reader_class(name: str) -> type | None:
 
 # ------------------------------------------------------------------ encoding
 def _encode(value: Any, where: str) -> Any:
-    from .transforms.ops import TensorOperation  # noqa: PLC0415
-
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -110,10 +103,6 @@ def _encode_op(op: Any, where: str) -> dict:
 
 
 def _node(d: Dataset) -> dict:
-    from .map_batch import BatchDataset, MapDataset  # noqa: PLC0415 — they import base, as this module does
-    from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: PLC0415
-    from . import steps  # noqa: PLC0415
-
     kids = [_node(c) for c in d.children]
     name = type(d).__name__
     if isinstance(d, (GeneratorDataset, NumpySlicesDataset)):

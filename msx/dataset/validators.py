@@ -18,7 +18,10 @@ import os
 import sys
 from typing import Any, Callable
 
+from .. import dtype as mstype
 from ..errors import DatasetError, DatasetTypeError
+from ..tensor import Tensor
+from .callbacks import DSCallback
 
 INT32_MAX = 2147483647
 INT32_MIN = -2147483648
@@ -385,8 +388,6 @@ def _bucket_batch_by_length(values: list, params: dict) -> None:
 
 def _map(values: list, params: dict) -> None:
     """map(operations, input_columns, output_columns, num_parallel_workers, **kwargs)."""
-    from .callbacks import DSCallback  # noqa: PLC0415 — a peer module of the same package, kept light
-
     operations, input_columns, output_columns, workers = values[:4]
     kwargs = dict(params.get("kwargs") or {})
     if "python_multiprocessing" in params:  # msx's map names it; MindSpore's takes it in **kwargs
@@ -425,8 +426,6 @@ def _add_column(values: list, params: dict) -> None:
         raise DatasetTypeError("Expected non-empty string for column name.")
     if de_type is None:
         raise DatasetTypeError("Expected non-empty string for de_type.")
-    from .. import dtype as mstype  # noqa: PLC0415
-
     known = isinstance(de_type, mstype.Type) if hasattr(mstype, "Type") else False
     if not known and not (isinstance(de_type, str) and de_type in _DE_TYPES):
         raise DatasetTypeError(f"Unknown column type: {de_type}.")
@@ -441,8 +440,6 @@ _DE_TYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int
 
 def _send(values: list, params: dict) -> None:
     """send(tensor, dst, group): MindSpore's dataset communication between processes."""
-    from ..tensor import Tensor  # noqa: PLC0415
-
     tensor, dst, group = values[:3]
     if tensor is not None:
         type_check(tensor, (Tensor, list), "tensor")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ..errors import MsxError, SourceLoc
@@ -64,8 +65,6 @@ def _np_dtype(name: str) -> np.dtype:
     try:
         return np.dtype(name)
     except TypeError:
-        import ml_dtypes  # bfloat16 and the float8 types (a jax dependency)
-
         return np.dtype(getattr(ml_dtypes, name))
 
 

@@ -114,7 +114,7 @@ from msx.nn.layer.math_cells import LBeta as LBeta
 from msx.nn.layer.math_cells import LGamma as LGamma
 from msx.nn.layer.pooling import LPPool1d as LPPool1d
 from msx.nn.layer.pooling import LPPool2d as LPPool2d
-from msx.nn.layer.activation_ext import LRN as LRN
+from msx.nn.layer.normalization import LRN as LRN
 from msx.nn.layer.rnn import LSTM as LSTM
 from msx.nn.layer.rnn import LSTMCell as LSTMCell
 from msx.nn.optim.elementwise import Lamb as Lamb
@@ -126,7 +126,7 @@ from msx.nn.optim.learning_rate_schedule import LearningRateSchedule as Learning
 from msx.nn.layer.basic import Linear as Linear
 from msx.nn.layer.activation import LogSigmoid as LogSigmoid
 from msx.nn.layer.activation import LogSoftmax as LogSoftmax
-from msx.nn.layer.activation_ext import LogSoftmaxExt as LogSoftmaxExt
+from msx.nn.layer.activation import LogSoftmaxExt as LogSoftmaxExt
 from msx.nn.metrics._base import Loss as Loss
 from msx.nn.loss.loss import LossBase as LossBase
 from msx.nn.metrics._base import MAE as MAE
@@ -247,7 +247,6 @@ from msx.nn.wrap.cell_wrapper import WithGradCell as WithGradCell
 from msx.nn.wrap.cell_wrapper import WithLossCell as WithLossCell
 from msx.nn.layer.padding import ZeroPad2d as ZeroPad2d
 from msx.nn.layer import activation as activation
-from msx.nn.layer import activation_ext as activation_ext
 from msx.nn.metrics.classification import auc as auc
 from msx.nn.layer import basic as basic
 from msx.nn import cell as cell

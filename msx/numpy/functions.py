@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
+from .. import dtype as mstype
 from ..ops import functional as F
 from ..tensor import Tensor
 from .prims import call, constant, declare
@@ -240,8 +241,6 @@ def _leaves(a):
 
 
 def _default_dtype(a):
-    from .. import dtype as mstype
-
     vals = list(_leaves(a)) if isinstance(a, (list, tuple)) else [a]
     if all(isinstance(v, bool) for v in vals) and vals:
         return mstype.bool_

@@ -14,6 +14,7 @@ from .convert import to_dtype, to_ints, to_shape
 from .float_to_int import float_to_int
 from .math_ops import _axis
 from .primitive import describe, primitive
+from ..tensor import Tensor
 from ..sizes import check_size
 
 
@@ -182,8 +183,6 @@ def topk(x, *, k):
 
 def encode_index(index) -> tuple[tuple, list]:
     """Split a Python index into (static spec, tensor inputs)."""
-    from ..tensor import Tensor
-
     items = index if isinstance(index, tuple) else (index,)
     spec, tensors = [], []
     for it in items:

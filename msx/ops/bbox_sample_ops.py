@@ -20,6 +20,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .api import expose
+from .functional_random import _next_key
 from .primitive import apply, primitive
 
 _SIZE_DTYPES = (jnp.uint8, jnp.int8, jnp.int16, jnp.int32, jnp.int64)
@@ -140,6 +141,5 @@ def _sample_distorted_bounding_box_cls(image_size, bounding_boxes, min_object_co
             key = Tensor(np.asarray(jax.random.key_data(jax.random.fold_in(jax.random.key(seed % 2 ** 63),
                                                                             seed2 % 2 ** 32))))
     else:
-        from .functional import _next_key  # functional imports every op module: a top-level import would be a cycle
         key = _next_key()
     return apply(sample_distorted_bounding_box, (key, image_size, bounding_boxes, min_object_covered), attrs)

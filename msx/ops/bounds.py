@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import OpIndexError
+
 
 def concrete(a) -> np.ndarray | None:
     """`a`'s values as numpy when they are known now (not a tracer, not a placeholder), else None."""
@@ -142,6 +144,4 @@ def class_labels(logits, target, *weight, ignore_index=-100, **_) -> str | None:
 def require(op: str, reason: str | None) -> None:
     """Raise for a rule's `reason`, in the name of `op` (a layer or a function built on the primitive)."""
     if reason is not None:
-        from ..errors import OpIndexError
-
         raise OpIndexError(f"{op}: {reason}")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from . import functional as F
 from ..ignored_args import SEED_INSTEAD, not_honoured, only_default
+from . import nn_ops as N
 from .api import SURFACE, PrimitiveOp
+from .primitive import apply
 
 
 class ReduceSum(PrimitiveOp):
@@ -146,9 +148,6 @@ class MaxPool(PrimitiveOp):
         self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode.lower()
 
     def __call__(self, x):
-        from . import nn_ops as N
-        from .primitive import apply
-
         k = F._pair(self.kernel_size)
         return apply(N.max_pool2d, (x,), {"kernel_size": k, "stride": F._pair(self.strides),
                                           "pad_mode": self.pad_mode, "padding": (0, 0, 0, 0), "ceil_mode": False})

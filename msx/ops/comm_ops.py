@@ -216,8 +216,6 @@ def rank_slice(x, *, parts: int):
     """This rank's rows of `x`: the (rank % parts)-th of `parts` equal slices of axis 0 (the optimizer parallel's
     shard of a tensor every rank holds whole). Inside the SPMD program the rank is the mesh index; eagerly it is the
     process index; a one-rank job keeps slice 0."""
-    import jax
-
     if x.shape[0] % parts:
         raise ValueError(f"axis 0 of shape {tuple(x.shape)} must divide by parts={parts}")
     rows = x.shape[0] // parts

@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 
 from .api import Api, Attr, expose
+from .functional_layers import bias_add
+from .functional_nn import conv2d
 from .primitive import apply, primitive
 
 
@@ -131,7 +133,6 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
                       groups: int = 1, deformable_groups: int = 1, modulated: bool = True):
     """DeformableOffsets, then a (kh, kw)-strided valid Conv2D with `weight` (C_out, C_in / groups, kh, kw) and
     `groups`, then `bias` (C_out,) if given: MindSpore's composition."""
-    from .functional import bias_add, conv2d  # functional imports every op module: a top-level import would be a cycle
     attrs = {"strides": _ints("deformable_conv2d", "strides", 4, True)(strides),
              "pads": _ints("deformable_conv2d", "padding", 4)(padding),
              "ksize": _ints("deformable_conv2d", "kernel_size", 2)(kernel_size),

@@ -33,6 +33,7 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from .api import expose
 from .convert import to_ints
+from .functional_random import _next_key, rand
 from .primitive import apply, primitive
 
 _X_DTYPES = (jnp.float16, jnp.float32, jnp.float64, jnp.int32, jnp.int64)
@@ -184,7 +185,6 @@ def _ratio_size(op: str, x, rank: int, output_size, output_ratio) -> tuple[int, 
 def _samples(x, n: int, c: int, rank: int, given):
     if given is not None:
         return given
-    from .functional import rand  # functional imports every op module: a top-level import would be a cycle
     return rand(n, c, rank, dtype=x.dtype if x.dtype.is_floating else mstype.float32)
 
 
@@ -326,7 +326,6 @@ def _tf_key(op: str, x, pooling_ratio, deterministic, seed, seed2):
         if len(x.shape) == 4 and all(x.shape[a] % max(int(np.floor(x.shape[a] / pooling_ratio[a])), 1) == 0
                                      for a in (1, 2)):
             return Tensor(np.zeros((2,), np.uint32))
-        from .functional import _next_key  # functional imports every op module: a top-level import would be a cycle
         return _next_key()
     if not (seed or seed2):
         raise ValueError(f"{op}: deterministic=True needs a nonzero seed or seed2 (they fix the pooling region; "

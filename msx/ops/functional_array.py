@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Parameter, Tensor
 from . import array_ops as A
 from .api import SURFACE, expose
 from .convert import scalar as _scalar
@@ -313,8 +313,6 @@ def mint_chunk(input, chunks, dim=0):
 @expose(ops="assign", cls="Assign")
 def assign(variable, value):
     """Write `value` into the Parameter `variable` (cast to its dtype) and return it."""
-    from ..tensor import Parameter
-
     if not isinstance(variable, Parameter):
         raise TypeError(f"assign: variable must be a Parameter, got {type(variable).__name__}")
     return variable.assign_value(value)

@@ -8,7 +8,7 @@ from ..errors import OpError
 from ..tensor import Tensor
 from . import functional as F
 from .api import expose
-from .nn_layer_ops import interpolate
+from .nn_layer_ops import avg_pool_nd, conv_nd, interpolate, max_pool_nd
 from .pool_argmax_ops import adaptive_max_pool2d_argmax
 from .primitive import apply
 
@@ -334,9 +334,6 @@ def _pool3d_input(name: str, x) -> None:
 def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=0):
     """Average over 3-d windows of (N, C, D, H, W); `divisor_override=0` divides by the window size."""
-    from .nn_layer_ops import avg_pool_nd
-    from .primitive import apply
-
     _pool3d_input("avg_pool3d", input_x)
     k, s = triple("avg_pool3d", "kernel_size", kernel_size), triple("avg_pool3d", "stride", stride)
     pads = pool3d_padding("avg_pool3d", padding)
@@ -360,9 +357,6 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
 @expose(ops="max_pool3d", prim="MaxPool3D")
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Max over 3-d windows of (N, C, D, H, W); `stride=None` means the kernel size."""
-    from .nn_layer_ops import max_pool_nd
-    from .primitive import apply
-
     _no_indices("max_pool3d", return_indices)
     _pool3d_input("max_pool3d", x)
     k = triple("max_pool3d", "kernel_size", kernel_size)
@@ -429,9 +423,6 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
 def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """3-d convolution of (N, C_in, D, H, W) with weight (C_out, C_in / groups, kD, kH, kW); `padding` an int,
     three or six ints with pad_mode='pad'."""
-    from .nn_layer_ops import conv_nd
-    from .primitive import apply
-
     if input.ndim != 5 or weight.ndim != 5:
         raise OpError(f"conv3d: expected 5-D input and weight, got shapes {tuple(input.shape)} and "
                       f"{tuple(weight.shape)}")

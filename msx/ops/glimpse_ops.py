@@ -17,6 +17,7 @@ import numpy as np
 from ..tensor import Tensor
 from .api import expose
 from .detection_ops import static_values
+from .functional_random import _next_key
 from .primitive import apply, primitive
 
 _NOISES = ("uniform", "gaussian", "zero")
@@ -87,7 +88,6 @@ def _extract_glimpse_cls(x, size, offsets, *, centered=True, normalized=True, un
     if noise == "zero":
         key = Tensor(np.zeros((2,), np.uint32))
     else:
-        from .functional import _next_key  # functional imports every op module: a top-level import would be a cycle
         key = _next_key()
     attrs = {"size": tuple(int(s) for s in sizes), "centered": centered, "normalized": normalized, "noise": noise}
     return apply(extract_glimpse, (key, x, offsets), attrs)

@@ -12,7 +12,7 @@ import numpy as np
 from jax import lax
 
 from .api import REQUIRED, SURFACE, Api, Attr, expose
-from .convert import to_ints
+from .convert import scalar, to_ints
 from .primitive import apply, primitive
 
 
@@ -329,6 +329,4 @@ def ormqr(a, tau, other, *, left=True, transpose=False):
 @expose(cls="MatrixSolveLs", init=("fast",))
 def _matrix_solve_ls_cls(matrix, rhs, l2, fast=True):
     """`ops.MatrixSolveLs(fast=True)(matrix, rhs, l2)`: argmin_X ||matrix X - rhs||^2 + l2 ||X||^2."""
-    from .convert import scalar
-
     return apply(lstsq_, (matrix, rhs), {"fast": bool(fast), "l2_regularizer": float(scalar(l2))})

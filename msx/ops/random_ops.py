@@ -17,21 +17,18 @@ from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from .api import expose
 from .convert import scalar, to_dtype, to_shape
+from .functional_random import _next_key, keys_from
 from .array_ops import cast as _cast
 from .primitive import apply, primitive
 from ..sizes import check_size
 
 
 def _key_for():
-    from .functional import _next_key  # the one owner of the global PRNG state's splitting
-
     return _next_key()
 
 
 def _keys_from(generator, owner: str):
     """`functional_random.keys_from`: the ops below draw from `generator` (MindSpore's `generator=`)."""
-    from .functional_random import keys_from
-
     return keys_from(generator, owner)
 
 

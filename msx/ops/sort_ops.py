@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from . import array_ops as A
-from .api import expose
+from .api import SURFACE, expose
 from .convert import to_dtype
 from .index_ops import eager_only
 from .primitive import apply, primitive
@@ -57,8 +57,6 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
 
 
 def SURFACE_OPS():  # noqa: N802  (the functional table, filled after this module)
-    from .api import SURFACE
-
     return SURFACE["ops"]
 
 

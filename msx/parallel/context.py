@@ -14,8 +14,11 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+import jax
+
 from ..communication.management import GlobalComm, on_init
 from ..errors import ContextError
+from .sharding import clear_plans
 
 
 class ParallelMode:
@@ -224,8 +227,6 @@ def check_device_num(device_num: int | None = None) -> None:
     """`device_num`, when set, must be the job's ranks times the devices each drives (1 up to all its local
     devices, `XLA_FLAGS=--xla_force_host_platform_device_count=8` gives a CPU process 8): msx does not run part
     of a job's ranks."""
-    import jax
-
     device_num = _set.get("device_num") if device_num is None else device_num
     ranks, local = jax.process_count(), jax.local_device_count()
     if device_num is not None and (device_num % ranks or not 1 <= device_num // ranks <= local):
@@ -258,16 +259,12 @@ def get_auto_parallel_context(attr_key: str) -> Any:
         return copy.deepcopy(_set[attr_key])
     if attr_key in ("device_num", "global_rank"):
         if GlobalComm.INITED or (attr_key == "device_num" and get_parallel_mode() in GLOBAL_VIEW_MODES):
-            import jax
-
             return jax.device_count() if attr_key == "device_num" else jax.process_index()
     return copy.deepcopy(_DEFAULTS[attr_key])
 
 
 def reset_auto_parallel_context() -> None:
     """Every key back to its default (and no Parameter keeps a `parameter_plan` layout)."""
-    from .sharding import clear_plans
-
     _set.clear()
     clear_plans()
 

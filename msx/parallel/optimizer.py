@@ -36,9 +36,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from ..errors import ContextError
-from . import context, zero
+from ..ops.comm_ops import AllGather, rank_slice
+from ..ops.primitive import apply
+from ..recording import recording
+from ..tensor import Tensor
+from . import context, spmd, zero
 
 
 @dataclass
@@ -54,23 +59,15 @@ class ShardPlan:
         """A PyNative step of a rank driving several devices: its operands must be placed on them by hand."""
         if self.devices <= 1:
             return False
-        from ..recording import recording
-
         return recording.recorder is None and not isinstance(tensor._data, jax.core.Tracer)
 
     def _place(self, tensor, split: bool):
-        from ..tensor import Tensor
-        from . import spmd
-
         return Tensor._from(jax.device_put(tensor._data, spmd.local_sharding(self.devices, split)))
 
     def local(self, i: int, tensor):
         """This rank's rows of a parameter-shaped tensor (the tensor itself when parameter `i` is whole); in a
         PyNative step over several local devices, placed like the state buffers (cut over them or copied)."""
         if i in self.sharded and self.parts > 1:
-            from ..ops.comm_ops import rank_slice
-            from ..ops.primitive import apply
-
             tensor = apply(rank_slice, (tensor,), {"parts": self.parts})
         return self._place(tensor, i in self.sharded) if self._eager(tensor) else tensor
 
@@ -82,12 +79,8 @@ class ShardPlan:
     def write(self, i: int, param, new) -> None:
         """Store `new` (this rank's rows when sharded) into the whole parameter: every rank's rows gathered."""
         if i in self.sharded and self.parts > 1:
-            from ..ops.comm_ops import AllGather
-
             new = AllGather()(new)[:param.shape[0]]  # groups of `parts` ranks hold the same rows: take the first
         if self._eager(new):  # back where the parameter lives (the forward pass reads it there)
-            from ..tensor import Tensor
-
             new = Tensor._from(jax.device_put(new._data, param._data.sharding))
         param._rebind(new)
 
@@ -108,8 +101,6 @@ def plan_for(optimizer) -> ShardPlan | None:
         raise ContextError(f"enable_parallel_optimizer: optimizer_level={level!r} is not supported by msx in "
                                    f"{context.get_parallel_mode()} (per-rank programs); it is in semi_auto_parallel "
                                    f"and auto_parallel (docs/parallel.md)")
-    from . import spmd
-
     layout = spmd.layout()
     devices = layout.per_process if isinstance(layout, spmd.RanksLayout) else 1
     group = jax.process_count() * devices
@@ -140,8 +131,6 @@ def plan_for(optimizer) -> ShardPlan | None:
 def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:
     """The initial (zero) array of a state buffer of parameter `i`: this rank's rows when it is sharded, cut over
     the rank's local devices (copied onto them when whole) when it drives several."""
-    import jax.numpy as jnp
-
     if plan is None:
         return jnp.zeros_like(param._data)
     sharded = i in plan.sharded
@@ -149,8 +138,6 @@ def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:
     zeros = jnp.zeros((rows, *param.shape[1:]), param._data.dtype) if rows else jnp.zeros_like(param._data)
     if plan.devices == 1:
         return zeros
-    from . import spmd
-
     return jax.device_put(zeros, spmd.local_sharding(plan.devices, sharded))
 
 
@@ -160,8 +147,6 @@ def mark(buffer, plan: ShardPlan | None, i: int, param) -> None:
     the placement of a rank driving several devices or None)."""
     if plan is None or (i not in plan.sharded and plan.devices == 1):
         return
-    from . import spmd
-
     sharded = i in plan.sharded
     buffer._optimizer_shard = (plan.parts if sharded else 1, tuple(param.shape),
                                spmd.local_sharding(plan.devices, sharded) if plan.devices > 1 else None)
@@ -175,8 +160,6 @@ def full_array(tensor) -> Any:
     shard = getattr(tensor, "__dict__", {}).get("_optimizer_shard")
     if shard is None or shard[0] == 1:
         return tensor._data
-    from ..ops.comm_ops import AllGather
-
     return AllGather()(tensor)._data[:shard[1][0]]
 
 

@@ -21,7 +21,9 @@ import warnings
 import weakref
 from typing import Any, Sequence
 
+import jax
 import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .layout import Layout
 
@@ -50,9 +52,6 @@ def strategy_mesh(device_num: int, stages: int = 1):
     over every axis. With `stages > 1` pipeline stages (msx.parallel.pipeline) its first axis is `pipe`, one
     stage per index, and the strategy axes cut each stage's `device_num / stages` devices (MindSpore's strategies
     are per stage)."""
-    import jax
-    from jax.sharding import Mesh
-
     sizes = axis_sizes(device_num // stages)
     per = device_num // jax.process_count()
     devices = [d for p in range(jax.process_count())
@@ -160,8 +159,6 @@ def batch_spec(shape: Sequence[int], device_num: int) -> Spec:
 
 
 def partition_spec(spec: Spec):
-    from jax.sharding import PartitionSpec
-
     return PartitionSpec(*[(names if len(names) > 1 else names[0]) if names else None for names in spec])
 
 
@@ -193,9 +190,6 @@ def constrain(x, spec: Spec):
     mesh = _lowering.mesh
     if mesh is None or not hasattr(x, "shape") or len(spec) != len(x.shape):
         return x
-    import jax
-    from jax.sharding import NamedSharding
-
     inner = jax.sharding.get_abstract_mesh()   # inside a pipeline's shard_map: the mesh with `pipe` manual
     if not inner.empty and inner.axis_names == mesh.axis_names:
         mesh = inner

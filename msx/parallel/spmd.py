@@ -26,6 +26,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+from ..errors import CommunicationError, ContextError, OpError
+from . import context, group_info, sharding, stage_params, strategy_file, zero
+
 AXIS = "ranks"
 
 
@@ -64,8 +67,6 @@ def settled(result: Any) -> Any:
 # ----------------------------------------------------------------- how a compiled graph spans the devices
 def layout() -> "RanksLayout | GlobalLayout | None":
     """The layout compiled graphs get now, from the parallel context and jax's devices; None: one device."""
-    from . import context
-
     mode, n = context.get_parallel_mode(), context.get_auto_parallel_context("device_num")
     if mode in context.GLOBAL_VIEW_MODES:
         context.check_device_num(n)
@@ -195,8 +196,6 @@ def global_batch() -> bool:
     captured with the global shapes (`global_shape`) and its inputs become global arrays (`GlobalLayout.run`)."""
     if jax.process_count() == 1:
         return False
-    from . import context
-
     return context.get_parallel_mode() in context.GLOBAL_VIEW_MODES
 
 
@@ -206,8 +205,6 @@ def batch_slices() -> int:
     pipeline_stages` devices), where every stage reads the batch: the processes of one stage feed its slices
     (process r feeds slice `r % batch_slices()`, as MindSpore's pipeline ranks read the data of their
     data-parallel rank), and a process holding whole stages feeds the whole batch."""
-    from . import context
-
     processes = jax.process_count()
     stages = context.stage_count()
     if stages == 1:
@@ -235,24 +232,18 @@ class GlobalLayout:
     device."""
 
     def __init__(self, device_num: int) -> None:
-        from . import context, sharding
-
         stages = context.stage_count(device_num)
         self.device_num = device_num // stages   # strategies cut one pipeline stage's devices (MindSpore's rule)
         self.mesh = sharding.strategy_mesh(device_num, stages)
         self.replicated = NamedSharding(self.mesh, P())
 
     def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
-        from . import sharding
-
         plan = self.plans.get(name) if not batch and name else None
         if plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
             spec = self.zero[name]
         elif plan is not None:
             reason = sharding.why_not(sharding.cuts(plan), shape, self.device_num)
             if reason is not None:
-                from ..errors import OpError
-
                 raise OpError(f"shard: parameter_plan {plan} for Parameter {name} {reason}")
             spec = sharding.specs_for([plan], self.device_num)[0]
         elif batch:
@@ -268,8 +259,6 @@ class GlobalLayout:
     def _over_pipe(self, shape: tuple, spec: tuple) -> tuple:
         """`spec` with `pipe` first on axis 0 when that still divides (msx.parallel.stage_params keeps such a Parameter
         on its own stage: each stage holds 1/N of it, the reading stage gathers it whole)."""
-        from . import sharding, stage_params
-
         stages = self.mesh.shape[sharding.PIPE]
         dim0 = tuple(spec[0]) if spec else ()
         parts = stages * math.prod(self.mesh.shape[a] for a in dim0)
@@ -278,8 +267,6 @@ class GlobalLayout:
         return ((sharding.PIPE, *dim0),) + tuple(spec[1:])
 
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
-        from . import context, group_info, sharding, stage_params, strategy_file, zero
-
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
         self.staged = stage_params.held_names(zero.optimizers()) if sharding.PIPE in self.mesh.axis_names else set()
@@ -303,8 +290,6 @@ class GlobalLayout:
         if jax.process_count() > 1:
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):
                 if len(s.shape) and sh is self.replicated:
-                    from ..errors import ContextError
-
                     raise ContextError(f"{self.device_num}-device global view over {jax.process_count()} processes: "
                                        f"input {n} of global shape {tuple(s.shape)} must have a batch dimension "
                                        f"(axis 0) that divides by device_num={self.device_num}; each process feeds "
@@ -318,8 +303,6 @@ class GlobalLayout:
         batch = []
         for x, shape, sh in zip(inputs[0], self.global_shapes, self.in_shardings[0]):
             if global_shape(x.shape) != shape:
-                from ..errors import ContextError
-
                 raise ContextError(f"global view over {jax.process_count()} processes: this process's input of "
                                    f"shape {tuple(x.shape)} makes a global batch of {global_shape(x.shape)}, but "
                                    f"the graph was built for {shape} (a graph captured with one process's shapes: "
@@ -379,8 +362,6 @@ def world() -> tuple[int, ...]:
 def _resolve(ranks: tuple[int, ...] | None, what: str) -> tuple[int, ...]:
     ranks = world() if ranks is None else tuple(ranks)
     if _state.inside and ranks != world():
-        from ..errors import CommunicationError
-
         raise CommunicationError(f"{what} over the group of ranks {list(ranks)} inside a compiled graph: the "
                                  f"job's graph is one SPMD program (jax.shard_map) whose collectives run over "
                                  f"every rank of its mesh axis ({jax.process_count()} ranks); call it eagerly "
@@ -441,8 +422,6 @@ def _collective(kind: str, x, ranks: tuple[int, ...], **params):
         return _BODIES[kind](x, n=len(ranks), **params)
     me = jax.process_index()
     if me not in ranks:
-        from ..errors import CommunicationError
-
         raise CommunicationError(f"rank {me} is not a member of the group of ranks {list(ranks)}: only its members "
                                  f"call its collectives")
     mesh = group_mesh(ranks)

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import PassError
 from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ..ir.interpret import infer_node
 from .rewrite import Substitution, const_equals, freeze, producers, returned, users
 
 ANY = object()
@@ -126,8 +127,6 @@ class Match:
         node = Node(op, inputs, [Var(a) for a in outputs or ()], dict(attrs or {}), self.root.loc,
                     scope=self.root.scope)
         if outputs is None:
-            from ..ir.interpret import infer_node  # the shape rules of every op kind live with the interpreter
-
             node.outputs = [Var(a) for a in infer_node(node)]
         return self.add(node)
 

@@ -13,10 +13,13 @@ metadata; they change nothing here.
 from __future__ import annotations
 
 import enum
+import json
 import os
 import time
 import warnings
 from typing import Any, Callable, Iterable
+
+import jax
 
 from .. import hostevents
 from ..errors import ProfilerError
@@ -156,8 +159,6 @@ class profile:  # noqa: N801 - MindSpore's name
             self._begin()
 
     def _begin(self) -> None:
-        import jax
-
         if self._tracing:
             return
         if hostevents.ACTIVE:
@@ -182,8 +183,6 @@ class profile:  # noqa: N801 - MindSpore's name
     def _mark_step(self) -> None:
         """Open the current step's marker (`ProfilerStep` with `step_num`: MindSpore's `ProfilerStep#<n>` in the
         trace's own encoding), so XProf and TensorBoard's profile plugin see steps; `step()` opens the next."""
-        import jax
-
         self._close_step()
         self._step_marker = jax.profiler.StepTraceAnnotation("ProfilerStep", step_num=self._step)
         self._step_marker.__enter__()
@@ -194,8 +193,6 @@ class profile:  # noqa: N801 - MindSpore's name
             marker.__exit__(None, None, None)
 
     def _end(self) -> None:
-        import jax
-
         if not self._tracing:
             return
         # jax dispatches asynchronously: wait for the device work already queued, or the last steps' kernels
@@ -240,8 +237,6 @@ class profile:  # noqa: N801 - MindSpore's name
         self.metadata[str(key)] = str(value)
 
     def add_metadata_json(self, key: str, value: str) -> None:
-        import json
-
         self.metadata[str(key)] = json.loads(value)
 
     # ------------------------------------------------------------ results
@@ -290,8 +285,6 @@ class Profiler(profile):
 
 
 def _memory_summary() -> dict:
-    import jax
-
     stats = jax.devices()[0].memory_stats()
     if not stats:
         return {"peak_device_memory_bytes": None,

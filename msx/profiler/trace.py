@@ -12,6 +12,8 @@ import glob
 import os
 from dataclasses import dataclass
 
+from jax.profiler import ProfileData
+
 
 @dataclass
 class OpEvent:
@@ -32,8 +34,6 @@ def find_xplane(trace_dir: str) -> str | None:
 
 def read_op_events(xplane_path: str) -> list[OpEvent]:
     """Every XLA op execution in the trace, with self times."""
-    from jax.profiler import ProfileData
-
     data = ProfileData.from_file(xplane_path)
     events: list[OpEvent] = []
     for plane in data.planes:

@@ -29,7 +29,7 @@ TF_OP = "tf_op"   # XProf's framework-op stat: "<name>:<type>"
 @functools.lru_cache(maxsize=1)
 def xspace_class() -> type:
     """The `XSpace` message class (built once, on first use: `import msx` does not import protobuf)."""
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # on first use: descriptor_pb2 is 1.4 ms
 
     F = descriptor_pb2.FieldDescriptorProto
     fd = descriptor_pb2.FileDescriptorProto(name="msx_xplane.proto", package="msx_xplane", syntax="proto3")

@@ -21,6 +21,7 @@ if __name__ == "__main__":  # first, before any import can look there: this file
     del sys.path[0]
 
 import atexit  # noqa: E402
+import ctypes  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -65,8 +66,6 @@ def die_with_parent(parent: int) -> bool:
     """Ask the kernel to SIGKILL this process when msrun dies; False where that is unavailable (not Linux)."""
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
-
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:

@@ -29,7 +29,7 @@ from .metrics import Loss, Metric, get_metrics
 from .step import CompiledStep, EvalStep, TrainStep
 
 if TYPE_CHECKING:
-    from ..dataset import Dataset
+    from ..dataset import Dataset  # on first use: msx.dataset stands on grain (see the docstring)
 
 def _warn_non_finite(per_step: list[float], epoch: int, first_step: int) -> bool:
     """Warn (once per `train`) when an epoch's losses hold NaN or inf: a jitted step cannot raise, so a loss
@@ -48,7 +48,7 @@ def _warn_non_finite(per_step: list[float], epoch: int, first_step: int) -> bool
 def _is_dataset(obj: Any) -> bool:
     """Whether `obj` is an msx Dataset. msx.dataset is imported here, not at the top: it stands on grain
     (~1 s), and `import msx` (which imports train) loads it only on first use."""
-    from ..dataset import Dataset
+    from ..dataset import Dataset  # on first use: msx.dataset stands on grain (see the docstring)
     return isinstance(obj, Dataset)
 
 

@@ -1,7 +1,15 @@
 """`msx.train.serialization`: MindSpore's checkpoint and graph I/O names (`save_checkpoint`, `load_checkpoint`,
 `load_param_into_net`, `export`, `load`, `async_ckpt_thread_status`)."""
+import concurrent.futures
+import os
+import re
+
+import numpy as np
+
+from ..checkpoint import _refuse_encryption
 from ..checkpoint import async_ckpt_thread_status, load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from ..export import export, load  # noqa: F401
+from ..tensor import Parameter, Tensor
 
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "async_ckpt_thread_status"]
@@ -11,9 +19,6 @@ def load_checkpoint_async(ckpt_file_name, net=None, strict_load: bool = False, f
                           dec_mode: str = "AES-GCM", specify_prefix=None, choice_func=None):
     """Start `load_checkpoint` on a background thread; returns a future whose `result()` is the
     {name: Parameter} dict (MindSpore's way to overlap checkpoint reading with network building)."""
-    import concurrent.futures
-
-    from ..checkpoint import _refuse_encryption
 
     _refuse_encryption("load_checkpoint_async", "dec_key", dec_key)  # at the call, not in the future
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="msx-ckpt-load")
@@ -29,9 +34,6 @@ __all__.append("load_checkpoint_async")
 def _convert_files(what: str, file_path, save_path, name_map, file_name_regex, src_suffix: str, dst_suffix: str):
     """[(source file, destination file)] of one file or of a directory's `src_suffix` files (filtered by
     `file_name_regex`); destinations go to `save_path` (default: beside the source)."""
-    import os
-    import re
-
     if name_map is not None and not isinstance(name_map, dict):
         raise TypeError(f"{what}: name_map must be a dict {{old name: new name}}, got {type(name_map).__name__}")
     path = os.fspath(file_path)
@@ -66,8 +68,6 @@ def safetensors_to_ckpt(file_path, save_path=None, name_map=None, file_name_rege
 
 
 def _convert(what: str, file_path, save_path, name_map, file_name_regex, src_suffix: str, dst_format: str) -> None:
-    from ..checkpoint import load_checkpoint, save_checkpoint
-
     for src, dst in _convert_files(what, file_path, save_path, name_map, file_name_regex, src_suffix,
                                    "." + dst_format):
         params = load_checkpoint(src)
@@ -81,9 +81,6 @@ __all__ += ["ckpt_to_safetensors", "safetensors_to_ckpt"]
 def merge_sliced_parameter(sliced_parameters, strategy=None):
     """One Parameter from the slices of a data-parallel/model-parallel run, concatenated along axis 0 in rank
     order (MindSpore's rule without `strategy`). The slices must share the name and all dims but the first."""
-    import numpy as np
-
-    from ..tensor import Parameter, Tensor
 
     if strategy is not None:
         raise ValueError("merge_sliced_parameter: merging by a strategy layout is not supported by msx; give "

@@ -218,14 +218,14 @@ class SummaryRecord:
         return _tensor_summary(tag, array)
 
     def _write(self, values: list, step: int) -> None:
-        from tensorboardX.proto import event_pb2, summary_pb2
+        from tensorboardX.proto import event_pb2, summary_pb2  # optional (msx[summary]), 1 s to load
 
         if values:
             merged = summary_pb2.Summary(value=[v for summary in values for v in summary.value])
             self._write_event(event_pb2.Event(wall_time=time.time(), step=step, summary=merged), step)
 
     def _write_graph(self, graph: Graph, step: int) -> None:
-        from tensorboardX.proto import event_pb2
+        from tensorboardX.proto import event_pb2  # optional (msx[summary]), 1 s to load
 
         self._write_event(event_pb2.Event(wall_time=time.time(), step=step,
                                           graph_def=graph_def(graph).SerializeToString()), step)
@@ -316,7 +316,7 @@ def _canvas(images: np.ndarray) -> np.ndarray:
 
 def _tensor_summary(tag: str, array: np.ndarray):
     """A TensorBoard tensor summary holding `array` whole (dtype and shape kept)."""
-    from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+    from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2  # optional (msx[summary]), 1 s to load
 
     names = {np.dtype(np.float16): "DT_HALF", np.dtype(np.float32): "DT_FLOAT", np.dtype(np.float64): "DT_DOUBLE",
              np.dtype(np.int8): "DT_INT8", np.dtype(np.int16): "DT_INT16", np.dtype(np.int32): "DT_INT32",
@@ -335,7 +335,7 @@ def _tensor_summary(tag: str, array: np.ndarray):
 def graph_def(graph: Graph):
     """An msx graph as TensorBoard's GraphDef: one node per IR node, named `<Cell scope>/<op>_<index>` so that
     TensorBoard groups them by Cell, with the bodies of `Grad`, loops and the like inside their node's name."""
-    from tensorboardX.proto import attr_value_pb2, graph_pb2, node_def_pb2
+    from tensorboardX.proto import attr_value_pb2, graph_pb2, node_def_pb2  # optional (msx[summary]), 1 s to load
 
     out = graph_pb2.GraphDef()
 

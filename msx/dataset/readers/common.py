@@ -9,6 +9,7 @@ import numpy as np
 from ...errors import DatasetError
 from ..pipeline import Row
 from ..sources import MappableSource
+from ..vision.core import decode_image
 
 
 def check_usage_and_dir(where: str, usage: str | None, dataset_dir: str) -> str:
@@ -51,8 +52,6 @@ def image_file(where: str, path: str, decode: bool) -> np.ndarray:
     except OSError as exc:
         raise DatasetError(f"{where}: cannot read {path!r}: {exc.strerror}") from None
     if decode:
-        from ..vision.core import decode_image  # vision sits beside the readers; only decoding readers need it
-
         data = decode_image(data, f"{where} file {path!r}")
     return data
 

@@ -22,6 +22,7 @@ import os
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from ...errors import DatasetError
 from ..pipeline import Row
@@ -34,7 +35,7 @@ _PARTS = ("train", "test", "extra")
 
 def _loadmat(where: str, path: str, names: tuple[str, ...]) -> list[np.ndarray]:
     """The variables `names` of the MATLAB file `path`; a missing or damaged file is a DatasetError naming it."""
-    import scipy.io  # only these readers need it (a MATLAB v5 parser)
+    import scipy.io  # only these readers need it (a MATLAB v5 parser), 0.1 s to load
 
     if not os.path.isfile(path):
         raise DatasetError(f"{where}: {path!r} does not exist")
@@ -125,8 +126,6 @@ _SBD_USAGES = ("train", "val", "train_noval", "all")
 def _dense(matrix: Any) -> np.ndarray:
     """A sparse matrix as scipy read it, densified after a full check of its index arrays: scipy's reader takes
     them from the file as they are, and densifying out-of-range indices writes past the array (a crash)."""
-    import scipy.sparse  # only SBD's boundaries are sparse
-
     if not scipy.sparse.issparse(matrix):
         raise TypeError(f"a {type(matrix).__name__}, not a sparse matrix")
     matrix.check_format(full_check=True)

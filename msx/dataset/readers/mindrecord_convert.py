@@ -29,6 +29,7 @@ import re
 from typing import Any, Iterator
 
 import numpy as np
+from PIL import Image
 
 from .mindrecord_errors import ParamValueError, PathNotExistsError
 from .mindrecord_writer import FileWriter
@@ -187,8 +188,6 @@ class MnistToMR:
         return body
 
     def _rows(self, part: str) -> Iterator[dict]:
-        from PIL import Image  # the image library msx's vision transforms use; only loaded to encode
-
         images = self._idx(f"{part}-images-idx3-ubyte.gz", True)
         labels = self._idx(f"{part}-labels-idx1-ubyte.gz", False)
         if len(images) != len(labels):

@@ -20,7 +20,7 @@ def _spm() -> Any:
     """The `sentencepiece` package, imported on first use: only these transforms need it (pip install
     'msx[text]')."""
     try:
-        import sentencepiece
+        import sentencepiece  # optional msx[text]: only these transforms need it
     except ImportError:
         raise DatasetError("SentencePiece transforms need the 'sentencepiece' package: pip install sentencepiece") \
             from None

@@ -29,7 +29,8 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .timedistributed import TimeDistributed  # noqa: F401
 # issue 32, third round: more of MindSpore's nn layers
-from .activation_ext import LRN, LogSoftmaxExt  # noqa: F401,E402
+from .activation import LogSoftmaxExt  # noqa: F401,E402
+from .normalization import LRN  # noqa: F401,E402
 from .combined import Conv2dBnAct, DenseBnAct  # noqa: F401,E402
 from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse  # noqa: F401,E402
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402

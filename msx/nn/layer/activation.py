@@ -1,8 +1,10 @@
 """Activation Cells (MindSpore's `nn.ReLU`, ...) and `get_activation` for `Dense(activation='relu')`."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...ops import functional as F
-from ...tensor import Tensor
+from ...tensor import Parameter, Tensor
 from ..cell import Cell
 
 
@@ -260,10 +262,6 @@ class PReLU(Cell):
 
     def __init__(self, channel: int = 1, w=0.25) -> None:
         super().__init__()
-        import numpy as np
-
-        from ...tensor import Parameter
-
         if not isinstance(channel, int) or channel < 1:
             raise ValueError(f"PReLU: channel must be a positive int, got {channel!r}")
         if isinstance(w, (int, float)):
@@ -302,6 +300,19 @@ class RReLU(Cell):
 
     def extend_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}"
+
+
+class LogSoftmaxExt(Cell):
+    """log(softmax(x)) along `dim` (None: MindSpore's legacy choice, 0 for 0-D/1-D/3-D inputs, else 1)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def construct(self, x: Tensor) -> Tensor:
+        dim = self.dim if self.dim is not None else (0 if x.ndim in (0, 1, 3) else 1)
+        return F.log_softmax(x, dim)
+
 
 
 _ACTIVATIONS: dict[str, type] = {

@@ -6,6 +6,7 @@ import math
 from ... import dtype as mstype
 from ...ops import functional as F
 from ...ops import functional_layers as X
+from ...ops import nn_layer_ops as L
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -165,8 +166,6 @@ class Conv3d(_ConvNd):
                          has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         self._check(x)
         if self.pad_mode == "same":
             pads = _same_pads(tuple(x.shape[2:]), self.kernel_size, self.stride, self.dilation)
@@ -214,8 +213,6 @@ class Conv2dTranspose(_ConvTranspose):
                          has_bias, weight_init, bias_init, dtype, output_padding)
 
     def construct(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         self._check(x)
         return self._transpose(L.conv2d_transpose, x, tuple(x.shape[2:]))
 
@@ -230,8 +227,6 @@ class Conv1dTranspose(_ConvTranspose):
                          has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         self._check(x)
         y = self._transpose(L.conv2d_transpose, F.expand_dims(x, 2), tuple(x.shape[2:]), kernel_pad=((0, 0),))
         return F.squeeze(y, 2)
@@ -251,7 +246,5 @@ class Conv3dTranspose(_ConvTranspose):
                          has_bias, weight_init, bias_init, dtype, output_padding)
 
     def construct(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         self._check(x)
         return self._transpose(L.conv3d_transpose, x, tuple(x.shape[2:]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import dtype as mstype
 from ...ops import functional as F
 from ...ops import nn_ops as N
-from ...ops.layer_classes import LayerNorm as LayerNormOp
+from ...ops.layer_classes import LRN as LRNOp, LayerNorm as LayerNormOp
 from ...ops.primitive import apply
 from ...tensor import Tensor
 from ..cell import Cell
@@ -251,3 +251,16 @@ class LayerNormExt(Cell):
             if self.bias is not None:
                 y = y + like(self.bias, x)
         return y
+
+
+class LRN(Cell):
+    """Local response normalisation across channels of (N, C, H, W): x / (bias + alpha * sum(x^2))^beta over
+    the `depth_radius` neighbouring channels on each side (MindSpore's `nn.LRN`)."""
+
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5,
+                 norm_region: str = "ACROSS_CHANNELS") -> None:
+        super().__init__()
+        self.lrn = LRNOp(depth_radius, bias, alpha, beta, norm_region)
+
+    def construct(self, input_x: Tensor) -> Tensor:
+        return self.lrn(input_x)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...ops import functional as F
 from ...ops import functional_layers as X
+from ...ops import nn_layer_ops as L
 from ...ops import nn_ops as N
 from ...ops.pool_argmax_ops import adaptive_max_pool3d
 from ...ops.primitive import apply
@@ -170,8 +171,6 @@ class MaxPool3d(_Pool3d):
         self.dilation = X.triple("MaxPool3d", "dilation", dilation)
 
     def _pool(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         return apply(L.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "dilation": self.dilation})
 
@@ -183,8 +182,6 @@ class AvgPool3d(_Pool3d):
         self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
 
     def _pool(self, x: Tensor) -> Tensor:
-        from ...ops import nn_layer_ops as L
-
         return apply(L.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "divisor_override": self.divisor_override,
                                            "count_include_pad": self.count_include_pad and self.pad_mode != "same"})

@@ -8,6 +8,7 @@ are read on the host.
 from __future__ import annotations
 
 import abc
+import functools
 from typing import Any
 
 import numpy as np
@@ -68,8 +69,6 @@ class Metric(abc.ABC):
 
 def rearrange_inputs(func):
     """Decorator for `Metric.update`: pass it the inputs at `self.indexes` (when set), in that order."""
-    import functools
-
     @functools.wraps(func)
     def wrapper(self, *inputs):
         indexes = self.indexes

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ... import dtype as mstype
-from ...communication.management import GlobalComm
+from ...communication.management import GlobalComm, get_group_size
 from ...ops import functional as F
 from ...ops.comm_ops import AllReduce
 from ...parallel.context import get_auto_parallel_context
@@ -32,8 +32,6 @@ class DistributedGradReducer(Cell):
     def __init__(self, parameters: Sequence, mean: bool | None = None, degree: int | None = None,
                  fusion_type: int = 1, group: str = GlobalComm.WORLD_COMM_GROUP) -> None:
         super().__init__(auto_prefix=False)
-        from ...communication.management import get_group_size
-
         if degree is not None and (not isinstance(degree, int) or isinstance(degree, bool) or degree < 1):
             raise ValueError(f"DistributedGradReducer: degree must be an int >= 1, got {degree!r}")
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else bool(mean)

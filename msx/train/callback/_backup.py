@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from ...checkpoint import load_checkpoint, save_checkpoint
 from ._callback import Callback, RunContext
 
 
@@ -25,14 +26,10 @@ class BackupAndRestore(Callback):
         self.delete_checkpoint = delete_checkpoint
 
     def on_train_begin(self, run_context: RunContext) -> None:
-        from ...checkpoint import load_checkpoint
-
         if os.path.exists(self.backup_file):
             load_checkpoint(self.backup_file, net=run_context.original_args().train_network)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
-        from ...checkpoint import save_checkpoint
-
         cb = run_context.original_args()
         if cb.cur_epoch_num % self.save_freq == 0:
             save_checkpoint(cb.train_network, self.backup_file)

@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ...checkpoint import FORMATS, _refuse_encryption, save_checkpoint, wait_async_save
+from ...errors import CheckpointError
+from ...nn.cell import Cell
 from ._callback import Callback, RunContext, loss_tensor
 
 
@@ -51,10 +54,6 @@ class CheckpointConfig:
                  enc_mode: str = "AES-GCM", exception_save: bool = False, crc_check: bool = False,
                  remove_redundancy: bool = False, format: str = "ckpt", *, monitor: str | None = None,
                  mode: str = "min", **kwargs: Any) -> None:
-        from ...checkpoint import FORMATS, _refuse_encryption
-        from ...errors import CheckpointError
-        from ...nn.cell import Cell
-
         for name, value in (("save_checkpoint_steps", save_checkpoint_steps),
                             ("save_checkpoint_seconds", save_checkpoint_seconds),
                             ("keep_checkpoint_max", keep_checkpoint_max),
@@ -206,8 +205,6 @@ class ModelCheckpoint(Callback):
                 and cb.cur_step_num > 0:
             self._save(cb)
         if self._config.async_save:
-            from ...checkpoint import wait_async_save
-
             wait_async_save()  # as MindSpore's end(): the last file is complete when training returns
 
     # ------------------------------------------------------------ saving
@@ -232,8 +229,6 @@ class ModelCheckpoint(Callback):
         return float(np.mean([np.mean(t.asnumpy()) for t in losses]))
 
     def _save(self, cb, value: float | None = None) -> None:
-        from ...checkpoint import save_checkpoint, wait_async_save
-
         config = self._config
         self._last_saved_step = cb.cur_step_num
         self._last_save_time = time.monotonic()

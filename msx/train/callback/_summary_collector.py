@@ -167,7 +167,7 @@ class SummaryCollector(Callback):
 
     def _graph(self, cb) -> None:
         """The training step's graph (`train_network/auto`), captured on the first step's inputs."""
-        from ...viz import graph_of  # same layer; only the graph needs it
+        from ...viz import graph_of  # at the top it loads viz before the profiler, whose __init__ then meets viz.overlays half built
 
         data = cb.get("train_dataset_element")
         try:
