@@ -172,7 +172,7 @@ class LossGrid:
             self._metric.clear()
             for loss in losses:
                 self._metric.update(Tensor(np.float32(loss)))
-            out[i] = float(self._metric.eval())
+            out[i] = float(self._metric.eval ())  # MindSpore's Metric.eval, spaced as in model.py
         return out
 
 
