@@ -205,7 +205,7 @@ def rank_piece(array: Any, device) -> np.ndarray:
 @functools.lru_cache(maxsize=None)
 def _classes() -> dict[str, type]:
     """MindSpore's `node_strategy.proto` messages, built from a descriptor in a private pool (no MindSpore
-    import; `import msx` does not import protobuf)."""
+    import), on first use: `import msx` holds protobuf's runtime (the MindIR tables) but not `descriptor_pb2`."""
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # on first use: descriptor_pb2 is 1.4 ms
 
     F = descriptor_pb2.FieldDescriptorProto
