@@ -26,6 +26,7 @@ from ..errors import OpError
 from ..ignored_args import not_honoured
 from .api import SURFACE, PrimitiveOp
 from .primitive import apply, primitive
+from .recurrent_ops import recurrent_step
 
 
 def weight_layout(input_size: int, hidden_size: int, num_layers: int, has_bias: bool, bidirectional: bool,
@@ -49,11 +50,7 @@ def _run_direction(x, h0, c0, w_ih, w_hh, bias, w_proj, reverse: bool):
     xs = jnp.einsum("tbi,gi->tbg", x, w_ih) + (0 if bias is None else bias)
 
     def cell(carry, gx):
-        h, c = carry
-        gates = gx + h @ w_hh.T
-        i, f, g, o = jnp.split(gates, 4, axis=-1)
-        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        (h, c), h = recurrent_step("LSTM", gx, carry, w_hh, None)   # nn.LSTM's step (msx/ops/recurrent_ops.py)
         if w_proj is not None:
             h = h @ w_proj.T
         return (h, c), h

@@ -25,7 +25,7 @@ from .primitive import primitive
 MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
 
 
-def _step(mode: str, gx, state, w_hh, b_hh):
+def recurrent_step(mode: str, gx, state, w_hh, b_hh):
     """One step from the projected input `gx` (B, gates * H); returns (new state, output)."""
     if mode == "LSTM":
         h, c = state
@@ -70,7 +70,7 @@ def recurrent_layer_(*operands, mode: str, has_bias: bool, masked: bool, zero_st
 
     def body(carry, step):
         gx, m = step
-        new, out = _step(mode, gx, carry, w_hh, b_hh)
+        new, out = recurrent_step(mode, gx, carry, w_hh, b_hh)
         new = tuple(n.astype(dtype) for n in new)
         if m is not None:
             new = tuple(m * n + (1 - m) * s for n, s in zip(new, carry))
