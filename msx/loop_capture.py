@@ -21,6 +21,7 @@ import numpy as np
 from jax import lax
 
 from . import tensor as tensor_mod
+from .autograd import WHILE_GRADIENT
 from .capture.builder import GraphBuilder, close_subgraphs, current_builder
 from .errors import CaptureFallback, OpError
 from .ir.control import SCAN, WHILE
@@ -113,10 +114,7 @@ def _while_fwd(run, arrays):
 
 
 def _while_bwd(run, res, ct):
-    raise CaptureFallback("ops.WhileLoop / ForiLoop: a gradient through a loop whose trip count depends on tensor "
-                          "values cannot be compiled (jax differentiates no while loop); the call runs in Python, "
-                          "where the loop's gradient is MindSpore's. Use ForiLoop with int bounds and "
-                          "unroll=False (a Scan node) for a compiled, differentiable loop")
+    raise CaptureFallback(WHILE_GRADIENT)
 
 
 _while_values = jax.custom_vjp(lambda run, arrays: run(arrays), nondiff_argnums=(0,))  # the loop's values

@@ -122,6 +122,10 @@ class GraphBuilder:
         # False (bytecode capture, which runs ops on the call's values and then runs the graph on the call too):
         # effect-only ops (Print) are recorded, not run, so the first call prints once
         self.runs_effects = parent.runs_effects if parent is not None else True
+        # what autodiff may assume of the values while capturing: "run" (trace: Python reads them, the first
+        # call's result is the capture's), "unread" (bytecode: the call's values, but a read is a graph break
+        # and the graph computes the results), "abstract" (ast: tracers inside jax.eval_shape)
+        self.capture_values = parent.capture_values if parent is not None else "run"
 
     # ------------------------------------------------------------ values
     def _bind(self, obj: Tensor, value: Operand) -> None:

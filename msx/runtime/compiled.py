@@ -264,13 +264,15 @@ class Compiled:
 def _own_donated(rw: list) -> bool:
     """Make every buffer the graph donates (the written Parameters') one that only its Parameter holds: a
     buffer someone else still holds (`value()`, `set_data(t)`, `clone()`) is copied, not donated, so no user
-    tensor is ever deleted. False: a Parameter holds a jax tracer (a jax transform of the user's is running)."""
+    tensor is ever deleted. False: a Parameter holds a jax tracer (a jax transform of the user's is running).
+    The copy is `device_put`'s buffer copy: `Array.copy()` compiles a program per shape (EfficientNet-B0's
+    step: 70 compiles, 1.3 s, on a call after `Compiled` kept the capture's arrays)."""
     for p in rw:
         data = p._data
         if isinstance(data, jax.core.Tracer):
             return False
         if sys.getrefcount(data) > _OWNED_ONLY_LOCAL:
-            p._data = data.copy()
+            p._data = jax.device_put(data, may_alias=False)
         del data
     return True
 

@@ -42,6 +42,7 @@ def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any)
         labels = [f"arg{i}" for i in range(len(positions))]
     builder = GraphBuilder(name)
     builder.guards_allowed = False
+    builder.capture_values = "abstract"
     interp = Interpreter()
     out_tree: list = []
 

@@ -76,6 +76,7 @@ def capture_piece(name: str, fn: Any, args: tuple | None, kwargs: dict | None,
     """
     builder = GraphBuilder(name)
     builder.runs_effects = False
+    builder.capture_values = "unread"
     builder.guards_allowed = False   # a tensor's value in Python is a graph break, never a silent constant
     vm = SymbolicVM(builder)
     try:
