@@ -4,12 +4,11 @@ forward and of the backward was an XLA compile of its own. The graph, the result
 eager execution."""
 import numpy as np
 import pytest
-from jax import monitoring
-from jax._src import monitoring as jax_monitoring  # (the public module has no unregister)
 
 import msx
 from msx import Tensor, nn, ops
 
+from compiles import count_xla_compiles
 from tolerance import assert_same_float32
 
 RNG = np.random.default_rng(3)
@@ -49,21 +48,6 @@ def _step(mode: str | None, bad_shape: bool = False):
     return net, (step if mode is None else msx.jit(step, capture_mode=mode, fullgraph=True))
 
 
-def _xla_compiles(fn) -> int:
-    box = [0]
-
-    def count(name: str, _secs: float, **_kw) -> None:
-        if name == "/jax/core/compile/backend_compile_duration":
-            box[0] += 1
-
-    monitoring.register_event_duration_secs_listener(count)
-    try:
-        fn()
-    finally:
-        jax_monitoring.unregister_event_duration_listener(count)
-    return box[0]
-
-
 def _train(mode, steps=2):
     net, step = _step(mode)
     losses = [float(step(Tensor(X), Tensor(Y)).asnumpy()) for _ in range(steps)]
@@ -84,8 +68,8 @@ def test_bytecode_first_call_compiles_the_graph_not_each_op():
     12 convolution, batch-norm and matmul primitives with their backward were 40 compiles before."""
     x, y = Tensor(X), Tensor(Y)
     _step("ast")[1](x, y)   # the stand-ins' and the optimizer's host work, done once in this process
-    compiles = _xla_compiles(lambda: _step("bytecode")[1](x, y))
-    ast_compiles = _xla_compiles(lambda: _step("ast")[1](x, y))
+    compiles = count_xla_compiles(lambda: _step("bytecode")[1](x, y))
+    ast_compiles = count_xla_compiles(lambda: _step("ast")[1](x, y))
     assert compiles <= ast_compiles + 2, (compiles, ast_compiles)
 
 

@@ -70,7 +70,9 @@ def _build_lr(owner: str, value: LearningRate, name: str) -> Any:
                              f"got shape {value.shape}")
         if value.ndim == 1 and value.shape[0] == 0:
             raise ValueError(f"{owner}: learning_rate Tensor is empty")
-        return Parameter(value.astype(mstype.float32), name=name, requires_grad=False)
+        if value.dtype != mstype.float32:   # (a float32 one as it is: a Cast would compile, once per process)
+            value = value.astype(mstype.float32)
+        return Parameter(value, name=name, requires_grad=False)
     if callable(value):
         return value
     raise TypeError(f"{owner}: learning_rate must be a float, a Tensor, a list of floats, a LearningRateSchedule "
