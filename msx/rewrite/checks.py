@@ -9,8 +9,9 @@ def _type_names(types: Iterable[type]) -> list[str]:
     return [t.__name__ for t in types]
 
 
-def check_type(owner: str, arg_name: str, value: Any, types: Iterable[type]) -> None:
-    """TypeError unless `value` is one of `types` (a bool is not an int here, as in MindSpore)."""
+def check_type(owner: str, arg_name: str, value: Any, types: Iterable[type], hint: str = "") -> None:
+    """TypeError unless `value` is one of `types` (a bool is not an int here, as in MindSpore); `hint` follows
+    MindSpore's wording."""
     types = tuple(types)
     if isinstance(value, bool) and bool not in types:
         ok = False
@@ -20,7 +21,7 @@ def check_type(owner: str, arg_name: str, value: Any, types: Iterable[type]) -> 
         names = _type_names(types)
         want = f"'{names[0]}'" if len(names) == 1 else f"one of '{names}'"
         raise TypeError(f"For '{owner}', the type of '{arg_name}' should be {want}, but got type "
-                        f"'{type(value).__name__}'.")
+                        f"'{type(value).__name__}'." + (f" {hint}" if hint else ""))
 
 
 def check_elements(owner: str, arg_name: str, values: Any, types: Iterable[type],

@@ -39,9 +39,8 @@ class Node:
     def __new__(cls, node: "Node") -> "Node":
         # MindSpore's Node(handler) wraps its implementation object; here node and handler are one object, so
         # Node(n) is n (identity, and so membership in a tree, is kept)
-        if not isinstance(node, Node):
-            raise TypeError(f"For 'Node', the type of 'node' should be 'Node', but got type '{type(node).__name__}'. "
-                            f"Create nodes with Node.create_call_cell / create_call_function / create_input.")
+        check_type("Node", "node", node, [Node],
+                   "Create nodes with Node.create_call_cell / create_call_function / create_input.")
         return node
 
     def __init__(self, node: "Node") -> None:  # noqa: D107  (state is set by `make`; see __new__)

@@ -85,9 +85,7 @@ class SymbolTree:
 
     def __new__(cls, handler: "SymbolTree") -> "SymbolTree":
         # MindSpore's SymbolTree(handler) wraps its implementation object; here they are one: the same object
-        if not isinstance(handler, SymbolTree):
-            raise TypeError(f"For 'SymbolTree', the type of 'handler' should be 'SymbolTree', but got type "
-                            f"'{type(handler).__name__}'. Create a tree with SymbolTree.create(network).")
+        check_type("SymbolTree", "handler", handler, [SymbolTree], "Create a tree with SymbolTree.create(network).")
         return handler
 
     def __init__(self, handler: "SymbolTree") -> None:  # noqa: D107  (state is set by `create`; see __new__)
