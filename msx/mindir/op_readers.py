@@ -10,7 +10,7 @@ arrays (tensor constants) and Python values (ints, floats, bools, None,
 tuples) for the arguments MindSpore 2.x passes as inputs
 (PRIMITIVE_FUNCTION ops); older-style ops (PRIMITIVE) keep their arguments
 in `ctx.attrs`, which `_arg` reads as a fallback, so one entry reads both.
-`ctx` (made by `msx.mindir.convert`) offers `op(msx_name, *inputs, **attrs)`,
+`ctx` (made by `msx.mindir.to_graph`) offers `op(msx_name, *inputs, **attrs)`,
 `static(value, what)` (a compile-time value, or an error if it is computed
 at run time), `abstract(value)` and `unsupported(reason)`.
 

@@ -8,7 +8,7 @@ Three passes, each refusing a bad file before the next one starts (one module ea
    exactly one output per node, inputs defined before use (a use before its
    definition is a cycle), references that resolve, and one pass collecting
    every op msx lacks, so the error lists them all with counts.
-3. **convert** (`convert.py`, over the symbolic values of `values.py`) —
+3. **convert** (`to_graph.py`, over the symbolic values of `symbolic_values.py`) —
    MindIR's graphs are executed symbolically: Constant nodes give Python/numpy values, primitive calls go through the mapping table in
    `msx.mindir.op_readers`, state nodes (`Load`, `UpdateState`, `Depend`) and
    tuples disappear, a called `Switch` of two `Partial`s becomes a `Cond`
@@ -29,7 +29,7 @@ from ..ir.graph import Graph
 from ..ir.verifier import verify
 from ..passes.base import apply_everywhere
 from ..passes.dce import DeadCodeElimination
-from .convert import Converter
+from .to_graph import Converter
 from .parse import DIGEST_PREFIX, MAX_FILE_BYTES, check, parse
 from .parse import digest, op_census, supported  # noqa: F401  (the reader's public helpers: inspect, writer)
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..errors import OpError
 from .apply_prim import apply
-from .convert import AttrError
+from .attr_converters import AttrError
 
 NAMESPACES = ("ops", "cls", "tensor", "inplace", "mint", "mintf", "operator")
 REQUIRED = inspect.Parameter.empty

@@ -10,7 +10,7 @@ from .. import dtype as mstype
 from ..errors import OpError, OpIndexError, OpTypeError
 from . import bounds
 from .api import REQUIRED, Api, Attr
-from .convert import to_dtype, to_ints, to_shape
+from .attr_converters import to_dtype, to_ints, to_shape
 from .float_to_int import float_to_int
 from .math_ops import _axis
 from .primitive import describe, primitive

@@ -12,7 +12,7 @@ import numpy as np
 
 from .api import expose
 from .array_ops import _np_dtype
-from .convert import to_dtype_or_none, to_ints
+from .attr_converters import to_dtype_or_none, to_ints
 from .primitive import apply, primitive
 
 

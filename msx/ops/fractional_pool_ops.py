@@ -32,7 +32,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from .api import expose
-from .convert import to_ints
+from .attr_converters import to_ints
 from .functional_random import _next_key, rand
 from .primitive import apply, primitive
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .api import SURFACE
 from . import functional_math, functional_array, functional_random, functional_nn  # noqa: F401  (register)
-from .convert import to_pair as _pair  # noqa: F401  (classes.py normalises pool attributes with F._pair)
+from .attr_converters import to_pair as _pair  # noqa: F401  (classes.py normalises pool attributes with F._pair)
 from .functional_random import _next_key  # noqa: F401  (nn.initializer draws keys through F)
 
 

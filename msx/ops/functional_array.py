@@ -16,10 +16,10 @@ import numpy as np
 from ..tensor import Parameter, Tensor
 from . import array_ops as A
 from .api import SURFACE, expose
-from .convert import scalar as _scalar
-from .convert import to_dtype as _msx_dtype
-from .convert import to_shape as _shape_attr
-from .convert import AttrError, to_axis, to_ints
+from .attr_converters import scalar as _scalar
+from .attr_converters import to_dtype as _msx_dtype
+from .attr_converters import to_shape as _shape_attr
+from .attr_converters import AttrError, to_axis, to_ints
 from ..errors import OpError, OpTypeError
 from .array_ops import _np_dtype
 from ..sizes import check_size

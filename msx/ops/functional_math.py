@@ -14,8 +14,8 @@ from ..tensor import Tensor
 from . import array_ops as A
 from . import math_ops as M
 from .api import SURFACE, expose
-from .convert import AttrError
-from .convert import scalar as _scalar
+from .attr_converters import AttrError
+from .attr_converters import scalar as _scalar
 from .primitive import apply
 
 # generated views the wrappers below build on

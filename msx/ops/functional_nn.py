@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import math_ops as M
 from . import nn_ops as N
 from .api import SURFACE, expose
-from .convert import to_pair as _pair
+from .attr_converters import to_pair as _pair
 from ..errors import OpError
 from .primitive import apply
 from .functional_array import ones, zeros

@@ -17,9 +17,9 @@ from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import PARAMETER_LOCK, Tensor
 from . import nn_ops as N
 from .api import SURFACE, expose
-from .convert import scalar as _scalar
-from .convert import to_dtype as _msx_dtype
-from .convert import to_shape as _shape_attr
+from .attr_converters import scalar as _scalar
+from .attr_converters import to_dtype as _msx_dtype
+from .attr_converters import to_shape as _shape_attr
 from .primitive import apply
 
 # generated views the wrappers below build on

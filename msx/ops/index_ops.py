@@ -18,7 +18,7 @@ from ..errors import OpError
 from ..tensor import Parameter, Tensor
 from . import array_ops as A, bounds
 from .api import REQUIRED, Api, Attr, SURFACE, expose
-from .convert import scalar, to_ints
+from .attr_converters import scalar, to_ints
 from .primitive import apply, primitive
 
 

@@ -15,7 +15,7 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from . import array_ops as A
 from .api import REQUIRED, Api, Attr, SURFACE, expose
-from .convert import scalar, to_dtype, to_ints, to_shape
+from .attr_converters import scalar, to_dtype, to_ints, to_shape
 from .primitive import apply, primitive
 
 _F = SURFACE["ops"]  # the functional table; looked up at call time (functional.py registers after this module)

@@ -12,7 +12,7 @@ import numpy as np
 from jax import lax
 
 from .api import REQUIRED, SURFACE, Api, Attr, expose
-from .convert import scalar, to_ints
+from .attr_converters import scalar, to_ints
 from .primitive import apply, primitive
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from jax import lax
 
 from .api import REQUIRED, Api, Attr, expose
-from .convert import AttrError
+from .attr_converters import AttrError
 from .primitive import apply, primitive
 
 

@@ -11,7 +11,7 @@ from ..errors import OpError
 from ..sizes import check_size
 from . import batch_norm_train, bounds
 from .api import REQUIRED, Api, Attr
-from .convert import reduction
+from .attr_converters import reduction
 from .math_ops import _axis
 from .primitive import primitive
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .api import SURFACE, Api, Attr, expose
 from .array_ops import _np_dtype
-from .convert import scalar, to_dtype_or_none, to_ints
+from .attr_converters import scalar, to_dtype_or_none, to_ints
 from .math_ops import _axis
 from .primitive import apply, primitive
 

@@ -16,7 +16,7 @@ from jax import lax
 
 from ..tensor import Tensor
 from .api import Api, Attr, expose
-from .convert import to_ints
+from .attr_converters import to_ints
 from .primitive import apply, known_value, primitive
 
 

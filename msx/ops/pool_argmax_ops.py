@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..errors import OpError
 from .api import Api, Attr, expose
-from .convert import to_dtype, to_ints
+from .attr_converters import to_dtype, to_ints
 from .detection_ops import static_values
 from .primitive import apply, primitive
 

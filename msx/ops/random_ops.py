@@ -16,7 +16,7 @@ from .. import dtype as mstype
 from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from .api import expose
-from .convert import scalar, to_dtype, to_shape
+from .attr_converters import scalar, to_dtype, to_shape
 from .functional_random import _next_key, keys_from
 from .array_ops import cast as _cast
 from .primitive import apply, primitive

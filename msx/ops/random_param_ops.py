@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from ..sizes import check_size
 from .api import expose
 from .apply_prim import known_value
-from .convert import to_dtype
+from .attr_converters import to_dtype
 from .detection_ops import static_values
 from .primitive import apply, primitive
 from .random_ops import _key_for, _keys_from, draw

@@ -31,7 +31,7 @@ from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import Api, Attr, expose
-from .convert import AttrError, _int
+from .attr_converters import AttrError, _int
 from .nn_layer_ops import _linear_weights as _torch_linear_weights
 from .primitive import apply, known_value, primitive
 

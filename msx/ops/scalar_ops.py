@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from .api import SURFACE, expose
-from .convert import scalar, to_dtype
+from .attr_converters import scalar, to_dtype
 
 
 def _binary(name: str, fn, doc: str):

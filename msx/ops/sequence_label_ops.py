@@ -20,7 +20,7 @@ from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import expose
 from .apply_prim import known_value
-from .convert import to_dtype
+from .attr_converters import to_dtype
 from .primitive import apply, primitive
 
 

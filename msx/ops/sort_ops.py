@@ -14,7 +14,7 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from . import array_ops as A
 from .api import SURFACE, expose
-from .convert import to_dtype
+from .attr_converters import to_dtype
 from .index_ops import eager_only
 from .primitive import apply, primitive
 

@@ -13,7 +13,7 @@ from jax import lax
 
 from . import math_ops as M
 from .api import REQUIRED, SURFACE, Api, Attr, declare, expose
-from .convert import to_ints
+from .attr_converters import to_ints
 from .math_ops import _binary, _float_in, _ms_float, _unary
 from .primitive import apply, primitive
 

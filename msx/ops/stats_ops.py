@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .api import SURFACE, Api, Attr, expose
-from .convert import to_ints
+from .attr_converters import to_ints
 from .math_ops import _axis
 from .primitive import apply, primitive
 

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from typing import List
 
 from ..nn.cell import Cell
-from .convert import targets_expr, targets_of, to_expr
+from .expressions import targets_expr, targets_of, to_expr
 from .node import Node
 from .node_type import NodeType
 from .parse import math_with

@@ -12,7 +12,7 @@ from ..nn.cell import Cell
 from ..nn.layer.container import CellList
 from ..ops.api import PrimitiveOp
 from .containers import is_container, is_subtree
-from .convert import targets_of, to_scoped
+from .expressions import targets_of, to_scoped
 from .flatten import flatten_body
 from .node import Node
 from .node_type import NodeType

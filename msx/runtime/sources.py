@@ -10,7 +10,7 @@ and can fetch itself slowly (`fetch`) to explain a guard failure.
 
 The environment `E` of a check is `(args, kwargs)` at the start of a function
 (bytecode capture adds the frames it resumes after a graph break, with sources
-of its own in `msx.capture.bytecode.sources`).
+of its own in `msx.capture.bytecode.frame_sources`).
 """
 from __future__ import annotations
 

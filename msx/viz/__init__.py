@@ -53,8 +53,8 @@ def graph_of(target: Any, *args, stage: str = "captured", **kwargs) -> Graph:
 
 
 def to_model_explorer(graph: Graph, label: str | None = None, stage: str = ""):
-    """`graph` as a `msx.viz.convert.Converted`: the Model Explorer `GraphCollection` plus the IR-node mapping."""
-    from .convert import convert  # optional dependency msx[viz]: Model Explorer loads on first use
+    """`graph` as a `msx.viz.explorer_graph.Converted`: the Model Explorer `GraphCollection` plus the IR-node mapping."""
+    from .explorer_graph import convert  # optional dependency msx[viz]: Model Explorer loads on first use
 
     return convert(graph, label, stage)
 

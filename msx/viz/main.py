@@ -4,7 +4,7 @@ Model Explorer loads a custom extension `X` by importing `X.main` (its
 convention), so this module is `msx.viz.main` and `extensions=["msx.viz"]`
 (what `msx.viz.show` and `python -m msx view` pass) makes `.msxir` files open
 in the web app: the file is checked by `msx.load` (nothing in it runs) and
-converted by `msx.viz.convert`.
+converted by `msx.viz.explorer_graph`.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Dict
 
 from ..export import load
 from ._me import model_explorer
-from .convert import convert
+from .explorer_graph import convert
 
 
 class MsxirAdapter(model_explorer.Adapter):

@@ -52,7 +52,7 @@ class Overlay:
             raise VizError(f"overlay {self.name!r}: values must be numbers or str labels, got {bad[0]!r}")
 
     def node_data(self, converted: Any) -> Any:
-        """This overlay as Model Explorer's `ModelNodeData` for the graphs of `converted` (msx.viz.convert)."""
+        """This overlay as Model Explorer's `ModelNodeData` for the graphs of `converted` (msx.viz.explorer_graph)."""
         from ._me import node_data_builder as ndb  # optional dependency msx[viz]: Model Explorer loads on first use
 
         per_graph: dict[str, dict] = {g.id: {} for g in converted.graphs}

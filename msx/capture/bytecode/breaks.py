@@ -14,7 +14,7 @@ from typing import Any
 from ...errors import CaptureError, MsxError, SourceLoc
 from ..failures import BYTECODE_STAGE as STAGE
 from ..failures import Unsupported
-from .sources import Source
+from .frame_sources import Source
 
 __all__ = ["STAGE", "GraphBreak", "Unsupported", "BreakInfo", "fullgraph_error", "value_needed", "value_break",
            "mutation"]

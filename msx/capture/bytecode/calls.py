@@ -18,9 +18,9 @@ from .breaks import GraphBreak, mutation, value_break, value_needed
 from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
 from ..policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
                      VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
-from .sources import Attr, Item, Source
+from .frame_sources import Attr, Item, Source
 from .specials import SPECIAL
-from .values import UNBOUND, is_immutable_constant, is_msx_object, is_user_code
+from .stack_values import UNBOUND, is_immutable_constant, is_msx_object, is_user_code
 from .vm import PUSHED, Frame, bind_arguments, new_frame, type_lookup
 
 

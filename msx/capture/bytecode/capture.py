@@ -23,7 +23,7 @@ from ..session import capture_session
 from .breaks import STAGE, BreakInfo, GraphBreak, Unsupported
 from ...runtime.guards import Guard
 from .reconstruct import FrameR, Recipe, RecipeBuilder
-from .sources import Source
+from .frame_sources import Source
 from .symbolic import SymbolicVM
 from .vm import Frame
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import SourceLoc
 from .instructions import CodeInfo, code_info
-from .values import UNBOUND
+from .stack_values import UNBOUND
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 

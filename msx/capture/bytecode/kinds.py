@@ -16,8 +16,8 @@ from ...runtime.iterators import ListIterator
 from ...tensor import Parameter
 from ..failures import CONCRETE_ERRORS as JAX_CONCRETE_ERRORS
 from .breaks import STAGE
-from .sources import Source
-from .values import is_user_code, is_user_file
+from .frame_sources import Source
+from .stack_values import is_user_code, is_user_file
 from .vm import Frame
 
 MAX_STEPS = 2_000_000     # instructions interpreted for one graph (a loop unrolled longer than this is refused)

@@ -20,9 +20,9 @@ import jax
 from ...ir.graph import Const
 from ...tensor import Parameter, Tensor
 from .breaks import Unsupported
-from .sources import Source
+from .frame_sources import Source
 from ...runtime.iterators import ListIterator
-from .values import NULL, UNBOUND, Box, is_immutable_constant
+from .stack_values import NULL, UNBOUND, Box, is_immutable_constant
 from .vm import Frame
 
 ENTRY_CODE = None   # the code of symbolic._entry (set there: the bottom frame of every capture)

@@ -8,8 +8,8 @@ from typing import Any
 from ...runtime.guards import EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TYPE
 from ...runtime.iterators import ListIterator
 from .kinds import EnvListIterator, _is_cell, _span_text
-from .sources import Attr, CellContents, FrameOverride, FrameSlot, FrameStack, Item, Source
-from .values import NULL, UNBOUND, is_immutable_constant
+from .frame_sources import Attr, CellContents, FrameOverride, FrameSlot, FrameStack, Item, Source
+from .stack_values import NULL, UNBOUND, is_immutable_constant
 from .vm import Frame
 
 

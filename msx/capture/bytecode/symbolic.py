@@ -38,9 +38,9 @@ from .kinds import (_CMP_DUNDERS, _CMP_REFLECT, _DICT_VIEWS, _DUNDERS, _LIBRARY_
                     CONCRETE_ERRORS, MAX_STEPS, MAX_UNROLL, EnvListIterator, _entry, _is_cell_instance,
                     _is_container_cell, _note_line, _user_frame)
 from .resume import Resume
-from .sources import Attr, BuiltinVar, CellContents, CellMember, GlobalVar, Item, IterNext, Pinned, Source
+from .frame_sources import Attr, BuiltinVar, CellContents, CellMember, GlobalVar, Item, IterNext, Pinned, Source
 from .tracking import Tracking
-from .values import Box, is_immutable_constant, is_user_code
+from .stack_values import Box, is_immutable_constant, is_user_code
 from .vm import (_ACTIVE, BINARY_OPS, COMPARE_OPS, EXHAUSTED, UNARY_OPS, VM, Frame, UnsupportedInstruction,
                  _dispatch_table, current_loc, type_lookup)
 

@@ -19,8 +19,8 @@ from ..builder import GraphBuilder
 from .breaks import Unsupported
 from .instructions import code_info
 from .kinds import EnvListIterator, _entry, _identity_kind, _is_cell_instance, _sorted_keys, is_bound_builtin
-from .sources import Attr, EnvArgs, EnvKwargs, Item, Pinned, Source
-from .values import SCALAR_TYPES, Box, is_immutable_constant
+from .frame_sources import Attr, EnvArgs, EnvKwargs, Item, Pinned, Source
+from .stack_values import SCALAR_TYPES, Box, is_immutable_constant
 from .vm import Frame, builtins_of
 
 

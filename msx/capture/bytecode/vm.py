@@ -20,7 +20,7 @@ import opcode
 from ...errors import SOURCE_FRAMES, SourceLoc
 from ...runtime.iterators import ListIterator
 from .frames import Frame, bind_arguments, builtins_of, new_frame, type_lookup
-from .values import NULL, UNBOUND
+from .stack_values import NULL, UNBOUND
 
 __all__ = ["VM", "Frame", "bind_arguments", "builtins_of", "new_frame", "type_lookup", "current_loc", "PUSHED",
            "EXHAUSTED", "UnsupportedInstruction"]

@@ -6,7 +6,7 @@ from typing import Any
 from ... import dtype as mstype
 from ...errors import OpError, OpTypeError
 from ...ops import functional as F
-from ...ops.convert import to_int
+from ...ops.attr_converters import to_int
 from ...sizes import check_size
 from ...tensor import Parameter, Tensor
 from ..initializer import initializer

@@ -1,4 +1,4 @@
-"""The symbolic values MindIR conversion computes with (`msx.mindir.convert`): references to graphs,
+"""The symbolic values MindIR conversion computes with (`msx.mindir.to_graph`): references to graphs,
 partial applications, `Switch` results, tail calls, run-time choices between outcomes and lazily computed
 outputs, beside Vars and numpy constants."""
 from __future__ import annotations

@@ -24,7 +24,7 @@ from . import mind_ir_pb2 as pb
 from .build import Budget, GraphBuilder, close_over
 from .errors import UnsupportedMindIRError
 from .parse import Index, reaches
-from .values import (Choice, GraphRef, Lazy, PartialValue, SwitchLayerValue, SwitchValue, TailCall, abstract_of, as_array, force,
+from .symbolic_values import (Choice, GraphRef, Lazy, PartialValue, SwitchLayerValue, SwitchValue, TailCall, abstract_of, as_array, force,
                      is_tensor)
 from .proto import MONAD, TENSOR_DTYPES, A, attribute_value, attributes, dims_of, dtype_of, tensor_value
 
