@@ -127,3 +127,44 @@ def test_float16_inputs_compute_with_float32_weights_as_the_step_ops_did():
     values = {p.name: jnp.asarray(p.asnumpy()) for p in net.trainable_params()}
     want = reference("GRU", jnp.transpose(jnp.asarray(x, jnp.float32), (1, 0, 2)), values, 1, False)
     np.testing.assert_allclose(out.asnumpy(), np.transpose(np.asarray(want), (1, 0, 2)), rtol=2e-3, atol=2e-3)
+
+
+def _cell_reference(mode, x, state, w_ih, w_hh, b_ih, b_hh):
+    """One step of MindSpore's cell math, in numpy (float64)."""
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    h = state[0] if mode == "LSTM" else state
+    gi, gh = x @ w_ih.T + b_ih, h @ w_hh.T + b_hh
+    if mode == "LSTM":
+        i, f, g, o = np.split(gi + gh, 4, -1)
+        c = sig(f) * state[1] + sig(i) * np.tanh(g)
+        return sig(o) * np.tanh(c), c
+    if mode == "GRU":
+        i_r, i_z, i_n = np.split(gi, 3, -1)
+        h_r, h_z, h_n = np.split(gh, 3, -1)
+        r, z = sig(i_r + h_r), sig(i_z + h_z)
+        return (1 - z) * np.tanh(i_n + r * h_n) + z * h
+    return np.tanh(gi + gh)
+
+
+@pytest.mark.parametrize("mode", ["RNN_TANH", "GRU", "LSTM"])
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+@pytest.mark.parametrize("given_state", [True, False], ids=["hx", "no_hx"])
+def test_a_cell_is_one_step_of_the_layer_s_op(mode, batched, given_state):
+    """RNNCell/GRUCell/LSTMCell: one step, eagerly and under jit, equal to the gate math in numpy (a batch
+    of rows or one unbatched row; the state given or zeros)."""
+    ms.set_seed(5)
+    cell = {"RNN_TANH": nn.RNNCell, "GRU": nn.GRUCell, "LSTM": nn.LSTMCell}[mode](I, H)
+    rng = np.random.default_rng(1)
+    shape = (B,) if batched else ()
+    x = rng.standard_normal(shape + (I,)).astype(np.float32)
+    hs = [rng.standard_normal(shape + (H,)).astype(np.float32) for _ in range(2 if mode == "LSTM" else 1)]
+    weights = [p.asnumpy().astype(np.float64) for p in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)]
+    state = [h if given_state else np.zeros_like(h) for h in hs]
+    want = _cell_reference(mode, x.astype(np.float64), tuple(state) if mode == "LSTM" else state[0], *weights)
+    hx = None if not given_state else (tuple(ms.Tensor(h) for h in hs) if mode == "LSTM" else ms.Tensor(hs[0]))
+    for run in (cell, ms.jit(cell)):
+        got = run(ms.Tensor(x)) if hx is None else run(ms.Tensor(x), hx)
+        got = [g.asnumpy() for g in got] if mode == "LSTM" else [got.asnumpy()]
+        for g, w in zip(got, want if mode == "LSTM" else [want]):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

@@ -1,8 +1,8 @@
 """Recurrent layers: `RNN`, `LSTM`, `GRU` (multi-layer, bidirectional, variable length) and their cells.
 
 Each layer and direction runs as one op, `RecurrentLayer` (`msx/ops/recurrent_ops.py`: one `lax.scan` over
-time), so neither an eager call nor a captured graph grows with the sequence length, and the single-step
-cells (`LSTMCell`, ...) as ordinary ops. Gate layouts and parameter names
+time), so neither an eager call nor a captured graph grows with the sequence length; the single-step cells
+(`LSTMCell`, ...) are one step of the same op. Gate layouts and parameter names
 follow MindSpore (= torch): LSTM gates (i, f, g, o), GRU gates (r, z, n),
 `weight_ih_l{k}[_reverse]`, `weight_hh_...`, `bias_ih_...`, `bias_hh_...`;
 initial values U(-1/sqrt(hidden), 1/sqrt(hidden)) drawn as MindSpore draws them (numpy's global stream).
@@ -25,29 +25,18 @@ from ._utils import check_input, make_param
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
-    y = F.matmul(x, F.transpose(w, (1, 0)))
-    return y if b is None else y + b
-
-
 def _step(mode: str, x: Tensor, h, w_ih, w_hh, b_ih, b_hh):
-    """One time step; `h` is a Tensor, or (h, c) for LSTM. Returns the new state."""
-    if mode == "LSTM":
-        h_prev, c_prev = h
-        gates = _linear(x, w_ih, b_ih) + _linear(h_prev, w_hh, b_hh)
-        i, f, g, o = F.split(gates, gates.shape[-1] // 4, -1)
-        c = F.sigmoid(f) * c_prev + F.sigmoid(i) * F.tanh(g)
-        return F.sigmoid(o) * F.tanh(c), c
-    if mode == "GRU":
-        gi, gh = _linear(x, w_ih, b_ih), _linear(h, w_hh, b_hh)
-        n = gi.shape[-1] // 3
-        i_r, i_z, i_n = F.split(gi, n, -1)
-        h_r, h_z, h_n = F.split(gh, n, -1)
-        r, z = F.sigmoid(i_r + h_r), F.sigmoid(i_z + h_z)
-        new = F.tanh(i_n + r * h_n)
-        return (1 - z) * new + z * h
-    pre = _linear(x, w_ih, b_ih) + _linear(h, w_hh, b_hh)
-    return F.tanh(pre) if mode == "RNN_TANH" else F.relu(pre)
+    """One time step of a cell: a one-step `RecurrentLayer`, the layers' own op and gate math. `h` is a Tensor,
+    (h, c) for LSTM, or None (zeros); `x` is (batch, input) or (input,). Returns the new state."""
+    unbatched = x.ndim == 1
+    state = () if h is None else (tuple(h) if mode == "LSTM" else (h,))
+    if unbatched:
+        x, state = F.expand_dims(x, 0), tuple(F.expand_dims(s, 0) for s in state)
+    operands = (F.expand_dims(x, 0),) + state + (w_ih, w_hh) + (() if b_ih is None else (b_ih, b_hh))
+    results = apply(recurrent_layer_, operands, {"mode": mode, "has_bias": b_ih is not None, "masked": False,
+                                                 "zero_state": h is None, "reverse": False})
+    new = tuple(F.squeeze(r, 0) for r in results[1:]) if unbatched else tuple(results[1:])
+    return new if mode == "LSTM" else new[0]
 
 
 class _RNNBase(Cell):
@@ -254,16 +243,13 @@ class _CellBase(Cell):
         return (self.weight_ih, self.weight_hh, self.bias_ih if self.has_bias else None,
                 self.bias_hh if self.has_bias else None)
 
-    def _zeros(self, x: Tensor) -> Tensor:
-        return F.zeros(tuple(x.shape[:-1]) + (self.hidden_size,), x.dtype)
-
     def _check(self, x: Tensor) -> None:
         check_input(x.ndim in (1, 2) and x.shape[-1] == self.input_size, type(self).__name__, x,
                     f"expected (batch, {self.input_size}) or ({self.input_size},)")
 
     def construct(self, x: Tensor, hx: Tensor | None = None) -> Tensor:
         self._check(x)
-        return _step(self.mode, x, self._zeros(x) if hx is None else hx, *self._args())
+        return _step(self.mode, x, hx, *self._args())
 
     def extend_repr(self) -> str:
         return f"input_size={self.input_size}, hidden_size={self.hidden_size}, has_bias={self.has_bias}"
@@ -289,5 +275,4 @@ class LSTMCell(_CellBase):
 
     def construct(self, x: Tensor, hx=None):
         self._check(x)
-        state = (self._zeros(x), self._zeros(x)) if hx is None else (hx[0], hx[1])
-        return _step("LSTM", x, state, *self._args())
+        return _step("LSTM", x, None if hx is None else (hx[0], hx[1]), *self._args())
