@@ -65,16 +65,6 @@ def host_array(value: np.ndarray, owned: bool = False) -> jax.Array:
         return jax.device_put(value)
 
 
-def host_zeros(shape: tuple, dtype, like: Any = None) -> jax.Array:
-    """Zeros made on the host and copied to `like`'s placement (its sharding; the default device without it):
-    no XLA compile, where `jnp.zeros`/`zeros_like` compile a program per shape outside a trace (an
-    optimizer's state for DenseNet-121's 68 parameter shapes: 68 compiles)."""
-    value = np.zeros(shape, dtype)
-    sharding = getattr(like, "sharding", None) if like is not None and not isinstance(like, jax.core.Tracer) else None
-    with jax.ensure_compile_time_eval():
-        return jax.device_put(value, sharding) if sharding is not None else jax.device_put(value)
-
-
 def _to_array(input_data: Any, dtype) -> jax.Array:
     np_dtype = mstype.to_np(dtype)
     if isinstance(input_data, Tensor):

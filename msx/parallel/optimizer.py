@@ -42,7 +42,7 @@ from ..errors import ContextError
 from ..ops.comm_ops import AllGather, rank_slice
 from ..ops.primitive import apply
 from ..recording import recording
-from ..tensor import Tensor, host_zeros
+from ..tensor import Tensor
 from . import context, spmd, zero
 
 
@@ -131,14 +131,11 @@ def plan_for(optimizer) -> ShardPlan | None:
 def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:
     """The initial (zero) array of a state buffer of parameter `i`: this rank's rows when it is sharded, cut over
     the rank's local devices (copied onto them when whole) when it drives several."""
-    data = param._data
-    if isinstance(data, jax.core.Tracer):   # (built under a jax transform)
-        return jnp.zeros_like(data)
     if plan is None:
-        return host_zeros(data.shape, data.dtype, data)
+        return jnp.zeros_like(param._data)
     sharded = i in plan.sharded
     rows = param.shape[0] // plan.parts if sharded and param.ndim else None
-    zeros = host_zeros((rows, *param.shape[1:]), data.dtype) if rows else host_zeros(data.shape, data.dtype, data)
+    zeros = jnp.zeros((rows, *param.shape[1:]), param._data.dtype) if rows else jnp.zeros_like(param._data)
     if plan.devices == 1:
         return zeros
     return jax.device_put(zeros, spmd.local_sharding(plan.devices, sharded))
