@@ -203,9 +203,10 @@ def _recorded_forward(pure: Callable, arg_arrays: list, param_arrays: list, sens
     grads = ([_tangent_struct(a) for a in arg_arrays], [_tangent_struct(p) for p in param_arrays])
     if mode == "abstract":
         main, aux, new_state = forward(arg_arrays, param_arrays)
-        return main, aux, new_state, jax.tree_util.tree_map(_staged_zeros, grads)
-    main, aux, new_state = jax.tree_util.tree_map(_host_zeros, jax.eval_shape(forward, arg_arrays, param_arrays))
-    return main, aux, new_state, jax.tree_util.tree_map(_host_zeros, grads)
+        return main, aux, new_state, jax.tree_util.tree_map(lambda g: _zeros(g, True), grads)
+    host = lambda struct: _zeros(struct, False)  # noqa: E731
+    main, aux, new_state = jax.tree_util.tree_map(host, jax.eval_shape(forward, arg_arrays, param_arrays))
+    return main, aux, new_state, jax.tree_util.tree_map(host, grads)
 
 
 def _tangent_struct(x) -> jax.ShapeDtypeStruct:
@@ -213,15 +214,12 @@ def _tangent_struct(x) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(np.shape(x), dtype)
 
 
-def _staged_zeros(struct: jax.ShapeDtypeStruct):
+def _zeros(struct: jax.ShapeDtypeStruct, staged: bool):
+    """A stand-in of `struct`'s type: staged in the enclosing trace, or a host array (no compile either way)."""
     if struct.dtype == jax.dtypes.float0:
         return np.zeros(struct.shape, jax.dtypes.float0)
-    return jnp.zeros(struct.shape, struct.dtype)
-
-
-def _host_zeros(struct: jax.ShapeDtypeStruct):
-    if struct.dtype == jax.dtypes.float0:
-        return np.zeros(struct.shape, jax.dtypes.float0)
+    if staged:
+        return jnp.zeros(struct.shape, struct.dtype)
     return tensor_mod.host_array(np.zeros(struct.shape, struct.dtype), owned=True)
 
 
