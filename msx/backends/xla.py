@@ -19,6 +19,7 @@ from ..sizes import device_memory, nbytes, oom_error, too_large
 from ..parallel import spmd
 from ..eager import tape as eager_tape
 from .base import BackendBase, BuildConfig
+from .xla_cpu_options import compile_lowered
 from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
 
 
@@ -183,7 +184,7 @@ class XlaBackend(BackendBase):
             layout = spmd.layout()
             lowered = self._lower(graph, config, layout)
             try:
-                compiled = lowered.compile()
+                compiled = compile_lowered(lowered, self.platform)
             except RuntimeError as exc:
                 raise _oom(graph, exc) from None
             handle = XlaExecutable(lowered, compiled, self.device(), graph, layout,

@@ -1,0 +1,100 @@
+"""XLA:CPU compile options per program (msx/backends/xla_cpu_options.py): which programs get the IR emitters, that
+the option reaches XLA from a jitted Cell, that the result is eager's, and that a user's XLA_FLAGS or a jaxlib
+without the option is respected."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import msx
+from msx import nn, ops
+from msx.backends import xla_cpu_options as opts
+
+
+def _conv(x, w):
+    return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME")
+
+
+def _lowered(fn, *shapes):
+    return jax.jit(fn).lower(*[jax.ShapeDtypeStruct(s, jnp.float32) for s in shapes])
+
+
+def test_a_convolutional_program_gets_the_ir_emitters():
+    lowered = _lowered(lambda x, w: jnp.sum(_conv(x, w)), (1, 2, 6, 6), (3, 2, 3, 3))
+    assert opts.census(lowered) == (1, 0)
+    assert opts.compile_options(lowered, "cpu") == {opts.FUSION_EMITTERS: False}
+    assert opts.compile_options(lowered, "gpu") == {}  # a CPU option only
+
+
+def test_matrix_products_keep_the_defaults():
+    lowered = _lowered(lambda x, w, v: jnp.sum(_conv(x, w)) + jnp.sum(v @ v @ v), (1, 2, 6, 6), (3, 2, 3, 3), (4, 4))
+    assert opts.census(lowered) == (1, 2)  # the products outnumber the convolution: a transformer's step
+    assert opts.compile_options(lowered, "cpu") == {}
+    assert opts.compile_options(_lowered(lambda v: v * 2.0, (3,)), "cpu") == {}  # neither: the defaults
+
+
+def test_the_users_xla_flags_win(monkeypatch):
+    lowered = _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3))
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_use_fusion_emitters=true")
+    assert opts.compile_options(lowered, "cpu") == {}
+
+
+def test_a_jaxlib_without_the_option_compiles_with_none(monkeypatch):
+    seen = []
+
+    class Lowered:  # jax's Lowered for a jaxlib that no longer knows the option
+        def compiler_ir(self, dialect):
+            return _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3)).compiler_ir(dialect)
+
+        def compile(self, compiler_options=None):
+            seen.append(compiler_options)
+            if compiler_options:
+                raise RuntimeError("INVALID_ARGUMENT: No such compile option: 'xla_cpu_use_fusion_emitters'")
+            return "compiled"
+
+    monkeypatch.setattr(opts, "UNKNOWN", set())
+    assert opts.compile_lowered(Lowered(), "cpu") == "compiled"
+    assert seen == [{opts.FUSION_EMITTERS: False}, None]
+    assert opts.compile_lowered(Lowered(), "cpu") == "compiled" and seen[-1] is None  # not tried again
+
+
+def test_another_compile_error_is_not_swallowed():
+    class Lowered:
+        def compiler_ir(self, dialect):
+            return _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3)).compiler_ir(dialect)
+
+        def compile(self, compiler_options=None):
+            raise RuntimeError("RESOURCE_EXHAUSTED: out of memory")
+
+    with pytest.raises(RuntimeError, match="RESOURCE_EXHAUSTED"):
+        opts.compile_lowered(Lowered(), "cpu")
+
+
+class _ConvNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4)
+
+    def construct(self, x):
+        return ops.relu(self.bn(self.conv(x))).sum()
+
+
+def test_a_jitted_conv_step_compiles_with_the_ir_emitters_and_equals_eager(monkeypatch):
+    passed = []
+    compile_ = jax.stages.Lowered.compile
+
+    def recording(self, compiler_options=None, **kw):
+        passed.append(compiler_options)
+        return compile_(self, compiler_options=compiler_options, **kw)
+
+    msx.set_seed(0)
+    net = _ConvNet()
+    x = msx.Tensor(np.random.default_rng(0).standard_normal((2, 2, 6, 6)).astype(np.float32))
+    grad = msx.value_and_grad(net, None, net.trainable_params())
+    want_loss, want_grads = grad(x)
+    monkeypatch.setattr(jax.stages.Lowered, "compile", recording)
+    loss, grads = msx.jit(grad)(x)
+    assert {opts.FUSION_EMITTERS: False} in passed
+    np.testing.assert_allclose(loss.asnumpy(), want_loss.asnumpy(), rtol=1e-5)
+    for g, w in zip(grads, want_grads):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-4, atol=1e-5)
