@@ -35,7 +35,7 @@ from .eager import tape as eager_tape, tensor_hooks
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .runtime.cache import MISS, EntryCache
 from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered
-from .runtime.pipeline import Pipeline, check_backend_options
+from .runtime.compile_pipeline import Pipeline, check_backend_options
 from .runtime.signature import Signature, describe_change, is_leaf
 from .parallel import spmd
 from .parallel.context import get_parallel_mode as context_parallel_mode

@@ -27,7 +27,7 @@ from .ir.graph import Graph
 from .ir.symbolic import is_symbolic
 from .ir.verifier import verify
 from .runtime.compiled import Lowered
-from .runtime.pipeline import run_pipeline
+from .runtime.compile_pipeline import run_pipeline
 from .runtime.signature import Signature
 from .tensor import Parameter, Tensor
 

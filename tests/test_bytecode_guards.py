@@ -259,7 +259,7 @@ def test_recompile_limit_warns_with_the_reasons_and_then_runs_eagerly():
 
 
 def test_a_hit_interprets_nothing(monkeypatch):
-    from msx.capture.bytecode.symbolic import SymbolicVM
+    from msx.capture.bytecode.recording_vm import SymbolicVM
 
     def f(x, k):
         return x * k + ops.relu(x)

@@ -9,8 +9,8 @@ import msx
 from msx.capture.session import capture_session, swapped_parameters, write_log
 from msx.ops.primitive import recording
 from msx.runtime.guards import GUARD_KINDS, Snapshot, compile_check, make_guard
-from msx.runtime.iterators import ListIterator
-from msx.runtime.sources import EnvArgs, Item
+from msx.runtime.list_iterator import ListIterator
+from msx.runtime.value_sources import EnvArgs, Item
 
 
 def _param(value):

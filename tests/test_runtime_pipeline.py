@@ -1,4 +1,4 @@
-"""One compile pipeline per jitted function (`msx.runtime.pipeline.Pipeline`, issue 29): JitFunction, the
+"""One compile pipeline per jitted function (`msx.runtime.compile_pipeline.Pipeline`, issue 29): JitFunction, the
 bytecode runner and msx.dynamic all build through it and count in its `Stats`; the layers below take their
 upward hooks (jit for GRAPH_MODE Cells, viz's save_graphs=3 writer) as registrations."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 import msx
 from msx import nn
 from msx.nn import cell_config
-from msx.runtime import pipeline
+from msx.runtime import compile_pipeline
 
 X = np.ones((2, 3), np.float32)
 
@@ -19,7 +19,7 @@ def double(x):
 @pytest.mark.parametrize("mode", ["ast", "trace", "bytecode"])
 def test_every_mode_compiles_through_the_functions_pipeline(mode):
     jf = msx.jit(double, capture_mode=mode)
-    assert isinstance(jf.pipeline, pipeline.Pipeline) and jf.stats is jf.pipeline.stats
+    assert isinstance(jf.pipeline, compile_pipeline.Pipeline) and jf.stats is jf.pipeline.stats
     if mode == "bytecode":
         assert jf._runner.pipeline is jf.pipeline and jf._runner.stats is jf.stats
     for _ in range(3):
@@ -42,7 +42,7 @@ def test_dynamic_shapes_count_in_the_same_pipeline():
 
 def test_upward_hooks_are_registered_by_the_layers_above():
     assert cell_config._JIT == [msx.jit]  # GRAPH_MODE Cells and Cell.compile compile through jit
-    assert pipeline._GRAPH_VIEW == [msx.viz.save_stage]
+    assert compile_pipeline._GRAPH_VIEW == [msx.viz.save_stage]
     net = nn.Dense(3, 2)
     msx.set_context(mode=msx.GRAPH_MODE)
     try:

@@ -27,7 +27,7 @@ from ..ir.symbolic import plain_shape
 from ..ops import math_ops as M
 from ..ops.primitive import Primitive, apply, recording
 from ..runtime.python_guards import NO_STATE, PythonReads, StateGuards
-from ..runtime.sources import Source
+from ..runtime.value_sources import Source
 from ..tensor import Parameter, Tensor
 
 

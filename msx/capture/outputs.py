@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 from typing import Any, Callable
 
-from ..runtime.iterators import ListIterator
+from ..runtime.list_iterator import ListIterator
 
 AS_TUPLE = (map, zip, enumerate, range)
 AS_LIST = (filter, types.GeneratorType, type(iter([])), type(iter(())), ListIterator)

@@ -21,7 +21,7 @@ import jax
 from ..cell_protocol import CellProtocol
 from ..ops.primitive import recording
 from ..runtime.guards import SCALARS
-from ..runtime.sources import Attr, CellContents, GlobalVar, Item, Pinned
+from ..runtime.value_sources import Attr, CellContents, GlobalVar, Item, Pinned
 from ..tensor import Tensor
 from .user_code import is_user_file
 

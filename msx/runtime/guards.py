@@ -22,8 +22,8 @@ import numpy as np
 
 from ..errors import SourceLoc
 from ..tensor import PendingTensor, Tensor
-from .sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
-from .iterators import ListIterator
+from .value_sources import MISSING, EnvArgs, EnvKwargs, Source, fetch_or_missing
+from .list_iterator import ListIterator
 
 ARRAY_TYPE = type(jnp.zeros(()))
 

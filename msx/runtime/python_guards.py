@@ -26,7 +26,7 @@ from .. import versions
 from ..tensor import Parameter, Tensor
 from .guards import (SCALARS, ContentsGuard, EqualsGuard, Guard, IdGuard, Snapshot, ValueGuard, compile_check,
                      same_value)
-from .sources import Attr, CellContents, Item, Pinned, Source
+from .value_sources import Attr, CellContents, Item, Pinned, Source
 
 _IGNORED_CELL_ATTRS = frozenset({"_params", "_cells", "_jit_cache"})
 

@@ -26,7 +26,7 @@ from ..errors import VizError, VizUnavailableError
 from ..export import load
 from ..ir.graph import Graph
 from ..jit import JitFunction, jit
-from ..runtime.pipeline import register_graph_view
+from ..runtime.compile_pipeline import register_graph_view
 from .overlays import Overlay, ascend_cost, ascend_memory, hlo_ops, pass_diff
 from .server import Viewer, serve
 

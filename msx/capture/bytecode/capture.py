@@ -24,7 +24,7 @@ from .breaks import STAGE, BreakInfo, GraphBreak, Unsupported
 from ...runtime.guards import Guard
 from .reconstruct import FrameR, Recipe, RecipeBuilder
 from .frame_sources import Source
-from .symbolic import SymbolicVM
+from .recording_vm import SymbolicVM
 from .vm import Frame
 
 @dataclass

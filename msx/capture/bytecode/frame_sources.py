@@ -1,11 +1,11 @@
 """Sources of bytecode capture's own: slots of the interpreter frames resumed after a graph break.
 
 The generic sources (arguments, globals, attributes, pinned objects) live in
-`msx.runtime.sources`, shared by every capture mode's guards.
+`msx.runtime.value_sources`, shared by every capture mode's guards.
 """
 from __future__ import annotations
 
-from ...runtime.sources import (MISSING, Attr, BuiltinVar, CellContents, CellMember, Derived, EnvArgs,  # noqa: F401
+from ...runtime.value_sources import (MISSING, Attr, BuiltinVar, CellContents, CellMember, Derived, EnvArgs,  # noqa: F401
                                 EnvKwargs, GlobalVar, Item, Pinned, Source, fetch_or_missing)
 
 

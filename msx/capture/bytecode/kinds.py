@@ -12,7 +12,7 @@ import linecache
 from ...cell_protocol import CellProtocol
 from ...errors import CaptureError, MsxError
 from ...nn.layer.container import _Container
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from ...tensor import Parameter
 from ..failures import CONCRETE_ERRORS as JAX_CONCRETE_ERRORS
 from .breaks import STAGE

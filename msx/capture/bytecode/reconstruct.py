@@ -21,7 +21,7 @@ from ...ir.graph import Const
 from ...tensor import Parameter, Tensor
 from .breaks import Unsupported
 from .frame_sources import Source
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from .stack_values import NULL, UNBOUND, Box, is_immutable_constant
 from .vm import Frame
 

@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from ...runtime.guards import EQUALS, ID, ITER_ATLEAST, ITER_LEFT, KEYS, LEN, TYPE
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from .kinds import EnvListIterator, _is_cell, _span_text
 from .frame_sources import Attr, CellContents, FrameOverride, FrameSlot, FrameStack, Item, Source
 from .stack_values import NULL, UNBOUND, is_immutable_constant

@@ -3,7 +3,7 @@
 A `Point` is a place where compiled code can start: the start of the function,
 or just after a graph break (a position in the interpreter's frames). Each
 point holds entries; an entry is one captured piece — its generated guard
-check, its compiled graph (built by the function's `msx.runtime.pipeline.Pipeline`, the one pipeline
+check, its compiled graph (built by the function's `msx.runtime.compile_pipeline.Pipeline`, the one pipeline
 every jit cache calls: passes -> `Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
 chain: find the entry whose guards hold, run its graph, then either rebuild the
 return value or rebuild the frames, run the breaking instruction in Python and
@@ -112,7 +112,7 @@ class _Stale(Exception):
 
 class BytecodeRunner:
     """The bytecode capture mode's cache for one jitted function (see the module docstring): `pipeline`, the
-    function's `msx.runtime.pipeline.Pipeline`, builds its graphs and holds the counters it adds to."""
+    function's `msx.runtime.compile_pipeline.Pipeline`, builds its graphs and holds the counters it adds to."""
 
     def __init__(self, pipeline) -> None:
         self.pipeline, self.stats = pipeline, pipeline.stats

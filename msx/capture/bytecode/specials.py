@@ -18,7 +18,7 @@ from typing import Any
 
 from ..handlers import handlers, register_builtin
 from .breaks import value_needed
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from .stack_values import is_user_code
 from .vm import EXHAUSTED, type_lookup
 

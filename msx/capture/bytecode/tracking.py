@@ -13,7 +13,7 @@ from ...cell_protocol import CellProtocol
 from ...ir.graph import Const
 from ...ops.primitive import recording
 from ...runtime.guards import ALIAS, ARRAY, DISTINCT, EQUALS, ID, KEYS, LEN, TENSOR, TYPE, make_guard
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from ...tensor import Parameter, Tensor
 from ..builder import GraphBuilder
 from .breaks import Unsupported

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import opcode
 
 from ...errors import SOURCE_FRAMES, SourceLoc
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from .frames import Frame, bind_arguments, builtins_of, new_frame, type_lookup
 from .stack_values import NULL, UNBOUND
 

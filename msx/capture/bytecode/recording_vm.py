@@ -29,7 +29,7 @@ from typing import Any
 from ...errors import SOURCE_FRAMES
 from ...ops.primitive import recording
 from ...runtime.guards import Guard
-from ...runtime.iterators import ListIterator
+from ...runtime.list_iterator import ListIterator
 from ...tensor import Tensor
 from . import reconstruct
 from .breaks import GraphBreak, Unsupported, mutation, value_break
