@@ -229,3 +229,20 @@ def test_what_mindir_cannot_hold_is_refused_before_writing(tmp_path):
         with pytest.raises(MindIRExportError, match="cannot write as MindIR"):
             ms.export(fn, x, file_name=str(tmp_path / "no"), file_format="MINDIR")
         assert not os.path.exists(tmp_path / "no.mindir")
+
+
+def test_the_control_ops_a_mindir_file_holds_are_the_writers_table():
+    """The writer's higher-order rules are its own table, keyed by the declarations: the four ops a MindIR file
+    holds have a rule, every other higher-order op (a Scan, a Grad) is listed as unsupported before writing,
+    never a MissingRuleError or a KeyError."""
+    from msx.ir.control import CALL, CASE, COND, SCAN, WHILE
+    from msx.ir.graph import Abstract, Graph, Node, Var
+    from msx.mindir.writer import CONTROL_WRITERS, unsupported_ops
+    from msx.ops.higher_order import HIGHER_ORDER
+
+    held = {p.name for p in (COND, CASE, WHILE, CALL)}
+    assert {name for name in HIGHER_ORDER if CONTROL_WRITERS.get(name) is not None} == held
+    assert CONTROL_WRITERS.get("Add") is None  # a first-order op: the per-op WRITERS table's
+    x, out = Var(Abstract((2,), "float32")), Var(Abstract((2,), "float32"))
+    scan = Node(SCAN.name, [x], [out], {}, None, {"body": Graph("body")})
+    assert unsupported_ops(Graph("g", [x], [], [scan], [out])) == [SCAN.name]

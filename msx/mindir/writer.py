@@ -21,6 +21,7 @@ import numpy as np
 
 from ..atomic import write_atomic
 from ..ir.control import CALL, CASE, COND, WHILE
+from ..ops.higher_order import RuleTable
 from ..ir.graph import Abstract, Const, Graph, Node, Var
 from .op_readers import TYPE_ID_OF
 from .op_table import WRITERS
@@ -29,14 +30,15 @@ from .errors import MindIRExportError
 from .proto import DTYPE_CODES, A
 from .reader import DIGEST_PREFIX, digest
 
-# the higher-order ops a MindIR file can hold: their writing rules (methods of _GraphWriter, which knows graphs)
-CONTROL = {COND.name: "_write_cond", CASE.name: "_write_case", WHILE.name: "_write_while", CALL.name: "_write_call"}
+# the higher-order ops a MindIR file can hold, with their writing rules `(graph writer, node) -> operand names`:
+# this consumer's table (registered below _GraphWriter, whose methods they are), keyed by the declarations
+CONTROL_WRITERS = RuleTable("mindir write", "msx/mindir/writer.py")
 PRIM_INPUT_NAMES = {"Conv2D": ["x", "w"], "MaxPool": ["x"]}
 
 
 def unsupported_ops(graph: Graph) -> list[str]:
     """The primitives of `graph` (and its subgraphs) that have no MindIR form."""
-    return sorted(op for op in graph.primitives_used() if op not in WRITERS and op not in CONTROL)
+    return sorted(op for op in graph.primitives_used() if op not in WRITERS and CONTROL_WRITERS.get(op) is None)
 
 
 class _Writer:
@@ -146,13 +148,10 @@ class _GraphWriter:
     def write_nodes(self, graph: Graph) -> None:
         for node in graph.nodes:
             self.node = node
-            if node.op in CONTROL:
-                results = getattr(self, CONTROL[node.op])(node)
-            else:
-                writer = WRITERS.get(node.op)
-                if writer is None:
-                    self.unsupported("no MindIR form for this primitive")
-                results = writer(self, node)
+            writer = CONTROL_WRITERS.get(node.op) or WRITERS.get(node.op)
+            if writer is None:
+                self.unsupported("no MindIR form for this primitive")
+            results = writer(self, node)
             results = results if isinstance(results, list) else [results]
             if len(results) != len(node.outputs):
                 raise MindIRExportError(f"export: writing {node.op} gave {len(results)} value(s) for "
@@ -276,6 +275,12 @@ class _GraphWriter:
         self.node = node
         out = self.emit(f"REF::{header.name}", [self.operand(x, []) for x in node.inputs], out_type)
         return self._unpack(out, len(node.outputs))
+
+
+CONTROL_WRITERS.register(COND)(_GraphWriter._write_cond)
+CONTROL_WRITERS.register(CASE)(_GraphWriter._write_case)
+CONTROL_WRITERS.register(WHILE)(_GraphWriter._write_while)
+CONTROL_WRITERS.register(CALL)(_GraphWriter._write_call)
 
 
 def _set_tensor(t: pb.TensorProto, value, with_data: bool = False) -> None:

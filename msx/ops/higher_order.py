@@ -156,6 +156,12 @@ class RuleTable:
 
         return put
 
+    def get(self, op: str) -> Callable | None:
+        """The rule of op `op`, or None when it is not a higher-order op this table has a rule for (a consumer
+        that holds only some of them, as a MindIR file holds four, asks this)."""
+        prim = HIGHER_ORDER.get(op)
+        return None if prim is None else self.rules.get(prim)
+
     def rule_for(self, op: str) -> Callable:
         """The rule of higher-order op `op`; `MissingRuleError` when it is not one or this table lacks it."""
         prim = _declared(op, self.concern)
