@@ -29,22 +29,22 @@ graphs
 nn
 14. autograd — grad, value_and_grad over the builder
 15. transforms loop_capture — vmap, vjp, jvp and the Jacobians: jax's eagerly, autograd's and a Vmap node inside a capture; ops.WhileLoop/ForiLoop/Scan as While/Scan nodes inside a capture
-15. taylor — jet, derivative, linearize over transforms: jax's Taylor mode eagerly, nested jvp inside a capture
-16. nn — Cells, layers, losses, optimizers
+16. taylor — jet, derivative, linearize over transforms: jax's Taylor mode eagerly, nested jvp inside a capture
+17. nn — Cells, layers, losses, optimizers
 capture and runtime
-17. capture — the capture modes (ast, bytecode, trace): they see a Cell through its protocol
-18. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
-19. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel rewrite — shapes, stage calls, Cells' uses; rewrite: construct as editable nodes
+18. capture — the capture modes (ast, bytecode, trace), above nn (bytecode calls a Cell's own code)
+19. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+20. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel rewrite — shapes, stage calls, Cells' uses; rewrite: construct as editable nodes
 jit
-20. jit parallel.api — the decorator; mindspore.parallel's names
-21. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
+21. jit parallel.api — the decorator; mindspore.parallel's names
+22. graph_hints checkpoint mindir — hints over jit; weights and MindIR files
 formats
-22. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
-23. export — msx.export / msx.load over the registry
-24. viz dataset — the graph viewer; the data pipeline
+23. formats parallel.dist_checkpoint — the format registry: graph files (MSXIR, STABLEHLO, MINDIR, NPZ) and checkpoints; distributed checkpoints
+24. export — msx.export / msx.load over the registry
+25. viz dataset — the graph viewer; the data pipeline
 tools
-25. train mindrecord common profiler boost — training loops; MindSpore's file and common names; the profiler
-26. tools __main__ — developer tools; the command line
+26. train mindrecord common profiler boost — training loops; MindSpore's file and common names; the profiler
+27. tools __main__ — developer tools; the command line
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 

@@ -65,3 +65,24 @@ def test_a_graph_reading_a_parameter_needs_it_given():
     graph = msx.jit(Net(), capture_mode="trace").capture(msx.Tensor(X))
     with pytest.raises(VerifyError, match=r"reads Parameter\(s\) \['w'\]"):
         msx.stages.optimize(graph)
+
+
+def test_the_o1_pipeline_leaves_the_graph_it_was_given_as_it_was():
+    """docs/passes.md: passes return new graphs; the captured graph's text is the same after optimising it
+    (here every O1 pass has something to do: `*1`, `+0`, `-(-y)`, a common `exp`)."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.d = nn.Dense(3, 3)
+
+        def construct(self, x):
+            y = self.d(x) * 1.0 + 0.0
+            return ops.relu(y) + ops.neg(ops.neg(y)) * 2.0 + ops.exp(y) * ops.exp(y)
+
+    net = Net()
+    x = msx.Tensor(np.ones((2, 3), np.float32))
+    graph = msx.jit(net).capture(x)
+    before = str(graph)
+    optimized = msx.stages.optimize(graph, params=net, jit_level="O1")
+    assert str(graph) == before
+    assert len(optimized.graph.nodes) < len(graph.nodes)
