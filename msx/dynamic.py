@@ -34,7 +34,9 @@ from .tensor import PARAMETER_LOCK, Tensor
 from .dynamic_spec import DynamicSpec, Position, Symbol, make_spec  # noqa: F401  (re-exported: msx.Symbol)
 from .runtime.signature import is_leaf as _is_leaf
 from .errors import BackendError, MsxError
+from .runtime.cache import EntryCache
 from .runtime.compiled import INLINE as _INLINE
+from .runtime.compile_pipeline import Pipeline
 
 
 # ---------------------------------------------------------------- enable_dynamic
@@ -177,27 +179,33 @@ NOT_HANDLED = object()  # this call is not for a shape family: jit compiles it f
 
 
 class DynamicShapes:
-    """Finds or makes the shape family for a call of a `JitFunction` (jit(dynamic=1) or enable_dynamic)."""
+    """Finds or makes the shape family for a call of a jitted function (jit(dynamic=1) or enable_dynamic).
 
-    def __init__(self, jf, spec: DynamicSpec | None) -> None:
-        self.jf, self.spec = jf, spec
+    Given what it needs, never the `JitFunction`: the function's `Pipeline` (`pipeline`: its function, name,
+    options; it builds the families and holds the counters and log) and its cache (`entries`), to which each
+    concrete shape a family ran is added as an exact hit."""
+
+    def __init__(self, pipeline: Pipeline, entries: EntryCache, spec: DynamicSpec | None) -> None:
+        self.pipeline, self.entries, self.spec = pipeline, entries, spec
         self.families: list[Family] = []
         self.failed: str | None = None  # dynamic=1 gave up on symbolic capture (why): static from then on
 
-    def call(self, sig, reason: str | None) -> Any:
-        names = argument_names(self.jf.fn, sig.args, sig.kwargs)
-        declared = self.spec.positions(self.jf.__name__, names, sig.tensors)[0] if self.spec is not None else None
+    def call(self, sig, reason: str | None, last) -> Any:
+        """Run `sig` on a shape family (found, or made now), or `NOT_HANDLED`; `last`: the Signature the function
+        last compiled statically (dynamic=1 makes the dims that changed since it symbolic), or None."""
+        names = argument_names(self.pipeline.fn, sig.args, sig.kwargs)
+        declared = self.spec.positions(self.pipeline.name, names, sig.tensors)[0] if self.spec is not None else None
         for family in self.families:
             if family.matches(sig) and family.compiled.state.holds():
                 return self._run(family, sig)
-        dims = self._plan(sig, declared)
+        dims = self._plan(sig, declared, last)
         if dims is None:
             return NOT_HANDLED
         family = self._build(sig, dims, reason, names)
         return NOT_HANDLED if family is None else self._run(family, sig)
 
     # ------------------------------------------------------------ which dims become symbols
-    def _plan(self, sig, declared: dict | None) -> dict[Position, str] | None:
+    def _plan(self, sig, declared: dict | None, last) -> dict[Position, str] | None:
         if declared is not None:
             shapes = [t._data.shape for t in sig.tensors]
 
@@ -209,7 +217,6 @@ class DynamicShapes:
             if any(f.key == masked_key(sig.key, dims) and f.dims == dims for f in self.families):
                 dims = group_symbols(declared, lambda p: by(p, apart=True))  # equal-sized dims turned out unequal
             return dims
-        last = self.jf._last
         if self.failed is not None or last is None:
             return None
         changed = shape_changes(last, sig)
@@ -225,50 +232,43 @@ class DynamicShapes:
 
     # ------------------------------------------------------------ capture, passes, polymorphic build
     def _build(self, sig, dims: dict[Position, str], reason: str | None, names: list[str]) -> Family | None:
-        jf = self.jf
+        pipeline = self.pipeline
         family = Family(masked_key(sig.key, dims), dims, None, sig)
         what = family.describe(names)
         if self.spec is not None and any(s is None for s, _ in self.spec.args.values()):
             what += " (dynamic rank: one capture per rank)"
-        backend = get_backend(jf.config.backend)
+        backend = get_backend(pipeline.config.backend)
         if not getattr(backend, "supports_symbolic", False):  # before any pass reads symbolic shapes
             message = (f"backend {backend.name!r} cannot build graphs with symbolic dims ({what}); "
                        f"use an XLA backend, or static shapes")
             if self.spec is not None:
                 raise BackendError(f"enable_dynamic: {message}")
             self.failed = message
-            jf.log.append(("static", f"dynamic=1: {message}; compiling per shape from now on"))
+            pipeline.note_static(f"dynamic=1: {message}; compiling per shape from now on")
             return None
-        jf.pipeline.note_capture(f"symbolic dims: {what}")
+        pipeline.note_capture(f"symbolic dims: {what}")
         if reason is not None:
-            jf.pipeline.note_recompile(f"{reason}; capturing with symbolic dims: {what}")
+            pipeline.note_recompile(f"{reason}; capturing with symbolic dims: {what}")
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter (see JitFunction._capture)
-                captured = capture_symbolic(jf.fn, sig, dims, jf.__name__, jf.config)
+                captured = capture_symbolic(pipeline.fn, sig, dims, pipeline.name, pipeline.config)
         except Exception as exc:  # noqa: BLE001 - code computing with shapes (int(x.shape[0]), `for row in x`)
             why = f"{type(exc).__name__}: {str(getattr(exc, 'message', exc)).splitlines()[0]}"
             if self.spec is not None:
-                raise SymbolicShapeError(f"enable_dynamic: {jf.__name__} cannot be captured with symbolic dims "
+                raise SymbolicShapeError(f"enable_dynamic: {pipeline.name} cannot be captured with symbolic dims "
                                          f"({what}): {why}", stage="capture") from None
             self.failed = why
-            jf.log.append(("static", f"dynamic=1: symbolic capture failed, compiling per shape from now on: {why}"))
+            pipeline.note_static(f"dynamic=1: symbolic capture failed, compiling per shape from now on: {why}")
             return None
-        family.compiled = jf.pipeline.lower(captured, sig).compile()
-        jf.stats.compiles += 1
-        family.compiled.handle.on_compile = lambda shapes: self._on_xla_compile(family, shapes)
+        family.compiled = pipeline.compile_symbolic(captured, sig)  # (counts each new concrete shape's compile)
         self.families.insert(0, family)
         return family
-
-    def _on_xla_compile(self, family: Family, shapes: tuple) -> None:
-        self.jf.stats.xla_compiles += 1
-        self.jf.stats.log.append(("xla_compile", f"new concrete shape {[list(s) for s in shapes]} for symbolic "
-                                           f"graph {family.compiled.lowered.graph.name}"))
 
     def _run(self, family: Family, sig) -> Any:
         out = family.compiled.run(sig)
         if out is _INLINE:
             return NOT_HANDLED
-        self.jf.add_entry(sig.key, family.compiled)  # this concrete shape is an exact cache hit from now on
+        self.entries.add(sig.key, family.compiled)  # this concrete shape is an exact cache hit from now on
         return out
 
 

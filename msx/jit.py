@@ -163,7 +163,7 @@ class JitFunction(Generic[_P, _R]):
         if spec is not None or (config.dynamic and self._runner is None):
             self.set_dynamic_spec(spec)
         elif config.dynamic:  # bytecode: its guards key graphs on shapes, so a new batch size is a new entry
-            self.log.append(("static", "dynamic=1 with capture_mode='bytecode': one guarded graph per shape"))
+            self.pipeline.note_static("dynamic=1 with capture_mode='bytecode': one guarded graph per shape")
 
     # the counters `cache_info()` reports (the pipeline's: every cache of this function adds to them)
     captures = property(lambda self: self.stats.captures)
@@ -207,21 +207,17 @@ class JitFunction(Generic[_P, _R]):
         if reason is None:  # a signature never seen
             reason = describe_change(self._last, sig) if self._last is not None else None
             if self._dynamic is not None:
-                out = self._dynamic.call(sig, reason)
+                out = self._dynamic.call(sig, reason, self._last)
                 if out is not NOT_HANDLED:
                     return out
         return self._compile_and_run(sig, reason)
-
-    def add_entry(self, key: Any, compiled: Compiled) -> None:
-        """Cache `compiled` for calls with signature `key` (dynamic shapes adds one per concrete shape)."""
-        self.entries.add(key, compiled)
 
     def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
         """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
         if self._runner is not None:
             raise ValueError(f"jit: dynamic shapes need capture_mode 'ast' or 'trace', {self.__name__} uses "
                              f"{self.config.capture_mode!r}")
-        self._dynamic = DynamicShapes(self, spec)
+        self._dynamic = DynamicShapes(self.pipeline, self.entries, spec)  # (adds its shapes to this cache)
 
     def _compile_and_run(self, sig: Signature, reason: str | None):
         try:
@@ -242,7 +238,7 @@ class JitFunction(Generic[_P, _R]):
             return result
         self.log.append(("capture", reason or "first call"))
         compiled = self.pipeline.compile(captured, sig, f"static shapes {[list(t._data.shape) for t in sig.tensors]}")
-        self.add_entry(sig.key, compiled)
+        self.entries.add(sig.key, compiled)
         if reason is not None:
             self.pipeline.note_recompile(reason)
         self._last = sig
@@ -288,8 +284,8 @@ class JitFunction(Generic[_P, _R]):
             for t, data in kept:
                 t._data = data
             return traced, result
-        self.log.append(("static", f"trace met a value decision ({'; '.join(decisions)}): captured from source "
-                                   f"(ast) so it is graph control flow, with no host read per call"))
+        self.pipeline.note_static(f"trace met a value decision ({'; '.join(decisions)}): captured from source "
+                                  f"(ast) so it is graph control flow, with no host read per call")
         return captured, NOT_RUN
 
     def capture(self, *args, **kwargs) -> Graph:

@@ -114,9 +114,27 @@ class Pipeline:
         """Lower and build a captured graph: the executable a new cache entry runs (`why`: for the log)."""
         compiled = self.lower(captured, sig).compile()
         self.stats.compiles += 1
+        self.note_xla_compile(why)
+        return compiled
+
+    def compile_symbolic(self, captured: Captured, sig: Signature) -> Compiled:
+        """Lower and build a graph with symbolic dims (a shape family of `msx.dynamic`): one compile now; the
+        backend compiles it once per new concrete shape as calls first run it, each counted and logged then."""
+        compiled = self.lower(captured, sig).compile()
+        self.stats.compiles += 1
+        name = compiled.lowered.graph.name
+        compiled.handle.on_compile = lambda shapes: self.note_xla_compile(
+            f"new concrete shape {[list(s) for s in shapes]} for symbolic graph {name}")
+        return compiled
+
+    def note_xla_compile(self, why: str) -> None:
+        """The backend compiled an executable (`why`: its static shapes, or a symbolic graph's new shape)."""
         self.stats.xla_compiles += 1
         self.stats.log.append(("xla_compile", why))
-        return compiled
+
+    def note_static(self, why: str) -> None:
+        """The function compiles per static shape, or from another capture, instead of what was asked (`why`)."""
+        self.stats.log.append(("static", why))
 
     def note_recompile(self, reason: str) -> None:
         """A new graph replaced or joined the cached ones for `reason`; past `recompile_warn_limit`, say so once."""
