@@ -56,7 +56,7 @@ from msx.nn.metrics.classification import CosineSimilarity as CosineSimilarity
 from msx.nn.loss.loss import CrossEntropyLoss as CrossEntropyLoss
 from msx.nn.layer.basic import Dense as Dense
 from msx.nn.layer.combined import DenseBnAct as DenseBnAct
-from msx.nn.layer.math_cells import DiGamma as DiGamma
+from msx.nn.layer.math import DiGamma as DiGamma
 from msx.nn.metrics.classification import Dice as Dice
 from msx.nn.loss.loss import DiceLoss as DiceLoss
 from msx.nn.wrap.grad_reducer import DistributedGradReducer as DistributedGradReducer
@@ -97,7 +97,7 @@ from msx.nn.layer.activation import Hardtanh as Hardtanh
 from msx.nn.metrics.segmentation import HausdorffDistance as HausdorffDistance
 from msx.nn.loss.loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from msx.nn.loss.loss import HuberLoss as HuberLoss
-from msx.nn.layer.math_cells import IGamma as IGamma
+from msx.nn.layer.math import IGamma as IGamma
 from msx.nn.layer.basic import Identity as Identity
 from msx.nn.layer.image import ImageGradients as ImageGradients
 from msx.nn.layer.normalization import InstanceNorm1d as InstanceNorm1d
@@ -110,8 +110,8 @@ from msx.nn.loss.loss import L1Loss as L1Loss
 from msx.nn.loss.loss import L1LossExt as L1LossExt
 from msx.nn.layer.basic import L1Regularizer as L1Regularizer
 from msx.nn.optim.lars import LARS as LARS
-from msx.nn.layer.math_cells import LBeta as LBeta
-from msx.nn.layer.math_cells import LGamma as LGamma
+from msx.nn.layer.math import LBeta as LBeta
+from msx.nn.layer.math import LGamma as LGamma
 from msx.nn.layer.pooling import LPPool1d as LPPool1d
 from msx.nn.layer.pooling import LPPool2d as LPPool2d
 from msx.nn.layer.normalization import LRN as LRN
@@ -135,8 +135,8 @@ from msx.nn.metrics._base import MSE as MSE
 from msx.nn.loss.loss import MSELoss as MSELoss
 from msx.nn.layer.ssim import MSSSIM as MSSSIM
 from msx.nn.loss.loss import MarginRankingLoss as MarginRankingLoss
-from msx.nn.layer.math_cells import MatDet as MatDet
-from msx.nn.layer.math_cells import MatInverse as MatInverse
+from msx.nn.layer.math import MatDet as MatDet
+from msx.nn.layer.math import MatInverse as MatInverse
 from msx.nn.layer.math import MatMul as MatMul
 from msx.nn.layer.basic import MatrixDiag as MatrixDiag
 from msx.nn.layer.basic import MatrixDiagPart as MatrixDiagPart
@@ -279,7 +279,6 @@ from msx.nn import layer as layer
 from msx.nn.optim import learning_rate_schedule as learning_rate_schedule
 from msx.nn import loss as loss
 from msx.nn.layer import math as math
-from msx.nn.layer import math_cells as math_cells
 from msx.nn import metrics as metrics
 from msx.nn import micro_batch as micro_batch
 from msx.nn.metrics import names as names

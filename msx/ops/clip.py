@@ -40,3 +40,19 @@ def clip_by_global_norm(x: Sequence[Tensor] | Tensor, clip_norm: float | Tensor 
         factor = F.div(clip_norm, F.maximum(use_norm, clip_norm))
         out = tuple(F.mul(t, F.cast(factor, t.dtype)) for t in xs)
     return out[0] if single else out
+
+
+@expose(ops="clip_by_norm")
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """Scale `x` (a tensor, or a tuple/list of them taken together) so that its `norm_type` norm is at most
+    `max_norm`: coefficient `max_norm / (total_norm + 1e-6)`, clamped to 1 (MindSpore's formula)."""
+    tensors = list(x) if isinstance(x, (tuple, list)) else [x]
+    norm_type = float(norm_type)
+    norms = [F.norm(F.reshape(t, (-1,)), norm_type) for t in tensors]
+    total = F.norm(F.stack(norms), norm_type) if len(norms) > 1 else norms[0]
+    if error_if_nonfinite and not bool(F.isfinite(total).asnumpy()):
+        raise RuntimeError(f"clip_by_norm: the total norm of order {norm_type} is non-finite, so it cannot be "
+                           f"clipped; pass error_if_nonfinite=False to clip anyway")
+    coef = F.clamp(F.div(max_norm, F.add(total, 1e-6)), None, 1.0)
+    out = [F.mul(t, F.cast(coef, t.dtype)) for t in tensors]
+    return type(x)(out) if isinstance(x, (tuple, list)) else out[0]

@@ -316,3 +316,14 @@ def assign(variable, value):
     if not isinstance(variable, Parameter):
         raise TypeError(f"assign: variable must be a Parameter, got {type(variable).__name__}")
     return variable.assign_value(value)
+
+
+# the functional spellings of Tensor's in-place `zero_` / `put_`: they write `input` and return it
+@expose(ops="zero_")
+def zero_(input):
+    return input.zero_()
+
+
+@expose(ops="put_")
+def put_(input, index, source, accumulate=False):
+    return input.put_(index, source, accumulate)

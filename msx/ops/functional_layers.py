@@ -439,6 +439,26 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     return apply(conv_nd, args, {"stride": s, "padding": pads, "dilation": d, "groups": int(groups)})
 
 
+
+@expose(ops="bidense")
+def bidense(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] (+ bias[o]): `nn.BiDense`'s form."""
+    if len(weight.shape) != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        raise ValueError(f"bidense: weight must be (out, in1, in2) matching the inputs' last dims, got input1 "
+                         f"{tuple(input1.shape)}, input2 {tuple(input2.shape)}, weight {tuple(weight.shape)}")
+    y = F.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return y if bias is None else F.add(y, bias)
+
+
+@expose(ops="swiglu")
+def swiglu(input, dim=-1):
+    """SwiGLU: input split in two halves along `dim`, `silu(a) * b`."""
+    if input.shape[dim] % 2:
+        raise ValueError(f"swiglu: dimension {dim} of input must be even, got shape {tuple(input.shape)}")
+    a, b = F.split(input, input.shape[dim] // 2, dim)
+    return F.mul(F.silu(a), b)
+
+
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "avg_pool1d", "dropout1d", "dropout2d", "dropout3d", "pixel_shuffle",
            "pixel_unshuffle", "upsample", "group_norm", "rms_norm", "embedding", "bias_add", "softmin", "soft_shrink",

@@ -223,3 +223,30 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
 @expose(ops="clip_by_value")
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return clamp(x, clip_value_min, clip_value_max)
+
+
+@expose(ops="accumulate_n", cls="AccumulateNV2", prim="AddN")
+def accumulate_n(x):
+    """The elementwise sum of a tuple/list of tensors of one shape (MindSpore's `AccumulateNV2`, as `addn`)."""
+    return addn(x)
+
+
+# MindSpore's functional in-place ops: `ops.clamp_(x, 0, 1)` writes x and returns it, as the Tensor method does
+@expose(ops="clamp_")
+def clamp_(input, min=None, max=None):
+    return input.clamp_(min, max)
+
+
+@expose(ops="erfinv_")
+def erfinv_(input):
+    return input.erfinv_()
+
+
+@expose(ops="tanh_")
+def tanh_(input):
+    return input.tanh_()
+
+
+@expose(ops="inplace_sigmoid")
+def inplace_sigmoid(input):
+    return input.sigmoid_()

@@ -530,3 +530,33 @@ def data_format_vec_permute(input_x, *, src_format="NHWC", dst_format="NCHW"):
     if reason is not None:
         raise (TypeError if "dtype" in reason else ValueError)(reason)
     return input_x[jnp.asarray([src_format.index(c) for c in dst_format])]
+
+
+def _raise_if(reason: str | None, kind: type) -> None:
+    """The impl's own check (the registry words the error: op name, inputs, this reason)."""
+    if reason is not None:
+        raise kind(reason)
+
+
+def _padding_check(x, *, pad_dim_size) -> str | None:
+    if len(x.shape) < 1 or x.shape[-1] != 1:
+        return f"the last dimension of x must be 1, got shape {tuple(x.shape)}"
+    if pad_dim_size < 1:
+        return f"pad_dim_size must be a positive int, got {pad_dim_size}"
+    return None
+
+
+def _positive_int(v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"Padding: pad_dim_size must be an int, got {type(v).__name__}")
+    return v
+
+
+@primitive("Padding", attrs=("pad_dim_size",), check=_padding_check,
+           api=Api(("padding",), args=("x",), attrs=(Attr("pad_dim_size", 8, _positive_int),), cls="Padding",
+                   init=("pad_dim_size",)))
+def padding(x, *, pad_dim_size=8):
+    """x (..., 1) -> (..., pad_dim_size): x's value first, zeros after (MindSpore's `Padding`)."""
+    _raise_if(_padding_check(x, pad_dim_size=pad_dim_size), ValueError)
+    zeros = jnp.zeros(x.shape[:-1] + (pad_dim_size - 1,), x.dtype)
+    return jnp.concatenate([x, zeros], axis=-1)

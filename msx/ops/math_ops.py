@@ -530,3 +530,22 @@ def addn(*xs):
     for x in xs[1:]:
         out = out + x
     return out
+
+
+def _raise_if(reason: str | None, kind: type) -> None:
+    """The impl's own check (the registry words the error: op name, inputs, this reason)."""
+    if reason is not None:
+        raise kind(reason)
+
+
+def _complex_check(x) -> str | None:
+    if not jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return f"input dtype must be complex64 or complex128, got {x.dtype}"
+    return None
+
+
+@primitive("ViewAsReal", check=_complex_check, api=Api("view_as_real", args=("input",)))
+def view_as_real(input):
+    """complex (...) -> real (..., 2): the real part, then the imaginary part."""
+    _raise_if(_complex_check(input), TypeError)
+    return jnp.stack([jnp.real(input), jnp.imag(input)], axis=-1)

@@ -1,4 +1,4 @@
-"""`ops`/`mint.nn` names added in issue 32's third round (msx/ops/ported_ops.py and new spellings of existing
+"""`ops`/`mint.nn` names added in issue 32's third round (declared in the ops modules of their concerns, and new spellings of existing
 declarations), recorded with MindSpore 2.10's CPU kernels. The names whose MindSpore kernels are Ascend-only (`swiglu`,
 `argmax_ext`, `baddbmm_ext`, `mse_loss_ext`, the functional in-place ops) are checked against numpy in
 tests/test_api_names_round3.py."""

@@ -15,7 +15,7 @@ from .dense import BiDense  # noqa: F401
 from .embedding import EmbeddingLookup  # noqa: F401
 from .embedding_multi_field import MultiFieldEmbeddingLookup  # noqa: F401
 from .image import CentralCrop, ImageGradients, PixelShuffle, PixelUnshuffle, PSNR  # noqa: F401
-from .math import MatMul, Moments, Range, ReduceLogSumExp  # noqa: F401
+from .math import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse, MatMul, Moments, Range, ReduceLogSumExp  # noqa: F401
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,  # noqa: F401
                             InstanceNorm2d, InstanceNorm3d, LayerNorm, LayerNormExt)
 from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, Pad, ReflectionPad1d,  # noqa: F401
@@ -32,7 +32,6 @@ from .timedistributed import TimeDistributed  # noqa: F401
 from .activation import LogSoftmaxExt  # noqa: F401,E402
 from .normalization import LRN  # noqa: F401,E402
 from .combined import Conv2dBnAct, DenseBnAct  # noqa: F401,E402
-from .math_cells import DiGamma, IGamma, LBeta, LGamma, MatDet, MatInverse  # noqa: F401,E402
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
 from .unfold import Unfold  # noqa: F401,E402
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
