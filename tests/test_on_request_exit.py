@@ -1,5 +1,5 @@
 """`OnRequestExit` (a signal or `{"GracefulExit": 1}` stops training after the step, saving a checkpoint and a
-MindIR; a later run resumes from it), `ExitByRequest` and `get_ckpt_path_with_strategy` (docs/surface_more.md)."""
+MindIR; a later run resumes from it), `ExitByRequest` and `get_ckpt_path_with_strategy` (docs/toplevel_tensor_cell.md)."""
 from __future__ import annotations
 
 import json

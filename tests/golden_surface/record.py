@@ -1,4 +1,4 @@
-"""Record MindSpore 2.10's answers for the surface names of docs/surface_more.md ("More MindSpore surface"):
+"""Record MindSpore 2.10's answers for the surface names of docs/toplevel_tensor_cell.md ("More MindSpore surface"):
 MultiFieldEmbeddingLookup with fixed weights, saved-tensor hook logs and gradients, parameter forward hooks
 under jit, Tensor state methods (`set_`, `get_bytes`, flags) and dtype names. Run with MindSpore's venv from
 the repository root (writes `surface.json` and `surface.npz` beside this file):

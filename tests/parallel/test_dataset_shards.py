@@ -116,8 +116,8 @@ CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers.py" 
     "LJSpeechDataset", "LibriTTSDataset", "SpeechCommandsDataset", "YesNoDataset")})
 CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers_tasks.py" for name in (
     "SBDataset", "TedliumDataset")})
-# the readers of tests/test_dataset_readers_more.py, MappableSources too
-CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_readers_more.py" for name in (
+# the readers of tests/test_dataset_named_readers.py, MappableSources too
+CHECKED_ELSEWHERE.update({name: "MappableSource; tests/test_dataset_named_readers.py" for name in (
     "AmazonReviewDataset", "CoNLL2000Dataset", "DBpediaDataset", "EnWik9Dataset", "Multi30kDataset",
     "SogouNewsDataset", "SQuADDataset", "UDPOSDataset", "YahooAnswersDataset", "YelpReviewDataset", "CLUEDataset",
     "IWSLT2016Dataset", "IWSLT2017Dataset", "Caltech101Dataset", "Caltech256Dataset", "Food101Dataset",

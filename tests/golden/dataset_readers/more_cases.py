@@ -1,7 +1,7 @@
 """More named readers on tiny fake copies of their published layouts (the text classification CSVs, SQuAD,
 CoNLL-style token files, Multi30k, EnWik9, image folders with their annotation files), written once against the
 `mindspore.dataset` API: make_golden_more.py records MindSpore 2.10's rows (ms210_more.json),
-tests/test_dataset_readers_more.py compares msx's. Each `layout_*` writes its files under `tmp` (idempotent, so one
+tests/test_dataset_named_readers.py compares msx's. Each `layout_*` writes its files under `tmp` (idempotent, so one
 module-scoped folder serves every case)."""
 import json
 import os

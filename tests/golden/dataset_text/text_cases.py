@@ -1,5 +1,5 @@
 """Text transforms written once against the `mindspore.dataset.text` API: make_golden.py records MindSpore 2.10's
-outputs (ms210.json), tests/test_dataset_text_more.py compares msx's on the same inputs. Files (vocabularies,
+outputs (ms210.json), tests/test_dataset_text_transforms.py compares msx's on the same inputs. Files (vocabularies,
 vector sets, a corpus for SentencePiece) are written into the case's scratch folder."""
 import os
 

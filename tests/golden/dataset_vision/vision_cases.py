@@ -1,6 +1,6 @@
 """The vision transforms beyond the first golden set (tests/oracle_inputs.VISION_CASES), written once against the
 `mindspore.dataset.vision` API: make_golden.py records MindSpore 2.10's outputs (ms210.json), and
-tests/test_dataset_vision_more.py compares msx's on the same inputs.
+tests/test_dataset_vision_transforms.py compares msx's on the same inputs.
 
 Deterministic transforms return their output; random ones are called where their draw cannot matter (prob 0 or 1,
 a range of one value) or return properties every valid draw has (shape, dtype, which pixels changed), since

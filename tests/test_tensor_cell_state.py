@@ -1,4 +1,4 @@
-"""More of MindSpore 2.10's surface (docs/surface_more.md): Tensor state methods, saved-tensor hooks, Cell hooks
+"""More of MindSpore 2.10's surface (docs/toplevel_tensor_cell.md): Tensor state methods, saved-tensor hooks, Cell hooks
 and flags, MultiFieldEmbeddingLookup, dtype kinds, logging and memory calls. Values are checked against
 MindSpore goldens (tests/golden_surface/record.py) or, where MindSpore's CPU build has no kernel
 (`Tensor.index`, `Tensor.index_copy_`: Ascend only), against numpy."""
