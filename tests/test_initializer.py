@@ -112,3 +112,26 @@ def test_a_forked_child_fills_with_its_own_threads(monkeypatch):
     os.close(write)
     assert os.read(read, 1) == b"1"
     os.waitpid(pid, 0)
+
+
+@pytest.mark.parametrize("init", ["Uniform", "Normal", "TruncatedNormal", "HeUniform"])
+def test_a_float32_fill_is_written_in_place_with_the_values_of_every_other_layout(init):
+    """A C-contiguous float32 array is filled where it lies (no second array and copy); other dtypes and
+    layouts are cast into, as MindSpore's `_assignment` does: the same seed gives the same float32 values."""
+    def filled(arr):
+        msx.set_seed(3)
+        getattr(I, init)()(arr)
+        return arr
+
+    flat = filled(np.zeros((6, 5), np.float32))
+    assert np.array_equal(filled(np.zeros((6, 5), np.float64)).astype(np.float32), flat)
+    strided = filled(np.zeros((5, 6), np.float32).T)  # not C-contiguous: the copying path
+    assert np.array_equal(strided, flat)
+    assert np.unique(flat).size > 1
+
+
+def test_a_random_fill_refuses_an_output_of_the_wrong_kind():
+    with pytest.raises(ValueError, match="cannot be written into float64"):
+        init_random.uniform(1, 4, 0.0, 1.0, out=np.zeros(4, np.float64))
+    assert np.array_equal(init_random.uniform(1, 4, 0.0, 1.0, out=np.zeros(4, np.float32)),
+                          init_random.uniform(1, 4, 0.0, 1.0))

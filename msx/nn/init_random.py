@@ -72,14 +72,17 @@ class _Philox:
         return rows.reshape(-1)
 
 
-def _fill(seed: int, n: int, fn) -> np.ndarray:
+def _fill(seed: int, n: int, fn, out: np.ndarray | None = None) -> np.ndarray:
     """float32[n] where element i comes from stream word i (every distribution here reads one word per
     element; Box-Muller reads pairs, and chunks start at multiples of 4), `fn(words) -> float64`.
 
     Chunks are independent (each is the stream from its own first word, as MindSpore's threads are), so a
     large fill is shared among threads (numpy releases the GIL in its loops); the values do not depend on
     how many."""
-    out = np.empty(n, np.float32)
+    if out is None:
+        out = np.empty(n, np.float32)
+    elif out.shape != (n,) or out.dtype != np.float32:
+        raise ValueError(f"a random fill of {n} float32 values cannot be written into {out.dtype}{list(out.shape)}")
     firsts = range(0, (n + 3) // 4, _CHUNK)
 
     def run(part: range) -> None:
@@ -122,12 +125,12 @@ def _f(v: float) -> float:
     return float(np.float32(v))
 
 
-def uniform(seed: int, n: int, a: float, b: float) -> np.ndarray:
+def uniform(seed: int, n: int, a: float, b: float, out: np.ndarray | None = None) -> np.ndarray:
     """`UniformDistribution<double>(a, b)` over the stream: (b - a) * (u / 2^32) + a."""
     a, b = _f(a), _f(b)
     width = b - a
     # u / 2^32 is exact in double and < 1, so MindSpore's clamp below 1 never fires
-    return _fill(seed, n, lambda w: width * (w * (1.0 / 4294967296.0)) + a)
+    return _fill(seed, n, lambda w: width * (w * (1.0 / 4294967296.0)) + a, out)
 
 
 def _unit(words: np.ndarray) -> np.ndarray:
@@ -136,7 +139,7 @@ def _unit(words: np.ndarray) -> np.ndarray:
     return np.maximum(f, np.float32(1.0e-7)).astype(np.float64)
 
 
-def normal(seed: int, n: int, mean: float, sigma: float) -> np.ndarray:
+def normal(seed: int, n: int, mean: float, sigma: float, out: np.ndarray | None = None) -> np.ndarray:
     """Box-Muller over word pairs (u1, u2): mean + r cos(t), then mean + r sin(t), r = sqrt(-2 ln u1) sigma,
     t = 2 pi u2 with MindSpore's pi = 3.1415926f."""
     mean, sigma = _f(mean), _f(sigma)
@@ -156,7 +159,7 @@ def normal(seed: int, n: int, mean: float, sigma: float) -> np.ndarray:
         out += mean
         return out.reshape(-1)
 
-    return _fill(seed, n, pairs)
+    return _fill(seed, n, pairs, out)
 
 
 def _poly(coefs: tuple[float, ...], x: np.ndarray) -> np.ndarray:
@@ -247,7 +250,8 @@ def _erf_inv(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def truncated_normal(seed: int, n: int, a: float, b: float, mean: float, sigma: float) -> np.ndarray:
+def truncated_normal(seed: int, n: int, a: float, b: float, mean: float, sigma: float,
+                     out: np.ndarray | None = None) -> np.ndarray:
     """Inverse-CDF sampling of N(mean, sigma^2) on [a, b]: p = cdf(alpha) + u (cdf(beta) - cdf(alpha)),
     x = -erfc_inv(2p) sqrt(2), the result mean + x sigma (MindSpore's `random::TruncatedNormal`)."""
     a, b, mean, sigma = _f(a), _f(b), _f(mean), _f(sigma)
@@ -273,4 +277,4 @@ def truncated_normal(seed: int, n: int, a: float, b: float, mean: float, sigma: 
         x += mean
         return x
 
-    return _fill(seed, n, draw)
+    return _fill(seed, n, draw, out)

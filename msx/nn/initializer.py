@@ -84,23 +84,39 @@ def _assign(arr: np.ndarray, data: np.ndarray) -> None:
     arr[...] = np.asarray(data).reshape(arr.shape)
 
 
+def _own_float32(arr: np.ndarray) -> np.ndarray | None:
+    """`arr`'s own memory as a flat float32 vector, when a random fill can write its values there directly (no
+    second array and copy: a fresh parameter's pages are touched once); None for any other dtype or layout,
+    which `_assign` casts into as MindSpore's `_assignment` does."""
+    return arr.reshape(-1) if arr.dtype == np.float32 and arr.flags.c_contiguous else None
+
+
 def _uniform(arr: np.ndarray, a: float, b: float) -> None:
-    _assign(arr, init_random.uniform(init_random.numpy_seed(), arr.size, a, b))
+    out = _own_float32(arr)
+    data = init_random.uniform(init_random.numpy_seed(), arr.size, a, b, out=out)
+    if out is None:
+        _assign(arr, data)
 
 
-def _normal_array(mean: float, sigma: float, shape: tuple[int, ...]) -> np.ndarray:
+def _normal_array(mean: float, sigma: float, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
     if sigma < 0:
         raise ValueError(f"Normal: sigma must be >= 0, got {sigma}")
     n = int(np.prod(shape))
-    return init_random.normal(init_random.numpy_seed(), n, mean, sigma).reshape(shape)
+    return init_random.normal(init_random.numpy_seed(), n, mean, sigma, out=out).reshape(shape)
 
 
 def _normal(arr: np.ndarray, mean: float, sigma: float) -> None:
-    _assign(arr, _normal_array(mean, sigma, arr.shape))
+    out = _own_float32(arr)
+    data = _normal_array(mean, sigma, arr.shape, out)
+    if out is None:
+        _assign(arr, data)
 
 
 def _truncated_normal(arr: np.ndarray, a: float, b: float, mean: float, sigma: float) -> None:
-    _assign(arr, init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean, sigma))
+    out = _own_float32(arr)
+    data = init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean, sigma, out=out)
+    if out is None:
+        _assign(arr, data)
 
 
 class Initializer:
