@@ -39,13 +39,17 @@ def test_the_users_xla_flags_win(monkeypatch):
     assert opts.compile_options(lowered, "cpu") == {}
 
 
+class _ConvLowered:
+    """A stand-in for jax's Lowered of a one-convolution program; a test gives it its own `compile`."""
+
+    def compiler_ir(self, dialect):
+        return _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3)).compiler_ir(dialect)
+
+
 def test_a_jaxlib_without_the_option_compiles_with_none(monkeypatch):
     seen = []
 
-    class Lowered:  # jax's Lowered for a jaxlib that no longer knows the option
-        def compiler_ir(self, dialect):
-            return _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3)).compiler_ir(dialect)
-
+    class Lowered(_ConvLowered):  # jax's Lowered for a jaxlib that no longer knows the option
         def compile(self, compiler_options=None):
             seen.append(compiler_options)
             if compiler_options:
@@ -59,10 +63,7 @@ def test_a_jaxlib_without_the_option_compiles_with_none(monkeypatch):
 
 
 def test_another_compile_error_is_not_swallowed():
-    class Lowered:
-        def compiler_ir(self, dialect):
-            return _lowered(lambda x, w: _conv(x, w), (1, 2, 6, 6), (3, 2, 3, 3)).compiler_ir(dialect)
-
+    class Lowered(_ConvLowered):
         def compile(self, compiler_options=None):
             raise RuntimeError("RESOURCE_EXHAUSTED: out of memory")
 

@@ -7,7 +7,7 @@ fusions are small batch-norm, activation and update kernels around library convo
 those steps 16-38% faster (EfficientNet-B0's step 5.6 -> 4.4 s, GoogLeNet's 7.5 -> 4.8 s, MobileNetV3-small's
 5.0 -> 3.1 s) and the compiled step runs as fast; on a transformer (a ViT's step 1.7 -> 2.2 s) they are slower.
 So a program with more convolutions than matrix products is compiled with the IR emitters
-(docs/jit.md#where-a-first-jitted-steps-time-goes has the measurements).
+(docs/jit.md#xlacpus-emitters-chosen-per-program has the measurements).
 
 A user's own `XLA_FLAGS` setting of the option wins, and a jaxlib that no longer knows the option gets none.
 """

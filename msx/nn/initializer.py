@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jax
 import jax.numpy as jnp
@@ -91,11 +91,16 @@ def _own_float32(arr: np.ndarray) -> np.ndarray | None:
     return arr.reshape(-1) if arr.dtype == np.float32 and arr.flags.c_contiguous else None
 
 
-def _uniform(arr: np.ndarray, a: float, b: float) -> None:
+def _drawn_into(arr: np.ndarray, draw: Callable[[np.ndarray | None], np.ndarray]) -> None:
+    """Fill `arr` with `draw(out)`: written into `arr` itself where `_own_float32` allows, else cast into it."""
     out = _own_float32(arr)
-    data = init_random.uniform(init_random.numpy_seed(), arr.size, a, b, out=out)
+    data = draw(out)
     if out is None:
         _assign(arr, data)
+
+
+def _uniform(arr: np.ndarray, a: float, b: float) -> None:
+    _drawn_into(arr, lambda out: init_random.uniform(init_random.numpy_seed(), arr.size, a, b, out=out))
 
 
 def _normal_array(mean: float, sigma: float, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
@@ -106,17 +111,12 @@ def _normal_array(mean: float, sigma: float, shape: tuple[int, ...], out: np.nda
 
 
 def _normal(arr: np.ndarray, mean: float, sigma: float) -> None:
-    out = _own_float32(arr)
-    data = _normal_array(mean, sigma, arr.shape, out)
-    if out is None:
-        _assign(arr, data)
+    _drawn_into(arr, lambda out: _normal_array(mean, sigma, arr.shape, out))
 
 
 def _truncated_normal(arr: np.ndarray, a: float, b: float, mean: float, sigma: float) -> None:
-    out = _own_float32(arr)
-    data = init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean, sigma, out=out)
-    if out is None:
-        _assign(arr, data)
+    _drawn_into(arr, lambda out: init_random.truncated_normal(init_random.numpy_seed(), arr.size, a, b, mean,
+                                                            sigma, out=out))
 
 
 class Initializer:
