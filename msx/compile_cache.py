@@ -17,6 +17,7 @@ import jax
 from jax.experimental.compilation_cache import compilation_cache
 
 DEFAULT_MAX_BYTES = 2 * 1024 ** 3
+_FOLDER: list[str | None] = [None]  # the rank folder in use; None: the cache is off
 
 
 def cache_folder(path: str) -> str:
@@ -29,16 +30,27 @@ def configure(enabled: bool, path: str) -> str | None:
     compilation_cache.reset_cache()   # jax opens its cache once: a new folder (or off) needs a fresh start
     if not enabled:
         jax.config.update("jax_enable_compilation_cache", False)
+        _FOLDER[0] = None
         return None
-    folder = cache_folder(path)
-    max_bytes = int(os.environ.get("MSX_COMPILE_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
+    where = cache_folder(path)
     jax.config.update("jax_enable_compilation_cache", True)
-    jax.config.update("jax_compilation_cache_dir", folder)
-    jax.config.update("jax_compilation_cache_max_size", max_bytes)
+    jax.config.update("jax_compilation_cache_dir", where)
+    jax.config.update("jax_compilation_cache_max_size", max_bytes())
     # msx's eager ops are many small executables: each is worth keeping, however quick it was to compile
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-    return folder
+    _FOLDER[0] = where
+    return where
+
+
+def folder() -> str | None:
+    """The rank folder the cache uses now (None: off); msx's own executable cache lives inside it."""
+    return _FOLDER[0]
+
+
+def max_bytes() -> int:
+    """The size bound of each cache in the folder (`MSX_COMPILE_CACHE_MAX_BYTES`, default 2 GiB)."""
+    return int(os.environ.get("MSX_COMPILE_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
 
 
 def from_environment() -> tuple[bool, str] | None:

@@ -17,12 +17,12 @@ import json, sys
 import jax
 from jax import monitoring
 
-counts = {"hits": 0, "misses": 0}
+counts = {"hits": 0, "misses": 0, "msx_hits": 0, "msx_misses": 0}
+EVENTS = {"/jax/compilation_cache/cache_hits": "hits", "/jax/compilation_cache/cache_misses": "misses",
+          "/msx/executable_cache/hits": "msx_hits", "/msx/executable_cache/misses": "msx_misses"}
 def listen(event, **kwargs):
-    if event == "/jax/compilation_cache/cache_hits":
-        counts["hits"] += 1
-    elif event == "/jax/compilation_cache/cache_misses":
-        counts["misses"] += 1
+    if event in EVENTS:
+        counts[EVENTS[event]] += 1
 monitoring.register_event_listener(listen)
 
 import numpy as np
@@ -61,7 +61,10 @@ def _run(tmp_path, *args, env=None):
 
 
 def _entries(folder):
-    return [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith("-cache")]
+    """jax's entries and msx's own (the jitted step's executable, in `msx_executables/`)."""
+    ours = os.path.join(folder, "msx_executables")
+    return [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith("-cache")] + \
+        [os.path.join(ours, f) for f in os.listdir(ours) if f.endswith(".msxexe")]
 
 
 def test_second_process_compiles_nothing_and_corrupt_entries_are_rebuilt(tmp_path):
@@ -69,8 +72,12 @@ def test_second_process_compiles_nothing_and_corrupt_entries_are_rebuilt(tmp_pat
     first = _run(tmp_path, "context", str(cache))
     folder = cache / "rank_0"                               # MindSpore's layout: one folder per rank
     assert first["misses"] > 0 and _entries(folder)
+    assert first["msx_misses"] == 1 and first["msx_hits"] == 0      # the jitted step: one graph, written once
     second = _run(tmp_path, "context", str(cache))
-    assert second["misses"] == 0 and second["hits"] == first["misses"]
+    # nothing compiled: the step's executable came from msx's cache (its graph not even lowered), the eager
+    # ops' (the initializers', the inputs') from jax's
+    assert second["misses"] == 0 and second["msx_misses"] == 0 and second["msx_hits"] == 1
+    assert second["hits"] == first["misses"] - 1
     assert second["losses"] == first["losses"]
     for path in _entries(folder):                           # every entry damaged: each is compiled again
         blob = bytearray(open(path, "rb").read())
@@ -78,7 +85,7 @@ def test_second_process_compiles_nothing_and_corrupt_entries_are_rebuilt(tmp_pat
         del blob[-7:]
         open(path, "wb").write(bytes(blob))
     third = _run(tmp_path, "context", str(cache))
-    assert third["losses"] == first["losses"]
+    assert third["losses"] == first["losses"] and third["msx_misses"] == 1 and third["msx_hits"] == 0
 
 
 def test_mindspore_environment_variables_and_off_by_default(tmp_path):

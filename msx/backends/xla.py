@@ -18,9 +18,16 @@ from ..ir.interpret import evaluate, to_struct
 from ..sizes import device_memory, nbytes, oom_error, too_large
 from ..parallel import spmd
 from ..eager import tape as eager_tape
+from . import executable_cache
 from .base import BackendBase, BuildConfig
 from .xla_cpu_options import compile_lowered
 from .xla_symbolic import PolymorphicExecutable, build_polymorphic, has_symbolic_inputs
+
+
+def result_graph(graph: Graph, config: BuildConfig) -> Graph:
+    """The graph whose outputs are what `run` returns: the graph's non-constant outputs, then the extras."""
+    outputs, _, extras = config.result_values(graph)
+    return Graph(graph.name, graph.inputs, graph.params, graph.nodes, outputs + extras, graph.updates)
 
 
 def graph_function(graph: Graph, config: BuildConfig):
@@ -28,8 +35,8 @@ def graph_function(graph: Graph, config: BuildConfig):
 
     Constant outputs are left to the runtime (they need not cross the device).
     """
-    outputs, _, extras = config.result_values(graph)
-    probe = Graph(graph.name, graph.inputs, graph.params, graph.nodes, outputs + extras, graph.updates)
+    outputs, _, _ = config.result_values(graph)
+    probe = result_graph(graph, config)
 
     def fn(inputs, ro_params, rw_params):
         outs, updates = evaluate(probe, inputs, config.merge_params(graph, ro_params, rw_params))
@@ -90,7 +97,7 @@ BUILT: list["weakref.ref[XlaExecutable]"] = []
 
 @dataclass
 class XlaExecutable:
-    lowered: Any
+    lowered: Any  # the `jax.stages.Lowered`, or a function that lowers again (an executable from msx's cache)
     compiled: Any
     device: Any
     graph: Graph | None = None  # the graph it runs (the profiler maps its XLA ops back to the nodes)
@@ -99,6 +106,8 @@ class XlaExecutable:
     fn: Any = None  # the jax function it compiles: the eager autograd tape differentiates a call with it
 
     def as_text(self) -> str:
+        if callable(self.lowered):  # loaded from msx's executable cache: its StableHLO is made when asked for
+            self.lowered = self.lowered()
         return self.lowered.as_text()
 
 
@@ -182,11 +191,19 @@ class XlaBackend(BackendBase):
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
             check_memory(graph, self.platform, config.rw_params if config.donate else ())
             layout = spmd.layout()
-            lowered = self._lower(graph, config, layout)
-            try:
-                compiled = compile_lowered(lowered, self.platform)
-            except RuntimeError as exc:
-                raise _oom(graph, exc) from None
+            name = None if layout is not None else executable_cache.key(
+                result_graph(graph, config), config.rw_params, config.donate, self.device())
+            compiled = executable_cache.load(name, self.device()) if name is not None else None
+            if compiled is not None:  # msx's own cache: the graph's executable, with nothing lowered
+                lowered = lambda: self._lower(graph, config, layout)  # noqa: E731 - lowered when asked
+            else:
+                lowered = self._lower(graph, config, layout)
+                try:
+                    compiled = compile_lowered(lowered, self.platform)
+                except RuntimeError as exc:
+                    raise _oom(graph, exc) from None
+                if name is not None:
+                    executable_cache.store(name, compiled, self.device())
             handle = XlaExecutable(lowered, compiled, self.device(), graph, layout,
                                    fn=None if layout is not None else graph_function(graph, config))
         BUILT.append(weakref.ref(handle))
