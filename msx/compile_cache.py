@@ -3,11 +3,12 @@
 `set_context(enable_compile_cache=True, compile_cache_path=p)` (or MindSpore's environment variables
 `MS_COMPILER_CACHE_ENABLE=1` / `MS_COMPILER_CACHE_PATH=p`, read when msx is imported) stores every XLA
 executable msx compiles — jitted graphs and eager ops alike — in `p/rank_<rank>/` (MindSpore's layout), so a
-second process running the same script compiles nothing and only captures and lowers. It is jax's
-persistent cache, not a home-made one: an entry's key covers the HLO, the compile options, the jax/jaxlib
-versions and the device, so a different program, jax or backend never loads a wrong executable; an entry
-that fails to read or deserialize is recompiled; concurrent processes share the folder under a file lock;
-least-recently-used entries are evicted past `MSX_COMPILE_CACHE_MAX_BYTES` (default 2 GiB).
+second process running the same script compiles nothing. Eager ops' executables go to jax's persistent cache:
+an entry's key covers the HLO, the compile options, the jax/jaxlib versions and the device, so a different
+program, jax or backend never loads a wrong executable; an entry that fails to read or deserialize is
+recompiled; concurrent processes share the folder under a file lock; least-recently-used entries are evicted
+past `MSX_COMPILE_CACHE_MAX_BYTES` (default 2 GiB). Jitted graphs' executables go to msx's own cache in the same
+folder (`backends/executable_cache.py`), keyed on the graph, so a second process does not lower them either.
 """
 from __future__ import annotations
 
