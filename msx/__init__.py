@@ -11,7 +11,7 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compat ignored_args unavailable log — leaf modules
+2. versions release atomic hostevents dtype recording compat ignored_args unavailable log import_gc — leaf modules
 3. compile_cache runtime.value_sources runtime.list_iterator runtime.outcomes refused_runtime — leaves: the compile cache, guard sources, markers; refused runtime controls
 4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
@@ -48,7 +48,10 @@ tools
 """
 from __future__ import absolute_import  # noqa: F401  (MindSpore's top level exports it too)
 
-import jax as _jax
+from . import import_gc as _import_gc
+
+_import_gc.begin()  # fewer garbage collections while msx and jax import; `end()` below freezes what they made
+import jax as _jax  # noqa: E402
 
 _jax.config.update("jax_enable_x64", True)  # msx.float64/int64 are real dtypes; defaults stay float32/int64
 import importlib
@@ -183,3 +186,6 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+_import_gc.end()  # the last statement: what the import made goes to the collector's permanent generation
