@@ -17,9 +17,10 @@ import json, sys
 import jax
 from jax import monitoring
 
-counts = {"hits": 0, "misses": 0, "msx_hits": 0, "msx_misses": 0}
+counts = {"hits": 0, "misses": 0, "msx_hits": 0, "msx_misses": 0, "msx_writes": 0}
 EVENTS = {"/jax/compilation_cache/cache_hits": "hits", "/jax/compilation_cache/cache_misses": "misses",
-          "/msx/executable_cache/hits": "msx_hits", "/msx/executable_cache/misses": "msx_misses"}
+          "/msx/executable_cache/hits": "msx_hits", "/msx/executable_cache/misses": "msx_misses",
+          "/msx/executable_cache/writes": "msx_writes"}
 def listen(event, **kwargs):
     if event in EVENTS:
         counts[EVENTS[event]] += 1
@@ -79,6 +80,14 @@ def test_second_process_compiles_nothing_and_corrupt_entries_are_rebuilt(tmp_pat
     assert second["misses"] == 0 and second["msx_misses"] == 0 and second["msx_hits"] == 1
     assert second["hits"] == first["misses"] - 1
     assert second["losses"] == first["losses"]
+    # msx's entry gone, jax's there (an msx upgrade, an eviction): jax loads the step's executable, and msx does
+    # not store it (XLA:CPU re-serializes a loaded executable without its kernels: the next run would fail)
+    ours = folder / "msx_executables"
+    for name in os.listdir(ours):
+        os.remove(ours / name)
+    jax_warm = _run(tmp_path, "context", str(cache))
+    assert jax_warm["misses"] == 0 and jax_warm["msx_misses"] == 1 and jax_warm["msx_writes"] == 0
+    assert jax_warm["losses"] == first["losses"] and not os.listdir(ours)
     for path in _entries(folder):                           # every entry damaged: each is compiled again
         blob = bytearray(open(path, "rb").read())
         blob[len(blob) // 2] ^= 0xFF

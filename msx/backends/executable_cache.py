@@ -7,7 +7,8 @@ entry is keyed on the graph msx built (after the passes), so a hit goes from the
 executable, with no tracing, lowering or HLO hashing.
 
 The key covers everything the lowering reads: the graph losslessly (`ir.serialize.graph_to_data`: every node,
-attribute, constant's bytes, shape, dtype and source line), the build's settings (written Parameters,
+attribute, constant's bytes, shape and dtype; not the source lines, which jax's own key strips as well), the
+build's settings (written Parameters,
 donation, extra outputs), msx's version and a fingerprint of its source files (an edited op implementation
 lowers differently), jax and jaxlib's versions, jax's tracing configuration, `XLA_FLAGS`, and the device
 (platform, its version, kind, id). A graph is cached only when every op in it is one of msx's own (a user's
@@ -32,6 +33,7 @@ import hashlib
 import json
 import os
 import struct
+import threading
 from typing import Any
 
 import jax
@@ -60,6 +62,23 @@ MAX_HEADER = 1 << 24  # bytes: a header is a few kB per hundred inputs; a larger
 DISABLED: list[str] = []  # why the cache turned itself off in this process (jax's internals did not fit)
 # jax.monitoring events, beside jax's own "/jax/compilation_cache/cache_hits" and "cache_misses"
 HIT, MISS, WRITE = "/msx/executable_cache/hits", "/msx/executable_cache/misses", "/msx/executable_cache/writes"
+JAX_HIT = "/jax/compilation_cache/cache_hits"
+_JAX_HITS = threading.local()  # jax's persistent-cache hits in this thread (see `jax_hits`)
+
+
+def _count_jax_hit(event: str, **kwargs: Any) -> None:
+    if event == JAX_HIT:
+        _JAX_HITS.n = getattr(_JAX_HITS, "n", 0) + 1
+
+
+monitoring.register_event_listener(_count_jax_hit)
+
+
+def jax_hits() -> int:
+    """How many executables jax's persistent cache has loaded in this thread. An executable XLA:CPU loaded
+    from serialized bytes serializes again without its kernels (its next load runs into "Function ... not
+    found"), so `store` is given only executables that this thread's compile made afresh."""
+    return getattr(_JAX_HITS, "n", 0)
 
 
 def folder() -> str | None:
@@ -117,6 +136,16 @@ def _lowerings(graph: Graph, found: set) -> bool:
     return True
 
 
+def _without_locations(data: dict) -> dict:
+    """The graph's data without its nodes' source lines (jax's own cache key strips them from the HLO too): an
+    edit above a jitted function moves its lines but not its program. Only the nodes' `loc` fields go (an op's
+    attribute may be called `loc` too)."""
+    nodes = [{**{k: v for k, v in n.items() if k != "loc"},
+              "subgraphs": {name: _without_locations(sub) for name, sub in n["subgraphs"].items()}}
+             for n in data["nodes"]]
+    return {**data, "nodes": nodes}
+
+
 def key(graph: Graph, rw_params: tuple, donate: bool, device: Any) -> str | None:
     """The entry's name for this graph's build on `device`, or None when it must not be cached."""
     lowerings: set[str] = set()
@@ -133,7 +162,7 @@ def key(graph: Graph, rw_params: tuple, donate: bool, device: Any) -> str | None
                 "platform_version": device.client.platform_version, "device_kind": device.device_kind,
                 "device": device.id, "processes": jax.process_count(), "rw_params": list(rw_params),
                 "donate": bool(donate), "lowerings": sorted(lowerings)}
-    digest.update(json.dumps([settings, data], sort_keys=True, default=str).encode())
+    digest.update(json.dumps([settings, _without_locations(data)], sort_keys=True, default=str).encode())
     for name in sorted(arrays):
         array = np.ascontiguousarray(arrays[name])
         digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())

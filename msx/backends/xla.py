@@ -198,11 +198,12 @@ class XlaBackend(BackendBase):
                 lowered = lambda: self._lower(graph, config, layout)  # noqa: E731 - lowered when asked
             else:
                 lowered = self._lower(graph, config, layout)
+                loaded = executable_cache.jax_hits()
                 try:
                     compiled = compile_lowered(lowered, self.platform)
                 except RuntimeError as exc:
                     raise _oom(graph, exc) from None
-                if name is not None:
+                if name is not None and executable_cache.jax_hits() == loaded:  # compiled afresh: storable
                     executable_cache.store(name, compiled, self.device())
             handle = XlaExecutable(lowered, compiled, self.device(), graph, layout,
                                    fn=None if layout is not None else graph_function(graph, config))

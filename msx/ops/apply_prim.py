@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import jax
 import numpy as np
+from jax._src import core as _jax_core  # trace_state_clean: whether a jax trace is active
 
 from .. import hostevents
 from . import dispatch_mode as _modes
@@ -87,6 +88,22 @@ def apply(prim: "Primitive", inputs: tuple, attrs: dict = _NO_ATTRS):
     return _apply(prim, inputs, attrs)
 
 
+def _abstract_capture(prim: "Primitive", recorder) -> bool:
+    """Whether this call is recorded by a capture that never reads values (ast's, inside `jax.eval_shape`: every
+    result there is a tracer, whatever the inputs) and the op declares its output types: then only the types
+    are needed, and the impl need not be traced."""
+    return prim.abstract is not None and getattr(recorder, "capture_values", "run") == "abstract" \
+        and not _jax_core.trace_state_clean()
+
+
+def _stand_ins(prim: "Primitive", arrays: list, attrs: dict):
+    """Fresh traced values of the op's output types (zeros: an abstract capture's values are never read)."""
+    types = prim.abstract(*arrays, **attrs)
+    if not prim.multiple_results:
+        return jax.lax.full(types.shape, 0, types.dtype)
+    return tuple(jax.lax.full(t.shape, 0, t.dtype) for t in types)
+
+
 def _apply_timed(prim: "Primitive", inputs: tuple, attrs: dict):
     """`apply` past the dispatch modes (what an `MsDispatchMode` handler's `func(...)` runs)."""
     if hostevents.ACTIVE and recording.recorder is None:
@@ -110,7 +127,9 @@ def _apply(prim: "Primitive", inputs: tuple, attrs: dict):
         if recorder is not None and prim.name in _dispatch.EAGER_ONLY and not getattr(recorder, "runs_effects", True):
             out = ()  # (a capture whose graph then runs this call too, bytecode's: printing now would print twice)
         else:
-            out = prim.impl(*arrays, **attrs) if recorder is not None else _dispatch.run(prim, arrays, attrs)
+            out = _dispatch.run(prim, arrays, attrs) if recorder is None else (
+                _stand_ins(prim, arrays, attrs) if _abstract_capture(prim, recorder)
+                else prim.impl(*arrays, **attrs))
     except (TypeError, ValueError, IndexError) as exc:
         if isinstance(exc, MsxError):
             if recording.recorder is not None and exc.stage == "run":

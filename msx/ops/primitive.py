@@ -83,6 +83,10 @@ class Primitive:
     internal: str = ""
     # `api.MindIR`: its plain MindIR call form (None: no MindIR form, or one written by hand in msx/mindir)
     mindir: Any = field(default=None, repr=False)
+    # `abstract(*inputs, **attrs) -> ShapeDtypeStruct(s)`: the outputs' shapes and dtypes from the inputs' alone,
+    # for an op whose impl is far dearer to trace than its types are to know (the optimizer update traces optax
+    # over every parameter). `abstract_eval` and an abstract capture (ast's) use it instead of tracing `impl`.
+    abstract: Callable[..., Any] | None = field(default=None, repr=False)
 
     subgraphs = ()  # a first-order op has no subgraphs (a class attribute, as `HigherOrderPrimitive` has a field)
 
@@ -99,6 +103,8 @@ class Primitive:
     def abstract_eval(self, in_avals: list, attrs: dict) -> Any:
         """Output `jax.ShapeDtypeStruct`(s) for input avals (arrays, ShapeDtypeStructs or Python scalars)."""
         try:
+            if self.abstract is not None:
+                return self.abstract(*in_avals, **attrs)
             return jax.eval_shape(lambda *xs: self.impl(*xs, **attrs), *in_avals)
         except MsxError:
             raise  # the op's own check already explained it
@@ -154,12 +160,14 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
               multiple_results: bool = False, differentiable: bool = True,
               check: Callable[..., str | None] | None = None,
               api: Api | tuple[Api, ...] = (), values: Callable[..., str | None] | None = None,
-              mindir: "str | MindIR | None" = None, internal: str = "") -> Callable[[Callable], Primitive]:
+              mindir: "str | MindIR | None" = None, internal: str = "",
+              abstract: Callable[..., Any] | None = None) -> Callable[[Callable], Primitive]:
     """Decorator: declare and register a primitive whose jax implementation is the function.
 
     `api` gives its MindSpore surface (functional/class/Tensor/mint names and signature), see `api.Api`;
     `mindir`: its MindIR call form, `MindIR(ms_name, args)` or just MindSpore's name when the call takes
-    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it).
+    only the op's tensor inputs (see `api.MindIR`); `internal`: why it has no public view (who calls it);
+    `abstract`: its outputs' types without tracing the impl (see `Primitive.abstract`).
     A device's traits of the op (the simulated Ascend's `keep_fp32`, `view`, `vector_kernel`) are not part of
     the declaration: they sit in that device's own tables (`msx/backends/ascend_sim/traits.py`).
     """
@@ -168,7 +176,7 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
     def make(impl: Callable) -> Primitive:
         return register(Primitive(name, impl, tuple(attrs), category, multiple_results, differentiable,
                                   check, (impl.__doc__ or "").strip(), api if isinstance(api, tuple) else (api,),
-                                  values, internal=internal, mindir=form))
+                                  values, internal=internal, mindir=form, abstract=abstract))
 
     return make
 
