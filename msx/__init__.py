@@ -11,7 +11,7 @@ there, each with its reason.
 
 base
 1. errors — the error family; imports nothing of msx
-2. versions release atomic hostevents dtype recording compat ignored_args unavailable log import_gc — leaf modules
+2. versions release atomic hostevents dtype recording compat ignored_args unavailable log import_gc xla_options — leaf modules
 3. compile_cache runtime.value_sources runtime.list_iterator runtime.outcomes refused_runtime — leaves: the compile cache, guard sources, markers; refused runtime controls
 4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor

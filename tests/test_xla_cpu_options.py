@@ -8,6 +8,7 @@ import pytest
 
 import msx
 from msx import nn, ops
+from msx import xla_options
 from msx.backends import xla_cpu_options as opts
 
 
@@ -22,7 +23,7 @@ def _lowered(fn, *shapes):
 def test_a_convolutional_program_gets_the_ir_emitters():
     lowered = _lowered(lambda x, w: jnp.sum(_conv(x, w)), (1, 2, 6, 6), (3, 2, 3, 3))
     assert opts.census(lowered) == (1, 0)
-    assert opts.compile_options(lowered, "cpu") == {opts.FUSION_EMITTERS: False}
+    assert opts.compile_options(lowered, "cpu") == {xla_options.FUSION_EMITTERS: False}
     assert opts.compile_options(lowered, "gpu") == {}  # a CPU option only
 
 
@@ -56,9 +57,9 @@ def test_a_jaxlib_without_the_option_compiles_with_none(monkeypatch):
                 raise RuntimeError("INVALID_ARGUMENT: No such compile option: 'xla_cpu_use_fusion_emitters'")
             return "compiled"
 
-    monkeypatch.setattr(opts, "UNKNOWN", set())
+    monkeypatch.setattr(xla_options, "UNKNOWN", set())
     assert opts.compile_lowered(Lowered(), "cpu") == "compiled"
-    assert seen == [{opts.FUSION_EMITTERS: False}, None]
+    assert seen == [{xla_options.FUSION_EMITTERS: False}, None]
     assert opts.compile_lowered(Lowered(), "cpu") == "compiled" and seen[-1] is None  # not tried again
 
 
@@ -95,7 +96,35 @@ def test_a_jitted_conv_step_compiles_with_the_ir_emitters_and_equals_eager(monke
     want_loss, want_grads = grad(x)
     monkeypatch.setattr(jax.stages.Lowered, "compile", recording)
     loss, grads = msx.jit(grad)(x)
-    assert {opts.FUSION_EMITTERS: False} in passed
+    assert {xla_options.FUSION_EMITTERS: False} in passed
     np.testing.assert_allclose(loss.asnumpy(), want_loss.asnumpy(), rtol=1e-5)
     for g, w in zip(grads, want_grads):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_eagers_quick_first_compile_drops_an_option_the_jaxlib_refuses(monkeypatch):
+    """Eager's first-sighting segments compile through the same `xla_options.compile_with`: a jaxlib without
+    one of `QUICK`'s options compiles the segment without it (and never passes it again)."""
+    from msx.eager import lazy
+    refused = "xla_cpu_parallel_codegen_split_count"
+    passed = []
+    compile_ = jax.stages.Lowered.compile
+
+    def old_jaxlib(self, compiler_options=None, **kw):
+        passed.append(dict(compiler_options or {}))
+        if compiler_options and refused in compiler_options:
+            raise RuntimeError(f"INVALID_ARGUMENT: No such compile option: '{refused}'")
+        return compile_(self, compiler_options=compiler_options, **kw)
+
+    monkeypatch.setattr(xla_options, "UNKNOWN", set())
+    monkeypatch.setattr(jax.stages.Lowered, "compile", old_jaxlib)
+    if not lazy.QUICK_OPTIONS:
+        pytest.skip("MSX_FIRST_COMPILE_QUICK=0: no quick first compiles")
+    lazy.clear()
+    x = msx.Tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4))
+    out = (ops.tanh(x) * 3.0 + ops.sigmoid(x) - x.mean()).asnumpy()
+    ref = np.tanh(x.asnumpy()) * 3.0 + 1 / (1 + np.exp(-x.asnumpy())) - x.asnumpy().mean()
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+    quick = [p for p in passed if p.get("xla_backend_optimization_level") == 0]
+    assert quick and refused in quick[0] and all(refused not in p for p in quick[1:])
+    assert xla_options.UNKNOWN == {refused}

@@ -9,7 +9,8 @@ those steps 16-38% faster (EfficientNet-B0's step 5.6 -> 4.4 s, GoogLeNet's 7.5 
 So a program with more convolutions than matrix products is compiled with the IR emitters
 (docs/jit.md#xlacpus-emitters-chosen-per-program has the measurements).
 
-A user's own `XLA_FLAGS` setting of the option wins, and a jaxlib that no longer knows the option gets none.
+A user's own `XLA_FLAGS` setting of the option wins, and a jaxlib that no longer knows the option gets none
+(`msx/xla_options.py`, which eager's quick first compiles share).
 """
 from __future__ import annotations
 
@@ -18,8 +19,7 @@ from typing import Any
 
 from jax._src.interpreters import mlir
 
-FUSION_EMITTERS = "xla_cpu_use_fusion_emitters"
-UNKNOWN: set[str] = set()  # options this jaxlib refused ("No such compile option"): never passed again
+from .. import xla_options
 
 
 def census(lowered: Any) -> tuple[int, int]:
@@ -38,21 +38,13 @@ def census(lowered: Any) -> tuple[int, int]:
 
 def compile_options(lowered: Any, platform: str) -> dict[str, Any]:
     """The options to compile `lowered` with on `platform` (empty: XLA's defaults)."""
-    if platform != "cpu" or FUSION_EMITTERS in UNKNOWN or FUSION_EMITTERS in os.environ.get("XLA_FLAGS", ""):
+    emitters = xla_options.FUSION_EMITTERS
+    if platform != "cpu" or emitters in xla_options.UNKNOWN or emitters in os.environ.get("XLA_FLAGS", ""):
         return {}
     convolutions, products = census(lowered)
-    return {FUSION_EMITTERS: False} if convolutions > products else {}
+    return {emitters: False} if convolutions > products else {}
 
 
 def compile_lowered(lowered: Any, platform: str):
-    """`lowered.compile()` with this program's options; an option the jaxlib does not know is dropped."""
-    options = compile_options(lowered, platform)
-    if not options:
-        return lowered.compile()
-    try:
-        return lowered.compile(compiler_options=options)
-    except Exception as exc:  # noqa: BLE001 - jax raises its JaxRuntimeError (a RuntimeError) for an unknown option
-        if "No such compile option" not in str(exc):
-            raise
-        UNKNOWN.update(options)
-        return lowered.compile()
+    """`lowered.compile()` with this program's options (`xla_options.compile_with`: an unknown one is dropped)."""
+    return xla_options.compile_with(lowered, compile_options(lowered, platform))

@@ -37,7 +37,7 @@ import weakref
 
 import jax
 
-from .. import tensor as tensor_mod
+from .. import tensor as tensor_mod, xla_options
 from ..tensor import PendingTensor, Tensor
 from . import dispatch
 from .dispatch import Pending
@@ -59,8 +59,7 @@ FIRST = dispatch.FUSE_FIRST  # defer first sightings (`MSX_FUSE_FIRST=0`: off)
 # parallel code generation (a fixed cost per part that a small unoptimised module does not repay):
 # EfficientNet-B0's first forward 4.7-4.9 -> 1.5 s of CPU time, bitwise the same logits (docs/eager.md).
 # Other platforms ignore the CPU options. `MSX_FIRST_COMPILE_QUICK=0`: compile it fully at once.
-QUICK_OPTIONS = ({"xla_backend_optimization_level": 0, "xla_cpu_use_fusion_emitters": False,
-                  "xla_cpu_parallel_codegen_split_count": 1}
+QUICK_OPTIONS = (xla_options.QUICK
                  if os.environ.get("MSX_FIRST_COMPILE_QUICK", "1").lower() not in ("0", "false", "off", "no") else {})
 _QUICK: dict[tuple, int] = {}  # structure -> sightings of its quick executable
 _IN_FUSED: set = set()  # ids of the first-sighting entries a first-sighting segment compiled (entries live on)
@@ -374,7 +373,7 @@ def _compile(nodes: list, outs: list, quick: bool = False):
 
     def run(*ext):
         if not done:
-            done.append(jitted.lower(*ext).compile(compiler_options=QUICK_OPTIONS))
+            done.append(xla_options.compile_with(jitted.lower(*ext), QUICK_OPTIONS))
         return done[0](*ext)
 
     return run
