@@ -186,7 +186,7 @@ class JitFunction(Generic[_P, _R]):
         if hot is not None and not kwargs and recording.recorder is None:
             out = hot(args, self.cell)  # a call like the last hit: no signature to build
             if out is not UNCHECKED and out is not INLINE:
-                self.stats.hits += 1
+                self.pipeline.note_hit()
                 return out
         if recording.recorder is not None:  # inside another capture: inline
             converter = recording.converter
@@ -202,7 +202,7 @@ class JitFunction(Generic[_P, _R]):
         if out is EAGER:
             return self.fn(*sig.args, **sig.kwargs)
         if out is not MISS:
-            self.stats.hits += 1
+            self.pipeline.note_hit()
             return out
         if reason is None:  # a signature never seen
             reason = describe_change(self._last, sig) if self._last is not None else None
@@ -221,7 +221,7 @@ class JitFunction(Generic[_P, _R]):
 
     def _compile_and_run(self, sig: Signature, reason: str | None):
         try:
-            captured, result = self._capture(sig)
+            captured, result = self._capture(sig, reason or "first call")
         except CaptureFallback as exc:
             if spmd.global_batch():  # eagerly each process would train on its slice alone: never silently
                 raise ContextError(f"msx.jit: {self.__name__} cannot run eagerly in a multi-process "
@@ -236,7 +236,6 @@ class JitFunction(Generic[_P, _R]):
                           f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
                           f"capture_mode='ast' to make it graph control flow", stacklevel=3)
             return result
-        self.log.append(("capture", reason or "first call"))
         compiled = self.pipeline.compile(captured, sig, f"static shapes {[list(t._data.shape) for t in sig.tensors]}")
         self.entries.add(sig.key, compiled)
         if reason is not None:
@@ -254,8 +253,9 @@ class JitFunction(Generic[_P, _R]):
         return result
 
     # ------------------------------------------------------------ stages
-    def _capture(self, sig: Signature) -> tuple[Captured, Any]:
-        self.stats.captures += 1
+    def _capture(self, sig: Signature, why: str | None = None) -> tuple[Captured, Any]:
+        """Capture the call (`why`: for the log; None: a stage call, counted only)."""
+        self.pipeline.note_capture(why)
         with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
             args, kwargs = _global_view(sig, self.config.capture_mode) if spmd.global_batch() else \
                 (sig.args, sig.kwargs)

@@ -136,18 +136,25 @@ class Pipeline:
         """The function compiles per static shape, or from another capture, instead of what was asked (`why`)."""
         self.stats.log.append(("static", why))
 
-    def note_recompile(self, reason: str) -> None:
-        """A new graph replaced or joined the cached ones for `reason`; past `recompile_warn_limit`, say so once."""
+    def note_recompile(self, reason: str, warn: bool = True) -> None:
+        """A new graph replaced or joined the cached ones for `reason`; past `recompile_warn_limit`, say so once
+        (`warn=False`: the caller says it, as the bytecode runner does with what it does next)."""
         reasons = self.stats.recompile_reasons
         reasons.append(reason)
         limit = context.get_context("recompile_warn_limit")
-        if len(reasons) >= limit and not self._warned:
+        if warn and len(reasons) >= limit and not self._warned:
             self._warned = True
             shown = "\n  ".join(reasons[-limit:])
             warnings.warn(f"msx.jit: {self.name} was recompiled {len(reasons)} times; reasons:\n  {shown}",
                           stacklevel=4)
 
-    def note_capture(self, why: str) -> None:
-        """A capture is about to run (`why`: the first call, or the change that made the cache miss)."""
+    def note_capture(self, why: str | None) -> None:
+        """A capture is about to run (`why`: the first call, or the change that made the cache miss; None: a
+        stage call such as `jit(f).lower(x)`, counted but not logged)."""
         self.stats.captures += 1
-        self.stats.log.append(("capture", why))
+        if why is not None:
+            self.stats.log.append(("capture", why))
+
+    def note_hit(self) -> None:
+        """A call ran a cached entry."""
+        self.stats.hits += 1

@@ -115,7 +115,7 @@ class BytecodeRunner:
     function's `msx.runtime.compile_pipeline.Pipeline`, builds its graphs and holds the counters it adds to."""
 
     def __init__(self, pipeline) -> None:
-        self.pipeline, self.stats = pipeline, pipeline.stats
+        self.pipeline = pipeline
         self.fn, self.name, self.config = pipeline.fn, pipeline.name, pipeline.config
         self.root = Point(None, f"the start of {self.name}")
         self.points: dict[Any, Point] = {}
@@ -136,7 +136,7 @@ class BytecodeRunner:
             if type(fetched) is tuple:
                 out = last._hot(fetched[0], None)
                 if out is not UNCHECKED and out is not INLINE:
-                    self.stats.hits += 1
+                    self.pipeline.note_hit()
                     return out[last._output]
         if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
             args, kwargs = _arrays_as_tensors(args, kwargs)
@@ -148,7 +148,7 @@ class BytecodeRunner:
                 fetched = entry.check(env)
                 if type(fetched) is tuple:
                     if point is self.root:
-                        self.stats.hits += 1
+                        self.pipeline.note_hit()
                         if entry._hot is not None and entry._output is not None:
                             self._last = entry
                     break
@@ -237,7 +237,7 @@ class BytecodeRunner:
 
     def _record(self, point: Point, reason: str) -> None:
         self.history.append((point.where, reason))
-        self.stats.recompile_reasons.append(f"at {point.where}: {reason}")
+        self.pipeline.note_recompile(f"at {point.where}: {reason}", warn=False)  # (warned below, with what follows)
         limit = context.get_context("recompile_warn_limit")
         if len(self.history) >= limit and not self._limit_warned:
             self._limit_warned = True
