@@ -160,6 +160,7 @@ from msx.dtype import half as half
 from msx.dtype import hifloat8 as hifloat8
 from msx import hostevents as hostevents
 from msx import ignored_args as ignored_args
+from msx import import_gc as import_gc
 from msx.random_state import initial_seed as initial_seed
 from msx.dtype import int16 as int16
 from msx.dtype import int32 as int32
@@ -286,6 +287,7 @@ from msx import versions as versions
 from msx import viz as viz
 from msx.transforms import vjp as vjp
 from msx.transforms import vmap as vmap
+from msx import xla_options as xla_options
 
 class Cifar100ToMR(object):
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
