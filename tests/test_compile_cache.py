@@ -48,17 +48,26 @@ print(json.dumps({"losses": losses, **counts}))
 """
 
 
-def _run(tmp_path, *args, env=None):
+def _start(tmp_path, *args, env=None) -> subprocess.Popen:
     script = tmp_path / "step.py"
-    script.write_text(SCRIPT)
+    if not script.exists():  # (written once: two processes started together must not see it half-written)
+        script.write_text(SCRIPT)
     full_env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]), **(env or {}))
     for key in ("MS_COMPILER_CACHE_ENABLE", "MS_COMPILER_CACHE_PATH"):
         if not env or key not in env:
             full_env.pop(key, None)
-    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=full_env,
-                          cwd=tmp_path, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return subprocess.Popen([sys.executable, str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=full_env, cwd=tmp_path)
+
+
+def _result(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _run(tmp_path, *args, env=None):
+    return _result(_start(tmp_path, *args, env=env))
 
 
 def _entries(folder):
@@ -106,3 +115,14 @@ def test_mindspore_environment_variables_and_off_by_default(tmp_path):
     plain = _run(tmp_path, "off")
     assert plain["hits"] == 0 and plain["misses"] == 0     # no cache consulted unless asked
     assert plain["losses"] == first["losses"]
+
+
+def test_processes_filling_one_folder_at_once_leave_whole_entries(tmp_path):
+    """Two processes compile and write the same entries at the same time (atomic renames, jax's file lock):
+    a third then loads everything and computes the same losses."""
+    cache = tmp_path / "shared"
+    first, second = [_result(p) for p in [_start(tmp_path, "context", str(cache)) for _ in range(2)]]
+    assert first["losses"] == second["losses"]
+    third = _run(tmp_path, "context", str(cache))
+    assert third["misses"] == 0 and third["msx_hits"] == 1 and third["losses"] == first["losses"]
+    assert not [f for f in os.listdir(cache / "rank_0" / "msx_executables") if f.endswith(".tmp")]
