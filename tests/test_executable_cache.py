@@ -129,7 +129,9 @@ def test_damaged_or_foreign_entries_are_misses(folder, tmp_path):
     bad = [dict(sig, args=[[[-1], "float32", False, False]] + sig["args"][1:]),   # a negative dim
            dict(sig, outputs=[[[2], "object", False]] + sig["outputs"][1:]),      # not a dtype msx knows
            dict(sig, kept=[len(sig["args"])]),                                   # a kept input out of range
-           dict(sig, groups=[1, 1, 1]), dict(sig, name=3), {k: v for k, v in sig.items() if k != "kept"}]
+           dict(sig, groups=[1, 1, 1]), dict(sig, name=3), {k: v for k, v in sig.items() if k != "kept"},
+           dict(sig, kept=[[0]]), dict(sig, outputs=[[[2], ["float32"], False]] + sig["outputs"][1:]),  # unhashable
+           dict(sig, groups=[True, 0, len(sig["args"]) - 1])]                                       # a bool count
     for wrong in bad:
         with open(path, "wb") as f:
             f.write(_rewrite(blob, dict(header, signature=wrong)))

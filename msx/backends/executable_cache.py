@@ -244,32 +244,36 @@ def _same(rebuilt: jax.stages.Compiled, compiled: Any) -> bool:
 
 
 # ---------------------------------------------------------------- entries on disk
+def _is_count(x: Any, limit: int = 2 ** 62) -> bool:
+    return type(x) is int and 0 <= x < limit
+
+
 def _checked_signature(sig: Any) -> dict:
     """The header's signature, every field type-checked (a file is untrusted); ValueError otherwise."""
-    def avals(xs, width):
-        ok = isinstance(xs, list) and all(
-            isinstance(x, list) and len(x) == width and isinstance(x[0], list)
-            and all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2 ** 62 for d in x[0])
-            and x[1] in DTYPE_NAMES and all(isinstance(f, bool) for f in x[2:]) for x in xs)
-        if not ok:
+    def avals(xs: Any, width: int) -> None:
+        if not isinstance(xs, list) or not all(
+                isinstance(x, list) and len(x) == width and isinstance(x[0], list) and all(map(_is_count, x[0]))
+                and isinstance(x[1], str) and x[1] in DTYPE_NAMES and all(type(f) is bool for f in x[2:])
+                for x in xs):
             raise ValueError("avals")
+
+    def counts(xs: Any, total: int) -> None:
+        if not isinstance(xs, list) or len(xs) != 3 or not all(map(_is_count, xs)) or sum(xs) != total:
+            raise ValueError("counts")
+
     if not isinstance(sig, dict) or set(sig) != {"name", "committed", "groups", "results", "args", "kept",
                                                  "outputs", "arg_names"}:
         raise ValueError("fields")
     avals(sig["args"], 4)
     avals(sig["outputs"], 3)
-    counts = [*sig["groups"], *sig["results"]] if isinstance(sig["groups"], list) and isinstance(
-        sig["results"], list) else None
-    if not isinstance(sig["name"], str) or not isinstance(sig["committed"], bool) or counts is None \
-            or len(sig["groups"]) != 3 or len(sig["results"]) != 3 \
-            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts) \
-            or sum(sig["groups"]) != len(sig["args"]) or sum(sig["results"]) != len(sig["outputs"]):
-        raise ValueError("counts")
-    kept = sig["kept"]
-    if not isinstance(kept, list) or kept != sorted(set(kept)) or not all(
-            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(sig["args"]) for i in kept):
+    counts(sig["groups"], len(sig["args"]))
+    counts(sig["results"], len(sig["outputs"]))
+    kept, names = sig["kept"], sig["arg_names"]
+    if not isinstance(sig["name"], str) or type(sig["committed"]) is not bool:
+        raise ValueError("name")
+    if not isinstance(kept, list) or not all(_is_count(i, len(sig["args"])) for i in kept) \
+            or kept != sorted(set(kept)):
         raise ValueError("kept")
-    names = sig["arg_names"]
     if names is not None and (not isinstance(names, list) or len(names) != len(sig["args"])
                               or not all(isinstance(n, str) for n in names)):
         raise ValueError("arg_names")

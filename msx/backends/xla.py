@@ -191,7 +191,7 @@ class XlaBackend(BackendBase):
                 return build_polymorphic(graph_function(graph, config), graph, config, self.device())
             check_memory(graph, self.platform, config.rw_params if config.donate else ())
             layout = spmd.layout()
-            name = None if layout is not None else executable_cache.key(
+            name = None if layout is not None or executable_cache.folder() is None else executable_cache.key(
                 result_graph(graph, config), config.rw_params, config.donate, self.device())
             compiled = executable_cache.load(name, self.device()) if name is not None else None
             if compiled is not None:  # msx's own cache: the graph's executable, with nothing lowered

@@ -93,14 +93,13 @@ def _update_types(lr, step, *arrays, kind: str, **attrs) -> tuple:
     n = _split(arrays, k)
     groups = [(arrays[i], arrays[n + i], *(arrays[2 * n + j * n + i] for j in range(k))) for i in range(n)]
     scalar = [jax.ShapeDtypeStruct(_shape(x), _dtype(x)) for x in (lr, step)]
+    keys = [tuple(_dtype(x) for x in group) for group in groups]
     dtypes: dict[tuple, tuple] = {}
-    for group in groups:
-        key = tuple(_dtype(x) for x in group)
-        if key not in dtypes:
-            one = [jax.ShapeDtypeStruct((1,), d) for d in key]
-            out = jax.eval_shape(functools.partial(optimizer_update.impl, kind=kind, **attrs), *scalar, *one)
-            dtypes[key] = tuple(o.dtype for o in out)  # (new parameter, *new states)
-    types = [dtypes[tuple(_dtype(x) for x in g)] for g in groups]
+    for key in dict.fromkeys(keys):
+        one = [jax.ShapeDtypeStruct((1,), d) for d in key]
+        out = jax.eval_shape(functools.partial(optimizer_update.impl, kind=kind, **attrs), *scalar, *one)
+        dtypes[key] = tuple(o.dtype for o in out)  # (new parameter, *new states)
+    types = [dtypes[key] for key in keys]
     params = [jax.ShapeDtypeStruct(_shape(g[0]), t[0]) for g, t in zip(groups, types)]
     states = [jax.ShapeDtypeStruct(_shape(groups[i][2 + j]), types[i][1 + j]) for j in range(k) for i in range(n)]
     return (*params, *states)
