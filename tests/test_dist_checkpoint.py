@@ -142,3 +142,82 @@ def test_a_layout_from_a_sharding_merges_consecutive_axes():
     Sharding.spec = (("s0", "s2"), None)   # not consecutive: MindSpore's multi-axis form
     assert sf.layout_of(Sharding, 2) == sf.ParamLayout((2, 2, 2), ((2, 0), -1), (0, 1))
     assert sf.ParamLayout((2, 2, 2), ((2, 0), -1)).block(5) == (3, 0)   # coordinates (1, 0, 1): 1*2 + 1
+
+
+LOAD_STEP = """
+import json, sys
+import numpy as np
+import msx as ms
+from msx import nn, ops
+from msx.errors import ContextError
+from msx.parallel import strategy_file
+
+class Net(nn.Cell):
+    def __init__(self, plan):
+        super().__init__()
+        self.fc1 = nn.Dense(4, 8)
+        if plan:
+            self.fc1.shard(in_strategy=((4, 1),), parameter_plan={"self.fc1.weight": (2, 2)})
+        self.fc2 = nn.Dense(8, 2)
+
+    def construct(self, x):
+        return self.fc2(ops.tanh(self.fc1(x))).sum()
+
+def run(plan, **keys):
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=4, **keys)
+    ms.set_seed(0)
+    net = Net(plan)
+    return float(ms.jit(lambda x: net(x))(ms.Tensor(np.arange(32, dtype=np.float32).reshape(8, 4) / 32)))
+
+d = sys.argv[1] if len(sys.argv) > 1 else "."
+out = {"planned": run(True, strategy_ckpt_save_file=d + "/a.ckpt")}
+out["loaded"] = run(False, strategy_ckpt_config={"load_file": d + "/a.ckpt", "save_file": d + "/b.ckpt"})
+out["plain"] = run(False, strategy_ckpt_save_file=d + "/c.ckpt")
+read = {k: strategy_file.read(d + f"/{k}.ckpt")["fc1.weight"] for k in "abc"}
+out["layouts"] = {k: [list(v.dev_matrix), list(v.tensor_map)] for k, v in read.items()}
+try:
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=2, strategy_ckpt_load_file=d + "/a.ckpt")
+    net = Net(False)
+    ms.jit(lambda x: net(x))(ms.Tensor(np.ones((8, 4), np.float32)))
+    out["refused"] = None
+except ContextError as e:
+    out["refused"] = str(e)
+print(json.dumps(out))
+"""
+
+
+def test_a_loaded_strategy_file_lays_the_parameters_out(tmp_path):
+    """strategy_ckpt_config's load_file (strategy_ckpt_load_file): a network with no plan of its own gets the
+    saved run's cut of fc1.weight (the strategy it writes equals the loaded one, not its own replicated one), with
+    the same loss; a file for 4 devices is refused by a 2-device step, naming both."""
+    out = run_json(LOAD_STEP.replace('sys.argv[1] if len(sys.argv) > 1 else "."', repr(str(tmp_path))), devices=4)
+    assert out["layouts"]["a"] == out["layouts"]["b"] != out["layouts"]["c"], out
+    assert out["layouts"]["c"][1] == [-1, -1], out   # without the file: whole on every device
+    np.testing.assert_allclose([out["loaded"], out["plain"]], out["planned"], rtol=1e-6)
+    assert "1 pipeline stage(s) of 4 device(s), this step over 1 of 2" in out["refused"], out
+
+
+def test_strategy_ckpt_config_is_one_dict_over_the_two_file_keys():
+    """MindSpore's spellings: strategy_ckpt_config shares its files with strategy_ckpt_load_file/_save_file, the
+    old optimizer_weight_shard_size and auto_parallel_search_mode write the keys msx keeps."""
+    ms.reset_auto_parallel_context()
+    try:
+        ms.set_auto_parallel_context(strategy_ckpt_config={"load_file": "a.ckpt", "save_file": "b.ckpt"})
+        ms.set_auto_parallel_context(strategy_ckpt_save_file="c.ckpt")
+        assert ms.get_auto_parallel_context("strategy_ckpt_config") == \
+            {"load_file": "a.ckpt", "save_file": "c.ckpt", "only_trainable_params": True}
+        assert ms.get_auto_parallel_context("strategy_ckpt_load_file") == "a.ckpt"
+        with pytest.raises(ms.errors.ContextError, match="unknown keys \\['bogus'\\]"):
+            ms.set_auto_parallel_context(strategy_ckpt_config={"bogus": 1})
+        with pytest.raises(ms.errors.ContextError, match="only_trainable_params must be a bool"):
+            ms.set_auto_parallel_context(strategy_ckpt_config={"only_trainable_params": 1})
+        ms.set_auto_parallel_context(optimizer_weight_shard_size=2, auto_parallel_search_mode="sharding_propagation")
+        assert ms.get_auto_parallel_context("parallel_optimizer_config")["optimizer_weight_shard_size"] == 2
+        assert ms.get_auto_parallel_context("optimizer_weight_shard_size") == 2
+        assert ms.get_auto_parallel_context("search_mode") == "sharding_propagation"
+        with pytest.raises(ms.errors.ContextError, match="dump_local_norm=True is not supported"):
+            ms.set_auto_parallel_context(dump_local_norm=True)
+    finally:
+        ms.reset_auto_parallel_context()

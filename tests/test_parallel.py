@@ -176,6 +176,33 @@ def test_grad_reducer_divides_by_the_degree_and_follows_gradients_mean():
         nn.DistributedGradReducer([net.bias])(grads)
 
 
+# MindSpore 2.10's set_auto_parallel_context keys (`mindspore.parallel._auto_parallel_context.
+# _set_auto_parallel_context_func_map`) and the defaults `get_auto_parallel_context` gives for some of them
+MS_CONTEXT_KEYS = (
+    "all_reduce_fusion_config auto_parallel_new_interface auto_parallel_search_mode auto_pipeline comm_fusion "
+    "communi_parallel_mode dataset_strategy device_num dump_device_local_norm dump_local_norm dump_local_norm_path "
+    "enable_alltoall enable_parallel_optimizer force_fp32_communication full_batch global_rank grad_accumulation_step "
+    "gradient_fp32_sync gradients_mean group_ckpt_save_file init_param_in_compile loss_repeated_mean "
+    "optimizer_weight_shard_aggregated_save optimizer_weight_shard_size parallel_mode parallel_optimizer_config "
+    "parameter_broadcast pipeline_config pipeline_result_broadcast pipeline_segments pipeline_stages search_mode "
+    "sharding_propagation strategy_ckpt_config strategy_ckpt_load_file strategy_ckpt_save_file").split()
+MS_DEFAULTS = {"strategy_ckpt_config": {"load_file": "", "save_file": "", "only_trainable_params": True},
+               "pipeline_result_broadcast": False, "optimizer_weight_shard_size": -1,
+               "optimizer_weight_shard_aggregated_save": False, "init_param_in_compile": True,
+               "dump_local_norm": False, "dump_local_norm_path": "", "dump_device_local_norm": False,
+               "communi_parallel_mode": "all_group_parallel", "auto_parallel_search_mode": "recursive_programming",
+               "auto_parallel_new_interface": False}
+
+
+def test_every_mindspore_context_key_is_known_with_its_default():
+    """Each of MindSpore's keys is honoured, accepted or refused by name (docs/parallel.md), never 'unknown'."""
+    from msx.parallel.context import _CHECKS
+
+    ms.reset_auto_parallel_context()
+    assert sorted(set(MS_CONTEXT_KEYS) - set(_CHECKS)) == []
+    assert {k: ms.get_auto_parallel_context(k) for k in MS_DEFAULTS} == MS_DEFAULTS
+
+
 def test_auto_parallel_context_keys_defaults_and_refusals():
     ms.reset_auto_parallel_context()
     assert ms.get_auto_parallel_context("parallel_mode") == ms.ParallelMode.STAND_ALONE == "stand_alone"

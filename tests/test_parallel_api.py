@@ -149,8 +149,13 @@ def test_what_is_not_there_yet_is_refused_by_name():
         ap.hsdp(optimizer_level="level4")
     with pytest.raises(ContextError, match="interleaved"):
         ap.pipeline(stages=2, interleave=True)
-    with pytest.raises(ContextError, match="load_param_strategy_file"):
-        ap.load_param_strategy_file("s.ckpt")
+    with pytest.raises(ContextError, match="load_operator_strategy_file"):
+        ap.load_operator_strategy_file("s.ckpt")
+    ap.load_param_strategy_file("s.ckpt")       # honoured: read when the step compiles (test_dist_checkpoint)
+    ap.disable_strategy_file_only_for_trainable_params()
+    assert ap._config["strategy_ckpt_load_file"] == "s.ckpt"
+    with pytest.raises(TypeError, match="file_path"):
+        ap.load_param_strategy_file(3)
     with pytest.raises(ContextError, match="full_batch"):
         ap.dataset_strategy("full_batch")
     with pytest.raises(ContextError, match="dataset_strategy"):

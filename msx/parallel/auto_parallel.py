@@ -127,7 +127,11 @@ class AutoParallel(Cell):
         self._set(strategy_ckpt_save_file=file_path)
 
     def load_param_strategy_file(self, file_path: str) -> None:
-        raise _not_yet("load_param_strategy_file (strategy files)")
+        """The strategy file to lay the Parameters out by (`strategy_ckpt_load_file`): read when the network's step
+        compiles; each Parameter it lists is cut as the file says (msx.parallel.strategy_file)."""
+        if not isinstance(file_path, str):
+            raise TypeError(f"the argument 'file_path' must be str, but got the type : {type(file_path)} .")
+        self._set(strategy_ckpt_load_file=file_path)
 
     def save_operator_strategy_file(self, file_path: str) -> None:
         raise _not_yet("save_operator_strategy_file (strategy files)")
@@ -136,7 +140,9 @@ class AutoParallel(Cell):
         raise _not_yet("load_operator_strategy_file (strategy files)")
 
     def disable_strategy_file_only_for_trainable_params(self) -> None:
-        raise _not_yet("disable_strategy_file_only_for_trainable_params (strategy files)")
+        """`strategy_ckpt_config={"only_trainable_params": False}`: msx's strategy files list every Parameter of
+        the step either way (docs/parallel.md "Loading a strategy file")."""
+        self._set(strategy_ckpt_config={"only_trainable_params": False})
 
     def set_group_ckpt_save_file(self, file_path: str) -> None:
         """Where the communication-group file goes (`group_ckpt_save_file`; the GROUP_INFO_FILE variable wins, as

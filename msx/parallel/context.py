@@ -55,12 +55,22 @@ _DEFAULTS: dict[str, Any] = {
     "comm_fusion": {},
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_save_file": "",
+    "strategy_ckpt_config": {"only_trainable_params": True},   # its load/save files are the two keys above
     "group_ckpt_save_file": "",
     "loss_repeated_mean": True,
     "enable_alltoall": False,
     "force_fp32_communication": False,
     "sharding_propagation": False,
     "auto_pipeline": False,
+    "pipeline_result_broadcast": False,
+    "pipeline_segments": 1,
+    "optimizer_weight_shard_aggregated_save": False,
+    "init_param_in_compile": True,
+    "dump_local_norm": False,
+    "dump_local_norm_path": "",
+    "dump_device_local_norm": False,
+    "communi_parallel_mode": "all_group_parallel",
+    "auto_parallel_new_interface": False,
 }
 _set: dict[str, Any] = {}  # keys the user set explicitly (device_num/global_rank otherwise follow the cluster)
 
@@ -146,7 +156,62 @@ def _optimizer_config(config: Any) -> None:
                            f"got {level!r}")
     if config.get("gradient_accumulation_shard", False) is not False:
         raise ContextError("set_auto_parallel_context: gradient_accumulation_shard=True is not supported by msx "
-                           "(gradient accumulation is not implemented)")
+                           "(nn.GradAccumulationCell keeps its accumulated gradients whole)")
+
+
+COMMUNI_PARALLEL_MODES = ("all_group_parallel", "same_server_group_parallel", "no_group_parallel")
+_STRATEGY_CKPT_KEYS = ("load_file", "save_file", "only_trainable_params")
+
+
+def _one_of(key: str, values: tuple) -> Callable:
+    def check(v):
+        if v not in values:
+            raise ContextError(f"set_auto_parallel_context: {key} must be one of {values}, got {v!r}")
+    return check
+
+
+def _shard_size(v):
+    if not isinstance(v, int) or isinstance(v, bool) or (v < 1 and v != -1):
+        raise ContextError(f"set_auto_parallel_context: optimizer_weight_shard_size must be -1 or an int >= 1, "
+                           f"got {v!r}")
+
+
+def _strategy_ckpt_config(config: Any) -> None:
+    """MindSpore's `strategy_ckpt_config` ({"load_file", "save_file", "only_trainable_params"}): one dict over
+    `strategy_ckpt_load_file` and `strategy_ckpt_save_file` (setting either changes it, as in MindSpore)."""
+    if not isinstance(config, dict):
+        raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config must be a dict, got {config!r}")
+    unknown = sorted(set(config) - set(_STRATEGY_CKPT_KEYS))
+    if unknown:
+        raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config has unknown keys {unknown}; valid keys "
+                           f"are {list(_STRATEGY_CKPT_KEYS)}")
+    for key in ("load_file", "save_file"):
+        if not isinstance(config.get(key, ""), str):
+            raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config's {key} must be a str, got "
+                               f"{config[key]!r}")
+    if not isinstance(config.get("only_trainable_params", True), bool):
+        raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config's only_trainable_params must be a "
+                           f"bool, got {config['only_trainable_params']!r}")
+
+
+def _spelled(kwargs: dict) -> dict:
+    """`kwargs` with MindSpore's other spellings written as the keys msx keeps: strategy_ckpt_config's files,
+    the old `optimizer_weight_shard_size` and `auto_parallel_search_mode`."""
+    out = dict(kwargs)
+    config = out.pop("strategy_ckpt_config", None)
+    if config is not None:
+        for key in ("load_file", "save_file"):
+            if key in config:
+                out.setdefault(f"strategy_ckpt_{key}", config[key])
+        if "only_trainable_params" in config:
+            out["strategy_ckpt_config"] = {"only_trainable_params": config["only_trainable_params"]}
+    if "optimizer_weight_shard_size" in out:
+        size = out.pop("optimizer_weight_shard_size")
+        base = out.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
+        out["parallel_optimizer_config"] = {**base, "optimizer_weight_shard_size": size}
+    if "auto_parallel_search_mode" in out:
+        out.setdefault("search_mode", out.pop("auto_parallel_search_mode"))
+    return out
 
 
 PIPELINE_SCHEDULERS = ("1f1b", "gpipe")
@@ -189,19 +254,38 @@ _CHECKS: dict[str, Callable] = {
     "search_mode": _search_mode,
     "pipeline_stages": _positive_int("pipeline_stages"),   # msx.parallel.pipeline, run by nn.PipelineCell
     "pipeline_config": _pipeline_config,
-    "grad_accumulation_step": _only("grad_accumulation_step", 1, "gradient accumulation is not implemented"),
+    "grad_accumulation_step": _only("grad_accumulation_step", 1, "wrap the network in nn.GradAccumulationCell "
+                                    "(parallel.nn.GradAccumulation), which msx accumulates over"),
     "all_reduce_fusion_config": _kind("all_reduce_fusion_config", (list, tuple)),
     "comm_fusion": _kind("comm_fusion", (dict,)),
-    "strategy_ckpt_load_file": _only("strategy_ckpt_load_file", "", "there are no sharding strategies to load"),
+    # read when a global-view step compiles: the Parameters are laid out as the file says (strategy_file)
+    "strategy_ckpt_load_file": _kind("strategy_ckpt_load_file", (str,)),
+    "strategy_ckpt_config": _strategy_ckpt_config,
     # written when a global-view step compiles and by save_checkpoint(integrated_save=False) (strategy_file)
     "strategy_ckpt_save_file": _kind("strategy_ckpt_save_file", (str,)),
     # the communication-group file, written when a global-view step compiles (GROUP_INFO_FILE wins; group_info)
     "group_ckpt_save_file": _kind("group_ckpt_save_file", (str,)),
     "loss_repeated_mean": _bool("loss_repeated_mean"),
-    "enable_alltoall": _only("enable_alltoall", False, "there is no model parallelism to redistribute"),
+    "enable_alltoall": _bool("enable_alltoall"),   # XLA's partitioner picks the collectives of a redistribution
     "force_fp32_communication": _only("force_fp32_communication", False, "use gradient_fp32_sync"),
     "sharding_propagation": _bool("sharding_propagation"),  # XLA's partitioner always propagates
-    "auto_pipeline": _only("auto_pipeline", False, "pipeline parallelism is not implemented"),
+    "auto_pipeline": _only("auto_pipeline", False, "msx does not choose the stage count: set pipeline_stages"),
+    # every rank gets the pipeline's whole result already (a global-view step's outputs are replicated)
+    "pipeline_result_broadcast": _bool("pipeline_result_broadcast"),
+    "pipeline_segments": _only("pipeline_segments", 1, "interleaved (virtual) pipeline stages are not implemented"),
+    # the old spelling of parallel_optimizer_config's key, written there (set_auto_parallel_context)
+    "optimizer_weight_shard_size": _shard_size,
+    # an integrated save_checkpoint always writes whole Parameters, the parallel optimizer's cut gathered
+    "optimizer_weight_shard_aggregated_save": _bool("optimizer_weight_shard_aggregated_save"),
+    # msx initialises a Parameter when it is made; where the initial values are computed changes no value
+    "init_param_in_compile": _bool("init_param_in_compile"),
+    "dump_local_norm": _only("dump_local_norm", False, "local norms are not dumped"),
+    "dump_local_norm_path": _only("dump_local_norm_path", "", "local norms are not dumped"),
+    "dump_device_local_norm": _only("dump_device_local_norm", False, "local norms are not dumped"),
+    # how MindSpore runs its gradient communication groups side by side: XLA schedules the collectives itself
+    "communi_parallel_mode": _one_of("communi_parallel_mode", COMMUNI_PARALLEL_MODES),
+    "auto_parallel_search_mode": _search_mode,   # the old spelling of search_mode, written there
+    "auto_parallel_new_interface": _bool("auto_parallel_new_interface"),   # set by mindspore.parallel's AutoParallel
 }
 
 
@@ -211,6 +295,7 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
         if key not in _CHECKS:
             raise ContextError(f"set_auto_parallel_context: unknown key {key!r}; valid keys are {sorted(_CHECKS)}")
         _CHECKS[key](value)
+    kwargs = _spelled(kwargs)
     global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
     config = kwargs.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
     if config.get("optimizer_level", "level1") != "level1" and not global_view and \
@@ -255,6 +340,14 @@ def get_auto_parallel_context(attr_key: str) -> Any:
         return config[attr_key]
     if attr_key not in _CHECKS:
         raise ContextError(f"get_auto_parallel_context: unknown key {attr_key!r}; valid keys are {sorted(_CHECKS)}")
+    if attr_key == "strategy_ckpt_config":   # one dict over the two file keys
+        return {"load_file": get_auto_parallel_context("strategy_ckpt_load_file"),
+                "save_file": get_auto_parallel_context("strategy_ckpt_save_file"),
+                **_set.get(attr_key, _DEFAULTS[attr_key])}
+    if attr_key == "optimizer_weight_shard_size":
+        return get_auto_parallel_context("parallel_optimizer_config").get("optimizer_weight_shard_size", -1)
+    if attr_key == "auto_parallel_search_mode":
+        return get_auto_parallel_context("search_mode")
     if attr_key in _set:
         return copy.deepcopy(_set[attr_key])
     if attr_key in ("device_num", "global_rank"):

@@ -239,7 +239,9 @@ class GlobalLayout:
 
     def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
         plan = self.plans.get(name) if not batch and name else None
-        if plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
+        if not batch and name in self.loaded:   # strategy_ckpt_load_file: the file's layout wins (MindSpore's rule)
+            spec = self._loaded_spec(shape, name)
+        elif plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
             spec = self.zero[name]
         elif plan is not None:
             reason = sharding.why_not(sharding.cuts(plan), shape, self.device_num)
@@ -256,6 +258,19 @@ class GlobalLayout:
             return self.replicated
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
 
+    def _loaded_spec(self, shape: tuple, name: str) -> tuple:
+        """Parameter `name`'s cut as the loaded strategy file lays it out, checked against its shape."""
+        layout = self.loaded[name]
+        where = context.get_auto_parallel_context("strategy_ckpt_load_file")
+        if len(layout.tensor_map) != len(shape):
+            raise ContextError(f"{where}: the strategy file lays parameter {name!r} out over "
+                               f"{len(layout.tensor_map)} dimension(s), but it has shape {shape}")
+        for d, (n, c) in enumerate(zip(shape, layout.cuts())):
+            if n % c:
+                raise ContextError(f"{where}: the strategy file cuts dimension {d} of parameter {name!r} (shape "
+                                   f"{shape}) into {c} slices, which does not divide it")
+        return strategy_file.spec_of(layout, self.device_num, name, where)
+
     def _over_pipe(self, shape: tuple, spec: tuple) -> tuple:
         """`spec` with `pipe` first on axis 0 when that still divides (msx.parallel.stage_params keeps such a Parameter
         on its own stage: each stage holds 1/N of it, the reading stage gathers it whole)."""
@@ -269,6 +284,7 @@ class GlobalLayout:
     def lower(self, fn, args: tuple, names: tuple, donate: tuple, updates: tuple = ()):
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
+        self.loaded = self._loaded_layouts()
         self.staged = stage_params.held_names(zero.optimizers()) if sharding.PIPE in self.mesh.axis_names else set()
         self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
                                   for group, (part, part_names) in enumerate(zip(args, names)))
@@ -296,6 +312,21 @@ class GlobalLayout:
                                        f"an equal slice of it")
         with sharding.lowering_over(self.mesh):
             return jax.jit(fn, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
+
+    def _loaded_layouts(self) -> dict:
+        """{Parameter name: ParamLayout} of `strategy_ckpt_load_file` ({} when none is set); a file written for
+        another number of devices per stage or of stages is refused, naming both."""
+        path = context.get_auto_parallel_context("strategy_ckpt_load_file")
+        if not path:
+            return {}
+        layouts = strategy_file.read(path)
+        stages = self.mesh.shape[sharding.PIPE] if sharding.PIPE in self.mesh.axis_names else 1
+        per_stage, file_stages = strategy_file.geometry(layouts)
+        if (per_stage, file_stages) != (self.device_num, stages):
+            raise ContextError(f"strategy_ckpt_load_file {path}: the file lays Parameters out over {file_stages} "
+                               f"pipeline stage(s) of {per_stage} device(s), this step over {stages} of "
+                               f"{self.device_num}; re-shard the checkpoint with transform_checkpoints instead")
+        return layouts
 
     def run(self, compiled, inputs: tuple):
         if jax.process_count() == 1:

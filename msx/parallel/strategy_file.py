@@ -38,7 +38,8 @@ from jax.sharding import NamedSharding
 from ..atomic import write_atomic
 from ..errors import CheckpointError, MalformedFileError
 from ..fileread import open_regular, read_exact
-from .sharding import PIPE, partition_spec
+from .layout import Layout
+from .sharding import PIPE, layout_spec, partition_spec
 
 MAX_FILE_BYTES = 256 * 1024 * 1024   # a strategy file is a few bytes per Parameter
 MAX_DEVICES = 1 << 20                # devices of one stage (a larger device matrix is damage)
@@ -129,7 +130,21 @@ class ParamLayout:
                 "indices_offset": [], "field": 0, "opt_weight_shard_step": 0, "opt_weight_shard_size": 0}
 
 
-# ----------------------------------------------------------------- from jax's shardings
+# ----------------------------------------------------------------- to and from jax's shardings
+def spec_of(layout: ParamLayout, device_num: int, name: str, where: str) -> tuple[tuple[str, ...], ...]:
+    """The mesh axes each dimension of Parameter `name` is cut over when laid out as `layout` says, on the
+    strategy mesh of `device_num` devices per stage (`sharding.layout_spec`: the device matrix's axes laid in
+    order onto the mesh's prime-factor axes); a device matrix that does not line up is refused by name."""
+    aliases = tuple(f"d{i}" for i in range(len(layout.dev_matrix)))
+    entries = [tuple(aliases[p] for p in layout.axes(e)) or "None" for e in layout.tensor_map]
+    try:
+        return layout_spec(Layout(layout.dev_matrix, aliases)(*entries), device_num)
+    except ValueError as exc:
+        raise CheckpointError(f"{where}: parameter {name!r} is laid out over the device matrix "
+                              f"{list(layout.dev_matrix)}, which msx cannot place on {device_num} devices per stage "
+                              f"({exc})") from None
+
+
 def _spec_axes(sharding, ndim: int) -> list[tuple[str, ...]]:
     spec = tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
     return [() if s is None else (s,) if isinstance(s, str) else tuple(s) for s in spec]
