@@ -174,6 +174,11 @@ d = sys.argv[1] if len(sys.argv) > 1 else "."
 out = {"planned": run(True, strategy_ckpt_save_file=d + "/a.ckpt")}
 out["loaded"] = run(False, strategy_ckpt_config={"load_file": d + "/a.ckpt", "save_file": d + "/b.ckpt"})
 out["plain"] = run(False, strategy_ckpt_save_file=d + "/c.ckpt")
+out["inputs_cut"] = run(False, dataset_strategy=((1, 4),))
+try:
+    run(False, dataset_strategy=((3, 1),))
+except ContextError as e:
+    out["bad_input_cut"] = str(e)
 read = {k: strategy_file.read(d + f"/{k}.ckpt")["fc1.weight"] for k in "abc"}
 out["layouts"] = {k: [list(v.dev_matrix), list(v.tensor_map)] for k, v in read.items()}
 try:
@@ -195,7 +200,8 @@ def test_a_loaded_strategy_file_lays_the_parameters_out(tmp_path):
     out = run_json(LOAD_STEP.replace('sys.argv[1] if len(sys.argv) > 1 else "."', repr(str(tmp_path))), devices=4)
     assert out["layouts"]["a"] == out["layouts"]["b"] != out["layouts"]["c"], out
     assert out["layouts"]["c"][1] == [-1, -1], out   # without the file: whole on every device
-    np.testing.assert_allclose([out["loaded"], out["plain"]], out["planned"], rtol=1e-6)
+    np.testing.assert_allclose([out["loaded"], out["plain"], out["inputs_cut"]], out["planned"], rtol=1e-6)
+    assert "dataset_strategy[0] (3, 1) cuts the tensor into 3 slices" in out["bad_input_cut"], out
     assert "1 pipeline stage(s) of 4 device(s), this step over 1 of 2" in out["refused"], out
 
 

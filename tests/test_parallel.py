@@ -214,7 +214,7 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
     assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
     for key, value, words in (("pipeline_stages", 0, "pipeline_stages must be"), ("parallel_mode", "hybrid_parallel", "hybrid"),
                               ("parallel_optimizer_config", {"optimizer_level": "level2"}, "level2"),
-                              ("full_batch", True, "own shard"),
+                              ("full_batch", 1, "must be a bool"), ("dataset_strategy", "bogus", "must be"),
                               ("parallel_mode", "nonsense", "not valid"), ("device_num", 0, ">= 1"),
                               ("bogus", 1, "unknown key")):
         with pytest.raises(ContextError, match=words):

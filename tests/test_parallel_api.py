@@ -156,10 +156,10 @@ def test_what_is_not_there_yet_is_refused_by_name():
     assert ap._config["strategy_ckpt_load_file"] == "s.ckpt"
     with pytest.raises(TypeError, match="file_path"):
         ap.load_param_strategy_file(3)
-    with pytest.raises(ContextError, match="full_batch"):
-        ap.dataset_strategy("full_batch")
-    with pytest.raises(ContextError, match="dataset_strategy"):
-        ap.dataset_strategy(((2, 1), (2, 1)))
+    ap.dataset_strategy("full_batch")            # honoured: every rank feeds the whole batch
+    ap.dataset_strategy(((2, 1), (2, 1)))       # honoured in one process: each input cut as its strategy says
+    with pytest.raises(ContextError, match="dataset_strategy must be 'full_batch' or 'data_parallel'"):
+        ap.dataset_strategy("bogus")
     with pytest.raises(ValueError, match="parallel_mode"):
         msx.parallel.auto_parallel.AutoParallel(msx.nn.Dense(2, 2), "hybrid")
     ap.pipeline(stages=1, scheduler="gpipe")

@@ -65,8 +65,8 @@ class AutoParallel(Cell):
 
     # -------------------------------------------------------------- honoured
     def dataset_strategy(self, config) -> None:
-        """`"data_parallel"` (each input's batch cut over every device); `"full_batch"` and per-input strategies
-        are refused by the context (msx feeds each rank its own shard)."""
+        """`"data_parallel"` (each rank feeds its slice of the batch), `"full_batch"` (each feeds the whole batch)
+        or one strategy per input (the context's `dataset_strategy`; per-input strategies in one process only)."""
         if config == "full_batch":
             self._set(full_batch=True)
         self._set(dataset_strategy=config)

@@ -18,7 +18,7 @@ import jax
 
 from ..communication.management import GlobalComm, on_init
 from ..errors import ContextError
-from .sharding import clear_plans
+from .sharding import check_strategy, clear_plans
 
 
 class ParallelMode:
@@ -194,6 +194,18 @@ def _strategy_ckpt_config(config: Any) -> None:
                            f"bool, got {config['only_trainable_params']!r}")
 
 
+def _dataset_strategy(v: Any) -> None:
+    """"data_parallel" (each rank feeds its slice of the batch), "full_batch" (each feeds the whole batch) or one
+    strategy per network input (tuples of ints or `Layout`s: how each input is cut over the devices)."""
+    if v in ("data_parallel", "full_batch"):
+        return
+    if isinstance(v, str) or not isinstance(v, (tuple, list)) or not v:
+        raise ContextError(f"set_auto_parallel_context: dataset_strategy must be 'full_batch' or 'data_parallel' "
+                           f"or a tuple of strategies (one per input), got {v!r}")
+    for i, strategy in enumerate(v):
+        check_strategy(strategy, f"set_auto_parallel_context: dataset_strategy[{i}]")
+
+
 def _spelled(kwargs: dict) -> dict:
     """`kwargs` with MindSpore's other spellings written as the keys msx keeps: strategy_ckpt_config's files,
     the old `optimizer_weight_shard_size` and `auto_parallel_search_mode`."""
@@ -209,6 +221,11 @@ def _spelled(kwargs: dict) -> dict:
         size = out.pop("optimizer_weight_shard_size")
         base = out.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
         out["parallel_optimizer_config"] = {**base, "optimizer_weight_shard_size": size}
+    if "full_batch" in out:   # one key in MindSpore: full_batch=True is dataset_strategy="full_batch"
+        full = out.pop("full_batch")
+        out.setdefault("dataset_strategy", "full_batch" if full else "data_parallel")
+    if isinstance(out.get("dataset_strategy"), list):
+        out["dataset_strategy"] = tuple(tuple(s) if isinstance(s, list) else s for s in out["dataset_strategy"])
     if "auto_parallel_search_mode" in out:
         out.setdefault("search_mode", out.pop("auto_parallel_search_mode"))
     return out
@@ -247,8 +264,8 @@ _CHECKS: dict[str, Callable] = {
     "gradients_mean": _bool("gradients_mean"),
     "gradient_fp32_sync": _bool("gradient_fp32_sync"),
     "parameter_broadcast": _only("parameter_broadcast", False, "ranks start equal by seeding, set_seed"),
-    "full_batch": _only("full_batch", False, "every rank feeds its own shard of the batch"),
-    "dataset_strategy": _only("dataset_strategy", "data_parallel", "datasets are sharded with num_shards/shard_id"),
+    "full_batch": _bool("full_batch"),   # dataset_strategy="full_batch" (set_auto_parallel_context writes it there)
+    "dataset_strategy": _dataset_strategy,
     "enable_parallel_optimizer": _bool("enable_parallel_optimizer"),   # msx.parallel.optimizer: ZeRO-1
     "parallel_optimizer_config": _optimizer_config,
     "search_mode": _search_mode,
@@ -344,6 +361,8 @@ def get_auto_parallel_context(attr_key: str) -> Any:
         return {"load_file": get_auto_parallel_context("strategy_ckpt_load_file"),
                 "save_file": get_auto_parallel_context("strategy_ckpt_save_file"),
                 **_set.get(attr_key, _DEFAULTS[attr_key])}
+    if attr_key == "full_batch":
+        return get_auto_parallel_context("dataset_strategy") == "full_batch"
     if attr_key == "optimizer_weight_shard_size":
         return get_auto_parallel_context("parallel_optimizer_config").get("optimizer_weight_shard_size", -1)
     if attr_key == "auto_parallel_search_mode":

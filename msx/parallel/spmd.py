@@ -194,9 +194,15 @@ def global_batch() -> bool:
     """SEMI_AUTO/AUTO_PARALLEL in a job of several processes: the step is in global view, but each process feeds
     only its slice of the batch (`full_batch=False`, `dataset_strategy="data_parallel"`), so a jitted step is
     captured with the global shapes (`global_shape`) and its inputs become global arrays (`GlobalLayout.run`)."""
-    if jax.process_count() == 1:
+    if jax.process_count() == 1 or full_batch():
         return False
     return context.get_parallel_mode() in context.GLOBAL_VIEW_MODES
+
+
+def full_batch() -> bool:
+    """`full_batch=True` (`dataset_strategy="full_batch"`): every process feeds the whole batch, so a step's
+    inputs already have their global shapes and any capture (or PyNative) sees the global view."""
+    return context.get_auto_parallel_context("dataset_strategy") == "full_batch"
 
 
 def batch_slices() -> int:
@@ -237,9 +243,11 @@ class GlobalLayout:
         self.mesh = sharding.strategy_mesh(device_num, stages)
         self.replicated = NamedSharding(self.mesh, P())
 
-    def _sharding(self, shape: tuple, name: str | None, batch: bool) -> NamedSharding:
+    def _sharding(self, shape: tuple, name: str | None, batch: bool, index: int = 0) -> NamedSharding:
         plan = self.plans.get(name) if not batch and name else None
-        if not batch and name in self.loaded:   # strategy_ckpt_load_file: the file's layout wins (MindSpore's rule)
+        if batch and self.inputs_strategy is not None:   # dataset_strategy: one strategy per input
+            spec = self._input_spec(shape, index)
+        elif not batch and name in self.loaded:   # strategy_ckpt_load_file: the file's layout wins (MindSpore's rule)
             spec = self._loaded_spec(shape, name)
         elif plan is None and not batch and name in self.zero:   # the parallel optimizer (msx.parallel.zero)
             spec = self.zero[name]
@@ -257,6 +265,17 @@ class GlobalLayout:
         if not batch and not any(spec):
             return self.replicated
         return NamedSharding(self.mesh, sharding.partition_spec(spec))
+
+    def _input_spec(self, shape: tuple, index: int) -> tuple:
+        """Input `index`'s cut as `dataset_strategy`'s strategy for it says."""
+        strategies = self.inputs_strategy
+        if index >= len(strategies):
+            raise ContextError(f"dataset_strategy gives {len(strategies)} strategies, but the step has more inputs "
+                               f"(input {index} has shape {shape}); give one strategy per input")
+        reason = sharding.why_not(sharding.cuts(strategies[index]), shape, self.device_num)
+        if reason is not None:
+            raise ContextError(f"dataset_strategy[{index}] {strategies[index]} {reason}")
+        return sharding.specs_for([strategies[index]], self.device_num)[0]
 
     def _loaded_spec(self, shape: tuple, name: str) -> tuple:
         """Parameter `name`'s cut as the loaded strategy file lays it out, checked against its shape."""
@@ -285,8 +304,15 @@ class GlobalLayout:
         self.plans = sharding.planned()
         self.zero = zero.specs(sharding.axis_sizes(self.device_num))
         self.loaded = self._loaded_layouts()
+        strategy = context.get_auto_parallel_context("dataset_strategy")
+        self.inputs_strategy = strategy if isinstance(strategy, tuple) else None
+        if self.inputs_strategy is not None and jax.process_count() > 1:
+            raise ContextError(f"dataset_strategy={strategy} over {jax.process_count()} processes is not supported "
+                               f"by msx yet (issue 35): feed every process the whole batch (full_batch=True), or "
+                               f"its slice of axis 0 (dataset_strategy='data_parallel')")
         self.staged = stage_params.held_names(zero.optimizers()) if sharding.PIPE in self.mesh.axis_names else set()
-        self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0) for s, n in zip(part, part_names)]
+        self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0, i)
+                                   for i, (s, n) in enumerate(zip(part, part_names))]
                                   for group, (part, part_names) in enumerate(zip(args, names)))
         # one process: an updated Parameter comes back laid out as it went in (a ZeRO-cut buffer stays cut)
         placed = {n: sh for part_names, shardings in zip(names[1:], self.in_shardings[1:])
@@ -303,7 +329,7 @@ class GlobalLayout:
         group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
                                           zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
-        if jax.process_count() > 1:
+        if jax.process_count() > 1 and not full_batch():
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):
                 if len(s.shape) and sh is self.replicated:
                     raise ContextError(f"{self.device_num}-device global view over {jax.process_count()} processes: "
@@ -333,6 +359,13 @@ class GlobalLayout:
             return _run_placed(compiled, inputs, self.in_shardings)
         batch = []
         for x, shape, sh in zip(inputs[0], self.global_shapes, self.in_shardings[0]):
+            if full_batch():   # every process holds the whole batch: each device takes its piece of it
+                if tuple(x.shape) != shape:
+                    raise ContextError(f"full_batch over {jax.process_count()} processes: this process's input of "
+                                       f"shape {tuple(x.shape)} is not the whole batch {shape} the graph was "
+                                       f"built for; every process must feed the same whole batch")
+                batch.append(jax.make_array_from_callback(shape, sh, lambda idx, x=x: x[idx]))
+                continue
             if global_shape(x.shape) != shape:
                 raise ContextError(f"global view over {jax.process_count()} processes: this process's input of "
                                    f"shape {tuple(x.shape)} makes a global batch of {global_shape(x.shape)}, but "

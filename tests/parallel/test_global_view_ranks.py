@@ -1,6 +1,7 @@
 """SEMI_AUTO_PARALLEL (`.shard`, `ms.shard`) and AUTO_PARALLEL over two msrun worker processes (global view).
 
-Each rank feeds its slice of the batch (full_batch=False); the jitted step is captured with the global batch and
+Each rank feeds its slice of the batch (full_batch=False; with full_batch=True the whole batch, captured by trace:
+the process's shapes are the global ones); the jitted step is captured with the global batch and
 runs as one program over every device of the job. After 3 steps both ranks' parameters are identical and equal
 the one-process, one-device run on the whole batch; with two processes of two devices each as well. A capture that
 would see one process's shapes (trace, bytecode) and a PyNative gradient are refused with a ContextError.
@@ -13,7 +14,7 @@ import pytest
 import jobs
 
 SCRIPT = os.path.join(jobs.ROOT, "tests", "parallel", "train_semi.py")
-MODES = ("semi", "auto")
+MODES = ("semi", "auto", "full")
 REFUSED = ("refused:trace", "refused:bytecode", "refused:pynative")
 
 
@@ -56,7 +57,7 @@ def _check(out, reference, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_two_ranks_train_like_one_device_on_the_whole_batch(two_ranks, reference, mode):
     ranks = _check(two_ranks, reference, mode)
-    if mode == "semi":  # the strategies are in the program, whose input is the global batch (16 rows)
+    if mode != "auto":  # the strategies are in the program, whose input is the global batch (16 rows)
         assert all(bool(r["_hlo_sharded"]) for r in ranks)
 
 

@@ -1,7 +1,8 @@
 """A MindSpore SEMI_AUTO/AUTO_PARALLEL training script (global view), MindSpore's code but for the import.
 
 `python train_semi.py MODES OUT_DIR`: MODES is a comma list of `semi` (a MatMul cut on the batch, one cut on the
-weight's columns, `ms.shard` on the loss) and `auto` (no strategies: AUTO_PARALLEL), each a jitted step
+weight's columns, `ms.shard` on the loss), `full` (`semi` with `full_batch=True`: every rank feeds the whole batch,
+and the step is captured by trace) and `auto` (no strategies: AUTO_PARALLEL), each a jitted step
 (capture_mode='ast') training a fresh MLP (same seed) 3 steps with Momentum; every rank saves its parameters to
 OUT_DIR/<mode>_rank<r>.npz and, for `semi`, whether the StableHLO carries the strategies. `refused:<capture_mode>`
 (`refused:pynative`) records the error a non-ast capture (a PyNative gradient) gets. Under msrun each rank feeds its slice of the batch
@@ -22,7 +23,7 @@ rng = np.random.default_rng(0)
 X = rng.normal(size=(16, 4)).astype(np.float32)
 Y = rng.normal(size=(16, 2)).astype(np.float32)
 rows = slice(rank * 16 // size, (rank + 1) * 16 // size)  # this rank's slice of the global batch
-x, y = ms.Tensor(X[rows]), ms.Tensor(Y[rows])
+X_MINE, Y_MINE = x, y = ms.Tensor(X[rows]), ms.Tensor(Y[rows])
 
 
 class Net(nn.Cell):
@@ -42,16 +43,17 @@ class Net(nn.Cell):
 
 def train(mode: str) -> dict:
     parallel = size > 1
+    x, y = (ms.Tensor(X), ms.Tensor(Y)) if mode == "full" else (X_MINE, Y_MINE)
     if parallel:
         ms.reset_auto_parallel_context()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL if mode == "auto" else
-                                     ms.ParallelMode.SEMI_AUTO_PARALLEL)
+                                     ms.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=mode == "full")
     net = Net(strategies=mode != "auto")
-    loss_fn = ms.shard(nn.MSELoss(), in_strategy=((2, 1), (2, 1))) if mode == "semi" else nn.MSELoss()
+    loss_fn = ms.shard(nn.MSELoss(), in_strategy=((2, 1), (2, 1))) if mode != "auto" else nn.MSELoss()
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
     grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, optimizer.parameters)
 
-    @ms.jit
+    @ms.jit(capture_mode="trace" if mode == "full" else "ast")   # full_batch: the process's shapes are global
     def step(a, b):
         loss, grads = grad_fn(a, b)
         optimizer(grads)
@@ -60,7 +62,7 @@ def train(mode: str) -> dict:
     losses = [float(step(x, y).asnumpy()) for _ in range(3)]
     out = {p.name: p.asnumpy() for p in net.trainable_params()}
     out["_losses"] = np.array(losses)
-    if mode == "semi" and parallel:
+    if mode != "auto" and parallel:
         hlo = step.lower(x, y).as_text()
         out["_hlo_sharded"] = np.array("sdy.sharding_constraint" in hlo and "tensor<16x4xf32>" in hlo)
     return out
@@ -68,6 +70,7 @@ def train(mode: str) -> dict:
 
 def refused(mode: str) -> str:
     """The ContextError a step gets that cannot see the global batch ("ran" if it ran)."""
+    ms.reset_auto_parallel_context()
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
     net, how = Net(True), mode.split(":")[1]
     try:
