@@ -352,6 +352,7 @@ def test_drawn_dropout_is_seeded_and_reproducible(mode):
     a, b = drawn(4, mode)
     c, _ = drawn(4, mode)
     np.testing.assert_array_equal(a, c)                 # set_seed repeats the draw
+    np.testing.assert_array_equal(a, drawn(4)[0])       # and a compiled call draws what the eager one does
     assert not np.allclose(a, b)                        # the state moves on between calls
     plain = reference(Q, KD, VD, 1.0)
     assert not np.allclose(a, plain, atol=1e-3)
@@ -367,6 +368,17 @@ def test_drawn_dropout_keeps_the_expected_share_and_flows_gradients():
     _, g = msx.value_and_grad(lambda t: ops.flash_attention_score(t, T(KD), T(VD), N1, keep_prob=0.5,
                                                                   input_layout="BNSD").sum())(T(Q))
     assert g.shape == Q.shape and np.isfinite(g.asnumpy()).all() and np.abs(g.asnumpy()).sum() > 0
+
+
+def test_class_form_applies_the_drop_mask_and_prefix():
+    _, _, _, out = ops.FlashAttentionScore(N1, keep_prob=0.7, scale_value=0.4, input_layout="BNSD")(
+        T(Q), T(KD), T(VD), drop_mask=T(DROP))
+    np.testing.assert_allclose(out.asnumpy(), dropout_reference(Q, KD, VD, 0.4, KEEP_BITS, 0.7), rtol=1e-5, atol=1e-5)
+    top, _, _, out = ops.FlashAttentionScore(N1, input_layout="BNSD", sparse_mode=5)(T(Q), T(K), T(V), prefix=(3, 7))
+    disc = prefix_discard(S1, S2, (3, 7))
+    np.testing.assert_allclose(out.asnumpy(), reference(Q, K, V, 1.0, disc), rtol=1e-5, atol=1e-5)
+    s = np.where(disc, -np.inf, np.einsum("bnqd,bnkd->bnqk", Q, np.repeat(K, N1 // N2, 1)))
+    np.testing.assert_allclose(top.asnumpy()[..., 0], s.max(-1), rtol=1e-5, atol=1e-5)
 
 
 def test_dropout_refusals_name_the_shapes():
