@@ -208,10 +208,13 @@ def test_sdpa_dropout_is_seeded_and_unbiased():
 
 
 def test_refusals_are_clear():
-    with pytest.raises(OpError, match="keep_prob"):
-        ops.flash_attention_score(T(Q), T(K), T(V), N1, keep_prob=0.9, input_layout="BNSD")
-    with pytest.raises(OpError, match="sparse_mode=5"):
+    with pytest.raises(OpError, match="keep_prob must be a float in"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, keep_prob=0.0, input_layout="BNSD")
+    with pytest.raises(OpError, match="prefix"):
         ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=5)
+    for mode in (6, 7, 8):
+        with pytest.raises(OpError, match=f"sparse_mode={mode} .* MindSpore 2.10 as not implemented"):
+            ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=mode)
     with pytest.raises(OpError, match="padding_mask"):
         ops.flash_attention_score(T(Q), T(K), T(V), N1, padding_mask=T(MASK), input_layout="BNSD")
     with pytest.raises(OpError, match="input_layout"):
@@ -259,3 +262,233 @@ def test_class_form_returns_mindspores_four_outputs():
     np.testing.assert_allclose(top.asnumpy(), np.broadcast_to(want_top, (B, N1, S1, 8)), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(total.asnumpy()[..., 0], np.exp(s - want_top).sum(-1), rtol=1e-5)
     np.testing.assert_allclose(out.asnumpy(), reference(Q, K, V, 0.5, MASK), rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- dropout inside flash_attention_score
+S2D = 16                                   # a drop_mask needs S2 a multiple of 8
+KD = RNG.standard_normal((B, N2, S2D, D)).astype(np.float32)
+VD = RNG.standard_normal((B, N2, S2D, D)).astype(np.float32)
+KEEP_BITS = RNG.random((B, N1, S1, S2D)) < 0.7                   # True keeps
+DROP = np.packbits(KEEP_BITS, axis=-1, bitorder="little")          # (B, N1, S1, S2 // 8) uint8
+
+
+def dropout_reference(q, k, v, scale, kept, keep_prob, discard=None):
+    """`reference` with the softmax probabilities multiplied by kept / keep_prob before @ v."""
+    g = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
+    s = np.einsum("bnqd,bnkd->bnqk", q.astype(np.float64), k) * scale
+    if discard is not None:
+        s = np.where(discard, -np.inf, s)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w = w / w.sum(-1, keepdims=True) * kept / keep_prob
+    return np.einsum("bnqk,bnkd->bnqd", w, v)
+
+
+def test_drop_mask_bits_are_little_endian_and_one_keeps():
+    # byte 0b00000101 = bits 0 and 2 set: only key columns 0 and 2 (and 8 + 0 from byte 1 = 1) are kept
+    q = np.zeros((1, 1, 1, D), np.float32)            # equal scores: each probability 1/16
+    v = np.zeros((1, 1, S2D, D), np.float32)
+    v[0, 0, :, 0] = np.arange(S2D)                      # value row j carries j
+    mask = T(np.array([[[[0b00000101, 0b00000001]]]], np.uint8))
+    out = ops.flash_attention_score(T(q), T(v), T(v), 1, drop_mask=mask, keep_prob=0.5, input_layout="BNSD")
+    np.testing.assert_allclose(out.asnumpy()[0, 0, 0, 0], (0 + 2 + 8) / 16 / 0.5, rtol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["BNSD", "BSH"])
+def test_drop_mask_equals_the_reference(layout):
+    got = ops.flash_attention_score(T(to_layout(Q, layout)), T(to_layout(KD, layout)), T(to_layout(VD, layout)), N1,
+                                    drop_mask=T(DROP), keep_prob=0.7, scalar_value=0.4, input_layout=layout)
+    want = dropout_reference(Q, KD, VD, 0.4, KEEP_BITS, 0.7)
+    np.testing.assert_allclose(got.asnumpy(), to_layout(want, layout), rtol=1e-5, atol=1e-5)
+
+
+def test_drop_mask_gradients_equal_the_references():
+    scale, disc = 0.4, RNG.random((B, 1, S1, S2D)) < 0.2
+    disc[..., 0] = False
+
+    def loss(q, k, v):
+        out = ops.flash_attention_score(q, k, v, N1, attn_mask=T(disc), drop_mask=T(DROP), keep_prob=0.7,
+                                        scalar_value=scale, input_layout="BNSD")
+        return (out ** 2).sum()
+
+    def ref(q, k, v):
+        g = N1 // N2
+        s = jnp.where(disc, -jnp.inf, jnp.einsum("bnqd,bnkd->bnqk", q, jnp.repeat(k, g, 1)) * scale)
+        w = jax.nn.softmax(s, -1) * KEEP_BITS / 0.7
+        return (jnp.einsum("bnqk,bnkd->bnqd", w, jnp.repeat(v, g, 1)) ** 2).sum()
+
+    value, got = msx.value_and_grad(loss, grad_position=(0, 1, 2))(T(Q), T(KD), T(VD))
+    want_value, want = jax.value_and_grad(ref, argnums=(0, 1, 2))(Q, KD, VD)
+    np.testing.assert_allclose(value.asnumpy(), float(want_value), rtol=1e-5)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+def test_tnd_drop_mask_is_each_sequences_n1_s1_s2_block_in_turn():
+    lens_q, lens_k = (3, 5), (4, 4)
+    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in lens_q]
+    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    kept = [RNG.random((1, N1, a, b)) < 0.6 for a, b in zip(lens_q, lens_k)]
+    bits = np.packbits(np.concatenate([m.reshape(-1) for m in kept]), bitorder="little")   # (qk_pointer*N1//8,)
+    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
+    got = ops.flash_attention_score(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, input_layout="TND", keep_prob=0.6,
+                                    drop_mask=T(bits), actual_seq_qlen=(3, 8), actual_seq_kvlen=(4, 8))
+    want = [dropout_reference(q, k, v, 1.0, m, 0.6) for q, k, v, m in zip(qs, ks, vs, kept)]
+    np.testing.assert_allclose(got.asnumpy(), tnd(want), rtol=1e-5, atol=1e-5)
+
+
+def drawn(seed, mode=None):
+    """flash_attention_score with keep_prob 0.5 and no drop_mask, eagerly or under msx.jit(capture_mode=mode)."""
+    def fn(q, k, v):
+        return ops.flash_attention_score(q, k, v, N1, keep_prob=0.5, input_layout="BNSD")
+    msx.set_seed(seed)
+    run = fn if mode is None else msx.jit(fn, capture_mode=mode)
+    return [run(T(Q), T(KD), T(VD)).asnumpy() for _ in range(2)]
+
+
+@pytest.mark.parametrize("mode", [None, "ast", "bytecode", "trace"])
+def test_drawn_dropout_is_seeded_and_reproducible(mode):
+    a, b = drawn(4, mode)
+    c, _ = drawn(4, mode)
+    np.testing.assert_array_equal(a, c)                 # set_seed repeats the draw
+    np.testing.assert_array_equal(a, drawn(4)[0])       # and a compiled call draws what the eager one does
+    assert not np.allclose(a, b)                        # the state moves on between calls
+    plain = reference(Q, KD, VD, 1.0)
+    assert not np.allclose(a, plain, atol=1e-3)
+
+
+def test_drawn_dropout_keeps_the_expected_share_and_flows_gradients():
+    ones = np.ones((1, 1, 4, 64), np.float32)           # equal scores: each weight 1/64, kept ones scaled by 2
+    k, v = np.ones((1, 1, 64, 64), np.float32), np.ones((1, 1, 64, 64), np.float32)
+    msx.set_seed(1)
+    out = ops.flash_attention_score(T(ones), T(k), T(v), 1, keep_prob=0.5, input_layout="BNSD").asnumpy()
+    assert abs(out.mean() - 1.0) < 0.25
+    msx.set_seed(1)
+    _, g = msx.value_and_grad(lambda t: ops.flash_attention_score(t, T(KD), T(VD), N1, keep_prob=0.5,
+                                                                  input_layout="BNSD").sum())(T(Q))
+    assert g.shape == Q.shape and np.isfinite(g.asnumpy()).all() and np.abs(g.asnumpy()).sum() > 0
+
+
+def test_class_form_applies_the_drop_mask_and_prefix():
+    _, _, _, out = ops.FlashAttentionScore(N1, keep_prob=0.7, scale_value=0.4, input_layout="BNSD")(
+        T(Q), T(KD), T(VD), drop_mask=T(DROP))
+    np.testing.assert_allclose(out.asnumpy(), dropout_reference(Q, KD, VD, 0.4, KEEP_BITS, 0.7), rtol=1e-5, atol=1e-5)
+    top, _, _, out = ops.FlashAttentionScore(N1, input_layout="BNSD", sparse_mode=5)(T(Q), T(K), T(V), prefix=(3, 7))
+    disc = prefix_discard(S1, S2, (3, 7))
+    np.testing.assert_allclose(out.asnumpy(), reference(Q, K, V, 1.0, disc), rtol=1e-5, atol=1e-5)
+    s = np.where(disc, -np.inf, np.einsum("bnqd,bnkd->bnqk", Q, np.repeat(K, N1 // N2, 1)))
+    np.testing.assert_allclose(top.asnumpy()[..., 0], s.max(-1), rtol=1e-5, atol=1e-5)
+
+
+def test_dropout_refusals_name_the_shapes():
+    with pytest.raises(OpError, match=r"drop_mask must be None when keep_prob is 1.0"):
+        ops.flash_attention_score(T(Q), T(KD), T(VD), N1, drop_mask=T(DROP), input_layout="BNSD")
+    with pytest.raises(OpError, match=r"flash_attention_score: drop_mask .* \(2, 4, 5, 2\).* got shape \(2, 4, 5, 1\)"):
+        ops.flash_attention_score(T(Q), T(KD), T(VD), N1, drop_mask=T(DROP[..., :1]), keep_prob=0.5,
+                                  input_layout="BNSD")
+    with pytest.raises(OpError, match="uint8"):
+        ops.flash_attention_score(T(Q), T(KD), T(VD), N1, drop_mask=T(DROP.astype(np.int32)), keep_prob=0.5,
+                                  input_layout="BNSD")
+    with pytest.raises(OpError, match="multiple of 8"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, drop_mask=T(DROP), keep_prob=0.5, input_layout="BNSD")
+
+
+# ---------------------------------------------------------------- sparse_mode 5 (prefix)
+def prefix_discard(s1, s2, prefix):
+    """The dense (B, 1, S1, S2) discard mask of MindSpore's prefix mode, from its definition: causal from the
+    bottom right, plus the first prefix[b] key columns for every query row."""
+    out = np.empty((len(prefix), 1, s1, s2), bool)
+    for b, n in enumerate(prefix):
+        for i in range(s1):
+            for j in range(s2):
+                out[b, 0, i, j] = not (j < n or j - i <= s2 - s1)
+    return out
+
+
+@pytest.mark.parametrize("prefix", [(3, 7), (2, 5)])
+def test_prefix_mode_equals_the_dense_mask(prefix):
+    got = ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=5, prefix=list(prefix),
+                                    scalar_value=0.5)
+    np.testing.assert_allclose(got.asnumpy(), reference(Q, K, V, 0.5, prefix_discard(S1, S2, prefix)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_prefix_mode_with_s1_above_s2_and_an_attn_mask():
+    q = RNG.standard_normal((B, N1, 6, D)).astype(np.float32)
+    k, v = K[:, :, :4], V[:, :, :4]
+    disc = RNG.random((B, N1, 6, 4)) < 0.3
+    disc[..., 0] = False
+    want = reference(q, k, v, 1.0, prefix_discard(6, 4, (2, 1)) | disc)   # prefix >= 1: no row fully masked
+    got = ops.flash_attention_score(T(q), T(k), T(v), N1, attn_mask=T(disc), input_layout="BNSD", sparse_mode=5,
+                                    prefix=T(np.array([2, 1], np.int64)), pre_tokens=0, next_tokens=0)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_prefix_mode_under_jit_equals_eager(mode):
+    def fn(q, k, v):
+        return ops.flash_attention_score(q, k, v, N1, input_layout="BNSD", sparse_mode=5, prefix=(3, 7))
+    want = fn(T(Q), T(K), T(V)).asnumpy()
+    step = msx.jit(fn, capture_mode=mode)
+    for _ in range(2):
+        np.testing.assert_allclose(step(T(Q), T(K), T(V)).asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_prefix_refusals():
+    with pytest.raises(OpError, match=r"prefix values must lie in \[2, 7\]"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=5, prefix=(1, 7))
+    with pytest.raises(OpError, match="one int per batch"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", sparse_mode=5, prefix=(3,))
+    with pytest.raises(OpError, match=r"sparse_mode=5 attn_mask must be \(B, N1, S1, S2\)"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, attn_mask=T(MASK[0, 0]), input_layout="BNSD",
+                                  sparse_mode=5, prefix=(3, 7))
+    with pytest.warns(UserWarning, match="prefix takes effect only with sparse_mode=5"):
+        ops.flash_attention_score(T(Q), T(K), T(V), N1, input_layout="BNSD", prefix=(3, 7))
+
+
+# ---------------------------------------------------------------- speed_fusion_attention
+SFA = ops.speed_fusion_attention
+
+
+def test_speed_fusion_pse_types_and_outputs():
+    pse = RNG.standard_normal((1, N1, S1, S2)).astype(np.float32)
+    out = SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(pse), atten_mask=T(MASK), scale=0.5)   # pse_type=1
+    assert len(out) == 7
+    np.testing.assert_allclose(out[0].asnumpy(), reference(Q, K, V, 0.5, MASK, 0.5 * pse), rtol=1e-5, atol=1e-5)
+    top, total, _, want = ops.FlashAttentionScore(N1, scale_value=0.5, input_layout="BNSD")(
+        T(Q), T(K), T(V), real_shift=T(0.5 * pse), attn_mask=T(MASK))
+    np.testing.assert_allclose(out[1].asnumpy(), top.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(out[2].asnumpy(), total.asnumpy(), rtol=1e-5)
+    assert [int(t.asnumpy()) for t in out[4:]] == [0, 0, B * N1 * S1 * S2]
+    assert all(str(t.dtype) == "Int64" for t in out[4:])
+    zero = SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(pse), scale=0.5, pse_type=0)[0]
+    np.testing.assert_allclose(zero.asnumpy(), reference(Q, K, V, 0.5, None, pse), rtol=1e-5, atol=1e-5)
+
+
+def test_speed_fusion_dropout_seed_and_refusals():
+    msx.set_seed(2)
+    a = SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)
+    msx.set_seed(2)
+    b = SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)
+    np.testing.assert_array_equal(a[0].asnumpy(), b[0].asnumpy())
+    assert (int(a[4].asnumpy()), int(a[5].asnumpy())) == (int(b[4].asnumpy()), int(b[5].asnumpy())) != (0, 0)
+    with pytest.raises(OpError, match="pse_type=2"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(np.ones((N1,), np.float32)), pse_type=2)
+    with pytest.raises(OpError, match="q_start_idx"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", q_start_idx=[1])
+    with pytest.raises(OpError, match="speed_fusion_attention: sparse_mode=7"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", sparse_mode=7)
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_speed_fusion_under_jit_equals_eager(mode):
+    def fn(q, k, v):
+        return SFA(q, k, v, N1, "BSH", scale=0.3, sparse_mode=3)[0]
+    args = [T(to_layout(x, "BSH")) for x in (Q, K, V)]
+    want = fn(*args).asnumpy()
+    np.testing.assert_allclose(want, to_layout(reference(Q, K, V, 0.3, band(S1, S2, S2 - S1, INF, 0)), "BSH"),
+                               rtol=1e-5, atol=1e-5)
+    step = msx.jit(fn, capture_mode=mode)
+    for _ in range(2):
+        np.testing.assert_allclose(step(*args).asnumpy(), want, rtol=1e-6, atol=1e-6)

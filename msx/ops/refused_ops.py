@@ -31,7 +31,7 @@ CLASS_OPS = {
 
 FUNCTIONS = {
     (_ASCEND, "use ops.flash_attention_score or nn.MultiheadAttention"): (
-        "fused_infer_attention_score incre_flash_attention prompt_flash_attention speed_fusion_attention "
+        "fused_infer_attention_score incre_flash_attention prompt_flash_attention "
         "sparse_flash_attention lightning_indexer nsa_compress nsa_compress_attention nsa_select_attention "
         "ring_attention_update multi_scale_deformable_attn_function"),
     (_ASCEND + " for mixture-of-experts routing", "route with ops.topk, ops.gather and ops.scatter"): (
