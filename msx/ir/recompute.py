@@ -90,7 +90,7 @@ def _transpose(cts, *args, jaxpr, keep):
 
 def _batch(args, dims, *, jaxpr, keep):
     """Under `vmap` the call is batched as a whole (the mark goes on the batched call)."""
-    dims = [None if d is batching.not_mapped else d for d in dims]
+    dims = [d if isinstance(d, int) else None for d in dims]  # (jax marks an unbatched argument by None)
     out = recomputed(jax.vmap(lambda *a: _run(jaxpr, *a), in_axes=dims), list(args), keep=keep)
     return out, [0] * len(out)
 
