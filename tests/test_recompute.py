@@ -257,6 +257,29 @@ def test_marked_primitives_beside_a_recomputed_cell(reference):
             np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_a_marked_dropout_recomputes_the_same_mask():
+    class Drop(nn.Cell):
+        def __init__(self, mark):
+            super().__init__()
+            self.fc, self.drop = nn.Dense(W, W), ops.Dropout(0.5)
+            if mark:
+                self.drop.recompute()
+
+        def construct(self, x):
+            h = self.fc(x)
+            return (self.drop(h)[0] * h).sum()
+
+    got = []
+    for mark in (False, True):
+        msx.set_seed(3)
+        net = Drop(mark)
+        net.set_train()
+        loss, grads = msx.jit(lambda x, step=_step(net): step(x))(msx.Tensor(X))
+        got.append([loss.asnumpy()] + [g.asnumpy() for g in grads])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
 def test_context_fn():
     import contextlib
     entered = []

@@ -103,7 +103,8 @@ batching.primitive_batchers[RECOMPUTE_P] = _batch
 def recomputed(fn: Callable, args: Sequence, keep: bool = False) -> list:
     """`fn(*args)` (a list of arrays) as one `msx_recompute` equation: under `rematerialised` its outputs are
     recomputed where a backward reads them (`keep=True`: kept, only what is inside is recomputed). Arguments
-    that are not arrays (Python scalars) are constants of the call."""
+    that are not arrays (Python scalars) are constants of the call. A random op recomputes the same values: its
+    key is one of its inputs."""
     arrays = [i for i, a in enumerate(args) if isinstance(a, (jax.Array, np.ndarray, np.generic))]
     fixed = list(args)
 
@@ -116,6 +117,8 @@ def recomputed(fn: Callable, args: Sequence, keep: bool = False) -> list:
 
     ins = [args[i] for i in arrays]
     jaxpr = jax.make_jaxpr(over_arrays)(*ins)
+    if jaxpr.effects:  # a side effect (a print, a callback) must run once: such an op is run, not recomputed
+        return over_arrays(*ins)
     return RECOMPUTE_P.bind(*ins, jaxpr=jaxpr, keep=keep)  # (a ClosedJaxpr: its constants travel inside)
 
 
