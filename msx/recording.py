@@ -26,6 +26,8 @@ class _Recording(threading.local):
     converter: Any = None
     scope: str = ""        # the Cell path recorded ops get as `Node.scope` (maintained by `Cell.__call__`)
     scope_cell: Any = None  # the innermost Cell being captured, to name its children by attribute
+    recompute: bool = False  # a call of an op marked by `Primitive.recompute()` is recording: its nodes carry it
+    recompute_cell: int = 0  # >0 while a recomputed Cell's forward runs (everything in it is recomputed)
 
 
 recording = _Recording()

@@ -5,7 +5,9 @@ mode). Evidence of rematerialisation: the captured graph holds one recompute nod
 and its StableHLO carries one `optimization_barrier` per node (jax.checkpoint's mark that keeps XLA from
 merging the recomputed forward back into the saved one); the network without recompute has none.
 """
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,8 +123,201 @@ def test_a_recomputed_cell_that_writes_parameters_is_refused():
         msx.grad(lambda x: s(x).sum())(msx.Tensor(X))
 
 
-def test_per_primitive_recompute_is_refused_by_name():
-    with pytest.raises(msx.errors.OpError, match="per-primitive recompute is not available"):
-        ops.ReLU().recompute()
+# ---------------------------------------------------------------- per-primitive recompute: ops.Primitive.recompute()
+# Reference: the same attention-like block unmarked (eager and jitted), jax's `saved_residuals` of the gradient's
+# forward (what the backward keeps), and MindSpore 2.10's own answers (tests/golden_recompute/record.py).
+GOLDEN = json.loads((Path(__file__).parent / "golden_recompute" / "primitive_recompute.json").read_text())
+B, S, H = 2, 16, 8
+XA = np.random.default_rng(2).standard_normal((B, S, H)).astype(np.float32)
+
+
+class Attention(nn.Cell):
+    """Scores -> softmax -> weighted values: MindFormers' select_recompute marks the score matmul, the scale
+    and the softmax, whose (B, S, S) outputs are the block's largest activations."""
+
+    def __init__(self, mark: bool):
+        super().__init__()
+        self.q, self.k, self.v = nn.Dense(H, H), nn.Dense(H, H), nn.Dense(H, H)
+        self.qk, self.pv = ops.BatchMatMul(transpose_b=True), ops.BatchMatMul()
+        self.scale, self.softmax = ops.Mul(), ops.Softmax(-1)
+        if mark:
+            for op in (self.qk, self.scale, self.softmax):
+                op.recompute()
+
+    def construct(self, x):
+        p = self.softmax(self.scale(self.qk(self.q(x), self.k(x)), H ** -0.5))
+        return (self.pv(p, self.v(x)) ** 2).mean()
+
+
+def _attention(mark):
+    msx.set_seed(0)
+    return Attention(mark)
+
+
+@pytest.fixture(scope="module")
+def attention_reference():
+    net = _attention(False)
+    loss, grads = _step(net)(msx.Tensor(XA))
+    return loss.asnumpy(), [g.asnumpy() for g in grads]
+
+
+def test_primitive_recompute_sets_mindspores_attr():
     op = ops.ReLU()
-    assert op.recompute(mode=False) is op
+    assert op.recompute() is op and op.attrs == GOLDEN["attrs_true"]
+    assert op.recompute(False).attrs == GOLDEN["attrs_false"]
+    kind, message = GOLDEN["non_bool_error"]
+    with pytest.raises(TypeError, match=message.rstrip(".").replace("The input", "the input")):
+        ops.ReLU().recompute("x")
+    assert ops.BatchMatMul().recompute().attrs["recompute"] is True   # a hand-written class op too
+
+
+def test_mindspores_docstring_example():
+    class NetRecompute(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.relu = ops.ReLU().recompute()
+            self.sqrt = ops.Sqrt()
+
+        def construct(self, x):
+            return self.sqrt(self.relu(x))
+
+    class GradNet(nn.Cell):
+        def __init__(self, network):
+            super().__init__()
+            self.network = network
+            self.grad = ops.GradOperation()
+
+        @msx.jit
+        def construct(self, x):
+            return self.grad(self.network)(x)
+
+    got = GradNet(NetRecompute())(msx.Tensor(np.array(GOLDEN["grad_x"], np.float32)))
+    np.testing.assert_allclose(got.asnumpy(), GOLDEN["grad"])
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode", "trace"])
+def test_marked_primitives_are_recomputed_in_the_compiled_gradient(attention_reference, mode):
+    eager = _step(_attention(True))(msx.Tensor(XA))   # PyNative: the mark does not act (MindSpore's too)
+    _same(eager, attention_reference)
+    texts = {}
+    for mark in (False, True):
+        jf = msx.jit(lambda x, step=_step(_attention(mark)): step(x), capture_mode=mode)
+        lowered = jf.lower(msx.Tensor(XA))
+        graph = str(lowered.graph)
+        # the nodes the marked calls record (BatchMatMul(transpose_b=True) records SwapAxes and MatMul)
+        assert graph.count("recompute=True") == (4 if mark else 0), graph
+        texts[mark] = lowered.as_text()
+        _same(jf(msx.Tensor(XA)), attention_reference)
+    # the softmax's exp runs once more (its recomputation in the backward), behind jax.checkpoint's barrier
+    assert texts[True].count("stablehlo.exponential") > texts[False].count("stablehlo.exponential")
+    assert "optimization_barrier" in texts[True] and "optimization_barrier" not in texts[False]
+
+
+def _saved(mark):
+    """The shapes of what jax's VJP of the gradient's forward (the Grad node's body, as msx lowers it) keeps for
+    the backward: the leaves of the `jax.vjp` pullback, a pytree of its residuals."""
+    import jax
+    from msx.ir.interpret import evaluate
+    from msx.ir.recompute import has_marked, rematerialised
+
+    net = _attention(mark)
+    step = _step(net)
+    body = msx.jit(lambda x: step(x)).capture(msx.Tensor(XA)).nodes[0].subgraphs["body"]
+    assert has_marked(body) is mark
+    f = lambda *a: evaluate(body, list(a))[0][0]   # noqa: E731
+    args = [np.zeros(v.abstract.shape, v.abstract.dtype) for v in body.inputs]
+    _, pullback = jax.vjp(rematerialised(f) if mark else f, *args)
+    return [tuple(np.shape(r)) for r in jax.tree_util.tree_leaves(pullback)]
+
+
+def test_the_backward_keeps_no_output_of_a_marked_primitive():
+    scores = (B, S, S)
+    assert scores in _saved(False)          # the softmax's (B, S, S) values are kept ...
+    assert scores not in _saved(True)       # ... unless it and the score matmul are marked
+
+
+def test_marked_primitives_beside_a_recomputed_cell(reference):
+    class Mixed(Net):
+        def __init__(self):
+            super().__init__("cell")
+            self.act = ops.Tanh().recompute()
+
+        def construct(self, x):
+            for b in self.blocks:
+                x = b(self.act(x) if b is self.blocks[0] else x)
+            return (x * x).sum()
+
+    msx.set_seed(0)
+    net = Mixed()
+    eager = _step(net)(msx.Tensor(X))
+    for mode in ("ast", "bytecode"):
+        got = msx.jit(lambda x, step=_step(net): step(x), capture_mode=mode)(msx.Tensor(X))
+        np.testing.assert_allclose(got[0].asnumpy(), eager[0].asnumpy(), rtol=1e-6)
+        for g, w in zip(got[1], eager[1]):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_marked_dropout_recomputes_the_same_mask():
+    class Drop(nn.Cell):
+        def __init__(self, mark):
+            super().__init__()
+            self.fc, self.drop = nn.Dense(W, W), ops.Dropout(0.5)
+            if mark:
+                self.drop.recompute()
+
+        def construct(self, x):
+            h = self.fc(x)
+            return (self.drop(h)[0] * h).sum()
+
+    got = []
+    for mark in (False, True):
+        msx.set_seed(3)
+        net = Drop(mark)
+        net.set_train()
+        loss, grads = msx.jit(lambda x, step=_step(net): step(x))(msx.Tensor(X))
+        got.append([loss.asnumpy()] + [g.asnumpy() for g in grads])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_context_fn():
+    import contextlib
+    entered = []
+
+    @contextlib.contextmanager
+    def forward():
+        entered.append("forward")
+        yield
+
+    b = Block()
+    b.recompute(use_reentrant=False, context_fn=lambda: (forward(), contextlib.nullcontext()))
+    msx.grad(lambda x: b(x).sum())(msx.Tensor(X))
+    assert entered == ["forward"]
+    loss = msx.recompute(b.construct, msx.Tensor(X), use_reentrant=False,
+                         context_fn=lambda: (contextlib.nullcontext(), contextlib.nullcontext()))
+    assert loss.shape == (8, W)
+    with pytest.raises(ValueError, match="only supported when use_reentrant=False"):
+        msx.recompute(Block(), msx.Tensor(X), context_fn=lambda: None)
+    c = Block()
+    c.recompute(use_reentrant=False, context_fn=lambda: (contextlib.nullcontext(), forward()))
+    with pytest.raises(ValueError, match="second context"):
+        msx.grad(lambda x: c(x).sum())(msx.Tensor(X))
+    d = Block()
+    d.recompute(output_recompute=True, context_fn=lambda: None)
+    with pytest.raises(TypeError, match="tuple of two context managers"):
+        d(msx.Tensor(X))
+
+
+def test_recompute_false_inside_a_recomputed_cell_warns():
+    class Inner(Block):
+        def __init__(self):
+            super().__init__()
+            self.act = ops.Tanh().recompute(False)
+
+        def construct(self, x):
+            return self.act(self.a(x))
+
+    b = Inner()
+    b.recompute()
+    with pytest.warns(UserWarning, match="not honoured"):
+        msx.grad(lambda x: b(x).sum())(msx.Tensor(X))

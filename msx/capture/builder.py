@@ -22,7 +22,7 @@ import numpy as np
 from ..eager import tensor_hooks
 from ..errors import CaptureError, CaptureFallback, SourceLoc, user_loc
 from ..ir.control import GRAD_HOOK
-from ..ir.graph import Abstract, Const, Graph, Node, Operand, Var
+from ..ir.graph import RECOMPUTE, Abstract, Const, Graph, Node, Operand, Var
 from ..ir.symbolic import plain_shape
 from ..ops import math_ops as M
 from ..ops.primitive import Primitive, apply, recording
@@ -211,7 +211,8 @@ class GraphBuilder:
         ins = [self.operand(x) for x in inputs]
         results = result if prim.multiple_results else (result,)
         outs = [Var(abstract_of(r)) for r in results]
-        self.graph.nodes.append(Node(prim.name, ins, outs, dict(attrs), user_loc(), scope=recording.scope))
+        attrs = {**attrs, RECOMPUTE: True} if recording.recompute else dict(attrs)  # Primitive.recompute()
+        self.graph.nodes.append(Node(prim.name, ins, outs, attrs, user_loc(), scope=recording.scope))
         for r, v in zip(results, outs):
             self._bind(r, v)
 

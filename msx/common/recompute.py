@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..nn.cell import Cell
+from ..nn.cell_config import recompute_context
 
 
 class _Recomputed(Cell):
@@ -29,10 +30,11 @@ def recompute(block: Callable, *args: Any, use_reentrant: bool = True, output_re
     if not isinstance(owner, Cell):
         raise TypeError(f"recompute: block must be a Cell or a method of a Cell (so its Parameters are known), "
                         f"got {type(block).__name__}")
-    if context_fn is not None:
-        raise ValueError("recompute: context_fn (a selective-recompute policy) is not supported by msx yet "
-                         "(issue 35); the whole block is recomputed")
-    return _wrapper(owner, block)(*args, **kwargs)
+    context_fn = recompute_context("recompute", context_fn, use_reentrant, output_recompute)
+    wrapper = _wrapper(owner, block)
+    if wrapper.__dict__.get("_recompute_context_fn") is not context_fn:
+        object.__setattr__(wrapper, "_recompute_context_fn", context_fn)
+    return wrapper(*args, **kwargs)
 
 
 def _wrapper(owner: Cell, block: Callable) -> _Recomputed:

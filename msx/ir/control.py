@@ -22,6 +22,7 @@ from jax import lax
 from ..eager.tensor_hooks import with_backward
 from ..ops.higher_order import declare_higher_order
 from .graph import Abstract, Const, Graph, Node, Operand, Var
+from .recompute import has_marked, rematerialised
 
 Sub = Callable[[str, list], tuple[list, list]]  # sub(key, args) -> (outputs, updates) of subgraph `key`
 
@@ -125,6 +126,8 @@ def _lower_grad(node: Node, args: list, sub: Sub) -> list:
             return outs[0], (tuple(outs[1:]), updates)
         return tuple(outs), ((), updates)
 
+    if has_marked(node.subgraphs["body"]):  # ops.Primitive.recompute(): those outputs recomputed, the rest kept
+        pure = rematerialised(pure)
     main, vjp_fn, (aux, updates) = jax.vjp(pure, diff, has_aux=True)
     if n_sens:
         cot = sens[0] if has_aux else tuple(sens)

@@ -98,6 +98,11 @@ def _dtype_name(dtype) -> str:
     return "bool" if name == "bool" else name
 
 
+# the attr `ops.Primitive.recompute(mode)` sets (MindSpore's own name for it): any first-order node may carry it,
+# so it shows in the graph text, survives the passes and is part of every structural key (the executable cache's)
+RECOMPUTE = "recompute"
+
+
 @dataclass(eq=False)
 class Node:
     """One operation: a registry primitive (`op` = its name) or a higher-order op over `subgraphs`."""
@@ -109,6 +114,19 @@ class Node:
     loc: SourceLoc | None = None
     subgraphs: dict[str, "Graph"] = field(default_factory=dict)
     scope: str = ""  # the Cell path it was recorded under ("SimpleNet/fc1"; "" outside any Cell)
+
+    @property
+    def recomputed(self) -> bool:
+        """MindSpore's per-primitive recompute mark (`ops.Primitive.recompute()`, attr `recompute=True`): a
+        gradient of the graph recomputes this node's outputs from its inputs instead of keeping them."""
+        return self.attrs.get(RECOMPUTE) is True
+
+    @property
+    def op_attrs(self) -> dict:
+        """The attrs the op's implementation takes: all but the recompute mark (which only the gradient reads)."""
+        if RECOMPUTE not in self.attrs:
+            return self.attrs
+        return {k: v for k, v in self.attrs.items() if k != RECOMPUTE}
 
     @property
     def abstract(self) -> Abstract | tuple[Abstract, ...]:

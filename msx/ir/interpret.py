@@ -22,6 +22,7 @@ import numpy as np
 from ..ops.higher_order import rule_or
 from ..ops.primitive import get_primitive
 from .graph import Abstract, Const, Graph, Node
+from .recompute import recomputed
 from .symbolic import jax_shape, plain_shape
 
 Env = dict[int, Any]
@@ -88,7 +89,10 @@ def run_node(node: Node, args: list) -> list:
 def _lower_first_order(node: Node, args: list, sub) -> list:
     """A first-order primitive lowers by running its jax implementation (it has no subgraphs for `sub`)."""
     prim = get_primitive(node.op)
-    out = prim.impl(*args, **node.attrs)
+    attrs = node.op_attrs
+    if node.recomputed:  # one `msx_recompute` equation: a gradient's policy recomputes it (msx.ir.recompute)
+        return recomputed(lambda *xs: prim.impl(*xs, **attrs), args)
+    out = prim.impl(*args, **attrs)
     return list(out) if prim.multiple_results else [out]
 
 
@@ -117,7 +121,7 @@ def _infer_first_order(node: Node) -> list[Abstract]:
         if hit is not None:
             return list(hit)
     in_avals = [x.value if isinstance(x, Const) else to_struct(x.abstract) for x in node.inputs]
-    outs = prim.abstract_eval(in_avals, node.attrs)
+    outs = prim.abstract_eval(in_avals, node.op_attrs)
     outs = [from_struct(o) for o in (outs if prim.multiple_results else [outs])]
     if key is not None:
         if len(_INFER_CACHE) >= _INFER_CACHE_SIZE:

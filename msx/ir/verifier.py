@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..errors import VerifyError
 from ..ops.higher_order import subgraph_problem
 from ..ops.primitive import lookup
-from .graph import Const, Graph, Node, Var
+from .graph import RECOMPUTE, Const, Graph, Node, Var
 from .interpret import infer_node
 from .printer import _Names, format_node
 
@@ -55,7 +55,9 @@ def _check_node(node: Node, infer: bool) -> str | None:
     prim = lookup(node.op)
     if prim is None:
         return f"unknown primitive {node.op!r}"
-    extra = [k for k in node.attrs if k not in prim.attrs] if "*" not in prim.attrs else []
+    extra = [k for k in node.op_attrs if k not in prim.attrs] if "*" not in prim.attrs else []
+    if RECOMPUTE in node.attrs and (prim.subgraphs or not isinstance(node.attrs[RECOMPUTE], bool)):
+        return f"attr {RECOMPUTE}={node.attrs[RECOMPUTE]!r}: only a first-order op carries the mark, as a bool"
     if extra:
         return f"attrs {extra} are not among {node.op}'s declared attrs {list(prim.attrs)}"
     problem = subgraph_problem(prim, node.subgraphs)

@@ -18,6 +18,7 @@ capture are still refused by `Cell.run_construct` with a clear error.
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any
 
@@ -29,6 +30,7 @@ from ..ops.custom.op import CUSTOM_OPS, CustomOpInfo, install
 from ..ops.primitive import REGISTRY, apply, recording
 from ..capture.session import not_recording
 from ..errors import CaptureError
+from ..ir.recompute import policy_on, recomputed
 from ..tensor import Parameter, Tensor
 
 
@@ -51,8 +53,16 @@ def records_as_one_node(cell) -> bool:
 
 def checkpointed(cell, pure):
     """`pure` rematerialised in the backward pass: `jax.checkpoint` with the Cell's policy (None: save nothing
-    but the inputs, MindSpore's full recompute)."""
-    return jax.checkpoint(pure, policy=cell.__dict__.get("_recompute_policy"))
+    but the inputs, MindSpore's full recompute). Inside a gradient over a graph with a per-primitive recompute
+    mark, whose policy would overrule a nested checkpoint's, it is one `msx_recompute` call that keeps its
+    inputs and outputs (the same meaning; msx.ir.recompute)."""
+    policy = cell.__dict__.get("_recompute_policy")
+    if policy is None and policy_on():
+        def kept(in_arrays, param_arrays):
+            n = len(in_arrays)
+            return recomputed(lambda *xs: pure(list(xs[:n]), list(xs[n:])), [*in_arrays, *param_arrays], keep=True)
+        return kept
+    return jax.checkpoint(pure, policy=policy)
 
 
 def has_custom_backward(cell) -> bool:
@@ -73,7 +83,8 @@ def pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_bo
         try:
             for p, a in zip(params, param_arrays):
                 p._data = a
-            out = cell.construct(*new_args, **kwargs)
+            with _forward_context(cell):
+                out = cell.construct(*new_args, **kwargs)
             written = [p.name for p, a in zip(params, param_arrays) if p._data is not a]
             if written:  # the write would be dropped with the rematerialised (or custom-differentiated) forward
                 raise CaptureError(f"{type(cell).__name__}: a Cell with recompute or bprop writes its Parameters "
@@ -87,6 +98,35 @@ def pure_construct(cell, args, positions, params: list, kwargs: dict, treedef_bo
         return [t._data if isinstance(t, Tensor) else jnp.asarray(t) for t in flat]
 
     return pure
+
+
+@contextlib.contextmanager
+def _forward_context(cell):
+    """A recomputed Cell's forward: inside the first context of its `context_fn` (MindSpore's), with every
+    `Primitive.recompute(False)` mark told that the whole Cell is recomputed (`recording.recompute_cell`)."""
+    if not cell.__dict__.get("_recompute", False) or callable(getattr(type(cell), "bprop", None)):
+        yield
+        return
+    context_fn = cell.__dict__.get("_recompute_context_fn")
+    forward = contextlib.nullcontext()
+    if context_fn is not None:
+        pair = context_fn()
+        if not (isinstance(pair, tuple) and len(pair) == 2
+                and all(hasattr(c, "__enter__") and hasattr(c, "__exit__") for c in pair)):
+            raise TypeError(f"{type(cell).__name__}.recompute: context_fn must return a tuple of two context "
+                            f"managers, got {pair!r:.80}")
+        if not isinstance(pair[1], contextlib.nullcontext):
+            raise ValueError(f"{type(cell).__name__}.recompute: context_fn's second context (for the "
+                             f"recomputation) cannot be entered by msx: the recomputation replays the traced "
+                             f"forward inside the compiled backward pass, where no Python context runs; the "
+                             f"first context applies to it too. Return contextlib.nullcontext() as the second")
+        forward = pair[0]
+    recording.recompute_cell += 1
+    try:
+        with forward:
+            yield
+    finally:
+        recording.recompute_cell -= 1
 
 
 def custom_backward_call(cell, args: tuple, kwargs: dict):

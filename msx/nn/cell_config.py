@@ -237,8 +237,10 @@ class ConfigMixin:
         and gradients are unchanged, only memory differs (docs/parallel.md)."""
         if self.__dict__.get("_recompute"):
             raise RuntimeError(f"{self.cls_name}.recompute: the recompute interface can be configured only once")
-        _recompute_options(self.cls_name, context_fn, kwargs)
+        context_fn = recompute_context(self.cls_name, context_fn, use_reentrant, output_recompute)
+        _recompute_options(self.cls_name, kwargs)
         object.__setattr__(self, "_recompute", True)
+        object.__setattr__(self, "_recompute_context_fn", context_fn)
         versions.touch()
 
     def cast_inputs(self, inputs: tuple, dst_type) -> tuple:
@@ -369,16 +371,29 @@ _RECOMPUTE_KWARGS = {"mp_comm_recompute": True, "parallel_optimizer_comm_recompu
                      "recompute_slice_activation": False}
 
 
-def _recompute_options(who: str, context_fn, kwargs: dict) -> None:
+def recompute_context(who: str, context_fn, use_reentrant: bool, output_recompute: bool):
+    """MindSpore's `context_fn` (a callable giving (forward context, recomputation context)), checked: as in
+    MindSpore it needs `use_reentrant=False` (or `output_recompute=True`, which implies it). msx enters the
+    first context around the forward it traces (`msx.nn._backward.pure_construct`); the recomputation is that
+    traced forward replayed inside the compiled backward, where no Python context can be entered, so a second
+    context other than `contextlib.nullcontext()` is refused when the forward runs."""
+    if context_fn is None:
+        return None
+    if use_reentrant and not output_recompute:
+        raise ValueError(f"{who}.recompute: context_fn is only supported when use_reentrant=False.")
+    if not callable(context_fn):
+        raise TypeError(f"{who}.recompute: context_fn must be a callable returning two context managers, "
+                        f"got {type(context_fn).__name__}")
+    return context_fn
+
+
+def _recompute_options(who: str, kwargs: dict) -> None:
     """MindSpore's recompute keywords: what msx honours, warns about, or refuses (never ignored in silence).
 
     `use_reentrant`, `output_recompute` and `early_stop` choose how MindSpore's PyNative mode implements the
     recompute; jax.checkpoint gives the same values and keeps only the Cell's inputs either way.
     `parallel_optimizer_comm_recompute` is honoured as it stands: msx's parallel optimizer keeps whole
     parameters for the forward pass, so no optimizer all-gather runs inside a recomputed Cell."""
-    if context_fn is not None:
-        raise ValueError(f"{who}.recompute: context_fn (a selective-recompute policy) is not supported by msx yet "
-                         f"(issue 35); the whole Cell is recomputed")
     unknown = sorted(set(kwargs) - set(_RECOMPUTE_KWARGS))
     if unknown:
         raise TypeError(f"{who}.recompute: unknown keyword(s) {unknown}; MindSpore's are {sorted(_RECOMPUTE_KWARGS)}")

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import OpError
+from ..recording import recording
 from .apply_prim import apply
 from .attr_converters import AttrError
 
@@ -301,11 +303,14 @@ class PrimitiveOp:
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)
 
     def recompute(self, mode: bool = True) -> "PrimitiveOp":
-        """MindSpore's per-primitive recompute: not available in msx yet (issue 35); `Cell.recompute()` on the
-        Cell that calls the op rematerialises it (with the rest of that Cell)."""
-        if mode:
-            raise OpError(f"{self.name or type(self).__name__}.recompute(): per-primitive recompute is not "
-                          f"available in msx yet (issue 35); call .recompute() on the Cell that uses the op")
+        """MindSpore's per-primitive recompute: with `mode=True`, a gradient inside a compiled graph (`msx.jit`,
+        any capture mode) recomputes this op's outputs from its inputs in the backward pass instead of keeping
+        them (the graph's node carries `recompute=True`; msx.ir.recompute). `mode=False` clears the mark. As in
+        MindSpore's PyNative mode, eager gradients do not act on it (values are the same either way)."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"{self.name or type(self).__name__}.recompute: the input value must be a bool, "
+                            f"but got {type(mode).__name__}")
+        self.__dict__.setdefault("attrs", {})["recompute"] = mode  # (a hand-written class op may have no attrs yet)
         return self
 
     def shard(self, in_strategy=None, out_strategy=None) -> "PrimitiveOp":
@@ -314,13 +319,33 @@ class PrimitiveOp:
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if "__call__" in vars(cls):  # a strategy set by `shard` lays out the call's tensors (msx.ops.sharding_ops)
-            cls.__call__ = _honour_strategy(vars(cls)["__call__"])
+        if "__call__" in vars(cls):  # a strategy set by `shard` lays out the call's tensors (msx.ops.sharding_ops);
+            # a `recompute()` mark goes on the nodes the call records
+            cls.__call__ = _honour_recompute(_honour_strategy(vars(cls)["__call__"]))
 
     def __repr__(self) -> str:
         attrs = self.attrs if "attrs" in vars(self) else {k: v for k, v in vars(self).items() if not k.startswith("_")}
         shown = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
         return f"Prim[{self.name}]({shown})" if shown else f"Prim[{self.name}]"
+
+
+def _honour_recompute(call: Callable) -> Callable:
+    @functools.wraps(call)
+    def run(self, *args, **kwargs):
+        mark = self.__dict__.get("attrs", {}).get("recompute")
+        if mark is False and recording.recompute_cell and not self.__dict__.get("_told_recompute"):
+            self._told_recompute = True
+            warnings.warn(f"{self.name or type(self).__name__}.recompute(False) inside a recomputed Cell is not "
+                          f"honoured: msx recomputes the whole Cell (jax.checkpoint); values are unchanged",
+                          stacklevel=2)
+        if recording.recorder is None or mark is not True or recording.recompute:
+            return call(self, *args, **kwargs)
+        recording.recompute = True  # every node this call records is marked (GraphBuilder.record)
+        try:
+            return call(self, *args, **kwargs)
+        finally:
+            recording.recompute = False
+    return run
 
 
 def _honour_strategy(call: Callable) -> Callable:

@@ -31,7 +31,7 @@ def _as_const(result) -> Const | None:
 def fold(node: Node) -> list[Const] | None:
     prim = get_primitive(node.op)
     with jax.ensure_compile_time_eval():
-        out = prim.impl(*[x.value for x in node.inputs], **node.attrs)
+        out = prim.impl(*[x.value for x in node.inputs], **node.op_attrs)
     outs = list(out) if prim.multiple_results else [out]
     consts = [_as_const(o) for o in outs]
     return None if any(c is None for c in consts) else consts
