@@ -82,11 +82,13 @@ ds = ds.batch(16 // size)
 for mode in modes:
     kind, _, step_mode = mode.partition(":") if mode.startswith(("adam", "zero", "rmsprop")) else ("momentum", "",
                                                                                                     mode)
+    kind, level2 = kind.removesuffix("+l2"), kind.endswith("+l2")  # zero<N>+l2: optimizer_level level2
     kind, rmsprop = kind.removesuffix("+rmsprop"), kind.endswith("rmsprop")  # zero<N>+rmsprop: RMSProp, sharded
     # (each mode builds its own net and step; the closures below use this iteration's)
     if kind.startswith("zero"):
         ms.set_auto_parallel_context(enable_parallel_optimizer=True, parallel_optimizer_config={
-            "optimizer_weight_shard_size": int(kind[4:]), "parallel_optimizer_threshold": 0})
+            "optimizer_weight_shard_size": int(kind[4:]), "parallel_optimizer_threshold": 0,
+            "optimizer_level": "level2" if level2 else "level1"})
     ms.set_seed(0)  # every rank starts from the same parameters
     net = nn.SequentialCell(nn.Dense(4, 8), nn.Tanh(), nn.Dense(8, 2))
     loss_fn = nn.MSELoss()
@@ -116,6 +118,8 @@ for mode in modes:
             loss = train_step(x, y)
             print(f"rank {rank} {mode}: loss {float(loss.asnumpy()):.6f}", flush=True)
     saved = {p.name: p.asnumpy() for p in net.trainable_params()}
+    if kind.startswith("zero"):  # the reduced gradients a rank holds: level2 only its rows of the sharded ones
+        saved["_reduced_rows"] = np.array([g.shape[0] for g in grad_reducer(grad_fn(x, y)[1])])
     state = getattr(optimizer, optimizer._state_prefixes[0])  # Adam's moment1, RMSProp's mean_square
     if kind != "momentum":  # with zero<N> the state is sharded, and the checkpoint holds it whole
         saved["_moment1_rows"] = np.array([b.shape[0] for b in state])
@@ -129,6 +133,7 @@ for mode in modes:
         hlo = train_step.lower(x, y).as_text()
         saved["_hlo_all_reduce"] = np.array("all_reduce" in hlo)
         saved["_hlo_all_gather"] = np.array("all_gather" in hlo)
+        saved["_hlo_reduce_scatter"] = np.array("reduce_scatter" in hlo)  # level2's gradient reduction
         # the first layer's weight state (the rank's rows of it) enters the program cut over its local devices
         rows = state[0].shape[0] if kind != "momentum" else 0
         saved["_hlo_cut_state"] = np.array(hlo.count(f'<{rows}x4xf32> {{sdy.sharding = #sdy.sharding<@mesh, '

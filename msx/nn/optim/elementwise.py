@@ -47,7 +47,7 @@ class _Elementwise(Optimizer):
         for group, lr in zip(self._groups, self._group_lrs()):
             for i in group.indices:
                 whole = self.parameters[i]
-                p, g = shards.local(i, whole), shards.local(i, grads[i])
+                p, g = shards.local(i, whole), shards.grad(i, grads[i], whole)
                 g = F.cast(g, p.dtype)
                 if self.loss_scale != 1.0:
                     g = g / self.loss_scale
