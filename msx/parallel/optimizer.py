@@ -20,9 +20,9 @@ default, is the whole group; one below a rank's device count is all of them; a s
 group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore),
 `parallel_optimizer_threshold` (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`: the
 state; `level2`: the gradients too, see below; `level3` is refused here) and `gradient_accumulation_shard` (False only: there is no gradient accumulation). A
-parameter whose axis 0 does not divide by `parts` stays whole. An optimizer whose rule is not elementwise
-(Lamb's trust ratio is a norm of the whole tensor) or that defines its own `construct` runs unsharded, with a
-warning naming it.
+parameter whose axis 0 does not divide by `parts` stays whole. Lamb's trust ratio reads norms of the whole
+weight and update: each rank sums the squares of its rows and one `AllReduce` of that scalar completes them
+(`ShardPlan.total`). An optimizer that defines its own `construct` runs unsharded, with a warning naming it.
 
 `level2` (ZeRO-2) shards the reduced gradient as well: the optimizer marks each parameter it shards with the
 number of ranks its rows are cut over (`scatter_parts`), and `nn.DistributedGradReducer` (also the one
@@ -51,7 +51,7 @@ import numpy as np
 from ..errors import ContextError
 from .. import dtype as mstype
 from ..ops import functional as F
-from ..ops.comm_ops import AllGather, ReduceScatter, rank_slice
+from ..ops.comm_ops import AllGather, AllReduce, ReduceScatter, rank_slice
 from ..ops.primitive import apply
 from ..recording import recording
 from ..tensor import Tensor
@@ -96,6 +96,13 @@ class ShardPlan:
         shape = tuple(grad.shape)
         return shape == tuple(param.shape) or (i in self.sharded and self.parts > 1
                                                and shape == shard_shape(param, self.parts))
+
+    def total(self, i: int, partial):
+        """A sum over the whole of parameter `i` (Lamb's squared norms) from this rank's `partial` sum over its
+        rows: summed over the ranks (one `AllReduce`), divided by how many ranks hold each row."""
+        if i not in self.sharded or self.parts == 1:
+            return partial
+        return AllReduce()(partial) / float(jax.process_count() // self.parts)
 
     def common(self, tensor):
         """An operand every parameter's update shares (lr, step): in a PyNative step over several local devices,
