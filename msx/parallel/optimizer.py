@@ -102,7 +102,7 @@ class ShardPlan:
         rows: summed over the ranks (one `AllReduce`), divided by how many ranks hold each row."""
         if i not in self.sharded or self.parts == 1:
             return partial
-        return AllReduce()(partial) / float(jax.process_count() // self.parts)
+        return self.common(AllReduce()(partial) / float(jax.process_count() // self.parts))  # (PyNative: placed back)
 
     def common(self, tensor):
         """An operand every parameter's update shares (lr, step): in a PyNative step over several local devices,
