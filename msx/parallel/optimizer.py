@@ -134,10 +134,8 @@ def plan_for(optimizer) -> ShardPlan | None:
     global-view layout (msx.parallel.zero), which shards at compile time whatever the context says then."""
     zero.register(optimizer)
     plan = _plan(optimizer)
-    if plan is None:  # one that shards nothing (e.g. Lamb, warned) leaves the marks of one that does
-        return None
-    for i, p in enumerate(optimizer.parameters):  # the latest sharding optimizer over a parameter decides
-        if plan.scatter and i in plan.sharded and plan.parts > 1:
+    for i, p in enumerate(optimizer.parameters):  # the latest optimizer built over a parameter decides
+        if plan is not None and plan.scatter and i in plan.sharded and plan.parts > 1:
             p._grad_scatter = plan.parts
         else:
             p.__dict__.pop("_grad_scatter", None)

@@ -40,6 +40,8 @@ class _Elementwise(Optimizer):
         raise NotImplementedError
 
     def updates_elementwise(self) -> bool:
+        """True of this class's `construct`: each rule reads its parameter's rows elementwise, and a sum over the
+        whole tensor (Lamb's norms) goes through `total`, which the parallel optimizer completes over the ranks."""
         return type(self).construct is _Elementwise.construct
 
     def construct(self, gradients: Sequence[Tensor]) -> bool:
