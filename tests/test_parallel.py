@@ -213,7 +213,7 @@ def test_auto_parallel_context_keys_defaults_and_refusals():
     assert ms.get_auto_parallel_context("gradients_mean") is True
     assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
     for key, value, words in (("pipeline_stages", 0, "pipeline_stages must be"), ("parallel_mode", "hybrid_parallel", "hybrid"),
-                              ("parallel_optimizer_config", {"optimizer_level": "level2"}, "level2"),
+                              ("parallel_optimizer_config", {"optimizer_level": "level3"}, "level3"),
                               ("full_batch", 1, "must be a bool"), ("dataset_strategy", "bogus", "must be"),
                               ("parallel_mode", "nonsense", "not valid"), ("device_num", 0, ">= 1"),
                               ("bogus", 1, "unknown key")):

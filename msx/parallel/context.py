@@ -315,11 +315,12 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
     kwargs = _spelled(kwargs)
     global_view = kwargs.get("parallel_mode", get_parallel_mode()) in GLOBAL_VIEW_MODES
     config = kwargs.get("parallel_optimizer_config", get_auto_parallel_context("parallel_optimizer_config"))
-    if config.get("optimizer_level", "level1") != "level1" and not global_view and \
+    if config.get("optimizer_level", "level1") == "level3" and not global_view and \
             kwargs.get("parallel_mode", get_parallel_mode()) != ParallelMode.STAND_ALONE:
-        raise ContextError(f"set_auto_parallel_context: optimizer_level={config['optimizer_level']!r} is not "
-                           f"supported by msx in data_parallel (per-rank programs); it is in semi_auto_parallel and "
-                           f"auto_parallel, where weights and gradients are laid out over the mesh (msx.parallel.zero)")
+        raise ContextError("set_auto_parallel_context: optimizer_level='level3' is not supported by msx in "
+                           "data_parallel (per-rank programs keep every weight whole; level1 and level2 are); it is "
+                           "in semi_auto_parallel and auto_parallel, where weights are laid out over the mesh "
+                           "(msx.parallel.zero)")
     if "device_num" in kwargs and (GlobalComm.INITED or global_view):
         check_device_num(kwargs["device_num"])
     _set.update(copy.deepcopy(kwargs))

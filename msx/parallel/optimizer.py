@@ -18,11 +18,20 @@ and in PyNative each update's operands are placed on those devices (`ShardPlan.l
 `parallel_optimizer_config` takes MindSpore's keys: `optimizer_weight_shard_size` (`parts`, in devices; -1, the
 default, is the whole group; one below a rank's device count is all of them; a size that does not divide the
 group, or exceeds it (with a warning), falls back to the whole group, as in MindSpore),
-`parallel_optimizer_threshold` (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`
-only: weights and state) and `gradient_accumulation_shard` (False only: there is no gradient accumulation). A
-parameter whose axis 0 does not divide by `parts` stays whole. An optimizer whose rule is not elementwise
-(Lamb's trust ratio is a norm of the whole tensor) or that defines its own `construct` runs unsharded, with a
-warning naming it.
+`parallel_optimizer_threshold` (KB, default 64: smaller parameters stay whole), `optimizer_level` (`level1`: the
+state; `level2`: the gradients too, see below; `level3` is refused here) and `gradient_accumulation_shard` (False only: there is no gradient accumulation). A
+parameter whose axis 0 does not divide by `parts` stays whole. Lamb's trust ratio reads norms of the whole
+weight and update: each rank sums the squares of its rows and one `AllReduce` of that scalar completes them
+(`ShardPlan.total`). An optimizer that defines its own `construct` runs unsharded, with a warning naming it.
+
+`level2` (ZeRO-2) shards the reduced gradient as well: the optimizer marks each parameter it shards with the
+number of ranks its rows are cut over (`scatter_parts`), and `nn.DistributedGradReducer` (also the one
+`TrainOneStepCell` inserts) reduce-scatters those gradients instead of all-reducing them (`scatter_gradients`: one
+fused `ReduceScatter` per dtype), so each rank gets only its rows of the reduced gradient, which the update takes
+as they are (`ShardPlan.grad`); the new rows are all-gathered as in level1. Every element is reduced over the same
+ranks, so the results are level1's; what changes is the traffic (a reduce-scatter is half an all-reduce) and the
+reduced gradient a rank holds (`1 / parts` of it). A gradient not reduce-scattered (a reducer over another group,
+or none) is cut by the update as in level1, so the optimizer takes either form.
 
 `save_checkpoint` gathers the sharded buffers into full tensors (every rank
 must call it, as in MindSpore, where `integrated_save` all-gathers), and
@@ -37,9 +46,12 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..errors import ContextError
-from ..ops.comm_ops import AllGather, rank_slice
+from .. import dtype as mstype
+from ..ops import functional as F
+from ..ops.comm_ops import AllGather, AllReduce, ReduceScatter, rank_slice
 from ..ops.primitive import apply
 from ..recording import recording
 from ..tensor import Tensor
@@ -54,6 +66,7 @@ class ShardPlan:
     parts: int
     sharded: frozenset = field(default_factory=frozenset)
     devices: int = 1
+    scatter: bool = False  # level2: the reducer hands the update this rank's rows of the gradient
 
     def _eager(self, tensor) -> bool:
         """A PyNative step of a rank driving several devices: its operands must be placed on them by hand."""
@@ -71,6 +84,26 @@ class ShardPlan:
             tensor = apply(rank_slice, (tensor,), {"parts": self.parts})
         return self._place(tensor, i in self.sharded) if self._eager(tensor) else tensor
 
+    def grad(self, i: int, grad, param):
+        """This rank's rows of parameter `i`'s gradient: level2's reducer already reduce-scattered it (it has the
+        rows of a shard), else cut here as a parameter is."""
+        if i in self.sharded and self.parts > 1 and tuple(grad.shape) == shard_shape(param, self.parts):
+            return self._place(grad, True) if self._eager(grad) else grad
+        return self.local(i, grad)
+
+    def accepts(self, i: int, grad, param) -> bool:
+        """Whether `grad` has a shape the update of parameter `i` takes: the parameter's, or (sharded) its rows'."""
+        shape = tuple(grad.shape)
+        return shape == tuple(param.shape) or (i in self.sharded and self.parts > 1
+                                               and shape == shard_shape(param, self.parts))
+
+    def total(self, i: int, partial):
+        """A sum over the whole of parameter `i` (Lamb's squared norms) from this rank's `partial` sum over its
+        rows: summed over the ranks (one `AllReduce`), divided by how many ranks hold each row."""
+        if i not in self.sharded or self.parts == 1:
+            return partial
+        return self.common(AllReduce()(partial) / float(jax.process_count() // self.parts))  # (PyNative: placed back)
+
     def common(self, tensor):
         """An operand every parameter's update shares (lr, step): in a PyNative step over several local devices,
         copied onto them."""
@@ -85,11 +118,31 @@ class ShardPlan:
         param._rebind(new)
 
 
+def shard_shape(param, parts: int) -> tuple:
+    """The shape of one rank's rows of `param` cut over `parts` ranks."""
+    return (param.shape[0] // parts, *param.shape[1:])
+
+
+def scatter_parts(param) -> int:
+    """How many ranks a level2 optimizer cuts `param`'s gradient over (1: the reducer all-reduces it whole)."""
+    return getattr(param, "__dict__", {}).get("_grad_scatter", 1)
+
+
 def plan_for(optimizer) -> ShardPlan | None:
     """The shard plan of a new optimizer under the current auto-parallel context (None: nothing is sharded by
-    rank). Every optimizer is registered for the global-view layout (msx.parallel.zero), which shards at compile
-    time whatever the context says then."""
+    rank), its level2 marks set on the parameters (`scatter_parts`). Every optimizer is registered for the
+    global-view layout (msx.parallel.zero), which shards at compile time whatever the context says then."""
     zero.register(optimizer)
+    plan = _plan(optimizer)
+    for i, p in enumerate(optimizer.parameters):  # the latest optimizer built over a parameter decides
+        if plan is not None and plan.scatter and i in plan.sharded and plan.parts > 1:
+            p._grad_scatter = plan.parts
+        else:
+            p.__dict__.pop("_grad_scatter", None)
+    return plan
+
+
+def _plan(optimizer) -> ShardPlan | None:
     if not context.get_auto_parallel_context("enable_parallel_optimizer"):
         return None
     if context.get_parallel_mode() == "stand_alone":
@@ -97,10 +150,10 @@ def plan_for(optimizer) -> ShardPlan | None:
     if context.get_parallel_mode() in context.GLOBAL_VIEW_MODES:
         return None  # laid out by the global-view step (msx.parallel.zero), not cut by rank here
     level = context.get_auto_parallel_context("parallel_optimizer_config").get("optimizer_level", "level1")
-    if level != "level1":
+    if level not in ("level1", "level2"):
         raise ContextError(f"enable_parallel_optimizer: optimizer_level={level!r} is not supported by msx in "
-                                   f"{context.get_parallel_mode()} (per-rank programs); it is in semi_auto_parallel "
-                                   f"and auto_parallel (docs/parallel.md)")
+                           f"{context.get_parallel_mode()} (per-rank programs, which keep every weight whole); it "
+                           f"is in semi_auto_parallel and auto_parallel (docs/parallel.md)")
     layout = spmd.layout()
     devices = layout.per_process if isinstance(layout, spmd.RanksLayout) else 1
     group = jax.process_count() * devices
@@ -125,7 +178,27 @@ def plan_for(optimizer) -> ShardPlan | None:
     sharded = frozenset(i for i, p in enumerate(optimizer.parameters)
                         if p.ndim and p.shape[0] % parts == 0 and p._data.nbytes >= threshold
                         and getattr(p, "parallel_optimizer", True))
-    return ShardPlan(parts // devices, sharded, devices) if sharded else None
+    return ShardPlan(parts // devices, sharded, devices, level == "level2") if sharded else None
+
+
+def scatter_gradients(grads: list, parts: list[int]) -> list:
+    """Level2's reduction of gradients of one dtype: ONE `ReduceScatter` over the world, after which each rank
+    holds only its rows of each reduced gradient (rows `rank % parts` of `parts` equal slices, as `rank_slice`
+    cuts the state). Each rank's input is, for every destination rank j, block `j % parts` of every gradient,
+    flattened and concatenated: with `parts` the group, a plain reduce-scatter of the gradients' rows; with
+    fewer (`optimizer_weight_shard_size`), ranks holding the same rows get the same sums."""
+    ranks = jax.process_count()
+    blocks = []
+    for g, k in zip(grads, parts):
+        flat = F.reshape(g, (k, -1))
+        blocks.append(flat if k == ranks else F.gather(flat, Tensor(np.arange(ranks) % k, mstype.int32), 0))
+    mine = ReduceScatter()(F.reshape(F.concat(blocks, 1) if len(blocks) > 1 else blocks[0], (-1,)))
+    out, start = [], 0
+    for g, k in zip(grads, parts):
+        n = int(g.size) // k
+        out.append(F.reshape(mine[start:start + n], shard_shape(g, k)))
+        start += n
+    return out
 
 
 def local_zeros(plan: ShardPlan | None, i: int, param) -> Any:

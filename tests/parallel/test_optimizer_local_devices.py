@@ -16,7 +16,7 @@ import jobs
 # zero-1+rmsprop: an elementwise rule of its own (msx.nn.optim.elementwise), not optax's
 MODES = ("zero-1:pynative", "zero-1:jit:ast", "zero-1:jit:bytecode", "zero-1:jit:trace", "zero2:jit:ast",
          "zero-1+rmsprop:pynative", "zero-1+rmsprop:jit:ast")
-MODES_2X2 = ("zero-1:pynative", "zero-1:jit:ast")
+MODES_2X2 = ("zero-1:pynative", "zero-1:jit:ast", "zero-1+l2:jit:ast", "zero-1+lamb+l2:pynative")  # +l2: level2
 # train_dp.py's MLP: Dense(4, 8) weight/bias, Dense(8, 2) weight/bias; the last two (2 rows) stay whole
 WHOLE_ROWS = [8, 8, 2, 2]
 
@@ -28,7 +28,7 @@ def _name(mode: str) -> str:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref")
-    jobs.one_process(out, "adam:pynative,rmsprop:pynative")  # one device, no parallel optimizer
+    jobs.one_process(out, "adam:pynative,rmsprop:pynative,lamb:pynative")  # one device, no parallel optimizer
     return out
 
 
@@ -49,7 +49,7 @@ def two_by_two(tmp_path_factory):
 
 
 def _check(out, mode, ranks, rows, device_rows, reference):
-    kind = "rmsprop" if "rmsprop" in mode else "adam"
+    kind = "rmsprop" if "rmsprop" in mode else "lamb" if "lamb" in mode else "adam"
     want = dict(np.load(reference / f"{kind}_pynative_rank0.npz"))
     got = [dict(np.load(out / f"{_name(mode)}_rank{r}.npz")) for r in range(ranks)]
     for name, value in want.items():
@@ -63,6 +63,8 @@ def _check(out, mode, ranks, rows, device_rows, reference):
     for g in got:
         assert list(g["_moment1_rows"]) == rows  # the rank's rows of the state...
         assert list(g["_moment1_device_rows"]) == device_rows  # ... cut over its local devices
+        if "+l2" in mode:  # level2: the reducer hands each rank only its rows of the reduced gradients
+            assert list(g["_reduced_rows"]) == rows
         if "pynative" not in mode:
             assert int(g["_xla_compiles"]) == 1
             assert int(g["_hlo_cut_state"]) >= 2  # moment1 and moment2 of the (8, 4) weight enter cut

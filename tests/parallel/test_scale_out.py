@@ -1,9 +1,9 @@
 """Scaling out past two ranks and the optimizer parallel, on real msrun jobs (CPU worker processes, gloo).
 
 Four ranks train like one process on the whole batch (PyNative, jit, TrainOneStepCell) and run every
-collective against numpy; the parallel optimizer (ZeRO-1) over two and four ranks keeps only this rank's rows of
-the Adam state, trains exactly like the unsharded one-process run, and its per-rank checkpoints hold full tensors
-that load on one device.
+collective against numpy; the parallel optimizer (ZeRO-1, and ZeRO-2: the gradients reduce-scattered) over two
+and four ranks keeps only this rank's rows of the Adam (and Lamb) state, trains exactly like the unsharded
+one-process run, and its per-rank checkpoints hold full tensors that load on one device.
 """
 import numpy as np
 import pytest
@@ -14,8 +14,11 @@ from msx.errors import ContextError
 
 import jobs
 
-ZERO_MODES_2 = ("zero-1:pynative", "zero-1:jit:ast", "zero-1:jit:bytecode", "zero-1:jit:trace")
-MODES_4 = ("pynative", "jit:ast", "zero2:train_one_step", "zero-1:jit:ast")
+# +l2: optimizer_level level2 (gradients reduce-scattered); +lamb: Lamb (its norms summed over the ranks)
+ZERO_MODES_2 = ("zero-1:pynative", "zero-1:jit:ast", "zero-1:jit:bytecode", "zero-1:jit:trace",
+                "zero-1+l2:pynative", "zero-1+l2:jit:ast", "zero-1+l2:train_one_step", "zero-1+lamb:pynative",
+                "zero-1+lamb+l2:jit:ast")
+MODES_4 = ("pynative", "jit:ast", "zero2:train_one_step", "zero-1:jit:ast", "zero2+l2:jit:ast")
 # rows of this rank's moment1 buffers for Dense(4, 8) weight/bias and Dense(8, 2) weight/bias
 ROWS = {1: [8, 8, 2, 2], 2: [4, 4, 1, 1], 4: [2, 2, 2, 2]}  # with 4 parts the (2, 8) weight and (2,) bias stay whole
 
@@ -27,7 +30,7 @@ def _name(mode: str) -> str:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref")
-    jobs.one_process(out, "pynative,adam:pynative")
+    jobs.one_process(out, "pynative,adam:pynative,lamb:pynative")
     return out
 
 
@@ -60,8 +63,9 @@ def _check_ranks(out, mode, size, reference_file):
             np.testing.assert_array_equal(r[name], ranks[0][name])  # the ranks never drift apart
         np.testing.assert_allclose(ranks[0][name], value, rtol=1e-5, atol=1e-5, err_msg=f"{mode} {name}")
     if "pynative" not in mode:
-        for r in ranks:
-            assert int(r["_xla_compiles"]) == 1 and bool(r["_hlo_all_reduce"])  # one SPMD program, compiled once
+        for r in ranks:  # one SPMD program, compiled once, that reduces the gradients over the ranks
+            assert int(r["_xla_compiles"]) == 1 and bool(r["_hlo_reduce_scatter" if "+l2" in mode else
+                                                            "_hlo_all_reduce"])
     return ranks
 
 
@@ -90,14 +94,17 @@ def test_collectives_over_four_ranks_eager_and_jitted_equal_numpy(four_ranks):
 
 
 def _check_zero(out, mode, size, parts, reference):
-    ranks = _check_ranks(out, mode, size, reference / "adam_pynative_rank0.npz")
-    assert list(np.load(reference / "adam_pynative_rank0.npz")["_moment1_rows"]) == ROWS[1]
+    kind = "lamb" if "+lamb" in mode else "adam"
+    ranks = _check_ranks(out, mode, size, reference / f"{kind}_pynative_rank0.npz")
+    assert list(np.load(reference / f"{kind}_pynative_rank0.npz")["_moment1_rows"]) == ROWS[1]
     for r in ranks:
         assert list(r["_moment1_rows"]) == ROWS[parts]  # each rank holds only its rows of the state
-        assert bool(r["_lamb_whole"])  # Lamb (not elementwise) keeps its state whole and says so
+        # level2: the reducer hands each rank only its rows of the reduced gradients (level1: all of them)
+        assert list(r["_reduced_rows"]) == (ROWS[parts] if "+l2" in mode else ROWS[1])
         if "pynative" not in mode:
             assert bool(r["_hlo_all_gather"])  # the updated rows are gathered inside the compiled step
-    jobs.check_zero_checkpoints(out, _name(mode), size, reference)
+    if kind == "adam":
+        jobs.check_zero_checkpoints(out, _name(mode), size, reference)
 
 
 @pytest.mark.parametrize("mode", ZERO_MODES_2)
@@ -105,7 +112,7 @@ def test_parallel_optimizer_over_two_ranks_equals_the_unsharded_run(two_ranks, r
     _check_zero(two_ranks, mode, 2, 2, reference)
 
 
-@pytest.mark.parametrize("mode,parts", (("zero2:train_one_step", 2), ("zero-1:jit:ast", 4)))
+@pytest.mark.parametrize("mode,parts", (("zero2:train_one_step", 2), ("zero-1:jit:ast", 4), ("zero2+l2:jit:ast", 2)))
 def test_parallel_optimizer_over_four_ranks_equals_the_unsharded_run(four_ranks, reference, mode, parts):
     _check_zero(four_ranks, mode, 4, parts, reference)
 
@@ -123,6 +130,7 @@ def test_parallel_optimizer_config_takes_mindsporess_keys_and_refuses_what_msx_c
     with pytest.warns(UserWarning, match="exceeds the data-parallel group of 1"):  # a cluster's script on a laptop
         optimizer = nn.Adam(net.trainable_params())
     assert optimizer.moment1[0].shape == (8, 4)
+    ms.set_auto_parallel_context(parallel_optimizer_config={"optimizer_level": "level2"})  # ZeRO-2: honoured
     for config, words in (({"optimizer_level": "level3"}, "not supported"), ({"bogus": 1}, "unknown keys"),
                           ({"optimizer_weight_shard_size": 0}, "-1 or an int"),
                           ({"parallel_optimizer_threshold": -1}, ">= 0"),

@@ -10,6 +10,7 @@ every rule with MindSpore 2.10 step by step.
 """
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Sequence
 
 from ... import dtype as mstype
@@ -26,6 +27,7 @@ class _Elementwise(Optimizer):
 
     _states: tuple[tuple[str, float], ...] = ()
     _decays_itself = False
+    _whole_sums = False  # a rule that sums over the whole tensor gets `total`: the sum over every rank's rows
 
     def _init_named_state(self) -> None:
         self._init_state(*(name for name, _ in self._states))
@@ -38,6 +40,8 @@ class _Elementwise(Optimizer):
         raise NotImplementedError
 
     def updates_elementwise(self) -> bool:
+        """True of this class's `construct`: each rule reads its parameter's rows elementwise, and a sum over the
+        whole tensor (Lamb's norms) goes through `total`, which the parallel optimizer completes over the ranks."""
         return type(self).construct is _Elementwise.construct
 
     def construct(self, gradients: Sequence[Tensor]) -> bool:
@@ -47,7 +51,7 @@ class _Elementwise(Optimizer):
         for group, lr in zip(self._groups, self._group_lrs()):
             for i in group.indices:
                 whole = self.parameters[i]
-                p, g = shards.local(i, whole), shards.local(i, grads[i])
+                p, g = shards.local(i, whole), shards.grad(i, grads[i], whole)
                 g = F.cast(g, p.dtype)
                 if self.loss_scale != 1.0:
                     g = g / self.loss_scale
@@ -55,7 +59,8 @@ class _Elementwise(Optimizer):
                 if wd and not self._decays_itself:
                     g = g + wd * p
                 states = [getattr(self, name)[i] for name, _ in self._states]
-                new_p, *new_states = self._rule(p, g, states, shards.common(F.cast(lr, p.dtype)), step, wd)
+                extra = {"total": functools.partial(shards.total, i)} if self._whole_sums else {}
+                new_p, *new_states = self._rule(p, g, states, shards.common(F.cast(lr, p.dtype)), step, wd, **extra)
                 shards.write(i, whole, F.cast(new_p, whole.dtype))
                 for target, new in zip(states, new_states):
                     target._rebind(F.cast(new, target.dtype))
@@ -189,9 +194,7 @@ class Lamb(_Elementwise):
     ratio ||p|| / ||update|| (1 where either norm is 0)."""
 
     _decays_itself = True
-
-    def updates_elementwise(self) -> bool:
-        return False   # the trust ratio reads whole-tensor norms
+    _whole_sums = True  # the trust ratio's norms: under the parallel optimizer, summed over the ranks' rows
 
     def __init__(self, params: Iterable, learning_rate: LearningRate, beta1: float = 0.9, beta2: float = 0.999,
                  eps: float = 1e-6, weight_decay: float = 0.0) -> None:
@@ -200,7 +203,7 @@ class Lamb(_Elementwise):
         self._states = (("moments1", 0.0), ("moments2", 0.0))
         self._init_named_state()
 
-    def _rule(self, p, g, states, lr, step, wd):
+    def _rule(self, p, g, states, lr, step, wd, total=lambda s: s):
         m, v = states
         m = self.beta1 * m + (1 - self.beta1) * g
         v = self.beta2 * v + (1 - self.beta2) * g * g
@@ -209,7 +212,7 @@ class Lamb(_Elementwise):
         update = m_hat / (F.sqrt(v_hat) + self.eps)
         if wd:
             update = update + wd * p
-        w_norm, u_norm = F.sqrt(F.sum(p * p)), F.sqrt(F.sum(update * update))
+        w_norm, u_norm = F.sqrt(total(F.sum(p * p))), F.sqrt(total(F.sum(update * update)))
         ok = F.logical_and(w_norm > 0, u_norm > 0)
         trust = F.where(ok, w_norm / F.where(ok, u_norm, F.ones_like(u_norm)), F.ones_like(w_norm))
         return p - lr * trust * update, m, v

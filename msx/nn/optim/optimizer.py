@@ -260,7 +260,7 @@ class Optimizer(Cell):
         for i, (p, g) in enumerate(zip(self.parameters, gradients)):
             if g is None:
                 raise ValueError(f"{owner}: gradient {i} (for Parameter {p.name!r}) is None")
-            if tuple(g.shape) != p.shape:
+            if tuple(g.shape) != p.shape and not (self._shards and self._shards.accepts(i, g, p)):
                 raise ValueError(f"{owner}: gradient {i} has shape {tuple(g.shape)}, but Parameter {p.name!r} "
                                  f"has shape {p.shape}")
         return tuple(gradients)
@@ -276,7 +276,9 @@ class Optimizer(Cell):
         if self._wd_schedule is None:
             return grads
         wd = self.get_weight_decay()
-        return tuple(g + ops.cast(wd, p.dtype) * p for g, p in zip(grads, self.parameters))
+        shards = self._shards or _parallel.ShardPlan(1)
+        return tuple(g + ops.cast(wd, p.dtype) * (p if tuple(g.shape) == p.shape else shards.local(i, p))
+                     for i, (g, p) in enumerate(zip(grads, self.parameters)))  # level2: g is the rank's rows
 
     def updates_elementwise(self) -> bool:
         """Whether each Parameter's update reads only its own gradient and state, element by element, so the
@@ -293,7 +295,7 @@ class Optimizer(Cell):
             buffers = [buf[i] for buf in states for i in g.indices]
             shards = self._shards or _parallel.ShardPlan(1)
             local = [shards.local(i, t) for i, t in zip(g.indices, params)]
-            local_grads = [shards.local(i, grads[i]) for i in g.indices]
+            local_grads = [shards.grad(i, grads[i], self.parameters[i]) for i in g.indices]
             outs = apply(optimizer_update, (shards.common(lr), shards.common(self.global_step), *local, *local_grads,
                                             *buffers),
                          self._update_attrs(g.weight_decay))

@@ -7,15 +7,22 @@ in PyNative), then split back and divided by `degree` when `mean` is set,
 MindSpore's order. One collective instead of one per parameter: each costs a
 round trip between the ranks. With `gradient_fp32_sync` (the default)
 half-precision gradients are reduced in float32 and cast back.
+
+Under the parallel optimizer's `level2` (ZeRO-2, msx.parallel.optimizer) the gradients of the parameters the
+optimizer shards are reduce-scattered instead (one fused `ReduceScatter` per dtype): each rank gets only its
+rows of them, which is what the optimizer updates. The reducer reads the optimizer's marks when it runs, so it
+may be built before or after the optimizer.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 from ... import dtype as mstype
+from ...communication import management
 from ...communication.management import GlobalComm, get_group_size
 from ...ops import functional as F
 from ...ops.comm_ops import AllReduce
+from ...parallel import optimizer as _zero
 from ...parallel.context import get_auto_parallel_context
 from ..cell import Cell
 
@@ -37,8 +44,12 @@ class DistributedGradReducer(Cell):
         self.mean = get_auto_parallel_context("gradients_mean") if mean is None else bool(mean)
         self.degree = get_group_size(group) if degree is None else degree
         self.fp32_sync = get_auto_parallel_context("gradient_fp32_sync")
-        self.num_parameters = len(list(parameters))
+        parameters = list(parameters)
+        self.num_parameters = len(parameters)
         self.all_reduce = AllReduce(group=group)
+        # plain attributes (not cell parameters): whose gradients level2 reduce-scatters, read at each call
+        object.__setattr__(self, "_weights", tuple(parameters))
+        object.__setattr__(self, "_world", group in management._WORLD_NAMES)
 
     def _fused(self, grads: list) -> list:
         """One AllReduce for gradients of one dtype: flattened, concatenated, reduced, split back."""
@@ -59,9 +70,15 @@ class DistributedGradReducer(Cell):
         for w in wire:
             if w.dtype not in dtypes:
                 dtypes.append(w.dtype)
+        parts = [_zero.scatter_parts(p) if self._world else 1 for p in self._weights]
         for dtype in dtypes:
-            chosen = [i for i, w in enumerate(wire) if w.dtype == dtype]
-            for i, reduced in zip(chosen, self._fused([wire[i] for i in chosen])):
+            chosen = [i for i, w in enumerate(wire) if w.dtype == dtype and parts[i] == 1]
+            scattered = [i for i, w in enumerate(wire) if w.dtype == dtype and parts[i] > 1]
+            pairs = list(zip(chosen, self._fused([wire[i] for i in chosen]) if chosen else []))
+            if scattered:  # level2: this rank's rows of the reduced gradient only
+                pairs += zip(scattered, _zero.scatter_gradients([wire[i] for i in scattered],
+                                                                [parts[i] for i in scattered]))
+            for i, reduced in pairs:
                 reduced = F.div(reduced, self.degree) if self.mean else reduced
                 out[i] = F.cast(reduced, grads[i].dtype) if reduced.dtype != grads[i].dtype else reduced
         return tuple(out)
