@@ -72,11 +72,7 @@ READ_ELSEWHERE: dict[str, str] = {
                                                    "the constructor",
     "ops.sharding_ops:shard_constraint(strategy)": "the strategy is read by the sharding pass from the node",
     "nn.cell:Cell.set_grad(requires_grad)": "msx differentiates any Cell when asked: no flag is needed",
-    "nn.cell_config:ConfigMixin.recompute(use_reentrant)": "jax.checkpoint has one mode: " + _SAME_VALUES,
-    "nn.cell_config:ConfigMixin.recompute(output_recompute)": "memory only: " + _SAME_VALUES,
     "nn.cell_config:ConfigMixin.recompute(early_stop)": "memory only: " + _SAME_VALUES,
-    "common.recompute:recompute(use_reentrant)": "jax.checkpoint has one mode: " + _SAME_VALUES,
-    "common.recompute:recompute(output_recompute)": "memory only: " + _SAME_VALUES,
     "common.recompute:recompute(early_stop)": "memory only: " + _SAME_VALUES,
     "nn.cell_config:ConfigMixin.init_parameters_data(auto_parallel_mode)": "parameters are filled whole in "
                                                                          "every mode: " + _SAME_VALUES,
