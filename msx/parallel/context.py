@@ -142,10 +142,7 @@ def _optimizer_config(config: Any) -> None:
     if unknown:
         raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config has unknown keys {unknown}; "
                            f"valid keys are {list(_OPTIMIZER_CONFIG_KEYS)}")
-    size = config.get("optimizer_weight_shard_size", -1)
-    if not isinstance(size, int) or isinstance(size, bool) or (size < 1 and size != -1):
-        raise ContextError(f"set_auto_parallel_context: optimizer_weight_shard_size must be -1 or an int >= 1, "
-                           f"got {size!r}")
+    _shard_size(config.get("optimizer_weight_shard_size", -1))
     threshold = config.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB)
     if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
         raise ContextError(f"set_auto_parallel_context: parallel_optimizer_threshold must be an int >= 0 (KB), "
