@@ -133,15 +133,20 @@ _OPTIMIZER_CONFIG_KEYS = ("gradient_accumulation_shard", "parallel_optimizer_thr
 DEFAULT_THRESHOLD_KB = 64   # parallel_optimizer_threshold's default: smaller Parameters stay whole
 
 
+def _known_keys(key: str, config: Any, keys: tuple) -> None:
+    """A dict-valued key's value must be a dict of the keys MindSpore names (`keys`), each refused by name else."""
+    if not isinstance(config, dict):
+        raise ContextError(f"set_auto_parallel_context: {key} must be a dict, got {config!r}")
+    unknown = sorted(set(config) - set(keys))
+    if unknown:
+        raise ContextError(f"set_auto_parallel_context: {key} has unknown keys {unknown}; valid keys are "
+                           f"{list(keys)}")
+
+
 def _optimizer_config(config: Any) -> None:
     """MindSpore's `parallel_optimizer_config` keys (msx.parallel.optimizer implements them); what msx cannot
     honour is refused, not ignored."""
-    if not isinstance(config, dict):
-        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config must be a dict, got {config!r}")
-    unknown = sorted(set(config) - set(_OPTIMIZER_CONFIG_KEYS))
-    if unknown:
-        raise ContextError(f"set_auto_parallel_context: parallel_optimizer_config has unknown keys {unknown}; "
-                           f"valid keys are {list(_OPTIMIZER_CONFIG_KEYS)}")
+    _known_keys("parallel_optimizer_config", config, _OPTIMIZER_CONFIG_KEYS)
     _shard_size(config.get("optimizer_weight_shard_size", -1))
     threshold = config.get("parallel_optimizer_threshold", DEFAULT_THRESHOLD_KB)
     if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
@@ -176,12 +181,7 @@ def _shard_size(v):
 def _strategy_ckpt_config(config: Any) -> None:
     """MindSpore's `strategy_ckpt_config` ({"load_file", "save_file", "only_trainable_params"}): one dict over
     `strategy_ckpt_load_file` and `strategy_ckpt_save_file` (setting either changes it, as in MindSpore)."""
-    if not isinstance(config, dict):
-        raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config must be a dict, got {config!r}")
-    unknown = sorted(set(config) - set(_STRATEGY_CKPT_KEYS))
-    if unknown:
-        raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config has unknown keys {unknown}; valid keys "
-                           f"are {list(_STRATEGY_CKPT_KEYS)}")
+    _known_keys("strategy_ckpt_config", config, _STRATEGY_CKPT_KEYS)
     for key in ("load_file", "save_file"):
         if not isinstance(config.get(key, ""), str):
             raise ContextError(f"set_auto_parallel_context: strategy_ckpt_config's {key} must be a str, got "
@@ -235,12 +235,7 @@ _MS_SCHEDULERS = ("1f1b", "gpipe", "seqpipe", "seqvpp", "seqsmartvpp", "zero_bub
 def _pipeline_config(config: Any) -> None:
     """MindSpore's `pipeline_config` ({"pipeline_interleave": bool, "pipeline_scheduler": str}); msx runs the
     "1f1b" and "gpipe" schedules without interleaving (msx.parallel.pipeline), the rest is refused."""
-    if not isinstance(config, dict):
-        raise ContextError(f"set_auto_parallel_context: pipeline_config must be a dict, got {config!r}")
-    unknown = sorted(set(config) - {"pipeline_interleave", "pipeline_scheduler"})
-    if unknown:
-        raise ContextError(f"set_auto_parallel_context: pipeline_config has unknown keys {unknown}; valid keys are "
-                           f"['pipeline_interleave', 'pipeline_scheduler']")
+    _known_keys("pipeline_config", config, ("pipeline_interleave", "pipeline_scheduler"))
     interleave = config.get("pipeline_interleave", False)
     if not isinstance(interleave, bool):
         raise ContextError(f"set_auto_parallel_context: pipeline_interleave must be a bool, got {interleave!r}")

@@ -281,13 +281,9 @@ class GlobalLayout:
         """Parameter `name`'s cut as the loaded strategy file lays it out, checked against its shape."""
         layout = self.loaded[name]
         where = context.get_auto_parallel_context("strategy_ckpt_load_file")
-        if len(layout.tensor_map) != len(shape):
-            raise ContextError(f"{where}: the strategy file lays parameter {name!r} out over "
-                               f"{len(layout.tensor_map)} dimension(s), but it has shape {shape}")
-        for d, (n, c) in enumerate(zip(shape, layout.cuts())):
-            if n % c:
-                raise ContextError(f"{where}: the strategy file cuts dimension {d} of parameter {name!r} (shape "
-                                   f"{shape}) into {c} slices, which does not divide it")
+        reason = sharding.why_not(layout.cuts(), shape, self.device_num)   # the check a shard strategy gets
+        if reason is not None:
+            raise ContextError(f"{where}: the strategy file's layout of parameter {name!r} {reason}")
         return strategy_file.spec_of(layout, self.device_num, name, where)
 
     def _over_pipe(self, shape: tuple, spec: tuple) -> tuple:
