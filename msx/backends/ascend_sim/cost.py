@@ -27,15 +27,17 @@ import jax.numpy as jnp
 
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
-from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
+from ...ops.rules import RuleTable
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
 
 LOW_PRECISION = {"float16", "bfloat16", "int8"}
-# `(node, model, scope) -> rows` of a higher-order node; a rule asks the model `rows(graph, scope)`,
-# `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`
-COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py")
+# `(node, model, scope) -> rows` of a node; a higher-order op's rule asks the model `rows(graph, scope)`,
+# `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`; an op
+# with a jax impl is one kernel, its row derived from the declaration (`CostModel.primitive_row`)
+COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py",
+                       derived=lambda prim: _one_kernel if prim.impl is not None else None)
 
 
 class CostModel:
@@ -65,8 +67,6 @@ class CostModel:
     def node_rows(self, node: Node, scope: str) -> list[OpCost]:
         if id(node) in self.free:
             return []
-        if node.op in REGISTRY:
-            return [self.primitive_row(node, scope)]
         return COST_RULES.rule_for(node.op)(node, self, scope)  # an op with no cost rule is an error, never "fused"
 
     def primitive_row(self, node: Node, scope: str) -> OpCost:
@@ -148,7 +148,12 @@ def _where(node: Node) -> str:
     return node.loc.short() if node.loc is not None else ""
 
 
-# ---------------------------------------------------------------- the higher-order ops' cost rules
+# ---------------------------------------------------------------- the cost rules
+def _one_kernel(node: Node, model: CostModel, scope: str) -> list[OpCost]:
+    """An op with a jax impl runs as one kernel (or none, a view): the rule derived from its declaration."""
+    return [model.primitive_row(node, scope)]
+
+
 @COST_RULES.register(GRAD)
 def _grad_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
     forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))
