@@ -3,14 +3,14 @@ captures find it on the graph (ast when its capture ends, bytecode as it records
 before lowering would fail."""
 from __future__ import annotations
 
-from ..ops.rules import RuleTable
+from ..ops.rules import RuleTable, by_impl
 from .control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from .graph import Graph, Node, Var
 
 # `(node) -> [(subgraph, the node inputs its inputs take, in order)]`: the data flow into an op's subgraphs, this
 # analysis's own table (filled below, for every op over subgraphs; an op without subgraphs has none to follow)
 OPERANDS = RuleTable("operands", "msx/ir/gradient_path.py (OPERANDS)",
-                     derived=lambda prim: (lambda node: []) if not prim.subgraphs else None)
+                     derived=by_impl(lambda node: []))
 
 
 @OPERANDS.register(GRAD)

@@ -24,27 +24,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..ops.primitive import get_primitive
-from ..ops.rules import RuleTable
+from ..ops.rules import RuleTable, by_impl
 from .graph import Abstract, Const, Graph, Node
 from .recompute import recomputed
 from .symbolic import jax_shape, plain_shape
 
 Env = dict[int, Any]
-
-
-def _by_impl(rule):
-    """A table's derived rule: `rule` for an op whose meaning is a jax `impl`, none for an op over subgraphs."""
-    return lambda prim: rule if prim.impl is not None else None
-
-
-# `(node, args, sub) -> outputs`, run inside `jax.jit` (emission); `sub(key, args) -> (outputs, updates)`
-# evaluates subgraph `key`. Filled for the ops over subgraphs beside their declarations (msx/ir/control.py).
-LOWERINGS = RuleTable("lower", "msx/ir/interpret.py (LOWERINGS), beside the op's declaration",
-                      derived=_by_impl(lambda node, args, sub: _lower_first_order(node, args, sub)))
-# `(node) -> [Abstract]` from the node's input abstracts and subgraphs, raising `ValueError` with a reason when
-# the layout is wrong (subgraph arity, mismatched branch types); the verifier runs it.
-ABSTRACT_EVAL = RuleTable("abstract_eval", "msx/ir/interpret.py (ABSTRACT_EVAL), beside the op's declaration",
-                          derived=_by_impl(lambda node: _infer_first_order(node)))
 
 
 def _read(env: Env, x):
@@ -115,6 +100,12 @@ def _lower_first_order(node: Node, args: list, sub) -> list:
     return list(out) if prim.multiple_results else [out]
 
 
+# `(node, args, sub) -> outputs`, run inside `jax.jit` (emission); `sub(key, args) -> (outputs, updates)`
+# evaluates subgraph `key`. Filled for the ops over subgraphs beside their declarations (msx/ir/control.py).
+LOWERINGS = RuleTable("lower", "msx/ir/interpret.py (LOWERINGS), beside the op's declaration",
+                      derived=by_impl(_lower_first_order))
+
+
 # ---------------------------------------------------------------- abstract evaluation
 def to_struct(a: Abstract) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(jax_shape(a.shape), np.dtype(a.dtype))
@@ -147,6 +138,13 @@ def _infer_first_order(node: Node) -> list[Abstract]:
             _INFER_CACHE.clear()  # a crude bound: a long session's graphs never grow it without limit
         _INFER_CACHE[key] = tuple(outs)
     return outs
+
+
+# `(node) -> [Abstract]` from the node's input abstracts and subgraphs, raising `ValueError` with a reason when
+# the layout is wrong (subgraph arity, mismatched branch types); the verifier runs it. Filled for the ops over
+# subgraphs beside their declarations (msx/ir/control.py).
+ABSTRACT_EVAL = RuleTable("abstract_eval", "msx/ir/interpret.py (ABSTRACT_EVAL), beside the op's declaration",
+                          derived=by_impl(_infer_first_order))
 
 
 _INFER_CACHE: dict[tuple, tuple[Abstract, ...]] = {}

@@ -22,7 +22,13 @@ from typing import Callable
 
 from .primitive import REGISTRY, MissingRuleError, Primitive
 
-__all__ = ["MissingRuleError", "RuleTable"]
+__all__ = ["MissingRuleError", "RuleTable", "by_impl"]
+
+
+def by_impl(rule: Callable) -> Callable[[Primitive], Callable | None]:
+    """A table's `derived`: `rule` for every op whose meaning is a jax `impl`, none for an op over subgraphs
+    (whose row the table must hold, or asking for it is a `MissingRuleError`)."""
+    return lambda prim: rule if prim.impl is not None else None
 
 
 class RuleTable:

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
 from ...ops.primitive import REGISTRY
-from ...ops.rules import RuleTable
+from ...ops.rules import RuleTable, by_impl
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
 
@@ -37,7 +37,7 @@ LOW_PRECISION = {"float16", "bfloat16", "int8"}
 # `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`; an op
 # with a jax impl is one kernel, its row derived from the declaration (`CostModel.primitive_row`)
 COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py",
-                       derived=lambda prim: _one_kernel if prim.impl is not None else None)
+                       derived=by_impl(lambda node, model, scope: [model.primitive_row(node, scope)]))
 
 
 class CostModel:
@@ -148,12 +148,7 @@ def _where(node: Node) -> str:
     return node.loc.short() if node.loc is not None else ""
 
 
-# ---------------------------------------------------------------- the cost rules
-def _one_kernel(node: Node, model: CostModel, scope: str) -> list[OpCost]:
-    """An op with a jax impl runs as one kernel (or none, a view): the rule derived from its declaration."""
-    return [model.primitive_row(node, scope)]
-
-
+# ---------------------------------------------------------------- the higher-order ops' cost rules
 @COST_RULES.register(GRAD)
 def _grad_cost(node: Node, model: CostModel, scope: str) -> list[OpCost]:
     forward = model.rows(node.subgraphs["body"], model.join(scope, "grad fwd"))

@@ -22,7 +22,7 @@ from ...errors import BackendError
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
-from ...ops.rules import RuleTable
+from ...ops.rules import RuleTable, by_impl
 from .report import format_size
 from .support import VIEW, runs_as_kernel, unit_of
 
@@ -30,7 +30,7 @@ from .support import VIEW, runs_as_kernel, unit_of
 # `body_peak(graph)` (a subgraph's peak, its inputs held outside) and `kept(graph)` (bytes of every value it computes)
 # (an op with a jax impl is one kernel: no working memory beyond its inputs and outputs, derived)
 MEMORY_RULES = RuleTable("memory", "msx/backends/ascend_sim/memory.py",
-                         derived=lambda prim: (lambda node, model: 0) if prim.impl is not None else None)
+                         derived=by_impl(lambda node, model: 0))
 
 
 class DeviceOutOfMemoryError(BackendError, MemoryError):
