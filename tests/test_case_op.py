@@ -66,42 +66,42 @@ def test_the_cost_model_counts_the_costliest_branch_and_memory_the_largest():
 
 def test_a_case_graph_survives_the_msxir_encoding():
     from msx.ir.serialize import graph_from_data, graph_to_data
-    from msx.ops.primitive import lookup
+    from msx.ops.primitive import REGISTRY
 
     g = _case_graph()
     data, arrays = graph_to_data(g)
-    back = verify(graph_from_data(data, arrays, lambda op: lookup(op) is not None))
+    back = verify(graph_from_data(data, arrays, lambda op: op in REGISTRY))
     assert back.structurally_equal(g)
     x = np.array([1.0, 2.0, 3.0], np.float32)
     np.testing.assert_allclose(np.asarray(evaluate(back, [np.int32(1), x])[0][0]), x * 10)
 
 
 def test_an_op_without_a_cost_or_memory_rule_is_an_error_never_a_guess():
-    from msx.ops.higher_order import HIGHER_ORDER, MissingRuleError, declare_higher_order
+    from msx.ops.primitive import REGISTRY, MissingRuleError, declare_higher_order
 
     g = _case_graph()
     g.nodes[0].op = "Mystery"  # no declaration at all
-    with pytest.raises(MissingRuleError, match="'Mystery' is not a higher-order op"):
+    with pytest.raises(MissingRuleError, match="'Mystery' is not a declared op, so it has no 'cost' rule"):
         CostModel(AscendSpec(), {}, set()).rows(g)
-    with pytest.raises(MissingRuleError, match="'Mystery' is not a higher-order op"):
+    with pytest.raises(MissingRuleError, match="'Mystery' is not a declared op, so it has no 'memory' rule"):
         MemoryModel({}, set()).peak(g)
-    declare_higher_order("Mystery", subgraphs=("branch*",))  # declared, but with no cost rule
+    declare_higher_order("Mystery", subgraphs=("branch*",), make=None)  # declared, but with no cost rule
     try:
         with pytest.raises(MissingRuleError, match="'Mystery' has no 'cost' rule"):
             CostModel(AscendSpec(), {}, set()).rows(g)
     finally:
-        HIGHER_ORDER.pop("Mystery")
+        REGISTRY.pop("Mystery")
 
 
 def test_interpreter_and_verifier_ask_one_rule_table_and_refuse_a_missing_rule():
     """No kind test in the consumers: a declared op without `lower`/`abstract_eval` rules is a MissingRuleError
     from `evaluate` and `infer_node` alike; a first-order op given subgraphs is a verification failure."""
     from msx.ir.interpret import infer_node
-    from msx.ops.higher_order import HIGHER_ORDER, MissingRuleError, declare_higher_order
+    from msx.ops.primitive import REGISTRY, MissingRuleError, declare_higher_order
 
     g = _case_graph()
     g.nodes[0].op = "Mystery2"
-    declare_higher_order("Mystery2", subgraphs=("branch*",))
+    declare_higher_order("Mystery2", subgraphs=("branch*",), make=None)
     try:
         x = np.ones(3, np.float32)
         with pytest.raises(MissingRuleError, match="'Mystery2' has no 'lower' rule"):
@@ -109,7 +109,7 @@ def test_interpreter_and_verifier_ask_one_rule_table_and_refuse_a_missing_rule()
         with pytest.raises(MissingRuleError, match="'Mystery2' has no 'abstract_eval' rule"):
             infer_node(g.nodes[0])
     finally:
-        HIGHER_ORDER.pop("Mystery2")
+        REGISTRY.pop("Mystery2")
     g.nodes[0].op = "Add"
     with pytest.raises(VerifyError, match="Add is not a higher-order op but has subgraphs"):
         verify(g)

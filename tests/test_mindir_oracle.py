@@ -238,10 +238,10 @@ def test_the_control_ops_a_mindir_file_holds_are_the_writers_table():
     from msx.ir.control import CALL, CASE, COND, SCAN, WHILE
     from msx.ir.graph import Abstract, Graph, Node, Var
     from msx.mindir.writer import CONTROL_WRITERS, unsupported_ops
-    from msx.ops.higher_order import HIGHER_ORDER
+    from msx.ops.primitive import REGISTRY
 
     held = {p.name for p in (COND, CASE, WHILE, CALL)}
-    assert {name for name in HIGHER_ORDER if CONTROL_WRITERS.get(name) is not None} == held
+    assert {name for name, p in REGISTRY.items() if p.subgraphs and CONTROL_WRITERS.get(name) is not None} == held
     assert CONTROL_WRITERS.get("Add") is None  # a first-order op: the per-op WRITERS table's
     x, out = Var(Abstract((2,), "float32")), Var(Abstract((2,), "float32"))
     scan = Node(SCAN.name, [x], [out], {}, None, {"body": Graph("body")})

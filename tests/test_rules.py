@@ -154,11 +154,15 @@ def test_primitive_traits_are_validated_where_they_are_declared():
 def test_the_ascend_models_own_a_cost_and_memory_rule_for_every_higher_order_op():
     from msx.backends.ascend_sim.cost import COST_RULES
     from msx.backends.ascend_sim.memory import MEMORY_RULES
-    from msx.ops.higher_order import HIGHER_ORDER, RULES
+    from msx.ir.gradient_path import OPERANDS
+    from msx.ir.interpret import ABSTRACT_EVAL, LOWERINGS
+    from msx.ops.primitive import REGISTRY
 
-    declared = {p for n, p in HIGHER_ORDER.items() if not n.startswith("Mystery")}  # (test_case_op's scratch ops)
+    declared = {p for n, p in REGISTRY.items() if p.subgraphs and not n.startswith("Mystery")}  # (test_case_op's)
     assert set(COST_RULES.rules) == set(MEMORY_RULES.rules) == declared
-    assert "cost" not in RULES and "memory" not in RULES  # a backend's concern is not the op kind's
+    assert set(LOWERINGS.rules) == set(ABSTRACT_EVAL.rules) == set(OPERANDS.rules) == declared  # the IR's own
+    assert all(t.home.startswith("msx/backends/ascend_sim/") for t in (COST_RULES, MEMORY_RULES))
+    assert not any(t.home.startswith("msx/backends/") for t in (LOWERINGS, ABSTRACT_EVAL, OPERANDS))
 
 
 def test_the_ascend_tables_come_from_the_declarations():

@@ -50,8 +50,8 @@ from jax.sharding import SingleDeviceSharding
 from .. import compile_cache
 from ..atomic import write_atomic
 from ..ir.graph import Graph
+from ..ir.interpret import LOWERINGS
 from ..ir.serialize import DTYPE_NAMES, graph_to_data
-from ..ops.higher_order import HIGHER_ORDER, RULES
 from ..ops.primitive import REGISTRY
 from ..release import __version__
 
@@ -122,11 +122,11 @@ def _lowerings(graph: Graph, found: set) -> bool:
     """Add to `found` the code that lowers each op of the graph (subgraphs too), as `module.name`; False when an
     op's lowering is not msx's, jax's or numpy's own (a user's custom op can change under the same name)."""
     for node in graph.nodes:
-        if node.op in HIGHER_ORDER:
-            fn = RULES["lower"].get(node.op)
+        prim = REGISTRY.get(node.op)  # the code that lowers it: its jax impl, else its rule in LOWERINGS
+        if prim is None or prim.attrs == ("*",) or prim.category == "custom":
+            fn = None
         else:
-            prim = REGISTRY.get(node.op)
-            fn = None if prim is None or prim.attrs == ("*",) or prim.category == "custom" else prim.impl
+            fn = prim.impl if prim.impl is not None else LOWERINGS.get(node.op)
         module = getattr(fn, "__module__", None) or ""
         if fn is None or module.split(".")[0] not in _LIBRARIES:
             return False

@@ -43,7 +43,7 @@ from ..ir.serialize import graph_from_data, graph_to_data
 from ..ir.symbolic import shape_to_data
 from ..ir.verifier import verify
 from ..ops.custom.op import custom_op_records, missing_custom_op_message
-from ..ops.primitive import lookup
+from ..ops.primitive import REGISTRY
 from .graph_capture import capture_for_export
 from .registry import ExportRequest, register_format
 from .table import table
@@ -144,7 +144,7 @@ def load_msxir(path: str) -> LoadedGraph:
 
 
 def _known_op(name: str) -> bool:
-    return lookup(name) is not None
+    return name in REGISTRY
 
 
 def read_container(path: str) -> tuple[dict, dict[str, bytes]]:

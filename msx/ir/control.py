@@ -1,14 +1,17 @@
-"""The higher-order ops, each declared once with its rules beside it (see `msx.ops.higher_order`).
+"""The ops over subgraphs (`Grad`, `Cond`, `While`, ...), each declared once with the IR's rules beside it.
 
-Each declaration gives the op's subgraphs, attrs and input/output layout, and
-registers, right after it, its constructor (`make`), lowering to jax
-(`lower`) and structural shape rule (`abstract_eval`).
+Each is an ordinary `Primitive` of the one registry (`declare_higher_order`,
+see `msx.ops.primitive`): its subgraphs, attrs, input/output layout and its
+constructor (`make`, defined just above the declaration). Right after it, the
+op fills the interpreter's tables (`msx.ir.interpret`): its lowering to jax
+(`LOWERINGS`) and its structural shape rule (`ABSTRACT_EVAL`).
 Producers (capture, autograd, GraphCell, the O1 fusion pass, MindIR import)
-build nodes only through the constructors; consumers (interpreter, verifier)
-only through the rule tables. A consumer above the IR owns its table and its
-rules (the simulated Ascend's cost and memory: `msx/backends/ascend_sim/`),
-so adding an op is one declaration here (see `Case`), a row in each such
-table, and its test.
+build nodes only through the constructors; consumers only through their own
+rule tables. A consumer owns its table and, when it sits above the IR, fills
+it itself (the data flow into subgraphs: `msx.ir.gradient_path`; the simulated
+Ascend's cost and memory: `msx/backends/ascend_sim/`; MindIR writing:
+`msx.mindir.writer`), so adding an op is one declaration here (see `Case`), a
+row in each such table, and its test.
 """
 from __future__ import annotations
 
@@ -20,8 +23,9 @@ import numpy as np
 from jax import lax
 
 from ..eager.tensor_hooks import with_backward
-from ..ops.higher_order import declare_higher_order
+from ..ops.primitive import declare_higher_order
 from .graph import Abstract, Const, Graph, Node, Operand, Var
+from .interpret import ABSTRACT_EVAL, LOWERINGS
 from .recompute import has_marked, rematerialised
 
 Sub = Callable[[str, list], tuple[list, list]]  # sub(key, args) -> (outputs, updates) of subgraph `key`
@@ -61,14 +65,20 @@ def _returns(g: Graph) -> list[Abstract]:
 def _node(prim, inputs: list[Operand], attrs: dict, subgraphs: dict[str, Graph], outputs, loc=None) -> Node:
     """The node; `outputs` (Vars to reuse, or Abstracts) default to the op's `abstract_eval` rule."""
     node = Node(prim.name, list(inputs), [], dict(attrs), loc, dict(subgraphs))
-    abstracts = outputs if outputs is not None else prim.rule_for("abstract_eval")(node)
+    abstracts = outputs if outputs is not None else ABSTRACT_EVAL.rule_for(prim.name)(node)
     node.outputs = [a if isinstance(a, Var) else Var(a) for a in abstracts]
     return node
 
 
 # ---------------------------------------------------------------- Grad
+def _make_grad(body: Graph, args: list[Operand], params: list[Operand], free: list[Operand],
+               sens: list[Operand] = (), *, has_aux: bool = False, outputs=None, loc=None) -> Node:
+    attrs = {"n_args": len(args), "n_params": len(params), "has_aux": has_aux, "n_sens": len(sens)}
+    return _node(GRAD, [*args, *params, *free, *sens], attrs, {"body": body}, outputs, loc)
+
+
 GRAD = declare_higher_order(
-    "Grad", subgraphs=("body",), attrs=("n_args", "n_params", "has_aux", "n_sens"),
+    "Grad", make=_make_grad, subgraphs=("body",), attrs=("n_args", "n_params", "has_aux", "n_sens"),
     layout="inputs: n_args differentiated inputs, n_params differentiated Parameters, the body's free values, "
            "then n_sens sensitivities (cotangents; ones if none). The body takes every input but the "
            "sensitivities. Outputs: the body's outputs, one gradient per differentiated input, then the state "
@@ -76,21 +86,7 @@ GRAD = declare_higher_order(
     doc="Reverse-mode gradient of `body` (lowers to jax.vjp).")
 
 
-@GRAD.rule("make")
-def _make_grad(body: Graph, args: list[Operand], params: list[Operand], free: list[Operand],
-               sens: list[Operand] = (), *, has_aux: bool = False, outputs=None, loc=None) -> Node:
-    attrs = {"n_args": len(args), "n_params": len(params), "has_aux": has_aux, "n_sens": len(sens)}
-    return _node(GRAD, [*args, *params, *free, *sens], attrs, {"body": body}, outputs, loc)
-
-
-@GRAD.rule("operands")
-def _grad_operands(node: Node) -> list:
-    """The body takes every input but the sensitivities."""
-    n_sens = node.attrs["n_sens"]
-    return [(node.subgraphs["body"], list(node.inputs[:len(node.inputs) - n_sens]))]
-
-
-@GRAD.rule("abstract_eval")
+@ABSTRACT_EVAL.register(GRAD)
 def _grad_types(node: Node) -> list[Abstract]:
     n_diff, n_sens = node.attrs["n_args"] + node.attrs["n_params"], node.attrs["n_sens"]
     if n_diff + n_sens > len(node.inputs):
@@ -112,7 +108,7 @@ def _zero_grad_like(x, g):
     return jnp.zeros(jnp.shape(x), jnp.result_type(x)) if getattr(g, "dtype", None) == jax.dtypes.float0 else g
 
 
-@GRAD.rule("lower")
+@LOWERINGS.register(GRAD)
 def _lower_grad(node: Node, args: list, sub: Sub) -> list:
     n_diff = node.attrs["n_args"] + node.attrs["n_params"]
     has_aux, n_sens = node.attrs["has_aux"], node.attrs["n_sens"]
@@ -146,10 +142,6 @@ def _body_types(node: Node) -> list[Abstract]:
     return _returns(body) + _types([x for _, x in body.updates])
 
 
-def _body_takes_inputs(node: Node) -> list:
-    return [(node.subgraphs["body"], list(node.inputs))]
-
-
 def _lower_body(node: Node, args: list, sub: Sub) -> list:
     outs, updates = sub("body", args)
     return outs + updates
@@ -157,17 +149,14 @@ def _lower_body(node: Node, args: list, sub: Sub) -> list:
 
 def _declare_body_op(name: str, *, layout: str, doc: str):
     """A higher-order op that runs one subgraph `body` on its inputs (Call, Fused): one declaration shape."""
-    prim = declare_higher_order(name, subgraphs=("body",), layout=layout, doc=doc)
-    prim.rule("abstract_eval")(_body_types)
-    prim.rule("lower")(_lower_body)
-    prim.rule("operands")(_body_takes_inputs)
-
-    @prim.rule("make")
     def make(body: Graph, operands: list[Operand], *, outputs=None, loc=None, scope: str = "") -> Node:
         node = _node(prim, operands, {}, {"body": body}, outputs, loc)
         node.scope = scope
         return node
 
+    prim = declare_higher_order(name, make=make, subgraphs=("body",), layout=layout, doc=doc)
+    ABSTRACT_EVAL.register(prim)(_body_types)
+    LOWERINGS.register(prim)(_lower_body)
     return prim
 
 
@@ -182,21 +171,15 @@ FUSED = _declare_body_op(
 
 
 # ---------------------------------------------------------------- Cond
-COND = declare_higher_order(
-    "Cond", subgraphs=("then", "else"),
-    layout="inputs: a scalar predicate, then the operands; both branches take the operands and return values "
-           "of the same types, which are the outputs.",
-    doc="Two-way branch on a tensor predicate (lowers to lax.cond).")
-
-
-@COND.rule("make")
 def _make_cond(pred: Operand, operands: list[Operand], then: Graph, else_: Graph, *, outputs=None, loc=None) -> Node:
     return _node(COND, [pred, *operands], {}, {"then": then, "else": else_}, outputs, loc)
 
 
-@COND.rule("operands")
-def _branches_take_operands(node: Node) -> list:
-    return [(g, list(node.inputs[1:])) for g in node.subgraphs.values()]
+COND = declare_higher_order(
+    "Cond", make=_make_cond, subgraphs=("then", "else"),
+    layout="inputs: a scalar predicate, then the operands; both branches take the operands and return values "
+           "of the same types, which are the outputs.",
+    doc="Two-way branch on a tensor predicate (lowers to lax.cond).")
 
 
 def _branch_types(node: Node, operands: list[Operand]) -> list[Abstract]:
@@ -216,7 +199,7 @@ def _scalar_pred(x: Operand, what: str) -> None:
         raise ValueError(f"the {what} must be a scalar, got {a}")
 
 
-@COND.rule("abstract_eval")
+@ABSTRACT_EVAL.register(COND)
 def _cond_types(node: Node) -> list[Abstract]:
     if not node.inputs:
         raise ValueError("a Cond node needs a predicate input")
@@ -224,7 +207,7 @@ def _cond_types(node: Node) -> list[Abstract]:
     return _branch_types(node, node.inputs[1:])
 
 
-@COND.rule("lower")
+@LOWERINGS.register(COND)
 def _lower_cond(node: Node, args: list, sub: Sub) -> list:
     pred, operands = args[0], tuple(args[1:])
 
@@ -235,24 +218,18 @@ def _lower_cond(node: Node, args: list, sub: Sub) -> list:
 
 
 # ---------------------------------------------------------------- While
+def _make_while(init: list[Operand], cond: Graph, body: Graph, *, outputs=None, loc=None) -> Node:
+    return _node(WHILE, init, {}, {"cond": cond, "body": body}, outputs, loc)
+
+
 WHILE = declare_higher_order(
-    "While", subgraphs=("cond", "body"),
+    "While", make=_make_while, subgraphs=("cond", "body"),
     layout="inputs: the initial carry. `cond` maps the carry to a scalar bool, `body` the carry to the next "
            "carry (same types). Outputs: the final carry.",
     doc="A loop while a tensor condition holds (lowers to lax.while_loop; not reverse-differentiable).")
 
 
-@WHILE.rule("make")
-def _make_while(init: list[Operand], cond: Graph, body: Graph, *, outputs=None, loc=None) -> Node:
-    return _node(WHILE, init, {}, {"cond": cond, "body": body}, outputs, loc)
-
-
-@WHILE.rule("operands")
-def _while_operands(node: Node) -> list:
-    return [(node.subgraphs["cond"], list(node.inputs)), (node.subgraphs["body"], list(node.inputs))]
-
-
-@WHILE.rule("abstract_eval")
+@ABSTRACT_EVAL.register(WHILE)
 def _while_types(node: Node) -> list[Abstract]:
     carry = _types(node.inputs)
     _takes(node, "cond", node.inputs)
@@ -267,7 +244,7 @@ def _while_types(node: Node) -> list[Abstract]:
     return carry
 
 
-@WHILE.rule("lower")
+@LOWERINGS.register(WHILE)
 def _lower_while(node: Node, args: list, sub: Sub) -> list:
     def keep_going(c):
         return jnp.asarray(sub("cond", list(c))[0][0]).astype(bool).reshape(())
@@ -276,22 +253,18 @@ def _lower_while(node: Node, args: list, sub: Sub) -> list:
 
 
 # ---------------------------------------------------------------- Scan
-SCAN = declare_higher_order(
-    "Scan", subgraphs=("body",), attrs=("n_carry", "n_xs", "length", "reverse"),
-    layout="inputs: n_carry carries, n_xs scanned inputs (sliced along axis 0), then loop-invariant values. "
-           "The body maps (carry..., x slices..., invariants...) to (carry..., y slices...). Outputs: the final "
-           "carry, then the ys stacked along a new axis 0.",
-    doc="A loop over the leading axis (lowers to lax.scan).")
-
-
-@SCAN.rule("make")
 def _make_scan(carry: list[Operand], xs: list[Operand], consts: list[Operand], body: Graph, *, length: int | None,
                reverse: bool = False, outputs=None, loc=None) -> Node:
     attrs = {"n_carry": len(carry), "n_xs": len(xs), "length": length, "reverse": reverse}
     return _node(SCAN, [*carry, *xs, *consts], attrs, {"body": body}, outputs, loc)
 
 
-SCAN.rule("operands")(_body_takes_inputs)
+SCAN = declare_higher_order(
+    "Scan", make=_make_scan, subgraphs=("body",), attrs=("n_carry", "n_xs", "length", "reverse"),
+    layout="inputs: n_carry carries, n_xs scanned inputs (sliced along axis 0), then loop-invariant values. "
+           "The body maps (carry..., x slices..., invariants...) to (carry..., y slices...). Outputs: the final "
+           "carry, then the ys stacked along a new axis 0.",
+    doc="A loop over the leading axis (lowers to lax.scan).")
 
 
 def scan_length(node: Node) -> int:
@@ -302,7 +275,7 @@ def scan_length(node: Node) -> int:
     return int(length)
 
 
-@SCAN.rule("abstract_eval")
+@ABSTRACT_EVAL.register(SCAN)
 def _scan_types(node: Node) -> list[Abstract]:
     n_carry, n_xs = node.attrs["n_carry"], node.attrs["n_xs"]
     if n_carry + n_xs > len(node.inputs) or (n_xs == 0 and node.attrs.get("length") is None):
@@ -327,7 +300,7 @@ def _scan_types(node: Node) -> list[Abstract]:
     return carry + [Abstract((length, *y.shape), y.dtype) for y in outs[n_carry:]]
 
 
-@SCAN.rule("lower")
+@LOWERINGS.register(SCAN)
 def _lower_scan(node: Node, args: list, sub: Sub) -> list:
     n_carry, n_xs = node.attrs["n_carry"], node.attrs["n_xs"]
     carry, xs, consts = tuple(args[:n_carry]), tuple(args[n_carry:n_carry + n_xs]), list(args[n_carry + n_xs:])
@@ -341,8 +314,12 @@ def _lower_scan(node: Node, args: list, sub: Sub) -> list:
 
 
 # ---------------------------------------------------------------- Case
+def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
+    return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
+
+
 CASE = declare_higher_order(
-    "Case", subgraphs=("branch*",),
+    "Case", make=_make_case, subgraphs=("branch*",),
     layout="inputs: a scalar integer index, then the operands; every branch takes the operands and returns values "
            "of the same types, which are the outputs. The index is 0..n-1 (producers normalise a negative one and "
            "check the range where the program must raise: lax.switch clamps it).",
@@ -350,15 +327,7 @@ CASE = declare_higher_order(
         "MindIR's switch_layer reads as.")
 
 
-@CASE.rule("make")
-def _make_case(index: Operand, operands: list[Operand], branches: list[Graph], *, outputs=None, loc=None) -> Node:
-    return _node(CASE, [index, *operands], {}, {f"branch{i}": g for i, g in enumerate(branches)}, outputs, loc)
-
-
-CASE.rule("operands")(_branches_take_operands)
-
-
-@CASE.rule("abstract_eval")
+@ABSTRACT_EVAL.register(CASE)
 def _case_types(node: Node) -> list[Abstract]:
     if not node.inputs:
         raise ValueError("a Case node needs an index input")
@@ -368,7 +337,7 @@ def _case_types(node: Node) -> list[Abstract]:
     return _branch_types(node, node.inputs[1:])
 
 
-@CASE.rule("lower")
+@LOWERINGS.register(CASE)
 def _lower_case(node: Node, args: list, sub: Sub) -> list:
     def branch(key: str) -> Callable:
         return lambda *ops: tuple(sub(key, list(ops))[0])
@@ -378,8 +347,14 @@ def _lower_case(node: Node, args: list, sub: Sub) -> list:
 
 
 # ---------------------------------------------------------------- Vmap
+def _make_vmap(body: Graph, inputs: list[Operand], *, in_axes: tuple, out_axes: tuple, axis_size: int,
+               outputs=None, loc=None) -> Node:
+    attrs = {"in_axes": tuple(in_axes), "out_axes": tuple(out_axes), "axis_size": int(axis_size)}
+    return _node(VMAP, list(inputs), attrs, {"body": body}, outputs, loc)
+
+
 VMAP = declare_higher_order(
-    "Vmap", subgraphs=("body",), attrs=("in_axes", "out_axes", "axis_size"),
+    "Vmap", make=_make_vmap, subgraphs=("body",), attrs=("in_axes", "out_axes", "axis_size"),
     layout="inputs: the values the body takes, batched or not: `in_axes` gives, per input, the axis its batch "
            "runs along (None: the same value for every example; the body's free values are None). The body "
            "takes one example of each input (the batch axis removed). Outputs: the body's outputs, each with "
@@ -388,23 +363,13 @@ VMAP = declare_higher_order(
         "MindSpore's vmap in GRAPH_MODE.")
 
 
-@VMAP.rule("make")
-def _make_vmap(body: Graph, inputs: list[Operand], *, in_axes: tuple, out_axes: tuple, axis_size: int,
-               outputs=None, loc=None) -> Node:
-    attrs = {"in_axes": tuple(in_axes), "out_axes": tuple(out_axes), "axis_size": int(axis_size)}
-    return _node(VMAP, list(inputs), attrs, {"body": body}, outputs, loc)
-
-
-VMAP.rule("operands")(_body_takes_inputs)
-
-
 def _unbatched(a: Abstract, axis: int | None) -> Abstract:
     if axis is None:
         return a
     return Abstract(tuple(d for i, d in enumerate(a.shape) if i != axis), a.dtype)
 
 
-@VMAP.rule("abstract_eval")
+@ABSTRACT_EVAL.register(VMAP)
 def _vmap_types(node: Node) -> list[Abstract]:
     in_axes, out_axes, size = node.attrs["in_axes"], node.attrs["out_axes"], node.attrs["axis_size"]
     body = node.subgraphs["body"]
@@ -434,7 +399,7 @@ def _vmap_types(node: Node) -> list[Abstract]:
     return result
 
 
-@VMAP.rule("lower")
+@LOWERINGS.register(VMAP)
 def _lower_vmap(node: Node, args: list, sub: Sub) -> list:
     def body(*xs):
         return tuple(sub("body", list(xs))[0])
@@ -444,8 +409,12 @@ def _lower_vmap(node: Node, args: list, sub: Sub) -> list:
 
 
 # ---------------------------------------------------------------- GradHook
+def _make_grad_hook(value: Operand, free: list[Operand], hook: Graph, *, outputs=None, loc=None) -> Node:
+    return _node(GRAD_HOOK, [value, *free], {}, {"hook": hook}, outputs, loc)
+
+
 GRAD_HOOK = declare_higher_order(
-    "GradHook", subgraphs=("hook",),
+    "GradHook", make=_make_grad_hook, subgraphs=("hook",),
     layout="inputs: the hooked value, then the hook's free values. The hook takes the value's gradient (of "
            "its type), then the free values, and returns the gradient that flows on. Output: the value, "
            "unchanged.",
@@ -453,15 +422,7 @@ GRAD_HOOK = declare_higher_order(
         "gradient runs through the hook subgraph (lowers to a jax.custom_vjp).")
 
 
-@GRAD_HOOK.rule("make")
-def _make_grad_hook(value: Operand, free: list[Operand], hook: Graph, *, outputs=None, loc=None) -> Node:
-    return _node(GRAD_HOOK, [value, *free], {}, {"hook": hook}, outputs, loc)
-
-
-GRAD_HOOK.rule("operands")(lambda node: [(node.subgraphs["hook"], list(node.inputs))])
-
-
-@GRAD_HOOK.rule("abstract_eval")
+@ABSTRACT_EVAL.register(GRAD_HOOK)
 def _grad_hook_types(node: Node) -> list[Abstract]:
     if not node.inputs:
         raise ValueError("a GradHook node needs the hooked value as its first input")
@@ -473,7 +434,7 @@ def _grad_hook_types(node: Node) -> list[Abstract]:
     return [value]
 
 
-@GRAD_HOOK.rule("lower")
+@LOWERINGS.register(GRAD_HOOK)
 def _lower_grad_hook(node: Node, args: list, sub: Sub) -> list:
     def backward(free, ct):
         (grad,), _ = sub("hook", [ct, *free])

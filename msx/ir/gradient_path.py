@@ -3,9 +3,41 @@ captures find it on the graph (ast when its capture ends, bytecode as it records
 before lowering would fail."""
 from __future__ import annotations
 
-from .control import WHILE
+from ..ops.rules import RuleTable, by_impl
+from .control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from .graph import Graph, Node, Var
-from ..ops.higher_order import HIGHER_ORDER
+
+# `(node) -> [(subgraph, the node inputs its inputs take, in order)]`: the data flow into an op's subgraphs, this
+# analysis's own table (filled below, for every op over subgraphs; an op without subgraphs has none to follow)
+OPERANDS = RuleTable("operands", "msx/ir/gradient_path.py (OPERANDS)",
+                     derived=by_impl(lambda node: []))
+
+
+@OPERANDS.register(GRAD)
+def _grad_operands(node: Node) -> list:
+    """The body takes every input but the sensitivities."""
+    n_sens = node.attrs["n_sens"]
+    return [(node.subgraphs["body"], list(node.inputs[:len(node.inputs) - n_sens]))]
+
+
+@OPERANDS.register(CALL, FUSED, SCAN, VMAP)
+def _body_takes_inputs(node: Node) -> list:
+    return [(node.subgraphs["body"], list(node.inputs))]
+
+
+@OPERANDS.register(COND, CASE)
+def _branches_take_operands(node: Node) -> list:
+    return [(g, list(node.inputs[1:])) for g in node.subgraphs.values()]
+
+
+@OPERANDS.register(WHILE)
+def _while_operands(node: Node) -> list:
+    return [(node.subgraphs["cond"], list(node.inputs)), (node.subgraphs["body"], list(node.inputs))]
+
+
+@OPERANDS.register(GRAD_HOOK)
+def _hook_takes_inputs(node: Node) -> list:
+    return [(node.subgraphs["hook"], list(node.inputs))]
 
 
 def gradient_while(grad: Node) -> Node | None:
@@ -18,9 +50,8 @@ def gradient_while(grad: Node) -> Node | None:
 
 
 def _subgraph_inputs(node: Node) -> list[tuple[Graph, list]]:
-    """(subgraph, the node inputs that feed its inputs, in order): the op's declared `operands` rule."""
-    prim = HIGHER_ORDER.get(node.op)
-    return prim.rule_for("operands")(node) if prim is not None else []
+    """(subgraph, the node inputs that feed its inputs, in order): the op's rule in `OPERANDS`."""
+    return OPERANDS.rule_for(node.op)(node)
 
 
 def _while_on_gradient_path(graph: Graph, depends: set[int], needed: set[int]) -> Node | None:

@@ -1,14 +1,18 @@
 """Evaluate a Graph with each primitive's jax implementation (ARCHITECTURE rule 5).
 
 Run inside `jax.jit(...).lower(...)` this *is* StableHLO emission: the Python
-loop over nodes runs at trace time only. A higher-order node runs its
-declaration's `lower` rule (`msx/ir/control.py`: `Grad` to `jax.vjp`, `Cond`
-to `lax.cond`, ...), which evaluates its subgraphs through this interpreter.
+loop over nodes runs at trace time only. Each node runs its op's rule in
+`LOWERINGS`, this interpreter's table: an op with a jax `impl` lowers by
+running it (the rule the table derives from the declaration); an op over
+subgraphs by the rule registered beside its declaration (`msx/ir/control.py`:
+`Grad` to `jax.vjp`, `Cond` to `lax.cond`, ...), which evaluates its
+subgraphs through this interpreter.
 
-`infer_node` re-derives a node's output abstracts: a primitive's
-`abstract_eval` (`jax.eval_shape`), cached by (op, input avals, attrs) since
-the verifier asks the same question for every layer of a model, or a
-higher-order op's structural `abstract_eval` rule (no jax at all).
+`infer_node` re-derives a node's output abstracts by the op's rule in
+`ABSTRACT_EVAL`: for an op with an `impl`, its `abstract_eval`
+(`jax.eval_shape`), cached by (op, input avals, attrs) since the verifier asks
+the same question for every layer of a model; for an op over subgraphs, its
+structural rule (no jax at all).
 """
 from __future__ import annotations
 
@@ -19,8 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..ops.higher_order import rule_or
 from ..ops.primitive import get_primitive
+from ..ops.rules import RuleTable, by_impl
 from .graph import Abstract, Const, Graph, Node
 from .recompute import recomputed
 from .symbolic import jax_shape, plain_shape
@@ -78,12 +82,12 @@ def evaluate(graph: Graph, inputs: Sequence, params: Sequence = ()) -> tuple[lis
 
 
 def run_node(node: Node, args: list) -> list:
-    """The node's outputs as a list: its op's `lower` rule (`_lower_first_order` for a first-order primitive)."""
+    """The node's outputs as a list: its op's rule in `LOWERINGS` (`_lower_first_order` for an op with an impl)."""
     def sub(key: str, sub_args: list) -> tuple[list, list]:
         with jax.named_scope(key):  # HLO metadata names the subgraph: `Cond#3/then/Mul#0`
             return evaluate(node.subgraphs[key], sub_args)
 
-    return list(rule_or(node.op, "lower", _lower_first_order)(node, args, sub))
+    return list(LOWERINGS.rule_for(node.op)(node, args, sub))
 
 
 def _lower_first_order(node: Node, args: list, sub) -> list:
@@ -94,6 +98,12 @@ def _lower_first_order(node: Node, args: list, sub) -> list:
         return recomputed(lambda *xs: prim.impl(*xs, **attrs), args)
     out = prim.impl(*args, **attrs)
     return list(out) if prim.multiple_results else [out]
+
+
+# `(node, args, sub) -> outputs`, run inside `jax.jit` (emission); `sub(key, args) -> (outputs, updates)`
+# evaluates subgraph `key`. Filled for the ops over subgraphs beside their declarations (msx/ir/control.py).
+LOWERINGS = RuleTable("lower", "msx/ir/interpret.py (LOWERINGS), beside the op's declaration",
+                      derived=by_impl(_lower_first_order))
 
 
 # ---------------------------------------------------------------- abstract evaluation
@@ -107,9 +117,9 @@ def from_struct(s) -> Abstract:
 
 
 def infer_node(node: Node) -> list[Abstract]:
-    """Re-derive a node's output abstracts from its inputs: its op's `abstract_eval` rule (structural for a
-    higher-order op, `_infer_first_order` for a first-order primitive)."""
-    return list(rule_or(node.op, "abstract_eval", _infer_first_order)(node))
+    """Re-derive a node's output abstracts from its inputs: its op's rule in `ABSTRACT_EVAL` (structural for an
+    op over subgraphs, `_infer_first_order` for an op with an impl)."""
+    return list(ABSTRACT_EVAL.rule_for(node.op)(node))
 
 
 def _infer_first_order(node: Node) -> list[Abstract]:
@@ -128,6 +138,13 @@ def _infer_first_order(node: Node) -> list[Abstract]:
             _INFER_CACHE.clear()  # a crude bound: a long session's graphs never grow it without limit
         _INFER_CACHE[key] = tuple(outs)
     return outs
+
+
+# `(node) -> [Abstract]` from the node's input abstracts and subgraphs, raising `ValueError` with a reason when
+# the layout is wrong (subgraph arity, mismatched branch types); the verifier runs it. Filled for the ops over
+# subgraphs beside their declarations (msx/ir/control.py).
+ABSTRACT_EVAL = RuleTable("abstract_eval", "msx/ir/interpret.py (ABSTRACT_EVAL), beside the op's declaration",
+                          derived=by_impl(_infer_first_order))
 
 
 _INFER_CACHE: dict[tuple, tuple[Abstract, ...]] = {}

@@ -1,9 +1,9 @@
 """The graph verifier: well-formed, every value defined before use, ops declared, abstracts re-inferable.
 
-Per node it checks, in order: the op is declared (`lookup`); its attrs are
-among the declaration's `attrs`; a higher-order node has the declared
-subgraphs and its structural `abstract_eval` rule accepts it (subgraph arity
-and types); with `infer`, the outputs' abstracts are what the op gives
+Per node it checks, in order: the op is declared (`REGISTRY`); its attrs are
+among the declaration's `attrs`; its subgraphs are the declared ones (none for
+a first-order op), and for an op over subgraphs its structural
+`abstract_eval` rule accepts it (subgraph arity and types); with `infer`, the outputs' abstracts are what the op gives
 (`infer_node`, cached per (op, input avals, attrs), so verifying a deep model
 costs a dictionary lookup per repeated layer). Graph-wide: each update names
 a Parameter (or, in a subgraph, an input) of the graph, at most once.
@@ -14,8 +14,7 @@ neighbours (three each side) with their source lines, marked `>>>`.
 from __future__ import annotations
 
 from ..errors import VerifyError
-from ..ops.higher_order import subgraph_problem
-from ..ops.primitive import lookup
+from ..ops.primitive import REGISTRY
 from .graph import RECOMPUTE, Const, Graph, Node, Var
 from .interpret import infer_node
 from .printer import _Names, format_node
@@ -52,7 +51,7 @@ def _fail(graph: Graph, index: int, node: Node, problem: str) -> VerifyError:
 
 def _check_node(node: Node, infer: bool) -> str | None:
     """The problem with `node` itself (declaration, attrs, layout, abstracts), or None."""
-    prim = lookup(node.op)
+    prim = REGISTRY.get(node.op)
     if prim is None:
         return f"unknown primitive {node.op!r}"
     extra = [k for k in node.op_attrs if k not in prim.attrs] if "*" not in prim.attrs else []
@@ -60,7 +59,7 @@ def _check_node(node: Node, infer: bool) -> str | None:
         return f"attr {RECOMPUTE}={node.attrs[RECOMPUTE]!r}: only a first-order op carries the mark, as a bool"
     if extra:
         return f"attrs {extra} are not among {node.op}'s declared attrs {list(prim.attrs)}"
-    problem = subgraph_problem(prim, node.subgraphs)
+    problem = prim.subgraph_problem(node.subgraphs)
     if problem is not None:
         return problem
     structural = bool(prim.subgraphs)  # an op over subgraphs has a structural shape rule: cheap, always run

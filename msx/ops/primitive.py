@@ -1,31 +1,32 @@
-"""The one primitive registry (ARCHITECTURE rule 1).
+"""The one primitive kind and its one registry (ARCHITECTURE rule 1), jax-style.
 
-A `Primitive` is plain data plus one function: its MindSpore name, the names of
-its static attributes, its jax implementation and, optionally, a `check` that
-explains bad inputs in words. Its shape/dtype rule is derived from the jax
-implementation (`jax.eval_shape`), so it can never disagree with what runs.
-Eager execution (`apply`), capture, emission, pattern matching, serialization
-and backend support tables all read the same entry in `REGISTRY`.
+A `Primitive` is plain data: its MindSpore name, the names of its static
+attributes, its meaning and, optionally, a `check` that explains bad inputs in
+words. Every op, first-order or over subgraphs, is one entry in `REGISTRY`;
+eager execution (`apply`), capture, emission, pattern matching,
+serialization and backend support tables all read that entry.
 
-The declaration and its hooks. An op is declared once, and every concern that
-must understand it reads that declaration, never a string case of its own:
+- a first-order op (`@primitive(...)`): `impl` (a jax function) is its
+  meaning; its shape rule (`abstract_eval`, `jax.eval_shape` of `impl`),
+  eager dispatch (`apply`) and lowering (the interpreter calls `impl`) follow
+  from it; `attrs` are the only static attributes its nodes may carry (the
+  verifier holds nodes to them); `category` and `differentiable` feed the
+  fusion pass and cost model.
+- an op over subgraphs (`declare_higher_order(...)`: `Grad`, `Cond`, `While`,
+  `Scan`, `Call`, `Fused`, `Case`, ...): a `Primitive` whose `subgraphs` names
+  its subgraphs, with its static `attrs`, its input/output `layout` in words
+  and `make`, the one constructor of its nodes. It has no `impl`: as jax's
+  `cond_p`/`scan_p`, what it means to each concern is that concern's rule,
+  declared beside the op (`msx/ir/control.py`, above `ir`, whose `Graph` it
+  builds) or by the consumer.
 
-- a first-order `Primitive` (`@primitive(...)`): `impl` is its meaning; its
-  shape rule (`abstract_eval`), eager dispatch (`apply`) and lowering (the
-  interpreter calls `impl`) follow from it; `attrs` are the only static
-  attributes its nodes may carry (the verifier holds nodes to them);
-  `category` and `differentiable` feed the fusion pass and cost model.
-- a `HigherOrderPrimitive` (`msx.ops.higher_order`): ops over subgraphs
-  (`Grad`, `Cond`, `While`, `Scan`, `Call`, `Fused`, `Case`). The kind is plain
-  data (subgraph names, attrs, input layout); its hooks live in per-concern
-  rule tables (`make`, `lower`, `abstract_eval`, `cost`, `memory`), jax's
-  `cond_p`/`scan_p` pattern, filled beside each declaration in
-  `msx/ir/control.py` (the declarations sit above `ir`, whose `Graph` they
-  build). Adding one is one declaration there plus its test.
-
-`lookup(name)` answers "is this an op, and which?" for both kinds; a concern
-asked about an op it has no rule for raises (`MissingRuleError`), it never
-guesses a default.
+The rules live in per-consumer tables (`msx.ops.rules.RuleTable`, keyed by the
+primitive, jax's `mlir.register_lowering` shape): lowering and abstract
+evaluation in `msx.ir.interpret`, the data flow into subgraphs in
+`msx.ir.gradient_path`, cost and memory in `msx/backends/ascend_sim`, MindIR
+writing in `msx.mindir.writer`. A consumer asked about an op it has no rule
+for raises `MissingRuleError` naming the op and the concern; it never guesses
+a default.
 """
 from __future__ import annotations
 
@@ -41,9 +42,12 @@ from ..recording import recording  # noqa: F401  (re-exported: capture's hooks, 
 from ..tensor import Tensor
 from .api import Api, MindIR, declare
 from .apply_prim import _aval, apply, describe, known_value  # noqa: F401  (re-exported: the ops import apply from here)
-from .higher_order import HIGHER_ORDER, HigherOrderPrimitive  # noqa: F401  (the higher-order kind)
 
 REGISTRY: dict[str, "Primitive"] = {}
+
+
+class MissingRuleError(MsxError, NotImplementedError):
+    """A concern has no rule for an op (a declaration or a consumer's table left one out)."""
 
 
 class Category(StrEnum):
@@ -64,10 +68,11 @@ class Category(StrEnum):
 
 @dataclass(frozen=True, eq=False)
 class Primitive:
-    """One op: `impl(*arrays, **attrs)` is its meaning; everything else is derived."""
+    """One op: `impl(*arrays, **attrs)` is a first-order op's meaning, everything else is derived from it; an op
+    over subgraphs has named `subgraphs` instead, and its meaning is its rules in the consumers' tables."""
 
     name: str
-    impl: Callable[..., Any]
+    impl: Callable[..., Any] | None
     attrs: tuple[str, ...] = ()  # the static keyword arguments it takes; ("*",): any (a user's custom op)
     category: str = "other"  # elementwise | reduce | matmul | conv | shape | random | loss | state | other
     multiple_results: bool = False
@@ -87,8 +92,12 @@ class Primitive:
     # for an op whose impl is far dearer to trace than its types are to know (the optimizer update traces optax
     # over every parameter). `abstract_eval` and an abstract capture (ast's) use it instead of tracing `impl`.
     abstract: Callable[..., Any] | None = field(default=None, repr=False)
-
-    subgraphs = ()  # a first-order op has no subgraphs (a class attribute, as `HigherOrderPrimitive` has a field)
+    # an op over subgraphs (`declare_higher_order`): its subgraphs' names in order, a name ending in `*`
+    # (`"branch*"`) standing for any number >= 1 of them, numbered from 0; empty for a first-order op
+    subgraphs: tuple[str, ...] = ()
+    layout: str = ""  # an op over subgraphs: its inputs, subgraphs and outputs in words
+    # an op over subgraphs: `constructor(*parts) -> Node`, the one way producers build its nodes (see `make`)
+    constructor: Callable[..., Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -98,10 +107,37 @@ class Primitive:
                              f"{[c.value for c in Category]}") from None
 
     def __call__(self, *inputs, **attrs):
+        if self.impl is None:
+            raise OpError(f"{self.name} is an op over subgraphs ({', '.join(self.subgraphs)}): it has no eager "
+                          f"form; build its node with {self.name}.make(...) (msx/ir/control.py)")
         return apply(self, inputs, attrs)
+
+    def make(self, *args: Any, **kwargs: Any):
+        """A new node of this op from its parts (the layout is the constructor's job, not the producer's)."""
+        if self.constructor is None:
+            raise MissingRuleError(f"op {self.name!r} has no 'make' rule: only an op over subgraphs has a node "
+                                   f"constructor (declare_higher_order(..., make=...))")
+        return self.constructor(*args, **kwargs)
+
+    def subgraph_problem(self, keys) -> str | None:
+        """Why node subgraphs `keys` do not fit this op (a first-order op has none), or None."""
+        keys = list(keys)
+        if not self.subgraphs:
+            return f"{self.name} is not a higher-order op but has subgraphs {keys}" if keys else None
+        if len(self.subgraphs) == 1 and self.subgraphs[0].endswith("*"):
+            stem = self.subgraphs[0][:-1]
+            if not keys or keys != [f"{stem}{i}" for i in range(len(keys))]:
+                return f"expects subgraphs {stem}0, {stem}1, ... (at least one), got {keys}"
+            return None
+        if keys != list(self.subgraphs):
+            return f"expects subgraphs {list(self.subgraphs)}, got {keys}"
+        return None
 
     def abstract_eval(self, in_avals: list, attrs: dict) -> Any:
         """Output `jax.ShapeDtypeStruct`(s) for input avals (arrays, ShapeDtypeStructs or Python scalars)."""
+        if self.impl is None and self.abstract is None:
+            raise MissingRuleError(f"op {self.name!r} has no jax shape rule: an op over subgraphs is typed from "
+                                   f"its node by its 'abstract_eval' rule (msx.ir.interpret.infer_node)")
         try:
             if self.abstract is not None:
                 return self.abstract(*in_avals, **attrs)
@@ -181,9 +217,18 @@ def primitive(name: str, *, attrs: tuple[str, ...] = (), category: str = "other"
     return make
 
 
-def lookup(name: str) -> "Primitive | HigherOrderPrimitive | None":
-    """The declaration of op `name`, first-order (`REGISTRY`) or higher-order (`HIGHER_ORDER`); None if neither."""
-    return REGISTRY.get(name) or HIGHER_ORDER.get(name)
+def declare_higher_order(name: str, *, subgraphs: tuple[str, ...], make: Callable[..., Any],
+                         attrs: tuple[str, ...] = (), layout: str = "", doc: str = "") -> Primitive:
+    """Declare and register an op over subgraphs: its subgraphs, static attrs, layout in words and `make`, the
+    constructor of its nodes (it may name the returned primitive: it runs only once the declaration is done).
+    Its other rules go into the consumers' tables (`LOWERINGS.register(prim)` ...), beside it or in the consumer.
+    """
+    if not subgraphs:
+        raise ValueError(f"higher-order op {name!r}: an op over subgraphs names at least one")
+    return register(Primitive(name, None, tuple(attrs), Category.OTHER, multiple_results=True, doc=doc,
+                              internal="an op over subgraphs: producers build its nodes with its make "
+                                       "constructor (msx/ir/control.py), it has no eager form",
+                              subgraphs=tuple(subgraphs), layout=layout, constructor=make))
 
 
 def get_primitive(name: str) -> Primitive:

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from ..errors import PassError
 from ..ir.graph import Const, Graph, Node, Operand, Var
 from ..ir.interpret import infer_node
-from ..ops.primitive import lookup
+from ..ops.primitive import REGISTRY
 from .base import Pass
 from .rules import ANY as _ANY, Match, Pat, Rule, RuleSet, rewrite
 
@@ -53,7 +53,7 @@ class _PConst:
 def _check_op(where: str, op) -> tuple[str, ...]:
     ops = (op,) if isinstance(op, str) else tuple(op)
     for name in ops:
-        if not isinstance(name, str) or lookup(name) is None:
+        if not isinstance(name, str) or name not in REGISTRY:
             raise PassError(f"{where}: unknown primitive {name!r} (see msx.ops.REGISTRY)")
     return ops
 

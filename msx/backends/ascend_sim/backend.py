@@ -16,14 +16,13 @@ from ...errors import BackendError
 from ...ir.graph import Const, Graph, Node
 from ...ir.printer import value_names
 from ...ir.verifier import verify
-from ...ops.primitive import REGISTRY
 from ..base import BackendBase, BuildConfig
 from ..xla import XlaBackend, XlaExecutable
 from .cost import CostModel
 from .memory import MemoryModel
 from .precision import PRECISION_MODES, Rewritten, apply_precision, check_precision_mode
 from .report import AscendSpec, ProfileReport
-from .support import AICPU, unit_of
+from .support import AICPU, runs_as_kernel, unit_of
 
 DEFAULT_PRECISION_MODE = "force_fp16"
 
@@ -154,7 +153,7 @@ def _refuse_float64(graph: Graph, what: str) -> None:
 
 def _primitive_nodes(graph: Graph):
     for node in graph.nodes:
-        if node.op in REGISTRY:
+        if runs_as_kernel(node.op):
             yield node
         for sub in node.subgraphs.values():
             yield from _primitive_nodes(sub)

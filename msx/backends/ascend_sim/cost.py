@@ -27,15 +27,17 @@ import jax.numpy as jnp
 
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
-from ...ops.higher_order import RuleTable
 from ...ops.primitive import REGISTRY
+from ...ops.rules import RuleTable, by_impl
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
 
 LOW_PRECISION = {"float16", "bfloat16", "int8"}
-# `(node, model, scope) -> rows` of a higher-order node; a rule asks the model `rows(graph, scope)`,
-# `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`
-COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py")
+# `(node, model, scope) -> rows` of a node; a higher-order op's rule asks the model `rows(graph, scope)`,
+# `repeat(rows, n)`, `backward(rows, scope)`, `fused(node, scope)`, `total(rows)` and `join(scope, label)`; an op
+# with a jax impl is one kernel, its row derived from the declaration (`CostModel.primitive_row`)
+COST_RULES = RuleTable("cost", "msx/backends/ascend_sim/cost.py",
+                       derived=by_impl(lambda node, model, scope: [model.primitive_row(node, scope)]))
 
 
 class CostModel:
@@ -65,8 +67,6 @@ class CostModel:
     def node_rows(self, node: Node, scope: str) -> list[OpCost]:
         if id(node) in self.free:
             return []
-        if node.op in REGISTRY:
-            return [self.primitive_row(node, scope)]
         return COST_RULES.rule_for(node.op)(node, self, scope)  # an op with no cost rule is an error, never "fused"
 
     def primitive_row(self, node: Node, scope: str) -> OpCost:

@@ -22,14 +22,15 @@ from ...errors import BackendError
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
-from ...ops.higher_order import RuleTable
-from ...ops.primitive import REGISTRY
+from ...ops.rules import RuleTable, by_impl
 from .report import format_size
-from .support import VIEW, unit_of
+from .support import VIEW, runs_as_kernel, unit_of
 
 # `(node, model) -> bytes` of working memory while a higher-order node runs; a rule asks the model
 # `body_peak(graph)` (a subgraph's peak, its inputs held outside) and `kept(graph)` (bytes of every value it computes)
-MEMORY_RULES = RuleTable("memory", "msx/backends/ascend_sim/memory.py")
+# (an op with a jax impl is one kernel: no working memory beyond its inputs and outputs, derived)
+MEMORY_RULES = RuleTable("memory", "msx/backends/ascend_sim/memory.py",
+                         derived=by_impl(lambda node, model: 0))
 
 
 class DeviceOutOfMemoryError(BackendError, MemoryError):
@@ -60,7 +61,7 @@ class MemoryModel:
         """Whether the node's output is its first input's buffer (a view, or a storage-only cast)."""
         if id(node) in self.free:
             return True
-        return node.op in REGISTRY and unit_of(node) == VIEW and bool(node.inputs) and isinstance(node.inputs[0], Var)
+        return runs_as_kernel(node.op) and unit_of(node) == VIEW and bool(node.inputs) and isinstance(node.inputs[0], Var)
 
     def peak(self, graph: Graph, *, resident: bool = True, donated: tuple[int, ...] = (), keep: tuple = (),
              capacity: int | None = None, what: str = "", timeline: list | None = None) -> tuple[int, str]:
@@ -117,8 +118,8 @@ class MemoryModel:
         return peak, where
 
     def transient(self, node: Node) -> int:
-        """Working memory of a node while it runs: none for a primitive; a higher-order op's `memory` rule."""
-        if node.op in REGISTRY or id(node) in self.free:
+        """Working memory of a node while it runs: its op's `memory` rule (none for an op with a jax impl)."""
+        if id(node) in self.free:
             return 0
         return MEMORY_RULES.rule_for(node.op)(node, self)  # an op with no rule is an error, never 0 bytes
 

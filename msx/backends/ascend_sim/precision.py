@@ -28,7 +28,7 @@ from ...errors import ContextError
 from ...ir.graph import Abstract, Const, Graph, Node, Operand, Var
 from ...ops.primitive import REGISTRY
 from ...passes.rules import Match, Pat, Rule, RuleSet, rewrite
-from .support import CUBE, unit_of
+from .support import CUBE, runs_as_kernel, unit_of
 from .traits import KEEP_FP32
 
 
@@ -140,7 +140,7 @@ class _Roundings:
 
     # ------------------------------------------------------------ the rules
     def _on_cube(self, node: Node) -> bool:
-        return node.op in REGISTRY and unit_of(node) == CUBE and any(
+        return runs_as_kernel(node.op) and unit_of(node) == CUBE and any(
             self._storage_of(x) == "float32" and id(x) not in self.made for x in node.inputs[:2])
 
     def _cube_operands(self, m: Match) -> list[Operand]:
@@ -189,5 +189,5 @@ class _Roundings:
 
 
 def _loop_like(node: Node) -> bool:
-    return node.op not in REGISTRY and list(node.subgraphs) == ["body"] and \
+    return not runs_as_kernel(node.op) and list(node.subgraphs) == ["body"] and \
         len(node.subgraphs["body"].outputs) == len(node.outputs)

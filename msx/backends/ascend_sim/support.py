@@ -23,6 +23,13 @@ _BY_CATEGORY = {Category.MATMUL: CUBE, Category.CONV: CUBE, Category.ELEMENTWISE
 CUBE_DTYPES = {"float16", "bfloat16", "float32", "int8"}  # float32 is rounded by the precision rule
 
 
+def runs_as_kernel(op: str) -> bool:
+    """Whether op `op` is one kernel on the device: a declared op whose meaning is a jax impl. An op over
+    subgraphs (`Cond`, `Scan`, ...) is none itself: it runs its subgraphs' kernels."""
+    prim = REGISTRY.get(op)
+    return prim is not None and prim.impl is not None
+
+
 def unit_of_primitive(name: str) -> str:
     """The unit for a registry primitive, whatever its operands' dtypes."""
     prim = REGISTRY[name]
@@ -32,8 +39,8 @@ def unit_of_primitive(name: str) -> str:
 
 
 def support_table() -> dict[str, str]:
-    """Every registered primitive -> the unit that runs it ("Cube", "Vector", "AICPU" or "view")."""
-    return {name: unit_of_primitive(name) for name in sorted(REGISTRY)}
+    """Every registered op that runs as a kernel -> the unit that runs it ("Cube", "Vector", "AICPU" or "view")."""
+    return {name: unit_of_primitive(name) for name in sorted(REGISTRY) if runs_as_kernel(name)}
 
 
 def unit_of(node: Node) -> str:
