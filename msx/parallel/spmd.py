@@ -332,7 +332,9 @@ class GlobalLayout:
                                        f"input {n} of global shape {tuple(s.shape)} must have a batch dimension "
                                        f"(axis 0) that divides by device_num={self.device_num}; each process feeds "
                                        f"an equal slice of it")
-        with sharding.lowering_over(self.mesh):
+        params = {n: sh for part_names, shardings in zip(names[1:], self.in_shardings[1:])
+                  for n, sh in zip(part_names, shardings)}
+        with sharding.lowering_over(self.mesh, params):
             return jax.jit(fn, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
 
     def _loaded_layouts(self) -> dict:
