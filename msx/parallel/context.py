@@ -373,6 +373,11 @@ def reset_auto_parallel_context() -> None:
     """Every key back to its default (and no Parameter keeps a `parameter_plan` layout)."""
     _set.clear()
     clear_plans()
+    for hook in ON_RESET:
+        hook()
+
+
+ON_RESET: list[Callable[[], None]] = []   # what else a reset clears (msx.parallel.op_strategy's files)
 
 
 def get_parallel_mode() -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from ..errors import CommunicationError, ContextError, OpError
-from . import context, group_info, sharding, stage_params, strategy_file, zero
+from . import context, group_info, op_strategy, sharding, stage_params, strategy_file, zero
 
 AXIS = "ranks"
 
@@ -322,6 +322,8 @@ class GlobalLayout:
                                          for part, part_names, shardings in zip(args[1:], names[1:],
                                                                                self.in_shardings[1:])
                                          for s, n, sh in zip(part, part_names, shardings)})
+        if op_strategy.STATE["active"]:   # operator strategy files: saved when a step compiles (MindSpore's)
+            op_strategy.on_compile()
         group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
                                           zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
