@@ -36,6 +36,7 @@ from jax.sharding import PartitionSpec as P
 
 from .. import dtype as mstype
 from ..atomic import write_atomic
+from ..communication.management import GlobalComm, get_rank
 from ..ops.debug_ops import dump_path
 from ..ops.primitive import apply, primitive
 from ..tensor import Tensor
@@ -98,7 +99,6 @@ def _ranks() -> tuple[int, ...]:
     mesh = sharding.lowering_mesh()
     if mesh is not None:
         return tuple(range(mesh.devices.size))
-    from ..communication.management import GlobalComm, get_rank
     return (get_rank(),) if GlobalComm.INITED else (0,)
 
 

@@ -181,7 +181,8 @@ def on_compile() -> None:
         entries = {k: v for k, v in seen.items() if v and (v["in_strategy"] is not None or v["out_strategy"] is not None)}
         os.makedirs(os.path.dirname(save) or ".", exist_ok=True)
         lines = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(entries.items())]
-        write_atomic(save, [("{\n" + ",\n".join(lines) + "\n}\n").encode()])   # one operator a line
+        text = "{\n" + ",\n".join(lines) + "\n}\n" if lines else "{}\n"   # one operator a line
+        write_atomic(save, [text.encode()])
 
 
 # ----------------------------------------------------------------- reading (untrusted input)
