@@ -2,8 +2,9 @@
 `.load_operator_strategy_file(path)` (MindSpore's `set_op_strategy_config(mode="SAVE"|"LOAD", path)`).
 
 MindSpore saves, when a `sharding_propagation` step compiles, the strategy of every operator of its graph to a
-JSON file and, loading it, gives each operator the saved strategy in place of its own (the same network, so a
-search done once, or on one device by dryrun, is reused). Its keys are its graph's operator names
+JSON file (msx: as the step's capture meets them, once per compile) and, loading it, gives each operator the
+saved strategy in place of its own (the same network, so a search done once, or on one device by dryrun, is
+reused). Its keys are its graph's operator names
 (`Default/network-Net/MatMul-op0`), which msx's graphs do not have, so msx names an operator as it is held:
 the path of the Cell whose `construct` calls it, as captures name scopes (the outermost Cell's class name,
 then attribute names: `Net/block`), then the attribute that holds the primitive: `Net/block/matmul`. The
@@ -140,9 +141,12 @@ def at_call(op, ins, outs, scope: str | None, cell) -> tuple:
             with _lock:
                 _seen.setdefault(name, {})
     if save and (ins is not None or outs is not None):
-        entry = {"op": op.name or type(op).__name__, "in_strategy": _plain(ins, name), "out_strategy": _plain(outs, name)}
+        entry = {"op": op.name or type(op).__name__, "in_strategy": _plain(ins, name),
+                 "out_strategy": _plain(outs, name)}
         with _lock:
-            _seen[name] = entry
+            changed, _seen[name] = _seen.get(name) != entry, entry
+        if changed:   # written as the capture meets the ops (once per compile: the capture runs once)
+            _write(save)
     elif load:
         with _lock:
             _seen.setdefault(name, {})
@@ -167,22 +171,26 @@ def _warn_once(key, message: str) -> None:
 
 # ----------------------------------------------------------------- when a global-view step compiles
 def on_compile() -> None:
-    """Write the save file; warn (once per file) for loaded names that no capture met."""
-    save, load = _config["save"], _config["load"]
+    """A global-view step compiles: warn (once per file) for loaded names that no capture met."""
+    load = _config["load"]
     with _lock:
-        seen = dict(_seen)
+        seen = set(_seen)
     if load:
-        unmatched = sorted(set(_table(load)) - set(seen))
+        unmatched = sorted(set(_table(load)) - seen)
         if unmatched:
             _warn_once(("unmatched", load), f"operator strategy file {load}: {len(unmatched)} operator(s) match no "
                                             f"operator of the network, skipped: {unmatched[:5]}"
                                             f"{' ...' if len(unmatched) > 5 else ''}")
-    if save:
-        entries = {k: v for k, v in seen.items() if v and (v["in_strategy"] is not None or v["out_strategy"] is not None)}
-        os.makedirs(os.path.dirname(save) or ".", exist_ok=True)
-        lines = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(entries.items())]
-        text = "{\n" + ",\n".join(lines) + "\n}\n" if lines else "{}\n"   # one operator a line
-        write_atomic(save, [text.encode()])
+
+
+def _write(path: str) -> None:
+    """The save file: one operator a line, atomically."""
+    with _lock:
+        entries = {k: v for k, v in _seen.items()
+                   if v and (v["in_strategy"] is not None or v["out_strategy"] is not None)}
+    lines = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(entries.items())]
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    write_atomic(path, [("{\n" + ",\n".join(lines) + "\n}\n" if lines else "{}\n").encode()])
 
 
 # ----------------------------------------------------------------- reading (untrusted input)

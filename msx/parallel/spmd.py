@@ -322,7 +322,7 @@ class GlobalLayout:
                                          for part, part_names, shardings in zip(args[1:], names[1:],
                                                                                self.in_shardings[1:])
                                          for s, n, sh in zip(part, part_names, shardings)})
-        if op_strategy.STATE["active"]:   # operator strategy files: saved when a step compiles (MindSpore's)
+        if op_strategy.STATE["active"]:   # a loaded operator strategy file's names that matched nothing warn
             op_strategy.on_compile()
         group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
                                           zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
