@@ -126,6 +126,11 @@ def at_call(op, ins, outs, scope: str | None, cell) -> tuple:
         return ins, outs, None   # MindSpore's rule: the files act in sharding_propagation only
     name = name_of(op, scope, cell)
     if name is None:
+        if _config["save"] and (ins is not None or outs is not None):
+            prim = op.name or type(op).__name__
+            _warn_once(("unnamed", scope, prim), f"save_operator_strategy_file: a {prim} with a strategy in {scope} is "
+                                                 f"not an attribute of the Cell, so it has no name in the file and is "
+                                                 f"not saved (hold it as self.<name>)")
         return ins, outs, None
     where = None
     load, save = _config["load"], _config["save"]
@@ -145,8 +150,8 @@ def at_call(op, ins, outs, scope: str | None, cell) -> tuple:
                  "out_strategy": _plain(outs, name)}
         with _lock:
             changed, _seen[name] = _seen.get(name) != entry, entry
-        if changed:   # written as the capture meets the ops (once per compile: the capture runs once)
-            _write(save)
+        if changed:   # written as the capture meets the ops (one device has no global-view compile), and again
+            _write(save)   # when the step compiles
     elif load:
         with _lock:
             _seen.setdefault(name, {})
@@ -171,8 +176,11 @@ def _warn_once(key, message: str) -> None:
 
 # ----------------------------------------------------------------- when a global-view step compiles
 def on_compile() -> None:
-    """A global-view step compiles: warn (once per file) for loaded names that no capture met."""
-    load = _config["load"]
+    """A global-view step compiles: the save file is written (also when no op has a strategy: `{}`); loaded
+    names that no capture met warn (once per file)."""
+    load, save = _config["load"], _config["save"]
+    if save:
+        _write(save)
     with _lock:
         seen = set(_seen)
     if load:
