@@ -319,6 +319,33 @@ def test_operator_strategy_paths_are_checked_as_mindspore_checks_them(tmp_path):
         msx.parallel.op_strategy.read(str(tmp_path / "missing.json"))
 
 
+def test_one_device_saves_the_attribute_ops_and_warns_for_an_inline_one(tmp_path):
+    import json
+    from msx import nn, ops
+    from msx.parallel.auto_parallel import AutoParallel
+
+    class Inline(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = msx.Parameter(msx.Tensor(np.ones((8, 4), np.float32)), name="w")
+            self.matmul = ops.MatMul().shard(((1, 1), (1, 1)))
+
+        def construct(self, x):
+            return ops.ReLU().shard(((1, 1),))(self.matmul(x, self.w))
+
+    net, path = Inline(), str(tmp_path / "ops.json")
+    runner = AutoParallel(msx.jit(lambda x: net(x).sum()), "sharding_propagation")
+    runner.save_operator_strategy_file(path)
+    try:
+        with pytest.warns(UserWarning, match="a ReLU with a strategy in Inline is not an attribute of the Cell"):
+            assert float(runner(msx.Tensor(np.ones((2, 8), np.float32))).asnumpy()) == 2 * 4 * 8
+    finally:
+        msx.reset_auto_parallel_context()
+    assert json.loads(open(path).read()) == {
+        "Inline/matmul": {"op": "MatMul", "in_strategy": [[1, 1], [1, 1]], "out_strategy": None}}
+    assert not msx.parallel.op_strategy.STATE["active"]   # the reset cleared the files
+
+
 def test_local_norm_methods_set_mindspores_keys():
     from msx.parallel.auto_parallel import AutoParallel
     ap = AutoParallel(msx.nn.Dense(2, 2))
