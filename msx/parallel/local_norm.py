@@ -37,6 +37,7 @@ from jax.sharding import PartitionSpec as P
 from .. import dtype as mstype
 from ..atomic import write_atomic
 from ..communication.management import GlobalComm, get_rank
+from ..errors import ContextError
 from ..ops.debug_ops import dump_path
 from ..ops.primitive import apply, primitive
 from ..tensor import Tensor
@@ -82,6 +83,9 @@ def _per_device(g, name: str):
     if mesh is None:   # not a global-view lowering (PyNative): this process's one device
         norm, square = _norms(g)
         return norm.reshape(1), square.reshape(1)
+    if jax.sharding.get_abstract_mesh().manual_axes:   # (a pipeline stage's body; msx puts the node after it)
+        raise ContextError(f"dump_local_norm: the gradient of {name} is taken inside a manual shard_map (a "
+                           f"pipeline stage's body); take the step's gradient outside the PipelineCell")
     laid = sharding.lowering_parameters().get(name)
     spec = laid.spec if laid is not None else P()
     ones = (1,) * len(mesh.axis_names)
