@@ -13,8 +13,8 @@ msx does the same inside the compiled step: one `LocalNorm` node after each grad
 (`msx.autograd.vjp_call`) takes the trainable Parameters' gradients; when the global-view step is lowered
 (`msx.parallel.spmd.GlobalLayout.lower`), each gradient's per-device norms are a `jax.shard_map` over the
 strategy mesh, each device reducing the block of the gradient laid out as its Parameter is (its slice of the
-Parameter), and one ordered host callback prints or writes them, rank by rank (a rank is a device's position
-in the strategy mesh, MindSpore's rank order). Two differences, both because XLA's partitioner, not msx,
+Parameter), and each device's host callback prints or writes its own (a rank is a device's position in the
+strategy mesh, MindSpore's rank order; the process holding the device writes its files). Two differences, both because XLA's partitioner, not msx,
 inserts the gradient's reduction: the norm is of the device's slice of the step's (reduced) gradient, where
 MindSpore's mirror operator sees the device's own partial gradient before its AllReduce (the partial sums
 are inside XLA's fused program, not values of it); and the device norm is printed (`dump device local norm:
@@ -78,7 +78,8 @@ def _norms(x):
 
 
 def _per_device(g, name: str):
-    """(norms, squares) of `g`, one per rank: the block each device of the lowering mesh holds."""
+    """(norms, squares) of `g`, one per device, shaped as the lowering mesh (one device: shape (1,)): the block
+    each device holds."""
     mesh = sharding.lowering_mesh()
     if mesh is None:   # not a global-view lowering (PyNative): this process's one device
         norm, square = _norms(g)
@@ -95,15 +96,7 @@ def _per_device(g, name: str):
         return norm.reshape(ones), square.reshape(ones)
 
     out = P(*mesh.axis_names)
-    norm, square = jax.shard_map(block, mesh=mesh, in_specs=(spec,), out_specs=(out, out), check_vma=False)(g)
-    return norm.reshape(-1), square.reshape(-1)
-
-
-def _ranks() -> tuple[int, ...]:
-    mesh = sharding.lowering_mesh()
-    if mesh is not None:
-        return tuple(range(mesh.devices.size))
-    return (get_rank(),) if GlobalComm.INITED else (0,)
+    return jax.shard_map(block, mesh=mesh, in_specs=(spec,), out_specs=(out, out), check_vma=False)(g)
 
 
 @primitive("LocalNorm", attrs=("names", "per_param", "path", "device"), multiple_results=True,
@@ -114,25 +107,31 @@ def local_norms(*grads, names, per_param, path, device):
     norms = [n for n, _ in pairs]
     device_norm = jnp.sqrt(sum(s for _, s in pairs))
     dtypes = tuple(np.dtype(g.dtype).name for g in grads)
-    ranks = _ranks()
     mesh = sharding.lowering_mesh()
-    if mesh is not None:   # gathered whole first: the callback reads them on one device
-        whole = jax.sharding.NamedSharding(mesh, P())
-        device_norm, norms = jax.lax.with_sharding_constraint((device_norm, norms), whole)
 
-    def emit(device_norm, *norms):
-        _emit(names, dtypes, ranks, per_param, path, device, np.asarray(device_norm), [np.asarray(n) for n in norms])
+    def emit(ranks, device_norm, *norms):
+        _emit(names, dtypes, tagged, per_param, path, device, np.ravel(ranks), np.ravel(device_norm),
+              [np.ravel(n) for n in norms])
 
-    # ordered where jax allows it (one device); over a mesh jax runs an unordered callback once, on the
-    # gathered values (ordered effects are refused over several devices)
-    jax.debug.callback(emit, device_norm, *norms, ordered=sharding.lowering_mesh() is None)
+    if mesh is None:   # one device: an ordered callback, in program order
+        tagged = False
+        ranks = jnp.full((1,), get_rank() if GlobalComm.INITED else 0, jnp.int32)
+        jax.debug.callback(emit, ranks, device_norm, *norms, ordered=True)
+        return ()
+    # over the mesh: each device's callback gets its own rank (its position in the mesh, MindSpore's rank order)
+    # and values, on the process that holds it, so each process writes its own ranks' files (as MindSpore's
+    # ranks do); jax refuses ordered effects over several devices, but one device's calls keep their order
+    tagged = mesh.devices.size > 1
+    laid = jax.sharding.NamedSharding(mesh, P(*mesh.axis_names))
+    ranks = jnp.arange(mesh.devices.size, dtype=jnp.int32).reshape(mesh.devices.shape)
+    ranks, device_norm, norms = jax.lax.with_sharding_constraint((ranks, device_norm, norms), laid)
+    jax.debug.callback(emit, ranks, device_norm, *norms, partitioned=True)
     return ()
 
 
-def _emit(names, dtypes, ranks, per_param, path, device, device_norm, norms) -> None:
-    tag = len(ranks) > 1
-    for i, rank in enumerate(ranks):
-        prefix = f"[rank {rank}] " if tag else ""
+def _emit(names, dtypes, tagged, per_param, path, device, ranks, device_norm, norms) -> None:
+    for i, rank in enumerate(int(r) for r in ranks):
+        prefix = f"[rank {rank}] " if tagged else ""
         if per_param:
             for name, dtype, norm in zip(names, dtypes, norms):
                 if path:
