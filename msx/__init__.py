@@ -21,7 +21,7 @@ tensor
 8. random_state eager — seeds; eager dispatch
 ops
 9. ops runtime.python_guards — the primitive registry and the op families; guards on Python values
-10. numpy communication.comm_func autograd_int parallel.optimizer ir — op families over ops; the IR
+10. numpy communication.comm_func autograd_int parallel.optimizer parallel.local_norm ir — op families over ops; the IR
 graphs
 11. capture.builder capture.session communication profiler.hlo — the one graph builder; communication's names; HLO text
 12. passes — graph -> graph rewrites (the rule engine)

@@ -25,7 +25,7 @@ from .errors import CaptureFallback, ContextError, GradError, user_loc
 from .ir.control import GRAD
 from .ir.gradient_path import gradient_while
 from .ops.primitive import recording
-from .parallel import spmd
+from .parallel import local_norm, spmd
 from .parallel.context import get_parallel_mode
 from .tensor import Parameter, Tensor
 from .ops.functional import zeros_like
@@ -97,7 +97,9 @@ def vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...]
     The whole call holds `PARAMETER_LOCK`: it reads the Parameters' arrays, swaps them for jax values while
     `fn` runs and writes state back, none of which another thread may interleave with."""
     with tensor_mod.PARAMETER_LOCK:
-        return _vjp_call(fn, args, kwargs, positions, params, has_aux, sens)
+        value, arg_grads, param_grads = _vjp_call(fn, args, kwargs, positions, params, has_aux, sens)
+    # global view with dump_local_norm / dump_device_local_norm: the gradients' norms (MindSpore's mirror bprop)
+    return value, arg_grads, local_norm.observe(params or [], param_grads)
 
 
 def _vjp_call(fn: Callable, args: tuple, kwargs: dict, positions: tuple[int, ...] | None,

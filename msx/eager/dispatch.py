@@ -36,7 +36,7 @@ from ..sizes import check_size
 
 FUSE_FIRST = [os.environ.get("MSX_FUSE_FIRST", "1").lower() not in ("0", "false", "off", "no")]  # first sightings
 # compiled with their segment (`msx.eager.lazy`) and a first backward as one executable (`tape`); 0: per op
-EAGER_ONLY = {"Print", "Summary", "TensorDump", "Assert"}  # side effects the user expects on every call, in order: never a cached
+EAGER_ONLY = {"Print", "Summary", "TensorDump", "Assert", "LocalNorm"}  # side effects the user expects on every call, in order: never a cached
 # executable, and never deferred (`lazy` drops a deferred op whose results nobody reads, and Summary has none)
 _CACHE: dict[tuple, Callable | None] = {}  # key -> jitted function, or None: runs the plain impl
 _STATS = {"hits": 0, "misses": 0, "eager_only": 0, "fallbacks": 0, "replays": 0, "replay_compiles": 0,

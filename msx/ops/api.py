@@ -271,7 +271,7 @@ def operator_method(prim, dunder: str) -> Callable:
 # `Primitive.shard`'s rules: "set" records a strategy on a class-style op, "call" runs an op that has one through
 # `Shard` nodes. `msx.ops.sharding_ops` fills it when `msx.ops` loads: it declares the `Shard` op, so it sits
 # above this module (which the declarations import), and a strategy means nothing without it.
-STRATEGY: dict[str, Callable] = {}
+STRATEGY: dict[str, Any] = {"files": {"active": False}}
 
 class PrimitiveOp:
     """MindSpore's `ops.Primitive`: the base of class-style ops (`ops.Sin()`, `ops.ReduceSum(keep_dims=True)`).
@@ -351,8 +351,8 @@ def _honour_recompute(call: Callable) -> Callable:
 def _honour_strategy(call: Callable) -> Callable:
     @functools.wraps(call)
     def run(self, *args, **kwargs):
-        if "_shard_strategy" not in self.__dict__:
-            return call(self, *args, **kwargs)
+        if "_shard_strategy" not in self.__dict__ and not STRATEGY["files"]["active"]:
+            return call(self, *args, **kwargs)   # (a saved or loaded operator strategy file: msx.parallel.op_strategy)
         return STRATEGY["call"](self, call, args, kwargs)
     return run
 

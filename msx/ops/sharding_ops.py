@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import OpError
-from ..parallel import context, sharding
+from ..parallel import context, op_strategy, sharding
 from ..recording import recording
 from ..tensor import Tensor
 from .api import STRATEGY
@@ -100,12 +100,24 @@ def set_strategy(op, in_strategy=None, out_strategy=None):
 
 
 def call_sharded(op, call: Callable, args: tuple, kwargs: dict):
-    """Call a class-style op that has a strategy: its tensor inputs (and outputs) through `Shard` nodes."""
-    ins, outs = op.__dict__["_shard_strategy"]
-    return _through(op.name or type(op).__name__, lambda *a, **k: call(op, *a, **k), ins, outs, args, kwargs)
+    """Call a class-style op that has a strategy (its own, or an operator strategy file's): its tensor inputs
+    (and outputs) through `Shard` nodes."""
+    ins, outs = op.__dict__.get("_shard_strategy", (None, None))
+    where = None
+    if op_strategy.STATE["active"] and recording.scope:
+        ins, outs, where = op_strategy.at_call(op, ins, outs, recording.scope, recording.scope_cell)
+    if ins is None and outs is None:
+        return call(op, *args, **kwargs)
+    try:
+        return _through(op.name or type(op).__name__, lambda *a, **k: call(op, *a, **k), ins, outs, args, kwargs)
+    except OpError as exc:
+        if where is None:
+            raise
+        raise OpError(f"{where}: {exc.message}", stage=exc.stage, loc=exc.loc) from None
 
 
-STRATEGY.update(set=set_strategy, call=call_sharded)  # what `PrimitiveOp.shard` and its calls run
+# what `PrimitiveOp.shard` and its calls run; `files`: whether an operator strategy file is saved or loaded
+STRATEGY.update(set=set_strategy, call=call_sharded, files=op_strategy.STATE)
 
 
 # ----------------------------------------------------------------- ms.shard and Cell.shard

@@ -24,6 +24,7 @@ from ..tensor import Parameter, Tensor
 from . import auto_parallel, context, nn
 from .layout import Layout
 from .group_info import restore_group_info_list
+from .op_strategy import set_op_strategy_config
 
 ISSUE = "issue 35"
 
@@ -106,7 +107,6 @@ def _not_available(name: str, what: str) -> Callable:
 
 REFUSED = {
     "parameter_broadcast": "broadcasting a layout's Parameters from one rank (ranks start equal by set_seed)",
-    "set_op_strategy_config": "operator strategy files",
 }
 
 PUBLIC: dict[str, Any] = {
@@ -114,7 +114,7 @@ PUBLIC: dict[str, Any] = {
     "set_algo_parameters": set_algo_parameters, "get_algo_parameters": get_algo_parameters,
     "reset_algo_parameters": reset_algo_parameters, "merge_sliced_parameter": merge_sliced_parameter,
     "sync_pipeline_shared_parameters": sync_pipeline_shared_parameters,
-    "restore_group_info_list": restore_group_info_list,
+    "restore_group_info_list": restore_group_info_list, "set_op_strategy_config": set_op_strategy_config,
     **{name: _not_available(name, what) for name, what in REFUSED.items()},
 }
 

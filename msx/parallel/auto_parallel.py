@@ -4,17 +4,19 @@ per-network parallel configuration, on msx's one auto-parallel context.
 msx reads the parallel configuration when a step compiles (`msx.parallel.context`), so an `AutoParallel`
 holds its settings and writes them into that context whenever it is called, before the network (a Cell, or
 a function such as a `msx.jit` train step) runs and compiles; every method checks its values at once, with
-the context's own checks, and what msx cannot honour yet is refused by name (issue 35), never stored and
+the context's own checks, and what msx cannot honour is refused by name (issue 35), never stored and
 ignored. The modes: `"semi_auto"` is SEMI_AUTO_PARALLEL (`.shard` strategies and `Layout`s over XLA's
 partitioner), `"sharding_propagation"` and `"recursive_programming"` are AUTO_PARALLEL with that search
 mode (the propagation is XLA's in both).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from ..errors import ContextError
 from ..nn.cell import Cell
+from . import op_strategy
 from .context import ParallelMode, _CHECKS, set_auto_parallel_context
 from .layout import Layout  # noqa: F401  (mindspore.parallel.auto_parallel exports it too)
 
@@ -22,10 +24,6 @@ _MODES = {"semi_auto": (ParallelMode.SEMI_AUTO_PARALLEL, None),
           "sharding_propagation": (ParallelMode.AUTO_PARALLEL, "sharding_propagation"),
           "recursive_programming": (ParallelMode.AUTO_PARALLEL, "recursive_programming")}
 _SCHEDULERS = ("1f1b", "gpipe", "seqpipe", "seqvpp", "seqsmartvpp", "zero_bubble_v")
-
-
-def _not_yet(what: str) -> ContextError:
-    return ContextError(f"AutoParallel.{what} is not available in msx yet (issue 35); see docs/parallel.md")
 
 
 class AutoParallel(Cell):
@@ -45,6 +43,7 @@ class AutoParallel(Cell):
         mode, search = _MODES[parallel_mode]
         object.__setattr__(self, "_parallel_mode", parallel_mode)
         object.__setattr__(self, "_config", {"parallel_mode": mode, **({"search_mode": search} if search else {})})
+        object.__setattr__(self, "_operator_files", {})   # "SAVE"/"LOAD" -> path (msx.parallel.op_strategy)
 
     # -------------------------------------------------------------- the context it writes
     def _set(self, **keys: Any) -> None:
@@ -55,6 +54,8 @@ class AutoParallel(Cell):
     def apply(self) -> None:
         """Write this configuration into msx's auto-parallel context (done by every call)."""
         set_auto_parallel_context(**self._config)
+        for mode, path in self._operator_files.items():
+            op_strategy.configure(mode, path)
 
     def __call__(self, *args, **kwargs):
         self.apply()
@@ -107,7 +108,7 @@ class AutoParallel(Cell):
     def get_pipeline_stages(self) -> int:
         return self._config.get("pipeline_stages", 1)
 
-    # -------------------------------------------------------------- refused, by name
+    # -------------------------------------------------------------- the parallel optimizer and strategy files
     def hsdp(self, shard_size: int = -1, threshold: int = 64, optimizer_level: str = "level1") -> None:
         """The parallel optimizer over the data-parallel devices (MindSpore's hybrid sharded data parallel):
         `enable_parallel_optimizer` with `optimizer_weight_shard_size=shard_size`,
@@ -134,10 +135,24 @@ class AutoParallel(Cell):
         self._set(strategy_ckpt_load_file=file_path)
 
     def save_operator_strategy_file(self, file_path: str) -> None:
-        raise _not_yet("save_operator_strategy_file (strategy files)")
+        """Save the operators' strategies to `file_path` (absolute, `.json`) when the step compiles, in
+        `sharding_propagation` mode (MindSpore's rule; other modes warn and save nothing): msx.parallel.op_strategy
+        (the file's names are msx's: the Cell path and the attribute holding the op)."""
+        self._operator_file("SAVE", op_strategy.check_path("AutoParallel.save_operator_strategy_file", file_path))
 
     def load_operator_strategy_file(self, file_path: str) -> None:
-        raise _not_yet("load_operator_strategy_file (strategy files)")
+        """Give the operators the strategies a saved file (absolute, `.json`) names for them, in
+        `sharding_propagation` mode (MindSpore's rule; other modes warn and load nothing): msx.parallel.op_strategy."""
+        self._operator_file("LOAD", op_strategy.check_path("AutoParallel.load_operator_strategy_file", file_path))
+
+    def _operator_file(self, mode: str, path: str) -> None:
+        if self._parallel_mode != "sharding_propagation":
+            what = "save_operator_strategy_file" if mode == "SAVE" else "load_operator_strategy_file"
+            warnings.warn(f"AutoParallel.{what}({path!r}) does nothing in parallel_mode={self._parallel_mode!r}: "
+                          f"operator strategy files work only with parallel_mode='sharding_propagation' (MindSpore's "
+                          f"rule)", stacklevel=3)
+            return
+        self._operator_files[mode] = path
 
     def disable_strategy_file_only_for_trainable_params(self) -> None:
         """`strategy_ckpt_config={"only_trainable_params": False}`: msx's strategy files list every Parameter of
@@ -153,13 +168,29 @@ class AutoParallel(Cell):
         self._set(group_ckpt_save_file=file_path)
 
     def print_local_norm(self) -> None:
-        raise _not_yet("print_local_norm")
+        """`dump_local_norm=True`: each step prints every trainable Parameter's gradient norm on each device,
+        `dump local norm:  <name> <norm>` (msx.parallel.local_norm)."""
+        self._set(dump_local_norm=True)
 
     def dump_local_norm(self, file_path: str) -> None:
-        raise _not_yet("dump_local_norm")
+        """`dump_local_norm=True, dump_local_norm_path=file_path`: the norms go to
+        `<file_path>/rank_<rank>/local_norm__<name>_<dtype>_<id>.npy` instead of the console."""
+        if not isinstance(file_path, str):
+            raise TypeError(f"the argument 'file_path' must be str, but got the type : {type(file_path)} .")
+        self._set(dump_local_norm=True, dump_local_norm_path=file_path)
 
     def enable_device_local_norm(self) -> None:
-        raise _not_yet("enable_device_local_norm")
+        """`dump_device_local_norm=True`: each step also prints (or dumps, as `device_local_norm`) each device's
+        norm over all its gradients."""
+        self._set(dump_device_local_norm=True)
 
     def transformer_opt(self, file_path) -> None:
-        raise _not_yet("transformer_opt")
+        """MindSpore's Ascend communication/computation overlap switches (`parallel_speed_up.json`): `None` or ""
+        turns them off, which is what msx runs (XLA schedules and overlaps the collectives itself); a file is
+        refused, its switches being Ascend graph passes msx does not have."""
+        if file_path is None or file_path == "":
+            return
+        raise ContextError(f"AutoParallel.transformer_opt({file_path!r}) is not available in msx (issue 35): its "
+                           f"parallel_speed_up.json switches (recomputation_communication_overlap, "
+                           f"grad_matmul_communication_overlap, dataset_broadcast_opt_level, ...) drive MindSpore's "
+                           f"Ascend graph passes; XLA schedules and overlaps msx's collectives itself. Pass None")

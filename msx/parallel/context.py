@@ -288,9 +288,10 @@ _CHECKS: dict[str, Callable] = {
     "optimizer_weight_shard_aggregated_save": _bool("optimizer_weight_shard_aggregated_save"),
     # msx initialises a Parameter when it is made; where the initial values are computed changes no value
     "init_param_in_compile": _bool("init_param_in_compile"),
-    "dump_local_norm": _only("dump_local_norm", False, "local norms are not dumped"),
-    "dump_local_norm_path": _only("dump_local_norm_path", "", "local norms are not dumped"),
-    "dump_device_local_norm": _only("dump_device_local_norm", False, "local norms are not dumped"),
+    # each gradient's local norm, printed or dumped by the compiled step (msx.parallel.local_norm)
+    "dump_local_norm": _bool("dump_local_norm"),
+    "dump_local_norm_path": _kind("dump_local_norm_path", (str,)),
+    "dump_device_local_norm": _bool("dump_device_local_norm"),
     # how MindSpore runs its gradient communication groups side by side: XLA schedules the collectives itself
     "communi_parallel_mode": _one_of("communi_parallel_mode", COMMUNI_PARALLEL_MODES),
     "auto_parallel_search_mode": _search_mode,   # the old spelling of search_mode, written there
@@ -372,6 +373,11 @@ def reset_auto_parallel_context() -> None:
     """Every key back to its default (and no Parameter keeps a `parameter_plan` layout)."""
     _set.clear()
     clear_plans()
+    for hook in ON_RESET:
+        hook()
+
+
+ON_RESET: list[Callable[[], None]] = []   # what else a reset clears (msx.parallel.op_strategy's files)
 
 
 def get_parallel_mode() -> str:

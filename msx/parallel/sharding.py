@@ -165,24 +165,32 @@ def partition_spec(spec: Spec):
 # ----------------------------------------------------------------- the mesh a graph is being lowered over
 class _Lowering(threading.local):
     mesh = None
+    parameters: dict = {}
 
 
 _lowering = _Lowering()
 
 
 @contextlib.contextmanager
-def lowering_over(mesh):
-    """While jax traces a graph for `mesh`, `Shard` nodes become sharding constraints over it."""
-    before, _lowering.mesh = _lowering.mesh, mesh
+def lowering_over(mesh, parameters: dict | None = None):
+    """While jax traces a graph for `mesh`, `Shard` nodes become sharding constraints over it; `parameters`
+    ({Parameter name: NamedSharding}) says how the step's Parameters are laid out (msx.parallel.local_norm)."""
+    before = _lowering.mesh, _lowering.parameters
+    _lowering.mesh, _lowering.parameters = mesh, parameters or {}
     try:
         yield
     finally:
-        _lowering.mesh = before
+        _lowering.mesh, _lowering.parameters = before
 
 
 def lowering_mesh():
     """The mesh a graph is being lowered over now, or None (eager, one device)."""
     return _lowering.mesh
+
+
+def lowering_parameters() -> dict:
+    """{Parameter name: NamedSharding} of the global-view step being lowered now ({} elsewhere)."""
+    return _lowering.parameters
 
 
 def constrain(x, spec: Spec):

@@ -27,7 +27,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from ..errors import CommunicationError, ContextError, OpError
-from . import context, group_info, sharding, stage_params, strategy_file, zero
+from . import context, group_info, op_strategy, sharding, stage_params, strategy_file, zero
 
 AXIS = "ranks"
 
@@ -322,6 +322,8 @@ class GlobalLayout:
                                          for part, part_names, shardings in zip(args[1:], names[1:],
                                                                                self.in_shardings[1:])
                                          for s, n, sh in zip(part, part_names, shardings)})
+        if op_strategy.STATE["active"]:   # a loaded operator strategy file's names that matched nothing warn
+            op_strategy.on_compile()
         group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
                                           zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
@@ -332,7 +334,9 @@ class GlobalLayout:
                                        f"input {n} of global shape {tuple(s.shape)} must have a batch dimension "
                                        f"(axis 0) that divides by device_num={self.device_num}; each process feeds "
                                        f"an equal slice of it")
-        with sharding.lowering_over(self.mesh):
+        params = {n: sh for part_names, shardings in zip(names[1:], self.in_shardings[1:])
+                  for n, sh in zip(part_names, shardings)}
+        with sharding.lowering_over(self.mesh, params):
             return jax.jit(fn, donate_argnums=donate, out_shardings=out_shardings).lower(*structs)
 
     def _loaded_layouts(self) -> dict:

@@ -65,6 +65,19 @@ def test_two_ranks_of_two_devices_train_like_one_device(two_by_two, reference):
     _check(two_by_two, reference, "semi")
 
 
+def test_each_process_writes_its_own_ranks_local_norms(two_ranks, two_by_two):
+    for out, ranks in ((two_ranks, 2), (two_by_two, 4)):
+        names = [sorted(p.name for p in (out / "norms" / f"rank_{r}").iterdir()) for r in range(ranks)]
+        assert names[0] == sorted(f"local_norm__{p}_float32_{3 * s + i}.npy" for s in range(3)
+                                  for i, p in enumerate(("w1", "b1", "w2")))   # 3 steps, TensorDump's names
+        values = [[float(np.load(out / "norms" / f"rank_{r}" / n, allow_pickle=False)) for n in names[r]]
+                  for r in range(ranks)]
+        assert all(v > 0 for v in values[0])
+        for r in range(1, ranks):   # every Parameter is whole on every device: the same norms
+            assert names[r] == names[0]
+            np.testing.assert_allclose(values[r], values[0], rtol=1e-6)
+
+
 @pytest.mark.parametrize("mode", REFUSED)
 def test_what_cannot_see_the_global_batch_is_refused(two_ranks, mode):
     for r in range(2):

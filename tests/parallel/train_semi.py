@@ -4,12 +4,14 @@
 weight's columns, `ms.shard` on the loss), `full` (`semi` with `full_batch=True`: every rank feeds the whole batch,
 and the step is captured by trace) and `auto` (no strategies: AUTO_PARALLEL), each a jitted step
 (capture_mode='ast') training a fresh MLP (same seed) 3 steps with Momentum; every rank saves its parameters to
-OUT_DIR/<mode>_rank<r>.npz and, for `semi`, whether the StableHLO carries the strategies. `refused:<capture_mode>`
+OUT_DIR/<mode>_rank<r>.npz and, for `semi`, whether the StableHLO carries the strategies (and, under msrun, its
+local norms under OUT_DIR/norms/rank_<r>). `refused:<capture_mode>`
 (`refused:pynative`) records the error a non-ast capture (a PyNative gradient) gets. Under msrun each rank feeds its slice of the batch
 (full_batch=False); without msrun it is the one-process, one-device run on the whole batch (the reference)."""
 import os
 import sys
 
+import jax
 import numpy as np
 
 import msx as ms
@@ -48,6 +50,8 @@ def train(mode: str) -> dict:
         ms.reset_auto_parallel_context()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL if mode == "auto" else
                                      ms.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=mode == "full")
+        if mode == "semi":   # each process writes its own ranks' local norms (msx.parallel.local_norm)
+            ms.set_auto_parallel_context(dump_local_norm=True, dump_local_norm_path=os.path.join(out_dir, "norms"))
     net = Net(strategies=mode != "auto")
     loss_fn = ms.shard(nn.MSELoss(), in_strategy=((2, 1), (2, 1))) if mode != "auto" else nn.MSELoss()
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
@@ -60,6 +64,7 @@ def train(mode: str) -> dict:
         return loss
 
     losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+    jax.effects_barrier()   # the local norms' files are written
     out = {p.name: p.asnumpy() for p in net.trainable_params()}
     out["_losses"] = np.array(losses)
     if mode != "auto" and parallel:
