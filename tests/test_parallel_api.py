@@ -105,7 +105,10 @@ SCRIPT = textwrap.dedent("""
         ms.reset_auto_parallel_context()
 
     folder = tempfile.mkdtemp()
-    norm_run(lambda ap: (ap.dump_local_norm(folder), ap.enable_device_local_norm()))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        norm_run(lambda ap: (ap.dump_local_norm(folder), ap.enable_device_local_norm()))
+    out["norm_warned"] = [str(w.message) for w in said if "dump_local_norm" in str(w.message)]
     out["norm_files"] = {r: sorted(os.path.basename(f) for f in glob.glob(f"{folder}/rank_{r}/*"))
                          for r in range(8)}
     out["norm_values"] = {r: {os.path.basename(f): float(np.load(f, allow_pickle=False))
@@ -225,6 +228,10 @@ def test_dumped_local_norms_are_each_devices_gradient_slice(eight):
             np.testing.assert_allclose(got[f"local_norm__nw_float32_{a}.npy"], nw, rtol=1e-5)
             np.testing.assert_allclose(got[f"local_norm__nb_float32_{b}.npy"], nb, rtol=1e-5)
             np.testing.assert_allclose(got[f"device_local_norm_float32_{c}.npy"], device, rtol=1e-5)
+
+
+def test_the_after_the_reduce_difference_is_said_once(eight):
+    assert len(eight["norm_warned"]) == 1 and "before its AllReduce" in eight["norm_warned"][0]
 
 
 def test_printed_local_norms_are_mindsporess_print_lines(eight):

@@ -27,6 +27,7 @@ import io
 import itertools
 import os
 import threading
+import warnings
 from typing import Iterator, Sequence
 
 import jax
@@ -65,10 +66,23 @@ def observe(params: Sequence, grads: tuple) -> tuple:
               if getattr(p, "requires_grad", False) and isinstance(g, Tensor)
               and jnp.issubdtype(mstype.to_np(g.dtype), jnp.inexact)]
     if chosen:
+        _say_reduced_once()
         per_param, path, device = settings
         apply(local_norms, tuple(g for _, g in chosen),
               {"names": tuple(n for n, _ in chosen), "per_param": per_param, "path": path, "device": device})
     return grads
+
+
+_said: list[bool] = []
+
+
+def _say_reduced_once() -> None:
+    """The one difference from MindSpore a user can see in the numbers, said once per process."""
+    if not _said:
+        _said.append(True)
+        warnings.warn("dump_local_norm: msx's local norm is of each device's slice of the reduced gradient; "
+                      "MindSpore's is of the device's partial gradient before its AllReduce, so with data-parallel "
+                      "devices the values differ (docs/parallel.md, 'Local norms')", UserWarning, stacklevel=3)
 
 
 def _norms(x):
