@@ -231,14 +231,14 @@ class JitFunction(Generic[_P, _R]):
                 raise ContextError(f"msx.jit: {self.__name__} cannot run eagerly in a multi-process "
                                    f"{context_parallel_mode()} job (its step is in global view): {exc}") from None
             self.entries.run_eagerly(sig.key)
-            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
+            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=4)
             return self.fn(*sig.args, **sig.kwargs)
         if captured.unguarded and result is not NOT_RUN:
             # the traced run was eager and is right; a graph could not re-check these decisions, so never reuse it
             self.entries.run_eagerly(sig.key)
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: its result depends on "
                           f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
-                          f"capture_mode='ast' to make it graph control flow", stacklevel=3)
+                          f"capture_mode='ast' to make it graph control flow", stacklevel=4)
             return result
         compiled = self.pipeline.compile(captured, sig, f"static shapes {[list(t._data.shape) for t in sig.tensors]}")
         self.entries.add(sig, compiled)
