@@ -132,7 +132,7 @@ class BytecodeRunner:
         self.table = EntryTable(newest_first=False)  # point key -> its entries, tried in the order captured
         self.root = Point(None, f"the start of {self.name}", self.table)
         self.points: dict[Any, Point] = {}
-        self.history: list[tuple[str, str]] = []    # (where, why) of each recompilation
+        self.recompiles = pipeline.stats.recompile_reasons  # ("at <where>: <why>": the pipeline's, shared)
         self._warned: set = set()
         self._limit_warned = False
         self._eager: dict[Any, Entry] = {}
@@ -210,12 +210,14 @@ class BytecodeRunner:
     def _miss(self, point: Point, env: Any) -> tuple[Entry | None, Any]:
         if point is self.root and _has_tracer(env):
             return None, self.fn(*env[0], **env[1])   # under a jax transform (msx.grad of a jitted function)
+        why = point.where
         if point.entries:
             reason = point.entries[-1].why_not(env)
             self._record(point, reason)
-            if len(self.history) >= context.get_context("recompile_warn_limit"):
+            if len(self.recompiles) >= context.get_context("recompile_warn_limit"):
                 return self._eager_entry(point), ([], [])
-        self.pipeline.note_capture(f"{point.where}: {self.history[-1][1]}" if point.entries else point.where)
+            why = f"{point.where}: {reason}"
+        self.pipeline.note_capture(why)
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped
                 if type(env) is tuple:
@@ -253,13 +255,12 @@ class BytecodeRunner:
         return self._eager[point.key]
 
     def _record(self, point: Point, reason: str) -> None:
-        self.history.append((point.where, reason))
         self.pipeline.note_recompile(f"at {point.where}: {reason}", warn=False)  # (warned below, with what follows)
         limit = context.get_context("recompile_warn_limit")
-        if len(self.history) >= limit and not self._limit_warned:
+        if len(self.recompiles) >= limit and not self._limit_warned:
             self._limit_warned = True
-            shown = "\n  ".join(f"at {w}: {r}" for w, r in self.history[-limit:])
-            warnings.warn(f"msx.jit: {self.name} was recompiled {len(self.history)} times (limit "
+            shown = "\n  ".join(self.recompiles[-limit:])
+            warnings.warn(f"msx.jit: {self.name} was recompiled {len(self.recompiles)} times (limit "
                           f"recompile_warn_limit={limit}); calls that match no cached entry now run eagerly. "
                           f"Reasons:\n  {shown}", stacklevel=4)
 
