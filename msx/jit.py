@@ -33,6 +33,7 @@ from .ops.primitive import recording
 from .eager import tape as eager_tape, tensor_hooks
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .runtime.cache import MISS, EntryCache
+from .runtime.entries import Cache
 from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered
 from .runtime.compile_pipeline import Pipeline, check_backend_options
 from .runtime.signature import Signature, describe_change, is_leaf
@@ -157,9 +158,11 @@ class JitFunction(Generic[_P, _R]):
         self._dynamic = None     # msx.dynamic.DynamicShapes under dynamic=1 or enable_dynamic
         # the function's cache: the signature cache (ast, trace), or the kind a mode registers (bytecode: guarded
         # pieces per resume point). Both hold `msx.runtime.entries.CacheEntry`s and offer `hot` (a call like
-        # the last hit), `explained_call` (explain's entries) and `len`; `_serve` runs a call `hot` did not take
+        # the last hit), `explained_call` (explain's entries) and `len` (`entries.Cache`); `_serve` runs a
+        # call `hot` did not take
         runner = CAPTURE_RUNNERS.get(config.capture_mode)
-        self.entries: Any = runner(self.pipeline) if runner is not None else EntryCache(f"the start of {self.__name__}")
+        self.entries: Cache = runner(self.pipeline) if runner is not None else \
+            EntryCache(f"the start of {self.__name__}")
         self._serve: Callable[[tuple, dict], Any] = self.entries if runner is not None else self._checked_call
         spec = spec_of(fn)
         if spec is not None or (config.dynamic and isinstance(self.entries, EntryCache)):

@@ -55,7 +55,7 @@ class EntryCache:
 
     def __init__(self, where: str = "the start of the function") -> None:
         self.where = where
-        self._entries = EntryTable(newest_first=True)
+        self.table = EntryTable(newest_first=True)
         # the hot call of the entry of the last hit (`Compiled.hot_call`): `hot(args, cell)` is the call's
         # result, or `UNCHECKED`/`INLINE` when the call needs `lookup`; None: no entry is hot
         self.hot: Callable[[tuple, Any], Any] | None = None
@@ -64,7 +64,7 @@ class EntryCache:
     def lookup(self, sig: Signature) -> tuple[Any, str | None]:
         """(the call's result, None) on a hit; (EAGER, None) when the call must run in Python; (MISS, why)
         when a new entry is needed — `why` is None for a key never seen."""
-        entries = self._entries.get(sig.key)
+        entries = self.table.get(sig.key)
         if entries is None:
             return MISS, None
         if entries is EAGER:
@@ -86,7 +86,7 @@ class EntryCache:
 
     def serving(self, sig: Signature) -> SignatureEntry | object | None:
         """The entry `lookup` would run for `sig` now (the newest whose state holds), `EAGER`, or None."""
-        entries = self._entries.get(sig.key)
+        entries = self.table.get(sig.key)
         if entries is None or entries is EAGER:
             return entries
         return next((e for e in entries if e.state.holds()), None)
@@ -112,23 +112,23 @@ class EntryCache:
     def add(self, sig: Signature, compiled: Compiled) -> None:
         """Cache `compiled` for calls with signature `sig` (the oldest entries of its key go past the limit)."""
         key = sig.key
-        entries = self._entries.get(key)
+        entries = self.table.get(key)
         if entries is EAGER:
-            self._entries.set(key, [])
+            self.table.set(key, [])
         self.hot = None  # the next hit elects it again (an entry dropped below must never stay hot)
         if entries is not None and entries is not EAGER and any(e.compiled is compiled for e in entries):
             return
         shapes = ", ".join(f"{t.dtype}{list(t.shape)}" for t in sig.tensors) or "no Tensors"
-        self._entries.add(key, SignatureEntry(self.where, compiled, shapes),
+        self.table.add(key, SignatureEntry(self.where, compiled, shapes),
                           keep=context.get_context("recompile_warn_limit"))
 
     def run_eagerly(self, key: Any) -> None:
         """Calls with signature `key` run the Python function from now on (it could not be captured)."""
         self.hot = None
-        self._entries.set(key, EAGER)
+        self.table.set(key, EAGER)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self.table)
 
 
 __all__ = ["EntryCache", "MISS", "SignatureEntry"]

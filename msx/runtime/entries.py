@@ -14,7 +14,7 @@ tried. A leaf: it imports nothing of msx, so the capture modes below the runtime
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 
 class CacheEntry:
@@ -95,4 +95,21 @@ class EntryTable:
         return sum(len(e) if type(e) is list else 1 for e in self._lists.values())
 
 
-__all__ = ["CacheEntry", "EntryTable"]
+class Cache(Protocol):
+    """What `msx.jit` asks of a jitted function's cache, whatever its mode (the signature cache of ast and
+    trace, the bytecode cache): `JitFunction` serves, explains and counts through these alone."""
+
+    table: EntryTable
+    # a call like the last hit: `hot(args, cell)` is its result, or `UNCHECKED`/`INLINE` (nothing ran: the
+    # call takes the cache's checked path); None while no entry is hot
+    hot: Callable[[tuple, Any], Any] | None
+
+    def explained_call(self, call: Callable[[], Any], args: tuple, kwargs: dict,
+                       cell: Any) -> tuple[Any, list[CacheEntry]]:
+        """Run `call()`; (its result, the entries the call went through, in order)."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
+__all__ = ["Cache", "CacheEntry", "EntryTable"]
