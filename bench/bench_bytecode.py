@@ -84,7 +84,7 @@ def dispatch_row(repeats: int) -> list:
     x = msx.Tensor(np.ones((1, 16), np.float32))
     jitted = msx.jit(small, capture_mode="bytecode")
     out = jitted(x)
-    entry = jitted._runner.root.entries[0]
+    entry = jitted.entries.root.entries[0]
 
     class Stub:
         def run(self, inputs):

@@ -65,7 +65,7 @@ def branch_rows(repeats: int) -> list:
     xm, xj, params = msx.Tensor(x), jnp.asarray(x), bench.params_of(net)
     jitted = msx.jit(net, capture_mode="trace")
     jitted(xm)
-    guards = sum(len(c.guards) for entries in jitted.entries._entries.values() for c in entries)
+    guards = sum(len(c.guards) for entries in jitted.entries.table.values() for c in entries)
     ref = jax.jit(_branchy_jax)
     ours, theirs = _interleaved([lambda: bench._block(jitted(xm)), lambda: ref(params, xj).block_until_ready()],
                                 2000, repeats)

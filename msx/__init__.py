@@ -12,7 +12,7 @@ there, each with its reason.
 base
 1. errors — the error family; imports nothing of msx
 2. versions release atomic hostevents dtype recording compat ignored_args unavailable log import_gc xla_options — leaf modules
-3. compile_cache runtime.value_sources runtime.list_iterator runtime.outcomes refused_runtime — leaves: the compile cache, guard sources, markers; refused runtime controls
+3. compile_cache runtime.value_sources runtime.list_iterator runtime.outcomes runtime.entries refused_runtime — leaves: the compile cache, guard sources, markers, the one cache-entry type; refused runtime controls
 4. fileread sizes tensorfile communication.management — checked readers, size limits, the launch
 tensor
 5. tensor cell_protocol — Tensor and Parameter over jax arrays; what the layers below nn know of a Cell

@@ -268,7 +268,7 @@ class DynamicShapes:
         out = family.compiled.run(sig)
         if out is _INLINE:
             return NOT_HANDLED
-        self.entries.add(sig.key, family.compiled)  # this concrete shape is an exact cache hit from now on
+        self.entries.add(sig, family.compiled)  # this concrete shape is an exact cache hit from now on
         return out
 
 

@@ -14,7 +14,6 @@ identity and training flag). Every recompilation records why.
 from __future__ import annotations
 
 import functools
-from collections import Counter
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, ParamSpec, TypeVar, overload
@@ -25,7 +24,7 @@ from . import hostevents
 from .backends import get_backend
 from .capture.builder import Captured
 from .capture import CAPTURE_CHECKS, CAPTURE_MODES, CAPTURE_RUNNERS, NOT_RUN
-from .capture.explain import ExplainedEntry, ExplainReport
+from .capture.explain import ExplainReport
 from .errors import CaptureError, CaptureFallback, ContextError
 from .ir.graph import Graph
 from .nn import cell_config
@@ -34,6 +33,7 @@ from .ops.primitive import recording
 from .eager import tape as eager_tape, tensor_hooks
 from .dynamic import NOT_HANDLED, DynamicShapes, DynamicSpec, spec_of
 from .runtime.cache import MISS, EntryCache
+from .runtime.entries import Cache
 from .runtime.compiled import EAGER, INLINE, UNCHECKED, Compiled, Lowered
 from .runtime.compile_pipeline import Pipeline, check_backend_options
 from .runtime.signature import Signature, describe_change, is_leaf
@@ -151,16 +151,21 @@ class JitFunction(Generic[_P, _R]):
         self.__name__ = type(fn).__name__ if self.cell is not None else getattr(fn, "__name__", "fn")
         if self.cell is None:
             functools.update_wrapper(self, fn)
-        self.entries = EntryCache()
         self._last: Signature | None = None
         # the stages after capture and the counters, shared with the bytecode runner and msx.dynamic
         self.pipeline = Pipeline(fn, self.__name__, config, _OPTIONS)
         self.stats = self.pipeline.stats
         self._dynamic = None     # msx.dynamic.DynamicShapes under dynamic=1 or enable_dynamic
+        # the function's cache: the signature cache (ast, trace), or the kind a mode registers (bytecode: guarded
+        # pieces per resume point). Both hold `msx.runtime.entries.CacheEntry`s and offer `hot` (a call like
+        # the last hit), `explained_call` (explain's entries) and `len` (`entries.Cache`); `_serve` runs a
+        # call `hot` did not take
         runner = CAPTURE_RUNNERS.get(config.capture_mode)
-        self._runner = runner(self.pipeline) if runner is not None else None  # a mode with its own cache (bytecode)
+        self.entries: Cache = runner(self.pipeline) if runner is not None else \
+            EntryCache(f"the start of {self.__name__}")
+        self._serve: Callable[[tuple, dict], Any] = self.entries if runner is not None else self._checked_call
         spec = spec_of(fn)
-        if spec is not None or (config.dynamic and self._runner is None):
+        if spec is not None or (config.dynamic and isinstance(self.entries, EntryCache)):
             self.set_dynamic_spec(spec)
         elif config.dynamic:  # bytecode: its guards key graphs on shapes, so a new batch size is a new entry
             self.pipeline.note_static("dynamic=1 with capture_mode='bytecode': one guarded graph per shape")
@@ -182,7 +187,7 @@ class JitFunction(Generic[_P, _R]):
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        hot = self.entries.hot  # (never set for a capture mode with its own runner)
+        hot = self.entries.hot
         if hot is not None and not kwargs and recording.recorder is None:
             out = hot(args, self.cell)  # a call like the last hit: no signature to build
             if out is not UNCHECKED and out is not INLINE:
@@ -193,8 +198,10 @@ class JitFunction(Generic[_P, _R]):
             return self.fn(*args, **kwargs) if converter is None else converter(self.fn, args, kwargs)
         if tensor_hooks.any_registered() and tensor_hooks.marks(_tensor_leaves(args, kwargs)):
             return self.fn(*args, **kwargs)  # an input has backward hooks: a gradient of it runs them in Python
-        if self._runner is not None:  # guards and graph breaks: the capture mode runs the call
-            return self._runner(args, kwargs)
+        return self._serve(args, kwargs)
+
+    def _checked_call(self, args: tuple, kwargs: dict) -> Any:
+        """A call of the signature cache that its hot call did not take: look the signature up, or compile."""
         sig = Signature(args, kwargs, self.cell)
         if sig.has_tracer():
             return self.fn(*sig.args, **sig.kwargs)  # under a jax transform (msx.grad of a jitted fn)
@@ -214,7 +221,7 @@ class JitFunction(Generic[_P, _R]):
 
     def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
         """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
-        if self._runner is not None:
+        if not isinstance(self.entries, EntryCache):  # (shape families are entries of the signature cache)
             raise ValueError(f"jit: dynamic shapes need capture_mode 'ast' or 'trace', {self.__name__} uses "
                              f"{self.config.capture_mode!r}")
         self._dynamic = DynamicShapes(self.pipeline, self.entries, spec)  # (adds its shapes to this cache)
@@ -227,17 +234,17 @@ class JitFunction(Generic[_P, _R]):
                 raise ContextError(f"msx.jit: {self.__name__} cannot run eagerly in a multi-process "
                                    f"{context_parallel_mode()} job (its step is in global view): {exc}") from None
             self.entries.run_eagerly(sig.key)
-            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=3)
+            warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: {exc}", stacklevel=4)
             return self.fn(*sig.args, **sig.kwargs)
         if captured.unguarded and result is not NOT_RUN:
             # the traced run was eager and is right; a graph could not re-check these decisions, so never reuse it
             self.entries.run_eagerly(sig.key)
             warnings.warn(f"msx.jit: {self.__name__} runs eagerly for this signature: its result depends on "
                           f"{'; '.join(captured.unguarded)}, which trace capture cannot guard; use "
-                          f"capture_mode='ast' to make it graph control flow", stacklevel=3)
+                          f"capture_mode='ast' to make it graph control flow", stacklevel=4)
             return result
         compiled = self.pipeline.compile(captured, sig, f"static shapes {[list(t._data.shape) for t in sig.tensors]}")
-        self.entries.add(sig.key, compiled)
+        self.entries.add(sig, compiled)
         if reason is not None:
             self.pipeline.note_recompile(reason)
         self._last = sig
@@ -307,33 +314,16 @@ class JitFunction(Generic[_P, _R]):
 
     def explain(self, *args, **kwargs) -> ExplainReport:
         """Run this call and report what jit did: graphs, graph breaks (reason, line, suggestion), the guards of
-        each cache entry, recompilations — in every capture mode (ast and trace have one entry, no breaks)."""
-        if self._runner is not None:
-            return self._runner.explain(args, kwargs)
+        each cache entry, recompilations — in every capture mode (ast and trace have one entry, no breaks):
+        the cache says which entries the call went through, and every entry describes itself the same way."""
         n_before = len(self.recompile_reasons)
-        result = self(*args, **kwargs)
-        sig = Signature(args, kwargs, self.cell)
-        return ExplainReport.of_entries(self.__name__, self.config.capture_mode, [self._explained(sig)],
-                                        self.recompile_reasons, n_before, result)
-
-    def _explained(self, sig: Signature) -> ExplainedEntry:
-        """The cache entry that serves `sig`, in explain()'s words."""
-        where = f"the start of {self.__name__}"
-        entry = self.entries.serving(sig)
-        if entry is EAGER or entry is None:  # (None: a call under a jax transform or inside a capture)
-            return ExplainedEntry(where, None, [], None, "this signature runs eagerly (see the warning it gave)")
-        shapes = ", ".join(f"{t.dtype}{list(t.shape)}" for t in sig.tensors) or "no Tensors"
-        guards = [f"the call's Tensor arguments are {shapes}   [the signature]"]
-        said = Counter(f"{g.describe()}   [{g.origin()}]" for g in list(entry.guards) + list(entry.state.guards))
-        guards += [text if n == 1 else f"{text} (x{n})" for text, n in said.items()]
-        guards += [f"Cell {c.path}: training flag, sub-Cells, Parameters and attributes unchanged   [read by the "
-                   f"capture]" for c in entry.state.cells]
-        return ExplainedEntry(where, entry.lowered.captured.graph, guards, None, None)
+        result, visited = self.entries.explained_call(lambda: self(*args, **kwargs), args, kwargs, self.cell)
+        return ExplainReport(self.__name__, self.config.capture_mode, visited, self.recompile_reasons, n_before,
+                             result)
 
     def cache_info(self) -> dict:
-        entries = len(self.entries) if self._runner is None else self._runner.entry_count()
         return {"captures": self.captures, "compiles": self.compiles, "hits": self.hits,
-                "entries": entries, "recompile_reasons": list(self.recompile_reasons),
+                "entries": len(self.entries), "recompile_reasons": list(self.recompile_reasons),
                 "pass_runs": self.pass_runs, "xla_compiles": self.xla_compiles, "log": list(self.log),
                 "shape_families": len(self._dynamic.families) if self._dynamic is not None else 0}
 

@@ -58,7 +58,7 @@ def test_each_generated_shape_equals_eager_past_its_first_hits(mode, name):
         args = _inputs(k, step)
         for ours, theirs in zip(_flat(jf(*args)), _flat(fn(*args))):
             assert_same_float32(ours, theirs)
-    hot = jf.entries.hot if mode != "bytecode" else jf._runner.root.entries[0]._hot  # (bytecode: after its guards)
+    hot = jf.entries.hot if mode != "bytecode" else jf.entries.root.entries[0]._hot  # (bytecode: after its guards)
     assert hot is not None and hasattr(hot, "source_text")
     assert jf.cache_info()["hits"] >= 3
 

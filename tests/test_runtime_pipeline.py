@@ -24,7 +24,7 @@ def test_every_mode_compiles_through_the_functions_pipeline(mode):
     jf = msx.jit(double, capture_mode=mode)
     assert isinstance(jf.pipeline, compile_pipeline.Pipeline) and jf.stats is jf.pipeline.stats
     if mode == "bytecode":
-        assert jf._runner.pipeline is jf.pipeline and not hasattr(jf._runner, "stats")  # counts through it only
+        assert jf.entries.pipeline is jf.pipeline and not hasattr(jf.entries, "stats")  # counts through it only
     for _ in range(3):
         np.testing.assert_allclose(jf(msx.Tensor(X)).asnumpy(), X * 2)
     info = jf.cache_info()

@@ -1,7 +1,8 @@
 """`JitFunction.explain(*args)`: what one call did, in words — graphs, breaks, guards, recompilations.
 
-One report for every capture mode: bytecode's runner lists each piece it went through (`ExplainReport`),
-ast and trace their one cache entry (`ExplainReport.of_entries`, built by `msx.jit`).
+One report for every capture mode, built from the cache entries the call went through — each a
+`msx.runtime.entries.CacheEntry`, whatever the mode: bytecode's each piece (a call with graph breaks goes
+through several), ast's and trace's the one entry of the call's signature.
 
 Each graph break is reported with its reason, the user's line underlined and
 a concrete suggestion ("use ops.where ... instead of an `if` on a tensor"),
@@ -32,37 +33,31 @@ class ExplainedEntry:
     eager_reason: str | None   # why this part runs eagerly (None: it is compiled)
     runs: int = 1              # times in a row the call went through it (a loop whose body has a break)
 
+    @classmethod
+    def of(cls, entry: Any) -> "ExplainedEntry":
+        """A cache entry (`msx.runtime.entries.CacheEntry`, any mode's) in explain()'s words."""
+        return cls(entry.where, entry.graph, entry.guard_lines(), entry.brk, entry.eager_reason)
+
 
 class ExplainReport:
     """Printable; also `graph_count`, `graphs`, `breaks`, `entries`, `recompiles`, `result`."""
 
-    def __init__(self, name: str, events: list, history: list[tuple[str, str]], n_before: int, result: Any,
-                 mode: str = "bytecode") -> None:
+    def __init__(self, name: str, mode: str, visited: list, recompiles: list[str], n_before: int,
+                 result: Any) -> None:
+        """`visited`: the cache entries the call went through, in order (`CacheEntry`s); `recompiles`: the
+        function's recompile reasons so far, the first `n_before` of them from before this call."""
         self.name, self.mode = name, mode
         self.result = result
         self.entries: list[ExplainedEntry] = []
         previous = None
-        for point, entry in events:
+        for entry in visited:
             if entry is previous:
                 self.entries[-1].runs += 1
                 continue
             previous = entry
-            piece = entry.piece
-            graph = piece.captured.graph if piece is not None and piece.has_graph else None
-            brk = getattr(piece.exit, "info", None) if piece is not None else None
-            guards = [f"{g.describe()}   [{g.origin()}]" for g in entry.guards]
-            self.entries.append(ExplainedEntry(point.where, graph, guards, brk, entry.eager_reason))
-        self.recompiles = [f"at {where}: {why}" for where, why in history]
+            self.entries.append(ExplainedEntry.of(entry))
+        self.recompiles = list(recompiles)
         self.new_recompiles = self.recompiles[n_before:]
-
-    @classmethod
-    def of_entries(cls, name: str, mode: str, entries: list[ExplainedEntry], recompiles: list[str], n_before: int,
-                   result: Any) -> "ExplainReport":
-        """The report of a mode whose cache holds whole-function entries (ast, trace): the ones the call used."""
-        report = cls(name, [], [], 0, result, mode)
-        report.entries = entries
-        report.recompiles, report.new_recompiles = list(recompiles), list(recompiles[n_before:])
-        return report
 
     @property
     def graphs(self) -> list[Graph]:

@@ -146,7 +146,7 @@ class Pipeline:
             self._warned = True
             shown = "\n  ".join(reasons[-limit:])
             warnings.warn(f"msx.jit: {self.name} was recompiled {len(reasons)} times; reasons:\n  {shown}",
-                          stacklevel=4)
+                          stacklevel=5)
 
     def note_capture(self, why: str | None) -> None:
         """A capture is about to run (`why`: the first call, or the change that made the cache miss; None: a

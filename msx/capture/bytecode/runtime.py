@@ -2,12 +2,16 @@
 
 A `Point` is a place where compiled code can start: the start of the function,
 or just after a graph break (a position in the interpreter's frames). Each
-point holds entries; an entry is one captured piece — its generated guard
-check, its compiled graph (built by the function's `msx.runtime.compile_pipeline.Pipeline`, the one pipeline
-every jit cache calls: passes -> `Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
+point's entries are one key of the runner's `msx.runtime.entries.EntryTable`; an entry is this mode's
+kind of the one `CacheEntry` (guards, a compiled graph or an eager reason — what explain() and the
+recompile reasons read in every mode) holding one captured piece: its generated guard check, its compiled
+graph (built by the function's `msx.runtime.compile_pipeline.Pipeline`, the one pipeline every jit cache
+calls: passes -> `Lowered.compile` -> `Compiled.run`), and how it continues. A call walks the
 chain: find the entry whose guards hold, run its graph, then either rebuild the
 return value or rebuild the frames, run the breaking instruction in Python and
-go on at the next point. No bytecode is interpreted on a hit.
+go on at the next point. No bytecode is interpreted on a hit. `hot`, as the signature cache's, is the
+call like the last hit at the start: the entry's guards, then its graph's generated call (`msx.jit` tries
+it before anything else).
 
 A miss captures again and says why, naming the failed guard, its old and new
 value and the line that made it. After `set_context(recompile_warn_limit=N)`
@@ -28,12 +32,12 @@ from ...tensor import PARAMETER_LOCK, Tensor
 from ..failures import cannot_capture
 from .breaks import STAGE, fullgraph_error
 from .capture import BreakExit, CaptureFailed, Piece, capture_piece
+from ...runtime.entries import CacheEntry, EntryTable
 from ...runtime.guards import Guard, compile_check
 from ...runtime.outcomes import INLINE, UNCHECKED
 from ...runtime.signature import Signature, is_leaf
 from .reconstruct import BuildContext, OutR
 from .vm import VM
-from ..explain import ExplainReport
 
 
 class ResumeEnv(list):
@@ -43,13 +47,13 @@ class ResumeEnv(list):
 
 
 class Point:
-    """Where compiled code can start; `where` says it in words."""
+    """Where compiled code can start; `where` says it in words; `entries`: its (live) list in the table."""
 
     __slots__ = ("key", "where", "entries")
 
-    def __init__(self, key: Any, where: str) -> None:
+    def __init__(self, key: Any, where: str, table: EntryTable) -> None:
         self.key, self.where = key, where
-        self.entries: list[Entry] = []
+        self.entries: list[Entry] = table.list_for(key)
 
 
 class _Inputs:
@@ -58,15 +62,16 @@ class _Inputs:
     __slots__ = ("tensors",)
 
 
-class Entry:
-    """One cache entry: guards (compiled into `check`), a graph (or none), and what comes after it."""
+class Entry(CacheEntry):
+    """A bytecode cache entry: guards (compiled into `check`), a graph (or none), and what comes after it
+    (`piece`: its exit returns or breaks; None: the entry runs eagerly from its point)."""
 
-    __slots__ = ("check", "guards", "compiled", "piece", "eager_reason", "point", "_inputs", "_output", "_hot")
+    __slots__ = ("check", "piece", "point", "_inputs", "_output", "_hot")
 
     def __init__(self, point: Point, guards: list[Guard], piece: Piece | None, compiled: Any,
                  eager_reason: str | None = None) -> None:
-        self.point, self.guards, self.piece, self.compiled = point, guards, piece, compiled
-        self.eager_reason = eager_reason
+        super().__init__(point.where, guards, compiled, eager_reason)
+        self.point, self.piece = point, piece
         inputs = piece.inputs if piece is not None else []
         values = piece.values if piece is not None else []
         self.check = compile_check(guards, inputs, values)
@@ -77,6 +82,13 @@ class Entry:
         # the guards checked the call's Tensors: the graph's generated hot call runs them (None: `Compiled.run`)
         self._hot = compiled.hot_call(len(inputs), None) if compiled is not None and compiled.backend_checks \
             else None
+
+    @property
+    def brk(self) -> Any:
+        return getattr(self.piece.exit, "info", None) if self.piece is not None else None
+
+    def why_not(self, call: Any) -> str | None:
+        return super().why_not(call) or "a guard's source could not be read"
 
     def run(self, fetched: tuple, env: Any, runner: "BytecodeRunner") -> Any:
         if self.piece is None:   # runs eagerly from this point
@@ -117,27 +129,39 @@ class BytecodeRunner:
     def __init__(self, pipeline) -> None:
         self.pipeline = pipeline
         self.fn, self.name, self.config = pipeline.fn, pipeline.name, pipeline.config
-        self.root = Point(None, f"the start of {self.name}")
+        self.table = EntryTable(newest_first=False)  # point key -> its entries, tried in the order captured
+        self.root = Point(None, f"the start of {self.name}", self.table)
         self.points: dict[Any, Point] = {}
-        self.history: list[tuple[str, str]] = []    # (where, why) of each recompilation
+        self.recompiles = pipeline.stats.recompile_reasons  # ("at <where>: <why>": the pipeline's, shared)
         self._warned: set = set()
         self._limit_warned = False
         self._eager: dict[Any, Entry] = {}
         self.events: list | None = None             # set while `explain` records a call
         self._last: Entry | None = None             # the root entry of the last hit, when it returns a graph output
+        # `hot(args, cell)`: a call like the last hit — `_last`'s guards, then its graph's generated call —
+        # or `UNCHECKED` (the call takes the walk: an argument the guards refuse, e.g. a numpy array to
+        # convert); None: no entry is hot. `msx.jit` runs it before anything else, as the signature cache's.
+        self.hot: Any = None
 
     # ------------------------------------------------------------ calling
-    def __call__(self, args: tuple, kwargs: dict) -> Any:
-        last = self._last
-        if last is not None and not kwargs and self.events is None:
-            # a call like the last hit: its guards, then its graph's generated call (an argument the guards
-            # refuse, e.g. a numpy array to convert, takes the walk below)
-            fetched = last.check((args, kwargs))
+    def _elect(self, entry: Entry) -> None:
+        """Make `entry` (a root entry that returns one of its graph's outputs) the hot one."""
+        if entry is self._last:
+            return
+        self._last = entry
+        check, hot, k = entry.check, entry._hot, entry._output
+
+        def call(args: tuple, cell: Any) -> Any:
+            fetched = check((args, {}))
             if type(fetched) is tuple:
-                out = last._hot(fetched[0], None)
+                out = hot(fetched[0], None)
                 if out is not UNCHECKED and out is not INLINE:
-                    self.pipeline.note_hit()
-                    return out[last._output]
+                    return out[k]
+            return UNCHECKED
+
+        self.hot = call
+
+    def __call__(self, args: tuple, kwargs: dict) -> Any:
         if kwargs or not all(type(a) in _PLAIN_ARGS for a in args):
             args, kwargs = _arrays_as_tensors(args, kwargs)
         point: Point = self.root
@@ -149,15 +173,15 @@ class BytecodeRunner:
                 if type(fetched) is tuple:
                     if point is self.root:
                         self.pipeline.note_hit()
-                        if entry._hot is not None and entry._output is not None:
-                            self._last = entry
+                        if entry._hot is not None and entry._output is not None and self.events is None:
+                            self._elect(entry)
                     break
             else:
                 entry, fetched = self._miss(point, env)
                 if entry is None:
                     return fetched   # ran eagerly (under a jax transform)
             if self.events is not None:
-                self.events.append((point, entry))
+                self.events.append(entry)
             try:
                 out = entry.run(fetched, env, self)
             except _Stale as stale:
@@ -165,7 +189,7 @@ class BytecodeRunner:
                     return self.fn(*env[0], **env[1]) if type(env) is tuple else VM().run(list(env))
                 point.entries.remove(entry)
                 if entry is self._last:
-                    self._last = None
+                    self._last = self.hot = None
                 self._record(point, str(stale))
                 continue
             if type(out) is not ResumeEnv:
@@ -180,18 +204,20 @@ class BytecodeRunner:
             top = frames[-1]
             at = brk.at.short() if brk.at is not None else "?"
             where = f"the graph break at {at} in {top.info.qualname} (resuming at line {top.info.loc(top.ip).line})"
-            point = self.points[key] = Point(key, where)
+            point = self.points[key] = Point(key, where, self.table)
         return point
 
     def _miss(self, point: Point, env: Any) -> tuple[Entry | None, Any]:
         if point is self.root and _has_tracer(env):
             return None, self.fn(*env[0], **env[1])   # under a jax transform (msx.grad of a jitted function)
+        why = point.where
         if point.entries:
-            reason = self._why(point.entries[-1], env)
+            reason = point.entries[-1].why_not(env)
             self._record(point, reason)
-            if len(self.history) >= context.get_context("recompile_warn_limit"):
+            if len(self.recompiles) >= context.get_context("recompile_warn_limit"):
                 return self._eager_entry(point), ([], [])
-        self.pipeline.note_capture(f"{point.where}: {self.history[-1][1]}" if point.entries else point.where)
+            why = f"{point.where}: {reason}"
+        self.pipeline.note_capture(why)
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter: never while another thread has them swapped
                 if type(env) is tuple:
@@ -218,7 +244,7 @@ class BytecodeRunner:
         fetched = entry.check(env)
         if type(fetched) is not tuple:
             raise CaptureError(f"internal: the guards of the entry just captured do not hold for its own call "
-                               f"(guard {fetched}: {self._why(entry, env)})", stage=STAGE)
+                               f"(guard {fetched}: {entry.why_not(env)})", stage=STAGE)
         return entry, fetched
 
     def _eager_entry(self, point: Point) -> Entry:
@@ -228,21 +254,13 @@ class BytecodeRunner:
                                            "(set_context(recompile_warn_limit=...))")
         return self._eager[point.key]
 
-    def _why(self, entry: Entry, env: Any) -> str:
-        for guard in entry.guards:
-            failure = guard.failure(env)
-            if failure is not None:
-                return failure
-        return "a guard's source could not be read"
-
     def _record(self, point: Point, reason: str) -> None:
-        self.history.append((point.where, reason))
         self.pipeline.note_recompile(f"at {point.where}: {reason}", warn=False)  # (warned below, with what follows)
         limit = context.get_context("recompile_warn_limit")
-        if len(self.history) >= limit and not self._limit_warned:
+        if len(self.recompiles) >= limit and not self._limit_warned:
             self._limit_warned = True
-            shown = "\n  ".join(f"at {w}: {r}" for w, r in self.history[-limit:])
-            warnings.warn(f"msx.jit: {self.name} was recompiled {len(self.history)} times (limit "
+            shown = "\n  ".join(self.recompiles[-limit:])
+            warnings.warn(f"msx.jit: {self.name} was recompiled {len(self.recompiles)} times (limit "
                           f"recompile_warn_limit={limit}); calls that match no cached entry now run eagerly. "
                           f"Reasons:\n  {shown}", stacklevel=4)
 
@@ -256,17 +274,18 @@ class BytecodeRunner:
                       f"{reason}{where}", stacklevel=4)
 
     # ------------------------------------------------------------ inspection
-    def entry_count(self) -> int:
-        return len(self.root.entries) + sum(len(p.entries) for p in self.points.values())
+    def __len__(self) -> int:
+        return len(self.table)
 
-    def explain(self, args: tuple, kwargs: dict):
-        self.events = []
-        n_history = len(self.history)
+    def explained_call(self, call: Any, args: tuple, kwargs: dict, cell: Any) -> tuple[Any, list]:
+        """Run `call()` (the jitted call); (its result, the entries it went through, in order). No entry is
+        hot meanwhile, so the call walks its points and each entry it runs is seen."""
+        self.events, self.hot, self._last = [], None, None
         try:
-            result = self(args, kwargs)
+            result = call()
         finally:
             events, self.events = self.events, None
-        return ExplainReport(self.name, events, list(self.history), n_history, result)
+        return result, events
 
 
 _PLAIN_ARGS = (Tensor, int, float, bool, str, type(None))
