@@ -126,11 +126,12 @@ def _global_view(sig: Signature, capture_mode: str) -> tuple[tuple, dict]:
                            f"batch's shapes, which needs capture_mode='ast' (got {capture_mode!r})")
     stand_ins: dict[int, Tensor] = {}
 
-    def stand_in(x: Any) -> Any:
+    def stand_in(x: Any) -> Any:   # (the index: which of the step's inputs, for a per-input dataset_strategy)
         if not isinstance(x, Tensor) or isinstance(x, Parameter):
             return x
         if id(x) not in stand_ins:
-            stand_ins[id(x)] = Tensor._from(jax.ShapeDtypeStruct(spmd.global_shape(x.shape), x._data.dtype))
+            shape = spmd.global_shape(x.shape, len(stand_ins))
+            stand_ins[id(x)] = Tensor._from(jax.ShapeDtypeStruct(shape, x._data.dtype))
         return stand_ins[id(x)]
 
     leaves, treedef = jax.tree_util.tree_flatten((sig.args, sig.kwargs), is_leaf=is_leaf)

@@ -218,11 +218,49 @@ def batch_slices() -> int:
     return processes // stages if processes % stages == 0 else 1
 
 
-def global_shape(shape: tuple) -> tuple:
-    """The global batch's shape for one process's input of `shape`: the processes' slices stacked on axis 0 (a
-    0-d input is the same value on every process; with pipeline stages across processes see `batch_slices`)."""
+def global_shape(shape: tuple, index: int | None = None) -> tuple:
+    """The global shape of one process's input `index` of `shape`: the processes' slices stacked on axis 0 (a
+    0-d input is the same value on every process; with pipeline stages across processes see `batch_slices`), or,
+    with one `dataset_strategy` per input, that input's slices as its strategy cuts it (`_strategy_scale`)."""
     shape = tuple(shape)
+    strategies = context.get_auto_parallel_context("dataset_strategy")
+    if isinstance(strategies, tuple) and index is not None:
+        return tuple(n * k // m for n, (k, m) in zip(shape, _strategy_scale(strategies, index, shape)))
     return (shape[0] * batch_slices(), *shape[1:]) if shape else shape
+
+
+def _strategy_scale(strategies: tuple, index: int, shape: tuple) -> list[tuple[int, int]]:
+    """Per dimension of input `index`, (k, m): its strategy cuts it in k slices, of which this process's devices
+    hold m (contiguous); the process feeds m/k of the dimension. MindSpore's ranks each read the slice their
+    strategy gives them; a process of msx holds several ranks' devices (block r of the strategy mesh)."""
+    device_num = context.get_auto_parallel_context("device_num")
+    if context.stage_count(device_num) > 1:
+        raise ContextError(f"dataset_strategy={strategies} over {jax.process_count()} processes with pipeline "
+                           f"stages is not supported by msx yet (issue 35): feed every process the whole batch "
+                           f"(full_batch=True)")
+    if index >= len(strategies):
+        raise ContextError(f"dataset_strategy gives {len(strategies)} strategies, but the step has more inputs "
+                           f"(input {index} has shape {tuple(shape)}); give one strategy per input")
+    cuts = sharding.cuts(strategies[index])
+    if len(cuts) != len(shape):
+        raise ContextError(f"dataset_strategy[{index}] {strategies[index]} has {len(cuts)} dimension(s) but input "
+                           f"{index} has shape {tuple(shape)}")
+    spec = sharding.specs_for([strategies[index]], device_num)[0]
+    mesh = sharding.strategy_mesh(device_num)
+    whole = tuple(math.prod(mesh.shape[a] for a in axes) for axes in spec)   # a shape each slice is one row of
+    held = NamedSharding(mesh, sharding.partition_spec(spec)).addressable_devices_indices_map(whole).values()
+    scale = []
+    for d, k in enumerate(whole):
+        starts = sorted({idx[d].start or 0 for idx in held})
+        if starts != list(range(starts[0], starts[0] + len(starts))):
+            raise ContextError(f"dataset_strategy[{index}] {strategies[index]}: process {jax.process_index()}'s "
+                               f"devices hold slices {starts} of dimension {d}, not a contiguous run; feed every "
+                               f"process the whole batch (full_batch=True)")
+        if (shape[d] * k) % len(starts):
+            raise ContextError(f"dataset_strategy[{index}] {strategies[index]}: this process feeds {len(starts)} of "
+                               f"the {k} slices of dimension {d}, but its input has {shape[d]} rows there")
+        scale.append((k, len(starts)))
+    return scale
 
 
 class GlobalLayout:
@@ -302,10 +340,6 @@ class GlobalLayout:
         self.loaded = self._loaded_layouts()
         strategy = context.get_auto_parallel_context("dataset_strategy")
         self.inputs_strategy = strategy if isinstance(strategy, tuple) else None
-        if self.inputs_strategy is not None and jax.process_count() > 1:
-            raise ContextError(f"dataset_strategy={strategy} over {jax.process_count()} processes is not supported "
-                               f"by msx yet (issue 35): feed every process the whole batch (full_batch=True), or "
-                               f"its slice of axis 0 (dataset_strategy='data_parallel')")
         self.staged = stage_params.held_names(zero.optimizers()) if sharding.PIPE in self.mesh.axis_names else set()
         self.in_shardings = tuple([self._sharding(tuple(s.shape), n, group == 0, i)
                                    for i, (s, n) in enumerate(zip(part, part_names))]
@@ -327,7 +361,7 @@ class GlobalLayout:
         group_info.on_compile(self.mesh, [(tuple(s.shape), sh) for part, shardings in
                                           zip(args[1:], self.in_shardings[1:]) for s, sh in zip(part, shardings)])
         self.global_shapes = [tuple(s.shape) for s in args[0]]
-        if jax.process_count() > 1 and not full_batch():
+        if jax.process_count() > 1 and not full_batch() and self.inputs_strategy is None:
             for s, n, sh in zip(args[0], names[0], self.in_shardings[0]):
                 if len(s.shape) and sh is self.replicated:
                     raise ContextError(f"{self.device_num}-device global view over {jax.process_count()} processes: "
@@ -358,7 +392,8 @@ class GlobalLayout:
         if jax.process_count() == 1:
             return _run_placed(compiled, inputs, self.in_shardings)
         batch = []
-        for x, shape, sh in zip(inputs[0], self.global_shapes, self.in_shardings[0]):
+        per_input = self.inputs_strategy is not None
+        for i, (x, shape, sh) in enumerate(zip(inputs[0], self.global_shapes, self.in_shardings[0])):
             if full_batch():   # every process holds the whole batch: each device takes its piece of it
                 if tuple(x.shape) != shape:
                     raise ContextError(f"full_batch over {jax.process_count()} processes: this process's input of "
@@ -366,9 +401,10 @@ class GlobalLayout:
                                        f"built for; every process must feed the same whole batch")
                 batch.append(jax.make_array_from_callback(shape, sh, lambda idx, x=x: x[idx]))
                 continue
-            if global_shape(x.shape) != shape:
+            mine = global_shape(x.shape, i if per_input else None)
+            if mine != shape:
                 raise ContextError(f"global view over {jax.process_count()} processes: this process's input of "
-                                   f"shape {tuple(x.shape)} makes a global batch of {global_shape(x.shape)}, but "
+                                   f"shape {tuple(x.shape)} makes a global batch of {mine}, but "
                                    f"the graph was built for {shape} (a graph captured with one process's shapes: "
                                    f"use msx.jit with capture_mode='ast')")
             batch.append(jax.make_array_from_process_local_data(sh, x, shape))

@@ -14,7 +14,7 @@ import pytest
 import jobs
 
 SCRIPT = os.path.join(jobs.ROOT, "tests", "parallel", "train_semi.py")
-MODES = ("semi", "auto", "full")
+MODES = ("semi", "auto", "full", "strategy")
 REFUSED = ("refused:trace", "refused:bytecode", "refused:pynative")
 
 
@@ -40,7 +40,7 @@ def two_ranks(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def two_by_two(tmp_path_factory):
-    return _job(tmp_path_factory, "semi2x2", ("semi",), jobs.host_devices(2))
+    return _job(tmp_path_factory, "semi2x2", ("semi", "strategy"), jobs.host_devices(2))
 
 
 def _check(out, reference, mode):
@@ -61,8 +61,9 @@ def test_two_ranks_train_like_one_device_on_the_whole_batch(two_ranks, reference
         assert all(bool(r["_hlo_sharded"]) for r in ranks)
 
 
-def test_two_ranks_of_two_devices_train_like_one_device(two_by_two, reference):
-    _check(two_by_two, reference, "semi")
+@pytest.mark.parametrize("mode", ("semi", "strategy"))
+def test_two_ranks_of_two_devices_train_like_one_device(two_by_two, reference, mode):
+    _check(two_by_two, reference, mode)
 
 
 def test_each_process_writes_its_own_ranks_local_norms(two_ranks, two_by_two):

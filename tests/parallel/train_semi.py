@@ -2,7 +2,8 @@
 
 `python train_semi.py MODES OUT_DIR`: MODES is a comma list of `semi` (a MatMul cut on the batch, one cut on the
 weight's columns, `ms.shard` on the loss), `full` (`semi` with `full_batch=True`: every rank feeds the whole batch,
-and the step is captured by trace) and `auto` (no strategies: AUTO_PARALLEL), each a jitted step
+and the step is captured by trace), `strategy` (`semi` with one `dataset_strategy` per input: x cut in one slice per
+device, so each process feeds its slice of it, y whole on every process) and `auto` (no strategies: AUTO_PARALLEL), each a jitted step
 (capture_mode='ast') training a fresh MLP (same seed) 3 steps with Momentum; every rank saves its parameters to
 OUT_DIR/<mode>_rank<r>.npz and, for `semi`, whether the StableHLO carries the strategies (and, under msrun, its
 local norms under OUT_DIR/norms/rank_<r>). `refused:<capture_mode>`
@@ -45,11 +46,14 @@ class Net(nn.Cell):
 
 def train(mode: str) -> dict:
     parallel = size > 1
-    x, y = (ms.Tensor(X), ms.Tensor(Y)) if mode == "full" else (X_MINE, Y_MINE)
+    x, y = (ms.Tensor(X), ms.Tensor(Y)) if mode == "full" else (X_MINE, ms.Tensor(Y)) if mode == "strategy" else \
+        (X_MINE, Y_MINE)
     if parallel:
         ms.reset_auto_parallel_context()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.AUTO_PARALLEL if mode == "auto" else
                                      ms.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=mode == "full")
+        if mode == "strategy":   # x cut in one slice per device (each process feeds its devices' run), y whole
+            ms.set_auto_parallel_context(dataset_strategy=((jax.device_count(), 1), (1, 1)))
         if mode == "semi":   # each process writes its own ranks' local norms (msx.parallel.local_norm)
             ms.set_auto_parallel_context(dump_local_norm=True, dump_local_norm_path=os.path.join(out_dir, "norms"))
     net = Net(strategies=mode != "auto")
