@@ -1,6 +1,7 @@
-"""The capture modes' one table of builtin handlers (`msx/capture/handlers.py`, issue 29): every builtin a mode
-runs itself is, in every other mode, handled too or ruled on by the one call policy; and the modes agree with
-eager (numpy is the reference) on a function that goes through the handled builtins."""
+"""The capture modes' one table of builtin handlers (`msx/capture/handlers.py`, issue 29): a builtin's capture
+rule is one function that every interpreting mode runs (a rule for some modes only says why); every builtin
+a mode runs itself is, in every other mode, handled too or ruled on by the one call policy; and the modes
+agree with eager (numpy is the reference) on a function that goes through the handled builtins."""
 import functools
 
 import numpy as np
@@ -8,8 +9,8 @@ import pytest
 
 import msx
 from msx.capture import handlers, policy
-from msx.capture.ast_capture import interpreter  # noqa: F401  (registers ast's handlers)
-from msx.capture.bytecode import specials  # noqa: F401  (registers bytecode's handlers)
+from msx.capture.ast_capture import interpreter
+from msx.capture.bytecode import calls
 
 RULED = set(policy.PURE_BUILTINS) | set(policy.SIDE_EFFECT_BUILTINS) | set(policy.VALUE_BUILTINS)
 
@@ -26,8 +27,23 @@ def test_each_modes_lookup_is_its_column_of_the_table():
     for mode in handlers.MODES:
         table = handlers.handlers(mode)
         assert all(id(fn) == key for key, (fn, _) in table.items())
-    assert specials.SPECIAL is handlers.handlers("bytecode")
+    assert calls.SPECIAL is handlers.handlers("bytecode")
     assert interpreter._SPECIAL is handlers.handlers("ast")
+
+
+def test_each_rule_is_written_once():
+    shared = handlers.shared()
+    assert {"print", "super", "setattr", "len", "isinstance", "zip", "enumerate", "getattr", "sorted", "sum",
+            "map", "filter", "reduce"} <= {f.__name__ for f in shared}
+    own = set(handlers.coverage()) - set(shared)
+    assert own == set(handlers.differences()), "a rule for some modes only says why"
+    assert all(all(why for why in modes.values()) for modes in handlers.differences().values())
+
+
+def test_a_rule_for_one_mode_must_say_why():
+    with pytest.raises(ValueError, match="must say why"):
+        handlers.register_builtin(abs, lambda cx, args, kwargs: None, modes=("ast",))
+    assert id(abs) not in handlers.handlers("ast")
 
 
 def through_builtins(x, ys):

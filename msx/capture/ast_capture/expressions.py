@@ -24,10 +24,13 @@ class Expressions:
         return self.frame.scope.load(node.id)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
-        obj = self.value_of(node.value)
-        value = getattr(obj, node.attr)
+        return self.load_attr(self.value_of(node.value), node.attr)
+
+    def load_attr(self, obj: Any, name: str) -> Any:
+        """`obj.name` (`getattr(obj, name)` too): state read from outside the function is guarded."""
+        value = getattr(obj, name)
         if not self.is_local(obj) and not isinstance(obj, Tensor):
-            reads.note_attribute(obj, node.attr, value)  # state from outside the function: guarded
+            reads.note_attribute(obj, name, value)
         return value
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:

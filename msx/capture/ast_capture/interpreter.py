@@ -25,10 +25,11 @@ from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ... import tensor as tensor_module
 from ...tensor import Parameter, Tensor
 from .. import reads
-from ..handlers import NotPrintable, handlers, print_pieces, record_print, register_builtin
+from ..handlers import handlers
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
 from . import control_flow
+from .context import AstContext
 from .expressions import Expressions
 from .failures import Unsupported, user_error
 from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
@@ -65,6 +66,7 @@ class Interpreter(Expressions):
         self._local_ids: set[int] = set()
         self._keep: list = []          # keeps locally created objects alive so their ids stay unique
         self.active = False
+        self.context = AstContext(self)  # what the builtins' capture rules (capture/handlers.py) read through
 
     # ------------------------------------------------------------ bookkeeping
     def __enter__(self) -> "Interpreter":
@@ -111,7 +113,7 @@ class Interpreter(Expressions):
         """Call `func` as the captured code would: user code is interpreted, library code runs."""
         special = _SPECIAL.get(id(func))
         if special is not None and special[0] is func:
-            return special[1](self, args, kwargs)
+            return special[1](self.context, args, kwargs)
         kind = type(func)
         if kind is InterpretedFunction:
             return self.call_interpreted(func, args, kwargs)
@@ -534,42 +536,7 @@ def _concrete_reason(exc: Exception) -> str:
     return f"this needs the value of a tensor that is only known when the graph runs ({first})"
 
 
-# ---------------------------------------------------------------- builtins with a graph meaning
-def _print(interp: Interpreter, args: tuple, kwargs: dict) -> None:
-    """`print(...)` prints when the graph runs, in program order (a Print node), like `ops.Print`."""
-    def piece(arg: Any) -> list:
-        if isinstance(arg, DeferredString):
-            return list(arg.pieces)
-        return [arg] if isinstance(arg, Tensor) and is_dynamic(arg) else [str(arg)]
-    try:
-        pieces = print_pieces(args, kwargs, piece)
-    except NotPrintable as exc:
-        raise interp.unsupported(str(exc)) from None
-    record_print(pieces)
-
-
-def _super(interp: Interpreter, args: tuple, kwargs: dict) -> Any:
-    if args or kwargs:
-        return super(*args, **kwargs)
-    scope = interp.frame.scope
-    try:
-        cls = scope.load("__class__")
-    except NameError:
-        raise RuntimeError("super(): __class__ cell not found") from None
-    first = next(iter(scope.vars.values()), None) if scope.vars else None
-    if first is None:
-        raise RuntimeError("super(): no arguments")
-    return super(cls, first)
-
-
-def _setattr(interp: Interpreter, args: tuple, kwargs: dict) -> None:
-    obj, name, value = args
-    interp.set_attr(obj, name, value)
-
-
-for _fn, _handler in ((builtins.print, _print), (builtins.super, _super), (builtins.setattr, _setattr)):
-    register_builtin(_fn, "ast", _handler)
-_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # (the capture modes' one table: capture/handlers.py)
+_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # the capture rules of builtins (capture/handlers.py)
 
 
 def _dispatch(prefix: str) -> dict:
@@ -602,9 +569,7 @@ def _register_source_frames(*namespaces) -> None:
                     SOURCE_FRAMES[code] = _active_loc
 
 
-_register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow)
-for _fn in (_print, _super, _setattr):
-    SOURCE_FRAMES[_fn.__code__] = _active_loc
+_register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow, AstContext)
 
 
 def _is_sourceless_user_code(func: Any) -> bool:
