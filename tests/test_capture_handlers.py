@@ -62,3 +62,98 @@ def test_the_modes_agree_with_eager_through_the_handled_builtins(mode):
     want = sum(v * w for w, v in enumerate((1.0, 2.0, 3.0), start=1)) + x * (3 + 6) + 1 + 1
     got = msx.jit(through_builtins, capture_mode=mode)(msx.Tensor(x), ys)
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- the one call policy, obeyed by both modes
+OUTSIDE = [0.0]
+
+
+def appends_through_the_descriptor(x):
+    list.append(OUTSIDE, 1.0)   # changes a list the caller can see: a side effect, refused by both modes
+    return x + 1
+
+
+def asks_for_input(x):
+    vars()                      # an effect outside the graph: refused by both modes
+    return x + 1
+
+
+@pytest.mark.parametrize("fn", [appends_through_the_descriptor, asks_for_input])
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_both_modes_refuse_what_the_policy_refuses(fn, mode):
+    with pytest.raises(msx.errors.CaptureError):
+        msx.jit(fn, capture_mode=mode, fullgraph=True)(msx.Tensor(np.ones(2, np.float32)))
+
+
+def test_the_policy_judges_a_call_the_same_for_every_mode():
+    class Plain:   # a HandlerContext reduced to what `judge` asks
+        def use(self, v):
+            return v
+
+        def has_dynamic(self, v):
+            return False
+
+    cx, xs = Plain(), []
+    assert policy.judge(cx, len, ([1],), {}).kind == policy.RUN
+    assert policy.judge(cx, vars, (), {}).kind == policy.EFFECT
+    method = policy.judge(cx, list.append, (xs, 1), {})
+    assert method.kind == policy.METHOD and method.self_ is xs and method.args == (1,)
+    assert policy.mutates(xs, "append") and not policy.mutates(xs, "index")
+    assert policy.judge(cx, msx.save_checkpoint, (), {}).kind == policy.OUTSIDE
+    assert policy.judge(cx, np.sqrt, (2.0,), {}).kind == policy.RUN
+
+
+# ---------------------------------------------------------------- what the shared rules give ast capture
+def returns_a_zip(x, ys):
+    return zip(ys, [1, 2])
+
+
+def maps_a_user_callback(x):
+    def double_if_positive(v):
+        if v.sum() > 0:          # a tensor condition: the callback is interpreted, so this is a Cond
+            return v * 2
+        return v
+    return list(map(double_if_positive, [x, -x]))
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_a_returned_zip_is_a_tuple_and_callbacks_are_interpreted(mode):
+    x = msx.Tensor(np.ones(2, np.float32))
+    out = msx.jit(returns_a_zip, capture_mode=mode)(x, [x, x])
+    assert type(out) is tuple and type(out[0]) is tuple and out[0][1] == 1
+    jitted = msx.jit(maps_a_user_callback, capture_mode=mode, fullgraph=(mode == "ast"))
+    got = jitted(x)
+    np.testing.assert_allclose(got[0].asnumpy(), [2.0, 2.0])
+    np.testing.assert_allclose(got[1].asnumpy(), [-1.0, -1.0])
+
+
+def next_of_a_list(x):
+    try:
+        next([1, 2])
+    except TypeError:
+        return x + 1
+    return x
+
+
+def test_next_of_a_non_iterator_raises_as_python_does():
+    x = msx.Tensor(np.zeros(2, np.float32))
+    np.testing.assert_allclose(msx.jit(next_of_a_list, capture_mode="bytecode")(x).asnumpy(), [1.0, 1.0])
+
+
+class Scale:
+    factor = 2.0
+
+
+def reads_through_getattr(x):
+    return x * getattr(Scale, "factor")
+
+
+def test_ast_guards_what_getattr_reads():
+    x = msx.Tensor(np.ones(2, np.float32))
+    jitted = msx.jit(reads_through_getattr, capture_mode="ast")
+    np.testing.assert_allclose(jitted(x).asnumpy(), [2.0, 2.0])
+    Scale.factor = 3.0
+    try:
+        np.testing.assert_allclose(jitted(x).asnumpy(), [3.0, 3.0])
+    finally:
+        Scale.factor = 2.0

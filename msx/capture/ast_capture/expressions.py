@@ -9,7 +9,7 @@ from typing import Any, Callable
 from ...tensor import Tensor
 from .. import reads
 from . import control_flow
-from .scope import _BINOPS, _COMPARE, _MUTATORS, _UNARY, InterpretedFunction, Scope
+from .scope import _BINOPS, _COMPARE, _UNARY, InterpretedFunction, Scope
 from .source import source_of_node
 from .values import DeferredString, is_dynamic
 
@@ -121,9 +121,6 @@ class Expressions:
                     kwargs[key] = value
             else:
                 kwargs[kw.arg] = self.value_of(kw.value)
-        receiver = getattr(func, "__self__", None)
-        if receiver is not None and type(receiver) in _MUTATORS and func.__name__ in _MUTATORS[type(receiver)]:
-            self.check_mutable(receiver, f"`.{func.__name__}(...)`")
         return self.call(func, tuple(args), kwargs)
 
     def _elements(self, elts: list) -> list:

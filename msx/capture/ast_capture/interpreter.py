@@ -24,7 +24,7 @@ import jax
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ... import tensor as tensor_module
 from ...tensor import Parameter, Tensor
-from .. import reads
+from .. import policy, reads
 from ..handlers import handlers
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
@@ -32,7 +32,7 @@ from . import control_flow
 from .context import AstContext
 from .expressions import Expressions
 from .failures import Unsupported, user_error
-from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
+from .scope import (_FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
                     InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
 from .source import FunctionSource, function_source
 from .values import DeferredString, is_dynamic
@@ -139,12 +139,16 @@ class Interpreter(Expressions):
                 source = function_source(method)
                 if source is not None:
                     return self.call_function(method, source, (func, *args), kwargs)
-        forbidden = _FORBIDDEN.get(id(func)) if isinstance(func, types.BuiltinFunctionType) else None
-        if forbidden is not None:
-            raise self.unsupported(f"{forbidden} cannot be captured into a graph")
         return self._call_library(func, args, kwargs)
 
     def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """Library code runs at compile time (JIT Fallback); the one call policy (`policy.judge`) refuses what
+        has effects outside the graph and changes of containers the function did not make."""
+        verdict = policy.judge(self.context, func, args, kwargs)
+        if verdict.kind == policy.EFFECT:
+            raise self.unsupported(f"{verdict.what} cannot be captured into a graph")
+        if verdict.kind == policy.METHOD and policy.mutates(verdict.self_, verdict.func.__name__):
+            self.check_mutable(verdict.self_, f"`.{verdict.func.__name__}(...)`")
         if _builds_constant(func, args, kwargs):
             with jax.ensure_compile_time_eval():  # `Tensor(2.0)` is a constant of the graph, not a traced value
                 result = func(*args, **kwargs)

@@ -15,11 +15,11 @@ from ..failures import MAX_CALL_DEPTH as MAX_DEPTH, call_depth_limit
 from ..failures import is_jit_function as _is_jit_function
 from ..handlers import handlers
 from .breaks import GraphBreak, mutation, value_break, value_needed
-from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
-from ..policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
-                     VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
+from .kinds import CONCRETE_ERRORS, _cell_path, _is_cell_class, _is_cell_instance, _is_user_class
+from ..policy import METHOD, PURE_SELF_TYPES, RUN, VALUE, callable_module, describe_callable, is_pure_module, judge, \
+    mutates
 from .frame_sources import Attr, Item, Source
-from .stack_values import UNBOUND, is_immutable_constant, is_msx_object, is_user_code
+from .stack_values import UNBOUND, is_immutable_constant, is_user_code
 from .vm import EXHAUSTED, PUSHED, Frame, bind_arguments, new_frame, type_lookup
 
 SPECIAL = handlers("bytecode")   # the capture rules of builtins: id(builtin) -> (builtin, rule)
@@ -155,50 +155,23 @@ class CallPolicy:
         return self.library_call(cls, args, kwargs)
 
     def library_call(self, func: Any, args: tuple, kwargs: dict) -> Any:
-        """A call into code that is not interpreted: run it now if that is the same as running it every call."""
-        name = VALUE_METHODS.get(func) if _hashable(func) else None
-        if name is not None and args and self.has_dynamic(args[0]):
-            raise value_needed(name)
-        if _hashable(func) and func in SIDE_EFFECT_BUILTINS:
-            raise GraphBreak(f"{SIDE_EFFECT_BUILTINS[func]} has effects outside the graph",
-                             "call it outside the jitted function")
-        if _hashable(func) and func in VALUE_BUILTINS and (self.has_dynamic(args) or self.has_dynamic(kwargs)):
-            raise value_needed(VALUE_BUILTINS[func])
-        if (_hashable(func) and func in PURE_BUILTINS) or (isinstance(func, type) and issubclass(func, BaseException)):
+        """A call into code that is not interpreted: run it now if that is the same as running it every call
+        (the one call policy, `policy.judge`); anything else is a graph break."""
+        verdict = judge(self, func, args, kwargs)
+        if verdict.kind == RUN:
             return self._run_library(func, args, kwargs)
-        self_ = getattr(func, "__self__", None)
-        if isinstance(func, types.BuiltinMethodType) and self_ is not None and not isinstance(self_, types.ModuleType):
-            return self._builtin_method(func, self_, args, kwargs)
-        if type(func) is types.MethodDescriptorType and args:   # `list.append` + self, as LOAD_METHOD pushes them
-            self_ = self.use(args[0])
-            if isinstance(self_, func.__objclass__):
-                return self._builtin_method(getattr(self_, func.__name__), self_, args[1:], kwargs)
-        if is_msx_object(func):
-            if getattr(func, "__name__", "") in MSX_SIDE_EFFECTS:
-                raise GraphBreak(f"{describe_callable(func)} reads or writes files or global settings",
-                                 "call it outside the jitted function")
-            return self._run_library(func, args, kwargs)
-        module = callable_module(func)
-        if is_pure_module(module):
-            if self.has_dynamic(args) or self.has_dynamic(kwargs):
-                raise GraphBreak(f"{describe_callable(func)} is given a tensor, but {module.split('.')[0]} cannot "
-                                 f"compute on values that only exist when the graph runs",
-                                 "use the msx.ops equivalent so it becomes part of the graph (e.g. ops.sum for "
-                                 "numpy.sum), or convert outside the jitted function")
-            return self._run_library(func, args, kwargs)
-        raise GraphBreak(f"{describe_callable(func)} is neither an msx op nor a function msx knows to be pure: "
-                         f"run once at capture time its effects (I/O, randomness, state) would be lost, so it runs "
-                         f"in Python on every call",
-                         "if it only computes a constant, compute it outside the jitted function and pass the "
-                         "result in; use msx.ops for tensor math")
+        if verdict.kind == METHOD:
+            return self._builtin_method(verdict.func, verdict.self_, verdict.args, kwargs)
+        if verdict.kind == VALUE:
+            raise value_needed(verdict.what)
+        raise GraphBreak(verdict.reason, verdict.suggestion)
 
     def _builtin_method(self, func: Any, self_: Any, args: tuple, kwargs: dict) -> Any:
         kind = type(self_)
         name = func.__name__
         if not (kind is list and name in ("append", "extend")):
             self.materialize(self_)
-        mutating = next((names for base, names in MUTATING_METHODS.items() if isinstance(self_, base)), ())
-        if name in mutating:
+        if mutates(self_, name):
             if id(self_) not in self.local_ids:
                 raise mutation(f"{kind.__name__}.{name}()", self_, self.sources.get(id(self_)))
             if kind is list and name == "extend" and len(args) == 1 and not kwargs:
