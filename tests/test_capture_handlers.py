@@ -86,14 +86,7 @@ def test_both_modes_refuse_what_the_policy_refuses(fn, mode):
 
 
 def test_the_policy_judges_a_call_the_same_for_every_mode():
-    class Plain:   # a HandlerContext reduced to what `judge` asks
-        def use(self, v):
-            return v
-
-        def has_dynamic(self, v):
-            return False
-
-    cx, xs = Plain(), []
+    cx, xs = policy.PlainValues(), []
     assert policy.judge(cx, len, ([1],), {}).kind == policy.RUN
     assert policy.judge(cx, vars, (), {}).kind == policy.EFFECT
     method = policy.judge(cx, list.append, (xs, 1), {})

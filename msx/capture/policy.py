@@ -158,6 +158,17 @@ def _hashable(x: Any) -> bool:
     return True
 
 
+class PlainValues:
+    """What `judge` asks of a mode, for calls on ordinary Python values outside any capture (a test, a
+    report): every value is what it is, and none is only known when a graph runs."""
+
+    def use(self, v: Any) -> Any:
+        return v
+
+    def has_dynamic(self, v: Any) -> bool:
+        return False
+
+
 def judge(cx: Any, func: Any, args: tuple, kwargs: dict) -> Verdict:
     """The verdict on `func(*args, **kwargs)`, code no mode interprets; `cx` is the mode's `HandlerContext`
     (`cx.use` reads a value, `cx.has_dynamic` asks whether tensors only known when the graph runs are in it)."""
