@@ -150,3 +150,15 @@ def test_ast_guards_what_getattr_reads():
         np.testing.assert_allclose(jitted(x).asnumpy(), [3.0, 3.0])
     finally:
         Scale.factor = 2.0
+
+
+def sorts_tensors_by_a_python_key(x):
+    ranked = sorted([(2, x * 2), (1, x)], key=lambda pair: pair[0])   # keys are Python ints: known now
+    return ranked[0][1] + 10 * ranked[1][1]
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_sorted_needs_only_the_keys_values(mode):
+    x = msx.Tensor(np.ones(2, np.float32))
+    got = msx.jit(sorts_tensors_by_a_python_key, capture_mode=mode, fullgraph=True)(x)
+    np.testing.assert_allclose(got.asnumpy(), [21.0, 21.0])

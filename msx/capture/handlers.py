@@ -290,11 +290,13 @@ def _filter(cx: HandlerContext, args: tuple, kwargs: dict) -> Any:
 def _sorted(cx: HandlerContext, args: tuple, kwargs: dict) -> Any:
     items = [cx.use_deep(x) for x in cx.items_of(args[0])]
     key, reverse = kwargs.get("key"), cx.use(kwargs.get("reverse", False))
-    if cx.has_dynamic(items):
+    keyed = key is not None and cx.use(key) is not None
+    # the key callback is interpreted (it may be the user's); only what is compared must be known now
+    keys = [cx.use_deep(cx.call_value(key, (x,))) for x in items] if keyed else items
+    if cx.has_dynamic(keys):
         raise cx.refuse("sorted() needs the value of a tensor, which is only known when the graph runs",
                         "sort with ops.sort / ops.argsort on a tensor, or sort Python values")
-    if key is not None and cx.use(key) is not None:   # the key callback is interpreted (it may be the user's)
-        keys = [cx.use_deep(cx.call_value(key, (x,))) for x in items]
+    if keyed:
         order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
         return cx.new_local([items[i] for i in order])
     return cx.new_local(sorted(items, reverse=reverse))
