@@ -29,6 +29,7 @@ from typing import Any
 import collections
 
 from ..tensor import Tensor
+from .failures import is_jit_function
 
 # Reading a tensor's value in Python: a break when the tensor's value is only known when the graph runs.
 VALUE_BUILTINS = {builtins.bool: "bool()", builtins.int: "int()", builtins.float: "float()",
@@ -123,6 +124,22 @@ def is_msx_object(obj: Any) -> bool:
 def mutates(self_: Any, name: str) -> bool:
     """`self_.name(...)` changes `self_` (a list's append, a dict's update, ...)."""
     return any(name in names for base, names in MUTATING_METHODS.items() if isinstance(self_, base))
+
+
+def unwrap(func: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict]:
+    """The callable a call really calls, as both interpreting modes peel it before deciding whether to
+    interpret it: a bound method's function with its `self` first, a partial's function with its arguments,
+    a nested `msx.jit` function's Python function (inlined into this graph, not a graph of its own)."""
+    while True:
+        kind = type(func)
+        if kind is types.MethodType:
+            func, args = func.__func__, (func.__self__, *args)
+        elif kind is functools.partial:
+            func, args, kwargs = func.func, (*func.args, *args), {**func.keywords, **kwargs}
+        elif is_jit_function(func):
+            func = func.fn
+        else:
+            return func, args, kwargs
 
 
 # ---------------------------------------------------------------- the verdict on one call

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import importlib
 import inspect
 import threading
@@ -27,7 +26,7 @@ from ...tensor import Parameter, Tensor
 from .. import policy, reads
 from ..handlers import handlers
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
-from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
+from ..failures import MAX_CALL_DEPTH, call_depth_limit
 from . import control_flow
 from .context import AstContext
 from .expressions import Expressions
@@ -111,6 +110,7 @@ class Interpreter(Expressions):
     # ------------------------------------------------------------ calling
     def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
         """Call `func` as the captured code would: user code is interpreted, library code runs."""
+        func, args, kwargs = policy.unwrap(func, args, kwargs)   # bound methods, partials, nested jit functions
         special = _SPECIAL.get(id(func))
         if special is not None and special[0] is func:
             return special[1](self.context, args, kwargs)
@@ -121,18 +121,6 @@ class Interpreter(Expressions):
             source = function_source(func)
             if source is not None:
                 return self.call_function(func, source, args, kwargs)
-        elif kind is types.MethodType:
-            inner = func.__func__
-            if type(inner) is types.FunctionType:
-                source = function_source(inner)
-                if source is not None:
-                    return self.call_function(inner, source, (func.__self__, *args), kwargs)
-            elif type(inner) is InterpretedFunction:
-                return self.call_interpreted(inner, (func.__self__, *args), kwargs)
-        elif kind is functools.partial:
-            return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
-        elif is_jit_function(func):
-            return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
         elif not isinstance(func, type):
             method = getattr(kind, "__call__", None)  # an object of a user class with __call__
             if type(method) is types.FunctionType:

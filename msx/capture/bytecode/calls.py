@@ -4,7 +4,6 @@ the tables are `policy.py`). It is also bytecode's `HandlerContext`: the builtin
 (`capture/handlers.py`, one for every mode) read Boxes and call back through it."""
 from __future__ import annotations
 
-import functools
 import types
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..handlers import handlers
 from .breaks import GraphBreak, mutation, value_break, value_needed
 from .kinds import CONCRETE_ERRORS, _cell_path, _is_cell_class, _is_cell_instance, _is_user_class
 from ..policy import METHOD, PURE_SELF_TYPES, RUN, VALUE, callable_module, describe_callable, is_pure_module, judge, \
-    mutates
+    mutates, unwrap
 from .frame_sources import Attr, Item, Source
 from .stack_values import UNBOUND, is_immutable_constant, is_user_code
 from .vm import EXHAUSTED, PUSHED, Frame, bind_arguments, new_frame, type_lookup
@@ -31,7 +30,7 @@ class CallPolicy:
     EXHAUSTED = EXHAUSTED
 
     def call(self, frames: list[Frame], func: Any, args: tuple, kwargs: dict) -> Any:
-        func = self.use(func)
+        func, args, kwargs = unwrap(self.use(func), args, kwargs)
         special = SPECIAL.get(id(func))
         if special is not None and special[0] is func:
             return special[1](self, args, kwargs)
@@ -40,12 +39,6 @@ class CallPolicy:
             if is_user_code(func.__code__) or id(func) in self.local_ids:  # user code, or made by interpreted code
                 return self.inline(frames, func, args, kwargs)
             return self.library_call(func, args, kwargs)
-        if ftype is types.MethodType:
-            return self.call(frames, func.__func__, (func.__self__,) + args, kwargs)
-        if ftype is functools.partial:
-            return self.call(frames, func.func, func.args + args, {**func.keywords, **kwargs})
-        if _is_jit_function(func):
-            return self.call(frames, func.fn, args, kwargs)
         if _is_cell_instance(func):
             return self.call_cell(frames, func, args, kwargs)
         if isinstance(func, type):
