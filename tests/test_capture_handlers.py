@@ -162,3 +162,29 @@ def test_sorted_needs_only_the_keys_values(mode):
     x = msx.Tensor(np.ones(2, np.float32))
     got = msx.jit(sorts_tensors_by_a_python_key, capture_mode=mode, fullgraph=True)(x)
     np.testing.assert_allclose(got.asnumpy(), [21.0, 21.0])
+
+
+class Doubler:
+    def twice(self, v, k=1):
+        return v * 2 * k
+
+
+def through_wrapped_calls(x):
+    n = functools.partial(len)([1, 2, 3])                      # a partial of a builtin with a rule
+    bound = functools.partial(Doubler().twice, k=n)            # a partial of a bound method of user code
+    return bound(x)
+
+
+def test_unwrap_peels_methods_partials_and_jit_functions():
+    d = Doubler()
+    fn, args, kwargs = policy.unwrap(functools.partial(d.twice, 1, k=2), (), {"k": 3})
+    assert fn is Doubler.twice and args == (d, 1) and kwargs == {"k": 3}
+    inner = msx.jit(through_wrapped_calls)
+    assert policy.unwrap(inner, (1,), {})[0] is through_wrapped_calls
+
+
+@pytest.mark.parametrize("mode", ["ast", "bytecode"])
+def test_wrapped_calls_are_interpreted_in_both_modes(mode):
+    x = msx.Tensor(np.ones(2, np.float32))
+    got = msx.jit(through_wrapped_calls, capture_mode=mode, fullgraph=True)(x)
+    np.testing.assert_allclose(got.asnumpy(), [6.0, 6.0])

@@ -5,9 +5,11 @@ builtin no capture rule handles, a method of a builtin type), the same way for a
 each mode then acts on the `Verdict` in its own way, and that is the one place they differ: bytecode
 capture obeys all of it (what may not run at capture time is a graph break), ast capture refuses the
 `EFFECT` verdicts (the function falls back) and runs the rest at compile time, which is MindSpore's JIT
-Fallback (ast has no graph break to run it on every call). Which calls are interpreted instead (user code,
-Cells) is each mode's own walk of the call (`bytecode/calls.py`, `ast_capture/interpreter.py`); the rules
-of the builtins both interpret are `handlers.py`.
+Fallback (ast has no graph break to run it on every call). Before either mode decides, `unwrap` peels a
+call the same way (bound methods, partials, nested `msx.jit` functions); which calls are then interpreted
+(user code, Cells) is each mode's own walk, since it finds user code its own way (bytecode by the code
+object's file, ast by the function's source): `bytecode/calls.py`, `ast_capture/interpreter.py`. The rules
+of the builtins both run themselves are `handlers.py`.
 
 The rule: a call runs at capture time only when doing it once gives the same
 program as doing it on every call. That holds for msx ops (they record graph
