@@ -31,7 +31,7 @@ from . import control_flow
 from .context import AstContext
 from .expressions import Expressions
 from .failures import Unsupported, user_error
-from .scope import (_FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
+from .scope import (_INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
                     InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
 from .source import FunctionSource, function_source
 from .values import DeferredString, is_dynamic
@@ -149,8 +149,8 @@ class Interpreter(Expressions):
         else:
             result = func(*args, **kwargs)
         fresh = type(result)
-        if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
-                                           or getattr(func, "__name__", "") == "copy"):
+        # a container built by its type or copied is the function's own (`list`, `sorted`: capture rules)
+        if fresh in (list, dict, set) and (isinstance(func, type) or getattr(func, "__name__", "") == "copy"):
             self.mark_local(result)
         elif isinstance(result, Tensor) and not is_dynamic(result):
             self.mark_local(result)

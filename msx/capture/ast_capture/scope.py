@@ -171,7 +171,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
-_FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
 _UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
                            ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
 if hasattr(ast, "TryStar"):
