@@ -40,6 +40,16 @@ def test_each_rule_is_written_once():
     assert all(all(why for why in modes.values()) for modes in handlers.differences().values())
 
 
+def test_each_mode_gives_the_rules_the_whole_context():
+    from msx.capture.ast_capture.context import AstContext
+    from msx.capture.bytecode.recording_vm import SymbolicVM
+
+    wanted = {n for n in vars(handlers.HandlerContext) if not n.startswith("_")} | {"EXHAUSTED"}
+    for context in (AstContext, SymbolicVM):
+        missing = sorted(n for n in wanted if not callable(getattr(context, n, None)) and n != "EXHAUSTED")
+        assert not missing and hasattr(context, "EXHAUSTED"), f"{context.__name__} lacks {missing}"
+
+
 def test_a_rule_for_one_mode_must_say_why():
     with pytest.raises(ValueError, match="must say why"):
         handlers.register_builtin(abs, lambda cx, args, kwargs: None, modes=("ast",))
