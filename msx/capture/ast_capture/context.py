@@ -8,6 +8,7 @@ the mode cannot capture is `Unsupported` (ast has no graph break: it falls back 
 """
 from __future__ import annotations
 
+import itertools
 import types
 from typing import Any
 
@@ -18,6 +19,7 @@ from .values import DeferredString, is_dynamic
 
 _EXHAUSTED = object()
 _NESTING = 32
+_MAX_ITEMS = 1 << 20   # what a rule reads of an iterator without a length
 
 
 class AstContext:
@@ -48,7 +50,14 @@ class AstContext:
     def items_of(self, v: Any) -> list:
         if isinstance(v, DeferredString):
             raise self.refuse("iterating over an f-string that holds tensors", "")
-        return list(v)
+        if hasattr(type(v), "__len__"):
+            return list(v)
+        items = list(itertools.islice(v, _MAX_ITEMS + 1))   # an iterator may never end (`itertools.count()`)
+        if len(items) > _MAX_ITEMS:
+            raise self.refuse(f"a {type(v).__name__} iterator with more than {_MAX_ITEMS} items given to a "
+                              f"builtin cannot be read at compile time (it may never end)",
+                              "give the builtin a list or a range")
+        return items
 
     def get_iter(self, v: Any) -> Any:
         return iter(v)
