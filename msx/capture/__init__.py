@@ -30,6 +30,11 @@ What a capture mode must provide
   `ms.Tensor(<constants>)` a constant, a Cell with `bprop` run as a library
   call (`Cell.run_construct` records it through `msx.nn._backward` as one node
   differentiated by the bprop) instead of inlining its `construct`.
+* **For an interpreting mode: the one table and the one policy.** Builtins it
+  runs itself are the capture rules of `handlers` (one per builtin, for every
+  such mode), given the mode's `HandlerContext`; a call it does not interpret
+  gets `policy.judge`'s verdict, and the mode acts on it (a graph break, a
+  fallback, or running it at compile time).
 
 Guards (what a cache entry assumed) are `msx.runtime.guards`, one class per kind.
 """

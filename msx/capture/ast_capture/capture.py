@@ -56,7 +56,8 @@ def capture_ast(fn: Callable, args: tuple, kwargs: dict, name: str, config: Any)
             new[i] = first.setdefault(id(leaves[i]), tensor)
         call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, new)
         with builder.active():
-            result = as_returned(interp.call(fn, tuple(call_args), dict(call_kwargs)))
+            result = as_returned(interp.call(fn, tuple(call_args), dict(call_kwargs)),
+                                 is_tuple=interp.context.is_tuple_like)
             outputs, tree = jax.tree_util.tree_flatten(result, is_leaf=_is_tensor)
             outputs = [_graph_output(builder, x) for x in outputs]
         builder.set_outputs(outputs)

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from ...tensor import Tensor
 from .. import reads
 from . import control_flow
-from .scope import _BINOPS, _COMPARE, _MUTATORS, _UNARY, InterpretedFunction, Scope
+from .scope import _BINOPS, _COMPARE, _UNARY, InterpretedFunction, Scope
 from .source import source_of_node
 from .values import DeferredString, is_dynamic
 
@@ -24,10 +24,13 @@ class Expressions:
         return self.frame.scope.load(node.id)
 
     def eval_Attribute(self, node: ast.Attribute) -> Any:
-        obj = self.value_of(node.value)
-        value = getattr(obj, node.attr)
+        return self.load_attr(self.value_of(node.value), node.attr)
+
+    def load_attr(self, obj: Any, name: str) -> Any:
+        """`obj.name` (`getattr(obj, name)` too): state read from outside the function is guarded."""
+        value = getattr(obj, name)
         if not self.is_local(obj) and not isinstance(obj, Tensor):
-            reads.note_attribute(obj, node.attr, value)  # state from outside the function: guarded
+            reads.note_attribute(obj, name, value)
         return value
 
     def eval_Subscript(self, node: ast.Subscript) -> Any:
@@ -118,9 +121,6 @@ class Expressions:
                     kwargs[key] = value
             else:
                 kwargs[kw.arg] = self.value_of(kw.value)
-        receiver = getattr(func, "__self__", None)
-        if receiver is not None and type(receiver) in _MUTATORS and func.__name__ in _MUTATORS[type(receiver)]:
-            self.check_mutable(receiver, f"`.{func.__name__}(...)`")
         return self.call(func, tuple(args), kwargs)
 
     def _elements(self, elts: list) -> list:

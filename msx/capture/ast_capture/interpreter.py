@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import importlib
 import inspect
 import threading
@@ -24,14 +23,15 @@ import jax
 from ...errors import SOURCE_FRAMES, CaptureError, MsxError, SourceLoc
 from ... import tensor as tensor_module
 from ...tensor import Parameter, Tensor
-from .. import reads
-from ..handlers import NotPrintable, handlers, print_pieces, record_print, register_builtin
+from .. import policy, reads
+from ..handlers import handlers
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
-from ..failures import MAX_CALL_DEPTH, call_depth_limit, is_jit_function
+from ..failures import MAX_CALL_DEPTH, call_depth_limit
 from . import control_flow
+from .context import AstContext
 from .expressions import Expressions
 from .failures import Unsupported, user_error
-from .scope import (_FORBIDDEN, _FRESH, _INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
+from .scope import (_INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
                     InterpretedFunction, Return, Scope, _Break, _Continue, _Signal)
 from .source import FunctionSource, function_source
 from .values import DeferredString, is_dynamic
@@ -65,6 +65,7 @@ class Interpreter(Expressions):
         self._local_ids: set[int] = set()
         self._keep: list = []          # keeps locally created objects alive so their ids stay unique
         self.active = False
+        self.context = AstContext(self)  # what the builtins' capture rules (capture/handlers.py) read through
 
     # ------------------------------------------------------------ bookkeeping
     def __enter__(self) -> "Interpreter":
@@ -109,9 +110,10 @@ class Interpreter(Expressions):
     # ------------------------------------------------------------ calling
     def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
         """Call `func` as the captured code would: user code is interpreted, library code runs."""
+        func, args, kwargs = policy.unwrap(func, args, kwargs)   # bound methods, partials, nested jit functions
         special = _SPECIAL.get(id(func))
         if special is not None and special[0] is func:
-            return special[1](self, args, kwargs)
+            return special[1](self.context, args, kwargs)
         kind = type(func)
         if kind is InterpretedFunction:
             return self.call_interpreted(func, args, kwargs)
@@ -119,30 +121,22 @@ class Interpreter(Expressions):
             source = function_source(func)
             if source is not None:
                 return self.call_function(func, source, args, kwargs)
-        elif kind is types.MethodType:
-            inner = func.__func__
-            if type(inner) is types.FunctionType:
-                source = function_source(inner)
-                if source is not None:
-                    return self.call_function(inner, source, (func.__self__, *args), kwargs)
-            elif type(inner) is InterpretedFunction:
-                return self.call_interpreted(inner, (func.__self__, *args), kwargs)
-        elif kind is functools.partial:
-            return self.call(func.func, (*func.args, *args), {**func.keywords, **kwargs})
-        elif is_jit_function(func):
-            return self.call(func.fn, args, kwargs)  # a jitted function called inside a capture is inlined
         elif not isinstance(func, type):
             method = getattr(kind, "__call__", None)  # an object of a user class with __call__
             if type(method) is types.FunctionType:
                 source = function_source(method)
                 if source is not None:
                     return self.call_function(method, source, (func, *args), kwargs)
-        forbidden = _FORBIDDEN.get(id(func)) if isinstance(func, types.BuiltinFunctionType) else None
-        if forbidden is not None:
-            raise self.unsupported(f"{forbidden} cannot be captured into a graph")
         return self._call_library(func, args, kwargs)
 
     def _call_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """Library code runs at compile time (JIT Fallback); the one call policy (`policy.judge`) refuses what
+        has effects outside the graph and changes of containers the function did not make."""
+        verdict = policy.judge(self.context, func, args, kwargs)
+        if verdict.kind == policy.EFFECT:
+            raise self.unsupported(f"{verdict.what} cannot be captured into a graph")
+        if verdict.kind == policy.METHOD and policy.mutates(verdict.self_, verdict.func.__name__):
+            self.check_mutable(verdict.self_, f"`.{verdict.func.__name__}(...)`")
         if _builds_constant(func, args, kwargs):
             with jax.ensure_compile_time_eval():  # `Tensor(2.0)` is a constant of the graph, not a traced value
                 result = func(*args, **kwargs)
@@ -155,8 +149,8 @@ class Interpreter(Expressions):
         else:
             result = func(*args, **kwargs)
         fresh = type(result)
-        if fresh in (list, dict, set) and (id(func) in _FRESH or isinstance(func, type)
-                                           or getattr(func, "__name__", "") == "copy"):
+        # a container built by its type or copied is the function's own (`list`, `sorted`: capture rules)
+        if fresh in (list, dict, set) and (isinstance(func, type) or getattr(func, "__name__", "") == "copy"):
             self.mark_local(result)
         elif isinstance(result, Tensor) and not is_dynamic(result):
             self.mark_local(result)
@@ -534,42 +528,7 @@ def _concrete_reason(exc: Exception) -> str:
     return f"this needs the value of a tensor that is only known when the graph runs ({first})"
 
 
-# ---------------------------------------------------------------- builtins with a graph meaning
-def _print(interp: Interpreter, args: tuple, kwargs: dict) -> None:
-    """`print(...)` prints when the graph runs, in program order (a Print node), like `ops.Print`."""
-    def piece(arg: Any) -> list:
-        if isinstance(arg, DeferredString):
-            return list(arg.pieces)
-        return [arg] if isinstance(arg, Tensor) and is_dynamic(arg) else [str(arg)]
-    try:
-        pieces = print_pieces(args, kwargs, piece)
-    except NotPrintable as exc:
-        raise interp.unsupported(str(exc)) from None
-    record_print(pieces)
-
-
-def _super(interp: Interpreter, args: tuple, kwargs: dict) -> Any:
-    if args or kwargs:
-        return super(*args, **kwargs)
-    scope = interp.frame.scope
-    try:
-        cls = scope.load("__class__")
-    except NameError:
-        raise RuntimeError("super(): __class__ cell not found") from None
-    first = next(iter(scope.vars.values()), None) if scope.vars else None
-    if first is None:
-        raise RuntimeError("super(): no arguments")
-    return super(cls, first)
-
-
-def _setattr(interp: Interpreter, args: tuple, kwargs: dict) -> None:
-    obj, name, value = args
-    interp.set_attr(obj, name, value)
-
-
-for _fn, _handler in ((builtins.print, _print), (builtins.super, _super), (builtins.setattr, _setattr)):
-    register_builtin(_fn, "ast", _handler)
-_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # (the capture modes' one table: capture/handlers.py)
+_SPECIAL: dict[int, tuple[Any, Callable]] = handlers("ast")  # the capture rules of builtins (capture/handlers.py)
 
 
 def _dispatch(prefix: str) -> dict:
@@ -602,9 +561,7 @@ def _register_source_frames(*namespaces) -> None:
                     SOURCE_FRAMES[code] = _active_loc
 
 
-_register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow)
-for _fn in (_print, _super, _setattr):
-    SOURCE_FRAMES[_fn.__code__] = _active_loc
+_register_source_frames(Interpreter, Expressions, InterpretedFunction, Scope, control_flow, AstContext)
 
 
 def _is_sourceless_user_code(func: Any) -> bool:

@@ -3,14 +3,12 @@ function, control signals, and the tables of Python operators and mutating metho
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
 import operator
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import reads
-from ..policy import MUTATING_METHODS, SIDE_EFFECT_BUILTINS
 from .failures import Unsupported
 from .source import FunctionSource
 from .values import MaybeUnbound, Undefined
@@ -173,10 +171,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
-_MUTATORS = MUTATING_METHODS   # the one call policy's tables (msx.capture.policy)
-_FRESH = {id(f) for f in (list, dict, set, sorted)}  # builtins whose result is a new container
-# print() is a Print node here; the other side-effect builtins cannot be captured
-_FORBIDDEN = {id(f): text for f, text in SIDE_EFFECT_BUILTINS.items() if f is not builtins.print}
 _UNSUPPORTED_STATEMENTS = {ast.Try: "try", ast.With: "with", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
                            ast.AsyncFunctionDef: "async def", ast.ClassDef: "class", ast.Match: "match"}
 if hasattr(ast, "TryStar"):

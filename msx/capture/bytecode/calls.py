@@ -1,10 +1,9 @@
 """The call policy of the symbolic interpreter: which calls are inlined (user code, Cells), which run now
 (msx ops, pure functions, containers the function made) and which are graph breaks (`SymbolicVM` mixin;
-the tables are `policy.py`)."""
+the tables are `policy.py`). It is also bytecode's `HandlerContext`: the builtins' capture rules
+(`capture/handlers.py`, one for every mode) read Boxes and call back through it."""
 from __future__ import annotations
 
-import builtins
-import functools
 import types
 from typing import Any
 
@@ -13,36 +12,33 @@ from ...tensor import Tensor
 from ...nn.cell import Cell, _cast_float
 from ..failures import MAX_CALL_DEPTH as MAX_DEPTH, call_depth_limit
 from ..failures import is_jit_function as _is_jit_function
-from ..handlers import NotPrintable, print_pieces, record_print
+from ..handlers import handlers
 from .breaks import GraphBreak, mutation, value_break, value_needed
-from .kinds import CONCRETE_ERRORS, _cell_path, _hashable, _is_cell_class, _is_cell_instance, _is_user_class
-from ..policy import (MSX_SIDE_EFFECTS, MUTATING_METHODS, PURE_BUILTINS, PURE_SELF_TYPES, SIDE_EFFECT_BUILTINS,
-                     VALUE_BUILTINS, VALUE_METHODS, callable_module, describe_callable, is_pure_module)
+from .kinds import CONCRETE_ERRORS, _cell_path, _is_cell_class, _is_cell_instance, _is_user_class
+from ..policy import METHOD, PURE_SELF_TYPES, RUN, VALUE, callable_module, describe_callable, is_pure_module, judge, \
+    mutates, unwrap
 from .frame_sources import Attr, Item, Source
-from .specials import SPECIAL
-from .stack_values import UNBOUND, is_immutable_constant, is_msx_object, is_user_code
-from .vm import PUSHED, Frame, bind_arguments, new_frame, type_lookup
+from .stack_values import UNBOUND, is_immutable_constant, is_user_code
+from .vm import EXHAUSTED, PUSHED, Frame, bind_arguments, new_frame, type_lookup
+
+SPECIAL = handlers("bytecode")   # the capture rules of builtins: id(builtin) -> (builtin, rule)
 
 
 class CallPolicy:
     """See the module docstring."""
 
+    EXHAUSTED = EXHAUSTED
+
     def call(self, frames: list[Frame], func: Any, args: tuple, kwargs: dict) -> Any:
-        func = self.use(func)
+        func, args, kwargs = unwrap(self.use(func), args, kwargs)
         special = SPECIAL.get(id(func))
         if special is not None and special[0] is func:
-            return special[1](self, frames, args, kwargs)
+            return special[1](self, args, kwargs)
         ftype = type(func)
         if ftype is types.FunctionType:
             if is_user_code(func.__code__) or id(func) in self.local_ids:  # user code, or made by interpreted code
                 return self.inline(frames, func, args, kwargs)
             return self.library_call(func, args, kwargs)
-        if ftype is types.MethodType:
-            return self.call(frames, func.__func__, (func.__self__,) + args, kwargs)
-        if ftype is functools.partial:
-            return self.call(frames, func.func, func.args + args, {**func.keywords, **kwargs})
-        if _is_jit_function(func):
-            return self.call(frames, func.fn, args, kwargs)
         if _is_cell_instance(func):
             return self.call_cell(frames, func, args, kwargs)
         if isinstance(func, type):
@@ -152,52 +148,23 @@ class CallPolicy:
         return self.library_call(cls, args, kwargs)
 
     def library_call(self, func: Any, args: tuple, kwargs: dict) -> Any:
-        """A call into code that is not interpreted: run it now if that is the same as running it every call."""
-        name = VALUE_METHODS.get(func) if _hashable(func) else None
-        if name is not None and args and self.has_dynamic(args[0]):
-            raise value_needed(name)
-        if _hashable(func) and func in SIDE_EFFECT_BUILTINS:
-            if func is builtins.print:
-                return self._print(args, kwargs)
-            raise GraphBreak(f"{SIDE_EFFECT_BUILTINS[func]} has effects outside the graph",
-                             "call it outside the jitted function")
-        if _hashable(func) and func in VALUE_BUILTINS and (self.has_dynamic(args) or self.has_dynamic(kwargs)):
-            raise value_needed(VALUE_BUILTINS[func])
-        if (_hashable(func) and func in PURE_BUILTINS) or (isinstance(func, type) and issubclass(func, BaseException)):
+        """A call into code that is not interpreted: run it now if that is the same as running it every call
+        (the one call policy, `policy.judge`); anything else is a graph break."""
+        verdict = judge(self, func, args, kwargs)
+        if verdict.kind == RUN:
             return self._run_library(func, args, kwargs)
-        self_ = getattr(func, "__self__", None)
-        if isinstance(func, types.BuiltinMethodType) and self_ is not None and not isinstance(self_, types.ModuleType):
-            return self._builtin_method(func, self_, args, kwargs)
-        if type(func) is types.MethodDescriptorType and args:   # `list.append` + self, as LOAD_METHOD pushes them
-            self_ = self.use(args[0])
-            if isinstance(self_, func.__objclass__):
-                return self._builtin_method(getattr(self_, func.__name__), self_, args[1:], kwargs)
-        if is_msx_object(func):
-            if getattr(func, "__name__", "") in MSX_SIDE_EFFECTS:
-                raise GraphBreak(f"{describe_callable(func)} reads or writes files or global settings",
-                                 "call it outside the jitted function")
-            return self._run_library(func, args, kwargs)
-        module = callable_module(func)
-        if is_pure_module(module):
-            if self.has_dynamic(args) or self.has_dynamic(kwargs):
-                raise GraphBreak(f"{describe_callable(func)} is given a tensor, but {module.split('.')[0]} cannot "
-                                 f"compute on values that only exist when the graph runs",
-                                 "use the msx.ops equivalent so it becomes part of the graph (e.g. ops.sum for "
-                                 "numpy.sum), or convert outside the jitted function")
-            return self._run_library(func, args, kwargs)
-        raise GraphBreak(f"{describe_callable(func)} is neither an msx op nor a function msx knows to be pure: "
-                         f"run once at capture time its effects (I/O, randomness, state) would be lost, so it runs "
-                         f"in Python on every call",
-                         "if it only computes a constant, compute it outside the jitted function and pass the "
-                         "result in; use msx.ops for tensor math")
+        if verdict.kind == METHOD:
+            return self._builtin_method(verdict.func, verdict.self_, verdict.args, kwargs)
+        if verdict.kind == VALUE:
+            raise value_needed(verdict.what)
+        raise GraphBreak(verdict.reason, verdict.suggestion)
 
     def _builtin_method(self, func: Any, self_: Any, args: tuple, kwargs: dict) -> Any:
         kind = type(self_)
         name = func.__name__
         if not (kind is list and name in ("append", "extend")):
             self.materialize(self_)
-        mutating = next((names for base, names in MUTATING_METHODS.items() if isinstance(self_, base)), ())
-        if name in mutating:
+        if mutates(self_, name):
             if id(self_) not in self.local_ids:
                 raise mutation(f"{kind.__name__}.{name}()", self_, self.sources.get(id(self_)))
             if kind is list and name == "extend" and len(args) == 1 and not kwargs:
@@ -231,20 +198,32 @@ class CallPolicy:
             return self.new_local(values)
         return self.new_local([self.new_local((k, v)) for k, v in zip(d, values)])
 
-    def _print(self, args: tuple, kwargs: dict) -> None:
-        """`print(...)`: a Print node, as in source capture (it prints on every run, in program order); a
-        tensor inside a container, or `file=`/`end=`, runs in Python between two graphs."""
-        args = tuple(self.use_deep(a) for a in args)
-        kwargs = {k: self.use_deep(v) for k, v in kwargs.items()}
-        if self.has_dynamic(kwargs) or any(self.has_dynamic(a) and not isinstance(a, Tensor) for a in args):
-            raise GraphBreak("print() of a container holding tensors needs their values, which are only known "
-                             "when the graph runs", "print the tensors themselves, or use ops.Print(...)")
-        try:
-            pieces = print_pieces(args, kwargs, lambda a: [a] if isinstance(a, Tensor) and self.is_dynamic(a)
-                                  else [str(a)])
-        except NotPrintable as exc:
-            raise GraphBreak(str(exc), "it runs in Python between two graphs") from None
-        self._apply(record_print, (pieces,), {})
+    # ------------------------------------------------------------ the HandlerContext of the capture rules
+    def is_user_function(self, fn: types.FunctionType) -> bool:
+        return is_user_code(fn.__code__)
+
+    def super_args(self) -> tuple[type, Any]:
+        f = self.frames[-1]
+        names = f.info.names
+        if "__class__" not in names or not f.info.code.co_argcount:
+            raise RuntimeError("super(): no arguments")
+        first = f.lp[0]
+        if type(first) is types.CellType:   # `self` captured by a closure
+            first = first.cell_contents
+        return f.lp[names.index("__class__")].cell_contents, first
+
+    def print_piece(self, v: Any) -> list:
+        return [v] if isinstance(v, Tensor) and self.is_dynamic(v) else [str(v)]
+
+    def refuse(self, reason: str, suggestion: str) -> GraphBreak:
+        """What bytecode capture cannot do is a graph break: Python runs it between two graphs."""
+        return GraphBreak(reason, suggestion)
+
+    def run_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        return self._run_library(func, args, kwargs)
+
+    def run_now(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        return self._apply(func, args, kwargs)
 
     def _run_library(self, func: Any, args: tuple, kwargs: dict) -> Any:
         args = tuple(self.use_deep(a) for a in args)

@@ -55,14 +55,6 @@ _CMP_DUNDERS = {"<": "__lt__", "<=": "__le__", "==": "__eq__", "!=": "__ne__", "
 _CMP_REFLECT = {"<": "__gt__", "<=": "__ge__", "==": "__eq__", "!=": "__ne__", ">": "__lt__", ">=": "__le__"}
 
 
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False
-
-
 def _is_cell(x: Any) -> bool:
     return type(x) is types.CellType
 

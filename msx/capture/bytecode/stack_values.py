@@ -68,13 +68,3 @@ def is_immutable_constant(x: Any) -> bool:
 def is_user_code(code: types.CodeType) -> bool:
     """Code the user wrote (a script, a test, a notebook cell, `exec`): interpreted; msx and libraries run as is."""
     return is_user_file(code.co_filename)
-
-
-def is_msx_object(obj: Any) -> bool:
-    """A function, method or class of msx itself (its ops record graph nodes when called)."""
-    module = getattr(obj, "__module__", None)
-    if module is None and hasattr(obj, "__func__"):
-        module = getattr(obj.__func__, "__module__", None)
-    if module is None:
-        module = getattr(type(obj), "__module__", None)
-    return isinstance(module, str) and (module == "msx" or module.startswith("msx."))
