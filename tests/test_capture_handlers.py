@@ -41,7 +41,7 @@ def test_each_rule_is_written_once():
 
 
 def test_each_mode_gives_the_rules_the_whole_context():
-    from msx.capture.ast_capture.context import AstContext
+    from msx.capture.ast_capture.rule_context import AstContext
     from msx.capture.bytecode.recording_vm import SymbolicVM
 
     wanted = {n for n in vars(handlers.HandlerContext) if not n.startswith("_")} | {"EXHAUSTED"}

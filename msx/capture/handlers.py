@@ -7,7 +7,7 @@ Tensors, or the mode's own symbolic values (bytecode's Boxes, which carry where 
 and reads them only through `cx`: `cx.use(v)` for a value, `cx.items_of(v)` for elements, `cx.call_value`
 to call a user callback as interpreted code, `cx.refuse(...)` for what the mode cannot capture. The context
 is the mode's adapter: bytecode's symbolic VM itself (`bytecode/calls.py`), ast's `AstContext`
-(`ast_capture/context.py`). Where a mode differs, the difference is one method of its context (bytecode's
+(`ast_capture/rule_context.py`). Where a mode differs, the difference is one method of its context (bytecode's
 `refuse` is a graph break, ast's a fallback), never a second rule.
 
 Each mode looks a call up in `handlers(mode)`: `{id(fn): (fn, handler)}`, one dict probe per call.

@@ -3,7 +3,7 @@ captures find it on the graph (ast when its capture ends, bytecode as it records
 before lowering would fail."""
 from __future__ import annotations
 
-from ..ops.rules import RuleTable, by_impl
+from ..ops.rule_tables import RuleTable, by_impl
 from .control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from .graph import Graph, Node, Var
 

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..ops.primitive import get_primitive
-from ..ops.rules import RuleTable, by_impl
+from ..ops.rule_tables import RuleTable, by_impl
 from .graph import Abstract, Const, Graph, Node
 from .recompute import recomputed
 from .symbolic import jax_shape, plain_shape

@@ -22,7 +22,7 @@ import numpy as np
 from ..atomic import write_atomic
 from ..ir.control import CALL, CASE, COND, WHILE
 from ..ir.graph import Abstract, Const, Graph, Node, Var
-from ..ops.rules import RuleTable
+from ..ops.rule_tables import RuleTable
 from .op_readers import TYPE_ID_OF
 from .op_table import WRITERS
 from . import mind_ir_pb2 as pb

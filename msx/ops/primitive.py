@@ -20,7 +20,7 @@ serialization and backend support tables all read that entry.
   declared beside the op (`msx/ir/control.py`, above `ir`, whose `Graph` it
   builds) or by the consumer.
 
-The rules live in per-consumer tables (`msx.ops.rules.RuleTable`, keyed by the
+The rules live in per-consumer tables (`msx.ops.rule_tables.RuleTable`, keyed by the
 primitive, jax's `mlir.register_lowering` shape): lowering and abstract
 evaluation in `msx.ir.interpret`, the data flow into subgraphs in
 `msx.ir.gradient_path`, cost and memory in `msx/backends/ascend_sim`, MindIR

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE, scan_length
 from ...ir.graph import Const, Graph, Node, Operand
 from ...ops.primitive import REGISTRY
-from ...ops.rules import RuleTable, by_impl
+from ...ops.rule_tables import RuleTable, by_impl
 from .report import AscendSpec, OpCost
 from .support import AICPU, CUBE, VECTOR, VIEW, unit_of
 

@@ -22,7 +22,7 @@ from ...errors import BackendError
 from ...ir.control import CALL, CASE, COND, FUSED, GRAD, GRAD_HOOK, SCAN, VMAP, WHILE
 from ...ir.graph import Graph, Node, Var
 from ...ir.printer import value_names
-from ...ops.rules import RuleTable, by_impl
+from ...ops.rule_tables import RuleTable, by_impl
 from .report import format_size
 from .support import VIEW, runs_as_kernel, unit_of
 

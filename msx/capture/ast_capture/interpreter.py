@@ -28,7 +28,7 @@ from ..handlers import handlers
 from ..failures import CONCRETE_ERRORS as _CONCRETE_ERRORS
 from ..failures import MAX_CALL_DEPTH, call_depth_limit
 from . import control_flow
-from .context import AstContext
+from .rule_context import AstContext
 from .expressions import Expressions
 from .failures import Unsupported, user_error
 from .scope import (_INPLACE, _SIGNATURES, _UNSUPPORTED_STATEMENTS, LOOP, Frame,
