@@ -74,3 +74,15 @@ def test_explain_of_a_signature_that_runs_eagerly_says_so():
         report = msx.jit(shape_dependent, capture_mode="ast").explain(msx.Tensor(X))
     assert report.graph_count == 0 and report.entries[0].eager_reason is not None
     assert float(report.result) == pytest.approx(X.sum())
+
+
+def twice_scaled(x):
+    return x * SCALE + SCALE
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace", "bytecode"])
+def test_every_mode_lists_a_guard_once(mode, scale):
+    report = msx.jit(twice_scaled, capture_mode=mode).explain(msx.Tensor(X))
+    np.testing.assert_allclose(report.result.asnumpy(), X * 2.0 + 2.0, rtol=1e-6)
+    lines = [line for line in str(report).splitlines() if "SCALE" in line and "==" in line]
+    assert len(lines) == 1, lines   # one guard in words, however many reads made it (a count when several did)

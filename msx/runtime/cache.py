@@ -15,7 +15,6 @@ dtypes with the ones it was compiled for (in C++, before running), and a call it
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Callable
 
 from .. import context
@@ -38,12 +37,12 @@ class SignatureEntry(CacheEntry):
         self.state, self.shapes = compiled.state, shapes
 
     def guard_lines(self) -> list[str]:
-        lines = [f"the call's Tensor arguments are {self.shapes}   [the signature]"]
-        said = Counter(f"{g.describe()}   [{g.origin()}]" for g in list(self.guards) + list(self.state.guards))
-        lines += [text if n == 1 else f"{text} (x{n})" for text, n in said.items()]
-        lines += [f"Cell {c.path}: training flag, sub-Cells, Parameters and attributes unchanged   [read by the "
-                  f"capture]" for c in self.state.cells]
-        return lines
+        return [f"the call's Tensor arguments are {self.shapes}   [the signature]"] + super().guard_lines() + \
+            [f"Cell {c.path}: training flag, sub-Cells, Parameters and attributes unchanged   [read by the "
+             f"capture]" for c in self.state.cells]
+
+    def explained_guards(self) -> list:
+        return list(self.guards) + list(self.state.guards)
 
     def why_not(self, call: Any) -> str | None:
         return self.state.change()

@@ -14,6 +14,7 @@ tried. A leaf: it imports nothing of msx, so the capture modes below the runtime
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable, Iterator, Protocol
 
 
@@ -37,8 +38,14 @@ class CacheEntry:
         return None
 
     def guard_lines(self) -> list[str]:
-        """Each guard in words, with the line of user code that made it (explain's guard list)."""
-        return [f"{g.describe()}   [{g.origin()}]" for g in self.guards]
+        """Each guard in words, with the line of user code that made it (explain's guard list, the same in every
+        capture mode); a guard several reads made is one line with its count."""
+        said = Counter(f"{g.describe()}   [{g.origin()}]" for g in self.explained_guards())
+        return [text if n == 1 else f"{text} (x{n})" for text, n in said.items()]
+
+    def explained_guards(self) -> list:
+        """The guards explain lists: those this entry checks."""
+        return list(self.guards)
 
     def why_not(self, call: Any) -> str | None:
         """Why this entry cannot serve `call` (the recompile reason of a miss): the first guard that fails."""
