@@ -306,14 +306,6 @@ def matmul(x, y):
     return jnp.matmul(x, y)
 
 
-@primitive("Dense", category="matmul",
-           check=lambda x, w, *b: _matmul_check(x, np.empty(_shape(w)[::-1])) if _shape(w) else None)
-def dense(x, w, b=None):
-    """`x @ w.T + b` (MindSpore's Dense primitive; w is (out, in))."""
-    y = jnp.matmul(x, jnp.swapaxes(w, -1, -2))
-    return y if b is None else y + b
-
-
 # ---------------------------------------------------------------- reductions
 def _axis(axis):
     """Normalise an axis attribute to None, an int or a tuple of ints (hashable, plain data)."""

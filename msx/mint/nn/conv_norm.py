@@ -21,7 +21,7 @@ from ...ops import functional as F
 from ...ops import conv_transpose_ops as _conv_transpose_fn
 from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
-from ...ops import nn_ops as N
+from ...ops import functional_nn as FN
 from ...ops.primitive import apply
 from ...nn.layer.ext_layers import EmbeddingExt as Embedding  # noqa: F401
 from ...tensor import Parameter, Tensor
@@ -249,7 +249,7 @@ class _BatchNorm(Cell):
         var = like(self.running_var, input) if track else ones
         use_batch = self.training or not track
         # momentum 0 (the primitive's weight of the old stats) returns the batch mean and unbiased variance
-        y, batch_mean, batch_var = apply(N.batch_norm, (input, weight, bias, mean, var),
+        y, batch_mean, batch_var = apply(FN.batch_norm_, (input, weight, bias, mean, var),
                                          {"is_training": bool(use_batch), "epsilon": self.eps, "momentum": 0.0,
                                           "axis": 1})
         if self.training and track:
