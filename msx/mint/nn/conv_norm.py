@@ -118,7 +118,7 @@ class _ConvNd(_ConvBase):
             x = apply(L.pad_v3, (x,), {"paddings": ((0, 0), (0, 0)) + pads, "mode": self.padding_mode,
                                        "value": 0.0})
             pads = ((0, 0),) * self.n
-        y = apply(L.conv_nd, self._args(x), {"stride": self.stride, "padding": pads, "dilation": self.dilation,
+        y = apply(X.conv_nd, self._args(x), {"stride": self.stride, "padding": pads, "dilation": self.dilation,
                                              "groups": self.groups})
         return F.squeeze(y, 0) if unbatched else y
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from ...ops import functional as F
 from ...ops import functional_layers as X
-from ...ops import nn_layer_ops as L
 from ...ops import functional_nn as FN
 from ...ops.pool_argmax_ops import adaptive_max_pool3d
 from ...ops.primitive import apply
@@ -171,7 +170,7 @@ class MaxPool3d(_Pool3d):
         self.dilation = X.triple("MaxPool3d", "dilation", dilation)
 
     def _pool(self, x: Tensor) -> Tensor:
-        return apply(L.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+        return apply(X.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "dilation": self.dilation})
 
 
@@ -182,7 +181,7 @@ class AvgPool3d(_Pool3d):
         self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
 
     def _pool(self, x: Tensor) -> Tensor:
-        return apply(L.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+        return apply(X.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "divisor_override": self.divisor_override,
                                            "count_include_pad": self.count_include_pad and self.pad_mode != "same"})
 
