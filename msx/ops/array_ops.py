@@ -7,7 +7,7 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
-from ..errors import OpError, OpIndexError, OpTypeError
+from ..errors import OpIndexError
 from . import bounds
 from .api import REQUIRED, Api, Attr
 from .attr_converters import to_dtype, to_ints, to_shape
@@ -62,11 +62,6 @@ def concat(*xs, axis=0):
     return jnp.concatenate(xs, axis=axis)
 
 
-@primitive("Stack", attrs=("axis",), category="shape")
-def stack(*xs, axis=0):
-    return jnp.stack(xs, axis=axis)
-
-
 @primitive("Split", attrs=("indices_or_sections", "axis"), category="shape", multiple_results=True)
 def split(x, *, indices_or_sections, axis=0):
     return tuple(jnp.split(x, indices_or_sections, axis=axis))
@@ -85,19 +80,6 @@ def squeeze(x, *, axis=None):
                 Api("unsqueeze", attrs=(Attr("dim", REQUIRED, int, to="axis"),), tensor="unsqueeze", mint="unsqueeze")))
 def expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
-
-
-@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
-def flatten(x, *, start_dim=1, end_dim=-1):
-    """Merge dims `start_dim..end_dim` into one."""
-    shape = x.shape
-    if not shape:
-        return jnp.reshape(x, (1,))
-    start, end = start_dim % len(shape), end_dim % len(shape)
-    if start > end:  # jnp would insert a dim of size 1; MindSpore refuses
-        raise ValueError(f"start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {len(shape)}")
-    merged = int(np.prod(shape[start:end + 1]))
-    return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
 
 
 @primitive("BroadcastTo", attrs=("shape",), category="shape",
@@ -121,12 +103,6 @@ def tile(x, *, multiples):
     return jnp.tile(x, multiples)
 
 
-@primitive("Pad", attrs=("paddings", "value"), category="shape")
-def pad(x, *, paddings, value=0.0):
-    """`paddings`: ((before, after), ...) per dim."""
-    return jnp.pad(x, paddings, constant_values=value)
-
-
 @primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
            api=Api("gather", args=("input_params", "input_indices"),
                    attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
@@ -141,39 +117,12 @@ def gather(params, indices, *, axis=0, batch_dims=0):
     return jnp.take(params, indices, axis=axis)
 
 
-@primitive("GatherD", attrs=("dim",), category="shape", values=bounds.gather_d)
-def gather_d(x, index, *, dim):
-    """torch-style gather: out[i][j] = x[i][index[i][j]] along `dim`."""
-    return jnp.take_along_axis(x, index, axis=dim)
-
-
-@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis", "dtype"), category="elementwise",
-           differentiable=False)
-def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
-    """Out-of-range indices give an all-`off_value` row, as MindSpore documents; the result has the on/off
-    values' `dtype`."""
-    if not jnp.issubdtype(indices.dtype, jnp.integer):
-        raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
-                          f"{tuple(indices.shape)}")
-    if depth < 0:
-        raise OpError(f"OneHot: depth must be >= 0, got {depth}")
-    target = np.dtype(dtype)
-    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=target)
-    return hot * jnp.asarray(on_value - off_value, target) + jnp.asarray(off_value, target)
-
-
 @primitive("Sort", attrs=("axis", "descending"), multiple_results=True,
            api=Api("sort", args=("input_x",), attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), cls="Sort",
                    init=("axis", "descending")))
 def sort(x, *, axis=-1, descending=False):
     idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
     return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # MindSpore 2.10: int32 indices
-
-
-@primitive("TopK", attrs=("k",), multiple_results=True)
-def topk(x, *, k):
-    values, idx = lax.top_k(x, k)
-    return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
 
 
 # ---------------------------------------------------------------- indexing

@@ -1,7 +1,8 @@
 """Hand-written functional ops, part of `msx.ops.functional`: shape, indexing, creation and scatter.
 
 concat/split/stack families, gathers with bounds checks, pad, topk, ones/zeros/full/arange/eye with size
-checks, scatter, einsum, and the graph-order ops (depend, print_, assign).
+checks, scatter, einsum, and the graph-order ops (depend, print_, assign). The primitives only these wrappers
+run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) are declared here, beside them.
 
 Each is registered with `expose` under its public names; `functional` imports this module and re-exports
 the whole surface.
@@ -11,7 +12,10 @@ from __future__ import annotations
 import builtins
 from typing import Sequence
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..tensor import Parameter, Tensor
 from . import array_ops as A
@@ -25,7 +29,7 @@ from .array_ops import _np_dtype
 from ..sizes import check_size
 from . import bounds as _bounds
 from .primitive import describe as _describe
-from .primitive import apply, known_value
+from .primitive import apply, known_value, primitive
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
@@ -37,9 +41,14 @@ def concat(tensors: Sequence, axis=0):
     return apply(A.concat, tuple(tensors), {"axis": int(axis)})
 
 
+@primitive("Stack", attrs=("axis",), category="shape")
+def stack_(*xs, axis=0):
+    return jnp.stack(xs, axis=axis)
+
+
 @expose(ops="stack", cls="Stack Pack", init=("axis",), prim="Stack")
 def stack(tensors: Sequence, axis=0):
-    return apply(A.stack, tuple(tensors), {"axis": int(axis)})
+    return apply(stack_, tuple(tensors), {"axis": int(axis)})
 
 
 @expose(ops="split")
@@ -58,11 +67,30 @@ def split(tensor, split_size_or_sections, axis=0):
     return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
 
 
+@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
+def flatten_(x, *, start_dim=1, end_dim=-1):
+    """Merge dims `start_dim..end_dim` into one."""
+    shape = x.shape
+    if not shape:
+        return jnp.reshape(x, (1,))
+    start, end = start_dim % len(shape), end_dim % len(shape)
+    if start > end:  # jnp would insert a dim of size 1; MindSpore refuses
+        raise ValueError(f"start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {len(shape)}")
+    merged = int(np.prod(shape[start:end + 1]))
+    return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
+
+
 @expose(ops="flatten", prim="Flatten")
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     if order != "C":
         raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
-    return apply(A.flatten, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
+    return apply(flatten_, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
+
+
+@primitive("GatherD", attrs=("dim",), category="shape", values=_bounds.gather_d)
+def gather_d_(x, index, *, dim):
+    """torch-style gather: out[i][j] = x[i][index[i][j]] along `dim`."""
+    return jnp.take_along_axis(x, index, axis=dim)
 
 
 @expose(ops="gather_d", cls="GatherD", prim="GatherD")
@@ -72,7 +100,7 @@ def gather_d(x, dim, index):
 
 @expose(ops="gather_elements", tensor="gather_elements")
 def gather_elements(input, dim, index):
-    return apply(A.gather_d, (input, index), {"dim": int(dim)})
+    return apply(gather_d_, (input, index), {"dim": int(dim)})
 
 
 @expose(ops="index_select", tensor="index_select")
@@ -104,6 +132,21 @@ def _one_hot_value(value, what: str) -> tuple[float | int, np.dtype]:
     return (int(number) if np.issubdtype(dtype, np.integer) else float(number)), dtype
 
 
+@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis", "dtype"), category="elementwise",
+           differentiable=False)
+def one_hot_(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
+    """Out-of-range indices give an all-`off_value` row, as MindSpore documents; the result has the on/off
+    values' `dtype`."""
+    if not jnp.issubdtype(indices.dtype, jnp.integer):
+        raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
+                          f"{tuple(indices.shape)}")
+    if depth < 0:
+        raise OpError(f"OneHot: depth must be >= 0, got {depth}")
+    target = np.dtype(dtype)
+    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=target)
+    return hot * jnp.asarray(on_value - off_value, target) + jnp.asarray(off_value, target)
+
+
 @expose(ops="one_hot", prim="OneHot")
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     """MindSpore's dtype rule: the result has the on/off values' dtype (they must agree): `1`/`0` (the
@@ -112,8 +155,14 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     if on_dtype != off_dtype:
         raise OpTypeError(f"one_hot: on_value and off_value must have the same dtype, got {on_dtype.name} "
                           f"({on_value!r}) and {off_dtype.name} ({off_value!r})")
-    return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": on, "off_value": off, "axis": int(axis),
+    return apply(one_hot_, (indices,), {"depth": int(depth), "on_value": on, "off_value": off, "axis": int(axis),
                                          "dtype": on_dtype.name})
+
+
+@primitive("Pad", attrs=("paddings", "value"), category="shape")
+def pad_(x, *, paddings, value=0.0):
+    """`paddings`: ((before, after), ...) per dim."""
+    return jnp.pad(x, paddings, constant_values=value)
 
 
 @expose(ops="pad", prim="Pad")
@@ -128,7 +177,13 @@ def pad(input_x, padding, mode="constant", value=None):
     pairs = [(0, 0)] * input_x.ndim
     for i in range(len(padding) // 2):
         pairs[input_x.ndim - 1 - i] = (int(padding[2 * i]), int(padding[2 * i + 1]))
-    return apply(A.pad, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
+    return apply(pad_, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
+
+
+@primitive("TopK", attrs=("k",), multiple_results=True)
+def topk_(x, *, k):
+    values, idx = lax.top_k(x, k)
+    return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
 
 
 @expose(ops="topk", prim="TopK")
@@ -139,7 +194,7 @@ def topk(input, k, dim=None, largest=True, sorted=True):
     x = input if last else swapaxes(input, dim, -1)
     if not largest:
         x = neg(x)
-    values, indices = apply(A.topk, (x,), {"k": int(k)})
+    values, indices = apply(topk_, (x,), {"k": int(k)})
     if not largest:
         values = neg(values)
     if not last:
