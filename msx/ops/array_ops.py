@@ -1,4 +1,8 @@
-"""Shape, creation, indexing and utility primitives."""
+"""Shape, indexing and utility primitives.
+
+The creation primitives (`Fill`, `FillLike`, `Eye`, `Range`), `Split` and `BroadcastTo` are declared beside
+their class forms in `layout_ops.py`; those only hand-written wrappers run (`Stack`, `Flatten`, `GatherD`,
+`OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`."""
 from __future__ import annotations
 
 import jax
@@ -62,11 +66,6 @@ def concat(*xs, axis=0):
     return jnp.concatenate(xs, axis=axis)
 
 
-@primitive("Split", attrs=("indices_or_sections", "axis"), category="shape", multiple_results=True)
-def split(x, *, indices_or_sections, axis=0):
-    return tuple(jnp.split(x, indices_or_sections, axis=axis))
-
-
 @primitive("Squeeze", attrs=("axis",), category="shape",
            api=(Api("squeeze", attrs=(Attr("axis", None, _axis),), cls="Squeeze", init=(("axis", (), "axis"),)),
                 Api(attrs=(Attr("dim", None, _axis, to="axis"),), mint="squeeze")))
@@ -80,15 +79,6 @@ def squeeze(x, *, axis=None):
                 Api("unsqueeze", attrs=(Attr("dim", REQUIRED, int, to="axis"),), tensor="unsqueeze", mint="unsqueeze")))
 def expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
-
-
-@primitive("BroadcastTo", attrs=("shape",), category="shape",
-           api=Api("broadcast_to", attrs=(Attr("shape", REQUIRED, to_shape),), cls="BroadcastTo", init=("shape",),
-                   tensor="broadcast_to", mint="broadcast_to"))
-def broadcast_to(x, *, shape):
-    shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
-    check_size("BroadcastTo", shape, x.dtype)
-    return jnp.broadcast_to(x, shape)
 
 
 @primitive("Tile", attrs=("multiples",), category="shape",
@@ -241,40 +231,9 @@ def setitem(x, value, *tensors, index):
     return x.at[decode_index(index, tensors)].set(value)
 
 
-# ---------------------------------------------------------------- creation
+# ---------------------------------------------------------------- the dtype rule of the creation ops
 def _np_dtype(dtype, default):
     return mstype.to_np(dtype) if dtype is not None else np.dtype(default)
-
-
-def fill_default(value) -> type:
-    """The dtype `Fill` gives `value` when none is asked for."""
-    return np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
-
-
-@primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False)
-def fill(*, shape, value, dtype=None):
-    dtype = _np_dtype(dtype, fill_default(value))
-    check_size("Fill", shape, dtype)  # XLA aborts the process for a shape whose size overflows
-    return jnp.full(shape, value, dtype)
-
-
-@primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False)
-def arange(*, start, end, step, dtype=None):
-    if step == 0:
-        raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
-    default = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
-    return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
-
-
-@primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
-def eye(*, n, m=None, dtype=None):
-    check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
-    return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
-
-
-@primitive("FillLike", attrs=("value", "dtype"), category="elementwise", differentiable=False)
-def fill_like(x, *, value, dtype=None):
-    return jnp.full(x.shape, value, mstype.to_np(dtype) if dtype is not None else x.dtype)
 
 
 # ---------------------------------------------------------------- autodiff and debugging

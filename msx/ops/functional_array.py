@@ -19,6 +19,7 @@ from jax import lax
 
 from ..tensor import Parameter, Tensor
 from . import array_ops as A
+from . import layout_ops as LO
 from .api import SURFACE, expose
 from .attr_converters import scalar as _scalar
 from .attr_converters import to_dtype as _msx_dtype
@@ -64,7 +65,7 @@ def split(tensor, split_size_or_sections, axis=0):
             acc += int(s)
             points.append(acc)
         points = tuple(points)
-    return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
+    return apply(LO.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
 
 
 @primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
@@ -215,13 +216,13 @@ def _new_shape(op: str, shape, dtype) -> tuple[int, ...]:
 @expose(ops="ones")
 def ones(shape, dtype=None):
     dtype = _msx_dtype(dtype or "float32")
-    return apply(A.fill, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
+    return apply(LO.fill_, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
 
 
 @expose(ops="zeros")
 def zeros(size, dtype=None):
     dtype = _msx_dtype(dtype or "float32")
-    return apply(A.fill, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
+    return apply(LO.fill_, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
 
 
 @expose(ops="full", mint="full")
@@ -231,36 +232,36 @@ def full(size, fill_value, *, dtype=None):
     if not isinstance(value, (bool, int, float, complex)):
         raise OpTypeError(f"full: fill_value must be a number or a one-element Tensor, got "
                           f"{type(fill_value).__name__} ({fill_value!r:.40})")
-    shape = _new_shape("full", size, dtype if dtype is not None else A.fill_default(value))
-    return apply(A.fill, (), {"shape": shape, "value": value, "dtype": dtype})
+    shape = _new_shape("full", size, dtype if dtype is not None else LO.fill_default(value))
+    return apply(LO.fill_, (), {"shape": shape, "value": value, "dtype": dtype})
 
 
 @expose(ops="ones_like", cls="OnesLike", mint="ones_like")
 def ones_like(input, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="zeros_like", cls="ZerosLike", mint="zeros_like")
 def zeros_like(input, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="full_like", mint="full_like")
 def full_like(input, fill_value, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="arange", mint="arange")
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
-    return apply(A.arange, (), {"start": start, "end": end, "step": step,
+    return apply(LO.arange, (), {"start": start, "end": end, "step": step,
                                 "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="eye", mint="eye")
 def eye(n, m=None, dtype=None):
-    return apply(A.eye, (), {"n": int(n), "m": None if m is None else int(m),
+    return apply(LO.eye, (), {"n": int(n), "m": None if m is None else int(m),
                              "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
