@@ -429,11 +429,6 @@ def addmm(c, a, b, *, beta=1, alpha=1):
     return beta * c + alpha * jnp.matmul(a, b)
 
 
-@primitive("Einsum", attrs=("equation",), category="matmul")
-def einsum(*xs, equation):
-    return jnp.einsum(equation, *xs)
-
-
 @primitive("Rot90", attrs=("k", "dims"), category="shape",
            api=Api("rot90", attrs=(Attr("k", REQUIRED, int), Attr("dims", REQUIRED, to_ints)), tensor="rot90"))
 def rot90(x, *, k, dims):
