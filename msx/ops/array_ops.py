@@ -1,8 +1,8 @@
 """Shape, indexing and utility primitives.
 
 The creation primitives (`Fill`, `FillLike`, `Eye`, `Range`), `Split` and `BroadcastTo` are declared beside
-their class forms in `layout_ops.py`; those only hand-written wrappers run (`Stack`, `Flatten`, `GatherD`,
-`OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`."""
+their class forms in `layout_ops.py`, `Scatter` and `Gather` in `scatter_ops.py`; those only hand-written
+wrappers run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`."""
 from __future__ import annotations
 
 import jax
@@ -91,20 +91,6 @@ def tile(x, *, multiples):
     reps = (1,) * max(x.ndim - len(multiples), 0) + tuple(multiples)
     check_size("Tile", tuple(a * b for a, b in zip(lead, reps)), x.dtype)
     return jnp.tile(x, multiples)
-
-
-@primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
-           api=Api("gather", args=("input_params", "input_indices"),
-                   attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
-                   init=("batch_dims",)), values=bounds.gather)
-def gather(params, indices, *, axis=0, batch_dims=0):
-    """MindSpore's Gather: take slices of `params` along `axis` at `indices`."""
-    if batch_dims:
-        fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
-        for _ in range(batch_dims):
-            fn = jax.vmap(fn)
-        return fn(params, indices)
-    return jnp.take(params, indices, axis=axis)
 
 
 @primitive("Sort", attrs=("axis", "descending"), multiple_results=True,
@@ -474,16 +460,6 @@ def tensor_scatter_update(x, indices, updates):
            api=Api("tensor_scatter_add", args=("input_x", "indices", "updates"), cls="TensorScatterAdd"))
 def tensor_scatter_add(x, indices, updates):
     return x.at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates.astype(x.dtype))
-
-
-@primitive("Scatter", attrs=("axis", "reduce"), category="shape")
-def scatter(x, index, src, *, axis, reduce="none"):
-    """torch-style scatter along `axis`: out[index[i][j]][j] = src[i][j] (or added, for reduce="add")."""
-    idx = list(jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij"))
-    idx[axis] = index
-    src = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src  # src may be larger
-    at = x.at[tuple(idx)]
-    return at.add(src.astype(x.dtype)) if reduce == "add" else at.set(src.astype(x.dtype))
 
 
 @primitive("LinSpace", attrs=("start", "end", "steps"), category="other", differentiable=False,

@@ -20,6 +20,7 @@ from jax import lax
 from ..tensor import Parameter, Tensor
 from . import array_ops as A
 from . import layout_ops as LO
+from . import scatter_ops as S
 from .api import SURFACE, expose
 from .attr_converters import scalar as _scalar
 from .attr_converters import to_dtype as _msx_dtype
@@ -111,7 +112,7 @@ def index_select(input, axis, index):
         raise OpTypeError(f"index_select: index must be a 1-D integer Tensor, got {_describe(index)}")
     axis = int(axis)
     _bounds.require("index_select", _bounds.gather(input._data, known_value(index), axis=axis))
-    return apply(A.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
+    return apply(S.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
 
 
 @expose(mint="index_select")
@@ -282,7 +283,7 @@ def print_(*input_x) -> None:
 def _scatter(input, axis, index, src, reduce):
     if not isinstance(src, Tensor):
         src = full_like(index, src, dtype=input.dtype)
-    return apply(A.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
+    return apply(S.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
 
 
 @expose(ops="scatter", tensor="scatter")
