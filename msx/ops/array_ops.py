@@ -11,13 +11,13 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
-from ..errors import OpIndexError
+from ..errors import OpIndexError, OpTypeError
 from . import bounds
-from .api import REQUIRED, Api, Attr
+from .api import REQUIRED, SURFACE, Api, Attr, expose
 from .attr_converters import to_dtype, to_ints, to_shape
 from .float_to_int import float_to_int
 from .math_ops import _axis
-from .primitive import describe, primitive
+from .primitive import apply, describe, primitive
 from ..tensor import Tensor
 from ..sizes import check_size
 
@@ -64,6 +64,11 @@ def transpose(x, *, perm=None):
 @primitive("Concat", attrs=("axis",), category="shape")
 def concat(*xs, axis=0):
     return jnp.concatenate(xs, axis=axis)
+
+
+@expose(cls="ParallelConcat", prim="Concat")
+def _parallel_concat(values):
+    return apply(concat, tuple(values), {"axis": 0})
 
 
 @primitive("Squeeze", attrs=("axis",), category="shape",
@@ -229,10 +234,24 @@ def stop_gradient(x):
     return lax.stop_gradient(x)
 
 
+@expose(ops="stop_gradient_", prim="StopGradient")
+def stop_gradient_(input: Tensor) -> None:  # noqa: A002
+    """Detach `input` in place: later uses of this Tensor (and a function returning it) pass no gradient back
+    through it. Returns None, as MindSpore's does."""
+    if not isinstance(input, Tensor):
+        raise OpTypeError(f"stop_gradient_: input must be a Tensor, got {type(input).__name__}")
+    input._rebind(SURFACE["ops"]["stop_gradient"](input))
+
+
 @primitive("Identity", category="elementwise", api=(Api("identity", args=("x",), cls="Identity"),
                                                                   Api(mint="clone")))
 def identity(x):
     return x
+
+
+@expose(cls="IdentityN", prim="Identity")
+def _identity_n(x):
+    return tuple(apply(identity, (t,)) for t in x)
 
 
 @primitive("Print", attrs=("template", "sep"), multiple_results=True, differentiable=False)
