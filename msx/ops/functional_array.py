@@ -272,6 +272,7 @@ def depend(value, expr):
     return value
 
 
+# Print stays in array_ops.py: msx/capture/handlers.py runs it by that module's name (array_ops.print_)
 @expose(ops="print_", prim="Print")
 def print_(*input_x) -> None:
     """Print strings and tensors (at run time under jit, in program order)."""
