@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..errors import OpError
 from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from . import batch_norm_train, bounds
@@ -23,12 +24,11 @@ from . import math_ops as M
 from . import nn_ops as N
 from .api import SURFACE, expose
 from .attr_converters import to_pair as _pair
-from ..errors import OpError
-from .primitive import apply, primitive
 from .functional_array import ones, zeros
 from .functional_math import div
 from .functional_random import _key, _next_key
 from .nn_ops import _reduce, _same_shape_check, _shape
+from .primitive import apply, primitive
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
