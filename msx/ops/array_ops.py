@@ -2,7 +2,9 @@
 
 The creation primitives (`Fill`, `FillLike`, `Eye`, `Range`), `Split` and `BroadcastTo` are declared beside
 their class forms in `layout_ops.py`, `Scatter` and `Gather` in `scatter_ops.py`; those only hand-written
-wrappers run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`."""
+wrappers run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`, and
+`Einsum` in `functional_math.py`. The hand-written forms of the primitives kept here sit beside them
+(`ops.ParallelConcat`, `ops.IdentityN`, `ops.stop_gradient_`)."""
 from __future__ import annotations
 
 import jax
