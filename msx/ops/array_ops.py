@@ -1,4 +1,10 @@
-"""Shape, creation, indexing and utility primitives."""
+"""Shape, indexing and utility primitives.
+
+The creation primitives (`Fill`, `FillLike`, `Eye`, `Range`), `Split` and `BroadcastTo` are declared beside
+their class forms in `layout_ops.py`, `Scatter` and `Gather` in `scatter_ops.py`; those only hand-written
+wrappers run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) beside them in `functional_array.py`, and
+`Einsum` in `functional_math.py`. The hand-written forms of the primitives kept here sit beside them
+(`ops.ParallelConcat`, `ops.IdentityN`, `ops.stop_gradient_`)."""
 from __future__ import annotations
 
 import jax
@@ -7,13 +13,13 @@ import numpy as np
 from jax import lax
 
 from .. import dtype as mstype
-from ..errors import OpError, OpIndexError, OpTypeError
+from ..errors import OpIndexError, OpTypeError
 from . import bounds
-from .api import REQUIRED, Api, Attr
+from .api import REQUIRED, SURFACE, Api, Attr, expose
 from .attr_converters import to_dtype, to_ints, to_shape
 from .float_to_int import float_to_int
 from .math_ops import _axis
-from .primitive import describe, primitive
+from .primitive import apply, describe, primitive
 from ..tensor import Tensor
 from ..sizes import check_size
 
@@ -62,14 +68,9 @@ def concat(*xs, axis=0):
     return jnp.concatenate(xs, axis=axis)
 
 
-@primitive("Stack", attrs=("axis",), category="shape")
-def stack(*xs, axis=0):
-    return jnp.stack(xs, axis=axis)
-
-
-@primitive("Split", attrs=("indices_or_sections", "axis"), category="shape", multiple_results=True)
-def split(x, *, indices_or_sections, axis=0):
-    return tuple(jnp.split(x, indices_or_sections, axis=axis))
+@expose(cls="ParallelConcat", prim="Concat")
+def _parallel_concat(values):
+    return apply(concat, tuple(values), {"axis": 0})
 
 
 @primitive("Squeeze", attrs=("axis",), category="shape",
@@ -87,28 +88,6 @@ def expand_dims(x, *, axis):
     return jnp.expand_dims(x, axis)
 
 
-@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
-def flatten(x, *, start_dim=1, end_dim=-1):
-    """Merge dims `start_dim..end_dim` into one."""
-    shape = x.shape
-    if not shape:
-        return jnp.reshape(x, (1,))
-    start, end = start_dim % len(shape), end_dim % len(shape)
-    if start > end:  # jnp would insert a dim of size 1; MindSpore refuses
-        raise ValueError(f"start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {len(shape)}")
-    merged = int(np.prod(shape[start:end + 1]))
-    return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
-
-
-@primitive("BroadcastTo", attrs=("shape",), category="shape",
-           api=Api("broadcast_to", attrs=(Attr("shape", REQUIRED, to_shape),), cls="BroadcastTo", init=("shape",),
-                   tensor="broadcast_to", mint="broadcast_to"))
-def broadcast_to(x, *, shape):
-    shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
-    check_size("BroadcastTo", shape, x.dtype)
-    return jnp.broadcast_to(x, shape)
-
-
 @primitive("Tile", attrs=("multiples",), category="shape",
            api=Api("tile", attrs=(Attr("dims", REQUIRED, to_ints, to="multiples"),), cls="Tile", tensor="tile",
                    mint="tile"))
@@ -121,59 +100,12 @@ def tile(x, *, multiples):
     return jnp.tile(x, multiples)
 
 
-@primitive("Pad", attrs=("paddings", "value"), category="shape")
-def pad(x, *, paddings, value=0.0):
-    """`paddings`: ((before, after), ...) per dim."""
-    return jnp.pad(x, paddings, constant_values=value)
-
-
-@primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
-           api=Api("gather", args=("input_params", "input_indices"),
-                   attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
-                   init=("batch_dims",)), values=bounds.gather)
-def gather(params, indices, *, axis=0, batch_dims=0):
-    """MindSpore's Gather: take slices of `params` along `axis` at `indices`."""
-    if batch_dims:
-        fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
-        for _ in range(batch_dims):
-            fn = jax.vmap(fn)
-        return fn(params, indices)
-    return jnp.take(params, indices, axis=axis)
-
-
-@primitive("GatherD", attrs=("dim",), category="shape", values=bounds.gather_d)
-def gather_d(x, index, *, dim):
-    """torch-style gather: out[i][j] = x[i][index[i][j]] along `dim`."""
-    return jnp.take_along_axis(x, index, axis=dim)
-
-
-@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis", "dtype"), category="elementwise",
-           differentiable=False)
-def one_hot(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
-    """Out-of-range indices give an all-`off_value` row, as MindSpore documents; the result has the on/off
-    values' `dtype`."""
-    if not jnp.issubdtype(indices.dtype, jnp.integer):
-        raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
-                          f"{tuple(indices.shape)}")
-    if depth < 0:
-        raise OpError(f"OneHot: depth must be >= 0, got {depth}")
-    target = np.dtype(dtype)
-    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=target)
-    return hot * jnp.asarray(on_value - off_value, target) + jnp.asarray(off_value, target)
-
-
 @primitive("Sort", attrs=("axis", "descending"), multiple_results=True,
            api=Api("sort", args=("input_x",), attrs=(Attr("axis", -1, int), Attr("descending", False, bool)), cls="Sort",
                    init=("axis", "descending")))
 def sort(x, *, axis=-1, descending=False):
     idx = jnp.argsort(-x if descending else x, axis=axis, stable=True)
     return jnp.take_along_axis(x, idx, axis=axis), idx.astype(jnp.int32)  # MindSpore 2.10: int32 indices
-
-
-@primitive("TopK", attrs=("k",), multiple_results=True)
-def topk(x, *, k):
-    values, idx = lax.top_k(x, k)
-    return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
 
 
 # ---------------------------------------------------------------- indexing
@@ -292,40 +224,9 @@ def setitem(x, value, *tensors, index):
     return x.at[decode_index(index, tensors)].set(value)
 
 
-# ---------------------------------------------------------------- creation
+# ---------------------------------------------------------------- the dtype rule of the creation ops
 def _np_dtype(dtype, default):
     return mstype.to_np(dtype) if dtype is not None else np.dtype(default)
-
-
-def fill_default(value) -> type:
-    """The dtype `Fill` gives `value` when none is asked for."""
-    return np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
-
-
-@primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False)
-def fill(*, shape, value, dtype=None):
-    dtype = _np_dtype(dtype, fill_default(value))
-    check_size("Fill", shape, dtype)  # XLA aborts the process for a shape whose size overflows
-    return jnp.full(shape, value, dtype)
-
-
-@primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False)
-def arange(*, start, end, step, dtype=None):
-    if step == 0:
-        raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
-    default = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
-    return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
-
-
-@primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
-def eye(*, n, m=None, dtype=None):
-    check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
-    return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
-
-
-@primitive("FillLike", attrs=("value", "dtype"), category="elementwise", differentiable=False)
-def fill_like(x, *, value, dtype=None):
-    return jnp.full(x.shape, value, mstype.to_np(dtype) if dtype is not None else x.dtype)
 
 
 # ---------------------------------------------------------------- autodiff and debugging
@@ -335,10 +236,24 @@ def stop_gradient(x):
     return lax.stop_gradient(x)
 
 
+@expose(ops="stop_gradient_", prim="StopGradient")
+def stop_gradient_(input: Tensor) -> None:  # noqa: A002
+    """Detach `input` in place: later uses of this Tensor (and a function returning it) pass no gradient back
+    through it. Returns None, as MindSpore's does."""
+    if not isinstance(input, Tensor):
+        raise OpTypeError(f"stop_gradient_: input must be a Tensor, got {type(input).__name__}")
+    input._rebind(SURFACE["ops"]["stop_gradient"](input))
+
+
 @primitive("Identity", category="elementwise", api=(Api("identity", args=("x",), cls="Identity"),
                                                                   Api(mint="clone")))
 def identity(x):
     return x
+
+
+@expose(cls="IdentityN", prim="Identity")
+def _identity_n(x):
+    return tuple(apply(identity, (t,)) for t in x)
 
 
 @primitive("Print", attrs=("template", "sep"), multiple_results=True, differentiable=False)
@@ -521,11 +436,6 @@ def addmm(c, a, b, *, beta=1, alpha=1):
     return beta * c + alpha * jnp.matmul(a, b)
 
 
-@primitive("Einsum", attrs=("equation",), category="matmul")
-def einsum(*xs, equation):
-    return jnp.einsum(equation, *xs)
-
-
 @primitive("Rot90", attrs=("k", "dims"), category="shape",
            api=Api("rot90", attrs=(Attr("k", REQUIRED, int), Attr("dims", REQUIRED, to_ints)), tensor="rot90"))
 def rot90(x, *, k, dims):
@@ -571,16 +481,6 @@ def tensor_scatter_update(x, indices, updates):
            api=Api("tensor_scatter_add", args=("input_x", "indices", "updates"), cls="TensorScatterAdd"))
 def tensor_scatter_add(x, indices, updates):
     return x.at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates.astype(x.dtype))
-
-
-@primitive("Scatter", attrs=("axis", "reduce"), category="shape")
-def scatter(x, index, src, *, axis, reduce="none"):
-    """torch-style scatter along `axis`: out[index[i][j]][j] = src[i][j] (or added, for reduce="add")."""
-    idx = list(jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij"))
-    idx[axis] = index
-    src = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src  # src may be larger
-    at = x.at[tuple(idx)]
-    return at.add(src.astype(x.dtype)) if reduce == "add" else at.set(src.astype(x.dtype))
 
 
 @primitive("LinSpace", attrs=("start", "end", "steps"), category="other", differentiable=False,

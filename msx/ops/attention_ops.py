@@ -26,7 +26,8 @@ from ..errors import OpError, OpTypeError
 from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from .api import Api, Attr, expose
-from .array_ops import broadcast_to as _broadcast_to, reshape as _reshape
+from .array_ops import reshape as _reshape
+from .layout_ops import broadcast_to as _broadcast_to
 from .primitive import apply, primitive
 from .random_ops import _k, _key_for
 

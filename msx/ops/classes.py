@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import functional as F
 from ..ignored_args import SEED_INSTEAD, not_honoured, only_default
-from . import nn_ops as N
+from . import functional_nn as FN
 from .api import SURFACE, PrimitiveOp
 from .primitive import apply
 
@@ -149,7 +149,7 @@ class MaxPool(PrimitiveOp):
 
     def __call__(self, x):
         k = F._pair(self.kernel_size)
-        return apply(N.max_pool2d, (x,), {"kernel_size": k, "stride": F._pair(self.strides),
+        return apply(FN.max_pool2d_, (x,), {"kernel_size": k, "stride": F._pair(self.strides),
                                           "pad_mode": self.pad_mode, "padding": (0, 0, 0, 0), "ceil_mode": False})
 
 

@@ -30,6 +30,7 @@ def _ints(op: str, name: str, v, n: int, low: int) -> tuple[int, ...]:
     return out
 
 
+# Conv2DTranspose stays in nn_layer_ops.py: layer_classes' Conv2DBackpropInput runs it, and this imports layer_classes
 @expose(ops="conv_transpose2d", prim="Conv2DTranspose")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, output_padding=0,
                      groups: int = 1, dilation=1) -> Tensor:
@@ -57,6 +58,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return F.squeeze(y, 0) if input.ndim == 3 else y
 
 
+# Conv3DTranspose stays in nn_layer_ops.py: declared here, it would make a cycle with layer_classes' Conv3DTranspose
 @expose(ops="conv3d_transpose", prim="Conv3DTranspose")
 def conv3d_transpose(inputs: Tensor, weight: Tensor, pad_mode: str = "valid", padding=0, stride=1, dilation=1,
                      group: int = 1, output_padding=0) -> Tensor:

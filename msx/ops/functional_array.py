@@ -1,7 +1,8 @@
 """Hand-written functional ops, part of `msx.ops.functional`: shape, indexing, creation and scatter.
 
 concat/split/stack families, gathers with bounds checks, pad, topk, ones/zeros/full/arange/eye with size
-checks, scatter, einsum, and the graph-order ops (depend, print_, assign).
+checks, scatter, einsum, and the graph-order ops (depend, print_, assign). The primitives only these wrappers
+run (`Stack`, `Flatten`, `GatherD`, `OneHot`, `Pad`, `TopK`) are declared here, beside them.
 
 Each is registered with `expose` under its public names; `functional` imports this module and re-exports
 the whole surface.
@@ -11,10 +12,15 @@ from __future__ import annotations
 import builtins
 from typing import Sequence
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..tensor import Parameter, Tensor
 from . import array_ops as A
+from . import layout_ops as LO
+from . import scatter_ops as S
 from .api import SURFACE, expose
 from .attr_converters import scalar as _scalar
 from .attr_converters import to_dtype as _msx_dtype
@@ -25,7 +31,7 @@ from .array_ops import _np_dtype
 from ..sizes import check_size
 from . import bounds as _bounds
 from .primitive import describe as _describe
-from .primitive import apply, known_value
+from .primitive import apply, known_value, primitive
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
@@ -37,9 +43,14 @@ def concat(tensors: Sequence, axis=0):
     return apply(A.concat, tuple(tensors), {"axis": int(axis)})
 
 
+@primitive("Stack", attrs=("axis",), category="shape")
+def stack_(*xs, axis=0):
+    return jnp.stack(xs, axis=axis)
+
+
 @expose(ops="stack", cls="Stack Pack", init=("axis",), prim="Stack")
 def stack(tensors: Sequence, axis=0):
-    return apply(A.stack, tuple(tensors), {"axis": int(axis)})
+    return apply(stack_, tuple(tensors), {"axis": int(axis)})
 
 
 @expose(ops="split")
@@ -55,14 +66,33 @@ def split(tensor, split_size_or_sections, axis=0):
             acc += int(s)
             points.append(acc)
         points = tuple(points)
-    return apply(A.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
+    return apply(LO.split, (tensor,), {"indices_or_sections": points, "axis": int(axis)})
+
+
+@primitive("Flatten", attrs=("start_dim", "end_dim"), category="shape")
+def flatten_(x, *, start_dim=1, end_dim=-1):
+    """Merge dims `start_dim..end_dim` into one."""
+    shape = x.shape
+    if not shape:
+        return jnp.reshape(x, (1,))
+    start, end = start_dim % len(shape), end_dim % len(shape)
+    if start > end:  # jnp would insert a dim of size 1; MindSpore refuses
+        raise ValueError(f"start_dim {start_dim} comes after end_dim {end_dim} for a tensor of rank {len(shape)}")
+    merged = int(np.prod(shape[start:end + 1]))
+    return jnp.reshape(x, shape[:start] + (merged,) + shape[end + 1:])
 
 
 @expose(ops="flatten", prim="Flatten")
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     if order != "C":
         raise ValueError(f"flatten: only order='C' is supported, got {order!r}")
-    return apply(A.flatten, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
+    return apply(flatten_, (input,), {"start_dim": int(start_dim), "end_dim": int(end_dim)})
+
+
+@primitive("GatherD", attrs=("dim",), category="shape", values=_bounds.gather_d)
+def gather_d_(x, index, *, dim):
+    """torch-style gather: out[i][j] = x[i][index[i][j]] along `dim`."""
+    return jnp.take_along_axis(x, index, axis=dim)
 
 
 @expose(ops="gather_d", cls="GatherD", prim="GatherD")
@@ -72,7 +102,7 @@ def gather_d(x, dim, index):
 
 @expose(ops="gather_elements", tensor="gather_elements")
 def gather_elements(input, dim, index):
-    return apply(A.gather_d, (input, index), {"dim": int(dim)})
+    return apply(gather_d_, (input, index), {"dim": int(dim)})
 
 
 @expose(ops="index_select", tensor="index_select")
@@ -82,7 +112,7 @@ def index_select(input, axis, index):
         raise OpTypeError(f"index_select: index must be a 1-D integer Tensor, got {_describe(index)}")
     axis = int(axis)
     _bounds.require("index_select", _bounds.gather(input._data, known_value(index), axis=axis))
-    return apply(A.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
+    return apply(S.gather, (input, index), {"axis": axis % builtins.max(input.ndim, 1), "batch_dims": 0})
 
 
 @expose(mint="index_select")
@@ -104,6 +134,21 @@ def _one_hot_value(value, what: str) -> tuple[float | int, np.dtype]:
     return (int(number) if np.issubdtype(dtype, np.integer) else float(number)), dtype
 
 
+@primitive("OneHot", attrs=("depth", "on_value", "off_value", "axis", "dtype"), category="elementwise",
+           differentiable=False)
+def one_hot_(indices, *, depth, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
+    """Out-of-range indices give an all-`off_value` row, as MindSpore documents; the result has the on/off
+    values' `dtype`."""
+    if not jnp.issubdtype(indices.dtype, jnp.integer):
+        raise OpTypeError(f"OneHot: indices must be integers, got dtype {np.dtype(indices.dtype).name} of shape "
+                          f"{tuple(indices.shape)}")
+    if depth < 0:
+        raise OpError(f"OneHot: depth must be >= 0, got {depth}")
+    target = np.dtype(dtype)
+    hot = jax.nn.one_hot(indices, depth, axis=axis, dtype=target)
+    return hot * jnp.asarray(on_value - off_value, target) + jnp.asarray(off_value, target)
+
+
 @expose(ops="one_hot", prim="OneHot")
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     """MindSpore's dtype rule: the result has the on/off values' dtype (they must agree): `1`/`0` (the
@@ -112,8 +157,14 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     if on_dtype != off_dtype:
         raise OpTypeError(f"one_hot: on_value and off_value must have the same dtype, got {on_dtype.name} "
                           f"({on_value!r}) and {off_dtype.name} ({off_value!r})")
-    return apply(A.one_hot, (indices,), {"depth": int(depth), "on_value": on, "off_value": off, "axis": int(axis),
+    return apply(one_hot_, (indices,), {"depth": int(depth), "on_value": on, "off_value": off, "axis": int(axis),
                                          "dtype": on_dtype.name})
+
+
+@primitive("Pad", attrs=("paddings", "value"), category="shape")
+def pad_(x, *, paddings, value=0.0):
+    """`paddings`: ((before, after), ...) per dim."""
+    return jnp.pad(x, paddings, constant_values=value)
 
 
 @expose(ops="pad", prim="Pad")
@@ -128,7 +179,13 @@ def pad(input_x, padding, mode="constant", value=None):
     pairs = [(0, 0)] * input_x.ndim
     for i in range(len(padding) // 2):
         pairs[input_x.ndim - 1 - i] = (int(padding[2 * i]), int(padding[2 * i + 1]))
-    return apply(A.pad, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
+    return apply(pad_, (input_x,), {"paddings": tuple(pairs), "value": 0.0 if value is None else value})
+
+
+@primitive("TopK", attrs=("k",), multiple_results=True)
+def topk_(x, *, k):
+    values, idx = lax.top_k(x, k)
+    return values, idx.astype(jnp.int32)  # MindSpore 2.10: ops.topk's indices are int32, as ops.TopK()'s
 
 
 @expose(ops="topk", prim="TopK")
@@ -139,7 +196,7 @@ def topk(input, k, dim=None, largest=True, sorted=True):
     x = input if last else swapaxes(input, dim, -1)
     if not largest:
         x = neg(x)
-    values, indices = apply(A.topk, (x,), {"k": int(k)})
+    values, indices = apply(topk_, (x,), {"k": int(k)})
     if not largest:
         values = neg(values)
     if not last:
@@ -160,13 +217,13 @@ def _new_shape(op: str, shape, dtype) -> tuple[int, ...]:
 @expose(ops="ones")
 def ones(shape, dtype=None):
     dtype = _msx_dtype(dtype or "float32")
-    return apply(A.fill, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
+    return apply(LO.fill_, (), {"shape": _new_shape("ones", shape, dtype), "value": 1.0, "dtype": dtype})
 
 
 @expose(ops="zeros")
 def zeros(size, dtype=None):
     dtype = _msx_dtype(dtype or "float32")
-    return apply(A.fill, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
+    return apply(LO.fill_, (), {"shape": _new_shape("zeros", size, dtype), "value": 0.0, "dtype": dtype})
 
 
 @expose(ops="full", mint="full")
@@ -176,36 +233,36 @@ def full(size, fill_value, *, dtype=None):
     if not isinstance(value, (bool, int, float, complex)):
         raise OpTypeError(f"full: fill_value must be a number or a one-element Tensor, got "
                           f"{type(fill_value).__name__} ({fill_value!r:.40})")
-    shape = _new_shape("full", size, dtype if dtype is not None else A.fill_default(value))
-    return apply(A.fill, (), {"shape": shape, "value": value, "dtype": dtype})
+    shape = _new_shape("full", size, dtype if dtype is not None else LO.fill_default(value))
+    return apply(LO.fill_, (), {"shape": shape, "value": value, "dtype": dtype})
 
 
 @expose(ops="ones_like", cls="OnesLike", mint="ones_like")
 def ones_like(input, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": 1, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="zeros_like", cls="ZerosLike", mint="zeros_like")
 def zeros_like(input, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": 0, "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="full_like", mint="full_like")
 def full_like(input, fill_value, *, dtype=None):
-    return apply(A.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
+    return apply(LO.fill_like, (input,), {"value": _scalar(fill_value), "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="arange", mint="arange")
 def arange(start=0, end=None, step=1, *, dtype=None):
     if end is None:
         start, end = 0, start
-    return apply(A.arange, (), {"start": start, "end": end, "step": step,
+    return apply(LO.arange, (), {"start": start, "end": end, "step": step,
                                 "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
 @expose(ops="eye", mint="eye")
 def eye(n, m=None, dtype=None):
-    return apply(A.eye, (), {"n": int(n), "m": None if m is None else int(m),
+    return apply(LO.eye, (), {"n": int(n), "m": None if m is None else int(m),
                              "dtype": None if dtype is None else _msx_dtype(dtype)})
 
 
@@ -215,6 +272,7 @@ def depend(value, expr):
     return value
 
 
+# Print stays in array_ops.py: msx/capture/handlers.py runs it by that module's name (array_ops.print_)
 @expose(ops="print_", prim="Print")
 def print_(*input_x) -> None:
     """Print strings and tensors (at run time under jit, in program order)."""
@@ -226,7 +284,7 @@ def print_(*input_x) -> None:
 def _scatter(input, axis, index, src, reduce):
     if not isinstance(src, Tensor):
         src = full_like(index, src, dtype=input.dtype)
-    return apply(A.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
+    return apply(S.scatter, (input, index, src), {"axis": int(axis), "reduce": reduce})
 
 
 @expose(ops="scatter", tensor="scatter")

@@ -1,16 +1,22 @@
 """nn functional ops the layers are built from (issue 22): adaptive and 1-d pooling, channel dropout, pixel
 shuffle, group/RMS normalisation, embedding lookup, bias_add, softmin, and the torch-style
 `mint.nn.functional` spellings of activations. Composed from registered ops, so eager, gradients and every
-capture mode see ordinary ops; `nn` layers call these (one implementation each)."""
+capture mode see ordinary ops; `nn` layers call these (one implementation each). The primitives of the 3-d
+pools and the N-d convolution (`MaxPool3D`, `AvgPool3D`, `Conv3D`) are declared here, beside `max_pool3d`,
+`avg_pool3d` and `conv3d`."""
 from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from ..errors import OpError
 from ..tensor import Tensor
 from . import functional as F
 from .api import expose
-from .nn_layer_ops import avg_pool_nd, conv_nd, interpolate, max_pool_nd
+from .nn_layer_ops import _dims, interpolate
 from .pool_argmax_ops import adaptive_max_pool2d_argmax
-from .primitive import apply
+from .primitive import apply, primitive
 
 
 # ---------------------------------------------------------------- pooling
@@ -330,6 +336,34 @@ def _pool3d_input(name: str, x) -> None:
         raise OpError(f"{name}: expected 5-D (N, C, D, H, W) or 4-D (C, D, H, W), got shape {tuple(x.shape)}")
 
 
+@primitive("MaxPool3D", attrs=("kernel_size", "stride", "padding", "dilation"), category="reduce")
+def max_pool_nd(x, *, kernel_size, stride, padding, dilation):
+    """Max pooling over the trailing len(kernel_size) dims; `padding` ((lo, hi), ...) pads with -inf."""
+    n = len(kernel_size)
+    init = -float("inf") if jnp.issubdtype(x.dtype, jnp.floating) else int(jnp.iinfo(x.dtype).min)
+    return lax.reduce_window(x, init, lax.max, (1,) * (x.ndim - n) + tuple(kernel_size),
+                             (1,) * (x.ndim - n) + tuple(stride), [(0, 0)] * (x.ndim - n) + [tuple(p) for p in padding],
+                             window_dilation=(1,) * (x.ndim - n) + tuple(dilation))
+
+
+@primitive("AvgPool3D", attrs=("kernel_size", "stride", "padding", "count_include_pad", "divisor_override"),
+           category="reduce")
+def avg_pool_nd(x, *, kernel_size, stride, padding, count_include_pad=True, divisor_override=None):
+    """Average pooling over the trailing len(kernel_size) dims, zero padding ((lo, hi), ...)."""
+    n = len(kernel_size)
+    lead = x.ndim - n
+    window, strides = (1,) * lead + tuple(kernel_size), (1,) * lead + tuple(stride)
+    pads = [(0, 0)] * lead + [tuple(p) for p in padding]
+    total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)
+    if divisor_override:
+        return total / float(divisor_override)
+    if count_include_pad:
+        return total / float(np.prod(kernel_size))
+    counts = lax.reduce_window(jnp.ones(x.shape[lead:], x.dtype), 0.0, lax.add, tuple(kernel_size), tuple(stride),
+                               [tuple(p) for p in padding])
+    return total / counts
+
+
 @expose(ops="avg_pool3d", prim="AvgPool3D")
 def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=0):
@@ -417,6 +451,25 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     y = F.conv2d(F.expand_dims(input, 2), F.expand_dims(weight, 2), bias, (1, s), pad_mode, (0, 0) + pads,
                  (1, d), groups)
     return F.squeeze(y, 2)
+
+
+def _conv_check(x, w, *b, stride, padding, dilation, groups, **_) -> str | None:
+    xs, ws = tuple(x.shape), tuple(w.shape)
+    n = len(stride)
+    if len(xs) != n + 2 or len(ws) != n + 2:
+        return f"input and weight must be {n + 2}-D, got shapes {xs} and {ws}"
+    return None
+
+
+@primitive("Conv3D", attrs=("stride", "padding", "dilation", "groups"), category="conv", check=_conv_check)
+def conv_nd(x, w, b=None, *, stride, padding, dilation, groups=1):
+    """N-d convolution (NC<spatial> input, OI<spatial> weight); `padding` is ((lo, hi), ...) per spatial dim
+    or "SAME"/"VALID"."""
+    n = len(stride)
+    y = lax.conv_general_dilated(x, w.astype(x.dtype), window_strides=stride,
+                                 padding=padding if isinstance(padding, str) else [tuple(p) for p in padding],
+                                 rhs_dilation=dilation, dimension_numbers=_dims(n), feature_group_count=groups)
+    return y if b is None else y + b.reshape((1, -1) + (1,) * n)
 
 
 @expose(ops="conv3d", prim="Conv3D")

@@ -1,7 +1,8 @@
 """Hand-written functional ops, part of `msx.ops.functional`: arithmetic, comparison and reductions.
 
 Division modes, clamp, sums with dtype, extrema with `initial`/`where`, cumulative ops, arg-with-value and
-the small compositions built from them.
+the small compositions built from them. The primitives only hand-written wrappers run (`ClipByValue`, `Norm`,
+`Einsum`, `AddN`) are declared here, beside them.
 
 Each is registered with `expose` under its public names; `functional` imports this module and re-exports
 the whole surface.
@@ -16,7 +17,7 @@ from . import math_ops as M
 from .api import SURFACE, expose
 from .attr_converters import AttrError
 from .attr_converters import scalar as _scalar
-from .primitive import apply
+from .primitive import apply, primitive
 
 # generated views the wrappers below build on
 _ops = SURFACE["ops"]
@@ -40,11 +41,16 @@ def div(input, other, rounding_mode=None):
     raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
 
 
+@primitive("ClipByValue", attrs=("min", "max"), category="elementwise")
+def clip(x, *, min=None, max=None):
+    return jnp.clip(x, min, max)
+
+
 @expose(ops="clamp clip", tensor="clamp clip", mint="clamp clip", prim="ClipByValue")
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise ValueError("clamp: min and max cannot both be None")
-    return apply(M.clip, (input,), {"min": _scalar(min), "max": _scalar(max)})
+    return apply(clip, (input,), {"min": _scalar(min), "max": _scalar(max)})
 
 
 def _reduce(prim, input, axis, keep_dims):
@@ -149,9 +155,14 @@ def cumprod(input, dim, dtype=None):
     return out if dtype is None else cast(out, dtype)
 
 
+@primitive("Norm", attrs=("ord", "axis", "keepdims"), category="reduce")
+def norm_(x, *, ord=None, axis=None, keepdims=False):
+    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
 @expose(ops="norm", prim="Norm")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803  (MindSpore's argument name)
-    return apply(M.norm, (_maybe_cast(A, dtype),), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
+    return apply(norm_, (_maybe_cast(A, dtype),), {"ord": ord, "axis": M._axis(dim), "keepdims": bool(keepdim)})
 
 
 @expose(ops="subtract", tensor="subtract")
@@ -177,18 +188,32 @@ def argmin_with_value(input, axis=0, keep_dims=False):
     return _with_value(M.argmin_with_value, input, axis, keep_dims)
 
 
+@primitive("Einsum", attrs=("equation",), category="matmul")
+def einsum_(*xs, equation):
+    return jnp.einsum(equation, *xs)
+
+
 @expose(ops=("einsum", "einsum_ext"), mint="einsum", prim="Einsum")
 def einsum(equation, *operands):
     """Einstein summation; `operands` may also be given as one list."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return apply(A.einsum, operands, {"equation": str(equation)})
+    return apply(einsum_, operands, {"equation": str(equation)})
+
+
+@primitive("AddN", category="elementwise")
+def addn_(*xs):
+    """The sum of its inputs (all the same shape)."""
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
 
 
 @expose(ops="addn", cls="AddN")
 def addn(x):
     """The elementwise sum of a tuple/list of tensors of one shape."""
-    return apply(M.addn, tuple(x))
+    return apply(addn_, tuple(x))
 
 
 @expose(ops="logit", tensor="logit")

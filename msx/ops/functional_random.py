@@ -1,4 +1,6 @@
-"""Hand-written functional ops, part of `msx.ops.functional`: random ops seeded by `set_seed`.
+"""Hand-written functional ops, part of `msx.ops.functional`: random ops seeded by `set_seed`, and the
+primitives they run (`RandomSplit`, `UniformReal`, `StandardNormal`, `UniformInt`, `Bernoulli`: the key is an
+explicit input).
 
 Each draws a fresh key by splitting the global PRNG state Parameter, so a captured graph threads the state
 as an ordinary input.
@@ -12,18 +14,59 @@ import contextlib
 import threading
 from typing import Any, Iterator
 
+import jax
+
 from .. import context
+from .. import dtype as mstype
 from ..ignored_args import SEED_INSTEAD, not_honoured
+from ..sizes import check_size
 from ..tensor import PARAMETER_LOCK, Tensor
-from . import nn_ops as N
 from .api import SURFACE, expose
 from .attr_converters import scalar as _scalar
 from .attr_converters import to_dtype as _msx_dtype
 from .attr_converters import to_shape as _shape_attr
-from .primitive import apply
+from .primitive import apply, primitive
 
 # generated views the wrappers below build on
 cast = SURFACE["ops"]["cast"]
+
+
+# ---------------------------------------------------------------- primitives (the key is an explicit input)
+def _key(raw):
+    return jax.random.wrap_key_data(raw)
+
+
+@primitive("RandomSplit", category="random", multiple_results=True, differentiable=False,
+           internal=("splits the global random key for every random op (functional_random._next_key); MindSpore has "
+                     "no such op"))
+def random_split(state):
+    """(next state, a fresh key) from the global PRNG state."""
+    new, sub = jax.random.split(_key(state))
+    return jax.random.key_data(new), jax.random.key_data(sub)
+
+
+@primitive("UniformReal", attrs=("shape", "minval", "maxval", "dtype"), category="random", differentiable=False)
+def uniform_(key, *, shape, minval=0.0, maxval=1.0, dtype=mstype.float32):
+    check_size("UniformReal", shape, mstype.to_np(dtype))
+    return jax.random.uniform(_key(key), shape, mstype.to_np(dtype), minval, maxval)
+
+
+@primitive("StandardNormal", attrs=("shape", "mean", "stddev", "dtype"), category="random", differentiable=False)
+def normal_(key, *, shape, mean=0.0, stddev=1.0, dtype=mstype.float32):
+    check_size("StandardNormal", shape, mstype.to_np(dtype))
+    return jax.random.normal(_key(key), shape, mstype.to_np(dtype)) * stddev + mean
+
+
+@primitive("UniformInt", attrs=("shape", "low", "high", "dtype"), category="random", differentiable=False)
+def randint_(key, *, shape, low, high, dtype=mstype.int64):
+    check_size("UniformInt", shape, mstype.to_np(dtype))
+    return jax.random.randint(_key(key), shape, low, high, mstype.to_np(dtype))
+
+
+@primitive("Bernoulli", attrs=("p", "shape"), category="random", differentiable=False)
+def bernoulli_(key, *, p, shape):
+    return jax.random.bernoulli(_key(key), p, shape)
+
 
 _SOURCE = threading.local()  # .state: the PRNG state Tensor of the Generator `keys_from` installed, per thread
 
@@ -58,7 +101,7 @@ def _next_key() -> Tensor:
     if state is None:
         state = context.rng_state()
     with PARAMETER_LOCK:
-        new_state, key = apply(N.random_split, (state,))
+        new_state, key = apply(random_split, (state,))
         state._rebind(new_state)
     return key
 
@@ -70,14 +113,14 @@ def uniform(shape, minval, maxval, seed=None, dtype=None):
     lo, hi = _scalar(minval), _scalar(maxval)
     if isinstance(lo, int) and isinstance(hi, int) and (dtype is None or not _msx_dtype(dtype).is_floating):
         return randint(lo, hi, shape, dtype=dtype or "int64")
-    return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": float(lo), "maxval": float(hi),
+    return apply(uniform_, (_next_key(),), {"shape": _shape_attr(shape), "minval": float(lo), "maxval": float(hi),
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
 @expose(ops="normal")
 def normal(shape, mean=0.0, stddev=1.0, seed=None):
     not_honoured("ops.normal", "seed", seed, None, SEED_INSTEAD)
-    return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": float(_scalar(mean)),
+    return apply(normal_, (_next_key(),), {"shape": _shape_attr(shape), "mean": float(_scalar(mean)),
                                            "stddev": float(_scalar(stddev)), "dtype": _msx_dtype("float32")})
 
 
@@ -91,7 +134,7 @@ def standard_normal(shape, seed=None):
 def randn(*size, dtype=None, seed=None):
     not_honoured("ops.randn", "seed", seed, None, SEED_INSTEAD)
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
-    return apply(N.normal, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
+    return apply(normal_, (_next_key(),), {"shape": _shape_attr(shape), "mean": 0.0, "stddev": 1.0,
                                            "dtype": _msx_dtype(dtype or "float32")})
 
 
@@ -99,7 +142,7 @@ def randn(*size, dtype=None, seed=None):
 def rand(*size, dtype=None, seed=None):
     not_honoured("ops.rand", "seed", seed, None, SEED_INSTEAD)
     shape = size[0] if len(size) == 1 and not isinstance(size[0], int) else size
-    return apply(N.uniform, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
+    return apply(uniform_, (_next_key(),), {"shape": _shape_attr(shape), "minval": 0.0, "maxval": 1.0,
                                             "dtype": _msx_dtype(dtype or "float32")})
 
 
@@ -108,11 +151,11 @@ def randint(low, high, size, seed=None, *, dtype=None):
     not_honoured("ops.randint", "seed", seed, None, SEED_INSTEAD)
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
-    return apply(N.randint, (_next_key(),), {"shape": _shape_attr(size), "low": int(low), "high": int(high),
+    return apply(randint_, (_next_key(),), {"shape": _shape_attr(size), "low": int(low), "high": int(high),
                                             "dtype": _msx_dtype(dtype or "int64")})
 
 
 @expose(ops="bernoulli", prim="Bernoulli")
 def bernoulli(input, p=0.5, seed=None):
     not_honoured("ops.bernoulli", "seed", seed, None, SEED_INSTEAD)
-    return cast(apply(N.bernoulli, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)
+    return cast(apply(bernoulli_, (_next_key(),), {"p": float(p), "shape": tuple(input.shape)}), input.dtype)

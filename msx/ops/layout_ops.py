@@ -1,7 +1,8 @@
 """Shape, splitting, repeating, diagonal and creation ops under MindSpore's names (functional and class forms).
 
-Most are thin views over existing primitives (Split, Concat, Reshape, BroadcastTo, Fill); the new primitives
-here carry computations no existing one expresses (diag_embed, repeat_interleave, reverse_sequence...).
+Most are thin views over existing primitives (Concat, Reshape, and the ones declared here beside their class
+forms: Split, BroadcastTo, Fill, FillLike, Eye, Range); the other primitives here carry computations no
+existing one expresses (diag_embed, repeat_interleave, reverse_sequence...).
 Shape queries (`ops.shape`, `ops.rank`, `ops.size`) answer Python values, as in MindSpore.
 """
 from __future__ import annotations
@@ -12,9 +13,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtype as mstype
+from ..sizes import check_size
 from ..tensor import Tensor
 from . import array_ops as A
 from .api import REQUIRED, Api, Attr, SURFACE, expose
+from .array_ops import _np_dtype
 from .attr_converters import scalar, to_dtype, to_ints, to_shape
 from .primitive import apply, primitive
 
@@ -32,8 +35,13 @@ def _axis(axis: int, rank: int, op: str) -> int:
 
 
 # ---------------------------------------------------------------- splitting
+@primitive("Split", attrs=("indices_or_sections", "axis"), category="shape", multiple_results=True)
+def split(x, *, indices_or_sections, axis=0):
+    return tuple(jnp.split(x, indices_or_sections, axis=axis))
+
+
 def _split_at(x, points, axis: int) -> tuple:
-    return apply(A.split, (x,), {"indices_or_sections": tuple(points), "axis": axis})
+    return apply(split, (x,), {"indices_or_sections": tuple(points), "axis": axis})
 
 
 @expose(ops="tensor_split", tensor="tensor_split")
@@ -154,8 +162,17 @@ def row_stack(tensors):
     return _F["vstack"](tensors)
 
 
+@primitive("BroadcastTo", attrs=("shape",), category="shape",
+           api=Api("broadcast_to", attrs=(Attr("shape", REQUIRED, to_shape),), cls="BroadcastTo", init=("shape",),
+                   tensor="broadcast_to", mint="broadcast_to"))
+def broadcast_to(x, *, shape):
+    shape = tuple(s if s != -1 else x.shape[i - len(shape) + x.ndim] for i, s in enumerate(shape))
+    check_size("BroadcastTo", shape, x.dtype)
+    return jnp.broadcast_to(x, shape)
+
+
 def A_broadcast(x, size):
-    return apply(A.broadcast_to, (x,), {"shape": to_shape(size)})
+    return apply(broadcast_to, (x,), {"shape": to_shape(size)})
 
 
 @expose(ops="expand")
@@ -308,8 +325,39 @@ def _fill_diagonal_cls(input_x, *, fill_value, wrap=False):
 
 
 # ---------------------------------------------------------------- creation
+def fill_default(value) -> type:
+    """The dtype `Fill` gives `value` when none is asked for."""
+    return np.float32 if isinstance(value, float) else np.bool_ if isinstance(value, bool) else np.int64
+
+
+@primitive("Fill", attrs=("shape", "value", "dtype"), category="other", differentiable=False)
+def fill_(*, shape, value, dtype=None):
+    dtype = _np_dtype(dtype, fill_default(value))
+    check_size("Fill", shape, dtype)  # XLA aborts the process for a shape whose size overflows
+    return jnp.full(shape, value, dtype)
+
+
+@primitive("Range", attrs=("start", "end", "step", "dtype"), category="other", differentiable=False)
+def arange(*, start, end, step, dtype=None):
+    if step == 0:
+        raise ValueError("step must not be 0")  # (jnp.arange divides by it: a raw ZeroDivisionError)
+    default = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
+    return jnp.arange(start, end, step, dtype=_np_dtype(dtype, default))
+
+
+@primitive("Eye", attrs=("n", "m", "dtype"), category="other", differentiable=False)
+def eye(*, n, m=None, dtype=None):
+    check_size("Eye", (n, n if m is None else m), _np_dtype(dtype, np.float32))
+    return jnp.eye(n, m, dtype=_np_dtype(dtype, np.float32))
+
+
+@primitive("FillLike", attrs=("value", "dtype"), category="elementwise", differentiable=False)
+def fill_like(x, *, value, dtype=None):
+    return jnp.full(x.shape, value, mstype.to_np(dtype) if dtype is not None else x.dtype)
+
+
 def _fill(shape, value, dtype):
-    return apply(A.fill, (), {"shape": to_shape(shape), "value": scalar(value), "dtype": to_dtype(dtype)})
+    return apply(fill_, (), {"shape": to_shape(shape), "value": scalar(value), "dtype": to_dtype(dtype)})
 
 
 @expose(ops="fill")
@@ -324,7 +372,7 @@ def _fill_cls(dtype, dims, x):
 
 @expose(ops="fills", tensor="fills")
 def fills(x, value):
-    return apply(A.fill_like, (x,), {"value": scalar(value), "dtype": None})
+    return apply(fill_like, (x,), {"value": scalar(value), "dtype": None})
 
 
 @expose(cls="Fills", prim="FillLike")
@@ -351,7 +399,7 @@ def _zeros_cls(size, dtype=None):
 
 @expose(cls="Eye", prim="Eye")
 def _eye_cls(n, m, dtype):
-    return apply(A.eye, (), {"n": int(n), "m": int(m), "dtype": to_dtype(dtype)})
+    return apply(eye, (), {"n": int(n), "m": int(m), "dtype": to_dtype(dtype)})
 
 
 @primitive("Meshgrid", attrs=("indexing",), category="shape", multiple_results=True)
@@ -393,7 +441,7 @@ def range_(start, end, step, maxlen=1000000):
     n = int(np.ceil((values[1] - values[0]) / values[2]))
     if n > maxlen:
         raise ValueError(f"range: {n} elements exceed maxlen={maxlen}")
-    return apply(A.arange, (), {"start": values[0], "end": values[1], "step": values[2], "dtype": None})
+    return apply(arange, (), {"start": values[0], "end": values[1], "step": values[2], "dtype": None})
 
 
 @expose(cls="Range", init=("maxlen",), prim="Range")

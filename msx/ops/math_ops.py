@@ -1,4 +1,7 @@
-"""Arithmetic, comparison, matmul and reduction primitives, each with its MindSpore surface (`api.Api`)."""
+"""Arithmetic, comparison, matmul and reduction primitives, each with its MindSpore surface (`api.Api`).
+
+Those only hand-written wrappers run are declared beside them: `Dense` in `functional_nn.py`; `ClipByValue`,
+`Norm`, `AddN` in `functional_math.py`."""
 from __future__ import annotations
 
 import jax
@@ -275,11 +278,6 @@ def select(condition, x, y):
     return jnp.where(condition, x, y)
 
 
-@primitive("ClipByValue", attrs=("min", "max"), category="elementwise")
-def clip(x, *, min=None, max=None):
-    return jnp.clip(x, min, max)
-
-
 # ---------------------------------------------------------------- matmul
 def _matmul_check(x, y, **_) -> str | None:
     xs, ys = _shape(x), _shape(y)
@@ -304,14 +302,6 @@ def matmul(x, y):
         raise TypeError(f"the operands' dtypes must both be floating or both integer, got {jnp.dtype(dx).name} "
                         f"and {jnp.dtype(dy).name}")
     return jnp.matmul(x, y)
-
-
-@primitive("Dense", category="matmul",
-           check=lambda x, w, *b: _matmul_check(x, np.empty(_shape(w)[::-1])) if _shape(w) else None)
-def dense(x, w, b=None):
-    """`x @ w.T + b` (MindSpore's Dense primitive; w is (out, in))."""
-    y = jnp.matmul(x, jnp.swapaxes(w, -1, -2))
-    return y if b is None else y + b
 
 
 # ---------------------------------------------------------------- reductions
@@ -467,11 +457,6 @@ CUMMAX = _cum_extreme("Cummax", lax.cummax, jnp.int64)
 CUMMIN = _cum_extreme("Cummin", lax.cummin, jnp.int32)  # MindSpore 2.10's index dtypes
 
 
-@primitive("Norm", attrs=("ord", "axis", "keepdims"), category="reduce")
-def norm(x, *, ord=None, axis=None, keepdims=False):
-    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
-
-
 # ---------------------------------------------------------------- more arithmetic (issue 22 breadth)
 @primitive("Addcdiv", category="elementwise",
            api=(Api("addcdiv", args=("input", "tensor1", "tensor2", "value"), arg_defaults=(("value", 1),),
@@ -521,15 +506,6 @@ def det(x):
                                                        mint="inverse"))
 def inverse(x):
     return jnp.linalg.inv(x)
-
-
-@primitive("AddN", category="elementwise")
-def addn(*xs):
-    """The sum of its inputs (all the same shape)."""
-    out = xs[0]
-    for x in xs[1:]:
-        out = out + x
-    return out
 
 
 def _raise_if(reason: str | None, kind: type) -> None:

@@ -20,8 +20,8 @@ from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import Api, expose
 from .array_ops import cast
+from .functional_math import norm_ as _norm
 from .math_ops import inverse as _inverse
-from .math_ops import norm as _norm
 from .primitive import apply, primitive
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
@@ -80,6 +80,7 @@ def matrix_logarithm(x):
 _COND_P = {"fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf}
 
 
+# Norm is declared beside ops.norm (functional_math.py); cond is its second concern (condition numbers)
 @expose(ops="cond", prim="Norm")
 def cond(A: Tensor, p=None) -> Tensor:  # noqa: N803  (MindSpore's argument name)
     """norm(A, p) * norm(inverse(A), p) of each square matrix of A (p=None: the 2-norm, the ratio of the extreme

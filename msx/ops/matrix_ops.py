@@ -1,7 +1,7 @@
 """Matrix products, band/diagonal structure and index/combinatoric constructors of MindSpore's `ops` (issue 22).
 
-Products (`dot`, `tensor_dot`, `batch_dot`, `vecdot`, `mv`, `addmv`, `addr`, `addbmm`, `baddbmm`) are
-primitives over `jnp.matmul`/`tensordot`, differentiable; structure ops (`matrix_band_part`, `adjoint`,
+Products (`dot`, `tensor_dot`, `batch_dot`, `vecdot`, `mv`, `addmv`, `addr` (and mint's in-place `addr_`), `addbmm`,
+`baddbmm`) are primitives over `jnp.matmul`/`tensordot`, differentiable; structure ops (`matrix_band_part`, `adjoint`,
 `block_diag`, `vander`, `tril_indices`, ...) are shape-level primitives with MindSpore's signatures.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..errors import OpError
 from .api import REQUIRED, Api, Attr, expose
 from .array_ops import _np_dtype
 from .attr_converters import scalar, to_dtype_or_none, to_ints
@@ -119,6 +120,19 @@ def addmv(x, mat, vec, *, beta=1.0, alpha=1.0):
 def addr(x, v1, v2, *, beta=1.0, alpha=1.0):
     """beta * x + alpha * outer(vec1, vec2)."""
     return _scaled(beta, x, alpha, jnp.outer(v1, v2)).astype(jnp.result_type(x, v1))
+
+
+@expose(mint="addr_", prim="Addr")
+def addr_(input, vec1, vec2, beta=1, alpha=1):
+    """In place: `input = beta * input + alpha * outer(vec1, vec2)` (input's dtype kept); returns input."""
+    if vec1.ndim != 1 or vec2.ndim != 1 or tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise OpError(f"addr_: input must be (len(vec1), len(vec2)) with 1-D vec1, vec2 (it is written in place); "
+                      f"got input {tuple(input.shape)}, vec1 {tuple(vec1.shape)}, vec2 {tuple(vec2.shape)}")
+    for what, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"addr_: {what} must be a number, got {type(v).__name__}")
+    out = apply(addr, (input, vec1, vec2), {"beta": float(beta), "alpha": float(alpha)})
+    return input._rebind(out.astype(input.dtype) if out.dtype != input.dtype else out)
 
 
 @primitive("Addbmm", attrs=("beta", "alpha"), category="matmul",

@@ -1,14 +1,13 @@
 """Names MindSpore 2.10's `mint` and `mint.nn` export for single primitives (torch's kernels of the same names):
-`mint.equal_ext_op`, `mint.conv_tbc`, `mint.addr_` and `mint.nn.upsample_nearest2d_op` /
-`mint.nn.upsample_bilinear2d_op`.
+`mint.equal_ext_op`, `mint.conv_tbc` and `mint.nn.upsample_nearest2d_op` / `mint.nn.upsample_bilinear2d_op`
+(`mint.addr_` is beside its `Addr` primitive in `matrix_ops.py`).
 
 `equal_ext_op` and the two upsample names are primitive *instances* in MindSpore (`Prim[EqualExt]`), so they
 are `PrimitiveOp` instances here too. `EqualExt` is torch.equal: one 0-d bool, True when both inputs have the
 same shape and every element is equal (what `mint.equal` reads with `.item()`). `conv_tbc` is the
-time-batch-channel 1-d convolution of fairseq ((T, B, C_in) input, (K, C_in, C_out) weight). `addr_` writes
-`beta * input + alpha * outer(vec1, vec2)` into `input`. The upsample ops resize the last two dims of an NCHW
-tensor to `output_size` or by `scales` with torch's source coordinates, as `UpsampleNearest3D` /
-`UpsampleTrilinear3D` (`resize_ops.py`) do for three. Of these only UpsampleNearest2D has a CPU kernel in
+time-batch-channel 1-d convolution of fairseq ((T, B, C_in) input, (K, C_in, C_out) weight). The upsample
+ops resize the last two dims of an NCHW tensor to `output_size` or by `scales` with torch's source coordinates,
+as `UpsampleNearest3D` / `UpsampleTrilinear3D` (`resize_ops.py`) do for three. Of these only UpsampleNearest2D has a CPU kernel in
 MindSpore 2.10 (its goldens); the others are checked against torch.
 """
 from __future__ import annotations
@@ -21,7 +20,6 @@ from .. import dtype as mstype
 from ..errors import OpError
 from ..tensor import Tensor
 from .api import SURFACE, PrimitiveOp, expose
-from .matrix_ops import addr
 from .primitive import apply, primitive
 from .resize_ops import (
     _F32,
@@ -88,20 +86,6 @@ def conv_tbc(input, weight, bias, pad=0):
     if input.dtype not in mstype.float_type:
         raise OpError(f"conv_tbc: input must be a float tensor; got {got}")
     return apply(conv_tbc_, (input, weight, bias), {"pad": int(pad)})
-
-
-# ---------------------------------------------------------------- addr_
-@expose(mint="addr_", prim="Addr")
-def addr_(input, vec1, vec2, beta=1, alpha=1):
-    """In place: `input = beta * input + alpha * outer(vec1, vec2)` (input's dtype kept); returns input."""
-    if vec1.ndim != 1 or vec2.ndim != 1 or tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
-        raise OpError(f"addr_: input must be (len(vec1), len(vec2)) with 1-D vec1, vec2 (it is written in place); "
-                      f"got input {tuple(input.shape)}, vec1 {tuple(vec1.shape)}, vec2 {tuple(vec2.shape)}")
-    for what, v in (("beta", beta), ("alpha", alpha)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"addr_: {what} must be a number, got {type(v).__name__}")
-    out = apply(addr, (input, vec1, vec2), {"beta": float(beta), "alpha": float(alpha)})
-    return input._rebind(out.astype(input.dtype) if out.dtype != input.dtype else out)
 
 
 # ---------------------------------------------------------------- UpsampleNearest2D / UpsampleBilinear2D

@@ -1,5 +1,6 @@
-"""Primitives the `nn` layers need beyond the core set: padding modes, N-d and transposed convolution,
-resizing (`interpolate`), 3-d pooling.
+"""Primitives the `nn` layers need beyond the core set: padding modes, transposed convolution, resizing
+(`interpolate`). The N-d convolution and 3-d pools (`Conv3D`, `MaxPool3D`, `AvgPool3D`) are declared beside
+their functional wrappers in `functional_layers.py`.
 
 Each is one registry entry (ARCHITECTURE rule 1) whose jax implementation is
 its meaning; layers and the functional `interpolate` call them through
@@ -32,25 +33,6 @@ def pad_v3(x, *, paddings, mode="constant", value=0.0):
 def _dims(n: int) -> tuple[str, str, str]:
     sp = "DHW"[3 - n:] if n <= 3 else None
     return ("NC" + sp, "OI" + sp, "NC" + sp)
-
-
-def _conv_check(x, w, *b, stride, padding, dilation, groups, **_) -> str | None:
-    xs, ws = tuple(x.shape), tuple(w.shape)
-    n = len(stride)
-    if len(xs) != n + 2 or len(ws) != n + 2:
-        return f"input and weight must be {n + 2}-D, got shapes {xs} and {ws}"
-    return None
-
-
-@primitive("Conv3D", attrs=("stride", "padding", "dilation", "groups"), category="conv", check=_conv_check)
-def conv_nd(x, w, b=None, *, stride, padding, dilation, groups=1):
-    """N-d convolution (NC<spatial> input, OI<spatial> weight); `padding` is ((lo, hi), ...) per spatial dim
-    or "SAME"/"VALID"."""
-    n = len(stride)
-    y = lax.conv_general_dilated(x, w.astype(x.dtype), window_strides=stride,
-                                 padding=padding if isinstance(padding, str) else [tuple(p) for p in padding],
-                                 rhs_dilation=dilation, dimension_numbers=_dims(n), feature_group_count=groups)
-    return y if b is None else y + b.reshape((1, -1) + (1,) * n)
 
 
 def _transpose_impl(x, w, b, stride, crop, dilation, groups, output_padding):
@@ -98,35 +80,6 @@ def conv2d_transpose(x, w, b=None, *, stride, crop, dilation, groups=1, output_p
 def conv3d_transpose(x, w, b=None, *, stride, crop, dilation, groups=1, output_padding=(0, 0, 0)):
     """3-d transposed convolution, weight (Cin, Cout/groups, kD, kH, kW)."""
     return _transpose_impl(x, w, b, stride, crop, dilation, groups, output_padding)
-
-
-# ---------------------------------------------------------------- pooling (N-d, with explicit padding)
-@primitive("MaxPool3D", attrs=("kernel_size", "stride", "padding", "dilation"), category="reduce")
-def max_pool_nd(x, *, kernel_size, stride, padding, dilation):
-    """Max pooling over the trailing len(kernel_size) dims; `padding` ((lo, hi), ...) pads with -inf."""
-    n = len(kernel_size)
-    init = -float("inf") if jnp.issubdtype(x.dtype, jnp.floating) else int(jnp.iinfo(x.dtype).min)
-    return lax.reduce_window(x, init, lax.max, (1,) * (x.ndim - n) + tuple(kernel_size),
-                             (1,) * (x.ndim - n) + tuple(stride), [(0, 0)] * (x.ndim - n) + [tuple(p) for p in padding],
-                             window_dilation=(1,) * (x.ndim - n) + tuple(dilation))
-
-
-@primitive("AvgPool3D", attrs=("kernel_size", "stride", "padding", "count_include_pad", "divisor_override"),
-           category="reduce")
-def avg_pool_nd(x, *, kernel_size, stride, padding, count_include_pad=True, divisor_override=None):
-    """Average pooling over the trailing len(kernel_size) dims, zero padding ((lo, hi), ...)."""
-    n = len(kernel_size)
-    lead = x.ndim - n
-    window, strides = (1,) * lead + tuple(kernel_size), (1,) * lead + tuple(stride)
-    pads = [(0, 0)] * lead + [tuple(p) for p in padding]
-    total = lax.reduce_window(x, 0.0, lax.add, window, strides, pads)
-    if divisor_override:
-        return total / float(divisor_override)
-    if count_include_pad:
-        return total / float(np.prod(kernel_size))
-    counts = lax.reduce_window(jnp.ones(x.shape[lead:], x.dtype), 0.0, lax.add, tuple(kernel_size), tuple(stride),
-                               [tuple(p) for p in padding])
-    return total / counts
 
 
 # ---------------------------------------------------------------- resizing

@@ -1,5 +1,6 @@
-"""Numerics helpers of MindSpore 2.10: `ops.CheckNumerics` (refuse NaN/Inf), `ops.float_power_ext` (power in
-double precision) and `ops.stop_gradient_` (the in-place form of `stop_gradient`).
+"""Numerics helpers of MindSpore 2.10: `ops.CheckNumerics` (refuse NaN/Inf) and `ops.float_power_ext` (power in
+double precision). (`ops.stop_gradient_`, the in-place form of `stop_gradient`, is beside its primitive in
+`array_ops.py`.)
 
 `CheckNumerics()(x)` returns x when every value is finite and raises `CheckNumericsError` (a RuntimeError, as
 MindSpore raises) naming the op and whether a NaN or an Inf was found. Eagerly the values are read at the call;
@@ -94,13 +95,3 @@ def float_power_ext(input, exponent) -> Tensor:  # noqa: A002
     elif isinstance(exponent, numbers.Number):
         exponent = float(exponent)
     return power(input, exponent)
-
-
-# ---------------------------------------------------------------- stop_gradient_
-@expose(ops="stop_gradient_", prim="StopGradient")
-def stop_gradient_(input: Tensor) -> None:  # noqa: A002
-    """Detach `input` in place: later uses of this Tensor (and a function returning it) pass no gradient back
-    through it. Returns None, as MindSpore's does."""
-    if not isinstance(input, Tensor):
-        raise OpTypeError(f"stop_gradient_: input must be a Tensor, got {type(input).__name__}")
-    input._rebind(SURFACE["ops"]["stop_gradient"](input))

@@ -1,5 +1,8 @@
 """Scatter, gather and segment primitives (MindSpore's `scatter_*`, `scatter_nd_*`, `tensor_scatter_*`, segments).
 
+`Scatter` (torch-style, along an axis) and `Gather` (MindSpore's, with its generated `ops.gather`) are declared
+here too, beside their class forms `ScatterAddWithAxis` and `SparseGatherV2`.
+
 Three index forms, each one primitive with a `kind` attribute (add, sub, mul, div, max, min, update):
 - `ScatterRows`: `indices` pick rows (dim 0) of `input_x`; `updates` has shape `indices.shape + x.shape[1:]`;
 - `ScatterNdOp`: the last dim of `indices` is a coordinate tuple into `input_x` (`scatter_nd_*`,
@@ -18,11 +21,36 @@ import numpy as np
 from .. import dtype as mstype
 from ..ignored_args import not_honoured
 from ..tensor import Tensor
-from . import array_ops as A, bounds
-from .api import expose
+from . import bounds
+from .api import REQUIRED, Api, Attr, expose
 from .index_ops import eager_only
 from .primitive import apply, primitive
 from .sparse_apply_ops import NO_LOCKING
+
+# ---------------------------------------------------------------- along an axis (torch-style) and gather
+@primitive("Scatter", attrs=("axis", "reduce"), category="shape")
+def scatter(x, index, src, *, axis, reduce="none"):
+    """torch-style scatter along `axis`: out[index[i][j]][j] = src[i][j] (or added, for reduce="add")."""
+    idx = list(jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij"))
+    idx[axis] = index
+    src = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src  # src may be larger
+    at = x.at[tuple(idx)]
+    return at.add(src.astype(x.dtype)) if reduce == "add" else at.set(src.astype(x.dtype))
+
+
+@primitive("Gather", attrs=("axis", "batch_dims"), category="shape",
+           api=Api("gather", args=("input_params", "input_indices"),
+                   attrs=(Attr("axis", REQUIRED, int), Attr("batch_dims", 0, int)), cls="Gather GatherV2",
+                   init=("batch_dims",)), values=bounds.gather)
+def gather(params, indices, *, axis=0, batch_dims=0):
+    """MindSpore's Gather: take slices of `params` along `axis` at `indices`."""
+    if batch_dims:
+        fn = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+        for _ in range(batch_dims):
+            fn = jax.vmap(fn)
+        return fn(params, indices)
+    return jnp.take(params, indices, axis=axis)
+
 
 KINDS = ("add", "sub", "mul", "div", "max", "min", "update")
 
@@ -155,7 +183,7 @@ def _scatter_non_aliasing_add(input_x, indices, updates):
 @expose(cls="ScatterAddWithAxis", init=("axis",), prim="Scatter")
 def _scatter_add_with_axis(input_x, indices, updates, *, axis=0):
     """`input_x` with `updates` added along `axis` at `indices` (tensor_scatter_elements's "add")."""
-    return _in_place(input_x, apply(A.scatter, (input_x, indices, updates),
+    return _in_place(input_x, apply(scatter, (input_x, indices, updates),
                                     {"axis": int(axis) % len(input_x.shape), "reduce": "add"}))
 
 
@@ -236,4 +264,4 @@ for _kind in ("sum", "max", "min", "mean", "prod"):
 
 @expose(cls="SparseGatherV2", prim="Gather")
 def _sparse_gather_v2(input_params, input_indices, axis):
-    return apply(A.gather, (input_params, input_indices), {"axis": int(axis), "batch_dims": 0})
+    return apply(gather, (input_params, input_indices), {"axis": int(axis), "batch_dims": 0})

@@ -286,16 +286,6 @@ def _unravel_index_cls(indices, dims):
     return apply(unravel_index_, (indices,), {"dims": dims})
 
 
-@expose(cls="IdentityN", prim="Identity")
-def _identity_n(x):
-    return tuple(apply(A.identity, (t,)) for t in x)
-
-
-@expose(cls="ParallelConcat", prim="Concat")
-def _parallel_concat(values):
-    return apply(A.concat, tuple(values), {"axis": 0})
-
-
 # ---------------------------------------------------------------- channel and pixel rearrangements
 @primitive("ChannelShuffle", attrs=("groups",), category="shape")
 def channel_shuffle_(x, *, groups):

@@ -21,7 +21,7 @@ from ...ops import functional as F
 from ...ops import conv_transpose_ops as _conv_transpose_fn
 from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
-from ...ops import nn_ops as N
+from ...ops import functional_nn as FN
 from ...ops.primitive import apply
 from ...nn.layer.ext_layers import EmbeddingExt as Embedding  # noqa: F401
 from ...tensor import Parameter, Tensor
@@ -118,7 +118,7 @@ class _ConvNd(_ConvBase):
             x = apply(L.pad_v3, (x,), {"paddings": ((0, 0), (0, 0)) + pads, "mode": self.padding_mode,
                                        "value": 0.0})
             pads = ((0, 0),) * self.n
-        y = apply(L.conv_nd, self._args(x), {"stride": self.stride, "padding": pads, "dilation": self.dilation,
+        y = apply(X.conv_nd, self._args(x), {"stride": self.stride, "padding": pads, "dilation": self.dilation,
                                              "groups": self.groups})
         return F.squeeze(y, 0) if unbatched else y
 
@@ -249,7 +249,7 @@ class _BatchNorm(Cell):
         var = like(self.running_var, input) if track else ones
         use_batch = self.training or not track
         # momentum 0 (the primitive's weight of the old stats) returns the batch mean and unbiased variance
-        y, batch_mean, batch_var = apply(N.batch_norm, (input, weight, bias, mean, var),
+        y, batch_mean, batch_var = apply(FN.batch_norm_, (input, weight, bias, mean, var),
                                          {"is_training": bool(use_batch), "epsilon": self.eps, "momentum": 0.0,
                                           "axis": 1})
         if self.training and track:

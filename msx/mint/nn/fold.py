@@ -12,6 +12,7 @@ import numpy as np
 from ...nn.cell import Cell
 from ...nn.layer._utils import check_input
 from ...ops import functional as F
+from ...ops import functional_layers as X
 from ...ops import nn_layer_ops as L
 from ...ops.primitive import apply
 from ...ops.unpool_ops import max_unpool
@@ -67,7 +68,7 @@ def _unfold(input: Tensor, kernel, dilation, padding, stride) -> Tensor:
     check_input(input.ndim in (3, 4), "Unfold", input, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input")
     x = F.expand_dims(input, 0) if input.ndim == 3 else input
     c = x.shape[1]
-    y = apply(L.conv_nd, (x, _taps(c, kernel, x.dtype)),
+    y = apply(X.conv_nd, (x, _taps(c, kernel, x.dtype)),
               {"stride": stride, "padding": tuple((p, p) for p in padding), "dilation": dilation, "groups": c})
     y = F.reshape(y, (y.shape[0], y.shape[1], -1))
     return F.squeeze(y, 0) if input.ndim == 3 else y

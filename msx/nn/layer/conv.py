@@ -172,7 +172,7 @@ class Conv3d(_ConvNd):
         else:
             pads = self.padding if self.pad_mode == "pad" else ((0, 0),) * 3
         args = (x, like(self.weight, x)) + ((like(self.bias, x),) if self.has_bias else ())
-        return apply(L.conv_nd, args, {"stride": self.stride, "padding": pads, "dilation": self.dilation,
+        return apply(X.conv_nd, args, {"stride": self.stride, "padding": pads, "dilation": self.dilation,
                                        "groups": self.group})
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import dtype as mstype
 from ...ops import functional as F
-from ...ops import nn_ops as N
+from ...ops import functional_nn as FN
 from ...ops.layer_classes import LRN as LRNOp, LayerNorm as LayerNormOp
 from ...ops.primitive import apply
 from ...tensor import Tensor
@@ -54,7 +54,7 @@ class _BatchNorm(Cell):
         check_input(x.shape[axis] == self.num_features, name, x,
                     f"channel dim {x.shape[axis]} != num_features {self.num_features}")
         use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
-        y, new_mean, new_var = apply(N.batch_norm, (x, self.gamma, self.beta, self.moving_mean, self.moving_variance),
+        y, new_mean, new_var = apply(FN.batch_norm_, (x, self.gamma, self.beta, self.moving_mean, self.moving_variance),
                                      {"is_training": bool(use_batch), "epsilon": self.eps, "momentum": self.momentum,
                                       "axis": axis})
         if use_batch:
@@ -103,7 +103,7 @@ class LayerNorm(Cell):
         check_input(ok and tuple(x.shape[self.begin_params_axis:]) == self.normalized_shape, name, x,
                     f"dims from begin_params_axis={self.begin_params_axis} must equal normalized_shape "
                     f"{self.normalized_shape} (and begin_norm_axis={self.begin_norm_axis} must be a valid axis)")
-        return apply(N.layer_norm, (x, like(self.gamma, x), like(self.beta, x)),
+        return apply(FN.layer_norm_, (x, like(self.gamma, x), like(self.beta, x)),
                      {"begin_norm_axis": self.begin_norm_axis, "epsilon": self.epsilon})
 
     def extend_repr(self) -> str:

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from ...ops import functional as F
 from ...ops import functional_layers as X
-from ...ops import nn_layer_ops as L
-from ...ops import nn_ops as N
+from ...ops import functional_nn as FN
 from ...ops.pool_argmax_ops import adaptive_max_pool3d
 from ...ops.primitive import apply
 from ...tensor import Tensor
@@ -13,7 +12,7 @@ from ._utils import check_input, pad_mode as check_pad_mode, padding4, pair
 
 
 class _Pool2d(Cell):
-    prim = N.max_pool2d
+    prim = FN.max_pool2d_
 
     def __init__(self, kernel_size, stride, pad_mode: str, padding, ceil_mode: bool, data_format: str) -> None:
         super().__init__()
@@ -47,7 +46,7 @@ class _Pool2d(Cell):
 class MaxPool2d(_Pool2d):
     """Max over each window; 'pad' mode pads with -inf so padding never wins."""
 
-    prim = N.max_pool2d
+    prim = FN.max_pool2d_
 
     def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False, data_format: str = "NCHW") -> None:
@@ -60,7 +59,7 @@ class AvgPool2d(_Pool2d):
     """Mean over each window. `count_include_pad` counts zero padding in the divisor ('pad' mode);
     `divisor_override` replaces the divisor."""
 
-    prim = N.avg_pool2d
+    prim = FN.avg_pool2d_
 
     def __init__(self, kernel_size=1, stride=1, pad_mode: str = "valid", padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None,
@@ -171,7 +170,7 @@ class MaxPool3d(_Pool3d):
         self.dilation = X.triple("MaxPool3d", "dilation", dilation)
 
     def _pool(self, x: Tensor) -> Tensor:
-        return apply(L.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+        return apply(X.max_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "dilation": self.dilation})
 
 
@@ -182,7 +181,7 @@ class AvgPool3d(_Pool3d):
         self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
 
     def _pool(self, x: Tensor) -> Tensor:
-        return apply(L.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
+        return apply(X.avg_pool_nd, (x,), {"kernel_size": self.kernel_size, "stride": self.stride,
                                            "padding": self._pads(x), "divisor_override": self.divisor_override,
                                            "count_include_pad": self.count_include_pad and self.pad_mode != "same"})
 
