@@ -23,7 +23,7 @@ import functools
 import types
 from typing import Any, Callable, Protocol
 
-from ..ops import array_ops as A
+from ..ops.functional_array import print_template
 from ..ops.primitive import apply
 from ..runtime.list_iterator import ListIterator
 from ..tensor import Tensor
@@ -154,7 +154,7 @@ def record_print(pieces: list) -> None:
             text.append(p)
     if text or not template:
         template.append("".join(text))
-    apply(A.print_, tuple(tensors), {"template": tuple(template), "sep": ""})
+    apply(print_template, tuple(tensors), {"template": tuple(template), "sep": ""})
 
 
 # ---------------------------------------------------------------- the rules, one per builtin

@@ -256,17 +256,6 @@ def _identity_n(x):
     return tuple(apply(identity, (t,)) for t in x)
 
 
-@primitive("Print", attrs=("template", "sep"), multiple_results=True, differentiable=False)
-def print_(*xs, template, sep=" "):
-    """Print `template` (a tuple of str pieces, None where a tensor goes), joined by `sep`, at run time, in order."""
-    def emit(*values):
-        it = iter(values)
-        print(sep.join(str(np.asarray(next(it))) if piece is None else piece for piece in template), flush=True)
-
-    jax.debug.callback(emit, *xs, ordered=True)
-    return ()
-
-
 # ---------------------------------------------------------------- more shape ops
 @primitive("ReverseV2", attrs=("dims",), category="shape",
            api=(Api("flip", attrs=(Attr("dims", REQUIRED, to_ints),), tensor="flip", mint="flip"),

@@ -272,13 +272,24 @@ def depend(value, expr):
     return value
 
 
-# Print stays in array_ops.py: msx/capture/handlers.py runs it by that module's name (array_ops.print_)
+@primitive("Print", attrs=("template", "sep"), multiple_results=True, differentiable=False)
+def print_template(*xs, template, sep=" "):
+    """Print `template` (a tuple of str pieces, None where a tensor goes), joined by `sep`, at run time, in order
+    (capture's `print()` rule, msx/capture/handlers.py, records this primitive too)."""
+    def emit(*values):
+        it = iter(values)
+        print(sep.join(str(np.asarray(next(it))) if piece is None else piece for piece in template), flush=True)
+
+    jax.debug.callback(emit, *xs, ordered=True)
+    return ()
+
+
 @expose(ops="print_", prim="Print")
 def print_(*input_x) -> None:
     """Print strings and tensors (at run time under jit, in program order)."""
     template = tuple(x if isinstance(x, str) else None for x in input_x)
     tensors = tuple(x for x in input_x if not isinstance(x, str))
-    apply(A.print_, tensors, {"template": template})
+    apply(print_template, tensors, {"template": template})
 
 
 def _scatter(input, axis, index, src, reduce):
