@@ -1,4 +1,5 @@
-"""Fused attention (msx/ops/attention_ops.py) against a plain numpy softmax(scale * QK^T + bias)V.
+"""Fused attention (msx/ops/flash_attention_ops.py, speed_fusion_ops.py, sdpa_ops.py, rotary_ops.py) against a
+plain numpy softmax(scale * QK^T + bias)V.
 
 MindSpore 2.10's CPU build has no kernel for FlashAttentionScore, RotaryPositionEmbedding or
 SpeedFusionAttention ("kernel ... unregistered"), so the reference is written out here: per (batch, head),

@@ -1,5 +1,5 @@
 """MindSpore's `ops.speed_fusion_attention` (issue 35): FlashAttentionScore's attention with its keyword
-interface, its `pse_type` and its seven outputs, built on the same primitives (`attention_ops`).
+interface, its `pse_type` and its seven outputs, built on the same primitives (`flash_attention_ops`).
 
 `pse_type` 0 adds `pse` after the scale (FlashAttentionScore's `real_shift`), 1 (the default) before it:
 scale * (pse + QK^T), the same call with `pse` multiplied by the scale. 2 and 3 generate ALiBi slopes inside
@@ -16,7 +16,8 @@ from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
 from ..tensor import Tensor
 from .api import expose
-from .attention_ops import INT_MAX, _fa_call, _flash_attention_score, _softmax_stats
+from .attention_core import INT_MAX
+from .flash_attention_ops import _fa_call, _flash_attention_score, _softmax_stats
 from .primitive import apply
 
 _OP = "speed_fusion_attention"
