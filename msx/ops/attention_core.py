@@ -119,6 +119,31 @@ def _sparse_keep(s1: int, s2: int, sparse_mode: int, pre: int, nxt: int, user_ke
     return (same if keep is None else keep & same), False
 
 
+def _alibi_bias(slopes, s1: int, s2: int, alibi: tuple[int, int, bool], seq_q=None, seq_kv=None):
+    """The ALiBi bias speed_fusion_attention's pse_type 2/3 generates from per-head `slopes` ((N1,) or (B, N1)),
+    float32 and broadcastable to (B, N1, S1, S2): bias[b, n, i, j] = -slopes[b, n] * |(j + kv_start) -
+    (i + q_start)|, or -slopes[b, n] * sqrt(|...|) when `alibi`'s third item (pse_type 3) is set, where
+    `alibi` = (q_start, kv_start, use_sqrt). That is Ascend's FlashAttentionScore kernel (ops-transformer's
+    pse.h: a column-minus-row table, plus kvStartIdx - qStartIdx, Abs, Sqrt for type 3, times -slope), row 0
+    aligned with the top left of QK^T. TND (`seq_q`/`seq_kv` given) counts positions within each sequence, and
+    (B, N1) slopes are read per query token's sequence."""
+    q_start, kv_start, use_sqrt = alibi
+    if seq_q is None:
+        i, j = jnp.arange(s1), jnp.arange(s2)
+    else:
+        seg_q, i, _ = _segments(seq_q)
+        _, j, _ = _segments(seq_kv)
+    dist = jnp.abs((j[None, :] + kv_start) - (i[:, None] + q_start)).astype(jnp.float32)
+    if use_sqrt:
+        dist = jnp.sqrt(dist)
+    slopes = slopes.astype(jnp.float32)
+    if slopes.ndim == 1:        # (N1,): one slope per head, the same for every batch
+        return -slopes[None, :, None, None] * dist
+    if seq_q is None:           # (B, N1)
+        return -slopes[:, :, None, None] * dist
+    return -jnp.swapaxes(slopes[seg_q], 0, 1)[None, :, :, None] * dist   # TND: (1, N1, T1, 1) * (T1, T2)
+
+
 def _attend(q, k, v, bias, keep, is_causal: bool, scale: float):
     """softmax(scale * q k^T + bias, masked) v in jax's (B, S, N, D) layout; GQA when N_q is a multiple of N_kv."""
     if q.shape[2] % k.shape[2]:

@@ -21,8 +21,8 @@ from ..errors import OpError, OpTypeError
 from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from .api import expose
-from .attention_core import (INT_MAX, LAYOUTS, _attend, _attend_plain, _from_bsnd, _ndim_for, _shape_of,
-                             _sparse_keep, _to_bsnd, _unpack_drop_mask)
+from .attention_core import (INT_MAX, LAYOUTS, _alibi_bias, _attend, _attend_plain, _from_bsnd, _ndim_for,
+                             _shape_of, _sparse_keep, _to_bsnd, _unpack_drop_mask)
 from .primitive import apply, primitive
 from .random_ops import _k, _key_for
 
@@ -31,15 +31,17 @@ _UNIMPLEMENTED_MODES = {6: "global", 7: "dilated", 8: "block_local"}
 
 # ---------------------------------------------------------------- flash_attention_score
 _FA_ATTRS = ("head_num", "input_layout", "scale", "pre_tokens", "next_tokens", "sparse_mode", "inputs", "seq_qlen",
-             "seq_kvlen", "keep_prob", "prefix", "shift_scale")
+             "seq_kvlen", "keep_prob", "prefix", "shift_scale", "alibi")
 
 
 def _prepare(q, k, v, extra, *, head_num, input_layout, scale, pre_tokens, next_tokens, sparse_mode, inputs,
-             seq_qlen, seq_kvlen, keep_prob=1.0, prefix=None, shift_scale=1.0):
+             seq_qlen, seq_kvlen, keep_prob=1.0, prefix=None, shift_scale=1.0, alibi=None):
     """The (B, S, N, D) query/key/value, real_shift, keep-mask and causal flag of one FlashAttentionScore call.
     `inputs` names the optional tensors after q, k, v: real_shift, attn_mask, drop_mask, rng_key (drawn by the
     caller when keep_prob < 1 and no drop_mask is given). `shift_scale` multiplies real_shift
-    (speed_fusion_attention's pse_type=1: scale * (pse + QK^T))."""
+    (speed_fusion_attention's pse_type=1: scale * (pse + QK^T)). With `alibi` = (q_start, kv_start, use_sqrt)
+    (speed_fusion_attention's pse_type 2/3) real_shift holds per-head ALiBi slopes and the bias is generated
+    from them here, inside the primitive, as Ascend's kernel does (`_alibi_bias`)."""
     given = dict(zip(inputs, extra))
     qh = _to_bsnd(q, input_layout, head_num)
     d = qh.shape[-1]
@@ -63,7 +65,9 @@ def _prepare(q, k, v, extra, *, head_num, input_layout, scale, pre_tokens, next_
     keep, causal = _sparse_keep(qh.shape[1], kh.shape[1], sparse_mode, pre_tokens, next_tokens, user_keep, seq_qlen,
                                 seq_kvlen, prefix)
     shift = given.get("real_shift")
-    if shift is not None and shift_scale != 1.0:
+    if shift is not None and alibi is not None:
+        shift = _alibi_bias(shift, qh.shape[1], kh.shape[1], alibi, seq_qlen, seq_kvlen)
+    elif shift is not None and shift_scale != 1.0:
         shift = shift * jnp.asarray(shift_scale, shift.dtype)
     return qh, kh, vh, shift, keep, causal
 
@@ -175,7 +179,8 @@ def _drop_mask_shape(b: int, n1: int, s1: int, s2: int, seq_q, seq_kv) -> tuple[
 
 def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix, actual_seq_qlen,
              actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens, input_layout, sparse_mode,
-             op: str = "flash_attention_score", shift_scale: float | None = None):
+             op: str = "flash_attention_score", shift_scale: float | None = None,
+             alibi: tuple[int, int, bool] | None = None):
     """The checked inputs and attributes of one flash attention call (the functional, the class and
     speed_fusion_attention share it)."""
     if not isinstance(input_layout, str) or input_layout not in LAYOUTS:
@@ -244,7 +249,8 @@ def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, a
     attrs = {"head_num": head_num, "input_layout": input_layout, "scale": scale,
              "pre_tokens": int(pre_tokens), "next_tokens": int(next_tokens), "sparse_mode": sparse_mode,
              "inputs": tuple(n for n, _ in extras), "seq_qlen": seq_q, "seq_kvlen": seq_kv, "keep_prob": keep_prob,
-             "prefix": prefix_ints, "shift_scale": 1.0 if shift_scale is None else float(shift_scale)}
+             "prefix": prefix_ints, "shift_scale": 1.0 if shift_scale is None else float(shift_scale),
+             "alibi": alibi}
     return (query, key, value, *[t for _, t in extras]), attrs
 
 
