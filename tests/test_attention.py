@@ -587,10 +587,16 @@ def test_alibi_refusals_name_the_op_and_the_value():
     with pytest.raises(OpError, match=r"speed_fusion_attention: .*\(N1,\) = \(4,\) or \(B, N1\) = \(2, 4\), "
                                       r"got shape \(4, 1\)"):
         SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(SLOPES_N[:, None]), pse_type=3)
-    with pytest.raises(OpError, match=r"got shape \(3, 4\)"):
-        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(np.ones((3, N1), np.float32)), pse_type=2)
+    msx.set_seed(3)
+    with pytest.raises(OpError, match=r"got shape \(3, 4\)"):     # refused before the dropout key is drawn
+        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(np.ones((3, N1), np.float32)), pse_type=2, keep_prob=0.5)
+    after = SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)[0].asnumpy()
+    msx.set_seed(3)
+    np.testing.assert_array_equal(after, SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)[0].asnumpy())
     for bad in (1, [1, 2], [1.5], "1"):
         with pytest.raises(OpTypeError, match="speed_fusion_attention: q_start_idx must be a tuple or list of one"):
             SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(SLOPES_N), pse_type=2, q_start_idx=bad)
+    np.testing.assert_allclose(SFA(T(Q), T(K), T(V), N1, "BNSD", pse_type=3)[0].asnumpy(),   # no slopes: no bias
+                               reference(Q, K, V, 1.0), rtol=1e-5, atol=1e-5)
     with pytest.warns(UserWarning, match="kv_start_idx=\\[1\\] is not honoured.*pse_type 2/3"):
         SFA(T(Q), T(K), T(V), N1, "BNSD", kv_start_idx=[1])

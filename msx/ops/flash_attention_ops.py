@@ -177,6 +177,17 @@ def _drop_mask_shape(b: int, n1: int, s1: int, s2: int, seq_q, seq_kv) -> tuple[
     return (sum(lens) * n1 // 8,)
 
 
+def _check_slopes(op: str, pse, batch: int, heads: int, pse_type: int) -> None:
+    """speed_fusion_attention's pse_type 2/3 `pse`: the ALiBi slopes, float32, (N1,) or (B, N1) (B: the
+    sequences of a TND call), MindSpore's rule."""
+    if np.dtype(pse._data.dtype) != np.float32:
+        raise OpTypeError(f"{op}: with pse_type={pse_type} pse holds the ALiBi slopes and must be float32 "
+                          f"(MindSpore's rule), got {pse.dtype}")
+    if tuple(pse.shape) not in ((heads,), (batch, heads)):
+        raise OpError(f"{op}: with pse_type={pse_type} pse holds the ALiBi slopes, shape (N1,) = ({heads},) "
+                      f"or (B, N1) = ({batch}, {heads}), got shape {tuple(pse.shape)}")
+
+
 def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, attn_mask, prefix, actual_seq_qlen,
              actual_seq_kvlen, keep_prob, scalar_value, pre_tokens, next_tokens, input_layout, sparse_mode,
              op: str = "flash_attention_score", shift_scale: float | None = None,
@@ -221,6 +232,8 @@ def _fa_call(query, key, value, head_num, real_shift, drop_mask, padding_mask, a
             raise OpError(f"{op}: actual_seq_qlen {seq_q} / actual_seq_kvlen {seq_kv} must have "
                           f"one entry per sequence and end at T1={query.shape[0]} / T2={key.shape[0]}")
     (b, s1), (_, s2) = _batch_seq(query, input_layout), _batch_seq(key, input_layout)
+    if alibi is not None:   # checked before the primitive generates the (B, N1, S1, S2) bias, and before a draw
+        _check_slopes(op, real_shift, len(seq_q) if seq_q is not None else b, head_num, 3 if alibi[2] else 2)
     prefix_ints = None
     if sparse_mode == 5:
         if input_layout == "TND":

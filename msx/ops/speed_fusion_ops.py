@@ -19,7 +19,7 @@ from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from .api import expose
 from .attention_core import INT_MAX
-from .flash_attention_ops import _batch_seq, _fa_call, _flash_attention_score, _softmax_stats
+from .flash_attention_ops import _fa_call, _flash_attention_score, _softmax_stats
 from .primitive import apply
 
 _OP = "speed_fusion_attention"
@@ -47,16 +47,6 @@ def _start_idx(value, name: str) -> int:
         raise OpTypeError(f"{_OP}: {name} must be a tuple or list of one int (MindSpore: an int array of "
                           f"length 1), got {value!r}")
     return int(value[0])
-
-
-def _check_slopes(pse, batch: int, heads: int, pse_type: int) -> None:
-    """pse_type 2/3's `pse`: the ALiBi slopes, float32, (N1,) or (B, N1) (B: the sequences of a TND call)."""
-    if np.dtype(pse._data.dtype) != np.float32:
-        raise OpTypeError(f"{_OP}: with pse_type={pse_type} pse holds the ALiBi slopes and must be float32 "
-                          f"(MindSpore's rule), got {pse.dtype}")
-    if tuple(pse.shape) not in ((heads,), (batch, heads)):
-        raise OpError(f"{_OP}: with pse_type={pse_type} pse holds the ALiBi slopes, shape (N1,) = ({heads},) "
-                      f"or (B, N1) = ({batch}, {heads}), got shape {tuple(pse.shape)}")
 
 
 @expose(ops=_OP)
@@ -100,10 +90,6 @@ def speed_fusion_attention(query, key, value, head_num, input_layout, *, pse=Non
                              actual_seq_qlen, actual_seq_kvlen, keep_prob, scale, pre_tokens, next_tokens,
                              input_layout, sparse_mode, op=_OP, shift_scale=float(scale) if pse_type == 1 else 1.0,
                              alibi=(*starts, pse_type == 3) if alibi else None)
-    if alibi:   # checked before the primitive generates the (B, N1, S1, S2) bias
-        seq_q = attrs["seq_qlen"]
-        _check_slopes(pse, len(seq_q) if seq_q is not None else _batch_seq(query, input_layout)[0], head_num,
-                      pse_type)
     out = apply(_flash_attention_score, inputs, attrs)
     top, total = apply(_softmax_stats, inputs, attrs)
     if "rng_key" in attrs["inputs"]:
