@@ -1,4 +1,5 @@
-"""Fused attention (msx/ops/attention_ops.py) against a plain numpy softmax(scale * QK^T + bias)V.
+"""Fused attention (msx/ops/flash_attention_ops.py, speed_fusion_ops.py, sdpa_ops.py, rotary_ops.py) against a
+plain numpy softmax(scale * QK^T + bias)V.
 
 MindSpore 2.10's CPU build has no kernel for FlashAttentionScore, RotaryPositionEmbedding or
 SpeedFusionAttention ("kernel ... unregistered"), so the reference is written out here: per (batch, head),
@@ -11,7 +12,7 @@ import pytest
 
 import msx
 from msx import mint, ops
-from msx.errors import OpError
+from msx.errors import OpError, OpTypeError
 
 RNG = np.random.default_rng(0)
 B, N1, N2, S1, S2, D = 2, 4, 2, 5, 7, 8
@@ -473,10 +474,6 @@ def test_speed_fusion_dropout_seed_and_refusals():
     b = SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)
     np.testing.assert_array_equal(a[0].asnumpy(), b[0].asnumpy())
     assert (int(a[4].asnumpy()), int(a[5].asnumpy())) == (int(b[4].asnumpy()), int(b[5].asnumpy())) != (0, 0)
-    with pytest.raises(OpError, match="pse_type=2"):
-        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(np.ones((N1,), np.float32)), pse_type=2)
-    with pytest.raises(OpError, match="q_start_idx"):
-        SFA(T(Q), T(K), T(V), N1, "BNSD", q_start_idx=[1])
     with pytest.raises(OpError, match="speed_fusion_attention: sparse_mode=7"):
         SFA(T(Q), T(K), T(V), N1, "BNSD", sparse_mode=7)
 
@@ -492,3 +489,114 @@ def test_speed_fusion_under_jit_equals_eager(mode):
     step = msx.jit(fn, capture_mode=mode)
     for _ in range(2):
         np.testing.assert_allclose(step(*args).asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- speed_fusion_attention's ALiBi (pse_type 2/3)
+# The documented rule (MindSpore 2.10's docstring: slopes float32 (N1,) or (B, N1), "alibi matrix 0 line aligned
+# with the upper left corner of QK^T", q/kv_start_idx shifting it; Ascend's kernel, ops-transformer pse.h:
+# (column - row) + kvStartIdx - qStartIdx, Abs, Sqrt for type 3, times -slope, added after the scale), written
+# out element by element.
+SLOPES_N = np.array([0.5, 0.25, 0.125, 0.0625], np.float32)
+SLOPES_BN = RNG.uniform(0.05, 1.0, (B, N1)).astype(np.float32)
+
+
+def alibi_reference(slopes, s1, s2, q_start=0, kv_start=0, use_sqrt=False):
+    """(B|1, N1, S1, S2) float64: bias[b, n, i, j] = -slope[b, n] * |(j + kv_start) - (i + q_start)| (** 0.5)."""
+    sl = np.asarray(slopes, np.float64).reshape(-1, slopes.shape[-1])
+    out = np.zeros(sl.shape + (s1, s2))
+    for b in range(sl.shape[0]):
+        for n in range(sl.shape[1]):
+            for i in range(s1):
+                for j in range(s2):
+                    dist = abs((j + kv_start) - (i + q_start))
+                    out[b, n, i, j] = -sl[b, n] * (dist ** 0.5 if use_sqrt else dist)
+    return out
+
+
+@pytest.mark.parametrize("pse_type", [2, 3])
+@pytest.mark.parametrize("slopes", [SLOPES_N, SLOPES_BN], ids=["N", "BN"])
+@pytest.mark.parametrize("starts", [(None, None), ([2], None), (None, [3]), ([-1], [4])])
+def test_alibi_equals_the_reference_and_the_explicit_bias(pse_type, slopes, starts):
+    q0, k0 = starts
+    bias = alibi_reference(slopes, S1, S2, (q0 or [0])[0], (k0 or [0])[0], pse_type == 3)
+    out = SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(slopes), scale=0.4, pse_type=pse_type, q_start_idx=q0,
+              kv_start_idx=k0)
+    np.testing.assert_allclose(out[0].asnumpy(), reference(Q, K, V, 0.4, None, bias), rtol=1e-5, atol=1e-5)
+    explicit = SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(bias.astype(np.float32)), scale=0.4, pse_type=0)
+    for got, want in zip(out[:3], explicit[:3]):     # attention_out, softmax_max, softmax_sum
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_alibi_with_gqa_layout_masks_and_dropout():
+    """BSH with GQA and the bottom-right causal mode, and dropout: the generated bias is the explicit one."""
+    bias = alibi_reference(SLOPES_BN, S1, S2, 1, 0).astype(np.float32)
+    args = [T(to_layout(x, "BSH")) for x in (Q, K, V)]
+    got = SFA(*args, N1, "BSH", pse=T(SLOPES_BN), scale=0.3, sparse_mode=3, pse_type=2, q_start_idx=[1])[0]
+    want = reference(Q, K, V, 0.3, band(S1, S2, S2 - S1, INF, 0), bias)
+    np.testing.assert_allclose(got.asnumpy(), to_layout(want, "BSH"), rtol=1e-5, atol=1e-5)
+    msx.set_seed(5)
+    drop = SFA(T(Q), T(KD), T(VD), N1, "BNSD", pse=T(SLOPES_N), keep_prob=0.6, pse_type=3)
+    msx.set_seed(5)
+    bias8 = alibi_reference(SLOPES_N, S1, KD.shape[2], use_sqrt=True).astype(np.float32)
+    same = SFA(T(Q), T(KD), T(VD), N1, "BNSD", pse=T(bias8), keep_prob=0.6, pse_type=0)
+    np.testing.assert_allclose(drop[0].asnumpy(), same[0].asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_alibi_tnd_counts_positions_within_each_sequence():
+    lens_q, lens_k = (3, 5), (4, 6)
+    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in lens_q]
+    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
+    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
+    got = SFA(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, "TND", pse=T(SLOPES_BN), scale=0.5, sparse_mode=3,
+              actual_seq_qlen=(3, 8), actual_seq_kvlen=(4, 10), pse_type=2, kv_start_idx=[1])[0]
+    want = [reference(q, k, v, 0.5, band(q.shape[2], k.shape[2], k.shape[2] - q.shape[2], INF, 0),
+                      alibi_reference(SLOPES_BN[b:b + 1], q.shape[2], k.shape[2], 0, 1))
+            for b, (q, k, v) in enumerate(zip(qs, ks, vs))]
+    np.testing.assert_allclose(got.asnumpy(), tnd(want), rtol=1e-5, atol=1e-5)
+
+
+def test_alibi_gradients_equal_the_explicit_bias():
+    bias = alibi_reference(SLOPES_N, S1, S2, 0, 2, True).astype(np.float32)
+
+    def loss(q, k, v, pse, pse_type, kv0):
+        return (SFA(q, k, v, N1, "BNSD", pse=pse, scale=0.4, pse_type=pse_type, kv_start_idx=kv0)[0] ** 2).sum()
+
+    got = msx.grad(lambda q, k, v: loss(q, k, v, T(SLOPES_N), 3, [2]), grad_position=(0, 1, 2))(T(Q), T(K), T(V))
+    want = msx.grad(lambda q, k, v: loss(q, k, v, T(bias), 0, None), grad_position=(0, 1, 2))(T(Q), T(K), T(V))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["ast", "trace"])
+def test_alibi_under_jit_equals_eager(mode):
+    def fn(q, k, v, slopes):
+        return SFA(q, k, v, N1, "BNSD", pse=slopes, scale=0.3, pse_type=2, q_start_idx=[1], kv_start_idx=[2])[0]
+    args = (T(Q), T(K), T(V), T(SLOPES_BN))
+    want = fn(*args).asnumpy()
+    np.testing.assert_allclose(want, reference(Q, K, V, 0.3, None, alibi_reference(SLOPES_BN, S1, S2, 1, 2)),
+                               rtol=1e-5, atol=1e-5)
+    step = msx.jit(fn, capture_mode=mode)
+    for _ in range(2):
+        np.testing.assert_allclose(step(*args).asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_alibi_refusals_name_the_op_and_the_value():
+    with pytest.raises(OpTypeError, match="speed_fusion_attention: with pse_type=2 pse .* must be float32"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(SLOPES_N.astype(np.float16)), pse_type=2)
+    with pytest.raises(OpError, match=r"speed_fusion_attention: .*\(N1,\) = \(4,\) or \(B, N1\) = \(2, 4\), "
+                                      r"got shape \(4, 1\)"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(SLOPES_N[:, None]), pse_type=3)
+    msx.set_seed(3)
+    with pytest.raises(OpError, match=r"got shape \(3, 4\)"):     # refused before the dropout key is drawn
+        SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(np.ones((3, N1), np.float32)), pse_type=2, keep_prob=0.5)
+    after = SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)[0].asnumpy()
+    msx.set_seed(3)
+    np.testing.assert_array_equal(after, SFA(T(Q), T(KD), T(VD), N1, "BNSD", keep_prob=0.5)[0].asnumpy())
+    for bad in (1, [1, 2], [1.5], "1"):
+        with pytest.raises(OpTypeError, match="speed_fusion_attention: q_start_idx must be a tuple or list of one"):
+            SFA(T(Q), T(K), T(V), N1, "BNSD", pse=T(SLOPES_N), pse_type=2, q_start_idx=bad)
+    np.testing.assert_allclose(SFA(T(Q), T(K), T(V), N1, "BNSD", pse_type=3)[0].asnumpy(),   # no slopes: no bias
+                               reference(Q, K, V, 1.0), rtol=1e-5, atol=1e-5)
+    with pytest.warns(UserWarning, match="kv_start_idx=\\[1\\] is not honoured.*pse_type 2/3"):
+        SFA(T(Q), T(K), T(V), N1, "BNSD", kv_start_idx=[1])

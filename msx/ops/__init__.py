@@ -14,7 +14,8 @@ from pkgutil import iter_modules as _iter_modules
 # by its name (sorted, after these), so adding an op there touches that one file
 _PRIMITIVES = (
     "array_ops", "math_ops", "nn_ops", "optim_ops", "index_ops", "layout_ops", "scatter_ops", "random_ops",
-    "loss_ops", "apply_ops", "sort_ops", "comm_ops", "attention_ops", "special_ops", "linalg_ops", "matrix_ops",
+    "loss_ops", "apply_ops", "sort_ops", "comm_ops", "flash_attention_ops", "sdpa_ops", "rotary_ops", "special_ops",
+    "linalg_ops", "matrix_ops",
     "fft_ops", "scalar_ops", "stats_ops", "norm_ops", "nn_layer_ops", "sharding_ops", "summary_ops",
 )
 _FOUND = tuple(sorted(m.name for m in _iter_modules(__path__) if m.name.endswith("_ops") and m.name not in _PRIMITIVES))

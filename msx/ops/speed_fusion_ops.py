@@ -1,12 +1,13 @@
 """MindSpore's `ops.speed_fusion_attention` (issue 35): FlashAttentionScore's attention with its keyword
-interface, its `pse_type` and its seven outputs, built on the same primitives (`attention_ops`).
+interface, its `pse_type` and its seven outputs, built on the same primitives (`flash_attention_ops`).
 
 `pse_type` 0 adds `pse` after the scale (FlashAttentionScore's `real_shift`), 1 (the default) before it:
-scale * (pse + QK^T), the same call with `pse` multiplied by the scale. 2 and 3 generate ALiBi slopes inside
-the kernel, with offsets `q_start_idx`/`kv_start_idx`, whose exact formula MindSpore documents only in words:
-refused rather than guessed. `gen_mask_parallel`/`sync` schedule Ascend's dropout-mask generator (MindSpore:
-"debug parameter, not implemented yet"): type-checked, no effect on the answer. MindSpore's own
-`SpeedFusionAttention` kernel is Ascend-only, so tests/test_attention.py checks this against numpy.
+scale * (pse + QK^T), the same call with `pse` multiplied by the scale. 2 and 3 take `pse` as per-head ALiBi
+slopes and generate the bias inside the primitive (attention_core's `_alibi_bias`, the formula of Ascend's
+kernel): scale * QK^T - slope * |(j + kv_start_idx) - (i + q_start_idx)|, the distance's square root for 3.
+`gen_mask_parallel`/`sync` schedule Ascend's dropout-mask generator (MindSpore: "debug parameter, not
+implemented yet"): type-checked, no effect on the answer. MindSpore's own `SpeedFusionAttention` kernel is
+Ascend-only, so tests/test_attention.py checks this against numpy.
 """
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..errors import OpError, OpTypeError
+from ..ignored_args import not_honoured
 from ..tensor import Tensor
 from .api import expose
-from .attention_ops import INT_MAX, _fa_call, _flash_attention_score, _softmax_stats
+from .attention_core import INT_MAX
+from .flash_attention_ops import _fa_call, _flash_attention_score, _softmax_stats
 from .primitive import apply
 
 _OP = "speed_fusion_attention"
@@ -35,6 +38,17 @@ def _numels(inputs, attrs) -> int:
     return b * n1 * q.shape[s_axis] * k.shape[s_axis]
 
 
+def _start_idx(value, name: str) -> int:
+    """`q_start_idx`/`kv_start_idx`: MindSpore's "Int array with length 1" (None is 0)."""
+    if value is None:
+        return 0
+    if not isinstance(value, (tuple, list)) or len(value) != 1 or isinstance(value[0], bool) or \
+            not isinstance(value[0], (int, np.integer)):
+        raise OpTypeError(f"{_OP}: {name} must be a tuple or list of one int (MindSpore: an int array of "
+                          f"length 1), got {value!r}")
+    return int(value[0])
+
+
 @expose(ops=_OP)
 def speed_fusion_attention(query, key, value, head_num, input_layout, *, pse=None, padding_mask=None,
                            atten_mask=None, scale=1.0, keep_prob=1.0, pre_tokens=INT_MAX, next_tokens=INT_MAX,
@@ -48,21 +62,25 @@ def speed_fusion_attention(query, key, value, head_num, input_layout, *, pse=Non
     seeded generator. seed and offset (int64 scalars) are the two words of the msx key that mask was drawn
     from (0 and 0 without dropout; MindSpore's are its Philox seed and counter, so the numbers differ);
     numels is the mask's element count (B * N1 * S1 * S2, or N1 * sum(S1_b * S2_b) for TND). softmax_out is
-    MindSpore's reserved output (shape ()). Refused: `pse_type` 2/3 (ALiBi generated in the kernel) with
-    `q_start_idx`/`kv_start_idx`, `padding_mask` (reserved), sparse modes 6-8 (not implemented in MindSpore
+    MindSpore's reserved output (shape ()).
+
+    `pse_type` 2/3: `pse` is float32 ALiBi slopes, (N1,) or (B, N1), and the bias added after the scale is
+    -slope * |(j + kv_start_idx[0]) - (i + q_start_idx[0])| (2) or -slope * sqrt(|...|) (3), i the query row
+    and j the key column (within each sequence for TND); `q_start_idx`/`kv_start_idx` are one-int lists
+    (None: 0), read only then, as in MindSpore. Ascend's kernel also wants S1 == S2 here; msx computes the
+    formula for any S1, S2. Refused: `padding_mask` (reserved), sparse modes 6-8 (not implemented in MindSpore
     2.10 either). MindSpore 2.10 documents sparse_mode 5 here as "not enabled"; msx runs it as
     flash_attention_score does."""
     if isinstance(pse_type, bool) or not isinstance(pse_type, int):
         raise OpTypeError(f"{_OP}: pse_type must be an int, got {type(pse_type).__name__}")
     if pse_type not in (0, 1, 2, 3):
         raise OpError(f"{_OP}: pse_type must be 0, 1, 2 or 3, got {pse_type}")
-    if pse_type in (2, 3):
-        raise OpError(f"{_OP}: pse_type={pse_type} (ALiBi generated inside the kernel) is not supported by msx; "
-                      f"pass the ALiBi bias yourself as pse with pse_type=0")
-    for name, v in (("q_start_idx", q_start_idx), ("kv_start_idx", kv_start_idx)):
-        if v is not None:
-            raise OpError(f"{_OP}: {name} offsets the ALiBi code of pse_type 2/3, which msx does not generate; "
-                          f"got {name}={v!r} with pse_type={pse_type}")
+    starts = (_start_idx(q_start_idx, "q_start_idx"), _start_idx(kv_start_idx, "kv_start_idx"))
+    alibi = pse_type in (2, 3) and pse is not None
+    if not alibi:
+        for name, v in (("q_start_idx", q_start_idx), ("kv_start_idx", kv_start_idx)):
+            not_honoured(_OP, name, v, None, "it offsets only the ALiBi bias that pse_type 2/3 generates from pse "
+                                             "slopes, as in MindSpore")
     for name, v in (("gen_mask_parallel", gen_mask_parallel), ("sync", sync)):
         if not isinstance(v, bool):
             raise OpTypeError(f"{_OP}: {name} must be a bool, got {type(v).__name__}")
@@ -70,7 +88,8 @@ def speed_fusion_attention(query, key, value, head_num, input_layout, *, pse=Non
         raise OpTypeError(f"{_OP}: pse must be a Tensor, got {type(pse).__name__}")
     inputs, attrs = _fa_call(query, key, value, head_num, pse, None, padding_mask, atten_mask, prefix,
                              actual_seq_qlen, actual_seq_kvlen, keep_prob, scale, pre_tokens, next_tokens,
-                             input_layout, sparse_mode, op=_OP, shift_scale=float(scale) if pse_type == 1 else 1.0)
+                             input_layout, sparse_mode, op=_OP, shift_scale=float(scale) if pse_type == 1 else 1.0,
+                             alibi=(*starts, pse_type == 3) if alibi else None)
     out = apply(_flash_attention_score, inputs, attrs)
     top, total = apply(_softmax_stats, inputs, attrs)
     if "rng_key" in attrs["inputs"]:

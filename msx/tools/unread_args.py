@@ -46,7 +46,7 @@ READ_ELSEWHERE: dict[str, str] = {
     "mint:sort(stable)": "msx's sort is always stable", "mint:argsort(stable)": "msx's sort is always stable",
     "ops.functional_array:depend(expr)": "eager ops run in program order and a compiled graph keeps every "
                                          "side effect in order, so the ordering edge holds by construction",
-    "ops.attention_ops:flash_attention_score(inner_precise)": "reserved in MindSpore 2.10 (not implemented)",
+    "ops.flash_attention_ops:flash_attention_score(inner_precise)": "reserved in MindSpore 2.10 (not implemented)",
     "ops.speed_fusion_ops:speed_fusion_attention(inner_precise)": "reserved in MindSpore 2.10 (not implemented)",
     "ops.functional_layers:embedding(norm_type)": "read only with max_norm, which msx refuses",
     "ops.classes:Conv2D.__init__(mode)": _MS_IGNORES, "ops.layer_classes:Conv3D.__init__(mode)": _MS_IGNORES,
