@@ -33,7 +33,7 @@ nn
 17. nn — Cells, layers, losses, optimizers
 capture and runtime
 18. capture — the capture modes (ast, bytecode, trace), above nn (bytecode calls a Cell's own code)
-19. runtime — the pipeline (capture -> passes -> build), compiled entries and the cache
+19. runtime — the pipeline (a mode's capture -> passes -> build), compiled entries and the cache
 20. dynamic stages amp experimental mint parallel.nn parallel.auto_parallel rewrite — shapes, stage calls, Cells' uses; rewrite: construct as editable nodes
 jit
 21. jit parallel.api — the decorator; mindspore.parallel's names

@@ -166,7 +166,7 @@ class JitFunction(Generic[_P, _R]):
             EntryCache(f"the start of {self.__name__}")
         self._serve: Callable[[tuple, dict], Any] = self.entries if runner is not None else self._checked_call
         spec = spec_of(fn)
-        if spec is not None or (config.dynamic and isinstance(self.entries, EntryCache)):
+        if spec is not None or (config.dynamic and self.entries.shape_families):
             self.set_dynamic_spec(spec)
         elif config.dynamic:  # bytecode: its guards key graphs on shapes, so a new batch size is a new entry
             self.pipeline.note_static("dynamic=1 with capture_mode='bytecode': one guarded graph per shape")
@@ -222,7 +222,7 @@ class JitFunction(Generic[_P, _R]):
 
     def set_dynamic_spec(self, spec: DynamicSpec | None) -> None:
         """Use shape families for new shapes: declared by `enable_dynamic` (`spec`) or found (dynamic=1)."""
-        if not isinstance(self.entries, EntryCache):  # (shape families are entries of the signature cache)
+        if not self.entries.shape_families:  # (`entries.Cache`: the signature cache's, not bytecode's)
             raise ValueError(f"jit: dynamic shapes need capture_mode 'ast' or 'trace', {self.__name__} uses "
                              f"{self.config.capture_mode!r}")
         self._dynamic = DynamicShapes(self.pipeline, self.entries, spec)  # (adds its shapes to this cache)

@@ -84,3 +84,17 @@ def test_jit_never_asks_which_cache_it_has():
     """JitFunction serves, explains and counts through the cache's protocol: no bytecode runner branch."""
     tree = ast.parse((Path(msx.__file__).parent / "jit.py").read_text(encoding="utf-8"))
     assert not [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "_runner"]
+    cache_kind_checks = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") ==
+                         "isinstance" and "EntryCache" in ast.unparse(n)]
+    assert not cache_kind_checks, f"jit.py asks which cache it has at lines {cache_kind_checks}: ask the Cache protocol"
+
+
+@pytest.mark.parametrize("mode, families", [("ast", True), ("trace", True), ("bytecode", False)])
+def test_shape_families_are_a_capability_of_the_cache(mode, families):
+    """dynamic=1 uses shape families where the cache says it holds them; bytecode keys graphs on shapes."""
+    jf = msx.jit(scale, capture_mode=mode, dynamic=1)
+    assert jf.entries.shape_families is families and (jf._dynamic is not None) is families
+    if not families:
+        assert ("static", "dynamic=1 with capture_mode='bytecode': one guarded graph per shape") in jf.log
+        with pytest.raises(ValueError, match="dynamic shapes need capture_mode 'ast' or 'trace'"):
+            jf.set_dynamic_spec(None)

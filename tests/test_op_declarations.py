@@ -5,6 +5,9 @@ The debt list this rule came in with (81 primitives, then 74) is paid: a primiti
 """
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 import msx  # noqa: F401  (declares every op, msx.numpy's too)
@@ -54,3 +57,42 @@ def test_a_reason_is_a_sentence_and_not_beside_an_api():
         if prim.internal:
             assert not prim.api, f"{name} has an Api and says it is internal"
             assert len(prim.internal.split()) >= 4, f"{name}: internal= should say who calls it"
+
+
+# A hand-written wrapper sits in its primitive's file (issue 29), but for these, each with the reason it cannot:
+AWAY_FROM_THEIR_PRIMITIVE = {
+    "Conv2DTranspose": "nn_layer_ops.py: layer_classes' Conv2DBackpropInput runs it; conv_transpose_ops imports those",
+    "Conv3DTranspose": "nn_layer_ops.py: declared beside its wrapper it would make a cycle with layer_classes",
+    "Norm": "its wrappers are in two concern files (functional_math's ops.norm, matrix_function_ops' ops.cond)",
+    "RandomDistribution": "one primitive draws every distribution; random_param_ops' rrelu/gumbel_softmax draw too",
+    "ArgMaxWithValue": "math_ops' _with_value family helper declares it; the wrapper shares functional_math's",
+    "ArgMinWithValue": "math_ops' _with_value family helper declares it; the wrapper shares functional_math's",
+    "ReduceNanSum": "math_ops' _reduction family declares it; mint.nansum shares functional_math's _reduce",
+    "ReduceNanMean": "math_ops' _reduction family declares it; ops.nanmean shares functional_math's _reduce",
+    "ReduceSum": "declared with its Api in math_ops' _reduction family; mint.count_nonzero is functional_math's",
+    "ReduceProd": "declared with its Api in math_ops' _reduction family; mint.prod is functional_math's",
+    "FloatPower": "declared with its Api in math_ops; ops.float_power_ext is numerics_ops' (its dtype rules)",
+}
+
+
+def _wrapper_files() -> dict[str, set[str]]:
+    """primitive name -> the msx/ops files holding an `expose(prim=name)` wrapper (read from the source)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((Path(msx.__file__).parent / "ops").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expose":
+                for kw in node.keywords:
+                    if kw.arg == "prim" and isinstance(kw.value, ast.Constant):
+                        found.setdefault(kw.value.value, set()).add(path.name)
+    return found
+
+
+def test_hand_written_wrappers_sit_beside_their_primitive():
+    away = {}
+    for name, files in _wrapper_files().items():
+        module = getattr(REGISTRY[name].impl, "__module__", "") or ""
+        assert module.startswith("msx.ops."), f"{name}: cannot tell its declaring file from {module!r}"
+        if files != {module.rsplit(".", 1)[1] + ".py"}:
+            away[name] = sorted(files)
+    assert sorted(set(away) - set(AWAY_FROM_THEIR_PRIMITIVE)) == [], f"wrappers away from their primitive: {away}"
+    assert sorted(set(AWAY_FROM_THEIR_PRIMITIVE) - set(away)) == [], "beside their primitive now: drop them"

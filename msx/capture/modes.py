@@ -17,7 +17,8 @@ CAPTURE_CHECKS: dict[str, Callable[[], None]] = {}
 def register_capture_mode(name: str, capture: Callable[..., tuple[Any, Any]],
                           runner: Callable[[Any], Any] | None = None, check: Callable[[], None] | None = None) -> None:
     """`runner(pipeline)` (optional, given the function's `msx.runtime.compile_pipeline.Pipeline`): for a mode that keeps
-    its own cache (guards, graph breaks), the object whose `runner(args, kwargs)` runs each call; `check()` (optional): raises when the mode cannot work here
+    its own cache (guards, graph breaks), the object whose `runner(args, kwargs)` runs each call, an
+    `msx.runtime.entries.Cache` (`hot`, `explained_call`, `len`, `table`, `shape_families`); `check()` (optional): raises when the mode cannot work here
     (`jit()` calls it)."""
     CAPTURE_MODES[name] = capture
     if runner is not None:

@@ -22,6 +22,7 @@ from ..errors import OpError, OpTypeError
 from ..ignored_args import SEED_INSTEAD, not_honoured
 from ..tensor import Tensor
 from ..sizes import check_size
+from . import functional as F
 from .api import expose
 from .apply_prim import known_value
 from .attr_converters import to_dtype
@@ -138,12 +139,6 @@ def _non_deterministic_ints(shape, *, dtype=mstype.int64):
 
 
 # ---------------------------------------------------------------- rrelu, gumbel_softmax, uniform_ext
-def _F():
-    from . import functional  # the assembled functional surface (it imports the op modules)
-
-    return functional
-
-
 @expose(ops="rrelu", prim="RandomDistribution")
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tensor:  # noqa: A002
     """x where x >= 0, else alpha * x with alpha ~ U(lower, upper) drawn per element (MindSpore 2.10's ops.rrelu
@@ -157,7 +152,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3) -> Tens
         raise OpTypeError(f"rrelu: input must be a Tensor, got {type(input).__name__}")
     if input.dtype not in (mstype.float16, mstype.float32):
         raise OpTypeError(f"rrelu: input must be float16 or float32, got {input.dtype}")
-    F = _F()
     alpha = F.cast(draw("uniform", input.shape, (float(lower), float(upper)), mstype.float32), input.dtype)
     return F.where(input >= 0, input, input * alpha)
 
@@ -186,7 +180,6 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, dim: in
     if tau <= 0:
         raise OpError(f"gumbel_softmax: tau must be positive, got {tau}")
     _check_dim(dim, -1 if hard else -logits.ndim, logits.ndim)
-    F = _F()
     u = F.cast(draw("uniform", logits.shape, (0.0, 1.0), mstype.float32), logits.dtype)
     y_soft = F.softmax((logits - F.log(-F.log(u))) / tau, dim)
     if not hard:

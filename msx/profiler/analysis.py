@@ -1,6 +1,6 @@
 """Turning a recorded trace into msx's tables: time per msx node, per stage, eager vs compiled, memory.
 
-XLA op executions (`trace.read_op_events`) are mapped to the msx graph each
+XLA op executions (`op_events.read_op_events`) are mapped to the msx graph each
 module was built from (`msx.backends.xla.BUILT`) and, through the HLO
 metadata, to msx nodes (`hlo.HloMap`); a fused XLA op's time is shared among
 its msx nodes by their work. Host events (`msx.hostevents`) give the stage
@@ -22,7 +22,7 @@ from ..backends.xla import BUILT, module_name
 from ..ir.graph import Graph, Node
 from ..viz.overlays import Overlay
 from .hlo import HloMap, Site
-from .trace import OpEvent
+from .op_events import OpEvent
 
 STAGE_KINDS = {"msx.capture": "capture", "msx.passes": "passes", "msx.compile": "XLA compile",
                "msx.run": "graph run (host)", "msx.eager": "eager ops (host)"}

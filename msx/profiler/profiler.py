@@ -25,7 +25,7 @@ from .. import hostevents
 from ..errors import ProfilerError
 from ..ignored_args import not_honoured
 from .analysis import ProfileResult, analyse_events, write_outputs, xprof_namer
-from .trace import find_xplane, read_op_events
+from .op_events import find_xplane, read_op_events
 from .xplane import name_xla_ops
 
 

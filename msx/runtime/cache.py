@@ -52,6 +52,8 @@ class EntryCache:
     """Signature key -> the entries compiled for it (newest first), or `EAGER` for a key that runs eagerly.
     `where`: where its entries start, in explain()'s words ("the start of step")."""
 
+    shape_families = True  # (`entries.Cache`: msx.dynamic adds each family's concrete shapes as signatures here)
+
     def __init__(self, where: str = "the start of the function") -> None:
         self.where = where
         self.table = EntryTable(newest_first=True)

@@ -110,6 +110,10 @@ class Cache(Protocol):
     # a call like the last hit: `hot(args, cell)` is its result, or `UNCHECKED`/`INLINE` (nothing ran: the
     # call takes the cache's checked path); None while no entry is hot
     hot: Callable[[tuple, Any], Any] | None
+    # whether `msx.dynamic`'s shape families can be entries of this cache (one compiled graph for many shapes,
+    # each concrete shape it ran added as an exact hit of its signature): the signature cache's; bytecode's
+    # guards key its graphs on shapes, so there a new shape is a new guarded entry
+    shape_families: bool
 
     def explained_call(self, call: Callable[[], Any], args: tuple, kwargs: dict,
                        cell: Any) -> tuple[Any, list[CacheEntry]]:

@@ -126,6 +126,8 @@ class BytecodeRunner:
     """The bytecode capture mode's cache for one jitted function (see the module docstring): `pipeline`, the
     function's `msx.runtime.compile_pipeline.Pipeline`, builds its graphs and holds the counters it adds to."""
 
+    shape_families = False  # (`entries.Cache`: its guards key graphs on shapes; a new shape is a new entry)
+
     def __init__(self, pipeline) -> None:
         self.pipeline = pipeline
         self.fn, self.name, self.config = pipeline.fn, pipeline.name, pipeline.config
