@@ -25,7 +25,6 @@ import jax
 
 from . import dtype as mstype
 from .backends import get_backend
-from .capture import CAPTURE_MODES
 from .capture.builder import Captured
 from .capture.session import write_log
 from .capture.trace import input_names, is_input
@@ -149,12 +148,12 @@ def symbolic_arguments(sig, dims: dict[Position, str]) -> tuple[tuple, dict]:
     return jax.tree_util.tree_unflatten(treedef, leaves)
 
 
-def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, config) -> Captured:
-    """Capture `fn` with the dims in `dims` symbolic (source capture runs abstractly; trace runs under eval_shape)."""
+def capture_symbolic(pipeline, sig, dims: dict[Position, str]) -> Captured:
+    """Capture the pipeline's function with the dims in `dims` symbolic (its capture stage; source capture runs
+    abstractly, trace runs under eval_shape)."""
     args, kwargs = symbolic_arguments(sig, dims)
-    mode = config.capture_mode
-    if mode != "trace":
-        captured, _ = CAPTURE_MODES[mode](fn, args, kwargs, name, config)
+    if pipeline.config.capture_mode != "trace":
+        captured, _ = pipeline.capture(args, kwargs)
         return captured
     box: list[Captured] = []
 
@@ -163,7 +162,7 @@ def capture_symbolic(fn: Callable, sig, dims: dict[Position, str], name: str, co
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=lambda x: isinstance(x, Tensor))
         call = jax.tree_util.tree_unflatten(treedef, [Tensor._from(next(rebuilt)) if is_input(x) else x
                                                       for x in leaves])
-        captured, _ = CAPTURE_MODES[mode](fn, call[0], call[1], name, config)
+        captured, _ = pipeline.capture(call[0], call[1])
         captured.restore()  # the abstract run wrote tracers into Parameters
         box.append(captured)
 
@@ -251,7 +250,7 @@ class DynamicShapes:
             pipeline.note_recompile(f"{reason}; capturing with symbolic dims: {what}")
         try:
             with PARAMETER_LOCK:  # a capture reads every Parameter (see JitFunction._capture)
-                captured = capture_symbolic(pipeline.fn, sig, dims, pipeline.name, pipeline.config)
+                captured = capture_symbolic(pipeline, sig, dims)
         except Exception as exc:  # noqa: BLE001 - code computing with shapes (int(x.shape[0]), `for row in x`)
             why = f"{type(exc).__name__}: {str(getattr(exc, 'message', exc)).splitlines()[0]}"
             if self.spec is not None:

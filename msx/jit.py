@@ -267,8 +267,7 @@ class JitFunction(Generic[_P, _R]):
         with PARAMETER_LOCK, hostevents.span("msx.capture", self.__name__):  # a capture reads every Parameter: never while another thread has them swapped out
             args, kwargs = _global_view(sig, self.config.capture_mode) if spmd.global_batch() else \
                 (sig.args, sig.kwargs)
-            captured, result = CAPTURE_MODES[self.config.capture_mode](self.fn, args, kwargs, self.__name__,
-                                                                       self.config)
+            captured, result = self.pipeline.capture(args, kwargs)
             if (captured.guards or captured.unguarded) and self.config.capture_mode == "trace":
                 return self._as_graph_control_flow(captured, result, args, kwargs)
             return captured, result
@@ -285,7 +284,7 @@ class JitFunction(Generic[_P, _R]):
         kept = [(p, p._data) for p in traced.updated] + [(t, t._data) for t, _ in traced.written_inputs]
         traced.restore()
         try:
-            captured, _ = CAPTURE_MODES["ast"](self.fn, args, kwargs, self.__name__, self.config)
+            captured, _ = self.pipeline.capture(args, kwargs, mode="ast")
         except Exception:  # the traced run succeeded, so this is ast's limit, not the user's error
             captured = None
         if captured is None or any(g.error is None for g in captured.guards) or captured.unguarded:

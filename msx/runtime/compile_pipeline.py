@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 from .. import context
 from ..backends import BackendBase, BuildConfig, get_backend
 from ..capture.builder import Captured
+from ..capture.modes import CAPTURE_MODES
 from ..errors import VizUnavailableError
 from ..ir.graph import Graph
 from ..passes import pass_views
@@ -83,13 +84,20 @@ def run_pipeline(graph: Graph, backend: BackendBase, jit_level: str, *, keep: tu
 
 
 class Pipeline:
-    """The stages after capture for one jitted function (`config`: its `JitConfig`), and its counters."""
+    """The stages of one jitted function (`config`: its `JitConfig`) — capture, passes, lowering, compile — and
+    its counters."""
 
     def __init__(self, fn: Callable, name: str, config: Any, own_options: tuple[str, ...] = ()) -> None:
         self.fn, self.name, self.config = fn, name, config
         self.own_options = own_options
         self.stats = Stats()
         self._warned = False
+
+    def capture(self, args: tuple, kwargs: dict, mode: str | None = None) -> tuple[Captured, Any]:
+        """The first stage: capture the function on the call's (or stand-ins') arguments in `mode` (None: the
+        configured one), as (the captured graph, the call's result or `NOT_RUN`). The caller notes the capture
+        (`note_capture`, with its reason) and holds what the capture must hold (the Parameter lock)."""
+        return CAPTURE_MODES[mode or self.config.capture_mode](self.fn, args, kwargs, self.name, self.config)
 
     def lower(self, captured: Captured, sig: Signature) -> Lowered:
         """Dump the captured graph, run the passes of the jit level for the backend, dump the result: a `Lowered`."""
