@@ -179,6 +179,14 @@ try:
     run(False, dataset_strategy=((3, 1),))
 except ContextError as e:
     out["bad_input_cut"] = str(e)
+try:   # one strategy, two inputs
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=4, dataset_strategy=((4, 1),))
+    net = Net(False)
+    ones = ms.Tensor(np.ones((8, 4), np.float32))
+    ms.jit(lambda x, y: net(x) + net(y))(ones, ones * 2)
+except ContextError as e:
+    out["too_few_strategies"] = str(e)
 read = {k: strategy_file.read(d + f"/{k}.ckpt")["fc1.weight"] for k in "abc"}
 out["layouts"] = {k: [list(v.dev_matrix), list(v.tensor_map)] for k, v in read.items()}
 try:
@@ -202,6 +210,7 @@ def test_a_loaded_strategy_file_lays_the_parameters_out(tmp_path):
     assert out["layouts"]["c"][1] == [-1, -1], out   # without the file: whole on every device
     np.testing.assert_allclose([out["loaded"], out["plain"], out["inputs_cut"]], out["planned"], rtol=1e-6)
     assert "dataset_strategy[0] (3, 1) cuts the tensor into 3 slices" in out["bad_input_cut"], out
+    assert "dataset_strategy gives 1 strategies, but the step has more inputs (input 1" in out["too_few_strategies"], out
     assert "1 pipeline stage(s) of 4 device(s), this step over 1 of 2" in out["refused"], out
 
 

@@ -229,6 +229,14 @@ def global_shape(shape: tuple, index: int | None = None) -> tuple:
     return (shape[0] * batch_slices(), *shape[1:]) if shape else shape
 
 
+def _strategy_of(strategies: tuple, index: int, shape: tuple):
+    """`dataset_strategy`'s strategy for input `index` (of `shape`); refused when it gives fewer."""
+    if index >= len(strategies):
+        raise ContextError(f"dataset_strategy gives {len(strategies)} strategies, but the step has more inputs "
+                           f"(input {index} has shape {tuple(shape)}); give one strategy per input")
+    return strategies[index]
+
+
 def _strategy_scale(strategies: tuple, index: int, shape: tuple) -> list[tuple[int, int]]:
     """Per dimension of input `index`, (k, m): its strategy cuts it in k slices, of which this process's devices
     hold m (contiguous); the process feeds m/k of the dimension. MindSpore's ranks each read the slice their
@@ -238,10 +246,7 @@ def _strategy_scale(strategies: tuple, index: int, shape: tuple) -> list[tuple[i
         raise ContextError(f"dataset_strategy={strategies} over {jax.process_count()} processes with pipeline "
                            f"stages is not supported by msx yet (issue 35): feed every process the whole batch "
                            f"(full_batch=True)")
-    if index >= len(strategies):
-        raise ContextError(f"dataset_strategy gives {len(strategies)} strategies, but the step has more inputs "
-                           f"(input {index} has shape {tuple(shape)}); give one strategy per input")
-    cuts = sharding.cuts(strategies[index])
+    cuts = sharding.cuts(_strategy_of(strategies, index, shape))
     if len(cuts) != len(shape):
         raise ContextError(f"dataset_strategy[{index}] {strategies[index]} has {len(cuts)} dimension(s) but input "
                            f"{index} has shape {tuple(shape)}")
@@ -307,9 +312,7 @@ class GlobalLayout:
     def _input_spec(self, shape: tuple, index: int) -> tuple:
         """Input `index`'s cut as `dataset_strategy`'s strategy for it says."""
         strategies = self.inputs_strategy
-        if index >= len(strategies):
-            raise ContextError(f"dataset_strategy gives {len(strategies)} strategies, but the step has more inputs "
-                               f"(input {index} has shape {shape}); give one strategy per input")
+        _strategy_of(strategies, index, shape)
         reason = sharding.why_not(sharding.cuts(strategies[index]), shape, self.device_num)
         if reason is not None:
             raise ContextError(f"dataset_strategy[{index}] {strategies[index]} {reason}")
