@@ -12,11 +12,9 @@ from typing import Any
 
 FUSION_EMITTERS = "xla_cpu_use_fusion_emitters"  # False: XLA:CPU's LLVM-IR emitters instead of its MLIR ones
 # A first-sighting eager segment (compiled once, replaced by a fully optimised executable if it repeats): XLA's
-# optimisation level 0, the IR emitters, one LLVM module, and no YNNPACK fusions (XLA:CPU builds each one's
-# kernel pipeline on its first execution, which a once-run executable does not earn back); docs/eager.md has
-# the measurements
-QUICK = {"xla_backend_optimization_level": 0, FUSION_EMITTERS: False, "xla_cpu_parallel_codegen_split_count": 1,
-         "xla_cpu_experimental_ynn_fusion_type": ""}
+# optimisation level 0, the IR emitters and one LLVM module (docs/eager.md has the measurements; it keeps
+# YNNPACK's fusions, whose matrix products a jitted step runs too, so eager and jit round alike)
+QUICK = {"xla_backend_optimization_level": 0, FUSION_EMITTERS: False, "xla_cpu_parallel_codegen_split_count": 1}
 UNKNOWN: set[str] = set()  # options this jaxlib refused: never passed again
 
 
