@@ -90,12 +90,21 @@ def test_compressed_mask_of_modes_2_to_4_is_the_band_not_its_contents():
                                rtol=1e-5, atol=1e-5)
 
 
+def _packed_sequences() -> tuple[list, list, list]:
+    """Two sequences' BNSD q, k, v (query lengths 3 and 5, key lengths 4 and 6), for the TND tests."""
+    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in (3, 5)]
+    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in (4, 6)]
+    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in (4, 6)]
+    return qs, ks, vs
+
+
+def tnd(xs: list) -> np.ndarray:
+    """BNSD sequences packed into one TND tensor."""
+    return np.concatenate([x[0].transpose(1, 0, 2) for x in xs])
+
+
 def test_tnd_packed_sequences_equal_each_sequence_alone():
-    lens_q, lens_k = (3, 5), (4, 6)
-    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in lens_q]
-    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
-    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
-    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
+    qs, ks, vs = _packed_sequences()
     got = ops.flash_attention_score(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, input_layout="TND", sparse_mode=3,
                                     actual_seq_qlen=(3, 8), actual_seq_kvlen=T(np.array([4, 10])))
     want = [reference(q, k, v, 1.0, band(q.shape[2], k.shape[2], k.shape[2] - q.shape[2], INF, 0))
@@ -332,7 +341,6 @@ def test_tnd_drop_mask_is_each_sequences_n1_s1_s2_block_in_turn():
     vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
     kept = [RNG.random((1, N1, a, b)) < 0.6 for a, b in zip(lens_q, lens_k)]
     bits = np.packbits(np.concatenate([m.reshape(-1) for m in kept]), bitorder="little")   # (qk_pointer*N1//8,)
-    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
     got = ops.flash_attention_score(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, input_layout="TND", keep_prob=0.6,
                                     drop_mask=T(bits), actual_seq_qlen=(3, 8), actual_seq_kvlen=(4, 8))
     want = [dropout_reference(q, k, v, 1.0, m, 0.6) for q, k, v, m in zip(qs, ks, vs, kept)]
@@ -543,11 +551,7 @@ def test_alibi_with_gqa_layout_masks_and_dropout():
 
 
 def test_alibi_tnd_counts_positions_within_each_sequence():
-    lens_q, lens_k = (3, 5), (4, 6)
-    qs = [RNG.standard_normal((1, N1, n, D)).astype(np.float32) for n in lens_q]
-    ks = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
-    vs = [RNG.standard_normal((1, N2, n, D)).astype(np.float32) for n in lens_k]
-    tnd = lambda xs: np.concatenate([x[0].transpose(1, 0, 2) for x in xs])  # noqa: E731
+    qs, ks, vs = _packed_sequences()
     got = SFA(T(tnd(qs)), T(tnd(ks)), T(tnd(vs)), N1, "TND", pse=T(SLOPES_BN), scale=0.5, sparse_mode=3,
               actual_seq_qlen=(3, 8), actual_seq_kvlen=(4, 10), pse_type=2, kv_start_idx=[1])[0]
     want = [reference(q, k, v, 0.5, band(q.shape[2], k.shape[2], k.shape[2] - q.shape[2], INF, 0),
